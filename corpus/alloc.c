@@ -1,0 +1,54 @@
+/*
+** alloc.c: allocation wrapper with an injectable failure point for tests.
+*/
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rescue_alloc.h"
+
+static atomic_ulong alloc_count;
+static atomic_ulong alloc_fail_at; /* 0 = never fail */
+
+static int alloc_should_fail(void) {
+  unsigned long n = atomic_fetch_add(&alloc_count, 1) + 1;
+  unsigned long f = atomic_load(&alloc_fail_at);
+  return f && n >= f;
+}
+
+unsigned long rescue_alloc_fail_at(unsigned long nth) {
+  unsigned long done = atomic_exchange(&alloc_count, 0);
+  atomic_store(&alloc_fail_at, nth);
+  return done;
+}
+
+void *rescue_malloc(size_t n) {
+  if (alloc_should_fail())
+    return NULL;
+  return malloc(n ? n : 1);
+}
+
+void *rescue_calloc(size_t count, size_t size) {
+  if (alloc_should_fail())
+    return NULL;
+  return calloc(count ? count : 1, size ? size : 1);
+}
+
+void *rescue_realloc(void *p, size_t n) {
+  if (alloc_should_fail())
+    return NULL;
+  return realloc(p, n ? n : 1);
+}
+
+char *rescue_strndup(const char *s, size_t n) {
+  char *d = rescue_malloc(n + 1);
+  if (d) {
+    memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+char *rescue_strdup(const char *s) { return rescue_strndup(s, strlen(s)); }
+
+void rescue_free(void *p) { free(p); }

@@ -1,0 +1,76 @@
+/*
+** buf.c: the growable buffer of rescue_buf.h.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "rescue_alloc.h"
+#include "rescue_buf.h"
+
+/* Make room for `extra` more bytes plus the NUL; returns 0 or -1 (and sets oom). */
+int rescue_buf_grow(rescue_buf *b, size_t extra) {
+  size_t need, cap;
+  char *p;
+  if (b->oom)
+    return -1;
+  need = b->len + extra + 1;
+  if (need <= b->cap)
+    return 0;
+  cap = b->cap ? b->cap : 64;
+  while (cap < need)
+    cap *= 2;
+  p = rescue_realloc(b->s, cap);
+  if (!p) {
+    b->oom = 1;
+    return -1;
+  }
+  b->s = p;
+  b->cap = cap;
+  return 0;
+}
+
+void rescue_buf_putn(rescue_buf *b, const void *p, size_t n) {
+  if (rescue_buf_grow(b, n))
+    return;
+  memcpy(b->s + b->len, p, n);
+  b->len += n;
+  b->s[b->len] = 0;
+}
+
+void rescue_buf_printf(rescue_buf *b, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  char small[256];
+  va_start(ap, fmt);
+  n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return;
+  if ((size_t)n < sizeof small) {
+    rescue_buf_putn(b, small, (size_t)n);
+    return;
+  }
+  if (rescue_buf_grow(b, (size_t)n))
+    return;
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+void rescue_buf_free(rescue_buf *b) {
+  rescue_free(b->s);
+  b->s = NULL;
+  b->len = b->cap = 0;
+  b->oom = 0;
+}
+
+char *rescue_buf_detach(rescue_buf *b) {
+  char *s = b->s;
+  if (!s)
+    s = rescue_strdup("");
+  b->s = NULL;
+  b->len = b->cap = 0;
+  b->oom = 0;
+  return s;
+}

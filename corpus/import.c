@@ -1,0 +1,616 @@
+/*
+** import.c: release JSONL, data-root folders and single-sample JSON files into the
+** store, streaming (one sample in memory at a time), in one transaction.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rescue_alloc.h"
+#include "rescue_import.h"
+
+int rescue_format_parse(const char *name, rescue_format *out) {
+  static const struct {
+    const char *name;
+    rescue_format f;
+  } names[] = {{"auto", RESCUE_FMT_AUTO},
+               {"jsonl", RESCUE_FMT_JSONL},
+               {"json", RESCUE_FMT_JSON},
+               {"data-root", RESCUE_FMT_DATAROOT}};
+  size_t i;
+  for (i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i].name) == 0) {
+      *out = names[i].f;
+      return 0;
+    }
+  return RESCUE_EINVAL;
+}
+
+/* ---- a set of sample ids seen in this import (duplicate detection) ---- */
+
+typedef struct seen_entry {
+  char *id;
+  char *where; /* "file:line" of the first occurrence */
+} seen_entry;
+
+typedef struct seen_set {
+  seen_entry *slots;
+  size_t cap, n;
+} seen_set;
+
+static uint64_t fnv1a(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  while (*s) {
+    h ^= (unsigned char)*s++;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+/* Returns NULL when added, the first location when id was seen, or "" when out of memory. */
+static const char *seen_add(seen_set *set, const char *id, const char *where) {
+  size_t i;
+  if (set->n * 2 >= set->cap) {
+    size_t cap = set->cap ? set->cap * 2 : 1024, j;
+    seen_entry *ns = rescue_calloc(cap, sizeof *ns);
+    if (!ns)
+      return "";
+    for (j = 0; j < set->cap; j++) {
+      if (!set->slots[j].id)
+        continue;
+      i = fnv1a(set->slots[j].id) & (cap - 1);
+      while (ns[i].id)
+        i = (i + 1) & (cap - 1);
+      ns[i] = set->slots[j];
+    }
+    rescue_free(set->slots);
+    set->slots = ns;
+    set->cap = cap;
+  }
+  i = fnv1a(id) & (set->cap - 1);
+  while (set->slots[i].id) {
+    if (strcmp(set->slots[i].id, id) == 0)
+      return set->slots[i].where;
+    i = (i + 1) & (set->cap - 1);
+  }
+  set->slots[i].id = rescue_strdup(id);
+  set->slots[i].where = rescue_strdup(where);
+  if (!set->slots[i].id || !set->slots[i].where) {
+    rescue_free(set->slots[i].id);
+    rescue_free(set->slots[i].where);
+    set->slots[i].id = NULL;
+    return "";
+  }
+  set->n++;
+  return NULL;
+}
+
+static void seen_free(seen_set *set) {
+  size_t i;
+  for (i = 0; i < set->cap; i++) {
+    rescue_free(set->slots[i].id);
+    rescue_free(set->slots[i].where);
+  }
+  rescue_free(set->slots);
+}
+
+/* ---- the import context ---- */
+
+typedef struct importer {
+  rescue_store *st;
+  rescue_error *err;
+  const rescue_import_opts *o;
+  rescue_import_result *res;
+  int64_t annotator_id;
+  rescue_jdoc *doc;
+  seen_set seen;
+  rescue_row_input *rows;   /* reused between samples */
+  int cap_rows;
+  rescue_buf head, tail, id, where;
+  uint64_t done, total;
+} importer;
+
+/* "file:line:col: " prefix for a node of a text. */
+static int bad_at(importer *im, const char *file, long line0, const char *text, size_t len,
+                  size_t offset, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static int bad_at(importer *im, const char *file, long line0, const char *text, size_t len,
+                  size_t offset, const char *fmt, ...) {
+  char msg[700];
+  long line, col;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  rescue_jposition(text, len, offset, &line, &col);
+  return rescue_seterr(im->err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, line0 + line - 1, col,
+                       msg);
+}
+
+/*
+** Validate and store one sample object. `fixed_id` (data-root, --sample) is the id the
+** sample must have; NULL means the object's own string sample_id is required.
+** text/len/line0 locate the object for messages.
+*/
+static int import_object(importer *im, const rescue_jnode *root, const char *fixed_id,
+                         const char *file, long line0, const char *text, size_t len) {
+  const rescue_jnode *c, *rows = NULL, *sid = rescue_jget(root, "sample_id");
+  rescue_sample_input in;
+  const char *why, *first;
+  int n = 0, rc, given = 0;
+
+  if (root->type != RESCUE_JOBJECT)
+    return bad_at(im, file, line0, text, len, root->offset, "a sample must be a JSON object");
+  if (sid && sid->type != RESCUE_JSTRING)
+    return bad_at(im, file, line0, text, len, sid->offset, "sample_id is not a string");
+  if (!fixed_id) {
+    if (!sid)
+      return bad_at(im, file, line0, text, len, root->offset, "sample has no string sample_id");
+    fixed_id = sid->s;
+  } else if (sid && strcmp(sid->s, fixed_id) != 0) {
+    return bad_at(im, file, line0, text, len, sid->offset,
+                  "sample_id '%s' disagrees with the sample's path '%s'", sid->s, fixed_id);
+  }
+  if ((why = rescue_sample_id_unsafe(fixed_id, strlen(fixed_id))) != NULL)
+    return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
+                  "unsafe sample_id '%s': %s", fixed_id, why);
+  rescue_buf_reset(&im->where);
+  rescue_buf_printf(&im->where, "%s:%ld", file, line0);
+  first = seen_add(&im->seen, fixed_id, im->where.s ? im->where.s : "");
+  if (first && !*first)
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+  if (first)
+    return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
+                  "duplicate sample_id '%s' (first at %s)", fixed_id, first);
+
+  /* head/tail: the object in canonical form, cut around the rows array */
+  rescue_buf_reset(&im->head);
+  rescue_buf_reset(&im->tail);
+  rescue_buf_putc(&im->head, '{');
+  for (c = root->child; c; c = c->next) {
+    rescue_buf *b = rows ? &im->tail : &im->head;
+    if (c != root->child)
+      rescue_buf_putn(b, ", ", 2);
+    rescue_jwrite_string(b, c->key, c->keylen);
+    rescue_buf_putn(b, ": ", 2);
+    if (!rows && strcmp(c->key, "rows") == 0) {
+      rows = c;
+      continue;
+    }
+    rescue_jwrite(b, c);
+    if (strcmp(c->key, "scenario") == 0)
+      given |= RESCUE_GIVEN_SCENARIO;
+    else if (strcmp(c->key, "participants") == 0)
+      given |= RESCUE_GIVEN_PARTICIPANTS;
+    else if (strcmp(c->key, "sample_id") == 0)
+      given |= RESCUE_GIVEN_SAMPLE_ID;
+  }
+  rescue_buf_putc(rows ? &im->tail : &im->head, '}');
+  if (rows && rows->type != RESCUE_JARRAY)
+    return bad_at(im, file, line0, text, len, rows->offset, "rows is not a list");
+
+  if (rows) {
+    if ((int)rows->len > im->cap_rows) {
+      int nc = im->cap_rows ? im->cap_rows : 64;
+      rescue_row_input *nr;
+      while (nc < (int)rows->len)
+        nc *= 2;
+      nr = rescue_realloc(im->rows, (size_t)nc * sizeof *nr);
+      if (!nr)
+        return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+      memset(nr + im->cap_rows, 0, (size_t)(nc - im->cap_rows) * sizeof *nr);
+      im->rows = nr;
+      im->cap_rows = nc;
+    }
+    for (c = rows->child; c; c = c->next, n++) {
+      const rescue_jnode *badnode = NULL;
+      rescue_error e;
+      rc = rescue_row_input_from_json(rescue_store_scheme(im->st), c, &im->rows[n], &badnode, &e);
+      if (rc == RESCUE_EBADINPUT)
+        return bad_at(im, file, line0, text, len, badnode ? badnode->offset : c->offset,
+                      "sample '%s': row %d: %s", fixed_id, n + 1, e.msg);
+      if (rc)
+        return rescue_seterr(im->err, rc, "%s", e.msg);
+    }
+  }
+  if (!rescue_buf_ok(&im->head) || !rescue_buf_ok(&im->tail))
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+
+  in.sample_id = fixed_id;
+  in.head = im->head.s;
+  in.tail = rows ? im->tail.s : "";
+  in.has_rows = rows != NULL;
+  in.given_keys = given;
+  in.n_rows = n;
+  in.rows = im->rows;
+  rc = rescue_store_put_sample(im->st, &in, im->annotator_id, "import",
+                               im->o->resegment ? RESCUE_PUT_RESEGMENT : 0, &im->res->put);
+  if (rc) {
+    if (im->err != rescue_store_err(im->st))
+      *im->err = *rescue_store_err(im->st);
+    if (rc == RESCUE_EBADINPUT)
+      rescue_err_prefix(im->err, "%s:%ld", file, line0);
+    return rc;
+  }
+  im->res->samples++;
+  im->res->rows += n;
+  return 0;
+}
+
+static void progress(importer *im) {
+  if (im->o->progress)
+    im->o->progress(im->o->progress_arg, im->done, im->total);
+}
+
+/* Parse a whole text as one JSON object; report syntax errors at file:line:col. */
+static const rescue_jnode *parse_text(importer *im, const char *file, long line0,
+                                      const char *text, size_t len) {
+  rescue_jerror je;
+  const rescue_jnode *root = rescue_jparse(im->doc, text, len, &je);
+  if (!root) {
+    if (strcmp(je.msg, "out of memory") == 0)
+      rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    else
+      bad_at(im, file, line0, text, len, je.offset, "%s%s",
+             strstr(je.msg, "UTF-8") ? "" : "invalid JSON: ", je.msg);
+  }
+  return root;
+}
+
+/* ---- JSONL ---- */
+
+static int import_jsonl(importer *im, const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t cap = 1 << 20, start = 0, end = 0;
+  long line = 0;
+  int rc = 0, eof = 0;
+
+  if (!f)
+    return rescue_seterr(im->err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  buf = rescue_malloc(cap);
+  if (!buf) {
+    fclose(f);
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+  }
+  for (;;) {
+    char *nl = memchr(buf + start, '\n', end - start);
+    size_t llen;
+    const char *ltext;
+    size_t i;
+    if (!nl && !eof) {
+      size_t got;
+      /* move the partial line to the front, grow if a single line fills the buffer */
+      memmove(buf, buf + start, end - start);
+      end -= start;
+      start = 0;
+      if (end == cap) {
+        char *nb = rescue_realloc(buf, cap * 2);
+        if (!nb) {
+          rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+          break;
+        }
+        buf = nb;
+        cap *= 2;
+      }
+      got = fread(buf + end, 1, cap - end, f);
+      if (got == 0) {
+        if (ferror(f)) {
+          rc = rescue_seterr(im->err, RESCUE_EIO, "reading '%s': %s", path, strerror(errno));
+          break;
+        }
+        eof = 1;
+      }
+      end += got;
+      continue;
+    }
+    if (!nl && start == end)
+      break;
+    llen = nl ? (size_t)(nl - (buf + start)) : end - start;
+    ltext = buf + start;
+    line++;
+    start += llen + (nl ? 1 : 0);
+    im->done += llen + (nl ? 1 : 0);
+    if ((line & 255) == 0)
+      progress(im);
+    if (llen && ltext[llen - 1] == '\r')
+      llen--;
+    for (i = 0; i < llen; i++)
+      if (!strchr(" \t\r", ltext[i]))
+        break;
+    if (i == llen)
+      continue; /* blank line */
+    {
+      const rescue_jnode *root = parse_text(im, path, line, ltext, llen);
+      if (!root) {
+        rc = im->err->code;
+        break;
+      }
+      if ((rc = import_object(im, root, NULL, path, line, ltext, llen)))
+        break;
+    }
+  }
+  rescue_free(buf);
+  fclose(f);
+  im->res->files++;
+  return rc;
+}
+
+/* ---- single JSON files ---- */
+
+static int read_file(rescue_error *err, const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  rescue_buf b = RESCUE_BUF_INIT;
+  char chunk[65536];
+  size_t n;
+  if (!f)
+    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    rescue_buf_putn(&b, chunk, n);
+  if (ferror(f)) {
+    fclose(f);
+    rescue_buf_free(&b);
+    return rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", path, strerror(errno));
+  }
+  fclose(f);
+  if (!rescue_buf_ok(&b)) {
+    rescue_buf_free(&b);
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  }
+  *len = b.len;
+  *out = rescue_buf_detach(&b);
+  return *out ? 0 : rescue_seterr(err, RESCUE_ENOMEM, NULL);
+}
+
+static int import_json_file(importer *im, const char *path, const char *fixed_id) {
+  char *text = NULL;
+  size_t len = 0;
+  const rescue_jnode *root;
+  int rc = read_file(im->err, path, &text, &len);
+  if (rc)
+    return rc;
+  root = parse_text(im, path, 1, text, len);
+  if (!root)
+    rc = im->err->code;
+  else
+    rc = import_object(im, root, fixed_id, path, 1, text, len);
+  im->done += len;
+  progress(im);
+  rescue_free(text);
+  im->res->files++;
+  return rc;
+}
+
+/* ---- data-root folders ---- */
+
+typedef struct path_list {
+  char **v;
+  size_t n, cap;
+} path_list;
+
+static int path_push(path_list *l, const char *p) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    char **nv = rescue_realloc(l->v, cap * sizeof *nv);
+    if (!nv)
+      return -1;
+    l->v = nv;
+    l->cap = cap;
+  }
+  if (!(l->v[l->n] = rescue_strdup(p)))
+    return -1;
+  l->n++;
+  return 0;
+}
+
+static void path_free(path_list *l) {
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    rescue_free(l->v[i]);
+  rescue_free(l->v);
+}
+
+/* Path-component order (tasks.md §1.1): '/' sorts before every other byte. */
+static int cmp_paths(const void *a, const void *b) {
+  const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+  for (;; x++, y++) {
+    unsigned cx = *x == '/' ? 1 : *x, cy = *y == '/' ? 1 : *y;
+    if (cx != cy || !cx)
+      return (int)cx - (int)cy;
+  }
+}
+
+/* Collect *.json files under dir (relative paths in rel), skipping dot entries. */
+static int walk(importer *im, const char *root, const char *rel, path_list *out, int depth) {
+  rescue_buf full = RESCUE_BUF_INIT;
+  DIR *d;
+  struct dirent *e;
+  int rc = 0;
+  if (depth > 64)
+    return rescue_seterr(im->err, RESCUE_EBADINPUT, "%s/%s: folders nested too deeply", root, rel);
+  rescue_buf_puts(&full, root);
+  if (*rel) {
+    rescue_buf_putc(&full, '/');
+    rescue_buf_puts(&full, rel);
+  }
+  if (!rescue_buf_ok(&full))
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+  d = opendir(full.s);
+  if (!d) {
+    rc = rescue_seterr(im->err, RESCUE_EIO, "cannot read folder '%s': %s", full.s,
+                       strerror(errno));
+    rescue_buf_free(&full);
+    return rc;
+  }
+  while (!rc && (e = readdir(d)) != NULL) {
+    rescue_buf child = RESCUE_BUF_INIT, childfull = RESCUE_BUF_INIT;
+    struct stat sb;
+    size_t nl = strlen(e->d_name);
+    if (e->d_name[0] == '.')
+      continue;
+    if (*rel) {
+      rescue_buf_puts(&child, rel);
+      rescue_buf_putc(&child, '/');
+    }
+    rescue_buf_puts(&child, e->d_name);
+    rescue_buf_printf(&childfull, "%s/%s", full.s, e->d_name);
+    if (!rescue_buf_ok(&child) || !rescue_buf_ok(&childfull)) {
+      rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    } else if (lstat(childfull.s, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      rc = walk(im, root, child.s, out, depth + 1);
+    } else if (nl > 5 && strcmp(e->d_name + nl - 5, ".json") == 0 &&
+               strcmp(e->d_name, "manifest.json") != 0 && stat(childfull.s, &sb) == 0 &&
+               S_ISREG(sb.st_mode)) {
+      if (path_push(out, child.s))
+        rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+      else
+        im->total += (uint64_t)sb.st_size;
+    }
+    rescue_buf_free(&child);
+    rescue_buf_free(&childfull);
+  }
+  closedir(d);
+  rescue_buf_free(&full);
+  return rc;
+}
+
+static int import_dataroot(importer *im, const char *root) {
+  path_list files = {0};
+  rescue_buf full = RESCUE_BUF_INIT, id = RESCUE_BUF_INIT;
+  size_t i, rl = strlen(root);
+  int rc;
+  char *r = rescue_strdup(root);
+  if (!r)
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+  while (rl > 1 && r[rl - 1] == '/')
+    r[--rl] = 0;
+  rc = walk(im, r, "", &files, 0);
+  if (!rc)
+    qsort(files.v, files.n, sizeof *files.v, cmp_paths);
+  for (i = 0; !rc && i < files.n; i++) {
+    rescue_buf_reset(&full);
+    rescue_buf_reset(&id);
+    rescue_buf_printf(&full, "%s/%s", r, files.v[i]);
+    rescue_buf_putn(&id, files.v[i], strlen(files.v[i]) - 5);
+    if (!rescue_buf_ok(&full) || !rescue_buf_ok(&id))
+      rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    else
+      rc = import_json_file(im, full.s, id.s);
+  }
+  if (!rc && files.n == 0)
+    rc = rescue_seterr(im->err, RESCUE_EBADINPUT, "%s: no sample files (*.json) in this folder",
+                       root);
+  path_free(&files);
+  rescue_buf_free(&full);
+  rescue_buf_free(&id);
+  rescue_free(r);
+  return rc;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Decide the format of one path. */
+static int detect(importer *im, const char *path, rescue_format *f) {
+  struct stat sb;
+  if (stat(path, &sb) != 0)
+    return rescue_seterr(im->err, RESCUE_EIO, "cannot read '%s': %s", path, strerror(errno));
+  if (*f == RESCUE_FMT_AUTO) {
+    if (S_ISDIR(sb.st_mode))
+      *f = RESCUE_FMT_DATAROOT;
+    else if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson"))
+      *f = RESCUE_FMT_JSONL;
+    else if (ends_with(path, ".json"))
+      *f = RESCUE_FMT_JSON;
+    else
+      return rescue_seterr(im->err, RESCUE_EINVAL,
+                           "cannot tell the format of '%s' from its name; use --format", path);
+  }
+  if (*f == RESCUE_FMT_DATAROOT && !S_ISDIR(sb.st_mode))
+    return rescue_seterr(im->err, RESCUE_EINVAL, "'%s' is not a folder (data-root)", path);
+  if (*f != RESCUE_FMT_DATAROOT && !S_ISREG(sb.st_mode))
+    return rescue_seterr(im->err, RESCUE_EINVAL, "'%s' is not a file", path);
+  if (*f != RESCUE_FMT_DATAROOT)
+    im->total += (uint64_t)sb.st_size;
+  return 0;
+}
+
+int rescue_import(rescue_store *st, const char *const *paths, int n,
+                  const rescue_import_opts *opts, rescue_import_result *res) {
+  importer im;
+  rescue_import_result dummy;
+  rescue_format *fmts = NULL;
+  int i, rc = 0;
+
+  memset(&im, 0, sizeof im);
+  if (!res)
+    res = &dummy;
+  memset(res, 0, sizeof *res);
+  im.st = st;
+  im.err = rescue_store_err(st);
+  im.o = opts;
+  im.res = res;
+  if (opts->sample && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
+                                  opts->format != RESCUE_FMT_JSON)))
+    return rescue_seterr(im.err, RESCUE_EINVAL,
+                         "--sample names the sample of one single-sample JSON file");
+  fmts = rescue_calloc((size_t)(n ? n : 1), sizeof *fmts);
+  im.doc = rescue_jdoc_new();
+  if (!fmts || !im.doc) {
+    rc = rescue_seterr(im.err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  for (i = 0; i < n && !rc; i++) {
+    fmts[i] = opts->format;
+    rc = detect(&im, paths[i], &fmts[i]);
+    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON)
+      rc = rescue_seterr(im.err, RESCUE_EINVAL,
+                         "--sample names the sample of one single-sample JSON file");
+  }
+  if (rc)
+    goto end;
+  if ((rc = rescue_store_begin(st)))
+    goto end;
+  rc = rescue_annotator_id(st, opts->annotator ? opts->annotator : "import", "annotator", 1,
+                           &im.annotator_id);
+  for (i = 0; i < n && !rc; i++) {
+    switch (fmts[i]) {
+    case RESCUE_FMT_JSONL:
+      rc = import_jsonl(&im, paths[i]);
+      break;
+    case RESCUE_FMT_JSON:
+      rc = import_json_file(&im, paths[i], opts->sample);
+      break;
+    case RESCUE_FMT_DATAROOT:
+      rc = import_dataroot(&im, paths[i]);
+      break;
+    case RESCUE_FMT_AUTO:
+      rc = rescue_seterr(im.err, RESCUE_EINTERNAL, "format not decided");
+      break;
+    }
+  }
+  if (!rc && res->samples == 0)
+    rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
+  if (rc)
+    rescue_store_rollback(st);
+  else
+    rc = rescue_store_commit(st);
+  progress(&im);
+end:
+  for (i = 0; i < im.cap_rows; i++)
+    rescue_row_input_free(&im.rows[i]);
+  rescue_free(im.rows);
+  rescue_buf_free(&im.head);
+  rescue_buf_free(&im.tail);
+  rescue_buf_free(&im.id);
+  rescue_buf_free(&im.where);
+  seen_free(&im.seen);
+  rescue_jdoc_free(&im.doc);
+  rescue_free(fmts);
+  return rc;
+}

@@ -1,0 +1,196 @@
+/*
+** output.c: temporary sibling + rename, so outputs appear complete or not at all.
+*/
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rescue_alloc.h"
+#include "rescue_output.h"
+
+struct rescue_output {
+  char *final;
+  char *tmp;
+  int is_dir;
+};
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+int rescue_remove_tree(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0)
+    return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(sb.st_mode))
+    return unlink(path);
+  return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int rescue_make_parents(const char *file_path) {
+  char *p = rescue_strdup(file_path), *s;
+  int rc = 0;
+  if (!p) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (s = p + 1; *s; s++) {
+    if (*s != '/')
+      continue;
+    *s = 0;
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+      rc = -1;
+      break;
+    }
+    *s = '/';
+  }
+  rescue_free(p);
+  return rc;
+}
+
+/* 1 when path exists and has content (a non-empty file, or a folder with entries). */
+static int has_content(const char *path, int *is_dir) {
+  struct stat sb;
+  DIR *d;
+  struct dirent *e;
+  int n = 0;
+  *is_dir = 0;
+  if (stat(path, &sb) != 0)
+    return 0;
+  if (!S_ISDIR(sb.st_mode))
+    return sb.st_size > 0;
+  *is_dir = 1;
+  d = opendir(path);
+  if (!d)
+    return 1;
+  while ((e = readdir(d)) != NULL)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      n++;
+  closedir(d);
+  return n > 0;
+}
+
+int rescue_output_begin(const char *path, int is_dir, int force, rescue_output **out,
+                        rescue_error *err) {
+  rescue_output *o;
+  int existing_dir, full;
+  size_t n;
+  *out = NULL;
+  full = has_content(path, &existing_dir);
+  if (full && !force)
+    return rescue_seterr(err, RESCUE_EEXISTS,
+                         "'%s' already exists and is not empty (use --force to replace it)", path);
+  if (existing_dir && !is_dir)
+    return rescue_seterr(err, RESCUE_EEXISTS, "'%s' is a folder; give a file name", path);
+  o = rescue_calloc(1, sizeof *o);
+  if (!o)
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  o->is_dir = is_dir;
+  o->final = rescue_strdup(path);
+  n = strlen(path);
+  while (n > 1 && path[n - 1] == '/')
+    n--;
+  o->tmp = rescue_malloc(n + 32);
+  if (!o->final || !o->tmp) {
+    rescue_output_abort(&o);
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  }
+  o->final[n] = 0;
+  snprintf(o->tmp, n + 32, "%.*s.tmp-XXXXXX", (int)n, path);
+  if (rescue_make_parents(o->final) != 0) {
+    int e = errno;
+    rescue_output_abort(&o);
+    return rescue_seterr(err, RESCUE_EIO, "cannot create the folder of '%s': %s", path,
+                         strerror(e));
+  }
+  if (is_dir) {
+    if (!mkdtemp(o->tmp)) {
+      int e = errno;
+      rescue_free(o->tmp);
+      o->tmp = NULL;
+      rescue_output_abort(&o);
+      return rescue_seterr(err, RESCUE_EIO, "cannot create a folder beside '%s': %s", path,
+                           strerror(e));
+    }
+  } else {
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+      int e = errno;
+      rescue_free(o->tmp);
+      o->tmp = NULL;
+      rescue_output_abort(&o);
+      return rescue_seterr(err, RESCUE_EIO, "cannot create a file beside '%s': %s", path,
+                           strerror(e));
+    }
+    fchmod(fd, 0644);
+    close(fd);
+  }
+  *out = o;
+  return 0;
+}
+
+const char *rescue_output_path(const rescue_output *o) { return o->tmp; }
+
+int rescue_output_commit(rescue_output **op, rescue_error *err) {
+  rescue_output *o = *op;
+  struct stat sb;
+  int rc = 0;
+  if (o->is_dir)
+    chmod(o->tmp, 0755);
+  if (lstat(o->final, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    /* rename() cannot replace a non-empty folder: move the old one aside first */
+    size_t n = strlen(o->final) + 32;
+    char *old = rescue_malloc(n);
+    if (!old) {
+      rescue_output_abort(op);
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    }
+    snprintf(old, n, "%s.old-XXXXXX", o->final);
+    if (!mkdtemp(old) || rename(o->final, old) != 0) {
+      rc = rescue_seterr(err, RESCUE_EIO, "cannot move '%s' aside: %s", o->final,
+                         strerror(errno));
+      rmdir(old);
+    } else if (rename(o->tmp, o->final) != 0) {
+      rc = rescue_seterr(err, RESCUE_EIO, "cannot rename into '%s': %s", o->final,
+                         strerror(errno));
+      rename(old, o->final); /* put the old output back */
+    } else {
+      rescue_remove_tree(old);
+    }
+    rescue_free(old);
+  } else if (rename(o->tmp, o->final) != 0) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot rename into '%s': %s", o->final, strerror(errno));
+  }
+  if (rc) {
+    rescue_output_abort(op);
+    return rc;
+  }
+  rescue_free(o->final);
+  rescue_free(o->tmp);
+  rescue_free(o);
+  *op = NULL;
+  return 0;
+}
+
+void rescue_output_abort(rescue_output **op) {
+  rescue_output *o;
+  if (!op || !*op)
+    return;
+  o = *op;
+  if (o->tmp)
+    rescue_remove_tree(o->tmp);
+  rescue_free(o->final);
+  rescue_free(o->tmp);
+  rescue_free(o);
+  *op = NULL;
+}

@@ -1,0 +1,19 @@
+/*
+** rescue.h: the public interface of the rescue toolkit, all in one include.
+*/
+#ifndef RESCUE_H
+#define RESCUE_H
+
+#include "rescue_alloc.h"
+#include "rescue_buf.h"
+#include "rescue_error.h"
+#include "rescue_export.h"
+#include "rescue_import.h"
+#include "rescue_json.h"
+#include "rescue_output.h"
+#include "rescue_scheme.h"
+#include "rescue_stats.h"
+#include "rescue_store.h"
+#include "rescue_version.h"
+
+#endif

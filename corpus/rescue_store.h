@@ -1,0 +1,263 @@
+/*
+** rescue_store.h: the corpus store, one SQLite file per corpus (public).
+**
+** A store holds samples (grouped by couple or family), their fixed row sets, and every
+** version of every row's annotation with its annotator and time; nothing is overwritten.
+** Which version a reader sees is a rescue_view (DESIGN.md, "Which version of a row each
+** command sees"). All SQL text lives in schema/: library modules ask for a prepared
+** statement by name (rescue_store_stmt) and bind parameters by :name.
+**
+** Error handling: functions return 0 or a negative rescue_errcode and leave the detail
+** on the handle (rescue_store_errmsg). Nothing here prints or exits.
+*/
+#ifndef RESCUE_STORE_H
+#define RESCUE_STORE_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "rescue_buf.h"
+#include "rescue_error.h"
+#include "rescue_json.h"
+#include "rescue_scheme.h"
+
+#define RESCUE_APPLICATION_ID 0x52455343 /* "RESC" */
+
+typedef struct rescue_store rescue_store;
+
+enum {
+  RESCUE_OPEN_READONLY = 1, /* no writes; also works on a read-only file */
+};
+
+/*
+** Create a new, empty corpus at path with the given scheme XML (NULL: the built-in
+** RESCUE scheme). Refuses an existing file (RESCUE_EEXISTS). On failure nothing is left
+** behind at path.
+*/
+int rescue_store_create(const char *path, const char *scheme_xml, size_t scheme_len,
+                        rescue_error *err);
+
+/*
+** Open an existing corpus; never creates one. A path that does not exist or is not a
+** rescue corpus gives RESCUE_ENOTCORPUS with a message that suggests `rescue init`.
+** Runs pending migrations (unless read-only). *out owns the handle.
+*/
+int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_error *err);
+/* Close and NULL the handle; accepts NULL. */
+void rescue_store_close(rescue_store **st);
+
+/* Detail of the last failure on this handle. */
+const char *rescue_store_errmsg(const rescue_store *st);
+/* The error record itself (to pass to helpers that take a rescue_error *). */
+rescue_error *rescue_store_err(rescue_store *st);
+/* The path given to open. */
+const char *rescue_store_path(const rescue_store *st);
+/* The corpus's annotation scheme (owned by the store). */
+const rescue_scheme *rescue_store_scheme(const rescue_store *st);
+
+/* ---- for library modules: SQL access (tools/ never calls these) ---- */
+
+/* The underlying connection. */
+sqlite3 *rescue_store_db(rescue_store *st);
+/*
+** The statement called `name` in schema/queries.sql, prepared once and cached; it comes
+** back reset with bindings cleared. NULL (with the error on the handle) if unknown.
+*/
+sqlite3_stmt *rescue_store_stmt(rescue_store *st, const char *name);
+/* Bind helpers by parameter name (":name"); a missing parameter is a caller bug. */
+void rescue_bind_int(sqlite3_stmt *s, const char *name, int64_t v);
+void rescue_bind_double(sqlite3_stmt *s, const char *name, double v);
+void rescue_bind_text(sqlite3_stmt *s, const char *name, const char *v, int len);
+void rescue_bind_null(sqlite3_stmt *s, const char *name);
+/* Record an SQLite failure on the handle ("what: sqlite message"); returns the code. */
+int rescue_store_sqlerr(rescue_store *st, const char *what);
+
+/*
+** Writers: BEGIN IMMEDIATE (waiting up to the busy timeout, then RESCUE_EBUSY),
+** COMMIT, ROLLBACK. Nested calls are not supported.
+*/
+int rescue_store_begin(rescue_store *st);
+int rescue_store_commit(rescue_store *st);
+void rescue_store_rollback(rescue_store *st);
+
+/* Current UTC time as ISO-8601 with milliseconds ("2026-11-29T19:04:18.123Z"). */
+void rescue_now_iso(char out[32]);
+
+/* ---- annotators ---- */
+
+/*
+** Id of annotator `name`; when absent and create is set, adds it with `role`
+** ("annotator", "lead" or "model"). RESCUE_ENOTFOUND when absent and not created.
+*/
+int rescue_annotator_id(rescue_store *st, const char *name, const char *role, int create,
+                        int64_t *id);
+
+/* ---- views ---- */
+
+typedef enum rescue_view_kind {
+  RESCUE_VIEW_CORPUS,    /* gold where it exists, else the latest version by anyone */
+  RESCUE_VIEW_GOLD,      /* adjudicated gold only (rows without gold are missing) */
+  RESCUE_VIEW_LATEST,    /* the latest version by anyone, gold or not */
+  RESCUE_VIEW_ANNOTATOR  /* the annotator's latest, else the row's first version */
+} rescue_view_kind;
+
+typedef struct rescue_view {
+  rescue_view_kind kind;
+  int64_t annotator_id; /* RESCUE_VIEW_ANNOTATOR */
+} rescue_view;
+
+/* Parse "corpus", "gold", "latest" or "annotator:<name>" (NULL = corpus). */
+int rescue_view_parse(rescue_store *st, const char *spec, rescue_view *out);
+
+/* ---- reading samples through a view ---- */
+
+/* One row as a view shows it. Strings belong to the iterator and live until its next step. */
+typedef struct rescue_row {
+  int position;            /* 1-based */
+  int64_t row_id;          /* row.id: stable identity of the row within its row set */
+  int64_t version_id;      /* row_version.id shown */
+  int64_t annotator_id;    /* who wrote that version */
+  const char *kind;        /* "import", "edit", "gold" */
+  const char *content;     /* canonical JSON object */
+  size_t content_len;
+  double start_time, end_time;
+  const char *speaker;     /* cleaned primary_speaker */
+  const char *entities;    /* cleaned speaker, targets, support targets; 0x1F-separated */
+  const char *utterance_type;       /* cleaned; NULL when the key is absent */
+  const char *relation_cycle_state; /* cleaned; NULL when absent */
+  const char *relation_pattern;     /* cleaned; NULL when absent */
+} rescue_row;
+
+typedef struct rescue_sample {
+  int64_t ref;             /* sample.id */
+  const char *sample_id;
+  const char *group;       /* couple or family group name */
+  const char *status;      /* new | in_review | reviewed | discarded */
+  const char *status_reason;
+  int64_t rowset_id;
+  int n_rows;              /* rows in the row set */
+  int complete;            /* every row has a version in this view (gold view: all gold) */
+  int64_t sample_version_id;
+  const char *head, *tail; /* sample-level JSON around the rows array (rescue_store.sql) */
+  int has_rows;
+  int given_keys;          /* RESCUE_GIVEN_* bits */
+  int n;                   /* rows shown (== n_rows when complete) */
+  const rescue_row *rows;
+} rescue_sample;
+
+enum { RESCUE_GIVEN_SAMPLE_ID = 1, RESCUE_GIVEN_SCENARIO = 2, RESCUE_GIVEN_PARTICIPANTS = 4 };
+
+typedef struct rescue_sample_iter rescue_sample_iter;
+
+/*
+** Iterate samples in sample_id order (path components compared bytewise), each with
+** its rows as `view` shows them. `only` (n_only ids, may be 0) restricts the set; an id
+** that is not in the store makes this fail with RESCUE_ENOTFOUND. Discarded samples are
+** included; callers decide (sample->status).
+*/
+int rescue_sample_iter_new(rescue_store *st, const rescue_view *view, const char *const *only,
+                           int n_only, rescue_sample_iter **out);
+/* Step: 1 and *out set, 0 at the end, or a negative error. */
+int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out);
+void rescue_sample_iter_free(rescue_sample_iter **it);
+
+/* Look one sample up by id (ref) or NULL if unknown. */
+int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref);
+
+/* ---- derived facts (tasks.md §1.2, §1.3) ---- */
+
+/*
+** The sample's scenario by tasks.md §1.2: "family" when sample_id, lower-cased, starts
+** with "family_therapy/" or contains "/family_therapy/", or any entity equals a family
+** group label; else "couple". (Uses the scheme's group labels.)
+*/
+const char *rescue_sample_scenario(const rescue_scheme *sc, const rescue_sample *s);
+/*
+** Append the shared participant list (§1.3) to out as a JSON array in first-seen order:
+** cleaned speakers, targets and support targets, without "", the practitioner and the
+** group labels.
+*/
+void rescue_sample_participants_json(const rescue_scheme *sc, const rescue_sample *s,
+                                     rescue_buf *out);
+/* The group of a sample_id: everything before the last '/', or "" when there is none. */
+void rescue_sample_group(const char *sample_id, rescue_buf *out);
+/*
+** Is sample_id safe as a relative path? Returns NULL when it is, else the reason
+** ("empty", "absolute path", "'..' component", ...).
+*/
+const char *rescue_sample_id_unsafe(const char *id, size_t len);
+
+/*
+** Append the sample as one JSON object in release form: the stored sample-level keys
+** around the rows of the view, with sample_id, scenario and participants (derived)
+** put first when the input did not give them. No trailing newline.
+*/
+void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, rescue_buf *out);
+
+/* Number of samples in the store. */
+int rescue_store_sample_count(rescue_store *st, long *n);
+
+/* ---- writing samples ---- */
+
+/* One row to store: canonical JSON and the typed copies (see rescue_row). */
+typedef struct rescue_row_input {
+  rescue_buf content;   /* canonical JSON object */
+  rescue_buf extra;     /* speaker\0entities\0utterance\0cycle\0pattern\0 */
+  double start_time, end_time;
+  int has_utterance, has_cycle, has_pattern;
+} rescue_row_input;
+
+/*
+** Build a row input from a parsed row object: checks the structural types import
+** refuses (object, finite start_time/end_time, target a list of strings), writes the
+** canonical JSON and extracts the typed copies. On a type error returns
+** RESCUE_EBADINPUT, sets *bad to the offending node, and writes the reason to err.
+*/
+int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
+                               rescue_row_input *in, const rescue_jnode **bad,
+                               rescue_error *err);
+void rescue_row_input_free(rescue_row_input *in);
+
+/* A whole sample to store. */
+typedef struct rescue_sample_input {
+  const char *sample_id;
+  const char *head, *tail;  /* see sample_version */
+  int has_rows, given_keys;
+  int n_rows;
+  rescue_row_input *rows;
+} rescue_sample_input;
+
+/* What a put changed. */
+typedef struct rescue_put_stats {
+  long samples_new, samples_changed, samples_unchanged;
+  long rows_new, row_versions, rowsets;
+} rescue_put_stats;
+
+enum {
+  RESCUE_PUT_RESEGMENT = 1,  /* a different row count records a new row set */
+};
+
+/*
+** Store one sample under an annotator, inside the caller's transaction. A new sample
+** gets its row set and a first version of every row. For an existing sample, each row
+** whose content differs from this annotator's own latest version of it (or that this
+** annotator never versioned) gets a new version; the sample-level keys likewise. A row
+** count different from the current row set is refused (RESCUE_EBADINPUT) unless
+** RESCUE_PUT_RESEGMENT. `kind` is "import", "edit" or "gold".
+*/
+int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
+                            int64_t annotator_id, const char *kind, int flags,
+                            rescue_put_stats *stats);
+
+/*
+** Add one version of an existing row (row.id) inside the caller's transaction. For
+** kind "gold", gold_policy and gold_sources (a JSON array of row_version ids) say how it
+** was decided; pass NULL otherwise. *version_id (may be NULL) gets the new id.
+*/
+int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annotator_id,
+                                 const char *kind, const rescue_row_input *in,
+                                 const char *gold_policy, const char *gold_sources,
+                                 int64_t *version_id);
+
+#endif

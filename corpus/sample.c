@@ -1,0 +1,526 @@
+/*
+** sample.c: writing samples into the store (versions, row sets) and the facts derived
+** from a sample's rows (scenario, participants, group), plus sample_id safety.
+*/
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rescue_alloc.h"
+#include "rescue_store.h"
+
+#define ENTITY_SEP '\x1f'
+
+/* ---- sample ids and groups ---- */
+
+const char *rescue_sample_id_unsafe(const char *id, size_t len) {
+  size_t i, comp = 0;
+  if (len == 0)
+    return "it is empty";
+  if (id[0] == '/')
+    return "it is an absolute path";
+  for (i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)id[i];
+    if (c == 0)
+      return "it contains a NUL byte";
+    if (c < 0x20 || c == 0x7f)
+      return "it contains a control character";
+    if (c == '\\')
+      return "it contains a backslash";
+  }
+  for (i = 0; i <= len; i++) {
+    if (i == len || id[i] == '/') {
+      size_t n = i - comp;
+      if (n == 0)
+        return "it has an empty path component";
+      if (n == 1 && id[comp] == '.')
+        return "it has a '.' path component";
+      if (n == 2 && id[comp] == '.' && id[comp + 1] == '.')
+        return "it has a '..' path component";
+      comp = i + 1;
+    }
+  }
+  return NULL;
+}
+
+void rescue_sample_group(const char *sample_id, rescue_buf *out) {
+  const char *slash = strrchr(sample_id, '/');
+  /* A sample directly at the top is its own group, so unrelated samples never merge. */
+  if (slash)
+    rescue_buf_putn(out, sample_id, (size_t)(slash - sample_id));
+  else
+    rescue_buf_puts(out, sample_id);
+}
+
+/* ---- derived facts ---- */
+
+/* Call fn for each entity of a row's 0x1F-joined list. */
+static int each_entity(const char *ents, int (*fn)(const char *, size_t, void *), void *arg) {
+  const char *p = ents;
+  while (p && *p) {
+    const char *e = strchr(p, ENTITY_SEP);
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n && fn(p, n, arg))
+      return 1;
+    p = e ? e + 1 : NULL;
+  }
+  return 0;
+}
+
+static int is_label(const char *p, size_t n, void *arg) {
+  const char *label = arg;
+  return strlen(label) == n && memcmp(p, label, n) == 0;
+}
+
+const char *rescue_sample_scenario(const rescue_scheme *sc, const rescue_sample *s) {
+  const char *family = rescue_scheme_group_label(sc, "family");
+  size_t n = strlen(s->sample_id), i;
+  char *lower = rescue_strdup(s->sample_id);
+  int fam = 0;
+  if (lower) {
+    for (i = 0; i < n; i++)
+      lower[i] = (char)tolower((unsigned char)lower[i]);
+    fam = strncmp(lower, "family_therapy/", 15) == 0 || strstr(lower, "/family_therapy/") != NULL;
+    rescue_free(lower);
+  }
+  for (i = 0; !fam && family && i < (size_t)s->n; i++)
+    fam = each_entity(s->rows[i].entities, is_label, (void *)family);
+  return fam ? "family" : "couple";
+}
+
+typedef struct participants_acc {
+  const rescue_scheme *sc;
+  rescue_buf seen;   /* entities seen so far, 0x1F-separated with a leading separator */
+  rescue_jw *w;
+} participants_acc;
+
+static int add_participant(const char *p, size_t n, void *arg) {
+  participants_acc *a = arg;
+  char *name = rescue_strndup(p, n);
+  if (!name)
+    return 1;
+  if (!rescue_scheme_is_reserved(a->sc, name)) {
+    /* first-seen order, no duplicates: look for SEP name SEP in what we kept */
+    int dup = 0;
+    const char *q = a->seen.s;
+    while (q && (q = strstr(q, name)) != NULL) {
+      if (q > a->seen.s && q[-1] == ENTITY_SEP && q[n] == ENTITY_SEP) {
+        dup = 1;
+        break;
+      }
+      q++;
+    }
+    if (!dup) {
+      if (!a->seen.len)
+        rescue_buf_putc(&a->seen, ENTITY_SEP);
+      rescue_buf_putn(&a->seen, p, n);
+      rescue_buf_putc(&a->seen, ENTITY_SEP);
+      rescue_jw_strn(a->w, p, n);
+    }
+  }
+  rescue_free(name);
+  return 0;
+}
+
+void rescue_sample_participants_json(const rescue_scheme *sc, const rescue_sample *s,
+                                     rescue_buf *out) {
+  participants_acc a = {sc, RESCUE_BUF_INIT, NULL};
+  rescue_jw w;
+  int i;
+  rescue_jw_init(&w, out);
+  a.w = &w;
+  rescue_jw_arr(&w);
+  for (i = 0; i < s->n; i++)
+    each_entity(s->rows[i].entities, add_participant, &a);
+  rescue_jw_end(&w);
+  rescue_buf_free(&a.seen);
+}
+
+void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, rescue_buf *out) {
+  const char *head = s->head;
+  int i, missing = (~s->given_keys) & 7;
+  rescue_buf_putc(out, '{');
+  head++; /* past '{' */
+  if (missing & RESCUE_GIVEN_SAMPLE_ID) {
+    rescue_buf_puts(out, "\"sample_id\": ");
+    rescue_jwrite_string(out, s->sample_id, strlen(s->sample_id));
+  }
+  if (missing & RESCUE_GIVEN_SCENARIO) {
+    if (missing & RESCUE_GIVEN_SAMPLE_ID)
+      rescue_buf_puts(out, ", ");
+    rescue_buf_puts(out, "\"scenario\": ");
+    rescue_jwrite_string(out, rescue_sample_scenario(sc, s), strlen(rescue_sample_scenario(sc, s)));
+  }
+  if (missing & RESCUE_GIVEN_PARTICIPANTS) {
+    if (missing & (RESCUE_GIVEN_SAMPLE_ID | RESCUE_GIVEN_SCENARIO))
+      rescue_buf_puts(out, ", ");
+    rescue_buf_puts(out, "\"participants\": ");
+    rescue_sample_participants_json(sc, s, out);
+  }
+  if (missing && *head != '}')
+    rescue_buf_puts(out, ", ");
+  rescue_buf_puts(out, head);
+  if (!s->has_rows)
+    return;
+  rescue_buf_putc(out, '[');
+  for (i = 0; i < s->n; i++) {
+    if (i)
+      rescue_buf_putn(out, ", ", 2);
+    rescue_buf_putn(out, s->rows[i].content, s->rows[i].content_len);
+  }
+  rescue_buf_putc(out, ']');
+  rescue_buf_puts(out, s->tail);
+}
+
+/* ---- row inputs ---- */
+
+void rescue_row_input_free(rescue_row_input *in) {
+  rescue_buf_free(&in->content);
+  rescue_buf_free(&in->extra);
+}
+
+static void put_entity(rescue_buf *ents, const rescue_jnode *n, rescue_buf *tmp) {
+  rescue_buf_reset(tmp);
+  if (rescue_jclean(tmp, n) == 0)
+    return;
+  if (ents->len)
+    rescue_buf_putc(ents, ENTITY_SEP);
+  rescue_buf_putn(ents, tmp->s, tmp->len);
+}
+
+/* Append the cleaned value of key (or nothing) and a NUL; returns 1 if the key exists. */
+static int put_clean(rescue_buf *extra, const rescue_jnode *row, const char *key) {
+  const rescue_jnode *v = rescue_jget(row, key);
+  if (v)
+    rescue_jclean(extra, v);
+  rescue_buf_putc(extra, 0);
+  return v != NULL;
+}
+
+int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
+                               rescue_row_input *in, const rescue_jnode **bad,
+                               rescue_error *err) {
+  const rescue_jnode *st, *et, *tg, *ss, *c;
+  rescue_buf ents = RESCUE_BUF_INIT, tmp = RESCUE_BUF_INIT;
+  (void)sc;
+  *bad = row;
+  if (row->type != RESCUE_JOBJECT)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "row is not an object");
+  st = rescue_jget(row, "start_time");
+  et = rescue_jget(row, "end_time");
+  tg = rescue_jget(row, "target");
+  if (!st)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "row has no start_time");
+  if (st->type != RESCUE_JNUMBER) {
+    *bad = st;
+    return rescue_seterr(err, RESCUE_EBADINPUT, "start_time is not a finite number");
+  }
+  if (!et)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "row has no end_time");
+  if (et->type != RESCUE_JNUMBER) {
+    *bad = et;
+    return rescue_seterr(err, RESCUE_EBADINPUT, "end_time is not a finite number");
+  }
+  if (!tg)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "row has no target");
+  if (tg->type != RESCUE_JARRAY) {
+    *bad = tg;
+    return rescue_seterr(err, RESCUE_EBADINPUT, "target is not a list of strings");
+  }
+  for (c = tg->child; c; c = c->next)
+    if (c->type != RESCUE_JSTRING) {
+      *bad = c;
+      return rescue_seterr(err, RESCUE_EBADINPUT, "target is not a list of strings");
+    }
+  *bad = NULL;
+
+  rescue_buf_reset(&in->content);
+  rescue_buf_reset(&in->extra);
+  rescue_jwrite(&in->content, row);
+  in->start_time = st->num;
+  in->end_time = et->num;
+
+  /* speaker, then entities: speaker, targets, support_strategy targets (tasks.md §1.3) */
+  put_clean(&in->extra, row, "primary_speaker");
+  put_entity(&ents, rescue_jget(row, "primary_speaker"), &tmp);
+  for (c = tg->child; c; c = c->next)
+    put_entity(&ents, c, &tmp);
+  ss = rescue_jget(row, "support_strategy");
+  if (ss && ss->type == RESCUE_JARRAY)
+    for (c = ss->child; c; c = c->next) {
+      const rescue_jnode *t = rescue_jget(c, "target"), *e;
+      if (t && t->type == RESCUE_JARRAY)
+        for (e = t->child; e; e = e->next)
+          put_entity(&ents, e, &tmp);
+    }
+  rescue_buf_putn(&in->extra, ents.s ? ents.s : "", ents.len);
+  rescue_buf_putc(&in->extra, 0);
+  in->has_utterance = put_clean(&in->extra, row, "utterance_type");
+  in->has_cycle = put_clean(&in->extra, row, "relation_cycle_state");
+  in->has_pattern = put_clean(&in->extra, row, "relation_pattern");
+  rescue_buf_free(&ents);
+  rescue_buf_free(&tmp);
+  if (!rescue_buf_ok(&in->content) || !rescue_buf_ok(&in->extra) || !rescue_buf_ok(&ents))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
+/* ---- writing ---- */
+
+int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annotator_id,
+                                 const char *kind, const rescue_row_input *in,
+                                 const char *gold_policy, const char *gold_sources,
+                                 int64_t *version_id) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "row_version_insert");
+  const char *x = in->extra.s, *speaker, *ents, *utt, *cyc, *pat;
+  char now[32];
+  if (!s)
+    return rescue_store_err(st)->code;
+  speaker = x;
+  ents = speaker + strlen(speaker) + 1;
+  utt = ents + strlen(ents) + 1;
+  cyc = utt + strlen(utt) + 1;
+  pat = cyc + strlen(cyc) + 1;
+  rescue_now_iso(now);
+  rescue_bind_int(s, ":row_id", row_id);
+  rescue_bind_int(s, ":annotator_id", annotator_id);
+  rescue_bind_text(s, ":now", now, -1);
+  rescue_bind_text(s, ":kind", kind, -1);
+  rescue_bind_text(s, ":content", in->content.s, (int)in->content.len);
+  rescue_bind_double(s, ":start_time", in->start_time);
+  rescue_bind_double(s, ":end_time", in->end_time);
+  rescue_bind_text(s, ":speaker", speaker, -1);
+  rescue_bind_text(s, ":entities", ents, -1);
+  rescue_bind_text(s, ":utterance_type", in->has_utterance ? utt : NULL, -1);
+  rescue_bind_text(s, ":relation_cycle_state", in->has_cycle ? cyc : NULL, -1);
+  rescue_bind_text(s, ":relation_pattern", in->has_pattern ? pat : NULL, -1);
+  rescue_bind_text(s, ":gold_policy", gold_policy, -1);
+  rescue_bind_text(s, ":gold_sources", gold_sources, -1);
+  if (sqlite3_step(s) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "writing a row version");
+  if (version_id)
+    *version_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+  return 0;
+}
+
+/* Insert a row set of n rows with a first version each (from in->rows). */
+static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_input *in,
+                      int64_t annotator_id, const char *kind, const char *note,
+                      const char *now, rescue_put_stats *stats) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "rowset_insert");
+  int64_t rowset_id;
+  int i, rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", sample_ref);
+  rescue_bind_int(s, ":annotator_id", annotator_id);
+  rescue_bind_text(s, ":now", now, -1);
+  rescue_bind_int(s, ":n_rows", in->n_rows);
+  rescue_bind_text(s, ":note", note, -1);
+  if (sqlite3_step(s) != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "writing a row set");
+  rowset_id = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  s = rescue_store_stmt(st, "sample_set_rowset");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  rescue_bind_int(s, ":id", sample_ref);
+  if (sqlite3_step(s) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "writing a sample");
+  for (i = 0; i < in->n_rows; i++) {
+    int64_t row_id;
+    s = rescue_store_stmt(st, "row_insert");
+    if (!s)
+      return rescue_store_err(st)->code;
+    rescue_bind_int(s, ":rowset_id", rowset_id);
+    rescue_bind_int(s, ":position", i + 1);
+    if (sqlite3_step(s) != SQLITE_ROW)
+      return rescue_store_sqlerr(st, "writing a row");
+    row_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL,
+                                           NULL, NULL)))
+      return rc;
+  }
+  stats->rowsets++;
+  stats->rows_new += in->n_rows;
+  stats->row_versions += in->n_rows;
+  return 0;
+}
+
+/* Add a sample version unless this annotator's latest one is the same. *added set to 1 if so. */
+static int put_sample_version(rescue_store *st, int64_t ref, const rescue_sample_input *in,
+                              int64_t annotator_id, const char *now, int check, int *added) {
+  sqlite3_stmt *s;
+  *added = 0;
+  if (check) {
+    int same = 0, rc;
+    s = rescue_store_stmt(st, "sample_version_mine");
+    if (!s)
+      return rescue_store_err(st)->code;
+    rescue_bind_int(s, ":sample_ref", ref);
+    rescue_bind_int(s, ":annotator_id", annotator_id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+      same = strcmp((const char *)sqlite3_column_text(s, 0), in->head) == 0 &&
+             strcmp((const char *)sqlite3_column_text(s, 1), in->tail) == 0 &&
+             sqlite3_column_int(s, 2) == in->has_rows && sqlite3_column_int(s, 3) == in->given_keys;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+      return rescue_store_sqlerr(st, "reading a sample version");
+    if (same)
+      return 0;
+  }
+  s = rescue_store_stmt(st, "sample_version_insert");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":annotator_id", annotator_id);
+  rescue_bind_text(s, ":now", now, -1);
+  rescue_bind_text(s, ":head", in->head, -1);
+  rescue_bind_text(s, ":tail", in->tail, -1);
+  rescue_bind_int(s, ":has_rows", in->has_rows);
+  rescue_bind_int(s, ":given_keys", in->given_keys);
+  if (sqlite3_step(s) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "writing a sample version");
+  *added = 1;
+  return 0;
+}
+
+int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
+                            int64_t annotator_id, const char *kind, int flags,
+                            rescue_put_stats *stats) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
+  rescue_put_stats dummy = {0};
+  rescue_buf key = RESCUE_BUF_INIT;
+  char now[32];
+  int64_t ref, rowset_id;
+  int rc, n_rows, added = 0, changed = 0;
+
+  if (!stats)
+    stats = &dummy;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_now_iso(now);
+  rescue_bind_text(s, ":sample_id", in->sample_id, -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_DONE) {
+    int64_t group_id;
+    size_t i;
+    sqlite3_reset(s);
+    rescue_sample_group(in->sample_id, &key);
+    s = rescue_store_stmt(st, "group_upsert");
+    if (!s || !rescue_buf_ok(&key)) {
+      rescue_buf_free(&key);
+      return s ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL)
+               : rescue_store_err(st)->code;
+    }
+    rescue_bind_text(s, ":name", key.s, (int)key.len);
+    if (sqlite3_step(s) != SQLITE_ROW) {
+      rescue_buf_free(&key);
+      return rescue_store_sqlerr(st, "writing a group");
+    }
+    group_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    rescue_buf_reset(&key);
+    rescue_buf_puts(&key, in->sample_id);
+    for (i = 0; i < key.len; i++)
+      if (key.s[i] == '/')
+        key.s[i] = '\x01';
+    s = rescue_store_stmt(st, "sample_insert");
+    if (!s) {
+      rescue_buf_free(&key);
+      return rescue_store_err(st)->code;
+    }
+    rescue_bind_text(s, ":sample_id", in->sample_id, -1);
+    sqlite3_bind_blob(s, sqlite3_bind_parameter_index(s, ":sort_key"), key.s, (int)key.len,
+                      SQLITE_STATIC);
+    rescue_bind_int(s, ":group_id", group_id);
+    rescue_bind_text(s, ":now", now, -1);
+    rc = sqlite3_step(s);
+    rescue_buf_free(&key);
+    if (rc != SQLITE_ROW)
+      return rescue_store_sqlerr(st, "writing a sample");
+    ref = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", now, stats)) ||
+        (rc = put_sample_version(st, ref, in, annotator_id, now, 0, &added)))
+      return rc;
+    stats->samples_new++;
+    return 0;
+  }
+  if (rc != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "looking up a sample");
+  ref = sqlite3_column_int64(s, 0);
+  rowset_id = sqlite3_column_int64(s, 1);
+  n_rows = sqlite3_column_int(s, 2);
+  sqlite3_reset(s);
+
+  if (n_rows != in->n_rows) {
+    if (!(flags & RESCUE_PUT_RESEGMENT))
+      return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
+                           "sample '%s' has %d rows in the corpus but %d in the input "
+                           "(use --resegment to record a new row set)",
+                           in->sample_id, n_rows, in->n_rows);
+    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", now, stats)))
+      return rc;
+    changed = 1;
+  } else {
+    s = rescue_store_stmt(st, "rows_mine");
+    if (!s)
+      return rescue_store_err(st)->code;
+    rescue_bind_int(s, ":annotator_id", annotator_id);
+    rescue_bind_int(s, ":rowset_id", rowset_id);
+    /* Collect row ids whose content differs first: the insert statement is separate. */
+    {
+      int64_t *todo = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *todo);
+      int *pos = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *pos);
+      int nt = 0, i;
+      if (!todo || !pos) {
+        rescue_free(todo);
+        rescue_free(pos);
+        sqlite3_reset(s);
+        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      }
+      while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int p = sqlite3_column_int(s, 1);
+        const rescue_row_input *ri;
+        const char *mine = (const char *)sqlite3_column_text(s, 2);
+        if (p < 1 || p > in->n_rows)
+          continue;
+        ri = &in->rows[p - 1];
+        if (mine && (size_t)sqlite3_column_bytes(s, 2) == ri->content.len &&
+            memcmp(mine, ri->content.s, ri->content.len) == 0)
+          continue;
+        todo[nt] = sqlite3_column_int64(s, 0);
+        pos[nt++] = p;
+      }
+      sqlite3_reset(s);
+      if (rc != SQLITE_DONE) {
+        rescue_free(todo);
+        rescue_free(pos);
+        return rescue_store_sqlerr(st, "reading rows");
+      }
+      rc = 0;
+      for (i = 0; i < nt; i++)
+        if ((rc = rescue_store_add_row_version(st, todo[i], annotator_id, kind,
+                                               &in->rows[pos[i] - 1], NULL, NULL, NULL)))
+          break;
+      rescue_free(todo);
+      rescue_free(pos);
+      if (rc)
+        return rc;
+      stats->row_versions += nt;
+      changed = nt > 0;
+    }
+  }
+  if ((rc = put_sample_version(st, ref, in, annotator_id, now, 1, &added)))
+    return rc;
+  if (changed || added)
+    stats->samples_changed++;
+  else
+    stats->samples_unchanged++;
+  return 0;
+}

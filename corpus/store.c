@@ -1,0 +1,767 @@
+/*
+** store.c: opening, creating and migrating a corpus; the named-statement cache;
+** transactions; annotators; views and the sample iterator.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rescue_alloc.h"
+#include "rescue_store.h"
+#include "rescue_version.h"
+
+extern const unsigned char rescue_sql_store[];
+extern const size_t rescue_sql_store_len;
+extern const unsigned char rescue_sql_queries[];
+extern const size_t rescue_sql_queries_len;
+
+/* How long a writer waits for another writer before "corpus busy" (DESIGN.md). */
+#define BUSY_TIMEOUT_MS 10000
+
+typedef struct named_stmt {
+  const char *name;   /* points into the embedded queries text copy */
+  const char *sql;
+  sqlite3_stmt *stmt; /* prepared on first use */
+} named_stmt;
+
+struct rescue_store {
+  sqlite3 *db;
+  char *path;
+  rescue_error err;
+  rescue_scheme *scheme;
+  char *queries;      /* owned copy of queries.sql, cut into named pieces */
+  named_stmt *stmts;
+  int n_stmts;
+  int in_txn;
+};
+
+const char *rescue_store_errmsg(const rescue_store *st) { return st->err.msg; }
+rescue_error *rescue_store_err(rescue_store *st) { return &st->err; }
+const char *rescue_store_path(const rescue_store *st) { return st->path; }
+const rescue_scheme *rescue_store_scheme(const rescue_store *st) { return st->scheme; }
+sqlite3 *rescue_store_db(rescue_store *st) { return st->db; }
+
+void rescue_now_iso(char out[32]) {
+  struct timeval tv;
+  struct tm tm;
+  gettimeofday(&tv, NULL);
+  gmtime_r(&tv.tv_sec, &tm);
+  strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(out + 19, 13, ".%03dZ", (int)(tv.tv_usec / 1000) % 1000);
+}
+
+int rescue_store_sqlerr(rescue_store *st, const char *what) {
+  int ec = sqlite3_extended_errcode(st->db);
+  if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
+    return rescue_seterr(&st->err, RESCUE_EBUSY,
+                         "corpus busy: another writer held it for more than %d s; try again",
+                         BUSY_TIMEOUT_MS / 1000);
+  return rescue_seterr(&st->err, RESCUE_ESQL, "%s: %s", what, sqlite3_errmsg(st->db));
+}
+
+/* ---- named statements ---- */
+
+/* Cut the embedded queries text into (name, sql) pieces at "-- name: " lines. */
+static int load_queries(rescue_store *st) {
+  char *p, *line;
+  int cap = 0;
+  st->queries = rescue_strndup((const char *)rescue_sql_queries, rescue_sql_queries_len);
+  if (!st->queries)
+    return RESCUE_ENOMEM;
+  p = st->queries;
+  while ((line = strstr(p, "-- name: ")) != NULL) {
+    char *name = line + 9, *eol = strchr(name, '\n');
+    if (!eol)
+      break;
+    *eol = 0;
+    if (line != st->queries)
+      line[-1] = 0; /* ends the previous statement's SQL */
+    if (st->n_stmts == cap) {
+      named_stmt *n;
+      cap = cap ? cap * 2 : 32;
+      n = rescue_realloc(st->stmts, (size_t)cap * sizeof *n);
+      if (!n)
+        return RESCUE_ENOMEM;
+      st->stmts = n;
+    }
+    st->stmts[st->n_stmts].name = name;
+    st->stmts[st->n_stmts].sql = eol + 1;
+    st->stmts[st->n_stmts].stmt = NULL;
+    st->n_stmts++;
+    p = eol + 1;
+  }
+  return 0;
+}
+
+sqlite3_stmt *rescue_store_stmt(rescue_store *st, const char *name) {
+  int i;
+  for (i = 0; i < st->n_stmts; i++) {
+    named_stmt *ns = &st->stmts[i];
+    if (strcmp(ns->name, name) != 0)
+      continue;
+    if (!ns->stmt) {
+      if (sqlite3_prepare_v3(st->db, ns->sql, -1, SQLITE_PREPARE_PERSISTENT, &ns->stmt, NULL) !=
+          SQLITE_OK) {
+        rescue_seterr(&st->err, RESCUE_ESQL, "preparing '%s': %s", name, sqlite3_errmsg(st->db));
+        return NULL;
+      }
+    } else {
+      sqlite3_reset(ns->stmt);
+      sqlite3_clear_bindings(ns->stmt);
+    }
+    return ns->stmt;
+  }
+  rescue_seterr(&st->err, RESCUE_EINTERNAL, "no statement named '%s'", name);
+  return NULL;
+}
+
+static int param(sqlite3_stmt *s, const char *name) {
+  int i = sqlite3_bind_parameter_index(s, name);
+  if (i == 0) {
+    fprintf(stderr, "rescue: internal: statement has no parameter %s: %s\n", name, sqlite3_sql(s));
+    abort();
+  }
+  return i;
+}
+
+void rescue_bind_int(sqlite3_stmt *s, const char *name, int64_t v) {
+  sqlite3_bind_int64(s, param(s, name), v);
+}
+void rescue_bind_double(sqlite3_stmt *s, const char *name, double v) {
+  sqlite3_bind_double(s, param(s, name), v);
+}
+void rescue_bind_text(sqlite3_stmt *s, const char *name, const char *v, int len) {
+  if (v)
+    sqlite3_bind_text(s, param(s, name), v, len, SQLITE_STATIC);
+  else
+    sqlite3_bind_null(s, param(s, name));
+}
+void rescue_bind_null(sqlite3_stmt *s, const char *name) { sqlite3_bind_null(s, param(s, name)); }
+
+/* ---- transactions ---- */
+
+int rescue_store_begin(rescue_store *st) {
+  if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    return rescue_store_sqlerr(st, "starting a write");
+  st->in_txn = 1;
+  return 0;
+}
+
+int rescue_store_commit(rescue_store *st) {
+  if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+    int rc = rescue_store_sqlerr(st, "committing");
+    rescue_store_rollback(st);
+    return rc;
+  }
+  st->in_txn = 0;
+  return 0;
+}
+
+void rescue_store_rollback(rescue_store *st) {
+  if (sqlite3_get_autocommit(st->db) == 0)
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+  st->in_txn = 0;
+}
+
+/* ---- migrations ---- */
+
+static int exec_sql(rescue_store *st, const char *sql, const char *what) {
+  char *msg = NULL;
+  if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = rescue_seterr(&st->err, RESCUE_ESQL, "%s: %s", what, msg ? msg : "failed");
+    sqlite3_free(msg);
+    return rc;
+  }
+  return 0;
+}
+
+static int user_version(rescue_store *st, int *v) {
+  sqlite3_stmt *s = NULL;
+  int rc = 0;
+  if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK ||
+      sqlite3_step(s) != SQLITE_ROW)
+    rc = rescue_store_sqlerr(st, "reading the schema version");
+  else
+    *v = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  return rc;
+}
+
+/* Highest migration number in store.sql. */
+static int latest_migration(void) {
+  const char *p = (const char *)rescue_sql_store;
+  int n = 0;
+  while ((p = strstr(p, "-- @migration ")) != NULL) {
+    int v = atoi(p + 14);
+    if (v > n)
+      n = v;
+    p += 14;
+  }
+  return n;
+}
+
+/*
+** Run every migration above the store's user_version, each in its own transaction
+** that also sets user_version, so a crash leaves a consistent version.
+*/
+static int migrate(rescue_store *st) {
+  const char *text = (const char *)rescue_sql_store, *p = text;
+  int have = 0, rc;
+  if ((rc = user_version(st, &have)))
+    return rc;
+  if (have > latest_migration())
+    return rescue_seterr(&st->err, RESCUE_EVERSION,
+                         "%s: corpus schema version %d is newer than this rescue knows (%d); "
+                         "upgrade rescue",
+                         st->path, have, latest_migration());
+  while ((p = strstr(p, "-- @migration ")) != NULL) {
+    int n = atoi(p + 14);
+    const char *body = strchr(p, '\n'), *next;
+    char *sql, pragma[64];
+    if (!body)
+      break;
+    next = strstr(body, "-- @migration ");
+    if (n > have) {
+      size_t len = next ? (size_t)(next - body) : strlen(body);
+      sql = rescue_strndup(body, len);
+      if (!sql)
+        return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+      rc = rescue_store_begin(st);
+      if (!rc)
+        rc = exec_sql(st, sql, "migrating the corpus schema");
+      rescue_free(sql);
+      snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", n);
+      if (!rc)
+        rc = exec_sql(st, pragma, "setting the schema version");
+      if (!rc)
+        rc = rescue_store_commit(st);
+      else
+        rescue_store_rollback(st);
+      if (rc)
+        return rc;
+    }
+    p = next ? next : body + strlen(body);
+  }
+  return 0;
+}
+
+/* ---- open / create ---- */
+
+static int configure(rescue_store *st, int readonly) {
+  sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+  sqlite3_extended_result_codes(st->db, 1);
+  if (!readonly && exec_sql(st, "PRAGMA journal_mode = WAL", "enabling WAL"))
+    return st->err.code;
+  if (exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", "configuring"))
+    return st->err.code;
+  return 0;
+}
+
+static int load_scheme(rescue_store *st) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "meta_get");
+  int rc;
+  if (!s)
+    return st->err.code;
+  rescue_bind_text(s, ":key", "scheme", -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    const char *xml = (const char *)sqlite3_column_text(s, 0);
+    int n = sqlite3_column_bytes(s, 0);
+    rc = rescue_scheme_load(xml, (size_t)n, &st->scheme, &st->err);
+    if (rc)
+      rescue_err_prefix(&st->err, "%s: stored scheme", st->path);
+  } else if (rc == SQLITE_DONE) {
+    size_t n;
+    const char *xml = rescue_scheme_default_xml(&n);
+    rc = rescue_scheme_load(xml, n, &st->scheme, &st->err);
+  } else {
+    rc = rescue_store_sqlerr(st, "reading the scheme");
+  }
+  sqlite3_reset(s);
+  return rc;
+}
+
+static void store_free(rescue_store *st) {
+  int i;
+  if (!st)
+    return;
+  for (i = 0; i < st->n_stmts; i++)
+    sqlite3_finalize(st->stmts[i].stmt);
+  rescue_free(st->stmts);
+  rescue_free(st->queries);
+  if (st->db)
+    sqlite3_close_v2(st->db);
+  rescue_scheme_free(&st->scheme);
+  rescue_free(st->path);
+  rescue_free(st);
+}
+
+void rescue_store_close(rescue_store **st) {
+  if (!st || !*st)
+    return;
+  if ((*st)->in_txn)
+    rescue_store_rollback(*st);
+  store_free(*st);
+  *st = NULL;
+}
+
+static rescue_store *store_alloc(const char *path) {
+  rescue_store *st = rescue_calloc(1, sizeof *st);
+  if (!st)
+    return NULL;
+  st->path = rescue_strdup(path);
+  if (!st->path || load_queries(st)) {
+    store_free(st);
+    return NULL;
+  }
+  return st;
+}
+
+static int check_application_id(rescue_store *st) {
+  sqlite3_stmt *s = NULL;
+  int id = -1, rc;
+  rc = sqlite3_prepare_v2(st->db, "PRAGMA application_id", -1, &s, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW)
+    id = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  if (rc == SQLITE_NOTADB || (rc != SQLITE_ROW && rc != SQLITE_OK) || id != RESCUE_APPLICATION_ID)
+    return rescue_seterr(&st->err, RESCUE_ENOTCORPUS,
+                         "'%s' is not a rescue corpus (create one with 'rescue init %s')",
+                         st->path, st->path);
+  return 0;
+}
+
+int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_error *err) {
+  rescue_store *st;
+  struct stat sb;
+  int readonly = (flags & RESCUE_OPEN_READONLY) != 0, rc;
+
+  *out = NULL;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return rescue_seterr(err, RESCUE_ENOTCORPUS,
+                         "'%s' is not a rescue corpus (create one with 'rescue init %s')", path,
+                         path);
+  st = store_alloc(path);
+  if (!st)
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  rc = sqlite3_open_v2(path, &st->db,
+                       readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, NULL);
+  if (rc != SQLITE_OK) {
+    rc = rescue_seterr(&st->err, RESCUE_ENOTCORPUS, "cannot open '%s': %s", path,
+                       st->db ? sqlite3_errmsg(st->db) : "out of memory");
+    goto fail;
+  }
+  if ((rc = check_application_id(st)) || (rc = configure(st, readonly)))
+    goto fail;
+  if (!readonly && (rc = migrate(st)))
+    goto fail;
+  if ((rc = load_scheme(st)))
+    goto fail;
+  *out = st;
+  return 0;
+fail:
+  if (err)
+    *err = st->err;
+  store_free(st);
+  return rc;
+}
+
+int rescue_store_create(const char *path, const char *scheme_xml, size_t scheme_len,
+                        rescue_error *err) {
+  rescue_store *st = NULL;
+  rescue_scheme *check = NULL;
+  sqlite3_stmt *s;
+  char now[32], pragma[64];
+  int fd, rc;
+
+  if (!scheme_xml)
+    scheme_xml = rescue_scheme_default_xml(&scheme_len);
+  if ((rc = rescue_scheme_load(scheme_xml, scheme_len, &check, err)))
+    return rc;
+  rescue_scheme_free(&check);
+
+  /* O_EXCL: never touch an existing file, even one created a moment ago. */
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST)
+      return rescue_seterr(err, RESCUE_EEXISTS, "'%s' already exists", path);
+    return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", path, strerror(errno));
+  }
+  close(fd);
+
+  st = store_alloc(path);
+  if (!st) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto fail;
+  }
+  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+    rc = rescue_seterr(&st->err, RESCUE_EIO, "cannot open '%s': %s", path,
+                       st->db ? sqlite3_errmsg(st->db) : "out of memory");
+    goto fail;
+  }
+  snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d", RESCUE_APPLICATION_ID);
+  if ((rc = exec_sql(st, pragma, "marking the corpus")) || (rc = configure(st, 0)) ||
+      (rc = migrate(st)))
+    goto fail;
+  rescue_now_iso(now);
+  if ((rc = rescue_store_begin(st)))
+    goto fail;
+  {
+    const char *keys[] = {"scheme", "created_at", "created_by"};
+    const char *vals[] = {scheme_xml, now, "rescue " RESCUE_VERSION_STRING};
+    int lens[] = {(int)scheme_len, -1, -1};
+    int i;
+    for (i = 0; i < 3; i++) {
+      s = rescue_store_stmt(st, "meta_put");
+      if (!s) {
+        rc = st->err.code;
+        break;
+      }
+      rescue_bind_text(s, ":key", keys[i], -1);
+      rescue_bind_text(s, ":value", vals[i], lens[i]);
+      if (sqlite3_step(s) != SQLITE_DONE) {
+        rc = rescue_store_sqlerr(st, "writing corpus settings");
+        break;
+      }
+    }
+  }
+  if (rc) {
+    rescue_store_rollback(st);
+    goto fail;
+  }
+  if ((rc = rescue_store_commit(st)))
+    goto fail;
+  store_free(st);
+  return 0;
+fail:
+  if (err && st)
+    *err = st->err;
+  store_free(st);
+  unlink(path);
+  {
+    char side[4096];
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+  }
+  return rc;
+}
+
+/* ---- annotators ---- */
+
+int rescue_annotator_id(rescue_store *st, const char *name, const char *role, int create,
+                        int64_t *id) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "annotator_find");
+  char now[32];
+  int rc;
+  if (!s)
+    return st->err.code;
+  rescue_bind_text(s, ":name", name, -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    *id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return 0;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "looking up an annotator");
+  if (!create)
+    return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no annotator named '%s'", name);
+  s = rescue_store_stmt(st, "annotator_insert");
+  if (!s)
+    return st->err.code;
+  rescue_now_iso(now);
+  rescue_bind_text(s, ":name", name, -1);
+  rescue_bind_text(s, ":role", role ? role : "annotator", -1);
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "adding an annotator");
+  *id = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  return 0;
+}
+
+int rescue_view_parse(rescue_store *st, const char *spec, rescue_view *out) {
+  out->annotator_id = 0;
+  if (!spec || strcmp(spec, "corpus") == 0) {
+    out->kind = RESCUE_VIEW_CORPUS;
+    return 0;
+  }
+  if (strcmp(spec, "gold") == 0) {
+    out->kind = RESCUE_VIEW_GOLD;
+    return 0;
+  }
+  if (strcmp(spec, "latest") == 0) {
+    out->kind = RESCUE_VIEW_LATEST;
+    return 0;
+  }
+  if (strncmp(spec, "annotator:", 10) == 0 && spec[10]) {
+    out->kind = RESCUE_VIEW_ANNOTATOR;
+    return rescue_annotator_id(st, spec + 10, NULL, 0, &out->annotator_id);
+  }
+  return rescue_seterr(&st->err, RESCUE_EINVAL,
+                       "unknown view '%s' (expected gold, latest or annotator:<name>)", spec);
+}
+
+/* ---- the sample iterator ---- */
+
+struct rescue_sample_iter {
+  rescue_store *st;
+  rescue_view view;
+  int64_t *refs;      /* restricted set (sorted by sample order), or NULL */
+  int n_refs, next_ref;
+  sqlite3_stmt *samples; /* our own statement: a nested view_rows runs while it steps */
+  rescue_buf text;    /* strings of the current sample */
+  rescue_row *rows;
+  int cap_rows;
+  rescue_sample cur;
+  int done;
+};
+
+int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
+  int rc;
+  if (!s)
+    return st->err.code;
+  rescue_bind_text(s, ":sample_id", sample_id, -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    *ref = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return 0;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "looking up a sample");
+  return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no sample '%s' in the corpus", sample_id);
+}
+
+int rescue_store_sample_count(rescue_store *st, long *n) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_count");
+  if (!s)
+    return st->err.code;
+  if (sqlite3_step(s) != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "counting samples");
+  *n = (long)sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  return 0;
+}
+
+static const char *find_named_sql(rescue_store *st, const char *name) {
+  int i;
+  for (i = 0; i < st->n_stmts; i++)
+    if (strcmp(st->stmts[i].name, name) == 0)
+      return st->stmts[i].sql;
+  return NULL;
+}
+
+int rescue_sample_iter_new(rescue_store *st, const rescue_view *view, const char *const *only,
+                           int n_only, rescue_sample_iter **out) {
+  rescue_sample_iter *it = rescue_calloc(1, sizeof *it);
+  int i, rc = 0;
+  *out = NULL;
+  if (!it)
+    return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+  it->st = st;
+  it->view = *view;
+  if (n_only > 0) {
+    it->refs = rescue_calloc((size_t)n_only, sizeof *it->refs);
+    if (!it->refs) {
+      rc = rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+      goto fail;
+    }
+    for (i = 0; i < n_only; i++) {
+      int j, dup = 0;
+      int64_t ref;
+      if ((rc = rescue_sample_ref(st, only[i], &ref)))
+        goto fail;
+      for (j = 0; j < it->n_refs; j++)
+        dup |= it->refs[j] == ref;
+      if (!dup)
+        it->refs[it->n_refs++] = ref;
+    }
+  }
+  if (sqlite3_prepare_v2(st->db, find_named_sql(st, "view_samples"), -1, &it->samples, NULL) !=
+      SQLITE_OK) {
+    rc = rescue_store_sqlerr(st, "reading samples");
+    goto fail;
+  }
+  rescue_bind_int(it->samples, ":view", view->kind);
+  rescue_bind_int(it->samples, ":annotator_id", view->annotator_id);
+  rescue_bind_null(it->samples, ":sample_ref");
+  *out = it;
+  return 0;
+fail:
+  rescue_sample_iter_free(&it);
+  return rc;
+}
+
+/* Offsets into it->text, turned into pointers once the sample is complete. */
+typedef struct row_offsets {
+  size_t kind, content, speaker, entities, utt, cycle, pattern;
+} row_offsets;
+
+static size_t put_col(rescue_buf *b, sqlite3_stmt *s, int col) {
+  size_t off = b->len;
+  if (sqlite3_column_type(s, col) == SQLITE_NULL)
+    return (size_t)-1;
+  rescue_buf_putn(b, sqlite3_column_text(s, col), (size_t)sqlite3_column_bytes(s, col));
+  rescue_buf_putc(b, 0);
+  return off;
+}
+
+static const char *at(rescue_buf *b, size_t off) {
+  return off == (size_t)-1 ? NULL : b->s + off;
+}
+
+int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
+  rescue_store *st = it->st;
+  sqlite3_stmt *s = it->samples, *r;
+  row_offsets *offs = NULL;
+  size_t o_id, o_group, o_status, o_reason, o_head, o_tail;
+  int rc, n = 0, cap = 0;
+
+  *out = NULL;
+  if (it->done)
+    return 0;
+  for (;;) {
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) {
+      it->done = 1;
+      return 0;
+    }
+    if (rc != SQLITE_ROW)
+      return rescue_store_sqlerr(st, "reading samples");
+    if (it->refs) {
+      int64_t ref = sqlite3_column_int64(s, 0);
+      int j, want = 0;
+      for (j = 0; j < it->n_refs; j++)
+        want |= it->refs[j] == ref;
+      if (!want)
+        continue;
+    }
+    break;
+  }
+  rescue_buf_reset(&it->text);
+  memset(&it->cur, 0, sizeof it->cur);
+  it->cur.ref = sqlite3_column_int64(s, 0);
+  o_id = put_col(&it->text, s, 1);
+  o_group = put_col(&it->text, s, 2);
+  o_status = put_col(&it->text, s, 3);
+  o_reason = put_col(&it->text, s, 4);
+  it->cur.rowset_id = sqlite3_column_int64(s, 5);
+  it->cur.n_rows = sqlite3_column_int(s, 6);
+  it->cur.sample_version_id = sqlite3_column_int64(s, 7);
+  o_head = put_col(&it->text, s, 8);
+  o_tail = put_col(&it->text, s, 9);
+  it->cur.has_rows = sqlite3_column_int(s, 10);
+  it->cur.given_keys = sqlite3_column_int(s, 11);
+
+  r = rescue_store_stmt(st, "view_rows");
+  if (!r)
+    return st->err.code;
+  rescue_bind_int(r, ":view", it->view.kind);
+  rescue_bind_int(r, ":annotator_id", it->view.annotator_id);
+  rescue_bind_int(r, ":rowset_id", it->cur.rowset_id);
+  while ((rc = sqlite3_step(r)) == SQLITE_ROW) {
+    rescue_row *row;
+    if (n == it->cap_rows) {
+      int nc = it->cap_rows ? it->cap_rows * 2 : 64;
+      rescue_row *nr = rescue_realloc(it->rows, (size_t)nc * sizeof *nr);
+      if (!nr) {
+        rescue_free(offs);
+        sqlite3_reset(r);
+        return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+      }
+      it->rows = nr;
+      it->cap_rows = nc;
+    }
+    if (n == cap) {
+      int nc = cap ? cap * 2 : 64;
+      row_offsets *no = rescue_realloc(offs, (size_t)nc * sizeof *no);
+      if (!no) {
+        rescue_free(offs);
+        sqlite3_reset(r);
+        return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+      }
+      offs = no;
+      cap = nc;
+    }
+    row = &it->rows[n];
+    row->row_id = sqlite3_column_int64(r, 0);
+    row->position = sqlite3_column_int(r, 1);
+    row->version_id = sqlite3_column_int64(r, 2);
+    row->annotator_id = sqlite3_column_int64(r, 3);
+    offs[n].kind = put_col(&it->text, r, 4);
+    row->content_len = (size_t)sqlite3_column_bytes(r, 5);
+    offs[n].content = put_col(&it->text, r, 5);
+    row->start_time = sqlite3_column_double(r, 6);
+    row->end_time = sqlite3_column_double(r, 7);
+    offs[n].speaker = put_col(&it->text, r, 8);
+    offs[n].entities = put_col(&it->text, r, 9);
+    offs[n].utt = put_col(&it->text, r, 10);
+    offs[n].cycle = put_col(&it->text, r, 11);
+    offs[n].pattern = put_col(&it->text, r, 12);
+    n++;
+  }
+  sqlite3_reset(r);
+  if (rc != SQLITE_DONE) {
+    rescue_free(offs);
+    return rescue_store_sqlerr(st, "reading rows");
+  }
+  if (!rescue_buf_ok(&it->text)) {
+    rescue_free(offs);
+    return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+  }
+  for (int i = 0; i < n; i++) {
+    rescue_row *row = &it->rows[i];
+    row->kind = at(&it->text, offs[i].kind);
+    row->content = at(&it->text, offs[i].content);
+    row->speaker = at(&it->text, offs[i].speaker);
+    row->entities = at(&it->text, offs[i].entities);
+    row->utterance_type = at(&it->text, offs[i].utt);
+    row->relation_cycle_state = at(&it->text, offs[i].cycle);
+    row->relation_pattern = at(&it->text, offs[i].pattern);
+    if (!row->speaker)
+      row->speaker = "";
+    if (!row->entities)
+      row->entities = "";
+  }
+  rescue_free(offs);
+  it->cur.sample_id = at(&it->text, o_id);
+  it->cur.group = at(&it->text, o_group);
+  it->cur.status = at(&it->text, o_status);
+  it->cur.status_reason = at(&it->text, o_reason);
+  it->cur.head = at(&it->text, o_head);
+  it->cur.tail = at(&it->text, o_tail);
+  if (!it->cur.head)
+    it->cur.head = "{";
+  if (!it->cur.tail)
+    it->cur.tail = "}";
+  it->cur.n = n;
+  it->cur.rows = it->rows;
+  it->cur.complete = n == it->cur.n_rows;
+  *out = &it->cur;
+  return 1;
+}
+
+void rescue_sample_iter_free(rescue_sample_iter **itp) {
+  rescue_sample_iter *it;
+  if (!itp || !*itp)
+    return;
+  it = *itp;
+  sqlite3_finalize(it->samples);
+  rescue_free(it->refs);
+  rescue_free(it->rows);
+  rescue_buf_free(&it->text);
+  rescue_free(it);
+  *itp = NULL;
+}

@@ -1,0 +1,122 @@
+-- queries.sql: every SQL statement the library runs, by name.
+-- Each starts with a line "-- name: <name>"; code asks for it with
+-- rescue_store_stmt(st, "<name>") and binds parameters by :name. Statements are
+-- prepared once per connection and cached.
+--
+-- The views of DESIGN.md ("Which version of a row each command sees") are spelled out
+-- in view_rows and view_samples, with :view = 0 corpus (gold, else latest by anyone),
+-- 1 gold only, 2 latest by anyone, 3 one annotator's (their latest, else the row's first).
+
+-- name: meta_get
+SELECT value FROM meta WHERE key = :key;
+
+-- name: meta_put
+INSERT INTO meta(key, value) VALUES (:key, :value)
+  ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+
+-- name: annotator_find
+SELECT id, role FROM annotator WHERE name = :name;
+
+-- name: annotator_insert
+INSERT INTO annotator(name, role, created_at) VALUES (:name, :role, :now) RETURNING id;
+
+-- name: group_upsert
+INSERT INTO grp(name) VALUES (:name)
+  ON CONFLICT(name) DO UPDATE SET name = excluded.name RETURNING id;
+
+-- name: sample_find
+SELECT s.id, s.rowset_id, r.n_rows
+  FROM sample s LEFT JOIN rowset r ON r.id = s.rowset_id
+ WHERE s.sample_id = :sample_id;
+
+-- name: sample_insert
+INSERT INTO sample(sample_id, sort_key, group_id, created_at)
+  VALUES (:sample_id, :sort_key, :group_id, :now) RETURNING id;
+
+-- name: sample_set_rowset
+UPDATE sample SET rowset_id = :rowset_id WHERE id = :id;
+
+-- name: sample_status_insert
+INSERT INTO sample_status(sample_ref, status, reason, annotator_id, created_at)
+  VALUES (:sample_ref, :status, :reason, :annotator_id, :now);
+
+-- name: sample_set_status
+UPDATE sample SET status = :status, status_reason = :reason WHERE id = :id;
+
+-- name: sample_version_insert
+INSERT INTO sample_version(sample_ref, annotator_id, created_at, head, tail, has_rows, given_keys)
+  VALUES (:sample_ref, :annotator_id, :now, :head, :tail, :has_rows, :given_keys);
+
+-- name: sample_version_mine
+SELECT head, tail, has_rows, given_keys FROM sample_version
+ WHERE sample_ref = :sample_ref AND annotator_id = :annotator_id
+ ORDER BY id DESC LIMIT 1;
+
+-- name: rowset_insert
+INSERT INTO rowset(sample_ref, annotator_id, created_at, n_rows, note)
+  VALUES (:sample_ref, :annotator_id, :now, :n_rows, :note) RETURNING id;
+
+-- name: row_insert
+INSERT INTO row(rowset_id, position) VALUES (:rowset_id, :position) RETURNING id;
+
+-- name: row_version_insert
+INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_time, end_time,
+                        speaker, entities, utterance_type, relation_cycle_state,
+                        relation_pattern, gold_policy, gold_sources)
+  VALUES (:row_id, :annotator_id, :now, :kind, :content, :start_time, :end_time,
+          :speaker, :entities, :utterance_type, :relation_cycle_state,
+          :relation_pattern, :gold_policy, :gold_sources);
+
+-- name: rows_mine
+SELECT r.id, r.position,
+       (SELECT v.content FROM row_version v
+         WHERE v.row_id = r.id AND v.annotator_id = :annotator_id
+         ORDER BY v.id DESC LIMIT 1)
+  FROM row r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+
+-- name: view_samples
+SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
+       (SELECT n_rows FROM rowset WHERE id = s.rowset_id),
+       sv.id, sv.head, sv.tail, sv.has_rows, sv.given_keys
+  FROM sample s
+  JOIN grp g ON g.id = s.group_id
+  LEFT JOIN sample_version sv ON sv.id = (
+    CASE WHEN :view = 3 THEN
+      COALESCE((SELECT id FROM sample_version WHERE sample_ref = s.id
+                  AND annotator_id = :annotator_id ORDER BY id DESC LIMIT 1),
+               (SELECT id FROM sample_version WHERE sample_ref = s.id ORDER BY id LIMIT 1))
+    ELSE (SELECT id FROM sample_version WHERE sample_ref = s.id ORDER BY id DESC LIMIT 1)
+    END)
+ WHERE :sample_ref IS NULL OR s.id = :sample_ref
+ ORDER BY s.sort_key;
+
+-- name: view_rows
+SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
+       v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern
+  FROM row r
+  JOIN row_version v ON v.id = (
+    CASE :view
+      WHEN 0 THEN COALESCE(
+        (SELECT id FROM row_version WHERE row_id = r.id AND kind = 'gold' ORDER BY id DESC LIMIT 1),
+        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id DESC LIMIT 1))
+      WHEN 1 THEN
+        (SELECT id FROM row_version WHERE row_id = r.id AND kind = 'gold' ORDER BY id DESC LIMIT 1)
+      WHEN 2 THEN
+        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id DESC LIMIT 1)
+      ELSE COALESCE(
+        (SELECT id FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id
+          ORDER BY id DESC LIMIT 1),
+        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id LIMIT 1))
+    END)
+ WHERE r.rowset_id = :rowset_id
+ ORDER BY r.position;
+
+-- name: sample_count
+SELECT count(*) FROM sample;
+
+-- name: sample_media_duration
+SELECT CASE WHEN g.start IS NOT NULL AND g.end IS NOT NULL THEN g.end - g.start
+            ELSE src.duration END
+  FROM segment g JOIN source src ON src.id = g.source_id
+ WHERE g.sample_ref = :sample_ref
+ ORDER BY g.id DESC LIMIT 1;

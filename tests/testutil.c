@@ -1,0 +1,179 @@
+/*
+** testutil.c: see testutil.h.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+char *tu_tmpdir(void) {
+  const char *base = getenv("TMPDIR");
+  char *p;
+  if (!base || !*base)
+    base = "/tmp";
+  p = malloc(strlen(base) + 32);
+  ck_assert_ptr_nonnull(p);
+  sprintf(p, "%s/rescue-test-XXXXXX", base);
+  ck_assert_msg(mkdtemp(p) != NULL, "mkdtemp: %s", strerror(errno));
+  return p;
+}
+
+const char *tu_path(const char *dir, const char *name) {
+  static char ring[8][4096];
+  static int k;
+  char *b = ring[k++ & 7];
+  snprintf(b, 4096, "%s/%s", dir, name);
+  return b;
+}
+
+char *tu_read(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t n = 0, cap = 0, got;
+  if (!f)
+    return NULL;
+  do {
+    if (cap - n < 65536) {
+      cap = cap ? cap * 2 : 131072;
+      buf = realloc(buf, cap + 1);
+      ck_assert_ptr_nonnull(buf);
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+  } while (got > 0);
+  fclose(f);
+  buf[n] = 0;
+  if (len)
+    *len = n;
+  return buf;
+}
+
+void tu_write_n(const char *path, const void *data, size_t len) {
+  FILE *f;
+  ck_assert_int_eq(rescue_make_parents(path), 0);
+  f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+void tu_write(const char *path, const char *text) { tu_write_n(path, text, strlen(text)); }
+
+int tu_same_file(const char *a, const char *b) {
+  size_t la, lb;
+  char *x = tu_read(a, &la), *y = tu_read(b, &lb);
+  int same = x && y && la == lb && memcmp(x, y, la) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
+/* Read everything from fd into a malloc'd string. */
+static char *drain(int fd) {
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    ssize_t got;
+    if (cap - n < 4096) {
+      cap = cap ? cap * 2 : 8192;
+      buf = realloc(buf, cap + 1);
+    }
+    got = read(fd, buf + n, cap - n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    n += (size_t)got;
+  }
+  buf[n] = 0;
+  return buf;
+}
+
+int tu_rescue_argv(const char *const *args, char **out, char **err) {
+  char outname[] = "/tmp/rescue-out-XXXXXX", errname[] = "/tmp/rescue-err-XXXXXX";
+  int fo = mkstemp(outname), fe = mkstemp(errname), status = 0, n = 0;
+  const char *argv[64];
+  pid_t pid;
+  ck_assert(fo >= 0 && fe >= 0);
+  argv[n++] = RESCUE_BIN;
+  while (args[n - 1] && n < 63) {
+    argv[n] = args[n - 1];
+    n++;
+  }
+  argv[n] = NULL;
+  pid = fork();
+  ck_assert(pid >= 0);
+  if (pid == 0) {
+    dup2(fo, 1);
+    dup2(fe, 2);
+    execv(RESCUE_BIN, (char *const *)argv);
+    _exit(127);
+  }
+  waitpid(pid, &status, 0);
+  lseek(fo, 0, SEEK_SET);
+  lseek(fe, 0, SEEK_SET);
+  if (out)
+    *out = drain(fo);
+  if (err)
+    *err = drain(fe);
+  close(fo);
+  close(fe);
+  unlink(outname);
+  unlink(errname);
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+int tu_rescue(char **out, char **err, ...) {
+  const char *args[64];
+  int n = 0;
+  va_list ap;
+  va_start(ap, err);
+  while (n < 63 && (args[n] = va_arg(ap, const char *)) != NULL)
+    n++;
+  va_end(ap);
+  args[n] = NULL;
+  return tu_rescue_argv(args, out, err);
+}
+
+const char *tu_fixtures(void) {
+  static char path[4096];
+  const char *env = getenv("RESCUE_FIXTURES");
+  struct stat sb;
+  snprintf(path, sizeof path, "%s", env && *env ? env : RESCUE_DEFAULT_FIXTURES);
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return path;
+  if (getenv("RESCUE_REQUIRE_FIXTURES") && strcmp(getenv("RESCUE_REQUIRE_FIXTURES"), "1") == 0) {
+    fprintf(stderr, "fixtures not found at %s (RESCUE_REQUIRE_FIXTURES=1)\n", path);
+    exit(1);
+  }
+  fprintf(stderr, "fixtures not found at %s: skipping\n", path);
+  exit(77);
+}
+
+char *tu_new_corpus(void) {
+  char *dir = tu_tmpdir();
+  char *db = malloc(strlen(dir) + 16);
+  rescue_error err = {0, ""};
+  sprintf(db, "%s/c.db", dir);
+  free(dir);
+  ck_assert_msg(rescue_store_create(db, NULL, 0, &err) == 0, "create: %s", err.msg);
+  return db;
+}
+
+int tu_run_suite(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  int failed;
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

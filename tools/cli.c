@@ -1,0 +1,210 @@
+/*
+** cli.c: message prefixes, usage, option parsing and progress for the rescue CLI.
+*/
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *cli_name = "";
+
+static void vmessage(const char *kind, const char *fmt, va_list ap) {
+  fflush(stdout);
+  fprintf(stderr, "rescue: %s: %s", cli_name, kind);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vmessage("", fmt, ap);
+  va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vmessage("warning: ", fmt, ap);
+  va_end(ap);
+}
+
+int cli_fail(const rescue_error *err) {
+  cli_error("%s", err->msg[0] ? err->msg : rescue_strerror(err->code));
+  return 1;
+}
+
+int cli_usage_error(const char *usage, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vmessage("", fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n%s", usage);
+  return 2;
+}
+
+int cli_help(const char *usage) {
+  fputs(usage, stdout);
+  return cli_finish(0);
+}
+
+int cli_finish(int rc) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "rescue: %s: cannot write to standard output: %s\n", cli_name,
+            strerror(errno));
+    return 1;
+  }
+  return rc;
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *usage) {
+  int c;
+  opterr = 0;
+  c = getopt_long(argc, argv, shortopts, longopts, NULL);
+  if (c == '?' || c == ':') {
+    const char *bad = argv[optind - 1];
+    if (optopt && optopt < 256 && strchr(shortopts, optopt) && c == '?' && bad &&
+        bad[0] == '-' && bad[1] != '-')
+      cli_usage_error(usage, "option '-%c' needs a value", optopt);
+    else if (bad && strncmp(bad, "--", 2) == 0 && optopt)
+      cli_usage_error(usage, "option '%s' needs a value", bad);
+    else if (bad && strncmp(bad, "--", 2) == 0)
+      cli_usage_error(usage, "unknown option '%s'", bad);
+    else
+      cli_usage_error(usage, "unknown option '-%c'", optopt ? optopt : '?');
+    return '?';
+  }
+  return c;
+}
+
+char **cli_split_list(const char *s, int *n) {
+  char **v;
+  const char *p = s;
+  int cap = 1, i = 0;
+  for (p = s; *p; p++)
+    cap += *p == ',';
+  v = calloc((size_t)cap + 1, sizeof *v);
+  if (!v)
+    return NULL;
+  p = s;
+  for (;;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len) {
+      v[i] = strndup(p, len);
+      if (!v[i]) {
+        cli_free_list(v);
+        return NULL;
+      }
+      i++;
+    }
+    if (!e)
+      break;
+    p = e + 1;
+  }
+  *n = i;
+  return v;
+}
+
+void cli_free_list(char **list) {
+  char **p;
+  for (p = list; p && *p; p++)
+    free(*p);
+  free(list);
+}
+
+int cli_parse_double(const char *opt, const char *s, double *out, const char *usage) {
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  if (!*s || *end || errno || !isfinite(*out)) {
+    cli_usage_error(usage, "%s expects a number, not '%s'", opt, s);
+    return -1;
+  }
+  return 0;
+}
+
+int cli_parse_long(const char *opt, const char *s, long *out, const char *usage) {
+  char *end;
+  errno = 0;
+  *out = strtol(s, &end, 10);
+  if (!*s || *end || errno) {
+    cli_usage_error(usage, "%s expects a whole number, not '%s'", opt, s);
+    return -1;
+  }
+  return 0;
+}
+
+int cli_open_store(const char *path, int flags, rescue_store **st) {
+  rescue_error err = {0, ""};
+  if (rescue_store_open(st, path, flags, &err))
+    return cli_fail(&err);
+  return 0;
+}
+
+/* ---- progress ---- */
+
+struct cli_progress {
+  const char *title;
+  struct timespec start;
+  int shown;
+  int tty;
+  int last_pct;
+};
+
+static double since(const struct timespec *t0) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+cli_progress *cli_progress_start(const char *title) {
+  cli_progress *p = calloc(1, sizeof *p);
+  if (!p)
+    return NULL;
+  p->title = title;
+  p->tty = isatty(STDERR_FILENO);
+  p->last_pct = -1;
+  clock_gettime(CLOCK_MONOTONIC, &p->start);
+  return p;
+}
+
+void cli_progress_update(void *arg, uint64_t done, uint64_t total) {
+  cli_progress *p = arg;
+  int pct, i, width = 30, fill;
+  if (!p || !p->tty || !total)
+    return;
+  if (!p->shown && since(&p->start) < 1.0)
+    return;
+  pct = (int)(done * 100 / total);
+  if (pct > 100)
+    pct = 100;
+  if (p->shown && pct == p->last_pct)
+    return;
+  p->shown = 1;
+  p->last_pct = pct;
+  fill = pct * width / 100;
+  fprintf(stderr, "\r%s [", p->title);
+  for (i = 0; i < width; i++)
+    fputc(i < fill ? '#' : ' ', stderr);
+  fprintf(stderr, "] %3d%%", pct);
+  fflush(stderr);
+}
+
+void cli_progress_done(cli_progress **pp) {
+  cli_progress *p = pp ? *pp : NULL;
+  if (!p)
+    return;
+  if (p->shown)
+    fprintf(stderr, "\r\033[K");
+  free(p);
+  *pp = NULL;
+}

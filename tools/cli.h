@@ -1,0 +1,71 @@
+/*
+** cli.h: what every `rescue` subcommand shares: messages, usage, option helpers,
+** progress bars. The CLI is a client of the library's public headers only.
+*/
+#ifndef RESCUE_CLI_H
+#define RESCUE_CLI_H
+
+#include <stdint.h>
+
+#include "rescue.h"
+
+/* A subcommand: `name` may be two words ("media add"). Returns the exit status. */
+typedef struct cli_command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} cli_command;
+
+/* The subcommand being run, for message prefixes ("import", "media add"). */
+extern const char *cli_name;
+
+/* "rescue: <cmd>: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A warning: "rescue: <cmd>: warning: <message>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the error's message and return 1. */
+int cli_fail(const rescue_error *err);
+/* A usage error: message, then the usage text, on stderr; returns 2. */
+int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* -h: usage on stdout; returns 0. */
+int cli_help(const char *usage);
+/* Flush stdout and turn a write error into exit 1; returns rc otherwise. */
+int cli_finish(int rc);
+
+/*
+** Parse options with getopt_long. Returns the option character, -1 at the end, or
+** '?' after printing a usage error (the caller returns 2). Long options only are fine:
+** give each a distinct value.
+*/
+struct option;
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *usage);
+
+/* Split "a,b,c" into a NULL-terminated array (free with cli_free_list); NULL on error. */
+char **cli_split_list(const char *s, int *n);
+void cli_free_list(char **list);
+
+/* Parse a number option; prints a usage error and returns -1 when it is not one. */
+int cli_parse_double(const char *opt, const char *s, double *out, const char *usage);
+int cli_parse_long(const char *opt, const char *s, long *out, const char *usage);
+
+/* Open a corpus, printing the error (with the 'rescue init' hint) on failure. */
+int cli_open_store(const char *path, int flags, rescue_store **st);
+
+/*
+** A progress bar on stderr, shown only when stderr is a terminal and the work has run
+** for more than a second; cleared when done.
+*/
+typedef struct cli_progress cli_progress;
+cli_progress *cli_progress_start(const char *title);
+void cli_progress_update(void *progress, uint64_t done, uint64_t total);
+void cli_progress_done(cli_progress **p);
+
+/* Subcommands. */
+int cmd_init(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+#endif

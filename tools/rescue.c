@@ -1,0 +1,79 @@
+/*
+** rescue.c: the `rescue` command line: one table of subcommands, git style.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Every subcommand, in the order `rescue --help` lists them. */
+static const cli_command commands[] = {
+    {"init", cmd_init, "create an empty corpus"},
+    {"import", cmd_import, "read samples (JSONL, JSON, data-root) into a corpus"},
+    {"export", cmd_export, "write samples or datasets out of a corpus"},
+    {"stats", cmd_stats, "corpus statistics (the paper's Table 3)"},
+    {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
+};
+
+static const char usage_main[] =
+    "usage: rescue <command> [<args>]\n"
+    "       rescue --help | --version\n"
+    "\n"
+    "Build, review, measure and export annotated corpora of couple- and family-therapy\n"
+    "conversations in the RESCUE-BENCH format.\n"
+    "\n"
+    "commands:\n";
+
+static void print_usage(FILE *f) {
+  size_t i;
+  fputs(usage_main, f);
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "   %-14s %s\n", commands[i].name, commands[i].summary);
+  fputs("\n'rescue <command> -h' describes one command.\n", f);
+}
+
+int main(int argc, char **argv) {
+  size_t i;
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    print_usage(stdout);
+    return cli_finish(0);
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("rescue %s\n", RESCUE_VERSION_STRING);
+    return cli_finish(0);
+  }
+  /* two-word commands ("media add") match first */
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    const char *name = commands[i].name, *sp = strchr(name, ' ');
+    if (sp) {
+      size_t n = (size_t)(sp - name);
+      if (argc >= 3 && strncmp(argv[1], name, n) == 0 && argv[1][n] == 0 &&
+          strcmp(argv[2], sp + 1) == 0) {
+        cli_name = name;
+        return commands[i].run(argc - 2, argv + 2);
+      }
+    } else if (strcmp(argv[1], name) == 0) {
+      cli_name = name;
+      return commands[i].run(argc - 1, argv + 1);
+    }
+  }
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    const char *name = commands[i].name, *sp = strchr(name, ' ');
+    if (sp && strncmp(argv[1], name, (size_t)(sp - name)) == 0 && argv[1][sp - name] == 0) {
+      fprintf(stderr, "rescue: %s: expected a subcommand:", argv[1]);
+      for (; i < sizeof commands / sizeof commands[0]; i++)
+        if (strncmp(commands[i].name, argv[1], strlen(argv[1])) == 0 &&
+            commands[i].name[strlen(argv[1])] == ' ')
+          fprintf(stderr, " '%s'", commands[i].name);
+      fputc('\n', stderr);
+      return 2;
+    }
+  }
+  fprintf(stderr, "rescue: '%s' is not a rescue command; see 'rescue --help'\n", argv[1]);
+  return 2;
+}
