@@ -1,0 +1,347 @@
+/*
+** check_json.c: the strict JSON reader, the Python-style writer, Python float repr,
+** cleaning, and a differential run against jansson on mutated inputs.
+*/
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* Parse text and write it back in Python style; returns the output (static) or NULL. */
+static const char *roundtrip(const char *text) {
+  static rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror e;
+  const rescue_jnode *r = rescue_jparse(d, text, strlen(text), &e);
+  rescue_buf_reset(&b);
+  if (r)
+    rescue_jwrite(&b, r);
+  rescue_jdoc_free(&d);
+  return r ? (b.s ? b.s : "") : NULL;
+}
+
+/* The parse error message for text (static), or NULL when it parses. */
+static const char *parse_error(const char *text, size_t len, size_t *offset) {
+  static rescue_jerror e;
+  rescue_jdoc *d = rescue_jdoc_new();
+  const rescue_jnode *r = rescue_jparse(d, text, len, &e);
+  rescue_jdoc_free(&d);
+  if (offset)
+    *offset = e.offset;
+  return r ? NULL : e.msg;
+}
+
+START_TEST(test_python_style) {
+  ck_assert_str_eq(roundtrip("{\"a\":1,\"b\":[1,2.50,{}],\"c\":{\"d\":null}}"),
+                   "{\"a\": 1, \"b\": [1, 2.50, {}], \"c\": {\"d\": null}}");
+  ck_assert_str_eq(roundtrip("[ true , false ]"), "[true, false]");
+  /* escapes: \u00e9 written raw, control characters as \u00XX, slash unescaped */
+  ck_assert_str_eq(roundtrip("[\"\\u00e9\\/\\b\\f\\n\\r\\t\\u0001\\u001f\\\"\\\\\"]"),
+                   "[\"\xc3\xa9/\\b\\f\\n\\r\\t\\u0001\\u001f\\\"\\\\\"]");
+  /* surrogate pair to a 4-byte character */
+  ck_assert_str_eq(roundtrip("[\"\\ud83d\\ude00\"]"), "[\"\xf0\x9f\x98\x80\"]");
+  /* DEL and U+2028 stay raw, like Python with ensure_ascii=False */
+  ck_assert_str_eq(roundtrip("[\"\x7f\xe2\x80\xa8\"]"), "[\"\x7f\xe2\x80\xa8\"]");
+  /* duplicate keys and their order survive */
+  ck_assert_str_eq(roundtrip("{\"k\":1,\"k\":2}"), "{\"k\": 1, \"k\": 2}");
+  /* number tokens are kept as spelled */
+  ck_assert_str_eq(roundtrip("[0.0,9.540000000000001,1E5,-0,1e-7]"),
+                   "[0.0, 9.540000000000001, 1E5, -0, 1e-7]");
+}
+END_TEST
+
+START_TEST(test_refusals) {
+  static const struct {
+    const char *text;
+    const char *msg;
+  } bad[] = {
+      {"", "expected"},
+      {"   ", "expected"},
+      {"1", "'[' or '{' expected"},
+      {"\"s\"", "'[' or '{' expected"},
+      {"[1,]", "invalid token"},
+      {"[01]", "invalid token"},
+      {"[1.]", "invalid token"},
+      {"[.5]", "invalid token"},
+      {"[1e]", "invalid token"},
+      {"[-]", "invalid token"},
+      {"[NaN]", "invalid token"},
+      {"[Infinity]", "invalid token"},
+      {"[1] x", "end of file expected"},
+      {"{\"a\" 1}", "':' expected"},
+      {"{\"a\":1,}", "string or '}' expected"},
+      {"{1:2}", "string or '}' expected"},
+      {"[\"a", "premature end"},
+      {"[\"a\\x\"]", "invalid escape"},
+      {"[\"\\u12\"]", "invalid escape"},
+      {"[\"\\u0000\"]", "\\u0000"},
+      {"[\"\\ud800\"]", "invalid Unicode"},
+      {"[\"\\udc00\"]", "invalid Unicode"},
+      {"[\"\\ud800\\u0041\"]", "invalid Unicode"},
+      {"[\"a\tb\"]", "control character"},
+      {"[9223372036854775808]", "too big integer"},
+      {"[-9223372036854775809]", "too big negative integer"},
+      {"[1e400]", "real number overflow"},
+      {"[tru]", "invalid token"},
+      {"{\"a\":1", "premature end"},
+      {"[1", "premature end"},
+  };
+  size_t i;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *m = parse_error(bad[i].text, strlen(bad[i].text), NULL);
+    ck_assert_msg(m != NULL, "accepted %s", bad[i].text);
+    ck_assert_msg(strstr(m, bad[i].msg) != NULL, "%s: got '%s', want '%s'", bad[i].text, m,
+                  bad[i].msg);
+  }
+  /* accepted edge cases */
+  ck_assert_ptr_null(parse_error("[9223372036854775807,-9223372036854775808,1e-400]", 49, NULL));
+  ck_assert_ptr_null(parse_error(" \t\r\n{}\n", 7, NULL));
+}
+END_TEST
+
+START_TEST(test_utf8) {
+  static const char *bad[] = {
+      "[\"\xff\"]",             /* not UTF-8 at all */
+      "[\"\xc0\xaf\"]",         /* overlong '/' */
+      "[\"\xe0\x80\xaf\"]",     /* overlong */
+      "[\"\xed\xa0\x80\"]",     /* UTF-8 encoded surrogate */
+      "[\"\xf4\x90\x80\x80\"]", /* above U+10FFFF */
+      "[\"\xe2\x82\"]",         /* truncated sequence */
+      "[\"\x80\"]",             /* lone continuation byte */
+      "[\xc3\xa9]",             /* non-ASCII outside a string */
+  };
+  size_t i, off;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *m = parse_error(bad[i], strlen(bad[i]), &off);
+    ck_assert_msg(m != NULL, "accepted case %zu", i);
+    ck_assert_msg(strstr(m, "UTF-8") || strstr(m, "invalid token"), "case %zu: %s", i, m);
+  }
+  { const char *ok = "[\"\xf0\x9f\x98\x80 \xe4\xb8\xad\"]"; ck_assert_ptr_null(parse_error(ok, strlen(ok), NULL)); }
+  /* an embedded NUL byte is a control character in a string */
+  ck_assert_ptr_nonnull(parse_error("[\"a\0b\"]", 7, NULL));
+}
+END_TEST
+
+START_TEST(test_depth) {
+  char *deep = malloc(5000);
+  int i;
+  for (i = 0; i < 2048; i++)
+    deep[i] = '[';
+  for (i = 0; i < 2048; i++)
+    deep[2048 + i] = ']';
+  ck_assert_ptr_null(parse_error(deep, 4096, NULL));
+  memset(deep, '[', 2049);
+  memset(deep + 2049, ']', 2049);
+  ck_assert_ptr_nonnull(strstr(parse_error(deep, 4098, NULL), "depth"));
+  free(deep);
+}
+END_TEST
+
+START_TEST(test_position) {
+  const char *t = "{\n  \"a\": \xc3\xa9x\n}";
+  long line, col;
+  size_t off;
+  ck_assert_ptr_nonnull(parse_error(t, strlen(t), &off));
+  rescue_jposition(t, strlen(t), off, &line, &col);
+  ck_assert_int_eq(line, 2);
+  ck_assert_int_eq(col, 8);
+}
+END_TEST
+
+START_TEST(test_float_repr) {
+  static const struct {
+    double d;
+    const char *s;
+  } cases[] = {
+      {0.0, "0.0"}, {-0.0, "-0.0"}, {1.0, "1.0"}, {5.0, "5.0"}, {0.1, "0.1"},
+      {9.540000000000001, "9.540000000000001"}, {1.1699999999999982, "1.1699999999999982"},
+      {88.11, "88.11"}, {1e16, "1e+16"}, {1e15, "1000000000000000.0"},
+      {123456789012345678.0, "1.2345678901234568e+17"}, {0.0001, "0.0001"}, {0.00001, "1e-05"},
+      {-2.5e-7, "-2.5e-07"}, {1e22, "1e+22"}, {1.7976931348623157e308, "1.7976931348623157e+308"},
+      {5e-324, "5e-324"}, {2.2250738585072014e-308, "2.2250738585072014e-308"},
+      {1.0 / 3.0, "0.3333333333333333"}, {2.0 / 3.0, "0.6666666666666666"},
+      {100.0, "100.0"}, {123.456, "123.456"}, {9007199254740993.0, "9007199254740992.0"},
+  };
+  size_t i;
+  char buf[32];
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    rescue_format_double(cases[i].d, buf);
+    ck_assert_msg(strcmp(buf, cases[i].s) == 0, "%.17g: got %s, want %s", cases[i].d, buf,
+                  cases[i].s);
+  }
+  rescue_format_double(NAN, buf);
+  ck_assert_str_eq(buf, "NaN");
+  rescue_format_double(-INFINITY, buf);
+  ck_assert_str_eq(buf, "-Infinity");
+}
+END_TEST
+
+/* Every double we format must read back to itself, and no shorter digit string may. */
+START_TEST(test_float_shortest_random) {
+  unsigned long long x = 88172645463325252ULL;
+  int i;
+  for (i = 0; i < 200000; i++) {
+    double d, back;
+    char buf[32];
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    memcpy(&d, &x, sizeof d);
+    if (!isfinite(d))
+      continue;
+    if (i & 1)
+      d = (double)(x % 100000) / 100.0; /* typical times like 17.3 */
+    rescue_format_double(d, buf);
+    back = strtod(buf, NULL);
+    ck_assert_msg(back == d, "%s does not read back as %.17g", buf, d);
+  }
+}
+END_TEST
+
+START_TEST(test_clean_and_strip) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jdoc *d = rescue_jdoc_new();
+  const char *text =
+      "[\" \\u00a0Therapist\\u3000\", null, \"\", false, 0, 0.0, [], {}, true, 1.50, -0, 7,"
+      " \"\\u200bx\\ufeff\", [\"a\", 1]]";
+  const rescue_jnode *r = rescue_jparse(d, text, strlen(text), NULL), *c;
+  const char *want[] = {"Therapist", "", "", "", "", "", "", "", "True", "1.5", "",
+                        "7", "\xe2\x80\x8bx\xef\xbb\xbf", "['a', 1]"};
+  int i = 0;
+  ck_assert_ptr_nonnull(r);
+  for (c = r->child; c; c = c->next, i++) {
+    rescue_buf_reset(&b);
+    rescue_jclean(&b, c);
+    ck_assert_msg(strcmp(b.s ? b.s : "", want[i]) == 0, "item %d: got '%s'", i, b.s);
+  }
+  rescue_buf_free(&b);
+  rescue_jdoc_free(&d);
+}
+END_TEST
+
+START_TEST(test_writer) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "a");
+  rescue_jw_arr(&w);
+  rescue_jw_int(&w, 1);
+  rescue_jw_double(&w, 2.0);
+  rescue_jw_str(&w, "x\"y");
+  rescue_jw_arr(&w);
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "b");
+  rescue_jw_obj(&w);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "c");
+  rescue_jw_null(&w);
+  rescue_jw_end(&w);
+  ck_assert_str_eq(b.s, "{\"a\": [1, 2.0, \"x\\\"y\", []], \"b\": {}, \"c\": null}");
+  rescue_buf_free(&b);
+}
+END_TEST
+
+/*
+** Differential check against jansson: random mutations of a real-looking document must
+** be accepted by both or refused by both (json_loadb with flags 0).
+*/
+START_TEST(test_differential_jansson) {
+  static const char seed[] =
+      "{\"sample_id\": \"a/b\", \"rows\": [{\"start_time\": 0.0, \"end_time\": 6.08, "
+      "\"target\": [\"Therapist\"], \"x\": \"caf\xc3\xa9 \\u00e9\\n\", \"n\": null, "
+      "\"t\": true, \"f\": false, \"i\": -12, \"e\": 1.5e-3, \"o\": {}}]}";
+  static const char alphabet[] = "{}[]\",:\\u0123456789.eE+-tfn \t\n\xc3\xa9\xff\x80\xed";
+  unsigned long long x = 1234567;
+  rescue_jdoc *d = rescue_jdoc_new();
+  char buf[512];
+  int i, agree = 0;
+  for (i = 0; i < 300000; i++) {
+    size_t len = sizeof seed - 1, k, nmut;
+    json_error_t je;
+    json_t *j;
+    int ours, theirs;
+    memcpy(buf, seed, len);
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    nmut = 1 + (x >> 60) % 4;
+    for (k = 0; k < nmut; k++) {
+      size_t pos;
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      pos = (size_t)((x >> 33) % len);
+      switch ((x >> 20) % 3) {
+      case 0: /* replace */
+        buf[pos] = alphabet[(x >> 8) % (sizeof alphabet - 1)];
+        break;
+      case 1: /* delete */
+        memmove(buf + pos, buf + pos + 1, len - pos - 1);
+        len--;
+        break;
+      default: /* insert */
+        if (len < sizeof buf - 1) {
+          memmove(buf + pos + 1, buf + pos, len - pos);
+          buf[pos] = alphabet[(x >> 8) % (sizeof alphabet - 1)];
+          len++;
+        }
+      }
+    }
+    ours = rescue_jparse(d, buf, len, NULL) != NULL;
+    j = json_loadb(buf, len, 0, &je);
+    theirs = j != NULL;
+    json_decref(j);
+    ck_assert_msg(ours == theirs, "disagree (ours %d, jansson %d) on: %.*s", ours, theirs,
+                  (int)len, buf);
+    agree += ours;
+  }
+  rescue_jdoc_free(&d);
+  ck_assert_int_gt(agree, 1000); /* the run exercised accepted inputs too */
+}
+END_TEST
+
+/* Every allocation failure point of a parse is reported as out of memory, without leaks. */
+START_TEST(test_alloc_failures) {
+  const char *text = "{\"a\": [1, 2, \"three\", {\"b\": null}], \"c\": \"\\u00e9\"}";
+  unsigned long n;
+  for (n = 1; n < 50; n++) {
+    rescue_jdoc *d;
+    rescue_jerror e;
+    const rescue_jnode *r;
+    rescue_alloc_fail_at(n);
+    d = rescue_jdoc_new();
+    if (!d) {
+      rescue_alloc_fail_at(0);
+      continue;
+    }
+    r = rescue_jparse(d, text, strlen(text), &e);
+    rescue_alloc_fail_at(0);
+    if (!r)
+      ck_assert_str_eq(e.msg, "out of memory");
+    rescue_jdoc_free(&d);
+    if (r)
+      break;
+  }
+  ck_assert_msg(n < 50, "parse never succeeded");
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("json");
+  TCase *tc = tcase_create("json");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_python_style);
+  tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_utf8);
+  tcase_add_test(tc, test_depth);
+  tcase_add_test(tc, test_position);
+  tcase_add_test(tc, test_float_repr);
+  tcase_add_test(tc, test_float_shortest_random);
+  tcase_add_test(tc, test_clean_and_strip);
+  tcase_add_test(tc, test_writer);
+  tcase_add_test(tc, test_differential_jansson);
+  tcase_add_test(tc, test_alloc_failures);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
