@@ -12,6 +12,7 @@
 #include "rescue_json.h"
 #include "rescue_output.h"
 #include "rescue_scheme.h"
+#include "rescue_score.h"
 #include "rescue_sha256.h"
 #include "rescue_split.h"
 #include "rescue_stats.h"

@@ -66,6 +66,11 @@ int cmd_init(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_split(int argc, char **argv);
+int cmd_score(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+
+/* Demo steps of the modules (each prints where its results are). */
+int demo_tasks(const char *dir, rescue_store *st);
 
 #endif

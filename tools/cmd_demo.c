@@ -144,6 +144,10 @@ int cmd_demo(int argc, char **argv) {
   }
   rescue_stats_table3_text(&t3, &text);
   printf("4. corpus statistics (rescue stats %s):\n\n%s\n", db, text.s ? text.s : "");
+  printf("5. splits and the six task datasets\n");
+  if (demo_tasks(dir, st))
+    goto end;
+  printf("\n");
   printf("Try next:\n  rescue stats %s --json\n  rescue export %s --format samples --out "
          "my.jsonl\n",
          db, db);

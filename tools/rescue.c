@@ -12,6 +12,8 @@ static const cli_command commands[] = {
     {"import", cmd_import, "read samples (JSONL, JSON, data-root) into a corpus"},
     {"export", cmd_export, "write samples or datasets out of a corpus"},
     {"stats", cmd_stats, "corpus statistics (the paper's Table 3)"},
+    {"split", cmd_split, "assign groups to train/validation/test splits"},
+    {"score", cmd_score, "score model predictions against an exported task file"},
     {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
 };
 
