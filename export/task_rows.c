@@ -539,15 +539,18 @@ int tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample *s,
   rescue_sample_participants_json(t->sc, s, &t->participants);
   build_vp_participants(t);
 
-  if (clip_root) {
+  if (t->rows_only) {
+    rescue_buf_reset(&t->recs);
+  } else if (clip_root) {
     root_len = strlen(clip_root);
     while (root_len > 0 && clip_root[root_len - 1] == '/')
       root_len--;
   } else if ((rc = load_clips(t, st))) {
     return rc == RESCUE_ENOMEM ? rescue_seterr(err, rc, NULL) : rc;
   }
-  rescue_buf_reset(&t->recs);
-  for (i = 0; i < t->n; i++) {
+  if (!t->rows_only)
+    rescue_buf_reset(&t->recs);
+  for (i = 0; i < t->n && !t->rows_only; i++) {
     const char *path = NULL;
     size_t len = 0;
     if (clip_root) {

@@ -74,6 +74,8 @@ typedef struct tk_sample {
   int *ints;                      /* scratch integers (tk_ints) */
   size_t cap_ints;
   rescue_jdoc *doc;
+  int rows_only;                  /* prepare parses rows and derives facts, but builds no
+                                     row records (for statistics) */
 } tk_sample;
 
 /* Options a builder reads. */
