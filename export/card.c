@@ -283,7 +283,7 @@ static void splits_section(const tk_summary *s, rescue_buf *b) {
   rescue_buf_putc(b, '\n');
 }
 
-void tk_card(const tk_summary *s, rescue_buf *b) {
+void rescue_tk_card(const tk_summary *s, rescue_buf *b) {
   yaml_header(s, b);
   rescue_buf_puts(b, "# RESCUE-BENCH task datasets\n\n");
   rescue_buf_puts(b, "The task datasets of RESCUE-BENCH (relation-aware multi-party emotional "
@@ -343,7 +343,7 @@ static int sorted_files(const tk_summary *s, const tk_file **v) {
   return n;
 }
 
-void tk_manifest(const tk_summary *s, rescue_buf *b) {
+void rescue_tk_manifest(const tk_summary *s, rescue_buf *b) {
   const rescue_tasks_opts *o = s->o;
   const tk_file *files[RESCUE_TASK_COUNT * RESCUE_SPLIT_COUNT + RESCUE_SPLIT_COUNT + 1];
   rescue_jw w;

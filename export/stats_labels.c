@@ -99,12 +99,12 @@ static int count_sample(rescue_label_stats *s, tk_sample *t) {
     has_pattern |= t->s->rows[i].relation_pattern != NULL;
   for (i = 0; i < t->n && rc == 0; i++) {
     const rescue_row *sr = &t->s->rows[i];
-    const rescue_jnode *items = tk_get(t, i, "support_strategy"), *c;
+    const rescue_jnode *items = rescue_tk_get(t, i, "support_strategy"), *c;
     const char *relation = has_pattern ? sr->relation_pattern
                                        : (t->rows[i].therapist ? sr->relation_cycle_state : NULL);
     if (items && items->type == RESCUE_JARRAY)
       for (c = items->child; c && rc == 0; c = c->next)
-        if (c->type == RESCUE_JOBJECT && tk_clean(&t->tmp, rescue_jget(c, "strategy_type")))
+        if (c->type == RESCUE_JOBJECT && rescue_tk_clean(&t->tmp, rescue_jget(c, "strategy_type")))
           rc = dist_add(&s->dist[fam][RESCUE_DIST_SUPPORT_STRATEGY], t->tmp.s, t->tmp.len);
     if (rc == 0 && relation && relation[0]) {
       int k = rel ? rescue_labelset_find(rel, relation) : -1;
@@ -120,14 +120,14 @@ static int count_sample(rescue_label_stats *s, tk_sample *t) {
     if (rc == 0 && sr->utterance_type && sr->utterance_type[0])
       rc = dist_add(&s->dist[fam][RESCUE_DIST_UTTERANCE_TYPE], sr->utterance_type,
                     strlen(sr->utterance_type));
-    items = tk_get(t, i, "internal_emotion");
+    items = rescue_tk_get(t, i, "internal_emotion");
     if (items && items->type == RESCUE_JARRAY)
       for (c = items->child; c && rc == 0; c = c->next) {
         const rescue_jnode *v = c->type == RESCUE_JOBJECT ? rescue_jget(c, "intensity") : NULL;
         long x;
         if (!v || v->type == RESCUE_JNULL)
           continue;
-        if (tk_intensity(v, &x))
+        if (rescue_tk_intensity(v, &x))
           rc = dist_add(&s->dist[fam][RESCUE_DIST_INTENSITY], intensity_labels[x],
                         strlen(intensity_labels[x]));
         else
@@ -144,7 +144,7 @@ int rescue_stats_labels(rescue_store *st, const rescue_view *view, rescue_label_
   tk_sample t;
   int rc;
   *out = NULL;
-  tk_sample_init(&t, rescue_store_scheme(st));
+  rescue_tk_sample_init(&t, rescue_store_scheme(st));
   t.rows_only = 1;
   if (!s || seed(s, rescue_store_scheme(st))) {
     rescue_stats_labels_free(&s);
@@ -155,7 +155,7 @@ int rescue_stats_labels(rescue_store *st, const rescue_view *view, rescue_label_
   while ((rc = rescue_sample_iter_next(it, &smp)) == 1) {
     if (strcmp(smp->status, "discarded") == 0 || !smp->complete)
       continue;
-    if ((rc = tk_sample_prepare(&t, st, smp, NULL, rescue_store_err(st))))
+    if ((rc = rescue_tk_sample_prepare(&t, st, smp, NULL, rescue_store_err(st))))
       break;
     if ((rc = count_sample(s, &t))) {
       rc = rescue_seterr(rescue_store_err(st), rc, NULL);
@@ -164,7 +164,7 @@ int rescue_stats_labels(rescue_store *st, const rescue_view *view, rescue_label_
   }
 end:
   rescue_sample_iter_free(&it);
-  tk_sample_free(&t);
+  rescue_tk_sample_free(&t);
   if (rc < 0) {
     rescue_stats_labels_free(&s);
     return rc;

@@ -9,7 +9,7 @@
 
 /* Reduce list[0..n) to at most m items with the ITP picker, in place; returns the count. */
 static int reduce(int *list, int n, int m, int *pick) {
-  int k = tk_pick(n, m, 1, pick), j;
+  int k = rescue_tk_pick(n, m, 1, pick), j;
   for (j = 0; j < k; j++)
     list[j] = list[pick[j]]; /* pick[] ascends, pick[j] >= j: safe in place */
   return k;
@@ -19,14 +19,14 @@ static int reduce(int *list, int n, int m, int *pick) {
 static int write_itp(tk_sample *t, tk_sink *k, int ce, int yes) {
   rescue_jw w;
   int i = ce - 1;
-  tk_begin(k, &w);
-  tk_put_head(&w, t, RESCUE_TASK_ITP, "after_row", ce);
+  rescue_tk_begin(k, &w);
+  rescue_tk_put_head(&w, t, RESCUE_TASK_ITP, "after_row", ce);
   rescue_jw_key(&w, "context_end_row_index");
   rescue_jw_int(&w, ce);
-  tk_put_value(&w, t, i, TK_TIMESTAMP, "timestamp");
-  tk_put_value(&w, t, i, TK_SPEAKER, "speaker");
-  tk_put_value(&w, t, i, TK_DIALOGUE, "dialogue");
-  tk_put_prior(&w, t, ce);
+  rescue_tk_put_value(&w, t, i, TK_TIMESTAMP, "timestamp");
+  rescue_tk_put_value(&w, t, i, TK_SPEAKER, "speaker");
+  rescue_tk_put_value(&w, t, i, TK_DIALOGUE, "dialogue");
+  rescue_tk_put_prior(&w, t, ce);
   rescue_jw_key(&w, "gold_should_speak");
   rescue_jw_str(&w, yes ? "yes" : "no");
   rescue_jw_key(&w, "gold_candidate_type");
@@ -40,8 +40,8 @@ static int write_itp(tk_sample *t, tk_sink *k, int ce, int yes) {
                           : "non_therapist_exchange");
   rescue_jw_key(&w, "gold_next_row_index");
   rescue_jw_int(&w, ce + 1);
-  tk_put_tail(&w, t);
-  return tk_end(k, &w, RESCUE_TASK_ITP, yes);
+  rescue_tk_put_tail(&w, t);
+  return rescue_tk_end(k, &w, RESCUE_TASK_ITP, yes);
 }
 
 /*
@@ -50,9 +50,9 @@ static int write_itp(tk_sample *t, tk_sink *k, int ce, int yes) {
 ** cap, then both classes cut to the smaller one's size; a sample with no positive or
 ** no negative contributes nothing. Records go out in decision-row order.
 */
-int tk_build_itp(tk_sample *t, const tk_opts *o, tk_sink *k) {
+int rescue_tk_build_itp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   int n = t->n, np = 0, nn = 0, b, r, ip = 0, in = 0, rc = 0;
-  int *mem = tk_ints(t, (size_t)(3 * (n + 1))), *pos, *neg, *pick;
+  int *mem = rescue_tk_ints(t, (size_t)(3 * (n + 1))), *pos, *neg, *pick;
   if (!mem)
     return rescue_seterr(k->err, RESCUE_ENOMEM, NULL);
   pos = mem;

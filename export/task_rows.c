@@ -13,7 +13,7 @@
 
 /* ---- small helpers ---- */
 
-size_t tk_clean(rescue_buf *b, const rescue_jnode *n) {
+size_t rescue_tk_clean(rescue_buf *b, const rescue_jnode *n) {
   rescue_buf_reset(b);
   rescue_jclean(b, n);
   if (!b->s)
@@ -21,11 +21,11 @@ size_t tk_clean(rescue_buf *b, const rescue_jnode *n) {
   return b->len;
 }
 
-const rescue_jnode *tk_get(const tk_sample *t, int i, const char *key) {
+const rescue_jnode *rescue_tk_get(const tk_sample *t, int i, const char *key) {
   return rescue_jget(t->rows[i].obj, key);
 }
 
-int tk_in_set(const rescue_labelset *ls, const char *label) {
+int rescue_tk_in_set(const rescue_labelset *ls, const char *label) {
   return ls && label && rescue_labelset_find(ls, label) >= 0;
 }
 
@@ -51,7 +51,7 @@ static int parse_number_text(const char *s, size_t len, double *out) {
   return *end == 0 && end != buf;
 }
 
-int tk_intensity(const rescue_jnode *n, long *out) {
+int rescue_tk_intensity(const rescue_jnode *n, long *out) {
   double v = 0, r;
   if (!n)
     return 0;
@@ -77,7 +77,7 @@ int tk_intensity(const rescue_jnode *n, long *out) {
   return 1;
 }
 
-long tk_word_count(const char *s, size_t len) {
+long rescue_tk_word_count(const char *s, size_t len) {
   long n = 0;
   int in = 0;
   size_t i;
@@ -98,7 +98,7 @@ long tk_word_count(const char *s, size_t len) {
 ** (tasks.md §9.2). With n > m the positions are distinct, so the scripts' dedupe and
 ** top-up steps never fire; they are kept for m > n only in name (n <= m returns all).
 */
-int tk_pick(int n, int m, int itp, int *pick) {
+int rescue_tk_pick(int n, int m, int itp, int *pick) {
   int rank, k = 0;
   if (m <= 0 || n <= m) {
     for (k = 0; k < n; k++)
@@ -126,7 +126,7 @@ int tk_pick(int n, int m, int itp, int *pick) {
   return k;
 }
 
-int *tk_ints(tk_sample *t, size_t n) {
+int *rescue_tk_ints(tk_sample *t, size_t n) {
   if (n > t->cap_ints) {
     size_t cap = n + 64;
     int *p = rescue_realloc(t->ints, cap * sizeof *p);
@@ -138,7 +138,7 @@ int *tk_ints(tk_sample *t, size_t n) {
   return t->ints;
 }
 
-void tk_labels_json(rescue_buf *b, const rescue_labelset *ls) {
+void rescue_tk_labels_json(rescue_buf *b, const rescue_labelset *ls) {
   rescue_jw w;
   int i;
   rescue_buf_reset(b);
@@ -151,18 +151,18 @@ void tk_labels_json(rescue_buf *b, const rescue_labelset *ls) {
 
 /* ---- record framing ---- */
 
-void tk_instance_id(rescue_buf *b, const tk_sample *t, const char *suffix, int row) {
+void rescue_tk_instance_id(rescue_buf *b, const tk_sample *t, const char *suffix, int row) {
   rescue_buf_reset(b);
   rescue_buf_printf(b, "%s__%s%d", t->s->sample_id, suffix, row);
 }
 
-void tk_begin(tk_sink *k, rescue_jw *w) {
+void rescue_tk_begin(tk_sink *k, rescue_jw *w) {
   rescue_buf_reset(&k->line);
   rescue_jw_init(w, &k->line);
   rescue_jw_obj(w);
 }
 
-int tk_end(tk_sink *k, rescue_jw *w, rescue_task task, int gold_yes) {
+int rescue_tk_end(tk_sink *k, rescue_jw *w, rescue_task task, int gold_yes) {
   rescue_jw_end(w);
   rescue_buf_putc(&k->line, '\n');
   if (!rescue_buf_ok(&k->line))
@@ -170,13 +170,13 @@ int tk_end(tk_sink *k, rescue_jw *w, rescue_task task, int gold_yes) {
   return k->emit(k->arg, task, gold_yes, &k->line);
 }
 
-void tk_put_value(rescue_jw *w, const tk_sample *t, int i, int which, const char *key) {
+void rescue_tk_put_value(rescue_jw *w, const tk_sample *t, int i, int which, const char *key) {
   const tk_span *sp = &t->rows[i].v[which];
   rescue_jw_key(w, key);
   rescue_jw_raw(w, t->recs.s + sp->a, sp->b - sp->a);
 }
 
-void tk_put_prior(rescue_jw *w, const tk_sample *t, int k) {
+void rescue_tk_put_prior(rescue_jw *w, const tk_sample *t, int k) {
   rescue_jw_key(w, "prior_context");
   rescue_jw_raw(w, "[", 1);
   if (k > 0)
@@ -184,12 +184,12 @@ void tk_put_prior(rescue_jw *w, const tk_sample *t, int k) {
   rescue_buf_putc(w->b, ']');
 }
 
-void tk_put_head(rescue_jw *w, tk_sample *t, rescue_task task, const char *id_suffix,
+void rescue_tk_put_head(rescue_jw *w, tk_sample *t, rescue_task task, const char *id_suffix,
                  int row) {
   rescue_buf *id = &t->id;
   rescue_jw_key(w, "task");
   rescue_jw_str(w, rescue_task_name(task));
-  tk_instance_id(id, t, id_suffix, row);
+  rescue_tk_instance_id(id, t, id_suffix, row);
   rescue_jw_key(w, "instance_id");
   rescue_jw_strn(w, id->s, id->len);
   rescue_jw_key(w, "sample_id");
@@ -202,7 +202,7 @@ void tk_put_head(rescue_jw *w, tk_sample *t, rescue_task task, const char *id_su
   rescue_jw_raw(w, t->participants.s, t->participants.len);
 }
 
-void tk_put_tail(rescue_jw *w, const tk_sample *t) {
+void rescue_tk_put_tail(rescue_jw *w, const tk_sample *t) {
   rescue_jw_key(w, "source_sample_id");
   rescue_jw_str(w, t->s->sample_id);
   rescue_jw_key(w, "source_file");
@@ -211,12 +211,12 @@ void tk_put_tail(rescue_jw *w, const tk_sample *t) {
 
 /* ---- preparing a sample ---- */
 
-void tk_sample_init(tk_sample *t, const rescue_scheme *sc) {
+void rescue_tk_sample_init(tk_sample *t, const rescue_scheme *sc) {
   memset(t, 0, sizeof *t);
   t->sc = sc;
 }
 
-void tk_sample_free(tk_sample *t) {
+void rescue_tk_sample_free(tk_sample *t) {
   rescue_free(t->rows);
   rescue_free(t->clip_at);
   rescue_buf_free(&t->couple);
@@ -238,7 +238,7 @@ void tk_sample_free(tk_sample *t) {
 
 /* Write a cleaned string value. */
 static void put_clean(rescue_jw *w, rescue_buf *tmp, const rescue_jnode *n) {
-  tk_clean(tmp, n);
+  rescue_tk_clean(tmp, n);
   rescue_jw_strn(w, tmp->s, tmp->len);
 }
 
@@ -248,7 +248,7 @@ static void put_names(rescue_jw *w, rescue_buf *tmp, const rescue_jnode *list) {
   rescue_jw_arr(w);
   if (list && list->type == RESCUE_JARRAY)
     for (c = list->child; c; c = c->next)
-      if (tk_clean(tmp, c))
+      if (rescue_tk_clean(tmp, c))
         rescue_jw_strn(w, tmp->s, tmp->len);
   rescue_jw_end(w);
 }
@@ -259,7 +259,7 @@ static int has_names(rescue_buf *tmp, const rescue_jnode *list) {
   if (!list || list->type != RESCUE_JARRAY)
     return 0;
   for (c = list->child; c; c = c->next)
-    if (tk_clean(tmp, c))
+    if (rescue_tk_clean(tmp, c))
       return 1;
   return 0;
 }
@@ -276,8 +276,8 @@ static void put_items(rescue_jw *w, tk_sample *t, const rescue_jnode *list, cons
   if (list && list->type == RESCUE_JARRAY)
     for (c = list->child; c; c = c->next) {
       const rescue_jnode *tg = with_target ? rescue_jget(c, "target") : NULL;
-      if (c->type != RESCUE_JOBJECT || !tk_clean(&t->tmp, rescue_jget(c, who)) ||
-          !tk_clean(&t->tmp2, rescue_jget(c, text)) || (with_target && !has_names(&t->tmp3, tg)))
+      if (c->type != RESCUE_JOBJECT || !rescue_tk_clean(&t->tmp, rescue_jget(c, who)) ||
+          !rescue_tk_clean(&t->tmp2, rescue_jget(c, text)) || (with_target && !has_names(&t->tmp3, tg)))
         continue;
       rescue_jw_obj(w);
       rescue_jw_key(w, who);
@@ -375,7 +375,7 @@ static int seen_name(const rescue_buf *seen, const char *name, size_t len) {
 
 /* Add the cleaned value of n to the VP participant list (§1.3, VP variant). */
 static void vp_add(tk_sample *t, rescue_jw *w, rescue_buf *seen, const rescue_jnode *n) {
-  size_t len = tk_clean(&t->tmp, n);
+  size_t len = rescue_tk_clean(&t->tmp, n);
   const char *name = t->tmp.s;
   int i;
   if (!len)
@@ -435,7 +435,7 @@ static int find_source_file(tk_sample *t) {
   rescue_buf_reset(&t->source_file);
   root = rescue_jparse(t->doc, t->rows_text.s, t->rows_text.len, &je);
   sf = root ? rescue_jget(root, "source_file") : NULL;
-  if (sf && sf->type == RESCUE_JSTRING && tk_clean(&t->tmp, sf))
+  if (sf && sf->type == RESCUE_JSTRING && rescue_tk_clean(&t->tmp, sf))
     rescue_buf_putn(&t->source_file, t->tmp.s, t->tmp.len);
   else
     rescue_buf_printf(&t->source_file, "data/therapy_merged_all/%s.json", s->sample_id);
@@ -465,7 +465,7 @@ static int load_clips(tk_sample *t, rescue_store *st) {
   return rescue_buf_ok(&t->clip_text) ? 0 : RESCUE_ENOMEM;
 }
 
-int tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample *s,
+int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample *s,
                       const char *clip_root, rescue_error *err) {
   const rescue_jnode *root, *c;
   rescue_jerror je;

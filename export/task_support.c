@@ -28,7 +28,7 @@ static int clean_tuple(tk_sample *t, const rescue_jnode *list, rescue_buf *names
   rescue_jw_arr(&w);
   if (list && list->type == RESCUE_JARRAY)
     for (c = list->child; c; c = c->next) {
-      size_t len = tk_clean(&t->tmp3, c);
+      size_t len = rescue_tk_clean(&t->tmp3, c);
       if (!len || strcmp(t->tmp3.s, t->sc->therapist) == 0)
         continue;
       rescue_buf_putn(names, t->tmp3.s, len);
@@ -53,18 +53,18 @@ static const char *tuple_label(const tk_sample *t, int n, const rescue_buf *name
 ** (names) and tuple_json. Returns 1 when the row is an instance.
 */
 static int resolve(tk_sample *t, int i, rescue_buf *tuple_json, support_gold *g) {
-  const rescue_jnode *items = tk_get(t, i, "support_strategy"), *first;
+  const rescue_jnode *items = rescue_tk_get(t, i, "support_strategy"), *first;
   if (!t->rows[i].therapist || !items || items->type != RESCUE_JARRAY || !items->child)
     return 0;
   first = items->child;
   if (first->type != RESCUE_JOBJECT)
     return 0; /* counts as {}: no strategy_type */
-  if (!tk_clean(&t->tmp2, rescue_jget(first, "strategy_type")))
+  if (!rescue_tk_clean(&t->tmp2, rescue_jget(first, "strategy_type")))
     return 0;
   g->members = clean_tuple(t, rescue_jget(first, "target"), &t->tmp, tuple_json);
   g->source = "support_strategy";
   if (!g->members) {
-    g->members = clean_tuple(t, tk_get(t, i, "target"), &t->tmp, tuple_json);
+    g->members = clean_tuple(t, rescue_tk_get(t, i, "target"), &t->tmp, tuple_json);
     g->source = "row_target_fallback";
   }
   return g->members > 0;
@@ -117,9 +117,9 @@ static void stp_candidates(tk_sample *t, rescue_buf *seen, rescue_buf *tuple_jso
     int n;
     if (!t->rows[i].therapist)
       continue;
-    n = clean_tuple(t, tk_get(t, i, "target"), &t->tmp, tuple_json);
+    n = clean_tuple(t, rescue_tk_get(t, i, "target"), &t->tmp, tuple_json);
     add_label(&w, seen, tuple_label(t, n, &t->tmp));
-    items = tk_get(t, i, "support_strategy");
+    items = rescue_tk_get(t, i, "support_strategy");
     if (items && items->type == RESCUE_JARRAY)
       for (c = items->child; c; c = c->next) {
         n = clean_tuple(t, c->type == RESCUE_JOBJECT ? rescue_jget(c, "target") : NULL, &t->tmp,
@@ -130,7 +130,7 @@ static void stp_candidates(tk_sample *t, rescue_buf *seen, rescue_buf *tuple_jso
   rescue_jw_end(&w);
 }
 
-int tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k) {
+int rescue_tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   rescue_buf seen = RESCUE_BUF_INIT, tuple = RESCUE_BUF_INIT, cands = RESCUE_BUF_INIT;
   support_gold g;
   int i, rc = 0, have_candidates = 0;
@@ -160,22 +160,22 @@ int tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k) {
       rescue_jwrite_string(&cands, label, strlen(label));
       rescue_buf_putc(&cands, ']');
     }
-    tk_begin(k, &w);
-    tk_put_head(&w, t, RESCUE_TASK_STP, "row", i + 1);
+    rescue_tk_begin(k, &w);
+    rescue_tk_put_head(&w, t, RESCUE_TASK_STP, "row", i + 1);
     rescue_jw_key(&w, "row_index");
     rescue_jw_int(&w, i + 1);
-    tk_put_value(&w, t, i, TK_TIMESTAMP, "timestamp");
+    rescue_tk_put_value(&w, t, i, TK_TIMESTAMP, "timestamp");
     rescue_jw_key(&w, "candidate_target_labels");
     rescue_jw_raw(&w, cands.s, cands.len);
-    tk_put_prior(&w, t, i);
+    rescue_tk_put_prior(&w, t, i);
     rescue_jw_key(&w, "gold_support_target");
     rescue_jw_str(&w, label);
     rescue_jw_key(&w, "gold_target_tuple");
     rescue_jw_raw(&w, tuple.s, tuple.len);
     rescue_jw_key(&w, "gold_target_source");
     rescue_jw_str(&w, g.source);
-    tk_put_tail(&w, t);
-    rc = tk_end(k, &w, RESCUE_TASK_STP, 0);
+    rescue_tk_put_tail(&w, t);
+    rc = rescue_tk_end(k, &w, RESCUE_TASK_STP, 0);
   }
   if (rc == 0 && (!rescue_buf_ok(&seen) || !rescue_buf_ok(&tuple) || !rescue_buf_ok(&cands)))
     rc = rescue_seterr(k->err, RESCUE_ENOMEM, NULL);
@@ -185,32 +185,32 @@ int tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   return rc;
 }
 
-int tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k) {
+int rescue_tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   rescue_buf tuple = RESCUE_BUF_INIT, strategies = RESCUE_BUF_INIT;
   support_gold g;
   int i, rc = 0;
   (void)o;
   if (!t->strategies)
     return 0;
-  tk_labels_json(&strategies, t->strategies);
+  rescue_tk_labels_json(&strategies, t->strategies);
   for (i = 0; i < t->n && rc == 0; i++) {
     rescue_jw w;
-    if (!resolve(t, i, &tuple, &g) || !tk_in_set(t->strategies, t->tmp2.s))
+    if (!resolve(t, i, &tuple, &g) || !rescue_tk_in_set(t->strategies, t->tmp2.s))
       continue;
-    tk_begin(k, &w);
-    tk_put_head(&w, t, RESCUE_TASK_SSP, "row", i + 1);
+    rescue_tk_begin(k, &w);
+    rescue_tk_put_head(&w, t, RESCUE_TASK_SSP, "row", i + 1);
     rescue_jw_key(&w, "row_index");
     rescue_jw_int(&w, i + 1);
-    tk_put_value(&w, t, i, TK_TIMESTAMP, "timestamp");
+    rescue_tk_put_value(&w, t, i, TK_TIMESTAMP, "timestamp");
     rescue_jw_key(&w, "known_support_target");
     rescue_jw_str(&w, tuple_label(t, g.members, &t->tmp));
     rescue_jw_key(&w, "candidate_strategy_labels");
     rescue_jw_raw(&w, strategies.s, strategies.len);
-    tk_put_prior(&w, t, i);
+    rescue_tk_put_prior(&w, t, i);
     rescue_jw_key(&w, "gold_support_strategy");
     rescue_jw_strn(&w, t->tmp2.s, t->tmp2.len);
-    tk_put_tail(&w, t);
-    rc = tk_end(k, &w, RESCUE_TASK_SSP, 0);
+    rescue_tk_put_tail(&w, t);
+    rc = rescue_tk_end(k, &w, RESCUE_TASK_SSP, 0);
   }
   if (rc == 0 && (!rescue_buf_ok(&tuple) || !rescue_buf_ok(&strategies)))
     rc = rescue_seterr(k->err, RESCUE_ENOMEM, NULL);

@@ -238,7 +238,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   memset(res, 0, sizeof *res);
   memset(&x, 0, sizeof x);
   memset(&sink, 0, sizeof sink);
-  tk_sample_init(&ts, rescue_store_scheme(st));
+  rescue_tk_sample_init(&ts, rescue_store_scheme(st));
   x.st = st;
   x.err = err;
   x.res = res;
@@ -295,7 +295,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
         continue;
       }
     }
-    if ((rc = tk_sample_prepare(&ts, st, s, o->clip_root, err)))
+    if ((rc = rescue_tk_sample_prepare(&ts, st, s, o->clip_root, err)))
       goto fail;
     x.family = strcmp(ts.scenario, "family") == 0;
     x.sum.samples[x.slot][x.family]++;
@@ -314,12 +314,12 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
       if (!(o->tasks & (1u << t)))
         continue;
       switch ((rescue_task)t) {
-      case RESCUE_TASK_ITP: rc = tk_build_itp(&ts, &to, &sink); break;
-      case RESCUE_TASK_RPP: rc = tk_build_rpp(&ts, &to, &sink); break;
-      case RESCUE_TASK_STP: rc = tk_build_stp(&ts, &to, &sink); break;
-      case RESCUE_TASK_SSP: rc = tk_build_ssp(&ts, &to, &sink); break;
-      case RESCUE_TASK_ER: rc = tk_build_er(&ts, &to, &sink); break;
-      case RESCUE_TASK_VP: rc = tk_build_vp(&ts, &to, &sink); break;
+      case RESCUE_TASK_ITP: rc = rescue_tk_build_itp(&ts, &to, &sink); break;
+      case RESCUE_TASK_RPP: rc = rescue_tk_build_rpp(&ts, &to, &sink); break;
+      case RESCUE_TASK_STP: rc = rescue_tk_build_stp(&ts, &to, &sink); break;
+      case RESCUE_TASK_SSP: rc = rescue_tk_build_ssp(&ts, &to, &sink); break;
+      case RESCUE_TASK_ER: rc = rescue_tk_build_er(&ts, &to, &sink); break;
+      case RESCUE_TASK_VP: rc = rescue_tk_build_vp(&ts, &to, &sink); break;
       }
     }
     if (rc)
@@ -335,7 +335,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
     if ((rc = file_close(&x, &x.sum.splits[sp])))
       goto fail;
   rescue_buf_reset(&text);
-  tk_card(&x.sum, &text);
+  rescue_tk_card(&x.sum, &text);
   if (!rescue_buf_ok(&text)) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto fail;
@@ -343,7 +343,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   if ((rc = file_whole(&x, &x.sum.readme, "README.md", &text)))
     goto fail;
   rescue_buf_reset(&text);
-  tk_manifest(&x.sum, &text);
+  rescue_tk_manifest(&x.sum, &text);
   rescue_buf_putc(&text, '\n');
   if (!rescue_buf_ok(&text)) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
@@ -367,7 +367,7 @@ fail:
 end:
   free_files(&x);
   rescue_sample_iter_free(&it);
-  tk_sample_free(&ts);
+  rescue_tk_sample_free(&ts);
   rescue_buf_free(&text);
   rescue_buf_free(&sink.line);
   return rc;

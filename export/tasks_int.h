@@ -69,9 +69,9 @@ typedef struct tk_sample {
   size_t *clip_at;                /* per position: offset into clip_text + 1, or 0 */
   int cap_clips;
   rescue_buf tmp, tmp2, tmp3;     /* scratch */
-  rescue_buf id;                  /* instance ids (tk_put_head) */
+  rescue_buf id;                  /* instance ids (rescue_tk_put_head) */
   rescue_buf labels;              /* per-sample candidate label list (JSON), builders' use */
-  int *ints;                      /* scratch integers (tk_ints) */
+  int *ints;                      /* scratch integers (rescue_tk_ints) */
   size_t cap_ints;
   rescue_jdoc *doc;
   int rows_only;                  /* prepare parses rows and derives facts, but builds no
@@ -93,54 +93,54 @@ typedef struct tk_sink {
   rescue_error *err;
 } tk_sink;
 
-void tk_sample_init(tk_sample *t, const rescue_scheme *sc);
-void tk_sample_free(tk_sample *t);
+void rescue_tk_sample_init(tk_sample *t, const rescue_scheme *sc);
+void rescue_tk_sample_free(tk_sample *t);
 /*
 ** Prepare sample s: parse its rows, derive scenario, participants, couple, source_file,
 ** and build every row record once. clip_root non-NULL gives release-style clip paths;
 ** otherwise the clips recorded in the store are looked up. Returns 0 or an error code
 ** (with the message in err).
 */
-int tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample *s,
+int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample *s,
                       const char *clip_root, rescue_error *err);
 
 /* ---- shared helpers (task_rows.c) ---- */
 
 /* Reset b and append the cleaned value of n (§0.1); returns its length. */
-size_t tk_clean(rescue_buf *b, const rescue_jnode *n);
+size_t rescue_tk_clean(rescue_buf *b, const rescue_jnode *n);
 /* The member key of row i (NULL when absent). */
-const rescue_jnode *tk_get(const tk_sample *t, int i, const char *key);
+const rescue_jnode *rescue_tk_get(const tk_sample *t, int i, const char *key);
 /* Parse an intensity raw (§5.3): number, numeric string or boolean, rounded half to even,
    valid in 0..10. Returns 1 and *out when valid. */
-int tk_intensity(const rescue_jnode *n, long *out);
+int rescue_tk_intensity(const rescue_jnode *n, long *out);
 /* Words: maximal runs of ASCII letters, digits and the straight apostrophe (§2.5). */
-long tk_word_count(const char *s, size_t len);
+long rescue_tk_word_count(const char *s, size_t len);
 /* Even-spacing picker (§2.1, §2.5): writes into pick[] the indices (0-based, ascending)
    of the items kept out of n with limit m; returns how many. itp = 1 is the ITP variant
    (m = 1 takes the middle item), else the ER/VP one (m = 1 takes the first). */
-int tk_pick(int n, int m, int itp, int *pick);
+int rescue_tk_pick(int n, int m, int itp, int *pick);
 /* Scratch space for n integers (valid until the next call), or NULL when out of memory. */
-int *tk_ints(tk_sample *t, size_t n);
+int *rescue_tk_ints(tk_sample *t, size_t n);
 /* A label set as a JSON array of its labels (empty array for NULL) into b (reset). */
-void tk_labels_json(rescue_buf *b, const rescue_labelset *ls);
+void rescue_tk_labels_json(rescue_buf *b, const rescue_labelset *ls);
 /* Is label in the set (exact match)? NULL set: never. */
-int tk_in_set(const rescue_labelset *ls, const char *label);
+int rescue_tk_in_set(const rescue_labelset *ls, const char *label);
 
 /* Record writing: start a record in sink->line (task, instance_id, ...). */
-void tk_begin(tk_sink *k, rescue_jw *w);
+void rescue_tk_begin(tk_sink *k, rescue_jw *w);
 /* Finish the record (newline) and emit it. */
-int tk_end(tk_sink *k, rescue_jw *w, rescue_task task, int gold_yes);
+int rescue_tk_end(tk_sink *k, rescue_jw *w, rescue_task task, int gold_yes);
 /* A value span of row i written as the value of key. */
-void tk_put_value(rescue_jw *w, const tk_sample *t, int i, int which, const char *key);
+void rescue_tk_put_value(rescue_jw *w, const tk_sample *t, int i, int which, const char *key);
 /* "prior_context": the row records of rows 1..k (k may be 0). */
-void tk_put_prior(rescue_jw *w, const tk_sample *t, int k);
+void rescue_tk_put_prior(rescue_jw *w, const tk_sample *t, int k);
 /* task, instance_id, sample_id, couple, scenario, participants (shared) */
-void tk_put_head(rescue_jw *w, tk_sample *t, rescue_task task, const char *id_suffix,
+void rescue_tk_put_head(rescue_jw *w, tk_sample *t, rescue_task task, const char *id_suffix,
                  int row);
 /* source_sample_id, source_file */
-void tk_put_tail(rescue_jw *w, const tk_sample *t);
+void rescue_tk_put_tail(rescue_jw *w, const tk_sample *t);
 /* "<sample_id>__row<r>" into b (reset first). */
-void tk_instance_id(rescue_buf *b, const tk_sample *t, const char *suffix, int row);
+void rescue_tk_instance_id(rescue_buf *b, const tk_sample *t, const char *suffix, int row);
 
 /* ---- the export as a whole (tasks.c), for the card and manifest (card.c) ---- */
 
@@ -172,17 +172,17 @@ typedef struct tk_summary {
 } tk_summary;
 
 /* The dataset card (README.md) into out. */
-void tk_card(const tk_summary *s, rescue_buf *out);
+void rescue_tk_card(const tk_summary *s, rescue_buf *out);
 /* manifest.json into out. */
-void tk_manifest(const tk_summary *s, rescue_buf *out);
+void rescue_tk_manifest(const tk_summary *s, rescue_buf *out);
 
 /* ---- builders (one per task; each emits the sample's records in row order) ---- */
 
-int tk_build_itp(tk_sample *t, const tk_opts *o, tk_sink *k);
-int tk_build_rpp(tk_sample *t, const tk_opts *o, tk_sink *k);
-int tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k);
-int tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k);
-int tk_build_er(tk_sample *t, const tk_opts *o, tk_sink *k);
-int tk_build_vp(tk_sample *t, const tk_opts *o, tk_sink *k);
+int rescue_tk_build_itp(tk_sample *t, const tk_opts *o, tk_sink *k);
+int rescue_tk_build_rpp(tk_sample *t, const tk_opts *o, tk_sink *k);
+int rescue_tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k);
+int rescue_tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k);
+int rescue_tk_build_er(tk_sample *t, const tk_opts *o, tk_sink *k);
+int rescue_tk_build_vp(tk_sample *t, const tk_opts *o, tk_sink *k);
 
 #endif
