@@ -234,6 +234,8 @@ int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
       return rescue_seterr(err, RESCUE_EBADINPUT, "target is not a list of strings");
     }
   *bad = NULL;
+  if (!in)
+    return 0;
 
   rescue_buf_reset(&in->content);
   rescue_buf_reset(&in->extra);
@@ -318,10 +320,9 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
   rescue_bind_text(s, ":now", now, -1);
   rescue_bind_int(s, ":n_rows", in->n_rows);
   rescue_bind_text(s, ":note", note, -1);
-  if (sqlite3_step(s) != SQLITE_ROW)
+  if (sqlite3_step(s) != SQLITE_DONE)
     return rescue_store_sqlerr(st, "writing a row set");
-  rowset_id = sqlite3_column_int64(s, 0);
-  sqlite3_reset(s);
+  rowset_id = sqlite3_last_insert_rowid(rescue_store_db(st));
   s = rescue_store_stmt(st, "sample_set_rowset");
   if (!s)
     return rescue_store_err(st)->code;
@@ -336,10 +337,9 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
       return rescue_store_err(st)->code;
     rescue_bind_int(s, ":rowset_id", rowset_id);
     rescue_bind_int(s, ":position", i + 1);
-    if (sqlite3_step(s) != SQLITE_ROW)
+    if (sqlite3_step(s) != SQLITE_DONE)
       return rescue_store_sqlerr(st, "writing a row");
-    row_id = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
     if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL,
                                            NULL, NULL)))
       return rc;
@@ -407,23 +407,30 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
   rescue_bind_text(s, ":sample_id", in->sample_id, -1);
   rc = sqlite3_step(s);
   if (rc == SQLITE_DONE) {
-    int64_t group_id;
+    int64_t group_id = 0;
     size_t i;
     sqlite3_reset(s);
     rescue_sample_group(in->sample_id, &key);
-    s = rescue_store_stmt(st, "group_upsert");
-    if (!s || !rescue_buf_ok(&key)) {
+    if (!rescue_buf_ok(&key)) {
       rescue_buf_free(&key);
-      return s ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL)
-               : rescue_store_err(st)->code;
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
-    rescue_bind_text(s, ":name", key.s, (int)key.len);
-    if (sqlite3_step(s) != SQLITE_ROW) {
+    s = rescue_store_stmt(st, "group_insert");
+    if (s) {
+      rescue_bind_text(s, ":name", key.s, (int)key.len);
+      rc = sqlite3_step(s);
+      s = rc == SQLITE_DONE ? rescue_store_stmt(st, "group_find") : NULL;
+    }
+    if (s) {
+      rescue_bind_text(s, ":name", key.s, (int)key.len);
+      rc = sqlite3_step(s);
+      group_id = sqlite3_column_int64(s, 0);
+      sqlite3_reset(s);
+    }
+    if (!s || rc != SQLITE_ROW) {
       rescue_buf_free(&key);
       return rescue_store_sqlerr(st, "writing a group");
     }
-    group_id = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
     rescue_buf_reset(&key);
     rescue_buf_puts(&key, in->sample_id);
     for (i = 0; i < key.len; i++)
@@ -441,10 +448,9 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
     rescue_bind_text(s, ":now", now, -1);
     rc = sqlite3_step(s);
     rescue_buf_free(&key);
-    if (rc != SQLITE_ROW)
+    if (rc != SQLITE_DONE)
       return rescue_store_sqlerr(st, "writing a sample");
-    ref = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    ref = sqlite3_last_insert_rowid(rescue_store_db(st));
     if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", now, stats)) ||
         (rc = put_sample_version(st, ref, in, annotator_id, now, 0, &added)))
       return rc;

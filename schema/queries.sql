@@ -1,4 +1,6 @@
 -- queries.sql: every SQL statement the library runs, by name.
+-- (No RETURNING clauses: SQLite runs each through a temporary B-tree, which made every
+-- inserted row cost a page allocation; callers use sqlite3_last_insert_rowid.)
 -- Each starts with a line "-- name: <name>"; code asks for it with
 -- rescue_store_stmt(st, "<name>") and binds parameters by :name. Statements are
 -- prepared once per connection and cached.
@@ -18,11 +20,13 @@ INSERT INTO meta(key, value) VALUES (:key, :value)
 SELECT id, role FROM annotator WHERE name = :name;
 
 -- name: annotator_insert
-INSERT INTO annotator(name, role, created_at) VALUES (:name, :role, :now) RETURNING id;
+INSERT INTO annotator(name, role, created_at) VALUES (:name, :role, :now);
 
--- name: group_upsert
-INSERT INTO grp(name) VALUES (:name)
-  ON CONFLICT(name) DO UPDATE SET name = excluded.name RETURNING id;
+-- name: group_insert
+INSERT OR IGNORE INTO grp(name) VALUES (:name);
+
+-- name: group_find
+SELECT id FROM grp WHERE name = :name;
 
 -- name: sample_find
 SELECT s.id, s.rowset_id, r.n_rows
@@ -31,7 +35,7 @@ SELECT s.id, s.rowset_id, r.n_rows
 
 -- name: sample_insert
 INSERT INTO sample(sample_id, sort_key, group_id, created_at)
-  VALUES (:sample_id, :sort_key, :group_id, :now) RETURNING id;
+  VALUES (:sample_id, :sort_key, :group_id, :now);
 
 -- name: sample_set_rowset
 UPDATE sample SET rowset_id = :rowset_id WHERE id = :id;
@@ -54,10 +58,10 @@ SELECT head, tail, has_rows, given_keys FROM sample_version
 
 -- name: rowset_insert
 INSERT INTO rowset(sample_ref, annotator_id, created_at, n_rows, note)
-  VALUES (:sample_ref, :annotator_id, :now, :n_rows, :note) RETURNING id;
+  VALUES (:sample_ref, :annotator_id, :now, :n_rows, :note);
 
 -- name: row_insert
-INSERT INTO row(rowset_id, position) VALUES (:rowset_id, :position) RETURNING id;
+INSERT INTO row(rowset_id, position) VALUES (:rowset_id, :position);
 
 -- name: row_version_insert
 INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_time, end_time,
