@@ -137,28 +137,45 @@ void rescue_sample_participants_json(const rescue_scheme *sc, const rescue_sampl
   rescue_buf_free(&a.seen);
 }
 
+/*
+** Where derived keys go in a stored head: right after a leading "sample_id" member (so
+** the release order sample_id, scenario, participants comes out), else right after '{'.
+*/
+static size_t derived_at(const char *head) {
+  static const char lead[] = "{\"sample_id\": \"";
+  const char *p;
+  if (strncmp(head, lead, sizeof lead - 1) != 0)
+    return 1;
+  for (p = head + sizeof lead - 1; *p && *p != '"'; p++)
+    if (*p == '\\' && p[1])
+      p++;
+  return *p ? (size_t)(p + 1 - head) : 1;
+}
+
 void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, rescue_buf *out) {
-  const char *head = s->head;
-  int i, missing = (~s->given_keys) & 7;
-  rescue_buf_putc(out, '{');
-  head++; /* past '{' */
+  const char *head = s->head, *scenario = NULL;
+  size_t at = derived_at(head);
+  int i, missing = (~s->given_keys) & 7, wrote = at > 1;
+  rescue_buf_putn(out, head, at);
+  head += at;
   if (missing & RESCUE_GIVEN_SAMPLE_ID) {
     rescue_buf_puts(out, "\"sample_id\": ");
     rescue_jwrite_string(out, s->sample_id, strlen(s->sample_id));
+    wrote = 1;
   }
   if (missing & RESCUE_GIVEN_SCENARIO) {
-    if (missing & RESCUE_GIVEN_SAMPLE_ID)
-      rescue_buf_puts(out, ", ");
-    rescue_buf_puts(out, "\"scenario\": ");
-    rescue_jwrite_string(out, rescue_sample_scenario(sc, s), strlen(rescue_sample_scenario(sc, s)));
+    scenario = rescue_sample_scenario(sc, s);
+    rescue_buf_puts(out, wrote ? ", \"scenario\": " : "\"scenario\": ");
+    rescue_jwrite_string(out, scenario, strlen(scenario));
+    wrote = 1;
   }
   if (missing & RESCUE_GIVEN_PARTICIPANTS) {
-    if (missing & (RESCUE_GIVEN_SAMPLE_ID | RESCUE_GIVEN_SCENARIO))
-      rescue_buf_puts(out, ", ");
-    rescue_buf_puts(out, "\"participants\": ");
+    rescue_buf_puts(out, wrote ? ", \"participants\": " : "\"participants\": ");
     rescue_sample_participants_json(sc, s, out);
+    wrote = 1;
   }
-  if (missing && *head != '}')
+  /* head now continues with ', "k": ...' (after sample_id), '"k": ...' or '}' */
+  if (missing && at == 1 && *head != '}')
     rescue_buf_puts(out, ", ");
   rescue_buf_puts(out, head);
   if (!s->has_rows)
