@@ -208,6 +208,15 @@ const char *rescue_sample_id_unsafe(const char *id, size_t len);
 */
 void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, rescue_buf *out);
 
+/*
+** Change a sample's review status ("new", "in_review", "reviewed" or "discarded"; a
+** discarded sample needs a reason) in its own transaction; the change is recorded in
+** the sample's status history. A discarded sample stays in the store: exports and stats
+** leave it out.
+*/
+int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char *status,
+                             const char *reason, int64_t annotator_id);
+
 /* Number of samples in the store. */
 int rescue_store_sample_count(rescue_store *st, long *n);
 

@@ -190,6 +190,63 @@ void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, r
   rescue_buf_puts(out, s->tail);
 }
 
+int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char *status,
+                             const char *reason, int64_t annotator_id) {
+  static const char *const ok[] = {"new", "in_review", "reviewed", "discarded"};
+  sqlite3_stmt *s;
+  char now[32];
+  int64_t ref;
+  size_t i;
+  int rc, known = 0;
+  for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    known |= strcmp(status, ok[i]) == 0;
+  if (!known)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "unknown status '%s' (expected new, in_review, reviewed or discarded)",
+                         status);
+  if (strcmp(status, "discarded") == 0 && (!reason || !*reason))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "discarding a sample needs a reason");
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
+    goto fail;
+  rescue_now_iso(now);
+  s = rescue_store_stmt(st, "sample_status_insert");
+  if (!s) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_text(s, ":status", status, -1);
+  rescue_bind_text(s, ":reason", reason, -1);
+  if (annotator_id)
+    rescue_bind_int(s, ":annotator_id", annotator_id);
+  else
+    rescue_bind_null(s, ":annotator_id");
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a status");
+    goto fail;
+  }
+  s = rescue_store_stmt(st, "sample_set_status");
+  if (!s) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_text(s, ":status", status, -1);
+  rescue_bind_text(s, ":reason", reason, -1);
+  rescue_bind_int(s, ":id", ref);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a status");
+    goto fail;
+  }
+  return rescue_store_commit(st);
+fail:
+  rescue_store_rollback(st);
+  return rc;
+}
+
 /* ---- row inputs ---- */
 
 void rescue_row_input_free(rescue_row_input *in) {

@@ -317,6 +317,46 @@ START_TEST(test_derived_keys) {
 }
 END_TEST
 
+START_TEST(test_status) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  char *a = sample_line("g/a", 2, -1, NULL), *b = sample_line("g/b", 3, -1, NULL);
+  char *dir = tu_tmpdir();
+  rescue_export_opts o;
+  rescue_export_result r;
+  rescue_table3 t;
+  ck_assert_int_eq(import_text(st, a, NULL, 0), 0);
+  ck_assert_int_eq(import_text(st, b, NULL, 0), 0);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "discarded", NULL, 0), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "lost", "x", 0), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/zz", "reviewed", NULL, 0), RESCUE_ENOTFOUND);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "in_review", NULL, 0), 0);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "discarded", "audio unusable", 0), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample_status"), 2);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample WHERE status = 'discarded' AND "
+                             "status_reason = 'audio unusable'"),
+                   1);
+  memset(&o, 0, sizeof o);
+  ck_assert_int_eq(rescue_export_samples(st, tu_path(dir, "x.jsonl"), 0, &o, &r), 0);
+  ck_assert_int_eq(r.samples, 1);
+  ck_assert_int_eq(r.discarded, 1);
+  o.include_discarded = 1;
+  o.force = 1;
+  ck_assert_int_eq(rescue_export_samples(st, tu_path(dir, "x.jsonl"), 0, &o, &r), 0);
+  ck_assert_int_eq(r.samples, 2);
+  ck_assert_int_eq(rescue_stats_table3(st, &o.view, &t), 0);
+  ck_assert_int_eq(t.all.samples, 1);
+  ck_assert_int_eq(t.all.turns, 3);
+  ck_assert_int_eq(t.discarded, 1);
+  rescue_store_close(&st);
+  rescue_remove_tree(dir);
+  free(dir);
+  free(a);
+  free(b);
+  free(db);
+}
+END_TEST
+
 START_TEST(test_scenario_by_id) {
   char *db;
   rescue_store *st = open_new(&db);
@@ -461,6 +501,7 @@ int main(void) {
   tcase_add_test(tc, test_sample_order_and_groups);
   tcase_add_test(tc, test_derived_keys);
   tcase_add_test(tc, test_scenario_by_id);
+  tcase_add_test(tc, test_status);
   tcase_add_test(tc, test_unsafe_ids);
   tcase_add_test(tc, test_scheme);
   tcase_add_test(tc, test_alloc_failures_open);
