@@ -609,7 +609,8 @@ struct rescue_sample_iter {
   int done;
 };
 
-int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
+/* Find a sample: 0, RESCUE_ENOTFOUND (no message set), or an SQL error. */
+static int sample_lookup(rescue_store *st, const char *sample_id, int64_t *ref, int *n_rows) {
   sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
   int rc;
   if (!s)
@@ -617,14 +618,28 @@ int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
   rescue_bind_text(s, ":sample_id", sample_id, -1);
   rc = sqlite3_step(s);
   if (rc == SQLITE_ROW) {
-    *ref = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
-    return 0;
+    if (ref)
+      *ref = sqlite3_column_int64(s, 0);
+    if (n_rows)
+      *n_rows = sqlite3_column_int(s, 2);
   }
   sqlite3_reset(s);
+  if (rc == SQLITE_ROW)
+    return 0;
   if (rc != SQLITE_DONE)
     return rescue_store_sqlerr(st, "looking up a sample");
-  return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no sample '%s' in the corpus", sample_id);
+  return RESCUE_ENOTFOUND;
+}
+
+int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
+  int rc = sample_lookup(st, sample_id, ref, NULL);
+  if (rc == RESCUE_ENOTFOUND)
+    return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no sample '%s' in the corpus", sample_id);
+  return rc;
+}
+
+int rescue_sample_rowcount(rescue_store *st, const char *sample_id, int *n_rows) {
+  return sample_lookup(st, sample_id, NULL, n_rows);
 }
 
 int rescue_store_sample_count(rescue_store *st, long *n) {
@@ -636,23 +651,6 @@ int rescue_store_sample_count(rescue_store *st, long *n) {
   *n = (long)sqlite3_column_int64(s, 0);
   sqlite3_reset(s);
   return 0;
-}
-
-int rescue_sample_rowcount(rescue_store *st, const char *sample_id, int *n_rows) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
-  int rc;
-  if (!s)
-    return st->err.code;
-  rescue_bind_text(s, ":sample_id", sample_id, -1);
-  rc = sqlite3_step(s);
-  if (rc == SQLITE_ROW)
-    *n_rows = sqlite3_column_int(s, 2);
-  sqlite3_reset(s);
-  if (rc == SQLITE_ROW)
-    return 0;
-  if (rc != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "looking up a sample");
-  return RESCUE_ENOTFOUND;
 }
 
 static const char *find_named_sql(rescue_store *st, const char *name) {
