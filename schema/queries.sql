@@ -73,9 +73,9 @@ INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_t
 
 -- name: rows_mine
 SELECT r.id, r.position,
-       (SELECT v.content FROM row_version v
-         WHERE v.row_id = r.id AND v.annotator_id = :annotator_id
-         ORDER BY v.id DESC LIMIT 1)
+       (SELECT v.content FROM row_version v WHERE v.id = (
+          SELECT max(id) FROM row_version
+           WHERE row_id = r.id AND annotator_id = :annotator_id))
   FROM row r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- name: view_samples
@@ -86,31 +86,31 @@ SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
   JOIN grp g ON g.id = s.group_id
   LEFT JOIN sample_version sv ON sv.id = (
     CASE WHEN :view = 3 THEN
-      COALESCE((SELECT id FROM sample_version WHERE sample_ref = s.id
-                  AND annotator_id = :annotator_id ORDER BY id DESC LIMIT 1),
-               (SELECT id FROM sample_version WHERE sample_ref = s.id ORDER BY id LIMIT 1))
-    ELSE (SELECT id FROM sample_version WHERE sample_ref = s.id ORDER BY id DESC LIMIT 1)
+      COALESCE((SELECT max(id) FROM sample_version WHERE sample_ref = s.id
+                  AND annotator_id = :annotator_id),
+               (SELECT min(id) FROM sample_version WHERE sample_ref = s.id))
+    ELSE (SELECT max(id) FROM sample_version WHERE sample_ref = s.id)
     END)
  WHERE :sample_ref IS NULL OR s.id = :sample_ref
  ORDER BY s.sort_key;
 
 -- name: view_rows
+-- (max()/min() rather than ORDER BY ... LIMIT 1: no temporary B-tree per row)
 SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
        v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern
   FROM row r
   JOIN row_version v ON v.id = (
     CASE :view
       WHEN 0 THEN COALESCE(
-        (SELECT id FROM row_version WHERE row_id = r.id AND kind = 'gold' ORDER BY id DESC LIMIT 1),
-        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id DESC LIMIT 1))
+        (SELECT max(id) FROM row_version WHERE row_id = r.id AND kind = 'gold'),
+        (SELECT max(id) FROM row_version WHERE row_id = r.id))
       WHEN 1 THEN
-        (SELECT id FROM row_version WHERE row_id = r.id AND kind = 'gold' ORDER BY id DESC LIMIT 1)
+        (SELECT max(id) FROM row_version WHERE row_id = r.id AND kind = 'gold')
       WHEN 2 THEN
-        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id DESC LIMIT 1)
+        (SELECT max(id) FROM row_version WHERE row_id = r.id)
       ELSE COALESCE(
-        (SELECT id FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id
-          ORDER BY id DESC LIMIT 1),
-        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id LIMIT 1))
+        (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id),
+        (SELECT min(id) FROM row_version WHERE row_id = r.id))
     END)
  WHERE r.rowset_id = :rowset_id
  ORDER BY r.position;
