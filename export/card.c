@@ -210,7 +210,8 @@ static void tasks_section(const tk_summary *s, rescue_buf *b) {
   for (t = 0; t < RESCUE_TASK_COUNT; t++) {
     if (!(s->o->tasks & (1u << t)))
       continue;
-    rescue_buf_printf(b, "### %s\n\n%s\n\n- Instances: %s.\n- Input: %s.\n- Gold: %s.\n"
+    rescue_buf_printf(b,
+                      "### %s\n\n%s\n\n- Instances: %s.\n- Input: %s.\n- Gold: %s.\n"
                       "- Prediction: %s.\n\n",
                       rescue_task_name((rescue_task)t), rescue_task_summary((rescue_task)t),
                       task_doc[t].instances, task_doc[t].input, task_doc[t].gold,
@@ -237,7 +238,8 @@ static void options_section(const tk_summary *s, rescue_buf *b) {
   } else {
     rescue_buf_puts(b, "none: the clips `rescue clip` recorded");
   }
-  rescue_buf_printf(b, " |\n| `--checkpoints-per-sample` | %d |\n| `--min-dialogue-words` | "
+  rescue_buf_printf(b,
+                    " |\n| `--checkpoints-per-sample` | %d |\n| `--min-dialogue-words` | "
                     "%d |\n| `--itp-cap-per-class` | %d%s |\n| `--samples` | ",
                     o->checkpoints_per_sample, o->min_dialogue_words, o->itp_cap_per_class,
                     o->itp_cap_per_class ? "" : " (off)");
@@ -269,7 +271,8 @@ static void splits_section(const tk_summary *s, rescue_buf *b) {
   int sp;
   if (!s->split_mode)
     return;
-  rescue_buf_printf(b, "## Splits\n\nSplit run %lld: ratios %s (train, validation, test), seed "
+  rescue_buf_printf(b,
+                    "## Splits\n\nSplit run %lld: ratios %s (train, validation, test), seed "
                     "%lld, %s. Whole groups (a couple, a family) go to one split, so no "
                     "group's sessions appear in two splits.\n\n| split | samples | couple | "
                     "family |\n|---|---:|---:|---:|\n",
@@ -290,7 +293,8 @@ void rescue_tk_card(const tk_summary *s, rescue_buf *b) {
                      "support in couple and family therapy, arXiv 2609.09657), built from the "
                      "corpus `");
   cell(b, s->corpus);
-  rescue_buf_printf(b, "` by rescue %s, exactly by the rules of the benchmark's task "
+  rescue_buf_printf(b,
+                    "` by rescue %s, exactly by the rules of the benchmark's task "
                     "specification. One JSON object per line (Python `json.dumps` style, "
                     "UTF-8), samples in sample_id order, then row order.\n\n",
                     RESCUE_VERSION_STRING);

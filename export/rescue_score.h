@@ -29,16 +29,16 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *out);
 
 /* Headline numbers, for programs and tests. */
 typedef struct rescue_score_counts {
-  long instances;     /* gold instances */
-  long predicted;     /* instances with a prediction */
-  long missing;       /* instances without one */
-  long invalid;       /* predictions whose field is absent, of the wrong type or unusable */
-  long unknown_ids;   /* predictions for ids not in the gold file */
-  long duplicates;    /* later predictions for an id already seen (the last one counts) */
-  long no_id;         /* prediction objects without an id */
-  long bad_replies;   /* reply strings that held no JSON object */
-  long dropped_labels;/* label entries dropped as not valid for their instance */
-  long failed_samples;/* ER: samples left out (an unparseable intensity) */
+  long instances;      /* gold instances */
+  long predicted;      /* instances with a prediction */
+  long missing;        /* instances without one */
+  long invalid;        /* predictions whose field is absent, of the wrong type or unusable */
+  long unknown_ids;    /* predictions for ids not in the gold file */
+  long duplicates;     /* later predictions for an id already seen (the last one counts) */
+  long no_id;          /* prediction objects without an id */
+  long bad_replies;    /* reply strings that held no JSON object */
+  long dropped_labels; /* label entries dropped as not valid for their instance */
+  long failed_samples; /* ER: samples left out (an unparseable intensity) */
 } rescue_score_counts;
 void rescue_score_get_counts(const rescue_score_report *r, rescue_score_counts *out);
 /* An overall metric by its JSON key ("f1_yes", "relation_mrr", ...); NAN when absent. */

@@ -15,9 +15,9 @@
 
 typedef struct rescue_sha256 {
   uint32_t h[8];
-  uint64_t total;         /* bytes hashed */
-  unsigned char buf[64];  /* pending partial block */
-  size_t n;               /* bytes in buf */
+  uint64_t total;        /* bytes hashed */
+  unsigned char buf[64]; /* pending partial block */
+  size_t n;              /* bytes in buf */
 } rescue_sha256;
 
 void rescue_sha256_init(rescue_sha256 *c);

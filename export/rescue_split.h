@@ -25,16 +25,16 @@ int rescue_split_parse_ratios(const char *text, double ratios[RESCUE_SPLIT_COUNT
 
 typedef struct rescue_split_opts {
   double ratios[RESCUE_SPLIT_COUNT];
-  const char *ratios_text;   /* recorded as given (NULL: formatted from ratios) */
-  uint64_t seed;             /* at most INT64_MAX (stored in SQLite) */
-  int stratify;              /* 1: group counts per scenario */
+  const char *ratios_text; /* recorded as given (NULL: formatted from ratios) */
+  uint64_t seed;           /* at most INT64_MAX (stored in SQLite) */
+  int stratify;            /* 1: group counts per scenario */
 } rescue_split_opts;
 
 typedef struct rescue_split_result {
   int64_t run_id;
   long groups[RESCUE_SPLIT_COUNT];
   long samples[RESCUE_SPLIT_COUNT];
-  long scenario_groups[2][RESCUE_SPLIT_COUNT];  /* [0] couple, [1] family */
+  long scenario_groups[2][RESCUE_SPLIT_COUNT]; /* [0] couple, [1] family */
 } rescue_split_result;
 
 /*
@@ -50,8 +50,8 @@ int rescue_split_assign(rescue_store *st, const rescue_split_opts *o, rescue_spl
 typedef struct rescue_split_run {
   int64_t id;
   int64_t seed;
-  char ratios[128];                   /* as recorded */
-  double r[RESCUE_SPLIT_COUNT];       /* parsed */
+  char ratios[128];             /* as recorded */
+  double r[RESCUE_SPLIT_COUNT]; /* parsed */
   int stratify;
   char created_at[32];
 } rescue_split_run;

@@ -30,18 +30,18 @@ const char *rescue_task_summary(rescue_task t);
 
 typedef struct rescue_tasks_opts {
   rescue_view view;
-  const char *view_name;       /* how the card and manifest name the view (NULL: corpus) */
-  const char *const *samples;  /* only these sample ids (n_samples), or NULL for all */
+  const char *view_name;      /* how the card and manifest name the view (NULL: corpus) */
+  const char *const *samples; /* only these sample ids (n_samples), or NULL for all */
   int n_samples;
-  unsigned tasks;              /* bit 1 << rescue_task for each task to write */
-  const char *clip_root;       /* clip paths <clip_root>/<sample_id>/clips/NNN.mp4; NULL:
-                                  the clips `rescue clip` recorded (copy or exact mode) */
-  int checkpoints_per_sample;  /* ER and VP picker limit (5); 0 keeps every candidate */
-  int min_dialogue_words;      /* ER (5) */
-  int itp_cap_per_class;       /* ITP per-class cap before balancing (0: off) */
-  const char *split;           /* with a split run: write only this split; NULL: all */
-  int force;                   /* replace an existing, non-empty output folder */
-  const char *corpus_name;     /* how the card names the corpus (NULL: the store's file name) */
+  unsigned tasks;             /* bit 1 << rescue_task for each task to write */
+  const char *clip_root;      /* clip paths <clip_root>/<sample_id>/clips/NNN.mp4; NULL:
+                                 the clips `rescue clip` recorded (copy or exact mode) */
+  int checkpoints_per_sample; /* ER and VP picker limit (5); 0 keeps every candidate */
+  int min_dialogue_words;     /* ER (5) */
+  int itp_cap_per_class;      /* ITP per-class cap before balancing (0: off) */
+  const char *split;          /* with a split run: write only this split; NULL: all */
+  int force;                  /* replace an existing, non-empty output folder */
+  const char *corpus_name;    /* how the card names the corpus (NULL: the store's file name) */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
 } rescue_tasks_opts;
@@ -50,15 +50,15 @@ typedef struct rescue_tasks_opts {
 void rescue_tasks_opts_init(rescue_tasks_opts *o);
 
 typedef struct rescue_tasks_result {
-  long samples;                 /* samples that went into the datasets */
-  long discarded;               /* left out: discarded */
-  long incomplete;              /* left out: a row has no version in the view */
-  long unassigned;              /* left out: their group is not in the split run */
-  long other_split;             /* left out by --split */
-  int64_t split_run;            /* the split run used, 0 when none */
+  long samples;      /* samples that went into the datasets */
+  long discarded;    /* left out: discarded */
+  long incomplete;   /* left out: a row has no version in the view */
+  long unassigned;   /* left out: their group is not in the split run */
+  long other_split;  /* left out by --split */
+  int64_t split_run; /* the split run used, 0 when none */
   long instances[RESCUE_TASK_COUNT];
-  long itp_yes;                 /* ITP instances with gold yes */
-  uint64_t bytes;               /* bytes of every file written */
+  long itp_yes;   /* ITP instances with gold yes */
+  uint64_t bytes; /* bytes of every file written */
 } rescue_tasks_result;
 
 /*

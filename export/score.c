@@ -23,7 +23,7 @@
 typedef struct strtab {
   char **s;
   int n, cap;
-  int *slot;      /* open addressing: index + 1, 0 empty */
+  int *slot; /* open addressing: index + 1, 0 empty */
   size_t nslot;
 } strtab;
 
@@ -97,10 +97,10 @@ typedef struct pair_count {
 
 typedef struct acc {
   long n;
-  long tp, fp, tn, fn;          /* ITP */
-  long r[3];                    /* rank tasks: hits at 1, 2, 3 */
-  double rr;                    /* sum of reciprocal ranks */
-  long scored, exact;           /* ER */
+  long tp, fp, tn, fn; /* ITP */
+  long r[3];           /* rank tasks: hits at 1, 2, 3 */
+  double rr;           /* sum of reciprocal ranks */
+  long scored, exact;  /* ER */
   double match, abs_err;
   /* top-1 per label (RPP macro): arrays over label ids, only for overall and scenarios */
   long *ltp, *lfp, *lfn, *lsup;
@@ -110,10 +110,10 @@ typedef struct acc {
 
 typedef struct inst {
   int id, sample, couple, family;
-  int gold;                     /* ITP 1/0; label id; ER intensity */
-  int cands;                    /* candidate list (rank tasks) */
+  int gold;  /* ITP 1/0; label id; ER intensity */
+  int cands; /* candidate list (rank tasks) */
   unsigned char has_pred, invalid;
-  int pred[3];                  /* ITP: pred[0] 1/0; rank: label ids or -1; ER: intensity */
+  int pred[3]; /* ITP: pred[0] 1/0; rank: label ids or -1; ER: intensity */
 } inst;
 
 typedef struct cand_list {
@@ -130,7 +130,7 @@ struct rescue_score_report {
   cand_list *lists;
   int nlists, caplists;
   rescue_score_counts c;
-  unsigned char *failed;        /* ER: per sample */
+  unsigned char *failed; /* ER: per sample */
   acc overall, scen[2];
   acc *by_couple, *by_sample;
   pair_count *conf;
@@ -203,11 +203,14 @@ static size_t jclean(rescue_buf *b, const json_t *v) {
       rescue_buf_puts(b, num);
     }
     break;
-  case JSON_TRUE: rescue_buf_puts(b, "True"); break;
+  case JSON_TRUE:
+    rescue_buf_puts(b, "True");
+    break;
   case JSON_FALSE:
   case JSON_NULL:
   case JSON_OBJECT:
-  case JSON_ARRAY: break;
+  case JSON_ARRAY:
+    break;
   }
   return b->len;
 }
@@ -220,10 +223,18 @@ static int parse_intensity(const json_t *v) {
   if (!v)
     return -1;
   switch (json_typeof(v)) {
-  case JSON_INTEGER: d = (double)json_integer_value(v); break;
-  case JSON_REAL: d = json_real_value(v); break;
-  case JSON_TRUE: d = 1; break;
-  case JSON_FALSE: d = 0; break;
+  case JSON_INTEGER:
+    d = (double)json_integer_value(v);
+    break;
+  case JSON_REAL:
+    d = json_real_value(v);
+    break;
+  case JSON_TRUE:
+    d = 1;
+    break;
+  case JSON_FALSE:
+    d = 0;
+    break;
   case JSON_STRING:
     rescue_pystrip(json_string_value(v), json_string_length(v), &a, &e);
     if (e - a == 0 || e - a >= sizeof buf)
@@ -240,7 +251,8 @@ static int parse_intensity(const json_t *v) {
   case JSON_NULL:
   case JSON_OBJECT:
   case JSON_ARRAY:
-  default: return -1;
+  default:
+    return -1;
   }
   if (!isfinite(d))
     return -1;
@@ -251,7 +263,7 @@ static int parse_intensity(const json_t *v) {
 /* ITP §2.1: 1 yes, 0 no, -1 invalid (which then counts as no). */
 static int parse_should_speak(const json_t *v, rescue_buf *tmp) {
   static const char *const yes[] = {"yes", "y", "true", "1", "speak", "should_speak"};
-  static const char *const no[] = {"no", "n", "false", "0", "listen", "keep_listening",
+  static const char *const no[] = {"no",          "n", "false", "0", "listen", "keep_listening",
                                    "do_not_speak"};
   size_t i;
   if (v && json_is_boolean(v))
@@ -303,19 +315,22 @@ static int blank(const char *s, size_t n) {
 /* ---- gold ---- */
 
 static const char *const gold_keys[RESCUE_TASK_COUNT] = {
-    "gold_should_speak", "gold_relation_pattern", "gold_support_target",
-    "gold_support_strategy", "gold_intensity_score", NULL};
+    "gold_should_speak",     "gold_relation_pattern", "gold_support_target",
+    "gold_support_strategy", "gold_intensity_score",  NULL};
 static const char *const cand_keys[RESCUE_TASK_COUNT] = {
-    NULL, "candidate_relation_labels", "candidate_target_labels", "candidate_strategy_labels",
-    NULL, NULL};
-static const char *const pred_keys[RESCUE_TASK_COUNT] = {
-    "should_speak", "relation_top3", "target_top3", "strategy_top3", "predicted_intensity_score",
-    "predicted_viewpoints"};
+    NULL, "candidate_relation_labels", "candidate_target_labels", "candidate_strategy_labels", NULL,
+    NULL};
+static const char *const pred_keys[RESCUE_TASK_COUNT] = {"should_speak",
+                                                         "relation_top3",
+                                                         "target_top3",
+                                                         "strategy_top3",
+                                                         "predicted_intensity_score",
+                                                         "predicted_viewpoints"};
 
 #define BAD(lr, col, ...) bad_input(err, (lr)->path, (lr)->lineno, col, __VA_ARGS__)
 
-static int bad_input(rescue_error *err, const char *path, long line, long col, const char *fmt,
-                     ...) __attribute__((format(printf, 5, 6)));
+static int bad_input(rescue_error *err, const char *path, long line, long col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 static int bad_input(rescue_error *err, const char *path, long line, long col, const char *fmt,
                      ...) {
   char msg[700];
@@ -543,12 +558,15 @@ static int take_prediction(rescue_score_report *r, const json_t *o, rescue_buf *
   }
   case RESCUE_TASK_RPP:
   case RESCUE_TASK_STP:
-  case RESCUE_TASK_SSP: parse_top3(r, in, json_object_get(o, pred_keys[r->task]), tmp); break;
+  case RESCUE_TASK_SSP:
+    parse_top3(r, in, json_object_get(o, pred_keys[r->task]), tmp);
+    break;
   case RESCUE_TASK_ER:
     in->pred[0] = parse_intensity(json_object_get(o, pred_keys[r->task]));
     in->invalid = in->pred[0] < 0;
     break;
-  case RESCUE_TASK_VP: break;
+  case RESCUE_TASK_VP:
+    break;
   }
   return 0;
 }
@@ -684,8 +702,8 @@ static int add_conf(rescue_score_report *r, int gold, int pred) {
 }
 
 /* Add one scored instance to an accumulator. */
-static void acc_add(acc *a, const rescue_score_report *r, const inst *in, int pred_yes,
-                    int rank, int top1, int pred_int) {
+static void acc_add(acc *a, const rescue_score_report *r, const inst *in, int pred_yes, int rank,
+                    int top1, int pred_int) {
   int k;
   a->n++;
   switch (r->task) {
@@ -728,7 +746,8 @@ static void acc_add(acc *a, const rescue_score_report *r, const inst *in, int pr
       a->abs_err += d;
     }
     break;
-  case RESCUE_TASK_VP: break;
+  case RESCUE_TASK_VP:
+    break;
   }
 }
 
@@ -784,7 +803,8 @@ static int compute(rescue_score_report *r) {
       if (pint >= 0)
         rc = add_conf(r, in->gold, pint);
       break;
-    case RESCUE_TASK_VP: break;
+    case RESCUE_TASK_VP:
+      break;
     }
     acc_add(&r->overall, r, in, yes, rank, top1, pint);
     acc_add(&r->scen[in->family], r, in, yes, rank, top1, pint);
@@ -799,8 +819,8 @@ static double f1(double p, double r) { return p + r != 0 ? 2 * p * r / (p + r) :
 
 /* A metric of an accumulator by key; NAN when it does not apply. */
 static double acc_metric(const rescue_score_report *r, const acc *a, const char *key) {
-  static const char *const prefix[RESCUE_TASK_COUNT] = {"", "relation", "target", "strategy",
-                                                        "", ""};
+  static const char *const prefix[RESCUE_TASK_COUNT] = {"",         "relation", "target",
+                                                        "strategy", "",         ""};
   const char *p = prefix[r->task];
   char k[64];
   double py = ratio((double)a->tp, (double)(a->tp + a->fp));
@@ -812,14 +832,22 @@ static double acc_metric(const rescue_score_report *r, const acc *a, const char 
     return (double)a->n;
   switch (r->task) {
   case RESCUE_TASK_ITP:
-    if (!strcmp(key, "precision_yes")) return py;
-    if (!strcmp(key, "recall_yes")) return ry;
-    if (!strcmp(key, "f1_yes")) return f1(py, ry);
-    if (!strcmp(key, "precision_no")) return pn;
-    if (!strcmp(key, "recall_no")) return rn;
-    if (!strcmp(key, "f1_no")) return f1(pn, rn);
-    if (!strcmp(key, "accuracy")) return ratio((double)(a->tp + a->tn), (double)a->n);
-    if (!strcmp(key, "balanced_accuracy")) return (ry + rn) / 2;
+    if (!strcmp(key, "precision_yes"))
+      return py;
+    if (!strcmp(key, "recall_yes"))
+      return ry;
+    if (!strcmp(key, "f1_yes"))
+      return f1(py, ry);
+    if (!strcmp(key, "precision_no"))
+      return pn;
+    if (!strcmp(key, "recall_no"))
+      return rn;
+    if (!strcmp(key, "f1_no"))
+      return f1(pn, rn);
+    if (!strcmp(key, "accuracy"))
+      return ratio((double)(a->tp + a->tn), (double)a->n);
+    if (!strcmp(key, "balanced_accuracy"))
+      return (ry + rn) / 2;
     return NAN;
   case RESCUE_TASK_RPP:
   case RESCUE_TASK_STP:
@@ -850,48 +878,73 @@ static double acc_metric(const rescue_score_report *r, const acc *a, const char 
         sf += f1(lp, lr);
         nl++;
       }
-      if (!strcmp(key, "macro_precision")) return ratio(sp, nl);
-      if (!strcmp(key, "macro_recall")) return ratio(sr, nl);
+      if (!strcmp(key, "macro_precision"))
+        return ratio(sp, nl);
+      if (!strcmp(key, "macro_recall"))
+        return ratio(sr, nl);
       return ratio(sf, nl);
     }
     return NAN;
   case RESCUE_TASK_ER:
-    if (!strcmp(key, "scored")) return (double)a->scored;
-    if (!a->scored) return NAN;
-    if (!strcmp(key, "avg_intensity_match")) return a->match / (double)a->scored;
-    if (!strcmp(key, "intensity_exact_rate")) return (double)a->exact / (double)a->scored;
-    if (!strcmp(key, "intensity_mae")) return a->abs_err / (double)a->scored;
+    if (!strcmp(key, "scored"))
+      return (double)a->scored;
+    if (!a->scored)
+      return NAN;
+    if (!strcmp(key, "avg_intensity_match"))
+      return a->match / (double)a->scored;
+    if (!strcmp(key, "intensity_exact_rate"))
+      return (double)a->exact / (double)a->scored;
+    if (!strcmp(key, "intensity_mae"))
+      return a->abs_err / (double)a->scored;
     return NAN;
-  case RESCUE_TASK_VP: return NAN;
+  case RESCUE_TASK_VP:
+    return NAN;
   }
   return NAN;
 }
 
 /* The metric keys of a task, in report order (NULL-terminated). */
 static const char *const *metric_keys(rescue_task t, int macro) {
-  static const char *const itp[] = {"n", "precision_yes", "recall_yes", "f1_yes",
-                                    "precision_no", "recall_no", "f1_no", "accuracy",
-                                    "balanced_accuracy", NULL};
-  static const char *const rpp[] = {"n", "accuracy", "relation_recall_at_1",
-                                    "relation_recall_at_2", "relation_recall_at_3",
-                                    "relation_mrr", "macro_precision", "macro_recall",
-                                    "macro_f1", NULL};
-  static const char *const stp[] = {"n", "target_recall_at_1", "target_recall_at_2",
-                                    "target_recall_at_3", "target_mrr", NULL};
-  static const char *const ssp[] = {"n", "strategy_recall_at_1", "strategy_recall_at_2",
-                                    "strategy_recall_at_3", "strategy_mrr", NULL};
-  static const char *const er[] = {"n", "scored", "avg_intensity_match", "intensity_exact_rate",
-                                   "intensity_mae", NULL};
-  static const char *const rpp_plain[] = {"n", "accuracy", "relation_recall_at_1",
-                                          "relation_recall_at_2", "relation_recall_at_3",
-                                          "relation_mrr", NULL};
+  static const char *const itp[] = {
+      "n",     "precision_yes", "recall_yes",        "f1_yes", "precision_no", "recall_no",
+      "f1_no", "accuracy",      "balanced_accuracy", NULL};
+  static const char *const rpp[] = {"n",
+                                    "accuracy",
+                                    "relation_recall_at_1",
+                                    "relation_recall_at_2",
+                                    "relation_recall_at_3",
+                                    "relation_mrr",
+                                    "macro_precision",
+                                    "macro_recall",
+                                    "macro_f1",
+                                    NULL};
+  static const char *const stp[] = {
+      "n", "target_recall_at_1", "target_recall_at_2", "target_recall_at_3", "target_mrr", NULL};
+  static const char *const ssp[] = {
+      "n", "strategy_recall_at_1", "strategy_recall_at_2", "strategy_recall_at_3", "strategy_mrr",
+      NULL};
+  static const char *const er[] = {
+      "n", "scored", "avg_intensity_match", "intensity_exact_rate", "intensity_mae", NULL};
+  static const char *const rpp_plain[] = {"n",
+                                          "accuracy",
+                                          "relation_recall_at_1",
+                                          "relation_recall_at_2",
+                                          "relation_recall_at_3",
+                                          "relation_mrr",
+                                          NULL};
   switch (t) {
-  case RESCUE_TASK_ITP: return itp;
-  case RESCUE_TASK_RPP: return macro ? rpp : rpp_plain;
-  case RESCUE_TASK_STP: return stp;
-  case RESCUE_TASK_SSP: return ssp;
-  case RESCUE_TASK_ER: return er;
-  case RESCUE_TASK_VP: return er + 5;
+  case RESCUE_TASK_ITP:
+    return itp;
+  case RESCUE_TASK_RPP:
+    return macro ? rpp : rpp_plain;
+  case RESCUE_TASK_STP:
+    return stp;
+  case RESCUE_TASK_SSP:
+    return ssp;
+  case RESCUE_TASK_ER:
+    return er;
+  case RESCUE_TASK_VP:
+    return er + 5;
   }
   return er + 5;
 }
@@ -1054,8 +1107,8 @@ void rescue_score_json(const rescue_score_report *r, rescue_buf *out) {
   rescue_jw_str(&w, r->pred_path);
   rescue_jw_key(&w, "counts");
   rescue_jw_obj(&w);
-#define COUNT(name)                                                                            \
-  rescue_jw_key(&w, #name);                                                                    \
+#define COUNT(name)                                                                                \
+  rescue_jw_key(&w, #name);                                                                        \
   rescue_jw_int(&w, r->c.name)
   COUNT(instances);
   COUNT(predicted);
@@ -1152,11 +1205,20 @@ static void text_row(rescue_buf *b, const rescue_score_report *r, const char *na
 static const char *short_key(const char *k) {
   static const struct {
     const char *key, *title;
-  } t[] = {{"precision_yes", "P_yes"}, {"recall_yes", "R_yes"}, {"f1_yes", "F1_yes"},
-           {"precision_no", "P_no"}, {"recall_no", "R_no"}, {"f1_no", "F1_no"},
-           {"accuracy", "acc"}, {"balanced_accuracy", "bal_acc"}, {"macro_precision", "mP"},
-           {"macro_recall", "mR"}, {"macro_f1", "mF1"}, {"avg_intensity_match", "int_match"},
-           {"intensity_exact_rate", "exact"}, {"intensity_mae", "MAE"}};
+  } t[] = {{"precision_yes", "P_yes"},
+           {"recall_yes", "R_yes"},
+           {"f1_yes", "F1_yes"},
+           {"precision_no", "P_no"},
+           {"recall_no", "R_no"},
+           {"f1_no", "F1_no"},
+           {"accuracy", "acc"},
+           {"balanced_accuracy", "bal_acc"},
+           {"macro_precision", "mP"},
+           {"macro_recall", "mR"},
+           {"macro_f1", "mF1"},
+           {"avg_intensity_match", "int_match"},
+           {"intensity_exact_rate", "exact"},
+           {"intensity_mae", "MAE"}};
   size_t i;
   const char *u;
   for (i = 0; i < sizeof t / sizeof t[0]; i++)

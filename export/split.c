@@ -104,7 +104,7 @@ static void largest_remainder(long g, const double r[RESCUE_SPLIT_COUNT],
 typedef struct split_group {
   int64_t id;
   char *name;
-  int family;    /* some sample of the group is a family sample */
+  int family; /* some sample of the group is a family sample */
   long samples;
   int split;
 } split_group;

@@ -70,7 +70,8 @@ static int seed(rescue_label_stats *s, const rescue_scheme *sc) {
   for (i = 0; i < 2; i++) {
     const rescue_labelset *rel = rescue_scheme_labelset(sc, "relation_pattern", scen_names[i]);
     for (f = 0; f < RESCUE_DIST_FIELDS; f++) {
-      const rescue_labelset *ls = sets[f] ? rescue_scheme_labelset(sc, sets[f], scen_names[i]) : NULL;
+      const rescue_labelset *ls =
+          sets[f] ? rescue_scheme_labelset(sc, sets[f], scen_names[i]) : NULL;
       if (f == RESCUE_DIST_INTENSITY) {
         for (k = 0; k <= 10; k++)
           if (dist_append(&s->dist[i][f], intensity_labels[k], strlen(intensity_labels[k]), 1) < 0)
@@ -274,8 +275,8 @@ void rescue_stats_json(const rescue_table3 *t3, const rescue_label_stats *ls, re
 
 void rescue_stats_labels_text(const rescue_label_stats *ls, rescue_buf *out) {
   static const char *const titles[RESCUE_DIST_FIELDS] = {
-      "support strategies (every support_strategy item)", "relation patterns",
-      "utterance types", "intensities (internal_emotion items)"};
+      "support strategies (every support_strategy item)", "relation patterns", "utterance types",
+      "intensities (internal_emotion items)"};
   int i, f, k, a, b;
   for (f = 0; f < RESCUE_DIST_FIELDS; f++) {
     rescue_buf_printf(out, "\n%s\n%-32s%10s%8s%10s%8s\n", titles[f], "", "couple", "", "family",

@@ -56,9 +56,15 @@ int rescue_tk_intensity(const rescue_jnode *n, long *out) {
   if (!n)
     return 0;
   switch (n->type) {
-  case RESCUE_JNUMBER: v = n->num; break;
-  case RESCUE_JTRUE: v = 1; break;
-  case RESCUE_JFALSE: v = 0; break;
+  case RESCUE_JNUMBER:
+    v = n->num;
+    break;
+  case RESCUE_JTRUE:
+    v = 1;
+    break;
+  case RESCUE_JFALSE:
+    v = 0;
+    break;
   case RESCUE_JSTRING:
     if (!parse_number_text(n->s, n->len, &v))
       return 0;
@@ -83,8 +89,7 @@ long rescue_tk_word_count(const char *s, size_t len) {
   size_t i;
   for (i = 0; i < len; i++) {
     unsigned char c = (unsigned char)s[i];
-    int w = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-            c == '\'';
+    int w = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '\'';
     if (w && !in)
       n++;
     in = w;
@@ -185,7 +190,7 @@ void rescue_tk_put_prior(rescue_jw *w, const tk_sample *t, int k) {
 }
 
 void rescue_tk_put_head(rescue_jw *w, tk_sample *t, rescue_task task, const char *id_suffix,
-                 int row) {
+                        int row) {
   rescue_buf *id = &t->id;
   rescue_jw_key(w, "task");
   rescue_jw_str(w, rescue_task_name(task));
@@ -277,7 +282,8 @@ static void put_items(rescue_jw *w, tk_sample *t, const rescue_jnode *list, cons
     for (c = list->child; c; c = c->next) {
       const rescue_jnode *tg = with_target ? rescue_jget(c, "target") : NULL;
       if (c->type != RESCUE_JOBJECT || !rescue_tk_clean(&t->tmp, rescue_jget(c, who)) ||
-          !rescue_tk_clean(&t->tmp2, rescue_jget(c, text)) || (with_target && !has_names(&t->tmp3, tg)))
+          !rescue_tk_clean(&t->tmp2, rescue_jget(c, text)) ||
+          (with_target && !has_names(&t->tmp3, tg)))
         continue;
       rescue_jw_obj(w);
       rescue_jw_key(w, who);
@@ -294,10 +300,10 @@ static void put_items(rescue_jw *w, tk_sample *t, const rescue_jnode *list, cons
 }
 
 /* Key `name` into the current record, remembering where its value starts. */
-#define VALUE_BEGIN(key_, slot_)                                                            \
-  do {                                                                                      \
-    rescue_jw_key(&w, key_);                                                                \
-    row->v[slot_].a = t->recs.len;                                                          \
+#define VALUE_BEGIN(key_, slot_)                                                                   \
+  do {                                                                                             \
+    rescue_jw_key(&w, key_);                                                                       \
+    row->v[slot_].a = t->recs.len;                                                                 \
   } while (0)
 #define VALUE_END(slot_) (row->v[slot_].b = t->recs.len)
 
@@ -449,7 +455,8 @@ static int load_clips(tk_sample *t, rescue_store *st) {
   if (!q)
     return rescue_store_err(st)->code;
   rescue_buf_reset(&t->clip_text);
-  memset(t->clip_at, 0, (size_t)t->n * sizeof *t->clip_at);
+  if (t->n > 0)
+    memset(t->clip_at, 0, (size_t)t->n * sizeof *t->clip_at);
   rescue_bind_int(q, ":sample_ref", t->s->ref);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     int pos = sqlite3_column_int(q, 0);
@@ -466,7 +473,7 @@ static int load_clips(tk_sample *t, rescue_store *st) {
 }
 
 int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample *s,
-                      const char *clip_root, rescue_error *err) {
+                             const char *clip_root, rescue_error *err) {
   const rescue_jnode *root, *c;
   rescue_jerror je;
   const char *slash;

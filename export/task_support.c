@@ -9,8 +9,8 @@
 
 /* A resolved support target of a therapist row. */
 typedef struct support_gold {
-  const char *source;     /* "support_strategy" or "row_target_fallback" */
-  int members;            /* names in the tuple */
+  const char *source; /* "support_strategy" or "row_target_fallback" */
+  int members;        /* names in the tuple */
 } support_gold;
 
 /*

@@ -59,11 +59,11 @@ void rescue_tasks_opts_init(rescue_tasks_opts *o) {
 typedef struct exporter {
   rescue_store *st;
   rescue_error *err;
-  const char *dir;        /* the temporary output folder */
+  const char *dir; /* the temporary output folder */
   tk_summary sum;
   rescue_tasks_result *res;
-  int slot;               /* split slot of the current sample */
-  int family;             /* the current sample is a family sample */
+  int slot;   /* split slot of the current sample */
+  int family; /* the current sample is a family sample */
 } exporter;
 
 /* Create file rel under the temporary folder for writing. */
@@ -314,12 +314,24 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
       if (!(o->tasks & (1u << t)))
         continue;
       switch ((rescue_task)t) {
-      case RESCUE_TASK_ITP: rc = rescue_tk_build_itp(&ts, &to, &sink); break;
-      case RESCUE_TASK_RPP: rc = rescue_tk_build_rpp(&ts, &to, &sink); break;
-      case RESCUE_TASK_STP: rc = rescue_tk_build_stp(&ts, &to, &sink); break;
-      case RESCUE_TASK_SSP: rc = rescue_tk_build_ssp(&ts, &to, &sink); break;
-      case RESCUE_TASK_ER: rc = rescue_tk_build_er(&ts, &to, &sink); break;
-      case RESCUE_TASK_VP: rc = rescue_tk_build_vp(&ts, &to, &sink); break;
+      case RESCUE_TASK_ITP:
+        rc = rescue_tk_build_itp(&ts, &to, &sink);
+        break;
+      case RESCUE_TASK_RPP:
+        rc = rescue_tk_build_rpp(&ts, &to, &sink);
+        break;
+      case RESCUE_TASK_STP:
+        rc = rescue_tk_build_stp(&ts, &to, &sink);
+        break;
+      case RESCUE_TASK_SSP:
+        rc = rescue_tk_build_ssp(&ts, &to, &sink);
+        break;
+      case RESCUE_TASK_ER:
+        rc = rescue_tk_build_er(&ts, &to, &sink);
+        break;
+      case RESCUE_TASK_VP:
+        rc = rescue_tk_build_vp(&ts, &to, &sink);
+        break;
       }
     }
     if (rc)

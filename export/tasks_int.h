@@ -37,11 +37,11 @@ enum {
 };
 
 typedef struct tk_row {
-  const rescue_jnode *obj;  /* the parsed row object */
-  const char *speaker;      /* cleaned primary_speaker */
-  int therapist;            /* speaker is exactly the practitioner label */
-  int client;               /* speaker non-empty and not the practitioner or a group label */
-  tk_span rec;              /* the whole row record */
+  const rescue_jnode *obj; /* the parsed row object */
+  const char *speaker;     /* cleaned primary_speaker */
+  int therapist;           /* speaker is exactly the practitioner label */
+  int client;              /* speaker non-empty and not the practitioner or a group label */
+  tk_span rec;             /* the whole row record */
   tk_span v[TK_NVALUES];
 } tk_row;
 
@@ -52,30 +52,30 @@ typedef struct tk_row {
 typedef struct tk_sample {
   const rescue_scheme *sc;
   const rescue_sample *s;
-  const char *scenario;           /* "couple" or "family" (§1.2) */
-  const char *group_label;        /* "Couple" or "Family" */
-  const rescue_labelset *relations;   /* relation_pattern labels of the scenario, or NULL */
-  const rescue_labelset *strategies;  /* support_strategy labels of the scenario, or NULL */
-  int n;                          /* rows */
+  const char *scenario;              /* "couple" or "family" (§1.2) */
+  const char *group_label;           /* "Couple" or "Family" */
+  const rescue_labelset *relations;  /* relation_pattern labels of the scenario, or NULL */
+  const rescue_labelset *strategies; /* support_strategy labels of the scenario, or NULL */
+  int n;                             /* rows */
   tk_row *rows;
   int cap_rows;
-  rescue_buf couple;              /* the sample's parent folder name (§1.1) */
-  rescue_buf source_file;         /* §5.3 */
-  rescue_buf participants;        /* JSON array, shared variant (§1.3) */
-  rescue_buf vp_participants;     /* JSON array, VP variant (§1.3) */
-  rescue_buf recs;                /* row records joined by ", " */
-  rescue_buf rows_text;           /* "[row, row, ...]" parsed into doc */
-  rescue_buf clip_text;           /* recorded clip paths, NUL-separated */
-  size_t *clip_at;                /* per position: offset into clip_text + 1, or 0 */
+  rescue_buf couple;          /* the sample's parent folder name (§1.1) */
+  rescue_buf source_file;     /* §5.3 */
+  rescue_buf participants;    /* JSON array, shared variant (§1.3) */
+  rescue_buf vp_participants; /* JSON array, VP variant (§1.3) */
+  rescue_buf recs;            /* row records joined by ", " */
+  rescue_buf rows_text;       /* "[row, row, ...]" parsed into doc */
+  rescue_buf clip_text;       /* recorded clip paths, NUL-separated */
+  size_t *clip_at;            /* per position: offset into clip_text + 1, or 0 */
   int cap_clips;
-  rescue_buf tmp, tmp2, tmp3;     /* scratch */
-  rescue_buf id;                  /* instance ids (rescue_tk_put_head) */
-  rescue_buf labels;              /* per-sample candidate label list (JSON), builders' use */
-  int *ints;                      /* scratch integers (rescue_tk_ints) */
+  rescue_buf tmp, tmp2, tmp3; /* scratch */
+  rescue_buf id;              /* instance ids (rescue_tk_put_head) */
+  rescue_buf labels;          /* per-sample candidate label list (JSON), builders' use */
+  int *ints;                  /* scratch integers (rescue_tk_ints) */
   size_t cap_ints;
   rescue_jdoc *doc;
-  int rows_only;                  /* prepare parses rows and derives facts, but builds no
-                                     row records (for statistics) */
+  int rows_only; /* prepare parses rows and derives facts, but builds no
+                    row records (for statistics) */
 } tk_sample;
 
 /* Options a builder reads. */
@@ -102,7 +102,7 @@ void rescue_tk_sample_free(tk_sample *t);
 ** (with the message in err).
 */
 int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample *s,
-                      const char *clip_root, rescue_error *err);
+                             const char *clip_root, rescue_error *err);
 
 /* ---- shared helpers (task_rows.c) ---- */
 
@@ -136,7 +136,7 @@ void rescue_tk_put_value(rescue_jw *w, const tk_sample *t, int i, int which, con
 void rescue_tk_put_prior(rescue_jw *w, const tk_sample *t, int k);
 /* task, instance_id, sample_id, couple, scenario, participants (shared) */
 void rescue_tk_put_head(rescue_jw *w, tk_sample *t, rescue_task task, const char *id_suffix,
-                 int row);
+                        int row);
 /* source_sample_id, source_file */
 void rescue_tk_put_tail(rescue_jw *w, const tk_sample *t);
 /* "<sample_id>__row<r>" into b (reset first). */
@@ -146,28 +146,28 @@ void rescue_tk_instance_id(rescue_buf *b, const tk_sample *t, const char *suffix
 
 /* One output file: where it is, what went in (records per scenario), its digest. */
 typedef struct tk_file {
-  char *rel;              /* path relative to the output folder; NULL: not written */
+  char *rel; /* path relative to the output folder; NULL: not written */
   FILE *f;
   rescue_sha256 h;
   char sha256[65];
   long lines;
   uint64_t bytes;
-  long scenario[2];       /* records of couple [0] and family [1] samples */
-  long yes;               /* ITP: gold yes */
+  long scenario[2]; /* records of couple [0] and family [1] samples */
+  long yes;         /* ITP: gold yes */
 } tk_file;
 
 /* Everything the card and the manifest describe. */
 typedef struct tk_summary {
   const rescue_tasks_opts *o;
   const rescue_scheme *sc;
-  const char *corpus;               /* corpus name */
-  int split_mode;                   /* files per split (a split run exists) */
+  const char *corpus; /* corpus name */
+  int split_mode;     /* files per split (a split run exists) */
   rescue_split_run run;
-  int active[RESCUE_SPLIT_COUNT];   /* splits written (split mode) */
+  int active[RESCUE_SPLIT_COUNT];                       /* splits written (split mode) */
   tk_file files[RESCUE_TASK_COUNT][RESCUE_SPLIT_COUNT]; /* [task][split]; [task][0] otherwise */
   tk_file splits[RESCUE_SPLIT_COUNT];                   /* splits/<split>.txt */
   tk_file readme;
-  long samples[RESCUE_SPLIT_COUNT][2];  /* samples per split slot and scenario */
+  long samples[RESCUE_SPLIT_COUNT][2]; /* samples per split slot and scenario */
   const rescue_tasks_result *res;
 } tk_summary;
 

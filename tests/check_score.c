@@ -54,7 +54,8 @@ static double num(json_t *j, ...) {
   return json_number_value(j);
 }
 
-#define NEAR(a, b) ck_assert_msg(fabs((a) - (b)) < 1e-12, "%.17g != %.17g", (double)(a), (double)(b))
+#define NEAR(a, b)                                                                                 \
+  ck_assert_msg(fabs((a) - (b)) < 1e-12, "%.17g != %.17g", (double)(a), (double)(b))
 
 static const char *itp_gold(void) {
   return put("itp.jsonl",
@@ -79,14 +80,14 @@ START_TEST(test_itp) {
   snprintf(g, sizeof g, "%s", gold);
   pred = put("itp.pred.jsonl",
              "{\"instance_id\": \"a1\", \"should_speak\": \"y\"}\n"
-             "{\"instance_id\": \" a1 \", \"should_speak\": \"Yes\"}\n"   /* duplicate, kept */
+             "{\"instance_id\": \" a1 \", \"should_speak\": \"Yes\"}\n" /* duplicate, kept */
              "{\"instance_id\": \"a2\", \"should_speak\": \"keep_listening\"}\n"
              "\n"
              "{\"instance_id\": \"a3\", \"should_speak\": \"I think no\"}\n"
              "{\"instance_id\": \"a4\", \"should_speak\": true}\n"
-             "{\"instance_id\": \"a6\", \"should_speak\": \"maybe\"}\n"     /* invalid: no */
-             "{\"instance_id\": \"zz\", \"should_speak\": \"yes\"}\n"       /* unknown */
-             "{\"should_speak\": \"yes\"}\n");                            /* no id */
+             "{\"instance_id\": \"a6\", \"should_speak\": \"maybe\"}\n" /* invalid: no */
+             "{\"instance_id\": \"zz\", \"should_speak\": \"yes\"}\n"   /* unknown */
+             "{\"should_speak\": \"yes\"}\n");                          /* no id */
   j = score_json("itp", g, pred);
   /* a1 TP, a2 TN, a3 FN, a4 FP, a5 missing -> FN, a6 invalid -> TN */
   NEAR(num(j, "counts", "instances", NULL), 6);
@@ -157,9 +158,10 @@ START_TEST(test_rpp) {
   json_t *j, *cm;
   int i;
   for (i = 0; i < 4; i++)
-    rescue_buf_printf(&b, "{\"task\": \"rpp\", \"instance_id\": \"r%d\", \"sample_id\": \"c/s\", "
-                          "\"couple\": \"c\", \"scenario\": \"couple\", "
-                          "\"candidate_relation_labels\": %s, \"gold_relation_pattern\": \"%s\"}\n",
+    rescue_buf_printf(&b,
+                      "{\"task\": \"rpp\", \"instance_id\": \"r%d\", \"sample_id\": \"c/s\", "
+                      "\"couple\": \"c\", \"scenario\": \"couple\", "
+                      "\"candidate_relation_labels\": %s, \"gold_relation_pattern\": \"%s\"}\n",
                       i + 1, tax, gold_labels[i]);
   snprintf(g, sizeof g, "%s", put("rpp.jsonl", b.s));
   rescue_buf_free(&b);
@@ -197,17 +199,18 @@ END_TEST
 START_TEST(test_stp_ssp) {
   char g[4096];
   json_t *j;
-  snprintf(g, sizeof g, "%s",
-           put("stp.jsonl",
-               "{\"task\": \"stp\", \"instance_id\": \"t1\", \"sample_id\": \"c/s\", \"couple\": "
-               "\"c\", \"scenario\": \"couple\", \"candidate_target_labels\": [\"Alan\", \"Evelyn\", "
-               "\"Couple\"], \"gold_support_target\": \"Alan\"}\n"
-               "{\"task\": \"stp\", \"instance_id\": \"t2\", \"sample_id\": \"c/s\", \"couple\": "
-               "\"c\", \"scenario\": \"couple\", \"candidate_target_labels\": [\"Alan\", \"Evelyn\", "
-               "\"Couple\"], \"gold_support_target\": \"Couple\"}\n"
-               "{\"task\": \"stp\", \"instance_id\": \"t3\", \"sample_id\": \"c/s\", \"couple\": "
-               "\"c\", \"scenario\": \"couple\", \"candidate_target_labels\": [\"Alan\", \"Evelyn\", "
-               "\"Couple\"], \"gold_support_target\": \"Evelyn\"}\n"));
+  snprintf(
+      g, sizeof g, "%s",
+      put("stp.jsonl",
+          "{\"task\": \"stp\", \"instance_id\": \"t1\", \"sample_id\": \"c/s\", \"couple\": "
+          "\"c\", \"scenario\": \"couple\", \"candidate_target_labels\": [\"Alan\", \"Evelyn\", "
+          "\"Couple\"], \"gold_support_target\": \"Alan\"}\n"
+          "{\"task\": \"stp\", \"instance_id\": \"t2\", \"sample_id\": \"c/s\", \"couple\": "
+          "\"c\", \"scenario\": \"couple\", \"candidate_target_labels\": [\"Alan\", \"Evelyn\", "
+          "\"Couple\"], \"gold_support_target\": \"Couple\"}\n"
+          "{\"task\": \"stp\", \"instance_id\": \"t3\", \"sample_id\": \"c/s\", \"couple\": "
+          "\"c\", \"scenario\": \"couple\", \"candidate_target_labels\": [\"Alan\", \"Evelyn\", "
+          "\"Couple\"], \"gold_support_target\": \"Evelyn\"}\n"));
   /* t1 [Evelyn, Alan] -> rank 2 (duplicate and non-candidate dropped); t2 trimmed -> 1;
      t3 case differs -> dropped, padded with "" -> 0 */
   j = score_json("stp", g,
@@ -245,16 +248,17 @@ END_TEST
 START_TEST(test_er) {
   char g[4096];
   json_t *j, *failed;
-  snprintf(g, sizeof g, "%s",
-           put("er.jsonl",
-               "{\"sample_id\": \"c/s1\", \"couple\": \"c\", \"gold_intensity_score\": 6, \"task\": "
-               "\"er\", \"instance_id\": \"e1\", \"scenario\": \"couple\"}\n"
-               "{\"sample_id\": \"c/s1\", \"couple\": \"c\", \"gold_intensity_score\": 3, \"task\": "
-               "\"er\", \"instance_id\": \"e2\", \"scenario\": \"couple\"}\n"
-               "{\"sample_id\": \"c/s2\", \"couple\": \"c\", \"gold_intensity_score\": 8, \"task\": "
-               "\"er\", \"instance_id\": \"e3\", \"scenario\": \"couple\"}\n"
-               "{\"sample_id\": \"c/s3\", \"couple\": \"c\", \"gold_intensity_score\": 5, \"task\": "
-               "\"er\", \"instance_id\": \"e4\", \"scenario\": \"couple\"}\n"));
+  snprintf(
+      g, sizeof g, "%s",
+      put("er.jsonl",
+          "{\"sample_id\": \"c/s1\", \"couple\": \"c\", \"gold_intensity_score\": 6, \"task\": "
+          "\"er\", \"instance_id\": \"e1\", \"scenario\": \"couple\"}\n"
+          "{\"sample_id\": \"c/s1\", \"couple\": \"c\", \"gold_intensity_score\": 3, \"task\": "
+          "\"er\", \"instance_id\": \"e2\", \"scenario\": \"couple\"}\n"
+          "{\"sample_id\": \"c/s2\", \"couple\": \"c\", \"gold_intensity_score\": 8, \"task\": "
+          "\"er\", \"instance_id\": \"e3\", \"scenario\": \"couple\"}\n"
+          "{\"sample_id\": \"c/s3\", \"couple\": \"c\", \"gold_intensity_score\": 5, \"task\": "
+          "\"er\", \"instance_id\": \"e4\", \"scenario\": \"couple\"}\n"));
   /* e1 "6" -> 5 points; e2 7.5 -> 8, |8-3| = 5 -> 1 point; e3 missing -> left out; e4 does
      not parse -> its sample fails and is left out */
   j = score_json("er", g,
@@ -360,10 +364,11 @@ START_TEST(test_export_then_score) {
   out = tt_export(db, NULL, NULL);
   snprintf(g, sizeof g, "%s/rpp.jsonl", out);
   recs = tt_jsonl(g);
-  json_array_foreach(recs, i, r) rescue_buf_printf(&p, "{\"instance_id\": \"%s\", "
-                                                       "\"relation_top3\": [\"%s\"]}\n",
-                                                   tt_str(r, "instance_id"),
-                                                   tt_str(r, "gold_relation_pattern"));
+  json_array_foreach(recs, i, r)
+      rescue_buf_printf(&p,
+                        "{\"instance_id\": \"%s\", "
+                        "\"relation_top3\": [\"%s\"]}\n",
+                        tt_str(r, "instance_id"), tt_str(r, "gold_relation_pattern"));
   json_decref(recs);
   j = score_json("rpp", g, put("perfect.jsonl", p.s));
   NEAR(num(j, "overall", "accuracy", NULL), 1.0);

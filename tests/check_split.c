@@ -271,8 +271,8 @@ START_TEST(test_cli_split) {
   free(data);
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     if (bad[i][2])
-      rc = tu_rescue(&out, &err, "split", db, bad[i][0], bad[i][1], bad[i][2],
-                     i == 5 ? "-3" : "1", NULL);
+      rc = tu_rescue(&out, &err, "split", db, bad[i][0], bad[i][1], bad[i][2], i == 5 ? "-3" : "1",
+                     NULL);
     else
       rc = tu_rescue(&out, &err, "split", db, bad[i][0], bad[i][1], NULL);
     ck_assert_int_eq(rc, 2);

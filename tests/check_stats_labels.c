@@ -29,9 +29,9 @@ static long count_of(const rescue_label_dist *d, const char *label) {
 }
 
 static char *stats_corpus(void) {
-  static const char *const seq[] = {"\"pursue_withdraw\"", "\"\"", "\"pursue_withdraw\"",
-                                    "\"attack_attack\"",   "\"bogus\"", "\"attack_attack\"",
-                                    "\"withdraw_withdraw\"", "null", "\" pursue_withdraw \""};
+  static const char *const seq[] = {"\"pursue_withdraw\"",   "\"\"",      "\"pursue_withdraw\"",
+                                    "\"attack_attack\"",     "\"bogus\"", "\"attack_attack\"",
+                                    "\"withdraw_withdraw\"", "null",      "\" pursue_withdraw \""};
   rescue_buf b = RESCUE_BUF_INIT;
   char extra[512], *db;
   size_t i;
@@ -42,7 +42,11 @@ static char *stats_corpus(void) {
              "[{\"person\": \"Ann\", \"emotion_description\": \"x\", \"intensity\": %s}], "
              "\"support_strategy\": [{\"target\": [\"Ann\"], \"strategy_type\": \"%s\"}, "
              "{\"target\": [\"Ann\"], \"strategy_type\": \"track\"}]",
-             seq[i], i % 2 ? "defense" : "", i == 0 ? "6.5" : i == 1 ? "\"x\"" : i == 2 ? "null" : "3",
+             seq[i], i % 2 ? "defense" : "",
+             i == 0   ? "6.5"
+             : i == 1 ? "\"x\""
+             : i == 2 ? "null"
+                      : "3",
              i == 3 ? "reframe" : "");
     tt_row(&b, i % 3 ? "\"Ann\"" : "\"Therapist\"", "[]", "w", extra);
   }
@@ -153,23 +157,22 @@ START_TEST(test_cli_json_keys) {
   j = json_loads(out, 0, &je);
   ck_assert_msg(j != NULL, "%s", je.text);
   /* Table 3 keys as before */
-  ck_assert_int_eq((int)json_integer_value(json_object_get(json_object_get(j, "couple"),
-                                                           "samples")),
-                   3);
+  ck_assert_int_eq(
+      (int)json_integer_value(json_object_get(json_object_get(j, "couple"), "samples")), 3);
   ck_assert_ptr_nonnull(json_object_get(json_object_get(j, "all"), "therapist_share"));
   t = json_object_get(json_object_get(j, "relation_transitions"), "couple");
   ck_assert_int_eq((int)json_array_size(json_object_get(t, "labels")), 6);
   ck_assert_int_eq((int)json_integer_value(json_object_get(t, "transitions")), 5);
   ck_assert(json_real_value(json_array_get(json_array_get(json_object_get(t, "probabilities"), 1),
                                            2)) == 0.5); /* attack_attack -> withdraw_withdraw */
-  ck_assert_int_eq((int)json_integer_value(json_object_get(
-                       json_object_get(json_object_get(json_object_get(json_object_get(
-                                                           j, "label_distributions"),
-                                                       "couple"),
-                                       "relation_pattern"),
-                       "counts"),
-                       "bogus")),
-                   1);
+  ck_assert_int_eq(
+      (int)json_integer_value(json_object_get(
+          json_object_get(
+              json_object_get(json_object_get(json_object_get(j, "label_distributions"), "couple"),
+                              "relation_pattern"),
+              "counts"),
+          "bogus")),
+      1);
   json_decref(j);
   free(out);
   free(err);

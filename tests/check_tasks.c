@@ -83,10 +83,6 @@ START_TEST(test_sha256_vectors) {
 }
 END_TEST
 
-
-
-
-
 /* ITP records as "ce:yes/no:boundary" joined by spaces. */
 static void itp_summary(const char *dir, const char *sample, char *out, size_t n) {
   json_t *recs = tt_jsonl(tu_path(dir, "itp.jsonl")), *r;
@@ -107,12 +103,12 @@ static void itp_summary(const char *dir, const char *sample, char *out, size_t n
 
 /* Build the ITP test corpus. */
 static char *itp_corpus(void) {
-  static const char *const s1[] = {"\"Therapist\"", "\"Alan\"",      "\"Alan\"", "\"Evelyn\"",
+  static const char *const s1[] = {"\"Therapist\"", "\"Alan\"",      "\"Alan\"",   "\"Evelyn\"",
                                    "\"Therapist\"", "\"Therapist\"", "\"Evelyn\"", "\"Alan\"",
                                    "\"Therapist\"", "\"Alan\""};
-  static const char *const s2[] = {"\"Alan\"",      "\"Evelyn\"", "\"Alan\"",      "\"Evelyn\"",
-                                   "\"Alan\"",      "\"Evelyn\"", "\"Alan\"",      "\"Therapist\"",
-                                   "\"Evelyn\"",    "\"Therapist\"", "\"Alan\"",   "\"Therapist\""};
+  static const char *const s2[] = {"\"Alan\"",   "\"Evelyn\"",    "\"Alan\"", "\"Evelyn\"",
+                                   "\"Alan\"",   "\"Evelyn\"",    "\"Alan\"", "\"Therapist\"",
+                                   "\"Evelyn\"", "\"Therapist\"", "\"Alan\"", "\"Therapist\""};
   rescue_buf b = RESCUE_BUF_INIT;
   size_t i;
   char *db;
@@ -204,47 +200,57 @@ START_TEST(test_er_rules) {
   tt_sample_open(&b, "c/er1", NULL);
   /* 10 rows: drop = ceil(3) = 3, rows 4..10 kept */
   tt_row(&b, "\"Alan\"", "[]", "one two three four five",
-         emo(e, sizeof e, "{\"person\": \"Alan\", \"emotion_description\": \"early\", "
-                          "\"intensity\": 5}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Alan\", \"emotion_description\": \"early\", "
+             "\"intensity\": 5}"));
   tt_row(&b, "\"Alan\"", "[]", "one two three four five", "");
   tt_row(&b, "\"Alan\"", "[]", "one two three four five", "");
   tt_row(&b, "\"Alan\"", "[\"Evelyn\"]", "I don't think it's fair",
-         emo(e, sizeof e, "{\"person\": \" Alan \", \"emotion_description\": \"hurt\", "
-                          "\"intensity\": 6.5}"));
+         emo(e, sizeof e,
+             "{\"person\": \" Alan \", \"emotion_description\": \"hurt\", "
+             "\"intensity\": 6.5}"));
   tt_row(&b, "\"Evelyn\"", "[]", "well-being is key here",
-         emo(e, sizeof e, "{\"person\": \"Alan\", \"emotion_description\": \"x\", \"intensity\": 3},"
-                          "{\"person\": \"Evelyn\", \"emotion_description\": \"\", \"intensity\": 5},"
-                          "{\"person\": \"Evelyn\", \"emotion_description\": \"calm\", "
-                          "\"intensity\": \"7.5\"}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Alan\", \"emotion_description\": \"x\", \"intensity\": 3},"
+             "{\"person\": \"Evelyn\", \"emotion_description\": \"\", \"intensity\": 5},"
+             "{\"person\": \"Evelyn\", \"emotion_description\": \"calm\", "
+             "\"intensity\": \"7.5\"}"));
   tt_row(&b, "\"Alan\"", "[]", "it\xe2\x80\x99s not okay with",
-         emo(e, sizeof e, "{\"person\": \"Alan\", \"emotion_description\": \"angry\", "
-                          "\"intensity\": 11}, {\"person\": \"Alan\", \"emotion_description\": "
-                          "\"tired\", \"intensity\": true}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Alan\", \"emotion_description\": \"angry\", "
+             "\"intensity\": 11}, {\"person\": \"Alan\", \"emotion_description\": "
+             "\"tired\", \"intensity\": true}"));
   tt_row(&b, "\"Therapist\"", "[]", "one two three four five six",
-         emo(e, sizeof e, "{\"person\": \"Therapist\", \"emotion_description\": \"calm\", "
-                          "\"intensity\": 3}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Therapist\", \"emotion_description\": \"calm\", "
+             "\"intensity\": 3}"));
   tt_row(&b, "\"Alan\"", "[]", "In a nutshell, yeah.",
-         emo(e, sizeof e, "{\"person\": \"Alan\", \"emotion_description\": \"flat\", "
-                          "\"intensity\": 2}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Alan\", \"emotion_description\": \"flat\", "
+             "\"intensity\": 2}"));
   tt_row(&b, "\"Evelyn\"", "[]", "caf\xc3\xa9 is tr\xc3\xa8s bon",
-         emo(e, sizeof e, "{\"person\": \"Evelyn\", \"emotion_description\": \"numb\", "
-                          "\"intensity\": 0}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Evelyn\", \"emotion_description\": \"numb\", "
+             "\"intensity\": 0}"));
   tt_row(&b, "\"Alan\"", "[]", "okay then we will see",
-         emo(e, sizeof e, "{\"person\": \"Alan\", \"emotion_description\": \"sad\", "
-                          "\"intensity\": null}, {\"person\": \"Alan\", "
-                          "\"emotion_description\": \" sad \", \"intensity\": \"x\"}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Alan\", \"emotion_description\": \"sad\", "
+             "\"intensity\": null}, {\"person\": \"Alan\", "
+             "\"emotion_description\": \" sad \", \"intensity\": \"x\"}"));
   tt_sample_close(&b);
   /* 10 eligible rows: candidates 4..10 (7), five picked at rint(k * 6 / 4) */
   tt_sample_open(&b, "c/er2", NULL);
   for (k = 0; k < 10; k++)
     tt_row(&b, "\"Alan\"", "[]", "one two three four five",
-           emo(e, sizeof e, "{\"person\": \"Alan\", \"emotion_description\": \"e\", "
-                            "\"intensity\": 4}"));
+           emo(e, sizeof e,
+               "{\"person\": \"Alan\", \"emotion_description\": \"e\", "
+               "\"intensity\": 4}"));
   tt_sample_close(&b);
   tt_sample_open(&b, "c/er3", NULL); /* one row: no cutoff */
   tt_row(&b, "\"Alan\"", "[]", "one two three four five",
-         emo(e, sizeof e, "{\"person\": \"Alan\", \"emotion_description\": \"solo\", "
-                          "\"intensity\": 1.5}"));
+         emo(e, sizeof e,
+             "{\"person\": \"Alan\", \"emotion_description\": \"solo\", "
+             "\"intensity\": 1.5}"));
   tt_sample_close(&b);
   db = tt_corpus(b.s);
   rescue_buf_free(&b);
@@ -350,11 +356,13 @@ START_TEST(test_rpp_rules) {
          "\"relation_pattern\": \"pursue_withdraw\", \"relation_pattern_reason\": \" r1 \", "
          "\"relation_pattern_evidence_rows\": [1, 2, 4]");
   tt_row(&b, "\"Therapist\"", "[]", "b", "\"relation_pattern\": \"Pursue_Withdraw\"");
-  tt_row(&b, "\"Evelyn\"", "[]", "c", "\"relation_pattern\": \"\", \"relation_pattern_reason\": \"no clear pattern\"");
+  tt_row(&b, "\"Evelyn\"", "[]", "c",
+         "\"relation_pattern\": \"\", \"relation_pattern_reason\": \"no clear pattern\"");
   tt_row(&b, "\"Alan\"", "[]", "d", "\"relation_pattern\": null");
   tt_row(&b, "\"Evelyn\"", "[]", "e", "\"relation_pattern\": \"escalation_conflict\"");
-  tt_row(&b, "\"Therapist\"", "[]", "f",
-         "\"relation_pattern\": \" attack_attack \", \"relation_cycle_state\": \"withdraw_withdraw\"");
+  tt_row(
+      &b, "\"Therapist\"", "[]", "f",
+      "\"relation_pattern\": \" attack_attack \", \"relation_cycle_state\": \"withdraw_withdraw\"");
   tt_row(&b, "\"Alan\"", "[]", "g", "");
   tt_sample_close(&b);
   tt_sample_open(&b, "c/rpp2", NULL); /* no relation_pattern key: the script's reading */
@@ -382,8 +390,9 @@ START_TEST(test_rpp_rules) {
   ck_assert_int_eq((int)json_array_size(json_object_get(r, "gold_evidence_rows")), 3);
   ck_assert_int_eq((int)json_array_size(json_object_get(r, "prior_context")), 1);
   ck_assert_int_eq((int)json_array_size(json_object_get(r, "candidate_relation_labels")), 6);
-  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(r, "candidate_relation_labels"), 5)),
-                   "mixed_transition");
+  ck_assert_str_eq(
+      json_string_value(json_array_get(json_object_get(r, "candidate_relation_labels"), 5)),
+      "mixed_transition");
   r = tt_find(recs, "instance_id", "c/rpp1__row6");
   ck_assert_str_eq(tt_str(r, "gold_relation_pattern"), "attack_attack");
   ck_assert_str_eq(tt_str(r, "target_primary_speaker"), "Therapist");
@@ -419,9 +428,10 @@ START_TEST(test_stp_ssp_rules) {
   tt_sample_open(&b, "c/stp1", NULL);
   tt_row(&b, "\"Alan\"", "[\"Therapist\"]", "1", "");
   tt_row(&b, "\"Therapist\"", "[\"Alan\"]", "2",
-         sup(e, sizeof e, "{\"provider\": \"Therapist\", \"target\": [\"Alan\", \"Evelyn\"], "
-                          "\"strategy_type\": \"reframe\"}, {\"target\": [\"Evelyn\", \"Alan\"], "
-                          "\"strategy_type\": \"join\"}"));
+         sup(e, sizeof e,
+             "{\"provider\": \"Therapist\", \"target\": [\"Alan\", \"Evelyn\"], "
+             "\"strategy_type\": \"reframe\"}, {\"target\": [\"Evelyn\", \"Alan\"], "
+             "\"strategy_type\": \"join\"}"));
   tt_row(&b, "\"Evelyn\"", "[]", "3", "");
   tt_row(&b, "\"Therapist\"", "[\" Evelyn \"]", "4",
          sup(e, sizeof e, "{\"target\": [\"Therapist\", \" \"], \"strategy_type\": \"Track\"}"));
@@ -507,8 +517,9 @@ START_TEST(test_cleaning_text_source_couple) {
   o.tasks = 1u << RESCUE_TASK_ITP;
   out = tt_export(db, &o, NULL);
   line = tu_read(tu_path(out, "itp.jsonl"), NULL);
-  ck_assert_ptr_nonnull(strstr(line, "\"speaker\": \"Zo\xc3\xab\", \"dialogue\": "
-                                     "\"\xe2\x80\x9cNo\xe2\x80\x9d \xe2\x80\x94 caf\xc3\xa9\xe2\x80\x8b\""));
+  ck_assert_ptr_nonnull(
+      strstr(line, "\"speaker\": \"Zo\xc3\xab\", \"dialogue\": "
+                   "\"\xe2\x80\x9cNo\xe2\x80\x9d \xe2\x80\x94 caf\xc3\xa9\xe2\x80\x8b\""));
   ck_assert_ptr_nonnull(strstr(line, "\"participants\": [\"Zo\xc3\xab\", \"Al\"]"));
   free(line);
   recs = tt_jsonl(tu_path(out, "itp.jsonl"));
@@ -517,14 +528,15 @@ START_TEST(test_cleaning_text_source_couple) {
   ck_assert_str_eq(tt_str(r, "source_file"), "mine/solo.json");
   ctx = json_array_get(json_object_get(r, "prior_context"), 0);
   line = json_dumps(ctx, JSON_COMPACT | JSON_PRESERVE_ORDER);
-  ck_assert_str_eq(line, "{\"row_index\":1,\"timestamp\":\"0.000-1.500\",\"primary_speaker\":"
-                         "\"Zo\xc3\xab\",\"target\":[\"Al\",\"Therapist\"],\"dialogue_cleaned\":"
-                         "\"\xe2\x80\x9cNo\xe2\x80\x9d \xe2\x80\x94 caf\xc3\xa9\xe2\x80\x8b\","
-                         "\"background_dialogue\":[{\"speaker\":\"Al\",\"target\":[\"Zo\xc3\xab\"],"
-                         "\"content\":\"hm\"}],\"tone_of_voice\":\"\",\"body_posture\":"
-                         "[{\"person\":\"Zo\xc3\xab\",\"description\":\"sits\"}],"
-                         "\"facial_expressions\":[],\"self_directed_behavior\":[],"
-                         "\"interaction_behavior\":[],\"clip_path\":\"\",\"clip_duration_sec\":0.0}");
+  ck_assert_str_eq(line,
+                   "{\"row_index\":1,\"timestamp\":\"0.000-1.500\",\"primary_speaker\":"
+                   "\"Zo\xc3\xab\",\"target\":[\"Al\",\"Therapist\"],\"dialogue_cleaned\":"
+                   "\"\xe2\x80\x9cNo\xe2\x80\x9d \xe2\x80\x94 caf\xc3\xa9\xe2\x80\x8b\","
+                   "\"background_dialogue\":[{\"speaker\":\"Al\",\"target\":[\"Zo\xc3\xab\"],"
+                   "\"content\":\"hm\"}],\"tone_of_voice\":\"\",\"body_posture\":"
+                   "[{\"person\":\"Zo\xc3\xab\",\"description\":\"sits\"}],"
+                   "\"facial_expressions\":[],\"self_directed_behavior\":[],"
+                   "\"interaction_behavior\":[],\"clip_path\":\"\",\"clip_duration_sec\":0.0}");
   free(line);
   json_decref(recs);
   free(out);
@@ -561,7 +573,8 @@ START_TEST(test_clips_from_store) {
   o.tasks = 1u << RESCUE_TASK_ITP;
   out = tt_export(db, &o, NULL);
   line = tu_read(tu_path(out, "itp.jsonl"), NULL);
-  ck_assert_ptr_nonnull(strstr(line, "\"clip_path\": \"clips/new/002.mp4\", \"clip_duration_sec\": 1.5}"));
+  ck_assert_ptr_nonnull(
+      strstr(line, "\"clip_path\": \"clips/new/002.mp4\", \"clip_duration_sec\": 1.5}"));
   ck_assert_ptr_nonnull(strstr(line, "\"dialogue_cleaned\": \"c\", \"background_dialogue\": [], "
                                      "\"tone_of_voice\": \"\", \"body_posture\": [], "
                                      "\"facial_expressions\": [], \"self_directed_behavior\": [], "
@@ -599,15 +612,20 @@ static void rand_list(rescue_buf *b, unsigned max, void (*item)(rescue_buf *)) {
   rescue_buf_putc(b, ']');
 }
 
-static const char *const names[] = {"\"Alan\"", "\"Evelyn\"", "\" Alan \"", "\"Therapist\"",
-                                    "\"Therapist \"", "\"therapist\"", "\"\"", "\"Couple\"",
-                                    "\"Family\"", "\"Zo\xc3\xab\"", "\"Mom\"", "\"Dad\""};
+static const char *const names[] = {
+    "\"Alan\"", "\"Evelyn\"", "\" Alan \"", "\"Therapist\"",  "\"Therapist \"", "\"therapist\"",
+    "\"\"",     "\"Couple\"", "\"Family\"", "\"Zo\xc3\xab\"", "\"Mom\"",        "\"Dad\""};
 static void name_item(rescue_buf *b) { rescue_buf_puts(b, PICK(names)); }
-static const char *const texts[] = {
-    "\"I don't think it's fair to me\"", "\"well-being matters, right?\"", "\"ok\"",
-    "\"In a nutshell, yeah.\"", "\"caf\xc3\xa9 tr\xc3\xa8s bien and more words here\"",
-    "\"it\xe2\x80\x99s not okay with me at all\"", "\" padded  text with spaces \"", "\"\"",
-    "\"\\u3000wide space first and five\"", "\"tab\\there and a newline\\n too\""};
+static const char *const texts[] = {"\"I don't think it's fair to me\"",
+                                    "\"well-being matters, right?\"",
+                                    "\"ok\"",
+                                    "\"In a nutshell, yeah.\"",
+                                    "\"caf\xc3\xa9 tr\xc3\xa8s bien and more words here\"",
+                                    "\"it\xe2\x80\x99s not okay with me at all\"",
+                                    "\" padded  text with spaces \"",
+                                    "\"\"",
+                                    "\"\\u3000wide space first and five\"",
+                                    "\"tab\\there and a newline\\n too\""};
 static void person_item(rescue_buf *b) {
   rescue_buf_printf(b, "{\"person\": %s, \"description\": %s}", PICK(names), PICK(texts));
 }
@@ -621,8 +639,8 @@ static void inter_item(rescue_buf *b) {
   rand_list(b, 2, name_item);
   rescue_buf_printf(b, ", \"description\": %s}", PICK(texts));
 }
-static const char *const intensities[] = {"5", "6.5", "7.5", "\"7\"", "true", "false", "11",
-                                          "-1", "null", "\"x\"", "0", "10", "3.49", "8"};
+static const char *const intensities[] = {"5",  "6.5",  "7.5",   "\"7\"", "true", "false", "11",
+                                          "-1", "null", "\"x\"", "0",     "10",   "3.49",  "8"};
 static void emo_item(rescue_buf *b) {
   rescue_buf_printf(b, "{\"person\": %s, \"emotion_description\": %s, \"intensity\": %s}",
                     PICK(names), PICK(texts), PICK(intensities));
@@ -631,8 +649,8 @@ static void view_item(rescue_buf *b) {
   rescue_buf_printf(b, "{\"source\": %s, \"target\": %s, \"viewpoint\": %s, \"attitude\": %s}",
                     PICK(names), PICK(names), PICK(texts), rnd(4) ? PICK(texts) : "null");
 }
-static const char *const strategies[] = {"\"reframe\"", "\"track\"", "\"boundary\"",
-                                         "\"Track\"",   "\"\"",      "\"join\"",
+static const char *const strategies[] = {"\"reframe\"",    "\"track\"",  "\"boundary\"",
+                                         "\"Track\"",      "\"\"",       "\"join\"",
                                          "\"goal_align\"", "\" evoke \""};
 static void sup_item(rescue_buf *b) {
   if (!rnd(12)) {
@@ -643,10 +661,15 @@ static void sup_item(rescue_buf *b) {
   rand_list(b, 3, name_item);
   rescue_buf_printf(b, ", \"strategy_type\": %s, \"strategy_content\": \"c\"}", PICK(strategies));
 }
-static const char *const relations[] = {"\"pursue_withdraw\"", "\"attack_attack\"",
-                                        "\"mixed_transition\"", "\"escalation_conflict\"",
-                                        "\"boundary_hierarchy_strain\"", "\"\"", "null",
-                                        "\" repair_softening \"", "\"Attack_Attack\""};
+static const char *const relations[] = {"\"pursue_withdraw\"",
+                                        "\"attack_attack\"",
+                                        "\"mixed_transition\"",
+                                        "\"escalation_conflict\"",
+                                        "\"boundary_hierarchy_strain\"",
+                                        "\"\"",
+                                        "null",
+                                        "\" repair_softening \"",
+                                        "\"Attack_Attack\""};
 
 /* A random corpus of n samples in release-like JSONL. */
 static void random_corpus(rescue_buf *b, int n) {
@@ -681,8 +704,9 @@ static void random_corpus(rescue_buf *b, int n) {
         rescue_buf_printf(&extra, ", \"relation_cycle_state\": %s, \"relation_cycle_reason\": %s",
                           PICK(relations), PICK(texts));
       if (with_pattern)
-        rescue_buf_printf(&extra, ", \"relation_pattern\": %s, \"relation_pattern_reason\": %s, "
-                                  "\"relation_pattern_evidence_rows\": %s",
+        rescue_buf_printf(&extra,
+                          ", \"relation_pattern\": %s, \"relation_pattern_reason\": %s, "
+                          "\"relation_pattern_evidence_rows\": %s",
                           PICK(relations), PICK(texts), rnd(2) ? "[1, 3]" : "null");
       /* dialogue_cleaned is written by tt_row from plain text; pick a plain one */
       tt_row(b, spk, tg.s, rnd(2) ? "I don't think it's fair, truly" : "ok then", extra.s);
@@ -732,7 +756,8 @@ START_TEST(test_differential_python) {
   }
   /* the comparison means something only if every task had instances */
   for (t = 0; t < RESCUE_TASK_COUNT; t++)
-    ck_assert_msg(seen[t] > 20, "%s: only %ld instances", rescue_task_name((rescue_task)t), seen[t]);
+    ck_assert_msg(seen[t] > 20, "%s: only %ld instances", rescue_task_name((rescue_task)t),
+                  seen[t]);
   rescue_buf_free(&b);
 }
 END_TEST

@@ -182,8 +182,8 @@ START_TEST(test_keys_context_and_leakage) {
     json_array_foreach(recs, i, r) {
       json_t *ctx = json_object_get(r, "prior_context"), *c;
       const char *id = tt_str(r, "instance_id"), *sid = tt_str(r, "sample_id");
-      long long row = t == RESCUE_TASK_ITP ? tt_int(r, "context_end_row_index")
-                                           : tt_int(r, "row_index");
+      long long row =
+          t == RESCUE_TASK_ITP ? tt_int(r, "context_end_row_index") : tt_int(r, "row_index");
       long long want_ctx;
       size_t j;
       char want_id[512];
@@ -195,7 +195,7 @@ START_TEST(test_keys_context_and_leakage) {
                t == RESCUE_TASK_ITP ? "after_row" : "row", row);
       ck_assert_str_eq(id, want_id);
       /* the context rule of §5.3 */
-      want_ctx = t == RESCUE_TASK_ITP ? row
+      want_ctx = t == RESCUE_TASK_ITP   ? row
                  : t == RESCUE_TASK_RPP ? row /* the fixtures carry relation_pattern */
                                         : row - 1;
       ck_assert_int_eq((long long)json_array_size(ctx), want_ctx);
@@ -225,12 +225,11 @@ START_TEST(test_deterministic_manifest_card) {
   json_error_t je;
   size_t i;
   static const char *const names[] = {"README.md", "manifest.json", "itp.jsonl", "rpp.jsonl",
-                                      "stp.jsonl", "ssp.jsonl", "er.jsonl", "vp.jsonl"};
+                                      "stp.jsonl", "ssp.jsonl",     "er.jsonl",  "vp.jsonl"};
   a = tt_export(db, NULL, NULL);
   b = tt_export(db, NULL, NULL);
   for (i = 0; i < sizeof names / sizeof names[0]; i++)
-    ck_assert_msg(tu_same_file(tu_path(a, names[i]), tu_path(b, names[i])), "%s differs",
-                  names[i]);
+    ck_assert_msg(tu_same_file(tu_path(a, names[i]), tu_path(b, names[i])), "%s differs", names[i]);
   man = tu_read(tu_path(a, "manifest.json"), NULL);
   m = json_loads(man, 0, &je);
   ck_assert_msg(m != NULL, "manifest: %s", je.text);

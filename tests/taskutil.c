@@ -25,8 +25,9 @@ void tt_row(rescue_buf *b, const char *speaker, const char *targets, const char 
   double st = 2.0 * row_no;
   if (row_no++)
     rescue_buf_puts(b, ", ");
-  rescue_buf_printf(b, "{\"start_time\": %.1f, \"end_time\": %.1f, \"primary_speaker\": %s, "
-                       "\"target\": %s, \"dialogue_cleaned\": ",
+  rescue_buf_printf(b,
+                    "{\"start_time\": %.1f, \"end_time\": %.1f, \"primary_speaker\": %s, "
+                    "\"target\": %s, \"dialogue_cleaned\": ",
                     st, st + 1.5, speaker, targets);
   rescue_jwrite_string(b, dialogue, strlen(dialogue));
   if (extra && *extra) {
@@ -52,8 +53,7 @@ char *tt_corpus(const char *jsonl) {
   io.format = RESCUE_FMT_JSONL;
   ck_assert_msg(rescue_store_open(&st, db, 0, &err) == 0, "open: %s", err.msg);
   paths[0] = in;
-  ck_assert_msg(rescue_import(st, paths, 1, &io, &ir) == 0, "import: %s",
-                rescue_store_errmsg(st));
+  ck_assert_msg(rescue_import(st, paths, 1, &io, &ir) == 0, "import: %s", rescue_store_errmsg(st));
   rescue_store_close(&st);
   return db;
 }

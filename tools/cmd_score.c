@@ -64,11 +64,19 @@ int cmd_score(int argc, char **argv) {
 
   while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
     switch (c) {
-    case 'h': return cli_help(usage);
-    case 'g': gold = optarg; break;
-    case 'p': pred = optarg; break;
-    case 'j': json = 1; break;
-    default: return 2;
+    case 'h':
+      return cli_help(usage);
+    case 'g':
+      gold = optarg;
+      break;
+    case 'p':
+      pred = optarg;
+      break;
+    case 'j':
+      json = 1;
+      break;
+    default:
+      return 2;
     }
   }
   if (argc - optind != 1)

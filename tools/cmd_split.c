@@ -44,16 +44,22 @@ int cmd_split(int argc, char **argv) {
   o.stratify = 1;
   while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
     switch (c) {
-    case 'h': return cli_help(usage);
-    case 'r': ratios = optarg; break;
+    case 'h':
+      return cli_help(usage);
+    case 'r':
+      ratios = optarg;
+      break;
     case 's':
       if (cli_parse_long("--seed", optarg, &seed, usage))
         return 2;
       if (seed < 0)
         return cli_usage_error(usage, "--seed expects a whole number >= 0, not '%s'", optarg);
       break;
-    case 'n': o.stratify = 0; break;
-    default: return 2;
+    case 'n':
+      o.stratify = 0;
+      break;
+    default:
+      return 2;
     }
   }
   if (argc - optind != 1)
