@@ -168,6 +168,8 @@ int rescue_tk_build_vp(tk_sample *t, const tk_opts *o, tk_sink *k) {
     rescue_jw w;
     i = cand[pick[j]];
     vp_gold(t, i, &gold);
+    if (!rescue_buf_ok(&gold) || !rescue_tk_sample_ok(t))
+      break; /* out of memory: reported below */
     rescue_tk_begin(k, &w);
     put_release_head(&w, t, i);
     rescue_jw_key(&w, "participants");

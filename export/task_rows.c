@@ -131,6 +131,18 @@ int rescue_tk_pick(int n, int m, int itp, int *pick) {
   return k;
 }
 
+int rescue_tk_sample_ok(const tk_sample *t) {
+  const rescue_buf *const bufs[] = {&t->couple, &t->source_file, &t->participants,
+                                    &t->vp_participants, &t->recs, &t->rows_text,
+                                    &t->clip_text, &t->tmp, &t->tmp2, &t->tmp3, &t->id,
+                                    &t->labels};
+  size_t i;
+  for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+    if (!rescue_buf_ok(bufs[i]))
+      return 0;
+  return 1;
+}
+
 int *rescue_tk_ints(tk_sample *t, size_t n) {
   if (n > t->cap_ints) {
     size_t cap = n + 64;
@@ -440,6 +452,8 @@ static int find_source_file(tk_sample *t) {
     return RESCUE_ENOMEM;
   rescue_buf_reset(&t->source_file);
   root = rescue_jparse(t->doc, t->rows_text.s, t->rows_text.len, &je);
+  if (!root && strstr(je.msg, "out of memory"))
+    return RESCUE_ENOMEM;
   sf = root ? rescue_jget(root, "source_file") : NULL;
   if (sf && sf->type == RESCUE_JSTRING && rescue_tk_clean(&t->tmp, sf))
     rescue_buf_putn(&t->source_file, t->tmp.s, t->tmp.len);
@@ -572,10 +586,7 @@ int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample
     }
     build_record(t, i, path, len);
   }
-  if (!rescue_buf_ok(&clip) || !rescue_buf_ok(&t->recs) || !rescue_buf_ok(&t->participants) ||
-      !rescue_buf_ok(&t->vp_participants) || !rescue_buf_ok(&t->couple) ||
-      !rescue_buf_ok(&t->source_file) || !rescue_buf_ok(&t->tmp) || !rescue_buf_ok(&t->tmp2) ||
-      !rescue_buf_ok(&t->tmp3))
+  if (!rescue_buf_ok(&clip) || !rescue_tk_sample_ok(t))
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
   rescue_buf_free(&clip);
   return rc;

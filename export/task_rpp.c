@@ -44,6 +44,8 @@ int rescue_tk_build_rpp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   for (i = 0; i < t->n; i++)
     has_pattern |= t->s->rows[i].relation_pattern != NULL;
   rescue_tk_labels_json(&t->labels, t->relations);
+  if (!rescue_buf_ok(&t->labels))
+    return rescue_seterr(k->err, RESCUE_ENOMEM, NULL);
   for (i = 0; i < t->n && rc == 0; i++) {
     const rescue_row *sr = &t->s->rows[i];
     if (has_pattern) {

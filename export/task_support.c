@@ -42,7 +42,7 @@ static int clean_tuple(tk_sample *t, const rescue_jnode *list, rescue_buf *names
 
 /* The label of a cleaned tuple: its one name, or the group label for two or more. */
 static const char *tuple_label(const tk_sample *t, int n, const rescue_buf *names) {
-  if (n == 0)
+  if (n == 0 || !names->s)
     return "";
   return n == 1 ? names->s : t->group_label;
 }
@@ -147,12 +147,16 @@ int rescue_tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k) {
     }
     if (!resolve(t, i, &tuple, &g))
       continue;
+    if (!rescue_buf_ok(&seen) || !rescue_buf_ok(&tuple) || !rescue_tk_sample_ok(t))
+      break; /* out of memory: reported below */
     label = tuple_label(t, g.members, &t->tmp);
     /* per instance: the sample's list, plus the gold label when absent (never, in practice) */
     for (p = 0; p < seen.len; p += strlen(seen.s + p) + 1)
       found |= strcmp(seen.s + p, label) == 0;
     rescue_buf_reset(&cands);
     rescue_buf_putn(&cands, t->labels.s, t->labels.len);
+    if (!rescue_buf_ok(&cands))
+      break;
     if (!found) {
       cands.len--; /* reopen the array */
       if (cands.len > 1)
@@ -193,10 +197,12 @@ int rescue_tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   if (!t->strategies)
     return 0;
   rescue_tk_labels_json(&strategies, t->strategies);
-  for (i = 0; i < t->n && rc == 0; i++) {
+  for (i = 0; i < t->n && rc == 0 && rescue_buf_ok(&strategies); i++) {
     rescue_jw w;
     if (!resolve(t, i, &tuple, &g) || !rescue_tk_in_set(t->strategies, t->tmp2.s))
       continue;
+    if (!rescue_buf_ok(&tuple) || !rescue_tk_sample_ok(t))
+      break; /* out of memory: reported below */
     rescue_tk_begin(k, &w);
     rescue_tk_put_head(&w, t, RESCUE_TASK_SSP, "row", i + 1);
     rescue_jw_key(&w, "row_index");

@@ -333,6 +333,8 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
         rc = rescue_tk_build_vp(&ts, &to, &sink);
         break;
       }
+      if (rc == 0 && !rescue_tk_sample_ok(&ts))
+        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     }
     if (rc)
       goto fail;

@@ -119,6 +119,9 @@ long rescue_tk_word_count(const char *s, size_t len);
    of the items kept out of n with limit m; returns how many. itp = 1 is the ITP variant
    (m = 1 takes the middle item), else the ER/VP one (m = 1 takes the first). */
 int rescue_tk_pick(int n, int m, int itp, int *pick);
+/* 0 when an allocation failed in any of the sample's buffers (the builders' results are
+   then incomplete and the export fails with RESCUE_ENOMEM). */
+int rescue_tk_sample_ok(const tk_sample *t);
 /* Scratch space for n integers (valid until the next call), or NULL when out of memory. */
 int *rescue_tk_ints(tk_sample *t, size_t n);
 /* A label set as a JSON array of its labels (empty array for NULL) into b (reset). */

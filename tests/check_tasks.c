@@ -854,6 +854,98 @@ START_TEST(test_cli_export_tasks) {
 }
 END_TEST
 
+/* Every allocation point of an export, a split, a score and the label statistics fails
+   cleanly: an out-of-memory error, no crash, no leak (ASan), and no output folder. */
+START_TEST(test_alloc_failures) {
+  rescue_buf b = RESCUE_BUF_INIT, g = RESCUE_BUF_INIT;
+  char *db, *dir = tu_tmpdir(), out[4096], gold[4096], pred[4096];
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  rescue_tasks_opts o;
+  rescue_tasks_result res;
+  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  unsigned long n, total;
+  int rc, step;
+  random_corpus(&b, 6);
+  db = tt_corpus(b.s);
+  rescue_tasks_opts_init(&o);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  snprintf(out, sizeof out, "%s/clean", dir);
+  rescue_alloc_fail_at(0);
+  ck_assert_int_eq(rescue_export_tasks(st, out, &o, &res), 0);
+  total = rescue_alloc_fail_at(0);
+  ck_assert_uint_gt(total, 100);
+  step = total > 3000 ? (int)(total / 3000) : 1;
+  for (n = 1; n <= total; n += (unsigned long)step) {
+    snprintf(out, sizeof out, "%s/o%lu", dir, n);
+    rescue_alloc_fail_at(n);
+    rc = rescue_export_tasks(st, out, &o, &res);
+    rescue_alloc_fail_at(0);
+    /* rescue_output reports a failed allocation in its path helpers as an I/O error */
+    ck_assert_msg(rc == RESCUE_ENOMEM ||
+                      (rc == RESCUE_EIO && strstr(rescue_store_errmsg(st), "allocate memory")),
+                  "export, allocation %lu: rc %d (%s)", n, rc, rescue_store_errmsg(st));
+    ck_assert_msg(access(out, F_OK) != 0, "allocation %lu: %s was left behind", n, out);
+  }
+  for (n = 1;; n++) {
+    rescue_label_stats *ls = NULL;
+    rescue_alloc_fail_at(n);
+    rc = rescue_stats_labels(st, &view, &ls);
+    rescue_alloc_fail_at(0);
+    if (rc == 0) {
+      rescue_stats_labels_free(&ls);
+      break;
+    }
+    ck_assert_int_eq(rc, RESCUE_ENOMEM);
+    ck_assert_ptr_null(ls);
+  }
+  for (n = 1;; n++) {
+    rescue_split_opts so = {{0.5, 0.25, 0.25}, "0.5,0.25,0.25", 3, 1};
+    rescue_split_result sr;
+    rescue_alloc_fail_at(n);
+    rc = rescue_split_assign(st, &so, &sr);
+    rescue_alloc_fail_at(0);
+    if (rc == 0)
+      break;
+    ck_assert_int_eq(rc, RESCUE_ENOMEM);
+  }
+  rescue_store_close(&st);
+  /* scoring: the clean export's STP file and a few predictions */
+  snprintf(gold, sizeof gold, "%s/clean/stp.jsonl", dir);
+  snprintf(pred, sizeof pred, "%s/pred.jsonl", dir);
+  {
+    json_t *recs = tt_jsonl(gold), *r;
+    size_t i;
+    json_array_foreach(recs, i, r) rescue_buf_printf(&g, "{\"instance_id\": \"%s\", "
+                                                         "\"target_top3\": [\"%s\", \"x\"]}\n",
+                                                     tt_str(r, "instance_id"),
+                                                     tt_str(r, "gold_support_target"));
+    json_decref(recs);
+    tu_write(pred, g.s ? g.s : "");
+  }
+  for (n = 1;; n++) {
+    rescue_score_report *rep = NULL;
+    rescue_alloc_fail_at(n);
+    rc = rescue_score_files(RESCUE_TASK_STP, gold, pred, &rep, &err);
+    rescue_alloc_fail_at(0);
+    if (rc == 0) {
+      rescue_buf text = RESCUE_BUF_INIT;
+      rescue_score_json(rep, &text);
+      ck_assert(rescue_buf_ok(&text));
+      rescue_buf_free(&text);
+      rescue_score_free(&rep);
+      break;
+    }
+    ck_assert_int_eq(rc, RESCUE_ENOMEM);
+    ck_assert_ptr_null(rep);
+  }
+  rescue_buf_free(&b);
+  rescue_buf_free(&g);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("tasks");
   TCase *t = tcase_create("core");
@@ -868,6 +960,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_clips_from_store);
   tcase_add_test(t, test_differential_python);
   tcase_add_test(t, test_cli_export_tasks);
+  tcase_add_test(t, test_alloc_failures);
   suite_add_tcase(s, t);
   return s;
 }
