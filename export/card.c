@@ -205,17 +205,17 @@ static void tasks_section(const tk_summary *s, rescue_buf *b) {
                      "`interaction_behavior`, `clip_path`, `clip_duration_sec`); "
                      "`prior_context` holds all rows an instance may see, so keep its last k "
                      "for a context size k. Nothing outside the `gold_*` keys reveals the "
-                     "answer (ER and VP keep the release's layout, where the gold keys are "
-                     "named `gold_*` too).\n\n");
+                     "answer.\n\n");
   for (t = 0; t < RESCUE_TASK_COUNT; t++) {
     if (!(s->o->tasks & (1u << t)))
       continue;
+    static const char *const upper[RESCUE_TASK_COUNT] = {"ITP", "RPP", "STP", "SSP", "ER", "VP"};
     rescue_buf_printf(b,
-                      "### %s\n\n%s\n\n- Instances: %s.\n- Input: %s.\n- Gold: %s.\n"
+                      "### %s (`%s`)\n\n%s\n\n- Instances: %s.\n- Input: %s.\n- Gold: %s.\n"
                       "- Prediction: %s.\n\n",
-                      rescue_task_name((rescue_task)t), rescue_task_summary((rescue_task)t),
-                      task_doc[t].instances, task_doc[t].input, task_doc[t].gold,
-                      task_doc[t].prediction);
+                      upper[t], rescue_task_name((rescue_task)t),
+                      rescue_task_summary((rescue_task)t), task_doc[t].instances, task_doc[t].input,
+                      task_doc[t].gold, task_doc[t].prediction);
   }
 }
 
