@@ -210,6 +210,8 @@ static double now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static double last_cpu; /* user + system seconds of the last run() */
+
 /* Run a command with stdout discarded; wall seconds and the child's peak RSS in MiB. */
 static int run(char *const argv[], double *secs, double *rss_mb) {
   struct rusage ru;
@@ -227,6 +229,8 @@ static int run(char *const argv[], double *secs, double *rss_mb) {
     return -1;
   *secs = now() - t0;
   *rss_mb = (double)ru.ru_maxrss / 1024.0;
+  last_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
@@ -267,7 +271,7 @@ static double folder_mb(const char *dir) {
 
 typedef struct result {
   long scale, samples, rows, instances;
-  double mb, secs, rss, import_secs;
+  double mb, secs, cpu, rss, import_secs;
 } result;
 
 int main(int argc, char **argv) {
@@ -297,8 +301,8 @@ int main(int argc, char **argv) {
   }
   printf("task export benchmark: generated corpora, all six tasks, `rescue export --format "
          "tasks` (sha256, card and manifest included, fsync'd)\n\n");
-  printf("%6s %7s %8s %10s %9s %9s %12s %9s %9s\n", "scale", "samples", "rows", "instances",
-         "out MB", "seconds", "instances/s", "MB/s", "peak MB");
+  printf("%6s %7s %8s %10s %9s %9s %8s %12s %9s %9s\n", "scale", "samples", "rows", "instances",
+         "out MB", "seconds", "cpu s", "instances/s", "MB/s", "peak MB");
   for (p = scales; *p && nres < 16; p += strcspn(p, ","), p += *p == ',') {
     result *r = &res[nres];
     char corpus[4096], db[4096], out[4096];
@@ -336,13 +340,15 @@ int main(int argc, char **argv) {
       char *a_exp[] = {RESCUE_BIN, "export",      db,           "--format", "tasks", "--out", out,
                        "--force",  "--clip-root", "/clip-root", NULL};
       if (run(a_init, &t, &m) != 0 || run(a_imp, &r->import_secs, &m) != 0 ||
-          run(a_exp, &r->secs, &r->rss) != 0 || read_manifest(out, &r->instances, &r->mb) != 0) {
+          run(a_exp, &r->secs, &r->rss) != 0 || (r->cpu = last_cpu, 0) ||
+          read_manifest(out, &r->instances, &r->mb) != 0) {
         fprintf(stderr, "bench_tasks: a rescue command failed at %ldx\n", r->scale);
         return 1;
       }
     }
-    printf("%5ldx %7ld %8ld %10ld %9.1f %9.2f %12.0f %9.1f %9.1f\n", r->scale, r->samples, r->rows,
-           r->instances, r->mb, r->secs, r->instances / r->secs, r->mb / r->secs, r->rss);
+    printf("%5ldx %7ld %8ld %10ld %9.1f %9.2f %8.2f %12.0f %9.1f %9.1f\n", r->scale, r->samples,
+           r->rows, r->instances, r->mb, r->secs, r->cpu, r->instances / r->secs, r->mb / r->secs,
+           r->rss);
     fflush(stdout);
     if (r->scale == 1 || python_all) {
       char pyout[4096];
@@ -362,9 +368,9 @@ int main(int argc, char **argv) {
                    names[j]);
           same &= system(cmd) == 0;
         }
-        printf("%6s %7s %8s %10s %9.1f %9.2f %12.0f %9.1f %9.1f   <- tests/ref_tasks.py (Python "
-               "reading, no hashing): %.1fx rescue's time; same bytes: %s\n",
-               "", "", "", "", mbp, tp, r->instances / tp, mbp / tp, mp, tp / r->secs,
+        printf("%6s %7s %8s %10s %9.1f %9.2f %8.2f %12.0f %9.1f %9.1f   <- tests/ref_tasks.py "
+               "(Python reading, no hashing): %.1fx rescue's time; same bytes: %s\n",
+               "", "", "", "", mbp, tp, last_cpu, r->instances / tp, mbp / tp, mp, tp / r->secs,
                same ? "yes" : "NO");
       }
       if (!keep) {
@@ -382,12 +388,14 @@ int main(int argc, char **argv) {
   }
   if (nres > 1) {
     printf("\ngrowth against %ldx (linear: time and output per sample stay flat; memory stays "
-           "flat):\n%6s %16s %16s %14s\n",
-           res[0].scale, "scale", "ms per sample", "MB per sample", "peak MB");
+           "flat):\n%6s %18s %18s %16s %14s\n",
+           res[0].scale, "scale", "wall ms/sample", "cpu ms/sample", "MB per sample", "peak MB");
     for (i = 0; i < nres; i++)
-      printf("%5ldx %10.3f (%4.2fx) %10.3f (%4.2fx) %8.1f (%4.2fx)\n", res[i].scale,
+      printf("%5ldx %10.3f (%4.2fx) %10.3f (%4.2fx) %8.3f (%4.2fx) %8.1f (%4.2fx)\n", res[i].scale,
              1000 * res[i].secs / res[i].samples,
              (res[i].secs / res[i].samples) / (res[0].secs / res[0].samples),
+             1000 * res[i].cpu / res[i].samples,
+             (res[i].cpu / res[i].samples) / (res[0].cpu / res[0].samples),
              res[i].mb / res[i].samples,
              (res[i].mb / res[i].samples) / (res[0].mb / res[0].samples), res[i].rss,
              res[i].rss / res[0].rss);
