@@ -110,8 +110,8 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
   if (rescue_make_parents(o->final) != 0) {
     int e = errno;
     rescue_output_abort(&o);
-    return rescue_seterr(err, RESCUE_EIO, "cannot create the folder of '%s': %s", path,
-                         strerror(e));
+    return rescue_seterr(err, e == ENOMEM ? RESCUE_ENOMEM : RESCUE_EIO,
+                         "cannot create the folder of '%s': %s", path, strerror(e));
   }
   if (is_dir) {
     if (!mkdtemp(o->tmp)) {

@@ -73,17 +73,21 @@ static int is_label(const char *p, size_t n, void *arg) {
   return strlen(label) == n && memcmp(p, label, n) == 0;
 }
 
+/* Does s, lower-cased (ASCII), start with word at position `at`? */
+static int lower_match_at(const char *s, size_t at, const char *word) {
+  size_t i;
+  for (i = 0; word[i]; i++)
+    if (!s[at + i] || tolower((unsigned char)s[at + i]) != word[i])
+      return 0;
+  return 1;
+}
+
 const char *rescue_sample_scenario(const rescue_scheme *sc, const rescue_sample *s) {
   const char *family = rescue_scheme_group_label(sc, "family");
-  size_t n = strlen(s->sample_id), i;
-  char *lower = rescue_strdup(s->sample_id);
-  int fam = 0;
-  if (lower) {
-    for (i = 0; i < n; i++)
-      lower[i] = (char)tolower((unsigned char)lower[i]);
-    fam = strncmp(lower, "family_therapy/", 15) == 0 || strstr(lower, "/family_therapy/") != NULL;
-    rescue_free(lower);
-  }
+  size_t i;
+  int fam = lower_match_at(s->sample_id, 0, "family_therapy/");
+  for (i = 0; !fam && s->sample_id[i]; i++)
+    fam = s->sample_id[i] == '/' && lower_match_at(s->sample_id, i, "/family_therapy/");
   for (i = 0; !fam && family && i < (size_t)s->n; i++)
     fam = each_entity(s->rows[i].entities, is_label, (void *)family);
   return fam ? "family" : "couple";
@@ -98,8 +102,10 @@ typedef struct participants_acc {
 static int add_participant(const char *p, size_t n, void *arg) {
   participants_acc *a = arg;
   char *name = rescue_strndup(p, n);
-  if (!name)
+  if (!name) {
+    a->w->b->oom = 1; /* the list would be short: say so through the buffer */
     return 1;
+  }
   if (!rescue_scheme_is_reserved(a->sc, name)) {
     /* first-seen order, no duplicates: look for SEP name SEP in what we kept */
     int dup = 0;
@@ -132,8 +138,11 @@ void rescue_sample_participants_json(const rescue_scheme *sc, const rescue_sampl
   a.w = &w;
   rescue_jw_arr(&w);
   for (i = 0; i < s->n; i++)
-    each_entity(s->rows[i].entities, add_participant, &a);
+    if (each_entity(s->rows[i].entities, add_participant, &a))
+      break;
   rescue_jw_end(&w);
+  if (!rescue_buf_ok(&a.seen))
+    out->oom = 1;
   rescue_buf_free(&a.seen);
 }
 
