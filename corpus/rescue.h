@@ -4,6 +4,7 @@
 #ifndef RESCUE_H
 #define RESCUE_H
 
+#include "rescue_agree.h"
 #include "rescue_alloc.h"
 #include "rescue_buf.h"
 #include "rescue_error.h"

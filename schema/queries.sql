@@ -120,3 +120,14 @@ SELECT CASE WHEN g.start IS NOT NULL AND g.end IS NOT NULL THEN g.end - g.start
   FROM segment g JOIN source src ON src.id = g.source_id
  WHERE g.sample_ref = :sample_ref
  ORDER BY g.id DESC LIMIT 1;
+
+-- ---- annotate/: annotators, assignment, agreement, lint, adjudication ----
+
+-- name: agree_annotators
+SELECT a.id, a.name, a.role FROM annotator a
+ WHERE a.id IN (SELECT annotator_id FROM row_version WHERE kind <> 'gold')
+ ORDER BY a.id;
+
+-- name: rowset_coders
+SELECT DISTINCT v.annotator_id FROM row r JOIN row_version v ON v.row_id = r.id
+ WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold';

@@ -67,5 +67,6 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_agree(int argc, char **argv);
 
 #endif
