@@ -187,9 +187,12 @@ static int parse_value(reader *r, const char *line, const char *tok, size_t len,
   case RESCUE_LEVEL_MASI:
   case RESCUE_LEVEL_JACCARD: {
     json_error_t je;
-    json_t *a = json_loadb(tok, len, 0, &je), *e;
+    json_t *a, *e;
     const char *stack_el[64], **el = stack_el;
     size_t stack_len[64], *lens = stack_len, k, n;
+    if (tok[0] != '[')
+      return fail_at(r, line, tok, lineno, "expected a JSON array of strings, not '", tok, len);
+    a = json_loadb(tok, len, 0, &je);
     if (!a || !json_is_array(a)) {
       json_decref(a);
       if (!a)
