@@ -11,6 +11,7 @@
 #include "rescue_export.h"
 #include "rescue_import.h"
 #include "rescue_json.h"
+#include "rescue_lint.h"
 #include "rescue_output.h"
 #include "rescue_scheme.h"
 #include "rescue_stats.h"

@@ -131,3 +131,9 @@ SELECT a.id, a.name, a.role FROM annotator a
 -- name: rowset_coders
 SELECT DISTINCT v.annotator_id FROM row r JOIN row_version v ON v.row_id = r.id
  WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold';
+
+-- name: lint_cues
+SELECT seq, start, end, text FROM cue
+ WHERE sample_ref = :sample_ref
+   AND import_id = (SELECT max(import_id) FROM cue WHERE sample_ref = :sample_ref)
+ ORDER BY seq;

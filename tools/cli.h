@@ -68,5 +68,6 @@ int cmd_export(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_agree(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 #endif

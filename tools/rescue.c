@@ -13,6 +13,7 @@ static const cli_command commands[] = {
     {"import", cmd_import, "read samples (JSONL, JSON, data-root) into a corpus"},
     {"export", cmd_export, "write samples or datasets out of a corpus"},
     {"stats", cmd_stats, "corpus statistics (the paper's Table 3)"},
+    {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R19)"},
     {"agree", cmd_agree, "agreement between annotators (corpus) or coders (TSV table)"},
     {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
 };
