@@ -61,6 +61,7 @@ typedef struct linter {
   char **ents;              /* the sample's entity set */
   int n_ents, cap_ents;
   int first;                /* res->n before this sample (for sorting) */
+  int partial;              /* only some rows are shown: no R14, R19 */
   int oom;
   rescue_buf a, b;          /* cleaning scratch */
 } linter;
@@ -721,7 +722,10 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
   const rescue_jnode *pv = sample ? rescue_jget(sample, "participants") : NULL, *c;
   char sh[64];
   L->scenario = derived;
-  if (sv) {
+  if (sv && L->partial) {
+    if (sv->type == RESCUE_JSTRING && rescue_scheme_group_label(L->sc, sv->s))
+      L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";
+  } else if (sv) {
     if (sv->type != RESCUE_JSTRING) {
       add(L, 19, 0, "scenario", "scenario is %s, not a string", jtype(sv));
     } else if (strcmp(sv->s, derived) != 0) {
@@ -731,7 +735,11 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
         L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";
     }
   }
-  if (pv) {
+  if (pv && L->partial && is_string_list(pv)) {
+    given_ok = 1;
+    for (c = pv->child; c; c = c->next)
+      ents_add(L, clean(&L->a, c));
+  } else if (pv) {
     if (!is_string_list(pv)) {
       add(L, 19, 0, "participants", "participants is %s, not a list of names", jtype(pv));
     } else {
@@ -800,6 +808,8 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
   L.first = res->n;
   res->samples++;
   res->rows += n;
+  /* a view that shows only some rows (gold) cannot judge sample-level facts */
+  L.partial = n < n_rows;
   sample_level(&L, sample, rows, n);
   for (i = 0; i < n; i++) {
     const rescue_jnode *row = rows[i], *st, *et, *ri, *dc;
@@ -870,7 +880,7 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
           "ends at %s s, after the end of the sample's media (%.3f s)", et->s, media->duration);
   }
   /* R14 */
-  if (media && media->n_cues)
+  if (media && media->n_cues && !L.partial)
     r14(&L, rows, n, media);
   if (res->n - L.first > 1)
     qsort(res->findings + L.first, (size_t)(res->n - L.first), sizeof *res->findings, by_row_rule);
@@ -1044,8 +1054,8 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       o->progress(o->progress_arg, (uint64_t)++done, (uint64_t)total);
     for (i = 0; i < o->n_samples; i++)
       named |= strcmp(o->samples[i], s->sample_id) == 0;
-    if (strcmp(s->status, "discarded") == 0 && !named)
-      continue;
+    if ((strcmp(s->status, "discarded") == 0 && !named) || s->n == 0)
+      continue; /* discarded, or nothing to see in this view (gold before adjudication) */
     /* the sample-level keys: head + [] + tail */
     rescue_buf_reset(&text);
     rescue_buf_puts(&text, s->head);

@@ -52,7 +52,8 @@ typedef struct rescue_lint_media {
 /*
 ** Check one sample given as JSON: `sample` is the sample object (its sample-level keys;
 ** may be NULL), rows[i] the rows at positions pos[i] (pos NULL: 1..n), n_rows the size of
-** the row set (for evidence rows). Findings are appended to res. media may be NULL.
+** the row set (for evidence rows; n < n_rows, a partial view, skips R14 and R19).
+** Findings are appended to res. media may be NULL.
 ** Returns 0 or RESCUE_ENOMEM. This is what the review server runs on a save.
 */
 int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
