@@ -6,6 +6,7 @@
 
 #include "rescue_agree.h"
 #include "rescue_alloc.h"
+#include "rescue_annotators.h"
 #include "rescue_buf.h"
 #include "rescue_error.h"
 #include "rescue_export.h"

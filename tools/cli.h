@@ -69,5 +69,8 @@ int cmd_stats(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_agree(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_annotator_add(int argc, char **argv);
+int cmd_annotator_list(int argc, char **argv);
+int cmd_assign(int argc, char **argv);
 
 #endif
