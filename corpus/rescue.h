@@ -4,6 +4,7 @@
 #ifndef RESCUE_H
 #define RESCUE_H
 
+#include "rescue_adjudicate.h"
 #include "rescue_agree.h"
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"

@@ -177,3 +177,14 @@ INSERT INTO assignment(run_id, sample_ref, annotator_id) VALUES (:run_id, :sampl
 SELECT s.sample_id FROM assignment a JOIN sample s ON s.id = a.sample_ref
  WHERE a.annotator_id = :annotator_id AND a.run_id = (SELECT max(id) FROM assign_run)
  ORDER BY s.sort_key;
+
+-- name: adj_versions
+SELECT r.id, r.position, v.id, v.annotator_id, a.name, a.role, v.kind, v.content
+  FROM row r
+  JOIN row_version v ON v.row_id = r.id
+  JOIN annotator a ON a.id = v.annotator_id
+ WHERE r.rowset_id = :rowset_id
+ ORDER BY r.position, v.id;
+
+-- name: annotator_leads
+SELECT id, name FROM annotator WHERE role = 'lead' AND name <> :reserved ORDER BY name;

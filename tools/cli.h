@@ -72,5 +72,6 @@ int cmd_lint(int argc, char **argv);
 int cmd_annotator_add(int argc, char **argv);
 int cmd_annotator_list(int argc, char **argv);
 int cmd_assign(int argc, char **argv);
+int cmd_adjudicate(int argc, char **argv);
 
 #endif

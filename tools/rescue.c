@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     {"assign", cmd_assign, "deal samples out to annotators (with a double-reviewed share)"},
     {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R19)"},
     {"agree", cmd_agree, "agreement between annotators (corpus) or coders (TSV table)"},
+    {"adjudicate", cmd_adjudicate, "settle disagreements into gold versions"},
     {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
 };
 
