@@ -226,6 +226,29 @@ void rescue_store_rollback(rescue_store *st) {
   st->in_txn = 0;
 }
 
+/* Run a PRAGMA that returns the journal mode; 1 when the result equals want. */
+static int journal_mode(rescue_store *st, const char *sql, const char *want) {
+  sqlite3_stmt *s = NULL;
+  int ok = 0;
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    ok = strcmp((const char *)sqlite3_column_text(s, 0), want) == 0;
+  sqlite3_finalize(s);
+  return ok;
+}
+
+void rescue_store_bulk_begin(rescue_store *st, int *bulk) {
+  *bulk = 0;
+  /* Leaving WAL needs every other connection gone: ask once, without waiting. */
+  sqlite3_busy_timeout(st->db, 0);
+  *bulk = journal_mode(st, "PRAGMA journal_mode = DELETE", "delete");
+  sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+}
+
+void rescue_store_bulk_end(rescue_store *st, int bulk) {
+  if (bulk)
+    journal_mode(st, "PRAGMA journal_mode = WAL", "wal");
+}
+
 /* ---- migrations ---- */
 
 static int exec_sql(rescue_store *st, const char *sql, const char *what) {
@@ -543,10 +566,9 @@ int rescue_annotator_id(rescue_store *st, const char *name, const char *role, in
   rescue_bind_text(s, ":name", name, -1);
   rescue_bind_text(s, ":role", role ? role : "annotator", -1);
   rescue_bind_text(s, ":now", now, -1);
-  if (sqlite3_step(s) != SQLITE_ROW)
+  if (sqlite3_step(s) != SQLITE_DONE)
     return rescue_store_sqlerr(st, "adding an annotator");
-  *id = sqlite3_column_int64(s, 0);
-  sqlite3_reset(s);
+  *id = sqlite3_last_insert_rowid(st->db);
   return 0;
 }
 
@@ -587,7 +609,8 @@ struct rescue_sample_iter {
   int done;
 };
 
-int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
+/* Find a sample: 0, RESCUE_ENOTFOUND (no message set), or an SQL error. */
+static int sample_lookup(rescue_store *st, const char *sample_id, int64_t *ref, int *n_rows) {
   sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
   int rc;
   if (!s)
@@ -595,14 +618,28 @@ int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
   rescue_bind_text(s, ":sample_id", sample_id, -1);
   rc = sqlite3_step(s);
   if (rc == SQLITE_ROW) {
-    *ref = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
-    return 0;
+    if (ref)
+      *ref = sqlite3_column_int64(s, 0);
+    if (n_rows)
+      *n_rows = sqlite3_column_int(s, 2);
   }
   sqlite3_reset(s);
+  if (rc == SQLITE_ROW)
+    return 0;
   if (rc != SQLITE_DONE)
     return rescue_store_sqlerr(st, "looking up a sample");
-  return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no sample '%s' in the corpus", sample_id);
+  return RESCUE_ENOTFOUND;
+}
+
+int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
+  int rc = sample_lookup(st, sample_id, ref, NULL);
+  if (rc == RESCUE_ENOTFOUND)
+    return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no sample '%s' in the corpus", sample_id);
+  return rc;
+}
+
+int rescue_sample_rowcount(rescue_store *st, const char *sample_id, int *n_rows) {
+  return sample_lookup(st, sample_id, NULL, n_rows);
 }
 
 int rescue_store_sample_count(rescue_store *st, long *n) {
