@@ -15,7 +15,7 @@
 /* Rehash into 2 * need slots (a power of two). */
 static int map_rehash(agree_map *m, uint32_t need) {
   uint32_t cap = 16, i;
-  uint32_t *slots;
+  uint64_t *slots;
   while (cap < need * 2)
     cap *= 2;
   if (m->mask && cap <= m->mask + 1)
@@ -27,7 +27,7 @@ static int map_rehash(agree_map *m, uint32_t need) {
     uint32_t j = m->hash[i] & (cap - 1);
     while (slots[j])
       j = (j + 1) & (cap - 1);
-    slots[j] = i + 1;
+    slots[j] = (uint64_t)m->hash[i] << 32 | (i + 1);
   }
   rescue_free(m->slots);
   m->slots = slots;
@@ -75,7 +75,7 @@ int64_t agree_map_add(agree_map *m, uint32_t off, uint32_t len, uint32_t h) {
     uint32_t j = h & m->mask;
     while (m->slots[j])
       j = (j + 1) & m->mask;
-    m->slots[j] = i + 1;
+    m->slots[j] = (uint64_t)h << 32 | (i + 1);
   }
   return i;
 }

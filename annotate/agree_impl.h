@@ -16,7 +16,7 @@
 ** to every lookup (the data set's name arena, or a whole input file kept in memory).
 */
 typedef struct agree_map {
-  uint32_t *slots;   /* entry index + 1; 0 = empty */
+  uint64_t *slots;   /* hash << 32 | (entry index + 1); 0 = empty: one cache line per probe */
   uint32_t mask;     /* number of slots - 1 (a power of two minus one), 0 before the first add */
   uint32_t *off, *len, *hash;
   uint32_t n, cap;   /* entries used and allocated */
@@ -34,15 +34,40 @@ static inline uint32_t agree_hash(const void *p, size_t n) {
     s += 8;
     n -= 8;
   }
-  if (n) {
-    uint64_t k = 0;
-    memcpy(&k, s, n);
+  if (n >= 4) {
+    /* two overlapping 4-byte loads: no byte loop, no store-to-load stall */
+    uint32_t a, b;
+    memcpy(&a, s, 4);
+    memcpy(&b, s + n - 4, 4);
+    h = (h ^ ((uint64_t)a << 32 | b)) * 0x94d049bb133111ebULL;
+  } else if (n) {
+    uint64_t k = (uint64_t)s[0] << 16 | (uint64_t)s[n >> 1] << 8 | s[n - 1];
     h = (h ^ k) * 0x94d049bb133111ebULL;
   }
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ULL;
   h ^= h >> 32;
   return (uint32_t)h;
+}
+
+/* a[0..n) == b[0..n), inline for the short keys of tables (units, coders, values). */
+static inline int agree_key_eq(const char *a, const char *b, uint32_t n) {
+  if (n >= 4 && n <= 8) {
+    uint32_t a0, a1, b0, b1;
+    memcpy(&a0, a, 4);
+    memcpy(&b0, b, 4);
+    memcpy(&a1, a + n - 4, 4);
+    memcpy(&b1, b + n - 4, 4);
+    return a0 == b0 && a1 == b1;
+  }
+  if (n < 4) {
+    uint32_t i;
+    for (i = 0; i < n; i++)
+      if (a[i] != b[i])
+        return 0;
+    return 1;
+  }
+  return memcmp(a, b, n) == 0;
 }
 
 /* Index of key in m (comparing against base), or -1. */
@@ -52,13 +77,22 @@ static inline int64_t agree_map_find(const agree_map *m, const char *base, const
   if (!m->mask)
     return -1;
   for (i = h & m->mask;; i = (i + 1) & m->mask) {
-    uint32_t e = m->slots[i];
-    if (!e)
+    uint64_t sl = m->slots[i];
+    uint32_t e;
+    if (!sl)
       return -1;
-    e--;
-    if (m->hash[e] == h && m->len[e] == len && memcmp(base + m->off[e], key, len) == 0)
+    if ((uint32_t)(sl >> 32) != h)
+      continue;
+    e = (uint32_t)sl - 1;
+    if (m->len[e] == len && agree_key_eq(base + m->off[e], key, len))
       return e;
   }
+}
+
+/* Hint that key hash h is about to be looked up in m (a large table misses the cache). */
+static inline void agree_map_prefetch(const agree_map *m, uint32_t h) {
+  if (m->mask)
+    __builtin_prefetch(&m->slots[h & m->mask]);
 }
 
 /* Add a new entry (the caller checked it is absent). Returns its index or -1 (no memory). */

@@ -254,6 +254,27 @@ static double observed(const rescue_agree_data *d, const metric *mt) {
   return s;
 }
 
+/* The observed sum for nominal distances: disagreeing pairs, without a distance function. */
+static double observed_nominal(const rescue_agree_data *d) {
+  uint32_t u;
+  double s = 0;
+  for (u = 0; u < d->n_units; u++) {
+    uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], i, j, dis = 0;
+    if (b - a < 2)
+      continue;
+    if (b - a == 3) {
+      int32_t x = d->e_value[a], y = d->e_value[a + 1], z = d->e_value[a + 2];
+      dis = (x != y) + (x != z) + (y != z);
+    } else {
+      for (i = a; i < b; i++)
+        for (j = i + 1; j < b; j++)
+          dis += d->e_value[i] != d->e_value[j];
+    }
+    s += 2.0 * dis / (double)(b - a - 1);
+  }
+  return s;
+}
+
 /* Marginals of the pairable values; fills used[] (values with a count) and returns n. */
 static double marginals(const rescue_agree_data *d, double *marg, int *used, int *n_used,
                         long *units, long *single, int *mixed_sign) {
@@ -321,7 +342,8 @@ static int alpha_at(const rescue_agree_data *d, rescue_agree_level level, double
   }
   metric_marg(&mt, marg);
   if (p->n >= 2 && !p->mixed && p->n_used >= 2) {
-    p->do_sum = observed(d, &mt);
+    p->do_sum = level == RESCUE_LEVEL_NOMINAL || level == RESCUE_LEVEL_TEXT ? observed_nominal(d)
+                                                                             : observed(d, &mt);
     p->de_sum = expected(&mt, marg, used, p->n_used, p->n);
   }
   p->status = alpha_from(p->n, p->n_used, p->mixed, p->do_sum, p->de_sum, &p->alpha);
@@ -339,24 +361,10 @@ rescue_agree_status rescue_agree_alpha(const rescue_agree_data *d, double *alpha
   p.status = RESCUE_AGREE_NO_DATA;
   if (marg && used && d->level == RESCUE_LEVEL_NOMINAL) {
     /* the common case, without a distance function: count disagreeing pairs */
-    uint32_t u;
-    double s = 0;
+    double s;
     memset(&p, 0, sizeof p);
     p.n = marginals(d, marg, used, &p.n_used, &p.units, &p.single, &p.mixed);
-    for (u = 0; u < d->n_units; u++) {
-      uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], i, j, dis = 0;
-      if (b - a < 2)
-        continue;
-      if (b - a == 3) {
-        int32_t x = d->e_value[a], y = d->e_value[a + 1], z = d->e_value[a + 2];
-        dis = (x != y) + (x != z) + (y != z);
-      } else {
-        for (i = a; i < b; i++)
-          for (j = i + 1; j < b; j++)
-            dis += d->e_value[i] != d->e_value[j];
-      }
-      s += 2.0 * dis / (double)(b - a - 1);
-    }
+    s = observed_nominal(d);
     p.do_sum = s;
     {
       double sq = 0;
