@@ -405,6 +405,16 @@ static int label_stats(const rescue_agree_data *d, double n, rescue_agree_result
   int rc = RESCUE_ENOMEM;
   if (!diag || !count || !seen || !touched)
     goto end;
+  if (!sets && r->n_matrix == L) {
+    /* the coincidence matrix has it all: n_c is a row sum, o_cc the diagonal */
+    int i, k;
+    for (i = 0; i < L; i++) {
+      int c = r->matrix_values[i];
+      for (k = 0; k < L; k++)
+        count[c] += r->matrix[(size_t)i * L + k];
+      diag[c] = r->matrix[(size_t)i * L + i];
+    }
+  } else
   for (u = 0; u < d->n_units; u++) {
     uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], i;
     int nt = 0, t;
@@ -440,7 +450,7 @@ static int label_stats(const rescue_agree_data *d, double n, rescue_agree_result
     rescue_agree_label_stat *s = &r->labels[r->n_labels++];
     s->value = l;
     s->name = sets ? agree_name(d, &d->elems, (uint32_t)l) : agree_name(d, &d->values, (uint32_t)l);
-    s->count = (long)count[l];
+    s->count = (long)(count[l] + 0.5);
     s->alpha = binary_alpha(n, count[l], diag[l]);
   }
   rc = 0;
@@ -1265,12 +1275,12 @@ int rescue_agree_compute(const rescue_agree_data *d, const rescue_agree_opts *o,
   }
   if ((rc = chance_corrected(d, r)) || (rc = pair_kappas(d, r)))
     goto end;
+  if ((rc = coincidences(d, r)))
+    goto end;
   if (d->level != RESCUE_LEVEL_INTERVAL && d->level != RESCUE_LEVEL_RATIO) {
     if ((rc = label_stats(d, p.n, r)))
       goto end;
   }
-  if ((rc = coincidences(d, r)))
-    goto end;
   if (o->ci_replicates > 0 && r->status == RESCUE_AGREE_OK && (rc = bootstrap(d, o, r)))
     goto end;
   if (o->by != RESCUE_BY_NONE && d->clusters.n && (rc = groups(d, o->by, r)))
