@@ -222,9 +222,10 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
       rescue_buf_printf(out, "  alpha with %s distance %s\n",
                         r->level == RESCUE_LEVEL_MASI ? "Jaccard" : "MASI",
                         fmt4(a, r->alpha_other));
-    rescue_buf_printf(out, "  %ld units with two or more values (%ld pairable values; %ld units "
+    rescue_buf_printf(out, "  %ld unit%s with two or more values (%ld pairable values; %ld unit%s "
                            "with one value left out)\n",
-                      r->units, r->pairable_values, r->units_single);
+                      r->units, r->units == 1 ? "" : "s", r->pairable_values, r->units_single,
+                      r->units_single == 1 ? "" : "s");
     rescue_buf_printf(out, "  percent agreement %s; Fleiss' kappa %s, Gwet's AC1 %s (%ld units "
                            "every coder coded)\n",
                       fmt4(a, r->percent_agreement), fmt4(b, r->fleiss_kappa),

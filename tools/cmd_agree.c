@@ -55,7 +55,7 @@ static const char usage[] =
 
 /* Append to a growing list of --field names. */
 static int add_field(const char ***fields, int *n, const char *f) {
-  const char **nf = realloc(*fields, (size_t)(*n + 1) * sizeof *nf);
+  const char **nf = rescue_realloc(*fields, (size_t)(*n + 1) * sizeof *nf);
   if (!nf)
     return -1;
   nf[(*n)++] = f;
@@ -231,7 +231,7 @@ end:
   rescue_buf_free(&out);
   rescue_agree_report_free(&rep);
   rescue_store_close(&st);
-  free(fields);
+  rescue_free(fields);
   cli_free_list(coders);
   cli_free_list(samples);
   return rc;
