@@ -16,8 +16,12 @@
 #include "rescue_lint.h"
 #include "rescue_output.h"
 #include "rescue_scheme.h"
+#include "rescue_score.h"
+#include "rescue_sha256.h"
+#include "rescue_split.h"
 #include "rescue_stats.h"
 #include "rescue_store.h"
+#include "rescue_tasks.h"
 #include "rescue_version.h"
 
 #endif

@@ -192,3 +192,33 @@ SELECT r.id, r.position, v.id, v.annotator_id, a.name, a.role, v.kind, v.content
 
 -- name: annotator_leads
 SELECT id, name FROM annotator WHERE role = 'lead' AND name <> :reserved ORDER BY name;
+-- ---------------------------------------------------------------------------------
+-- export: task datasets, splits (export/tasks.c, export/split.c)
+
+-- name: task_clips
+-- The clips `rescue clip` recorded for a sample's rows (video modes only), oldest
+-- first, so the last one read for a position is the latest.
+SELECT position, path FROM clip
+ WHERE sample_ref = :sample_ref AND mode IN ('copy', 'exact')
+ ORDER BY position, id;
+
+-- name: split_groups
+-- Every group that has samples, by name (bytewise).
+SELECT g.id, g.name FROM grp g
+ WHERE EXISTS (SELECT 1 FROM sample s WHERE s.group_id = g.id)
+ ORDER BY g.name;
+
+-- name: split_run_insert
+INSERT INTO split_run(created_at, seed, ratios, stratify)
+  VALUES (:now, :seed, :ratios, :stratify) RETURNING id;
+
+-- name: split_group_insert
+INSERT INTO split_group(run_id, group_id, split) VALUES (:run_id, :group_id, :split);
+
+-- name: split_latest
+SELECT id, seed, ratios, stratify, created_at FROM split_run ORDER BY id DESC LIMIT 1;
+
+-- name: split_of_sample
+SELECT sg.split FROM sample s
+  JOIN split_group sg ON sg.group_id = s.group_id AND sg.run_id = :run_id
+ WHERE s.id = :sample_ref;

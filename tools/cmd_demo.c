@@ -144,10 +144,14 @@ int cmd_demo(int argc, char **argv) {
   }
   rescue_stats_table3_text(&t3, &text);
   printf("4. corpus statistics (rescue stats %s):\n\n%s\n", db, text.s ? text.s : "");
-  /* annotation: a second annotator, lint, agreement, adjudication */
+  printf("5. splits and the six task datasets\n");
+  if (demo_tasks(dir, st))
+    goto end;
+  printf("6. annotation: a second annotator, lint, agreement, adjudication\n");
   if ((rc = demo_agree(dir, st)))
     goto end;
-  printf("\nTry next:\n  rescue stats %s --json\n  rescue export %s --format samples --out "
+  printf("\n");
+  printf("Try next:\n  rescue stats %s --json\n  rescue export %s --format samples --out "
          "my.jsonl\n",
          db, db);
   rc = cli_finish(0);

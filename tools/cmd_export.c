@@ -1,5 +1,5 @@
 /*
-** cmd_export.c: `rescue export <db> --format samples|data-root --out <path> [options]`.
+** cmd_export.c: `rescue export <db> --format samples|data-root|tasks --out <path> [options]`.
 */
 #include <getopt.h>
 #include <stdio.h>
@@ -8,8 +8,11 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: rescue export <db> --format samples|data-root --out <path> [--force]\n"
+    "usage: rescue export <db> --format samples|data-root|tasks --out <path> [--force]\n"
     "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
+    "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] [--split <name>]\n"
+    "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
+    "                     [--itp-cap-per-class <m>]\n"
     "\n"
     "Write the corpus out, all or nothing (a temporary name renamed at the end).\n"
     "\n"
@@ -18,6 +21,9 @@ static const char usage[] =
     "             comes back byte for byte\n"
     "  data-root  a folder of <sample_id>.json files, each the JSONL line plus a newline,\n"
     "             as the authors' evaluation scripts read with --data-root\n"
+    "  tasks      a folder with the six task datasets (tasks.md): <task>.jsonl each, or\n"
+    "             <task>/<split>.jsonl and splits/<split>.txt once 'rescue split' ran;\n"
+    "             README.md (dataset card) and manifest.json (sizes, lines, sha256)\n"
     "\n"
     "options:\n"
     "  --out <path>        the file (samples) or folder (data-root) to write\n"
@@ -27,27 +33,123 @@ static const char usage[] =
     "                      without gold on every row are left out), latest, or\n"
     "                      annotator:<name> (that annotator's view)\n"
     "  --samples <ids>     only these samples (comma-separated sample ids)\n"
-    "  --include-discarded also write discarded samples\n"
+    "  --include-discarded also write discarded samples (samples, data-root)\n"
+    "\n"
+    "options of --format tasks:\n"
+    "  --tasks <list>      which tasks (default: all six): itp, rpp, stp, ssp, er, vp\n"
+    "  --clip-root <p>     clip_path = <p>/<sample_id>/clips/NNN.mp4 (the release's form,\n"
+    "                      not checked); default: the clips 'rescue clip' recorded\n"
+    "  --split <name>      write only this split (train, validation or test)\n"
+    "  --checkpoints-per-sample <n>\n"
+    "                      ER and VP checkpoints per sample (default 5; 0: all)\n"
+    "  --min-dialogue-words <n>\n"
+    "                      ER: fewest words in the row's dialogue (default 5)\n"
+    "  --itp-cap-per-class <m>\n"
+    "                      ITP: at most m candidates per class and sample before\n"
+    "                      balancing (default 0: no cap)\n"
     "  -h, --help          show this help\n";
 
+/* Parse "itp,er" into a task bit set; prints a usage error and returns 0 when bad. */
+static unsigned parse_tasks(const char *list) {
+  char **names;
+  unsigned bits = 0;
+  int n = 0, i;
+  names = cli_split_list(list, &n);
+  if (!names || !n) {
+    cli_free_list(names);
+    cli_usage_error(usage, "--tasks needs at least one task (itp, rpp, stp, ssp, er, vp)");
+    return 0;
+  }
+  for (i = 0; i < n; i++) {
+    rescue_task t;
+    if (rescue_task_parse(names[i], &t)) {
+      cli_usage_error(usage, "unknown task '%s' (expected itp, rpp, stp, ssp, er or vp)",
+                      names[i]);
+      cli_free_list(names);
+      return 0;
+    }
+    bits |= 1u << t;
+  }
+  cli_free_list(names);
+  return bits;
+}
+
+/* A count option: a whole number >= 0 that fits an int; -1 after a usage error. */
+static int parse_count(const char *opt, const char *s, int *out) {
+  long v;
+  if (cli_parse_long(opt, s, &v, usage))
+    return -1;
+  if (v < 0 || v > 1000000) {
+    cli_usage_error(usage, "%s expects a whole number from 0 to 1000000, not '%s'", opt, s);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+/* The tasks format: run the exporter and report. */
+static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to) {
+  rescue_tasks_result res;
+  cli_progress *bar = cli_progress_start("exporting tasks");
+  int rc, t, first = 1;
+  to->progress = cli_progress_update;
+  to->progress_arg = bar;
+  rc = rescue_export_tasks(st, out, to, &res);
+  cli_progress_done(&bar);
+  if (rc)
+    return cli_fail(rescue_store_err(st));
+  printf("wrote ");
+  for (t = 0; t < RESCUE_TASK_COUNT; t++)
+    if (to->tasks & (1u << t)) {
+      printf("%s%s %ld", first ? "" : ", ", rescue_task_name((rescue_task)t), res.instances[t]);
+      first = 0;
+    }
+  printf(" instances from %ld sample%s to %s/", res.samples, res.samples == 1 ? "" : "s", out);
+  if (res.split_run)
+    printf(" (split run %lld%s%s)", (long long)res.split_run, to->split ? ", split " : "",
+           to->split ? to->split : "");
+  printf("\n");
+  if (res.incomplete)
+    cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
+             res.incomplete == 1 ? "" : "s");
+  if (res.unassigned)
+    cli_warn("left out %ld sample%s whose group the split run does not cover; run 'rescue "
+             "split' again",
+             res.unassigned, res.unassigned == 1 ? "" : "s");
+  if (res.discarded)
+    printf("left out %ld discarded sample%s\n", res.discarded, res.discarded == 1 ? "" : "s");
+  return cli_finish(0);
+}
+
 int cmd_export(int argc, char **argv) {
+  enum { O_TASKS = 256, O_CLIP_ROOT, O_SPLIT, O_CHECKPOINTS, O_MIN_WORDS, O_ITP_CAP };
   static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                        {"out", required_argument, NULL, 'o'},
                                        {"force", no_argument, NULL, 'F'},
                                        {"view", required_argument, NULL, 'v'},
                                        {"samples", required_argument, NULL, 's'},
                                        {"include-discarded", no_argument, NULL, 'D'},
+                                       {"tasks", required_argument, NULL, O_TASKS},
+                                       {"clip-root", required_argument, NULL, O_CLIP_ROOT},
+                                       {"split", required_argument, NULL, O_SPLIT},
+                                       {"checkpoints-per-sample", required_argument, NULL,
+                                        O_CHECKPOINTS},
+                                       {"min-dialogue-words", required_argument, NULL,
+                                        O_MIN_WORDS},
+                                       {"itp-cap-per-class", required_argument, NULL, O_ITP_CAP},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
-  const char *format = NULL, *out = NULL, *view_spec = NULL;
+  const char *format = NULL, *out = NULL, *view_spec = NULL, *task_only = NULL;
   char **samples = NULL;
   rescue_export_opts o;
+  rescue_tasks_opts to;
   rescue_export_result res;
   rescue_store *st = NULL;
   cli_progress *bar = NULL;
-  int c, rc, n_samples = 0, data_root;
+  int c, rc, n_samples = 0, data_root, tasks_format;
 
   memset(&o, 0, sizeof o);
+  rescue_tasks_opts_init(&to);
   while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
     switch (c) {
     case 'h': cli_free_list(samples); return cli_help(usage);
@@ -64,7 +166,39 @@ int cmd_export(int argc, char **argv) {
         return cli_usage_error(usage, "--samples needs at least one sample id");
       }
       break;
-    default: cli_free_list(samples); return 2;
+    case O_TASKS:
+      task_only = "--tasks";
+      if (!(to.tasks = parse_tasks(optarg)))
+        goto usage_fail;
+      break;
+    case O_CLIP_ROOT:
+      task_only = "--clip-root";
+      to.clip_root = optarg;
+      break;
+    case O_SPLIT:
+      task_only = "--split";
+      if (rescue_split_index(optarg) < 0) {
+        cli_usage_error(usage, "unknown split '%s' (expected train, validation or test)", optarg);
+        goto usage_fail;
+      }
+      to.split = optarg;
+      break;
+    case O_CHECKPOINTS:
+      task_only = "--checkpoints-per-sample";
+      if (parse_count("--checkpoints-per-sample", optarg, &to.checkpoints_per_sample))
+        goto usage_fail;
+      break;
+    case O_MIN_WORDS:
+      task_only = "--min-dialogue-words";
+      if (parse_count("--min-dialogue-words", optarg, &to.min_dialogue_words))
+        goto usage_fail;
+      break;
+    case O_ITP_CAP:
+      task_only = "--itp-cap-per-class";
+      if (parse_count("--itp-cap-per-class", optarg, &to.itp_cap_per_class))
+        goto usage_fail;
+      break;
+    default: goto usage_fail;
     }
   }
   rc = 2;
@@ -76,12 +210,22 @@ int cmd_export(int argc, char **argv) {
     cli_usage_error(usage, "missing --format");
     goto end;
   }
-  if (strcmp(format, "samples") != 0 && strcmp(format, "data-root") != 0) {
-    cli_usage_error(usage, "unknown format '%s' (expected samples or data-root)", format);
+  if (strcmp(format, "samples") != 0 && strcmp(format, "data-root") != 0 &&
+      strcmp(format, "tasks") != 0) {
+    cli_usage_error(usage, "unknown format '%s' (expected samples, data-root or tasks)", format);
     goto end;
   }
   if (!out) {
     cli_usage_error(usage, "missing --out");
+    goto end;
+  }
+  tasks_format = strcmp(format, "tasks") == 0;
+  if (!tasks_format && task_only) {
+    cli_usage_error(usage, "%s applies to --format tasks only", task_only);
+    goto end;
+  }
+  if (tasks_format && o.include_discarded) {
+    cli_usage_error(usage, "--include-discarded does not apply to --format tasks");
     goto end;
   }
   data_root = strcmp(format, "data-root") == 0;
@@ -93,6 +237,15 @@ int cmd_export(int argc, char **argv) {
   }
   o.samples = (const char *const *)samples;
   o.n_samples = n_samples;
+  if (tasks_format) {
+    to.view = o.view;
+    to.view_name = view_spec ? view_spec : "corpus";
+    to.samples = o.samples;
+    to.n_samples = o.n_samples;
+    to.force = o.force;
+    rc = export_tasks(st, out, &to);
+    goto end;
+  }
   bar = cli_progress_start("exporting");
   o.progress = cli_progress_update;
   o.progress_arg = bar;
@@ -115,4 +268,7 @@ end:
   rescue_store_close(&st);
   cli_free_list(samples);
   return rc;
+usage_fail:
+  cli_free_list(samples);
+  return 2;
 }

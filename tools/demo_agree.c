@@ -150,7 +150,7 @@ int demo_agree(const char *dir, rescue_store *st) {
     cli_error("cannot create '%s/agree'", dir);
     return 1;
   }
-  printf("5. a second annotator (noor) revised 7 things in 6 rows; a lead (lena) settled one\n");
+  printf("   a second annotator (noor) revised 7 things in 6 rows; a lead (lena) settled one\n");
 
   memset(&lo, 0, sizeof lo);
   if (rescue_lint(st, &lo, &lr)) {
@@ -161,7 +161,7 @@ int demo_agree(const char *dir, rescue_store *st) {
   rescue_buf_putc(&b, '\n');
   if (save(path, &b))
     goto end;
-  printf("6. lint (rescue lint)      %ld samples: %ld error%s, %ld warning%s -> %s\n", lr.samples,
+  printf("   lint (rescue lint): %ld samples: %ld error%s, %ld warning%s -> %s\n", lr.samples,
          lr.errors, lr.errors == 1 ? "" : "s", lr.warnings, lr.warnings == 1 ? "" : "s", path);
   for (i = 0; i < lr.n && i < 5; i++) {
     rescue_buf_reset(&b);
@@ -189,7 +189,7 @@ int demo_agree(const char *dir, rescue_store *st) {
   if (save(path, &b))
     goto end;
   rescue_agree_report_free(&rep);
-  printf("7. agreement (rescue agree) between import, lena and noor -> %s/agree/agreement.txt\n",
+  printf("   agreement (rescue agree) between import, noor and lena -> %s/agree/agreement.txt\n",
          dir);
   ao.fields = fields;
   ao.n_fields = 4;
@@ -221,7 +221,7 @@ int demo_agree(const char *dir, rescue_store *st) {
   snprintf(path, sizeof path, "%s/agree/adjudication.json", dir);
   if (save(path, &b))
     goto end;
-  printf("8. adjudicated (rescue adjudicate --policy lead --lead lena): %ld gold rows, %d left "
+  printf("   adjudicated (rescue adjudicate --policy lead --lead lena): %ld gold rows, %d left "
          "undecided -> %s\n",
          jr.written, jr.n_undecided, path);
   for (i = 0; i < jr.n_undecided; i++)
