@@ -4,12 +4,16 @@
 #ifndef RESCUE_H
 #define RESCUE_H
 
+#include "rescue_adjudicate.h"
+#include "rescue_agree.h"
 #include "rescue_alloc.h"
+#include "rescue_annotators.h"
 #include "rescue_buf.h"
 #include "rescue_error.h"
 #include "rescue_export.h"
 #include "rescue_import.h"
 #include "rescue_json.h"
+#include "rescue_lint.h"
 #include "rescue_output.h"
 #include "rescue_scheme.h"
 #include "rescue_score.h"

@@ -125,6 +125,73 @@ SELECT CASE WHEN g.start IS NOT NULL AND g.end IS NOT NULL THEN g.end - g.start
  WHERE g.sample_ref = :sample_ref
  ORDER BY g.id DESC LIMIT 1;
 
+-- ---- annotate/: annotators, assignment, agreement, lint, adjudication ----
+
+-- name: agree_annotators
+SELECT a.id, a.name, a.role FROM annotator a
+ WHERE a.id IN (SELECT annotator_id FROM row_version WHERE kind <> 'gold')
+ ORDER BY a.id;
+
+-- name: rowset_coders
+SELECT DISTINCT v.annotator_id FROM row r JOIN row_version v ON v.row_id = r.id
+ WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold';
+
+-- name: lint_cues
+SELECT seq, start, end, text FROM cue
+ WHERE sample_ref = :sample_ref
+   AND import_id = (SELECT max(import_id) FROM cue WHERE sample_ref = :sample_ref)
+ ORDER BY seq;
+
+-- name: annotator_get
+SELECT id, role, token_hash FROM annotator WHERE name = :name;
+
+-- name: annotator_issue_token
+UPDATE annotator SET token_hash = :token_hash, role = :role WHERE id = :id AND token_hash IS NULL;
+
+-- name: annotator_by_token
+SELECT id FROM annotator WHERE token_hash = :token_hash;
+
+-- name: annotator_list
+SELECT a.id, a.name, a.role, a.token_hash IS NOT NULL, a.created_at,
+       coalesce(w.versions, 0), coalesce(w.gold, 0), coalesce(w.samples, 0),
+       (SELECT count(*) FROM assignment s
+         WHERE s.annotator_id = a.id AND s.run_id = (SELECT max(id) FROM assign_run)),
+       (SELECT count(*) FROM assignment s
+         WHERE s.annotator_id = a.id AND s.run_id = (SELECT max(id) FROM assign_run)
+           AND EXISTS (SELECT 1 FROM assignment o WHERE o.run_id = s.run_id
+                         AND o.sample_ref = s.sample_ref AND o.annotator_id <> s.annotator_id))
+  FROM annotator a
+  LEFT JOIN (SELECT v.annotator_id AS annotator_id, sum(v.kind <> 'gold') AS versions,
+                    sum(v.kind = 'gold') AS gold, count(DISTINCT rs.sample_ref) AS samples
+               FROM row_version v JOIN row r ON r.id = v.row_id JOIN rowset rs ON rs.id = r.rowset_id
+              GROUP BY v.annotator_id) w ON w.annotator_id = a.id
+ ORDER BY a.name;
+
+-- name: assign_run_latest
+SELECT id, seed, overlap, annotators, created_at FROM assign_run ORDER BY id DESC LIMIT 1;
+
+-- name: assign_run_insert
+INSERT INTO assign_run(created_at, seed, overlap, annotators)
+  VALUES (:now, :seed, :overlap, :annotators) RETURNING id;
+
+-- name: assignment_insert
+INSERT INTO assignment(run_id, sample_ref, annotator_id) VALUES (:run_id, :sample_ref, :annotator_id);
+
+-- name: assigned_samples
+SELECT s.sample_id FROM assignment a JOIN sample s ON s.id = a.sample_ref
+ WHERE a.annotator_id = :annotator_id AND a.run_id = (SELECT max(id) FROM assign_run)
+ ORDER BY s.sort_key;
+
+-- name: adj_versions
+SELECT r.id, r.position, v.id, v.annotator_id, a.name, a.role, v.kind, v.content
+  FROM row r
+  JOIN row_version v ON v.row_id = r.id
+  JOIN annotator a ON a.id = v.annotator_id
+ WHERE r.rowset_id = :rowset_id
+ ORDER BY r.position, v.id;
+
+-- name: annotator_leads
+SELECT id, name FROM annotator WHERE role = 'lead' AND name <> :reserved ORDER BY name;
 -- ---------------------------------------------------------------------------------
 -- export: task datasets, splits (export/tasks.c, export/split.c)
 

@@ -69,6 +69,15 @@ int cmd_stats(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_agree(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+int cmd_annotator_add(int argc, char **argv);
+int cmd_annotator_list(int argc, char **argv);
+int cmd_assign(int argc, char **argv);
+int cmd_adjudicate(int argc, char **argv);
+
+/* Demo steps of the modules (tools/demo_<module>.c); 0 or 1 after a message. */
+int demo_agree(const char *dir, rescue_store *st);
 
 /* Demo steps of the modules (each prints where its results are). */
 int demo_tasks(const char *dir, rescue_store *st);

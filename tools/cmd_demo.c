@@ -147,6 +147,9 @@ int cmd_demo(int argc, char **argv) {
   printf("5. splits and the six task datasets\n");
   if (demo_tasks(dir, st))
     goto end;
+  printf("6. annotation: a second annotator, lint, agreement, adjudication\n");
+  if ((rc = demo_agree(dir, st)))
+    goto end;
   printf("\n");
   printf("Try next:\n  rescue stats %s --json\n  rescue export %s --format samples --out "
          "my.jsonl\n",

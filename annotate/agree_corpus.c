@@ -1,0 +1,919 @@
+/*
+** agree_corpus.c: corpus mode: turn the coders' views of a RESCUE corpus into reliability
+** data, one data set per field (agreement.md "Fields of a RESCUE corpus"), and measure
+** how much of a model's draft each human changed.
+**
+** Coverage: a coder takes part in a sample when they wrote a version (not gold) of one of
+** its current rows; within it, every row is read through their view (their latest
+** version, else the row's first one: a row they left alone is a row they accepted).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree_impl.h"
+#include "rescue_alloc.h"
+
+typedef enum unit_kind { U_ROW, U_PERSON, U_PAIR } unit_kind;
+typedef enum val_kind { V_LABEL, V_NUMBER, V_SET, V_PRESENCE, V_TEXT } val_kind;
+typedef enum field_id {
+  F_SPEAKER,
+  F_UTTERANCE,
+  F_PATTERN,
+  F_CYCLE,
+  F_SUPPORT,
+  F_TARGET,
+  F_SUPPORT_TARGET,
+  F_EMO_PRESENCE,
+  F_EMO_INTENSITY,
+  F_VP_PRESENCE,
+  F_START,
+  F_END,
+  F_TONE,
+  F_EMO_DESC,
+  F_VIEWPOINT
+} field_id;
+
+/* Each field: its unit, its kind of value, where the scheme says its level, the default. */
+typedef struct fspec {
+  const char *name;
+  field_id id;
+  unit_kind unit;
+  val_kind val;
+  const char *key, *child;
+  const char *level;
+} fspec;
+
+static const fspec specs[] = {
+    {"primary_speaker", F_SPEAKER, U_ROW, V_LABEL, "primary_speaker", NULL, "nominal"},
+    {"utterance_type", F_UTTERANCE, U_ROW, V_LABEL, "utterance_type", NULL, "nominal"},
+    {"relation_pattern", F_PATTERN, U_ROW, V_LABEL, "relation_pattern", NULL, "nominal"},
+    {"relation_cycle_state", F_CYCLE, U_ROW, V_LABEL, "relation_cycle_state", NULL, "nominal"},
+    {"support_strategy", F_SUPPORT, U_ROW, V_LABEL, "support_strategy", "strategy_type",
+     "nominal"},
+    {"target", F_TARGET, U_ROW, V_SET, "target", NULL, "masi"},
+    {"support_target", F_SUPPORT_TARGET, U_ROW, V_SET, "support_strategy", "target", "masi"},
+    {"emotion_presence", F_EMO_PRESENCE, U_PERSON, V_PRESENCE, NULL, NULL, "nominal"},
+    {"emotion_intensity", F_EMO_INTENSITY, U_PERSON, V_NUMBER, "internal_emotion", "intensity",
+     "interval"},
+    {"viewpoint_presence", F_VP_PRESENCE, U_PAIR, V_PRESENCE, NULL, NULL, "nominal"},
+    {"start_time", F_START, U_ROW, V_NUMBER, "start_time", NULL, "interval"},
+    {"end_time", F_END, U_ROW, V_NUMBER, "end_time", NULL, "interval"},
+    {"tone_of_voice", F_TONE, U_ROW, V_TEXT, "tone_of_voice", NULL, "text"},
+    {"emotion_description", F_EMO_DESC, U_PERSON, V_TEXT, "internal_emotion",
+     "emotion_description", "text"},
+    {"viewpoint", F_VIEWPOINT, U_PAIR, V_TEXT, "viewpoints_attitudes", "viewpoint", "text"},
+};
+#define N_SPECS ((int)(sizeof specs / sizeof specs[0]))
+
+const char *const rescue_agree_fields[] = {
+    "primary_speaker",  "utterance_type",     "relation_pattern", "relation_cycle_state",
+    "support_strategy", "target",             "support_target",   "emotion_presence",
+    "emotion_intensity", "viewpoint_presence", "start_time",      "end_time",
+    "tone_of_voice",    "emotion_description", "viewpoint",       NULL};
+
+/* Does a level fit a kind of value? */
+static int level_fits(val_kind v, const char *level, rescue_agree_level *out) {
+  if (rescue_agree_level_parse(level, out))
+    return 0;
+  switch (v) {
+  case V_LABEL:
+  case V_PRESENCE:
+    return *out == RESCUE_LEVEL_NOMINAL || *out == RESCUE_LEVEL_ORDINAL;
+  case V_NUMBER:
+    return *out != RESCUE_LEVEL_MASI && *out != RESCUE_LEVEL_JACCARD &&
+           *out != RESCUE_LEVEL_TEXT;
+  case V_SET:
+    return *out == RESCUE_LEVEL_MASI || *out == RESCUE_LEVEL_JACCARD;
+  case V_TEXT:
+    return *out == RESCUE_LEVEL_TEXT || *out == RESCUE_LEVEL_NOMINAL;
+  }
+  return 0;
+}
+
+/* The scheme field behind a spec (or NULL). */
+static const rescue_field *spec_field(const rescue_scheme *sc, const fspec *s) {
+  const rescue_field *f = s->key ? rescue_scheme_field(sc, s->key) : NULL;
+  if (f && s->child)
+    f = rescue_field_child(f, s->child);
+  return f;
+}
+
+/* ---- a small list of strings (candidate persons of a sample or row) ---- */
+
+typedef struct strlist {
+  char **v;
+  int n, cap;
+} strlist;
+
+/* Add s (n bytes) unless present; -1 when out of memory. */
+static int strlist_add(strlist *l, const char *s, size_t n) {
+  char *c;
+  int i;
+  for (i = 0; i < l->n; i++)
+    if (strlen(l->v[i]) == n && memcmp(l->v[i], s, n) == 0)
+      return 0;
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 8;
+    char **nv = rescue_realloc(l->v, (size_t)cap * sizeof *nv);
+    if (!nv)
+      return -1;
+    l->v = nv;
+    l->cap = cap;
+  }
+  if (!(c = rescue_strndup(s, n)))
+    return -1;
+  l->v[l->n++] = c;
+  return 0;
+}
+
+static void strlist_clear(strlist *l) {
+  int i;
+  for (i = 0; i < l->n; i++)
+    rescue_free(l->v[i]);
+  l->n = 0;
+}
+
+static void strlist_free(strlist *l) {
+  strlist_clear(l);
+  rescue_free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+/* ---- extraction ---- */
+
+typedef struct xfield {
+  const fspec *spec;
+  agree_field *out;       /* data NULL: the level does not fit */
+  int cluster;
+  int present, absent;    /* presence values */
+} xfield;
+
+typedef struct xctx {
+  rescue_store *st;
+  const rescue_scheme *sc;
+  int K;                  /* coders */
+  const int64_t *ids;
+  rescue_sample_iter **its;
+  const rescue_sample **cur;
+  rescue_jdoc **docs;
+  const rescue_jnode **rows; /* per coder: the current row, or NULL when not covered */
+  int *covers;
+  int nx;
+  xfield *xf;
+  strlist persons, groups, row_persons, row_sources, row_targets;
+  rescue_buf a, b;        /* cleaning scratch */
+  const char **el;        /* set element scratch */
+  size_t *el_len;
+  int el_cap;
+} xctx;
+
+/* The cleaned string of a value (tasks.md §0.1) in buffer b; "" for missing. */
+static const char *clean(rescue_buf *b, const rescue_jnode *n) {
+  rescue_buf_reset(b);
+  rescue_jclean(b, n);
+  return b->s ? b->s : "";
+}
+
+/* The first object item of list `key` of row, or NULL. */
+static const rescue_jnode *first_item(const rescue_jnode *row, const char *key) {
+  const rescue_jnode *l = row ? rescue_jget(row, key) : NULL;
+  if (!l || l->type != RESCUE_JARRAY || !l->child || l->child->type != RESCUE_JOBJECT)
+    return NULL;
+  return l->child;
+}
+
+/* A set value from a list of strings (cleaned, empties dropped); -1 for missing. */
+static int set_value(xctx *x, rescue_agree_data *d, const rescue_jnode *list, int *v) {
+  const rescue_jnode *c;
+  rescue_buf all = RESCUE_BUF_INIT;
+  size_t *offs = NULL;
+  int n = 0, cap = 0, i, rc = 0;
+  *v = -1;
+  if (!list || list->type != RESCUE_JARRAY)
+    return 0;
+  for (c = list->child; c; c = c->next) {
+    size_t s, e;
+    if (c->type != RESCUE_JSTRING)
+      continue;
+    rescue_pystrip(c->s, c->len, &s, &e);
+    if (s == e)
+      continue;
+    if (n == cap) {
+      size_t *no = rescue_realloc(offs, (size_t)(cap = cap ? cap * 2 : 8) * 2 * sizeof *no);
+      if (!no) {
+        rc = RESCUE_ENOMEM;
+        goto end;
+      }
+      offs = no;
+    }
+    offs[2 * n] = all.len;
+    offs[2 * n + 1] = e - s;
+    rescue_buf_putn(&all, c->s + s, e - s);
+    n++;
+  }
+  if (!n)
+    goto end;
+  if (!rescue_buf_ok(&all)) {
+    rc = RESCUE_ENOMEM;
+    goto end;
+  }
+  if (n > x->el_cap) {
+    const char **ne = rescue_realloc(x->el, (size_t)n * sizeof *ne);
+    size_t *nl;
+    if (!ne) {
+      rc = RESCUE_ENOMEM;
+      goto end;
+    }
+    x->el = ne;
+    nl = rescue_realloc(x->el_len, (size_t)n * sizeof *nl);
+    if (!nl) {
+      rc = RESCUE_ENOMEM;
+      goto end;
+    }
+    x->el_len = nl;
+    x->el_cap = n;
+  }
+  for (i = 0; i < n; i++) {
+    x->el[i] = all.s + offs[2 * i];
+    x->el_len[i] = offs[2 * i + 1];
+  }
+  rc = rescue_agree_set(d, x->el, x->el_len, n);
+  if (rc >= 0) {
+    *v = rc;
+    rc = 0;
+  }
+end:
+  rescue_buf_free(&all);
+  rescue_free(offs);
+  return rc;
+}
+
+/* A label or text value from a cleaned string; -1 for "". */
+static int label_value(rescue_agree_data *d, const char *s, int *v) {
+  int rc;
+  *v = -1;
+  if (!*s)
+    return 0;
+  if ((rc = rescue_agree_label(d, s, strlen(s))) < 0)
+    return rc;
+  *v = rc;
+  return 0;
+}
+
+static int number_value(rescue_agree_data *d, const rescue_jnode *n, int *v) {
+  int rc;
+  *v = -1;
+  if (!n || n->type != RESCUE_JNUMBER)
+    return 0;
+  if ((rc = rescue_agree_number(d, n->num)) < 0)
+    return rc;
+  *v = rc;
+  return 0;
+}
+
+/* Value of a row-unit field for one coder's row. */
+static int row_value(xctx *x, xfield *f, const rescue_jnode *row, int *v) {
+  rescue_agree_data *d = f->out->data;
+  const rescue_jnode *it;
+  *v = -1;
+  switch (f->spec->id) {
+  case F_SPEAKER:
+    return label_value(d, clean(&x->a, rescue_jget(row, "primary_speaker")), v);
+  case F_UTTERANCE:
+    if (strcmp(clean(&x->a, rescue_jget(row, "primary_speaker")), x->sc->therapist) == 0)
+      return 0; /* not applicable on therapist rows: missing */
+    return label_value(d, clean(&x->a, rescue_jget(row, "utterance_type")), v);
+  case F_PATTERN:
+    return label_value(d, clean(&x->a, rescue_jget(row, "relation_pattern")), v);
+  case F_CYCLE:
+    return label_value(d, clean(&x->a, rescue_jget(row, "relation_cycle_state")), v);
+  case F_SUPPORT:
+    it = first_item(row, "support_strategy");
+    return it ? label_value(d, clean(&x->a, rescue_jget(it, "strategy_type")), v) : 0;
+  case F_TARGET:
+    return set_value(x, d, rescue_jget(row, "target"), v);
+  case F_SUPPORT_TARGET:
+    it = first_item(row, "support_strategy");
+    return it ? set_value(x, d, rescue_jget(it, "target"), v) : 0;
+  case F_START:
+    return number_value(d, rescue_jget(row, "start_time"), v);
+  case F_END:
+    return number_value(d, rescue_jget(row, "end_time"), v);
+  case F_TONE:
+    return label_value(d, clean(&x->a, rescue_jget(row, "tone_of_voice")), v);
+  case F_EMO_PRESENCE:
+  case F_EMO_INTENSITY:
+  case F_VP_PRESENCE:
+  case F_EMO_DESC:
+  case F_VIEWPOINT:
+    break;
+  }
+  return 0;
+}
+
+/* The first item of list `key` whose cleaned `k1` is s1 (and `k2` is s2, when given). */
+static const rescue_jnode *find_item(xctx *x, const rescue_jnode *row, const char *key,
+                                     const char *k1, const char *s1, const char *k2,
+                                     const char *s2) {
+  const rescue_jnode *l = row ? rescue_jget(row, key) : NULL, *c;
+  if (!l || l->type != RESCUE_JARRAY)
+    return NULL;
+  for (c = l->child; c; c = c->next) {
+    if (c->type != RESCUE_JOBJECT)
+      continue;
+    if (strcmp(clean(&x->a, rescue_jget(c, k1)), s1) != 0)
+      continue;
+    if (k2 && strcmp(clean(&x->a, rescue_jget(c, k2)), s2) != 0)
+      continue;
+    return c;
+  }
+  return NULL;
+}
+
+/* Value of a person or pair unit for one coder's row. */
+static int item_value(xctx *x, xfield *f, const rescue_jnode *row, const char *p, const char *q,
+                      int *v) {
+  rescue_agree_data *d = f->out->data;
+  const rescue_jnode *it;
+  *v = -1;
+  switch (f->spec->id) {
+  case F_EMO_PRESENCE:
+    *v = find_item(x, row, "internal_emotion", "person", p, NULL, NULL) ? f->present : f->absent;
+    return 0;
+  case F_EMO_INTENSITY:
+    it = find_item(x, row, "internal_emotion", "person", p, NULL, NULL);
+    return it ? number_value(d, rescue_jget(it, "intensity"), v) : 0;
+  case F_EMO_DESC:
+    it = find_item(x, row, "internal_emotion", "person", p, NULL, NULL);
+    return it ? label_value(d, clean(&x->b, rescue_jget(it, "emotion_description")), v) : 0;
+  case F_VP_PRESENCE:
+    *v = find_item(x, row, "viewpoints_attitudes", "source", p, "target", q) ? f->present
+                                                                              : f->absent;
+    return 0;
+  case F_VIEWPOINT:
+    it = find_item(x, row, "viewpoints_attitudes", "source", p, "target", q);
+    return it ? label_value(d, clean(&x->b, rescue_jget(it, "viewpoint")), v) : 0;
+  case F_SPEAKER:
+  case F_UTTERANCE:
+  case F_PATTERN:
+  case F_CYCLE:
+  case F_SUPPORT:
+  case F_TARGET:
+  case F_SUPPORT_TARGET:
+  case F_START:
+  case F_END:
+  case F_TONE:
+    break;
+  }
+  return 0;
+}
+
+/* One unit: every covered coder's value. p, q: the person or the (source, target) pair. */
+static int emit_unit(xctx *x, xfield *f, const char *p, const char *q) {
+  rescue_agree_data *d = f->out->data;
+  int k, rc, v;
+  if ((rc = rescue_agree_unit(d, f->cluster)) < 0)
+    return rc;
+  for (k = 0; k < x->K; k++) {
+    if (!x->rows[k])
+      continue;
+    rc = f->spec->unit == U_ROW ? row_value(x, f, x->rows[k], &v)
+                                : item_value(x, f, x->rows[k], p, q, &v);
+    if (rc)
+      return rc;
+    if (v >= 0 && (rc = rescue_agree_value(d, k, v)))
+      return rc;
+  }
+  return 0;
+}
+
+/* Add the cleaned entity names of list `key` items' member `m` (strings) to l. */
+static int add_item_names(xctx *x, strlist *l, const rescue_jnode *row, const char *key,
+                          const char *m) {
+  const rescue_jnode *lst = rescue_jget(row, key), *c;
+  if (!lst || lst->type != RESCUE_JARRAY)
+    return 0;
+  for (c = lst->child; c; c = c->next) {
+    const char *s;
+    if (c->type != RESCUE_JOBJECT)
+      continue;
+    s = clean(&x->a, rescue_jget(c, m));
+    if (*s && strlist_add(l, s, strlen(s)))
+      return RESCUE_ENOMEM;
+  }
+  return 0;
+}
+
+/* Units of one row position for every field. */
+static int emit_row(xctx *x) {
+  int i, k, rc;
+  int need_person = 0, need_pair = 0;
+  for (i = 0; i < x->nx; i++) {
+    if (!x->xf[i].out->data)
+      continue;
+    need_person |= x->xf[i].spec->unit == U_PERSON;
+    need_pair |= x->xf[i].spec->unit == U_PAIR;
+  }
+  /* the row's candidates: the sample's persons plus anyone a coder named in this row */
+  strlist_clear(&x->row_persons);
+  strlist_clear(&x->row_sources);
+  strlist_clear(&x->row_targets);
+  for (i = 0; i < x->persons.n; i++) {
+    if (strlist_add(&x->row_persons, x->persons.v[i], strlen(x->persons.v[i])) ||
+        strlist_add(&x->row_sources, x->persons.v[i], strlen(x->persons.v[i])) ||
+        strlist_add(&x->row_targets, x->persons.v[i], strlen(x->persons.v[i])))
+      return RESCUE_ENOMEM;
+  }
+  for (i = 0; i < x->groups.n; i++)
+    if (strlist_add(&x->row_targets, x->groups.v[i], strlen(x->groups.v[i])))
+      return RESCUE_ENOMEM;
+  for (k = 0; k < x->K; k++) {
+    if (!x->rows[k])
+      continue;
+    if ((need_person && (rc = add_item_names(x, &x->row_persons, x->rows[k], "internal_emotion",
+                                             "person"))) ||
+        (need_pair && ((rc = add_item_names(x, &x->row_sources, x->rows[k],
+                                            "viewpoints_attitudes", "source")) ||
+                       (rc = add_item_names(x, &x->row_targets, x->rows[k],
+                                            "viewpoints_attitudes", "target")))))
+      return rc;
+  }
+  for (i = 0; i < x->nx; i++) {
+    xfield *f = &x->xf[i];
+    int s, t;
+    if (!f->out->data)
+      continue;
+    switch (f->spec->unit) {
+    case U_ROW:
+      if ((rc = emit_unit(x, f, NULL, NULL)))
+        return rc;
+      break;
+    case U_PERSON:
+      for (s = 0; s < x->row_persons.n; s++)
+        if ((rc = emit_unit(x, f, x->row_persons.v[s], NULL)))
+          return rc;
+      break;
+    case U_PAIR:
+      for (s = 0; s < x->row_sources.n; s++)
+        for (t = 0; t < x->row_targets.n; t++)
+          if (strcmp(x->row_sources.v[s], x->row_targets.v[t]) != 0 &&
+              (rc = emit_unit(x, f, x->row_sources.v[s], x->row_targets.v[t])))
+            return rc;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* The coders (of x->ids) who wrote a version of one of the row set's rows. */
+static int coverage(xctx *x, int64_t rowset_id, int *n_cov) {
+  sqlite3_stmt *s = rescue_store_stmt(x->st, "rowset_coders");
+  int k, rc;
+  *n_cov = 0;
+  if (!s)
+    return rescue_store_err(x->st)->code;
+  for (k = 0; k < x->K; k++)
+    x->covers[k] = 0;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(s, 0);
+    for (k = 0; k < x->K; k++)
+      if (x->ids[k] == id && !x->covers[k]) {
+        x->covers[k] = 1;
+        (*n_cov)++;
+      }
+  }
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(x->st, "reading coders");
+}
+
+/* The sample's persons (entities other than group labels) and group labels, first seen. */
+static int sample_entities(xctx *x) {
+  int k, i;
+  strlist_clear(&x->persons);
+  strlist_clear(&x->groups);
+  for (k = 0; k < x->K; k++) {
+    const rescue_sample *s = x->cur[k];
+    if (!x->covers[k])
+      continue;
+    for (i = 0; i < s->n; i++) {
+      const char *p = s->rows[i].entities;
+      while (p && *p) {
+        const char *e = strchr(p, '\x1f');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int g, is_group = 0;
+        for (g = 0; g < x->sc->n_groups; g++)
+          is_group |= strlen(x->sc->group_labels[g]) == n &&
+                      memcmp(x->sc->group_labels[g], p, n) == 0;
+        if (n && strlist_add(is_group ? &x->groups : &x->persons, p, n))
+          return RESCUE_ENOMEM;
+        p = e ? e + 1 : NULL;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Is id among the explicitly requested samples? */
+static int requested(const rescue_agree_corpus_opts *o, const char *id) {
+  int i;
+  for (i = 0; i < o->n_samples; i++)
+    if (strcmp(o->samples[i], id) == 0)
+      return 1;
+  return 0;
+}
+
+/*
+** Walk the corpus with one iterator per coder and fill every field's data (created here
+** with the coders registered in order). require_all: only samples every coder covered.
+*/
+static int extract(rescue_store *st, const int64_t *ids, const char *const *names, int K,
+                   int require_all, const rescue_agree_corpus_opts *o, agree_field *fields,
+                   const fspec *const *fs, int nf, long *samples) {
+  xctx x;
+  int i, k, rc = 0;
+  memset(&x, 0, sizeof x);
+  x.st = st;
+  x.sc = rescue_store_scheme(st);
+  x.K = K;
+  x.ids = ids;
+  x.nx = nf;
+  *samples = 0;
+  x.its = rescue_calloc((size_t)K + 1, sizeof *x.its);
+  x.cur = rescue_calloc((size_t)K + 1, sizeof *x.cur);
+  x.docs = rescue_calloc((size_t)K + 1, sizeof *x.docs);
+  x.rows = rescue_calloc((size_t)K + 1, sizeof *x.rows);
+  x.covers = rescue_calloc((size_t)K + 1, sizeof *x.covers);
+  x.xf = rescue_calloc((size_t)nf + 1, sizeof *x.xf);
+  if (!x.its || !x.cur || !x.docs || !x.rows || !x.covers || !x.xf)
+    goto nomem;
+  for (i = 0; i < nf; i++) {
+    x.xf[i].spec = fs[i];
+    x.xf[i].out = &fields[i];
+    if (!fields[i].data)
+      continue;
+    for (k = 0; k < K; k++)
+      if (rescue_agree_coder(fields[i].data, names[k]) != k)
+        goto nomem;
+    if (fs[i]->val == V_PRESENCE) {
+      if ((x.xf[i].absent = rescue_agree_label(fields[i].data, "absent", 6)) < 0 ||
+          (x.xf[i].present = rescue_agree_label(fields[i].data, "present", 7)) < 0)
+        goto nomem;
+    } else if (fs[i]->val == V_LABEL) {
+      /* the category domain: every label of the scheme's sets for this field */
+      const rescue_field *sf = spec_field(x.sc, fs[i]);
+      int l, j;
+      for (l = 0; sf && sf->labels && l < x.sc->n_labelsets; l++) {
+        const rescue_labelset *ls = &x.sc->labelsets[l];
+        if (strcmp(ls->name, sf->labels) != 0)
+          continue;
+        for (j = 0; j < ls->n; j++)
+          if (rescue_agree_label(fields[i].data, ls->labels[j], strlen(ls->labels[j])) < 0)
+            goto nomem;
+      }
+    }
+  }
+  for (k = 0; k < K; k++) {
+    rescue_view v = {RESCUE_VIEW_ANNOTATOR, ids[k]};
+    if (!(x.docs[k] = rescue_jdoc_new()))
+      goto nomem;
+    if ((rc = rescue_sample_iter_new(st, &v, o->samples, o->n_samples, &x.its[k])))
+      goto end;
+  }
+  for (;;) {
+    const rescue_sample *s0;
+    int n_cov, got = 0, p;
+    for (k = 0; k < K; k++) {
+      if ((rc = rescue_sample_iter_next(x.its[k], &x.cur[k])) < 0)
+        goto end;
+      got += rc;
+    }
+    rc = 0;
+    if (!K || got < K)
+      break;
+    s0 = x.cur[0];
+    if (strcmp(s0->status, "discarded") == 0 && !requested(o, s0->sample_id))
+      continue;
+    if ((rc = coverage(&x, s0->rowset_id, &n_cov)))
+      goto end;
+    if (!n_cov || (require_all && n_cov < K))
+      continue;
+    (*samples)++;
+    if ((rc = sample_entities(&x)))
+      goto end;
+    {
+      const rescue_sample *sc0 = NULL;
+      for (k = 0; k < K && !sc0; k++)
+        if (x.covers[k])
+          sc0 = x.cur[k];
+      for (i = 0; i < nf; i++) {
+        if (!fields[i].data)
+          continue;
+        if ((x.xf[i].cluster = rescue_agree_cluster(fields[i].data, s0->sample_id,
+                                                    rescue_sample_scenario(x.sc, sc0))) < 0)
+          goto nomem;
+      }
+    }
+    for (p = 0; p < s0->n_rows; p++) {
+      for (k = 0; k < K; k++) {
+        const rescue_sample *s = x.cur[k];
+        const rescue_row *row = NULL;
+        rescue_jerror je;
+        int j;
+        x.rows[k] = NULL;
+        if (!x.covers[k])
+          continue;
+        for (j = 0; j < s->n && !row; j++)
+          if (s->rows[j].position == p + 1)
+            row = &s->rows[j];
+        if (!row)
+          continue;
+        x.rows[k] = rescue_jparse(x.docs[k], row->content, row->content_len, &je);
+        if (!x.rows[k]) {
+          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
+                             "sample '%s' row %d: stored content does not parse: %s",
+                             s->sample_id, p + 1, je.msg);
+          goto end;
+        }
+      }
+      if ((rc = emit_row(&x)))
+        goto end;
+    }
+  }
+  goto end;
+nomem:
+  rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+end:
+  if (rc == RESCUE_ENOMEM && rescue_store_err(st)->code != RESCUE_ENOMEM)
+    rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  for (k = 0; k < K; k++) {
+    if (x.its)
+      rescue_sample_iter_free(&x.its[k]);
+    if (x.docs)
+      rescue_jdoc_free(&x.docs[k]);
+  }
+  rescue_free(x.its);
+  rescue_free(x.cur);
+  rescue_free(x.docs);
+  rescue_free(x.rows);
+  rescue_free(x.covers);
+  rescue_free(x.xf);
+  rescue_free(x.el);
+  rescue_free(x.el_len);
+  strlist_free(&x.persons);
+  strlist_free(&x.groups);
+  strlist_free(&x.row_persons);
+  strlist_free(&x.row_sources);
+  strlist_free(&x.row_targets);
+  rescue_buf_free(&x.a);
+  rescue_buf_free(&x.b);
+  return rc;
+}
+
+/* Set up report fields (data sets at their level, or none when it does not fit). */
+static int make_fields(rescue_store *st, rescue_agree_report *r, const fspec *const *fs, int nf) {
+  const rescue_scheme *sc = rescue_store_scheme(st);
+  int i;
+  for (i = 0; i < nf; i++) {
+    const rescue_field *sf = spec_field(sc, fs[i]);
+    const char *level = sf && sf->level ? sf->level : fs[i]->level;
+    rescue_agree_level lv;
+    agree_field *f = agree_report_add_field(r, fs[i]->name, level);
+    if (!f)
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    if (level_fits(fs[i]->val, level, &lv) && !(f->data = rescue_agree_data_new(lv)))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  return 0;
+}
+
+/* Units either coder coded, and of those the ones whose values differ. */
+static void changes(const rescue_agree_data *d, long *units, long *changed) {
+  uint32_t u;
+  *units = *changed = 0;
+  for (u = 0; u < d->n_units; u++) {
+    uint32_t a = d->unit_off[u], b = d->unit_off[u + 1];
+    if (b == a)
+      continue;
+    (*units)++;
+    if (b - a < 2 || d->e_value[a] != d->e_value[a + 1])
+      (*changed)++;
+  }
+}
+
+/* Model `m` against human `h` over the samples both covered. */
+static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, const char *hname,
+                    const rescue_agree_corpus_opts *o, const fspec *const *fs, int nf,
+                    rescue_agree_report *r) {
+  rescue_agree_report tmp;
+  int64_t ids[2] = {m, h};
+  const char *names[2] = {mname, hname};
+  agree_revision *v, *nr;
+  long samples = 0;
+  int i, rc;
+  memset(&tmp, 0, sizeof tmp);
+  if ((rc = make_fields(st, &tmp, fs, nf)) ||
+      (rc = extract(st, ids, names, 2, 1, o, tmp.fields, fs, nf, &samples)))
+    goto end;
+  if (!samples)
+    goto end;
+  nr = rescue_realloc(r->rev, ((size_t)r->n_rev + 1) * sizeof *nr);
+  if (!nr)
+    goto nomem;
+  r->rev = nr;
+  v = &nr[r->n_rev];
+  memset(v, 0, sizeof *v);
+  v->model = rescue_strdup(mname);
+  v->human = rescue_strdup(hname);
+  v->fields = rescue_calloc((size_t)nf + 1, sizeof *v->fields);
+  r->n_rev++;
+  if (!v->model || !v->human || !v->fields)
+    goto nomem;
+  v->samples = samples;
+  for (i = 0; i < nf; i++) {
+    agree_change *c = &v->fields[v->n++];
+    c->field = fs[i]->name;
+    c->alpha = NAN;
+    c->status = RESCUE_AGREE_INVALID_LEVEL;
+    if (!tmp.fields[i].data)
+      continue;
+    changes(tmp.fields[i].data, &c->units, &c->changed);
+    if (tmp.fields[i].data->level == RESCUE_LEVEL_TEXT) {
+      c->status = c->units ? RESCUE_AGREE_OK : RESCUE_AGREE_NO_DATA;
+      continue;
+    }
+    c->status = rescue_agree_alpha(tmp.fields[i].data, &c->alpha);
+  }
+  goto end;
+nomem:
+  rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+end:
+  for (i = 0; i < tmp.n_fields; i++) {
+    rescue_agree_data_free(&tmp.fields[i].data);
+    rescue_free(tmp.fields[i].name);
+    rescue_free(tmp.fields[i].level_name);
+  }
+  rescue_free(tmp.fields);
+  return rc;
+}
+
+int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
+                        rescue_agree_report **out) {
+  rescue_agree_report *r = rescue_calloc(1, sizeof *r);
+  const fspec *fs[N_SPECS];
+  int64_t *ids = NULL, *models = NULL;
+  char **model_names = NULL;
+  int *is_model = NULL, nf = 0, n_models = 0, i, j, rc = 0;
+  *out = NULL;
+  if (!r)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  /* fields */
+  if (o->n_fields > 0) {
+    for (i = 0; i < o->n_fields; i++) {
+      int found = 0;
+      for (j = 0; j < N_SPECS && !found; j++)
+        if (strcmp(o->fields[i], specs[j].name) == 0) {
+          int dup = 0, k;
+          for (k = 0; k < nf; k++)
+            dup |= fs[k] == &specs[j];
+          if (!dup)
+            fs[nf++] = &specs[j];
+          found = 1;
+        }
+      if (!found) {
+        rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                           "unknown field '%s' (one of primary_speaker, utterance_type, "
+                           "relation_pattern, relation_cycle_state, support_strategy, target, "
+                           "support_target, emotion_presence, emotion_intensity, "
+                           "viewpoint_presence, start_time, end_time, tone_of_voice, "
+                           "emotion_description, viewpoint)",
+                           o->fields[i]);
+        goto end;
+      }
+    }
+  } else {
+    for (j = 0; j < N_SPECS; j++)
+      fs[nf++] = &specs[j];
+  }
+  /* coders: as given, else every human annotator with versions; models with versions */
+  {
+    sqlite3_stmt *s = rescue_store_stmt(st, "agree_annotators");
+    int cap = 0, n = 0, mcap = 0;
+    if (!s) {
+      rc = rescue_store_err(st)->code;
+      goto end;
+    }
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      const char *name = (const char *)sqlite3_column_text(s, 1);
+      const char *role = (const char *)sqlite3_column_text(s, 2);
+      int model = strcmp(role, "model") == 0, want = !model;
+      if (o->n_coders > 0) {
+        want = 0;
+        for (i = 0; i < o->n_coders; i++)
+          want |= strcmp(o->coders[i], name) == 0;
+      }
+      if (model && (o->n_coders == 0 || want)) {
+        if (n_models == mcap) {
+          int64_t *nm = rescue_realloc(models, (size_t)(mcap = mcap ? mcap * 2 : 4) * sizeof *nm);
+          char **nn;
+          if (!nm)
+            break;
+          models = nm;
+          nn = rescue_realloc(model_names, (size_t)mcap * sizeof *nn);
+          if (!nn)
+            break;
+          model_names = nn;
+        }
+        models[n_models] = sqlite3_column_int64(s, 0);
+        if (!(model_names[n_models++] = rescue_strdup(name)))
+          break;
+      }
+      if (o->n_coders == 0 && want) {
+        if (n == cap) {
+          int64_t *ni = rescue_realloc(ids, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *ni);
+          char **nc;
+          if (!ni)
+            break;
+          ids = ni;
+          nc = rescue_realloc(r->coders, (size_t)cap * sizeof *nc);
+          if (!nc)
+            break;
+          r->coders = nc;
+        }
+        ids[n] = sqlite3_column_int64(s, 0);
+        if (!(r->coders[n++] = rescue_strdup(name)))
+          break;
+        r->n_coders = n;
+      }
+    }
+    sqlite3_reset(s);
+    if (rc == SQLITE_ROW) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    if (rc != SQLITE_DONE) {
+      rc = rescue_store_sqlerr(st, "reading annotators");
+      goto end;
+    }
+    rc = 0;
+  }
+  if (o->n_coders > 0) {
+    ids = rescue_calloc((size_t)o->n_coders, sizeof *ids);
+    r->coders = rescue_calloc((size_t)o->n_coders, sizeof *r->coders);
+    if (!ids || !r->coders) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    for (i = 0; i < o->n_coders; i++) {
+      for (j = 0; j < i; j++)
+        if (strcmp(o->coders[i], o->coders[j]) == 0) {
+          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "coder '%s' is listed twice",
+                             o->coders[i]);
+          goto end;
+        }
+      if ((rc = rescue_annotator_id(st, o->coders[i], NULL, 0, &ids[i])))
+        goto end;
+      if (!(r->coders[i] = rescue_strdup(o->coders[i]))) {
+        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      r->n_coders = i + 1;
+    }
+  }
+  if ((rc = make_fields(st, r, fs, nf)) ||
+      (rc = extract(st, ids, (const char *const *)r->coders, r->n_coders, 0, o, r->fields, fs, nf,
+                    &r->samples)))
+    goto end;
+  for (i = 0; i < nf; i++)
+    if (r->fields[i].data && rescue_agree_compute(r->fields[i].data, &o->stats, &r->fields[i].res)) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+  /* every model against every human coder who revised it */
+  is_model = rescue_calloc((size_t)r->n_coders + 1, sizeof *is_model);
+  if (!is_model) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  for (i = 0; i < r->n_coders; i++)
+    for (j = 0; j < n_models; j++)
+      is_model[i] |= ids[i] == models[j];
+  for (j = 0; j < n_models; j++)
+    for (i = 0; i < r->n_coders; i++)
+      if (!is_model[i] &&
+          (rc = revision(st, models[j], model_names[j], ids[i], r->coders[i], o, fs, nf, r)))
+        goto end;
+  *out = r;
+  r = NULL;
+end:
+  rescue_agree_report_free(&r);
+  rescue_free(ids);
+  rescue_free(models);
+  for (i = 0; i < n_models; i++)
+    rescue_free(model_names[i]);
+  rescue_free(model_names);
+  rescue_free(is_model);
+  return rc;
+}

@@ -1,0 +1,462 @@
+/*
+** agree_data.c: building reliability data sets: coders, interned values (labels, numbers,
+** sets), clusters, and units with their values; plus the interning hash map.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree_impl.h"
+#include "rescue_alloc.h"
+
+/* ---- the interning map ---- */
+
+/* Rehash into 2 * need slots (a power of two). */
+static int map_rehash(agree_map *m, uint32_t need) {
+  uint32_t cap = 16, i;
+  uint64_t *slots;
+  while (cap < need * 2)
+    cap *= 2;
+  if (m->mask && cap <= m->mask + 1)
+    return 0;
+  slots = rescue_calloc(cap, sizeof *slots);
+  if (!slots)
+    return -1;
+  for (i = 0; i < m->n; i++) {
+    uint32_t j = m->hash[i] & (cap - 1);
+    while (slots[j])
+      j = (j + 1) & (cap - 1);
+    slots[j] = (uint64_t)m->hash[i] << 32 | (i + 1);
+  }
+  rescue_free(m->slots);
+  m->slots = slots;
+  m->mask = cap - 1;
+  return 0;
+}
+
+int agree_map_reserve(agree_map *m, uint32_t n) {
+  if (n > m->cap) {
+    uint32_t *off = rescue_realloc(m->off, (size_t)n * sizeof *off);
+    if (!off)
+      return -1;
+    m->off = off;
+    {
+      uint32_t *len = rescue_realloc(m->len, (size_t)n * sizeof *len);
+      if (!len)
+        return -1;
+      m->len = len;
+    }
+    {
+      uint32_t *hash = rescue_realloc(m->hash, (size_t)n * sizeof *hash);
+      if (!hash)
+        return -1;
+      m->hash = hash;
+    }
+    m->cap = n;
+  }
+  return map_rehash(m, n);
+}
+
+int64_t agree_map_add(agree_map *m, uint32_t off, uint32_t len, uint32_t h) {
+  uint32_t i;
+  if (m->n == UINT32_MAX - 1)
+    return -1;
+  if (m->n == m->cap || !m->mask || (uint64_t)(m->n + 1) * 2 > (uint64_t)m->mask + 1) {
+    uint32_t want = m->n == m->cap ? (m->cap ? m->cap * 2 : 16) : m->cap;
+    if (agree_map_reserve(m, want))
+      return -1;
+  }
+  i = m->n++;
+  m->off[i] = off;
+  m->len[i] = len;
+  m->hash[i] = h;
+  {
+    uint32_t j = h & m->mask;
+    while (m->slots[j])
+      j = (j + 1) & m->mask;
+    m->slots[j] = (uint64_t)h << 32 | (i + 1);
+  }
+  return i;
+}
+
+void agree_map_free(agree_map *m) {
+  rescue_free(m->slots);
+  rescue_free(m->off);
+  rescue_free(m->len);
+  rescue_free(m->hash);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- names ---- */
+
+static const char *const level_names[] = {"nominal", "ordinal", "interval", "ratio",
+                                          "masi",    "jaccard", "text"};
+
+const char *rescue_agree_level_name(rescue_agree_level level) {
+  switch (level) {
+  case RESCUE_LEVEL_NOMINAL:
+  case RESCUE_LEVEL_ORDINAL:
+  case RESCUE_LEVEL_INTERVAL:
+  case RESCUE_LEVEL_RATIO:
+  case RESCUE_LEVEL_MASI:
+  case RESCUE_LEVEL_JACCARD:
+  case RESCUE_LEVEL_TEXT:
+    return level_names[level];
+  }
+  return "unknown";
+}
+
+int rescue_agree_level_parse(const char *name, rescue_agree_level *out) {
+  int i;
+  for (i = 0; i < (int)(sizeof level_names / sizeof level_names[0]); i++)
+    if (strcmp(name, level_names[i]) == 0) {
+      *out = (rescue_agree_level)i;
+      return 0;
+    }
+  return RESCUE_EINVAL;
+}
+
+const char *rescue_agree_status_name(rescue_agree_status s) {
+  switch (s) {
+  case RESCUE_AGREE_OK: return "ok";
+  case RESCUE_AGREE_NO_DATA: return "no_data";
+  case RESCUE_AGREE_NO_VARIATION: return "no_variation";
+  case RESCUE_AGREE_INVALID_LEVEL: return "invalid_level";
+  }
+  return "unknown";
+}
+
+/* ---- the data set ---- */
+
+rescue_agree_data *rescue_agree_data_new(rescue_agree_level level) {
+  rescue_agree_data *d = rescue_calloc(1, sizeof *d);
+  if (!d)
+    return NULL;
+  d->level = level;
+  d->unit_off = rescue_calloc(1, sizeof *d->unit_off);
+  d->cap_units = 0;
+  if (!d->unit_off) {
+    rescue_free(d);
+    return NULL;
+  }
+  return d;
+}
+
+void rescue_agree_data_free(rescue_agree_data **dp) {
+  rescue_agree_data *d = dp ? *dp : NULL;
+  if (!d)
+    return;
+  rescue_buf_free(&d->names);
+  agree_map_free(&d->coders);
+  agree_map_free(&d->values);
+  agree_map_free(&d->elems);
+  agree_map_free(&d->clusters);
+  agree_map_free(&d->strata);
+  rescue_free(d->value_num);
+  rescue_free(d->set_off);
+  rescue_free(d->set_el);
+  rescue_free(d->cluster_stratum);
+  rescue_free(d->unit_off);
+  rescue_free(d->unit_cluster);
+  rescue_free(d->e_coder);
+  rescue_free(d->e_value);
+  rescue_free(d);
+  *dp = NULL;
+}
+
+rescue_agree_level rescue_agree_data_level(const rescue_agree_data *d) { return d->level; }
+
+/*
+** Intern key[0..len) in map m (names kept in d->names). Returns its index, *added = 1 when
+** it is new; -1 when out of memory.
+*/
+static int64_t intern(rescue_agree_data *d, agree_map *m, const char *key, size_t len,
+                      int *added) {
+  uint32_t h = agree_hash(key, len), off;
+  int64_t i;
+  *added = 0;
+  if (len > UINT32_MAX / 2)
+    return -1;
+  if ((i = agree_map_find(m, d->names.s, key, (uint32_t)len, h)) >= 0)
+    return i;
+  if (d->names.len > UINT32_MAX - len - 1)
+    return -1;
+  off = (uint32_t)d->names.len;
+  rescue_buf_putn(&d->names, key, len);
+  rescue_buf_putc(&d->names, 0);
+  if (!rescue_buf_ok(&d->names))
+    return -1;
+  *added = 1;
+  return agree_map_add(m, off, (uint32_t)len, h);
+}
+
+int rescue_agree_coder(rescue_agree_data *d, const char *name) {
+  int added;
+  int64_t i = intern(d, &d->coders, name, strlen(name), &added);
+  return i < 0 || i > 65535 ? RESCUE_ENOMEM : (int)i;
+}
+
+int rescue_agree_n_coders(const rescue_agree_data *d) { return (int)d->coders.n; }
+
+const char *rescue_agree_coder_name(const rescue_agree_data *d, int coder) {
+  return agree_name(d, &d->coders, (uint32_t)coder);
+}
+
+/* Record value v's number (growing the array); -1 when out of memory. */
+static int set_value_num(rescue_agree_data *d, uint32_t v, double x) {
+  if (v >= d->cap_value_num) {
+    uint32_t cap = d->cap_value_num ? d->cap_value_num * 2 : 32;
+    double *nv;
+    while (cap <= v)
+      cap *= 2;
+    nv = rescue_realloc(d->value_num, (size_t)cap * sizeof *nv);
+    if (!nv)
+      return -1;
+    d->value_num = nv;
+    d->cap_value_num = cap;
+  }
+  d->value_num[v] = x;
+  return 0;
+}
+
+int rescue_agree_label(rescue_agree_data *d, const char *s, size_t len) {
+  int added;
+  int64_t v;
+  switch (d->level) {
+  case RESCUE_LEVEL_NOMINAL:
+  case RESCUE_LEVEL_ORDINAL:
+  case RESCUE_LEVEL_TEXT:
+    break;
+  case RESCUE_LEVEL_INTERVAL:
+  case RESCUE_LEVEL_RATIO:
+  case RESCUE_LEVEL_MASI:
+  case RESCUE_LEVEL_JACCARD:
+    return RESCUE_EINVAL;
+  }
+  v = intern(d, &d->values, s, len, &added);
+  if (v < 0 || v > INT32_MAX - 1)
+    return RESCUE_ENOMEM;
+  if (added && set_value_num(d, (uint32_t)v, (double)v))
+    return RESCUE_ENOMEM;
+  return (int)v;
+}
+
+/* The shortest spelling of x, without Python's ".0" on integral values. */
+static int number_key(double x, char out[32]) {
+  int n;
+  if (x == 0)
+    x = 0; /* -0.0 and 0.0 are one value */
+  n = rescue_format_double(x, out);
+  if (n > 2 && out[n - 2] == '.' && out[n - 1] == '0')
+    out[n -= 2] = 0;
+  return n;
+}
+
+int rescue_agree_number(rescue_agree_data *d, double x) {
+  char key[32];
+  int added, n;
+  int64_t v;
+  if (!isfinite(x))
+    return RESCUE_EINVAL;
+  switch (d->level) {
+  case RESCUE_LEVEL_NOMINAL:
+  case RESCUE_LEVEL_ORDINAL:
+  case RESCUE_LEVEL_INTERVAL:
+  case RESCUE_LEVEL_RATIO:
+  case RESCUE_LEVEL_TEXT:
+    break;
+  case RESCUE_LEVEL_MASI:
+  case RESCUE_LEVEL_JACCARD:
+    return RESCUE_EINVAL;
+  }
+  n = number_key(x, key);
+  v = intern(d, &d->values, key, (size_t)n, &added);
+  if (v < 0 || v > INT32_MAX - 1)
+    return RESCUE_ENOMEM;
+  if (added && set_value_num(d, (uint32_t)v, x == 0 ? 0.0 : x))
+    return RESCUE_ENOMEM;
+  return (int)v;
+}
+
+/* Compare two element names for the canonical order of a set (bytewise). */
+static int name_cmp(const char *a, size_t la, const char *b, size_t lb) {
+  int c = memcmp(a, b, la < lb ? la : lb);
+  return c ? c : (la < lb ? -1 : la > lb);
+}
+
+int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_t *lens, int n) {
+  int32_t stack_idx[32], *idx = stack_idx;
+  rescue_buf key = RESCUE_BUF_INIT;
+  rescue_jw w;
+  int i, j, k, added, rc = RESCUE_ENOMEM;
+  int64_t v;
+  if (d->level != RESCUE_LEVEL_MASI && d->level != RESCUE_LEVEL_JACCARD)
+    return RESCUE_EINVAL;
+  if (n <= 0)
+    return RESCUE_EINVAL;
+  if (n > 32 && !(idx = rescue_malloc((size_t)n * sizeof *idx)))
+    return RESCUE_ENOMEM;
+  /* intern the elements, then sort by name and drop repeats: the canonical spelling */
+  for (i = 0; i < n; i++) {
+    int64_t e = intern(d, &d->elems, elems[i], lens[i], &added);
+    if (e < 0)
+      goto end;
+    idx[i] = (int32_t)e;
+  }
+  for (i = 1; i < n; i++)
+    for (j = i; j > 0; j--) {
+      const agree_map *m = &d->elems;
+      int32_t a = idx[j - 1], b = idx[j];
+      if (name_cmp(d->names.s + m->off[a], m->len[a], d->names.s + m->off[b], m->len[b]) <= 0)
+        break;
+      idx[j - 1] = b;
+      idx[j] = a;
+    }
+  for (i = k = 0; i < n; i++)
+    if (!k || idx[k - 1] != idx[i])
+      idx[k++] = idx[i];
+  rescue_jw_init(&w, &key);
+  rescue_jw_arr(&w);
+  for (i = 0; i < k; i++)
+    rescue_jw_strn(&w, d->names.s + d->elems.off[idx[i]], d->elems.len[idx[i]]);
+  rescue_jw_end(&w);
+  if (!rescue_buf_ok(&key))
+    goto end;
+  v = intern(d, &d->values, key.s, key.len, &added);
+  if (v < 0 || v > INT32_MAX - 1)
+    goto end;
+  if (added) {
+    uint32_t nv = d->values.n;
+    /* set_off has nv + 1 entries; element lists are kept ascending by element index */
+    if (nv + 1 > d->cap_set_off) {
+      uint32_t cap = d->cap_set_off ? d->cap_set_off * 2 : 32;
+      int32_t *so;
+      while (cap < nv + 1)
+        cap *= 2;
+      so = rescue_realloc(d->set_off, (size_t)cap * sizeof *so);
+      if (!so)
+        goto end;
+      if (!d->set_off)
+        so[0] = 0;
+      d->set_off = so;
+      d->cap_set_off = cap;
+    }
+    if (set_value_num(d, (uint32_t)v, NAN))
+      goto end;
+    if (d->n_set_el + (uint32_t)k > d->cap_set_el) {
+      uint32_t cap = d->cap_set_el ? d->cap_set_el * 2 : 64;
+      int32_t *se;
+      while (cap < d->n_set_el + (uint32_t)k)
+        cap *= 2;
+      se = rescue_realloc(d->set_el, (size_t)cap * sizeof *se);
+      if (!se)
+        goto end;
+      d->set_el = se;
+      d->cap_set_el = cap;
+    }
+    for (i = 0; i < k; i++) {
+      int32_t x = idx[i];
+      for (j = (int)d->n_set_el + i; j > (int)d->n_set_el && d->set_el[j - 1] > x; j--)
+        d->set_el[j] = d->set_el[j - 1];
+      d->set_el[j] = x;
+    }
+    d->n_set_el += (uint32_t)k;
+    d->set_off[v + 1] = (int32_t)d->n_set_el;
+  }
+  rc = (int)v;
+end:
+  rescue_buf_free(&key);
+  if (idx != stack_idx)
+    rescue_free(idx);
+  return rc;
+}
+
+int rescue_agree_n_values(const rescue_agree_data *d) { return (int)d->values.n; }
+
+const char *rescue_agree_value_name(const rescue_agree_data *d, int value) {
+  return agree_name(d, &d->values, (uint32_t)value);
+}
+
+int rescue_agree_cluster(rescue_agree_data *d, const char *name, const char *stratum) {
+  int added, added_s;
+  int64_t c = intern(d, &d->clusters, name, strlen(name), &added), s;
+  if (c < 0 || c > INT32_MAX - 1)
+    return RESCUE_ENOMEM;
+  if (!added)
+    return (int)c;
+  s = intern(d, &d->strata, stratum ? stratum : "", stratum ? strlen(stratum) : 0, &added_s);
+  if (s < 0)
+    return RESCUE_ENOMEM;
+  if ((uint32_t)c >= d->cap_cluster_stratum) {
+    uint32_t cap = d->cap_cluster_stratum ? d->cap_cluster_stratum * 2 : 64;
+    int32_t *cs = rescue_realloc(d->cluster_stratum, (size_t)cap * sizeof *cs);
+    if (!cs)
+      return RESCUE_ENOMEM;
+    d->cluster_stratum = cs;
+    d->cap_cluster_stratum = cap;
+  }
+  d->cluster_stratum[c] = (int32_t)s;
+  return (int)c;
+}
+
+int agree_data_reserve(rescue_agree_data *d, uint32_t units, uint32_t entries) {
+  if (units > d->cap_units) {
+    uint32_t *uo = rescue_realloc(d->unit_off, ((size_t)units + 1) * sizeof *uo);
+    int32_t *uc;
+    if (!uo)
+      return -1;
+    d->unit_off = uo;
+    uc = rescue_realloc(d->unit_cluster, (size_t)units * sizeof *uc);
+    if (!uc)
+      return -1;
+    d->unit_cluster = uc;
+    d->cap_units = units;
+  }
+  if (entries > d->cap_ent) {
+    int32_t *ec = rescue_realloc(d->e_coder, (size_t)entries * sizeof *ec), *ev;
+    if (!ec)
+      return -1;
+    d->e_coder = ec;
+    ev = rescue_realloc(d->e_value, (size_t)entries * sizeof *ev);
+    if (!ev)
+      return -1;
+    d->e_value = ev;
+    d->cap_ent = entries;
+  }
+  return 0;
+}
+
+int rescue_agree_unit(rescue_agree_data *d, int cluster) {
+  if (d->n_units == INT32_MAX - 1)
+    return RESCUE_ENOMEM;
+  if (d->n_units == d->cap_units &&
+      agree_data_reserve(d, d->cap_units ? d->cap_units * 2 : 256, d->cap_ent))
+    return RESCUE_ENOMEM;
+  d->unit_cluster[d->n_units] = cluster;
+  d->n_units++;
+  d->unit_off[d->n_units] = d->n_ent;
+  return (int)d->n_units - 1;
+}
+
+int rescue_agree_value(rescue_agree_data *d, int coder, int value) {
+  uint32_t i;
+  if (!d->n_units || coder < 0 || coder >= (int)d->coders.n || value < 0 ||
+      value >= (int)d->values.n)
+    return RESCUE_EINVAL;
+  for (i = d->unit_off[d->n_units - 1]; i < d->n_ent; i++)
+    if (d->e_coder[i] == coder)
+      return RESCUE_EEXISTS;
+  if (d->n_ent == INT32_MAX - 1)
+    return RESCUE_ENOMEM;
+  if (d->n_ent == d->cap_ent &&
+      agree_data_reserve(d, d->cap_units, d->cap_ent ? d->cap_ent * 2 : 1024))
+    return RESCUE_ENOMEM;
+  d->e_coder[d->n_ent] = coder;
+  d->e_value[d->n_ent] = value;
+  d->n_ent++;
+  d->unit_off[d->n_units] = d->n_ent;
+  return 0;
+}
+
+long rescue_agree_n_units(const rescue_agree_data *d) { return (long)d->n_units; }

@@ -1,0 +1,551 @@
+/*
+** agree_tsv.c: the table-mode reader: long-format TSV `unit<TAB>coder<TAB>value` read in
+** one pass over the whole file in memory, interning units, coders and value spellings
+** with hash maps keyed by the file's own bytes. Set values are JSON arrays (jansson).
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agree_impl.h"
+#include "rescue_alloc.h"
+
+/*
+** Read a whole file (or standard input for "-"). A regular file is mapped (no copy);
+** *mapped says so, for slurp_free.
+*/
+static int slurp(const char *path, char **out, size_t *len, int *mapped, rescue_error *err) {
+  int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY);
+  struct stat sb;
+  size_t cap, n = 0;
+  char *buf = NULL;
+  *mapped = 0;
+  if (fd < 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if (fd && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+    if ((uint64_t)sb.st_size >= UINT32_MAX - 1) {
+      close(fd);
+      return rescue_seterr(err, RESCUE_EBADINPUT, "%s: the table is larger than 4 GB", path);
+    }
+    buf = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (buf != MAP_FAILED) {
+      close(fd);
+      *out = buf;
+      *len = (size_t)sb.st_size;
+      *mapped = 1;
+      return 0;
+    }
+    buf = NULL;
+  }
+  cap = 1 << 20;
+  buf = rescue_malloc(cap + 1);
+  if (!buf)
+    goto nomem;
+  for (;;) {
+    ssize_t got;
+    if (n == cap) {
+      char *nb = rescue_realloc(buf, cap * 2 + 1);
+      if (!nb)
+        goto nomem;
+      buf = nb;
+      cap *= 2;
+    }
+    got = read(fd, buf + n, cap - n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      int e = errno;
+      rescue_free(buf);
+      if (fd)
+        close(fd);
+      return rescue_seterr(err, RESCUE_EIO, "cannot read '%s': %s", path, strerror(e));
+    }
+    if (got == 0)
+      break;
+    n += (size_t)got;
+  }
+  if (fd)
+    close(fd);
+  if (n >= UINT32_MAX - 1) {
+    rescue_free(buf);
+    return rescue_seterr(err, RESCUE_EBADINPUT, "%s: the table is larger than 4 GB", path);
+  }
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return 0;
+nomem:
+  rescue_free(buf);
+  if (fd)
+    close(fd);
+  return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+}
+
+static void slurp_free(char *buf, size_t len, int mapped) {
+  if (mapped)
+    munmap(buf, len);
+  else
+    rescue_free(buf);
+}
+
+/* Column (1-based, in characters) of byte p within the line starting at line. */
+static long column(const char *line, const char *p) {
+  long col = 1;
+  for (; line < p; line++)
+    col += ((unsigned char)*line & 0xC0) != 0x80;
+  return col;
+}
+
+/* NULL when s[0..n) is valid UTF-8 without control characters, else the reason. */
+static const char *bad_text(const char *s, size_t n, size_t *at) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = p[i], need, cp, min;
+    if (c < 0x20 || c == 0x7f) {
+      *at = i;
+      return "control character";
+    }
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0)
+      need = 1, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0)
+      need = 2, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0)
+      need = 3, cp = c & 0x07, min = 0x10000;
+    else {
+      *at = i;
+      return "invalid UTF-8";
+    }
+    for (unsigned k = 1; k <= need; k++) {
+      if (i + k >= n || (p[i + k] & 0xC0) != 0x80) {
+        *at = i;
+        return "invalid UTF-8";
+      }
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      *at = i;
+      return "invalid UTF-8";
+    }
+    i += need + 1;
+  }
+  return NULL;
+}
+
+/* Lines are split into columns a batch at a time (see rescue_agree_read_tsv). */
+#define BATCH 64
+
+typedef struct tsv_line {
+  const char *line, *t1, *t2, *eol;  /* start, the two tabs, end (before \r\n) */
+  long lineno;
+  uint32_t ulen, uh;                 /* unit length and hash */
+  int same;                          /* same unit as the line before in the batch */
+} tsv_line;
+
+typedef struct reader {
+  const char *path, *buf;
+  rescue_agree_data *d;
+  rescue_error *err;
+  agree_map units, coders, tokens;  /* keyed by file bytes */
+  int32_t *coder_of, *value_of;     /* per coder / token entry: index in d (value: -1 missing) */
+  uint32_t cap_coder_of, cap_value_of;
+  rescue_buf tmp;
+} reader;
+
+static int fail_at(reader *r, const char *line, const char *p, long lineno, const char *fmt,
+                   const char *what, size_t wlen) {
+  return rescue_seterr(r->err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s%.*s%s", r->path, lineno,
+                       column(line, p), fmt, (int)(wlen > 60 ? 60 : wlen), what ? what : "",
+                       what ? "'" : "");
+}
+
+/* Grow an int32 side array of a map to hold index i. */
+static int side_put(int32_t **arr, uint32_t *cap, uint32_t i, int32_t v) {
+  if (i >= *cap) {
+    uint32_t nc = *cap ? *cap * 2 : 64;
+    int32_t *na;
+    while (nc <= i)
+      nc *= 2;
+    na = rescue_realloc(*arr, (size_t)nc * sizeof *na);
+    if (!na)
+      return -1;
+    *arr = na;
+    *cap = nc;
+  }
+  (*arr)[i] = v;
+  return 0;
+}
+
+/* Parse a value spelling into d (first time it is seen). *v = value index or -1 (missing). */
+static int parse_value(reader *r, const char *line, const char *tok, size_t len, long lineno,
+                       int32_t *v) {
+  rescue_agree_data *d = r->d;
+  size_t at;
+  const char *why;
+  int rc = RESCUE_EINVAL;
+  *v = -1;
+  if ((why = bad_text(tok, len, &at)))
+    return fail_at(r, line, tok + at, lineno, why, NULL, 0);
+  switch (d->level) {
+  case RESCUE_LEVEL_NOMINAL:
+  case RESCUE_LEVEL_TEXT:
+    rc = rescue_agree_label(d, tok, len);
+    break;
+  case RESCUE_LEVEL_ORDINAL:
+  case RESCUE_LEVEL_INTERVAL:
+  case RESCUE_LEVEL_RATIO: {
+    char *end;
+    double x;
+    size_t i;
+    for (i = 0; i < len; i++)
+      if (!strchr("0123456789+-.eE", tok[i]))
+        break;
+    rescue_buf_reset(&r->tmp);
+    rescue_buf_putn(&r->tmp, tok, len);
+    if (!rescue_buf_ok(&r->tmp))
+      return rescue_seterr(r->err, RESCUE_ENOMEM, NULL);
+    errno = 0;
+    x = strtod(r->tmp.s, &end);
+    if (i < len || end != r->tmp.s + len || errno == ERANGE)
+      return fail_at(r, line, tok, lineno, "expected a number at this level, not '", tok, len);
+    rc = rescue_agree_number(d, x);
+    break;
+  }
+  case RESCUE_LEVEL_MASI:
+  case RESCUE_LEVEL_JACCARD: {
+    json_error_t je;
+    json_t *a, *e;
+    const char *stack_el[64], **el = stack_el;
+    size_t stack_len[64], *lens = stack_len, k, n;
+    if (tok[0] != '[')
+      return fail_at(r, line, tok, lineno, "expected a JSON array of strings, not '", tok, len);
+    a = json_loadb(tok, len, 0, &je);
+    if (!a || !json_is_array(a)) {
+      json_decref(a);
+      if (!a)
+        return rescue_seterr(r->err, RESCUE_EBADINPUT, "%s:%ld:%ld: expected a JSON array of "
+                             "strings: %s", r->path, lineno,
+                             column(line, tok) + (long)(je.position > 0 ? je.position - 1 : 0),
+                             je.text);
+      return fail_at(r, line, tok, lineno, "expected a JSON array of strings, not '", tok, len);
+    }
+    n = json_array_size(a);
+    if (n == 0) {
+      json_decref(a);
+      return 0; /* [] is a missing value */
+    }
+    if (n > 64) {
+      el = rescue_malloc(n * sizeof *el);
+      lens = rescue_malloc(n * sizeof *lens);
+      if (!el || !lens) {
+        json_decref(a);
+        if (el != stack_el)
+          rescue_free(el);
+        if (lens != stack_len)
+          rescue_free(lens);
+        return rescue_seterr(r->err, RESCUE_ENOMEM, NULL);
+      }
+    }
+    rc = 0;
+    json_array_foreach(a, k, e) {
+      if (!json_is_string(e)) {
+        rc = fail_at(r, line, tok, lineno, "set elements must be strings: '", tok, len);
+        break;
+      }
+      el[k] = json_string_value(e);
+      lens[k] = json_string_length(e);
+    }
+    if (!rc)
+      rc = rescue_agree_set(d, el, lens, (int)n);
+    json_decref(a);
+    if (el != stack_el)
+      rescue_free(el);
+    if (lens != stack_len)
+      rescue_free(lens);
+    if (rc == RESCUE_EBADINPUT)
+      return rc;
+    break;
+  }
+  }
+  if (rc < 0)
+    return rescue_seterr(r->err, RESCUE_ENOMEM, NULL);
+  *v = rc;
+  return 0;
+}
+
+int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agree_data **out,
+                          rescue_error *err) {
+  reader r;
+  char *buf = NULL;
+  size_t len = 0, lines = 0, runs = 0;
+  int mapped = 0;
+  tsv_line batch[BATCH];
+  const char *p, *end, *last_unit = NULL;
+  uint32_t last_unit_len = 0, last_unit_idx = 0, n_raw = 0;
+  uint32_t *raw_unit = NULL, *raw_line = NULL, *count = NULL;
+  int32_t *raw_coder = NULL, *raw_value = NULL;
+  long lineno = 0;
+  int rc;
+
+  *out = NULL;
+  memset(&r, 0, sizeof r);
+  r.path = path;
+  r.err = err;
+  if ((rc = slurp(path, &buf, &len, &mapped, err)))
+    return rc;
+  r.buf = buf;
+  rc = RESCUE_ENOMEM;
+  if (!(r.d = rescue_agree_data_new(level)))
+    goto fail;
+  /*
+  ** Size things without a pass over the file: a line takes at least 6 bytes, so len / 6
+  ** bounds the values (untouched pages of these arrays cost nothing); the unit map, which
+  ** must not grow (rehashing a large table is slow), is sized from the lines per unit in the
+  ** first 4096 lines, with room to spare.
+  */
+  lines = len / 6 + 2;
+  {
+    const char *prev = NULL;
+    size_t prev_len = 0, seen = 0;
+    for (p = buf, end = buf + len; p < end && seen < 4096; seen++) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+      const char *tab = memchr(p, '\t', (size_t)(eol - p));
+      size_t ul = tab ? (size_t)(tab - p) : 0;
+      if (!prev || ul != prev_len || !agree_key_eq(p, prev, (uint32_t)ul))
+        runs++;
+      prev = p;
+      prev_len = ul;
+      p = nl ? nl + 1 : end;
+    }
+    /* units ~ bytes / (bytes per unit in the sample) */
+    if (p > buf && runs)
+      runs = (size_t)((double)len / ((double)(p - buf) / (double)runs) * 1.25) + 64;
+  }
+  raw_unit = rescue_malloc((lines + 1) * sizeof *raw_unit);
+  raw_line = rescue_malloc((lines + 1) * sizeof *raw_line);
+  raw_coder = rescue_malloc((lines + 1) * sizeof *raw_coder);
+  raw_value = rescue_malloc((lines + 1) * sizeof *raw_value);
+  if (!raw_unit || !raw_line || !raw_coder || !raw_value ||
+      (runs > UINT32_MAX / 4 ? 1 : agree_map_reserve(&r.units, (uint32_t)runs + 16)))
+    goto fail;
+
+  /*
+  ** Lines go in batches: the first loop splits a batch into columns and prefetches each
+  ** new unit's hash slot, the second interns them, so the unit table's cache misses
+  ** overlap instead of coming one after another.
+  */
+  for (p = buf, end = buf + len; p < end;) {
+    int nb = 0, b, pending = 0;
+    while (nb < BATCH && p < end) {
+      tsv_line *L = &batch[nb];
+      const char *line = p, *nl = memchr(p, '\n', (size_t)(end - p)), *eol, *t3;
+      lineno++;
+      eol = nl ? nl : end;
+      p = nl ? nl + 1 : end;
+      if (eol > line && eol[-1] == '\r')
+        eol--;
+      if (eol == line)
+        continue; /* blank line */
+      L->line = line;
+      L->lineno = lineno;
+      L->t1 = memchr(line, '\t', (size_t)(eol - line));
+      L->t2 = L->t1 ? memchr(L->t1 + 1, '\t', (size_t)(eol - L->t1 - 1)) : NULL;
+      if (!L->t2) {
+        pending = fail_at(&r, line, eol, lineno,
+                          "expected 3 tab-separated columns (unit, coder, value)", NULL, 0);
+        break;
+      }
+      if ((t3 = memchr(L->t2 + 1, '\t', (size_t)(eol - L->t2 - 1)))) {
+        pending = fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
+        break;
+      }
+      L->eol = eol;
+      if (lineno == 1 && L->t1 - line == 4 && L->t2 - L->t1 == 6 && eol - L->t2 == 6 &&
+          memcmp(line, "unit\tcoder\tvalue", 16) == 0)
+        continue; /* header */
+      L->ulen = (uint32_t)(L->t1 - line);
+      if (nb && L->ulen == batch[nb - 1].ulen && agree_key_eq(line, batch[nb - 1].line, L->ulen)) {
+        L->same = 1;
+      } else {
+        L->same = 0;
+        L->uh = agree_hash(line, L->ulen);
+        agree_map_prefetch(&r.units, L->uh);
+      }
+      nb++;
+    }
+    for (b = 0; b < nb; b++) {
+      tsv_line *L = &batch[b];
+      const char *line = L->line, *t1 = L->t1, *t2 = L->t2;
+      uint32_t ulen = L->ulen, clen = (uint32_t)(t2 - t1 - 1), vlen = (uint32_t)(L->eol - t2 - 1);
+      uint32_t h, ui;
+      int64_t ci, ti;
+      int32_t coder, value;
+      lineno = L->lineno;
+      if (!ulen) {
+        rc = fail_at(&r, line, line, lineno, "empty unit", NULL, 0);
+        goto fail;
+      }
+      if (!clen) {
+        rc = fail_at(&r, line, t1 + 1, lineno, "empty coder", NULL, 0);
+        goto fail;
+      }
+      /* unit: most tables list a unit's lines together, so try the previous one first */
+      if (last_unit && (L->same || (ulen == last_unit_len && agree_key_eq(line, last_unit, ulen)))) {
+        ui = last_unit_idx;
+      } else {
+        int64_t f = agree_map_find(&r.units, buf, line, ulen, L->uh);
+        if (f < 0 && (f = agree_map_add(&r.units, (uint32_t)(line - buf), ulen, L->uh)) < 0)
+          goto fail;
+        ui = (uint32_t)f;
+        last_unit = line;
+        last_unit_len = ulen;
+        last_unit_idx = ui;
+      }
+      /* coder */
+      h = agree_hash(t1 + 1, clen);
+      ci = agree_map_find(&r.coders, buf, t1 + 1, clen, h);
+      if (ci < 0) {
+        size_t at;
+        const char *why = bad_text(t1 + 1, clen, &at);
+        int c;
+        if (why) {
+          rc = fail_at(&r, line, t1 + 1 + at, lineno, why, NULL, 0);
+          goto fail;
+        }
+        rescue_buf_reset(&r.tmp);
+        rescue_buf_putn(&r.tmp, t1 + 1, clen);
+        if (!rescue_buf_ok(&r.tmp) || (c = rescue_agree_coder(r.d, r.tmp.s)) < 0 ||
+            (ci = agree_map_add(&r.coders, (uint32_t)(t1 + 1 - buf), clen, h)) < 0 ||
+            side_put(&r.coder_of, &r.cap_coder_of, (uint32_t)ci, c))
+          goto fail;
+      }
+      coder = r.coder_of[ci];
+      if (!vlen)
+        continue; /* missing value: the unit and the coder still count */
+      h = agree_hash(t2 + 1, vlen);
+      ti = agree_map_find(&r.tokens, buf, t2 + 1, vlen, h);
+      if (ti < 0) {
+        if ((rc = parse_value(&r, line, t2 + 1, vlen, lineno, &value)))
+          goto fail;
+        rc = RESCUE_ENOMEM;
+        if ((ti = agree_map_add(&r.tokens, (uint32_t)(t2 + 1 - buf), vlen, h)) < 0 ||
+            side_put(&r.value_of, &r.cap_value_of, (uint32_t)ti, value))
+          goto fail;
+      }
+      value = r.value_of[ti];
+      if (value < 0)
+        continue;
+      raw_unit[n_raw] = ui;
+      raw_coder[n_raw] = coder;
+      raw_value[n_raw] = value;
+      raw_line[n_raw] = (uint32_t)lineno;
+      n_raw++;
+    }
+    if (pending) {
+      rc = pending; /* the earlier lines were fine: this line's error stands */
+      goto fail;
+    }
+  }
+
+  /*
+  ** Group the values by unit. Units are numbered as first seen, so a table that lists each
+  ** unit's lines together (the usual case) is already grouped: its arrays are taken over
+  ** as they are. Otherwise a stable counting sort groups them.
+  */
+  rc = RESCUE_ENOMEM;
+  {
+    rescue_agree_data *d = r.d;
+    uint32_t U = r.units.n, i, u, *lines_by_entry = NULL;
+    uint32_t dup_line = 0, dup_first = 0, dup_unit = 0;
+    int32_t dup_coder = -1;
+    int grouped = 1;
+    for (i = 1; i < n_raw && grouped; i++)
+      grouped = raw_unit[i] >= raw_unit[i - 1];
+    if (agree_data_reserve(d, U + 1, 0))
+      goto fail;
+    count = rescue_calloc((size_t)U + 2, sizeof *count);
+    if (!count)
+      goto fail;
+    for (i = 0; i < n_raw; i++)
+      count[raw_unit[i] + 1]++;
+    d->unit_off[0] = 0;
+    for (u = 0; u < U; u++) {
+      d->unit_off[u + 1] = d->unit_off[u] + count[u + 1];
+      d->unit_cluster[u] = -1;
+    }
+    if (grouped) {
+      rescue_free(d->e_coder);
+      rescue_free(d->e_value);
+      d->e_coder = raw_coder;
+      d->e_value = raw_value;
+      d->cap_ent = (uint32_t)lines + 1;
+      raw_coder = raw_value = NULL;
+      lines_by_entry = raw_line;
+    } else {
+      if (agree_data_reserve(d, U + 1, n_raw + 1) ||
+          !(lines_by_entry = rescue_malloc(((size_t)n_raw + 1) * sizeof *lines_by_entry)))
+        goto fail;
+      memcpy(count, d->unit_off, (size_t)(U + 1) * sizeof *count);
+      for (i = 0; i < n_raw; i++) {
+        uint32_t at = count[raw_unit[i]]++;
+        d->e_coder[at] = raw_coder[i];
+        d->e_value[at] = raw_value[i];
+        lines_by_entry[at] = raw_line[i];
+      }
+    }
+    for (u = 0; u < U; u++) {
+      uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], x, y;
+      for (x = a; x < b; x++)
+        for (y = x + 1; y < b; y++)
+          if (d->e_coder[x] == d->e_coder[y] && (!dup_line || lines_by_entry[y] < dup_line)) {
+            dup_line = lines_by_entry[y];
+            dup_first = lines_by_entry[x];
+            dup_coder = d->e_coder[x];
+            dup_unit = u;
+          }
+    }
+    if (lines_by_entry != raw_line)
+      rescue_free(lines_by_entry);
+    d->n_units = U;
+    d->n_ent = n_raw;
+    if (dup_line) {
+      rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s:%u:1: coder '%s' gave unit '%.*s' a second value (the first is on "
+                         "line %u)",
+                         path, dup_line, rescue_agree_coder_name(d, dup_coder),
+                         (int)(r.units.len[dup_unit] > 60 ? 60 : r.units.len[dup_unit]),
+                         buf + r.units.off[dup_unit], dup_first);
+      goto fail;
+    }
+  }
+  *out = r.d;
+  r.d = NULL;
+  rc = 0;
+fail:
+  if (rc == RESCUE_ENOMEM)
+    rescue_seterr(err, RESCUE_ENOMEM, "%s: out of memory", path);
+  rescue_agree_data_free(&r.d);
+  agree_map_free(&r.units);
+  agree_map_free(&r.coders);
+  agree_map_free(&r.tokens);
+  rescue_free(r.coder_of);
+  rescue_free(r.value_of);
+  rescue_buf_free(&r.tmp);
+  rescue_free(raw_unit);
+  rescue_free(raw_line);
+  rescue_free(raw_coder);
+  rescue_free(raw_value);
+  rescue_free(count);
+  slurp_free(buf, len, mapped);
+  return rc;
+}

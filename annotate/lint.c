@@ -1,0 +1,1133 @@
+/*
+** lint.c: the guideline rules R01-R19 (format.md §5) over samples as JSON, driven by the
+** scheme, and the store walk that feeds them (views, media durations, subtitle cues).
+**
+** Each problem is reported once, under the rule that owns it: a wrong JSON type is R01,
+** except an intensity (R09) and a viewpoint target (R10), which have their own rules;
+** membership of the sample's entity set is R04 for every entity-bearing field.
+*/
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rescue_alloc.h"
+#include "rescue_lint.h"
+
+static const struct {
+  rescue_lint_severity sev;
+  const char *text;
+} rules[RESCUE_LINT_RULES + 1] = {
+    {RESCUE_LINT_ERROR, ""},
+    {RESCUE_LINT_ERROR, "every row has all required fields with the right JSON types"},
+    {RESCUE_LINT_ERROR, "start_time >= 0, end_time > start_time, both finite"},
+    {RESCUE_LINT_ERROR, "the last row ends within the sample's media"},
+    {RESCUE_LINT_ERROR, "entity fields use only the sample's entity set"},
+    {RESCUE_LINT_ERROR, "target is non-empty and never contains the primary_speaker"},
+    {RESCUE_LINT_ERROR, "utterance_type is empty on therapist rows, in the closed set on client rows"},
+    {RESCUE_LINT_ERROR, "background_dialogue: speaker set, target non-empty, speaker not in target"},
+    {RESCUE_LINT_ERROR, "interaction_behavior: initiator not in target, target non-empty"},
+    {RESCUE_LINT_ERROR, "internal_emotion intensity is a number in its range"},
+    {RESCUE_LINT_ERROR, "viewpoints_attitudes: one target entity, different from the source"},
+    {RESCUE_LINT_ERROR, "support_strategy: therapist rows, provider Therapist, valid targets and type"},
+    {RESCUE_LINT_ERROR, "relation labels are empty or in the sample's taxonomy"},
+    {RESCUE_LINT_ERROR, "evidence rows point at rows of the same sample"},
+    {RESCUE_LINT_WARNING, "every subtitle cue with words is covered by a row"},
+    {RESCUE_LINT_WARNING, "dialogue_cleaned is non-empty"},
+    {RESCUE_LINT_ERROR, "row_index equals the row's position"},
+    {RESCUE_LINT_WARNING, "rows start in time order"},
+    {RESCUE_LINT_WARNING, "a row does not overlap the previous row of the same speaker"},
+    {RESCUE_LINT_ERROR, "given scenario and participants agree with the derived ones"},
+};
+
+rescue_lint_severity rescue_lint_rule_severity(int rule) {
+  return rule >= 1 && rule <= RESCUE_LINT_RULES ? rules[rule].sev : RESCUE_LINT_ERROR;
+}
+
+const char *rescue_lint_rule_text(int rule) {
+  return rule >= 1 && rule <= RESCUE_LINT_RULES ? rules[rule].text : "";
+}
+
+/* ---- the checker ---- */
+
+typedef struct linter {
+  const rescue_scheme *sc;
+  rescue_lint_result *res;
+  const char *sample_id;
+  const char *scenario;     /* the scenario whose label sets apply */
+  const char *group_label;  /* its group label */
+  char **ents;              /* the sample's entity set */
+  int n_ents, cap_ents;
+  int first;                /* res->n before this sample (for sorting) */
+  int partial;              /* only some rows are shown: no R14, R19 */
+  int oom;
+  rescue_buf a, b;          /* cleaning scratch */
+} linter;
+
+/* Record a finding. */
+static void add(linter *L, int rule, int row, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void add(linter *L, int rule, int row, const char *field, const char *fmt, ...) {
+  rescue_lint_result *r = L->res;
+  rescue_lint_finding *f;
+  char reason[512];
+  va_list ap;
+  if (r->n == r->cap) {
+    int cap = r->cap ? r->cap * 2 : 64;
+    rescue_lint_finding *nf = rescue_realloc(r->findings, (size_t)cap * sizeof *nf);
+    if (!nf) {
+      L->oom = 1;
+      return;
+    }
+    r->findings = nf;
+    r->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  f = &r->findings[r->n];
+  f->rule = rule;
+  f->severity = rules[rule].sev;
+  f->row = row;
+  f->sample_id = rescue_strdup(L->sample_id);
+  f->field = rescue_strdup(field);
+  f->reason = rescue_strdup(reason);
+  if (!f->sample_id || !f->field || !f->reason) {
+    rescue_free(f->sample_id);
+    rescue_free(f->field);
+    rescue_free(f->reason);
+    L->oom = 1;
+    return;
+  }
+  r->n++;
+  if (f->severity == RESCUE_LINT_ERROR)
+    r->errors++;
+  else
+    r->warnings++;
+  r->by_rule[rule]++;
+}
+
+/* The cleaned string form of a value (tasks.md §0.1), in b. */
+static const char *clean(rescue_buf *b, const rescue_jnode *n) {
+  rescue_buf_reset(b);
+  rescue_jclean(b, n);
+  return b->s ? b->s : "";
+}
+
+/* A value shortened for a message: at most 40 bytes, cut on a character boundary. */
+static const char *shorten(char out[64], const char *s) {
+  size_t n = strlen(s);
+  if (n <= 40) {
+    snprintf(out, 64, "%s", s);
+    return out;
+  }
+  n = 37;
+  while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+    n--;
+  snprintf(out, 64, "%.*s...", (int)n, s);
+  return out;
+}
+
+static int in_set(linter *L, const char *s) {
+  int i;
+  for (i = 0; i < L->n_ents; i++)
+    if (strcmp(L->ents[i], s) == 0)
+      return 1;
+  return 0;
+}
+
+static void ents_add(linter *L, const char *s) {
+  char *c;
+  if (!*s || in_set(L, s))
+    return;
+  if (L->n_ents == L->cap_ents) {
+    int cap = L->cap_ents ? L->cap_ents * 2 : 16;
+    char **ne = rescue_realloc(L->ents, (size_t)cap * sizeof *ne);
+    if (!ne) {
+      L->oom = 1;
+      return;
+    }
+    L->ents = ne;
+    L->cap_ents = cap;
+  }
+  if (!(c = rescue_strdup(s))) {
+    L->oom = 1;
+    return;
+  }
+  L->ents[L->n_ents++] = c;
+}
+
+static void ents_clear(linter *L) {
+  int i;
+  for (i = 0; i < L->n_ents; i++)
+    rescue_free(L->ents[i]);
+  L->n_ents = 0;
+}
+
+/* JSON type name for messages. */
+static const char *jtype(const rescue_jnode *n) {
+  switch (n->type) {
+  case RESCUE_JNULL: return "null";
+  case RESCUE_JFALSE:
+  case RESCUE_JTRUE: return "a boolean";
+  case RESCUE_JNUMBER: return "a number";
+  case RESCUE_JSTRING: return "a string";
+  case RESCUE_JARRAY: return "a list";
+  case RESCUE_JOBJECT: return "an object";
+  }
+  return "?";
+}
+
+static int is_string_list(const rescue_jnode *n) {
+  const rescue_jnode *c;
+  if (n->type != RESCUE_JARRAY)
+    return 0;
+  for (c = n->child; c; c = c->next)
+    if (c->type != RESCUE_JSTRING)
+      return 0;
+  return 1;
+}
+
+/* Does value n have the type field f wants? (null is fine for fields that are not required) */
+static const char *type_ok(const rescue_field *f, const rescue_jnode *n) {
+  const rescue_jnode *c;
+  if (n->type == RESCUE_JNULL && (!f->required || f->type == RESCUE_F_LABEL))
+    return NULL;
+  switch (f->type) {
+  case RESCUE_F_NUMBER:
+    return n->type == RESCUE_JNUMBER ? NULL : "a number";
+  case RESCUE_F_INT:
+    return n->type == RESCUE_JNUMBER && n->is_int ? NULL : "an integer";
+  case RESCUE_F_TEXT:
+  case RESCUE_F_ENTITY:
+  case RESCUE_F_LABEL:
+    return n->type == RESCUE_JSTRING ? NULL : "a string";
+  case RESCUE_F_ENTITIES:
+    return is_string_list(n) ? NULL : "a list of strings";
+  case RESCUE_F_INTS:
+    if (n->type != RESCUE_JARRAY)
+      return "a list of row numbers";
+    for (c = n->child; c; c = c->next)
+      if (c->type != RESCUE_JNUMBER || !c->is_int)
+        return "a list of row numbers";
+    return NULL;
+  case RESCUE_F_LIST:
+    return n->type == RESCUE_JARRAY ? NULL : "a list of objects";
+  }
+  return NULL;
+}
+
+/* Fields whose type belongs to a rule of their own. */
+static int own_rule_type(const rescue_field *list, const rescue_field *child) {
+  return (strcmp(list->key, "internal_emotion") == 0 && strcmp(child->key, "intensity") == 0) ||
+         (strcmp(list->key, "viewpoints_attitudes") == 0 && strcmp(child->key, "target") == 0);
+}
+
+/* R01: presence and types, top level and inside list items. */
+static void r01(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_scheme *sc = L->sc;
+  int i, j;
+  if (row->type != RESCUE_JOBJECT) {
+    add(L, 1, pos, "row", "the row is %s, not an object", jtype(row));
+    return;
+  }
+  for (i = 0; i < sc->n_fields; i++) {
+    const rescue_field *f = &sc->fields[i];
+    const rescue_jnode *v = rescue_jget(row, f->key), *it;
+    const char *want;
+    int k = 0;
+    if (!v) {
+      if (f->required)
+        add(L, 1, pos, f->key, "%s is missing", f->key);
+      continue;
+    }
+    if ((want = type_ok(f, v))) {
+      add(L, 1, pos, f->key, "%s is %s, not %s", f->key, jtype(v), want);
+      continue;
+    }
+    if (f->type != RESCUE_F_LIST)
+      continue;
+    for (it = v->child; it; it = it->next) {
+      char path[160];
+      k++;
+      if (it->type != RESCUE_JOBJECT) {
+        snprintf(path, sizeof path, "%s[%d]", f->key, k);
+        add(L, 1, pos, path, "item %d of %s is %s, not an object", k, f->key, jtype(it));
+        continue;
+      }
+      for (j = 0; j < f->n_children; j++) {
+        const rescue_field *c = &f->children[j];
+        const rescue_jnode *cv = rescue_jget(it, c->key);
+        snprintf(path, sizeof path, "%s[%d].%s", f->key, k, c->key);
+        if (!cv) {
+          if (c->required && !own_rule_type(f, c))
+            add(L, 1, pos, path, "%s is missing", path);
+          continue;
+        }
+        if (!own_rule_type(f, c) && (want = type_ok(c, cv)))
+          add(L, 1, pos, path, "%s is %s, not %s", path, jtype(cv), want);
+      }
+    }
+  }
+}
+
+/* R04 on one value: a string that is not in the entity set. empty_ok: emptiness is another rule's. */
+static void entity_check(linter *L, int pos, const char *path, const rescue_jnode *v, int empty_ok) {
+  const char *s;
+  char sh[64];
+  if (!v || v->type != RESCUE_JSTRING)
+    return;
+  s = clean(&L->a, v);
+  if (!*s) {
+    if (!empty_ok)
+      add(L, 4, pos, path, "%s is empty, not an entity of the sample", path);
+    return;
+  }
+  if (!in_set(L, s))
+    add(L, 4, pos, path, "'%s' is not an entity of this sample (participants, %s, %s)",
+        shorten(sh, s), L->sc->therapist, L->group_label ? L->group_label : "the group label");
+}
+
+/* R04 over every entity-bearing field the scheme names. */
+static void r04(linter *L, const rescue_jnode *row, int pos) {
+  int i, j;
+  for (i = 0; i < L->sc->n_fields; i++) {
+    const rescue_field *f = &L->sc->fields[i];
+    const rescue_jnode *v = rescue_jget(row, f->key), *c, *it;
+    char path[160];
+    int k = 0;
+    if (!v)
+      continue;
+    if (f->type == RESCUE_F_ENTITY)
+      entity_check(L, pos, f->key, v, 0);
+    else if (f->type == RESCUE_F_ENTITIES && v->type == RESCUE_JARRAY)
+      for (c = v->child; c; c = c->next) {
+        snprintf(path, sizeof path, "%s[%d]", f->key, ++k);
+        entity_check(L, pos, path, c, 0);
+      }
+    if (f->type != RESCUE_F_LIST || v->type != RESCUE_JARRAY)
+      continue;
+    for (it = v->child; it; it = it->next) {
+      k++;
+      if (it->type != RESCUE_JOBJECT)
+        continue;
+      for (j = 0; j < f->n_children; j++) {
+        const rescue_field *cf = &f->children[j];
+        const rescue_jnode *cv = rescue_jget(it, cf->key);
+        int m = 0;
+        if (!cv)
+          continue;
+        snprintf(path, sizeof path, "%s[%d].%s", f->key, k, cf->key);
+        if (cf->type == RESCUE_F_ENTITY) {
+          /* an empty background speaker is R07's, an empty viewpoint target R10's */
+          int other = (strcmp(f->key, "background_dialogue") == 0 && strcmp(cf->key, "speaker") == 0) ||
+                      (strcmp(f->key, "viewpoints_attitudes") == 0 && strcmp(cf->key, "target") == 0);
+          entity_check(L, pos, path, cv, other);
+        } else if (cf->type == RESCUE_F_ENTITIES && cv->type == RESCUE_JARRAY) {
+          for (c = cv->child; c; c = c->next) {
+            char ipath[200];
+            snprintf(ipath, sizeof ipath, "%s[%d]", path, ++m);
+            entity_check(L, pos, ipath, c, 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Number of non-empty cleaned entries of a string list; sets *has when one equals s. */
+static int list_count(linter *L, const rescue_jnode *list, const char *s, int *has) {
+  const rescue_jnode *c;
+  int n = 0;
+  *has = 0;
+  if (!list || list->type != RESCUE_JARRAY)
+    return -1;
+  for (c = list->child; c; c = c->next) {
+    const char *e = clean(&L->b, c);
+    if (!*e)
+      continue;
+    n++;
+    if (s && *s && strcmp(e, s) == 0)
+      *has = 1;
+  }
+  return n;
+}
+
+/* The label set of a LABEL field for the sample's scenario. */
+static const rescue_labelset *labels_of(linter *L, const rescue_field *f) {
+  return f && f->labels ? rescue_scheme_labelset(L->sc, f->labels, L->scenario) : NULL;
+}
+
+/* R06 and R12: label fields (client-only ones are R06, the others R12). */
+static void labels(linter *L, const rescue_jnode *row, int pos, int therapist) {
+  int i;
+  char sh[64];
+  for (i = 0; i < L->sc->n_fields; i++) {
+    const rescue_field *f = &L->sc->fields[i];
+    const rescue_jnode *v = rescue_jget(row, f->key);
+    const rescue_labelset *ls;
+    const char *s;
+    if (f->type != RESCUE_F_LABEL || !v || (v->type != RESCUE_JSTRING && v->type != RESCUE_JNULL))
+      continue;
+    s = clean(&L->a, v);
+    ls = labels_of(L, f);
+    if (f->rows && strcmp(f->rows, "client") == 0) {
+      if (therapist && *s)
+        add(L, 6, pos, f->key, "%s is '%s' on a therapist row (must be empty)", f->key,
+            shorten(sh, s));
+      else if (!therapist && !*s)
+        add(L, 6, pos, f->key, "%s is empty on a client row", f->key);
+      else if (!therapist && ls && rescue_labelset_find(ls, s) < 0)
+        add(L, 6, pos, f->key, "'%s' is not a %s label", shorten(sh, s), f->key);
+    } else if (*s && ls && rescue_labelset_find(ls, s) < 0) {
+      add(L, 12, pos, f->key, "'%s' is not in the %s %s set", shorten(sh, s), L->scenario,
+          f->labels);
+    } else if (*s && !ls && f->labels) {
+      add(L, 12, pos, f->key, "the scheme has no %s set for scenario '%s'", f->labels,
+          L->scenario);
+    }
+  }
+}
+
+/* R05, R07, R08, R09, R10, R11: the RESCUE guideline's own constraints. */
+static void guideline(linter *L, const rescue_jnode *row, int pos, const char *speaker,
+                      int therapist) {
+  const rescue_jnode *v, *it;
+  const char *th = L->sc->therapist;
+  char path[160], sh[64];
+  int n, has, k;
+
+  /* R05 */
+  v = rescue_jget(row, "target");
+  if (v && v->type == RESCUE_JARRAY) {
+    n = list_count(L, v, speaker, &has);
+    if (n == 0)
+      add(L, 5, pos, "target", "target is empty");
+    else if (has)
+      add(L, 5, pos, "target", "target contains the speaker '%s'", shorten(sh, speaker));
+  }
+  /* R07 */
+  v = rescue_jget(row, "background_dialogue");
+  k = 0;
+  for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
+    const char *sp;
+    k++;
+    if (it->type != RESCUE_JOBJECT)
+      continue;
+    snprintf(path, sizeof path, "background_dialogue[%d]", k);
+    sp = clean(&L->a, rescue_jget(it, "speaker"));
+    if (!*sp)
+      add(L, 7, pos, path, "background speech without a speaker");
+    n = list_count(L, rescue_jget(it, "target"), sp, &has);
+    if (n == 0)
+      add(L, 7, pos, path, "background speech without a target");
+    else if (has)
+      add(L, 7, pos, path, "the background speaker '%s' is also its target", shorten(sh, sp));
+  }
+  /* R08 */
+  v = rescue_jget(row, "interaction_behavior");
+  k = 0;
+  for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
+    const char *in;
+    k++;
+    if (it->type != RESCUE_JOBJECT)
+      continue;
+    snprintf(path, sizeof path, "interaction_behavior[%d]", k);
+    in = clean(&L->a, rescue_jget(it, "initiator"));
+    n = list_count(L, rescue_jget(it, "target"), in, &has);
+    if (n == 0)
+      add(L, 8, pos, path, "a behaviour toward others without a target");
+    else if (has)
+      add(L, 8, pos, path, "the initiator '%s' is also the target", shorten(sh, in));
+  }
+  /* R09: numbers inside list items, against the scheme's range */
+  {
+    const rescue_field *f = rescue_scheme_field(L->sc, "internal_emotion");
+    const rescue_field *c = f ? rescue_field_child(f, "intensity") : NULL;
+    v = rescue_jget(row, "internal_emotion");
+    k = 0;
+    for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; c && it; it = it->next) {
+      const rescue_jnode *x;
+      k++;
+      if (it->type != RESCUE_JOBJECT)
+        continue;
+      snprintf(path, sizeof path, "internal_emotion[%d].intensity", k);
+      x = rescue_jget(it, "intensity");
+      if (!x)
+        add(L, 9, pos, path, "the emotion has no intensity");
+      else if (x->type != RESCUE_JNUMBER)
+        add(L, 9, pos, path, "intensity is %s, not a number", jtype(x));
+      else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
+        add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s, c->has_min ? c->min : -INFINITY,
+            c->has_max ? c->max : INFINITY);
+    }
+  }
+  /* R10 */
+  v = rescue_jget(row, "viewpoints_attitudes");
+  k = 0;
+  for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
+    const rescue_jnode *t;
+    const char *src, *tg;
+    k++;
+    if (it->type != RESCUE_JOBJECT)
+      continue;
+    snprintf(path, sizeof path, "viewpoints_attitudes[%d].target", k);
+    t = rescue_jget(it, "target");
+    if (!t) {
+      add(L, 10, pos, path, "the viewpoint has no target");
+      continue;
+    }
+    if (t->type != RESCUE_JSTRING) {
+      add(L, 10, pos, path, "target is %s; a viewpoint has exactly one target entity", jtype(t));
+      continue;
+    }
+    tg = clean(&L->b, t);
+    src = clean(&L->a, rescue_jget(it, "source"));
+    if (!*tg)
+      add(L, 10, pos, path, "target is empty");
+    else if (strcmp(src, tg) == 0)
+      add(L, 10, pos, path, "source and target are both '%s'", shorten(sh, tg));
+  }
+  /* R11 */
+  v = rescue_jget(row, "support_strategy");
+  k = 0;
+  if (v && v->type == RESCUE_JARRAY && v->child && !therapist)
+    add(L, 11, pos, "support_strategy", "support_strategy on a client row (therapist rows only)");
+  for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
+    const rescue_field *f = rescue_scheme_field(L->sc, "support_strategy");
+    const rescue_labelset *ls = labels_of(L, f ? rescue_field_child(f, "strategy_type") : NULL);
+    const rescue_jnode *t, *c;
+    const char *p, *st;
+    int group = 0, others = 0, has_th = 0;
+    k++;
+    if (it->type != RESCUE_JOBJECT)
+      continue;
+    snprintf(path, sizeof path, "support_strategy[%d]", k);
+    p = clean(&L->a, rescue_jget(it, "provider"));
+    if (strcmp(p, th) != 0)
+      add(L, 11, pos, path, "provider is '%s', not %s", shorten(sh, p), th);
+    t = rescue_jget(it, "target");
+    n = list_count(L, t, th, &has_th);
+    for (c = t && t->type == RESCUE_JARRAY ? t->child : NULL; c; c = c->next) {
+      const char *e = clean(&L->b, c);
+      if (!*e)
+        continue;
+      if (L->group_label && strcmp(e, L->group_label) == 0)
+        group = 1;
+      else
+        others = 1;
+    }
+    if (n == 0)
+      add(L, 11, pos, path, "support without a target");
+    else if (has_th)
+      add(L, 11, pos, path, "support targets %s", th);
+    else if (group && others)
+      add(L, 11, pos, path, "the group label '%s' must be the only target", L->group_label);
+    st = clean(&L->a, rescue_jget(it, "strategy_type"));
+    if (!*st)
+      add(L, 11, pos, path, "strategy_type is empty");
+    else if (ls && rescue_labelset_find(ls, st) < 0)
+      add(L, 11, pos, path, "'%s' is not a %s support strategy", shorten(sh, st), L->scenario);
+  }
+}
+
+/* R13: every row number of an ints field is a row of the sample. */
+static void r13(linter *L, const rescue_jnode *row, int pos, int n_rows) {
+  int i;
+  for (i = 0; i < L->sc->n_fields; i++) {
+    const rescue_field *f = &L->sc->fields[i];
+    const rescue_jnode *v = rescue_jget(row, f->key), *c;
+    if (f->type != RESCUE_F_INTS || !v || v->type != RESCUE_JARRAY)
+      continue;
+    for (c = v->child; c; c = c->next)
+      if (c->type == RESCUE_JNUMBER && c->is_int && (c->num < 1 || c->num > n_rows))
+        add(L, 13, pos, f->key, "%s points at row %s; the sample has rows 1-%d", f->key, c->s,
+            n_rows);
+  }
+}
+
+/* Does a subtitle text carry words (letters or digits outside [..], (..) and music signs)? */
+static int lexical(const char *t) {
+  const unsigned char *p = (const unsigned char *)t;
+  int depth = 0;
+  for (; *p; p++) {
+    if (*p == '[' || *p == '(')
+      depth++;
+    else if ((*p == ']' || *p == ')') && depth)
+      depth--;
+    else if (depth)
+      continue;
+    else if (isalnum(*p))
+      return 1;
+    else if (*p >= 0xC0) {
+      /* a non-ASCII character: words, unless a music sign or general punctuation */
+      if (p[0] == 0xE2 && p[1] == 0x99 && (p[2] == 0xAA || p[2] == 0xAB || p[2] == 0xAC))
+        continue;
+      if (p[0] == 0xE2 && p[1] == 0x80)
+        continue;
+      if (p[0] == 0xC2)
+        continue;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+typedef struct span {
+  double s, e;
+} span;
+
+static int by_start(const void *a, const void *b) {
+  double x = ((const span *)a)->s, y = ((const span *)b)->s;
+  return x < y ? -1 : x > y;
+}
+
+/* R14: cues with words covered by less than half by the rows' time spans. */
+static void r14(linter *L, const rescue_jnode *const *rows, int n, const rescue_lint_media *m) {
+  span *sp = rescue_malloc(((size_t)n + 1) * sizeof *sp);
+  int i, k = 0, c;
+  if (!sp) {
+    L->oom = 1;
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    const rescue_jnode *a = rescue_jget(rows[i], "start_time"), *b = rescue_jget(rows[i], "end_time");
+    if (a && b && a->type == RESCUE_JNUMBER && b->type == RESCUE_JNUMBER && b->num > a->num) {
+      sp[k].s = a->num;
+      sp[k++].e = b->num;
+    }
+  }
+  qsort(sp, (size_t)k, sizeof *sp, by_start);
+  for (c = 0; c < m->n_cues; c++) {
+    const rescue_lint_cue *cu = &m->cues[c];
+    double covered = 0, reach = cu->start, len = cu->end - cu->start;
+    int hit = 0;
+    char field[32], sh[64];
+    if (!lexical(cu->text))
+      continue;
+    for (i = 0; i < k; i++) {
+      double s = sp[i].s > reach ? sp[i].s : reach, e = sp[i].e < cu->end ? sp[i].e : cu->end;
+      if (sp[i].s <= cu->start && sp[i].e >= cu->end)
+        hit = 1;
+      if (e > s) {
+        covered += e - s;
+        reach = e;
+      }
+    }
+    if (len > 0 ? covered >= len / 2 : hit || covered > 0)
+      continue;
+    snprintf(field, sizeof field, "subtitles[%d]", cu->seq);
+    add(L, 14, 0, field, "cue %d (%.2f-%.2f s) \"%s\" is not covered by any row", cu->seq,
+        cu->start, cu->end, shorten(sh, cu->text));
+  }
+  rescue_free(sp);
+}
+
+/* The derived scenario (tasks.md §1.2) and shared participant list (§1.3) of the rows. */
+static const char *derive(linter *L, const rescue_jnode *const *rows, int n, char ***parts,
+                          int *n_parts) {
+  const char *family = rescue_scheme_group_label(L->sc, "family");
+  size_t len = strlen(L->sample_id), i;
+  int fam = 0, r, np = 0, cap = 0;
+  char **pl = NULL;
+  char *lower = rescue_strdup(L->sample_id);
+  if (!lower) {
+    L->oom = 1;
+    return "couple";
+  }
+  for (i = 0; i < len; i++)
+    lower[i] = (char)tolower((unsigned char)lower[i]);
+  fam = strncmp(lower, "family_therapy/", 15) == 0 || strstr(lower, "/family_therapy/") != NULL;
+  rescue_free(lower);
+  for (r = 0; r < n; r++) {
+    const rescue_jnode *row = rows[r], *lists[2], *ss, *it, *c;
+    const char *names[256];
+    int nn = 0, l;
+    if (row->type != RESCUE_JOBJECT)
+      continue;
+    rescue_buf_reset(&L->b);
+    /* speaker, targets, support targets: collect cleaned names in L->b, NUL-separated */
+    {
+      size_t offs[256];
+      const rescue_jnode *sv = rescue_jget(row, "primary_speaker");
+      offs[nn++] = L->b.len;
+      rescue_jclean(&L->b, sv);
+      rescue_buf_putc(&L->b, 0);
+      lists[0] = rescue_jget(row, "target");
+      lists[1] = NULL;
+      for (l = 0; l < 1; l++)
+        for (c = lists[l] && lists[l]->type == RESCUE_JARRAY ? lists[l]->child : NULL; c && nn < 256;
+             c = c->next) {
+          offs[nn++] = L->b.len;
+          rescue_jclean(&L->b, c);
+          rescue_buf_putc(&L->b, 0);
+        }
+      ss = rescue_jget(row, "support_strategy");
+      for (it = ss && ss->type == RESCUE_JARRAY ? ss->child : NULL; it; it = it->next) {
+        const rescue_jnode *t = it->type == RESCUE_JOBJECT ? rescue_jget(it, "target") : NULL;
+        for (c = t && t->type == RESCUE_JARRAY ? t->child : NULL; c && nn < 256; c = c->next) {
+          offs[nn++] = L->b.len;
+          rescue_jclean(&L->b, c);
+          rescue_buf_putc(&L->b, 0);
+        }
+      }
+      if (!rescue_buf_ok(&L->b)) {
+        L->oom = 1;
+        break;
+      }
+      for (l = 0; l < nn; l++)
+        names[l] = L->b.s + offs[l];
+    }
+    for (l = 0; l < nn; l++) {
+      const char *s = names[l];
+      int j, dup = 0;
+      if (family && strcmp(s, family) == 0)
+        fam = 1;
+      if (!*s || rescue_scheme_is_reserved(L->sc, s))
+        continue;
+      for (j = 0; j < np; j++)
+        dup |= strcmp(pl[j], s) == 0;
+      if (dup)
+        continue;
+      if (np == cap) {
+        char **npl = rescue_realloc(pl, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *npl);
+        if (!npl) {
+          L->oom = 1;
+          break;
+        }
+        pl = npl;
+      }
+      if (!(pl[np] = rescue_strdup(s))) {
+        L->oom = 1;
+        break;
+      }
+      np++;
+    }
+  }
+  *parts = pl;
+  *n_parts = np;
+  return fam ? "family" : "couple";
+}
+
+/* R19 and the entity set: given scenario/participants against the derived ones. */
+static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jnode *const *rows,
+                         int n) {
+  char **dp = NULL;
+  int ndp = 0, i, given_ok = 0;
+  const char *derived = derive(L, rows, n, &dp, &ndp);
+  const rescue_jnode *sv = sample ? rescue_jget(sample, "scenario") : NULL;
+  const rescue_jnode *pv = sample ? rescue_jget(sample, "participants") : NULL, *c;
+  char sh[64];
+  L->scenario = derived;
+  if (sv && L->partial) {
+    if (sv->type == RESCUE_JSTRING && rescue_scheme_group_label(L->sc, sv->s))
+      L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";
+  } else if (sv) {
+    if (sv->type != RESCUE_JSTRING) {
+      add(L, 19, 0, "scenario", "scenario is %s, not a string", jtype(sv));
+    } else if (strcmp(sv->s, derived) != 0) {
+      add(L, 19, 0, "scenario", "scenario is '%s' but the sample reads as %s (tasks.md §1.2)",
+          shorten(sh, sv->s), derived);
+      if (rescue_scheme_group_label(L->sc, sv->s))
+        L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";
+    }
+  }
+  if (pv && L->partial && is_string_list(pv)) {
+    given_ok = 1;
+    for (c = pv->child; c; c = c->next)
+      ents_add(L, clean(&L->a, c));
+  } else if (pv) {
+    if (!is_string_list(pv)) {
+      add(L, 19, 0, "participants", "participants is %s, not a list of names", jtype(pv));
+    } else {
+      rescue_buf miss = RESCUE_BUF_INIT, extra = RESCUE_BUF_INIT;
+      given_ok = 1;
+      for (c = pv->child; c; c = c->next) {
+        const char *s = clean(&L->a, c);
+        int j, found = 0;
+        for (j = 0; j < ndp; j++)
+          found |= strcmp(dp[j], s) == 0;
+        if (!found)
+          rescue_buf_printf(&extra, "%s'%s'", extra.len ? ", " : "", shorten(sh, s));
+        ents_add(L, s);
+      }
+      for (i = 0; i < ndp; i++) {
+        int found = 0;
+        for (c = pv->child; c; c = c->next)
+          found |= strcmp(clean(&L->a, c), dp[i]) == 0;
+        if (!found)
+          rescue_buf_printf(&miss, "%s'%s'", miss.len ? ", " : "", shorten(sh, dp[i]));
+      }
+      if (miss.len || extra.len)
+        add(L, 19, 0, "participants", "participants differ from the rows' speakers and targets:%s%s%s%s",
+            miss.len ? " not listed " : "", miss.len ? miss.s : "",
+            extra.len ? (miss.len ? "; listed but absent " : " listed but absent ") : "",
+            extra.len ? extra.s : "");
+      if (!rescue_buf_ok(&miss) || !rescue_buf_ok(&extra))
+        L->oom = 1;
+      rescue_buf_free(&miss);
+      rescue_buf_free(&extra);
+    }
+  }
+  if (!given_ok)
+    for (i = 0; i < ndp; i++)
+      ents_add(L, dp[i]);
+  ents_add(L, L->sc->therapist);
+  L->group_label = rescue_scheme_group_label(L->sc, L->scenario);
+  if (L->group_label)
+    ents_add(L, L->group_label);
+  for (i = 0; i < ndp; i++)
+    rescue_free(dp[i]);
+  rescue_free(dp);
+}
+
+/* Findings of this sample in row, then rule order (stable). */
+static int by_row_rule(const void *a, const void *b) {
+  const rescue_lint_finding *x = a, *y = b;
+  if (x->row != y->row)
+    return x->row < y->row ? -1 : 1;
+  if (x->rule != y->rule)
+    return x->rule < y->rule ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                       const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
+                       const rescue_lint_media *media, rescue_lint_result *res) {
+  linter L;
+  int i, last_end = -1;
+  double prev_start = NAN;
+  int prev_pos = 0;
+  memset(&L, 0, sizeof L);
+  L.sc = sc;
+  L.res = res;
+  L.sample_id = sample_id;
+  L.first = res->n;
+  res->samples++;
+  res->rows += n;
+  /* a view that shows only some rows (gold) cannot judge sample-level facts */
+  L.partial = n < n_rows;
+  sample_level(&L, sample, rows, n);
+  for (i = 0; i < n; i++) {
+    const rescue_jnode *row = rows[i], *st, *et, *ri, *dc;
+    int p = pos ? pos[i] : i + 1, therapist;
+    char *speaker, sh[64];
+    r01(&L, row, p);
+    if (row->type != RESCUE_JOBJECT)
+      continue;
+    speaker = rescue_strdup(clean(&L.a, rescue_jget(row, "primary_speaker")));
+    if (!speaker) {
+      L.oom = 1;
+      break;
+    }
+    therapist = strcmp(speaker, sc->therapist) == 0;
+    r04(&L, row, p);
+    labels(&L, row, p, therapist);
+    guideline(&L, row, p, speaker, therapist);
+    r13(&L, row, p, n_rows);
+    /* R02 */
+    st = rescue_jget(row, "start_time");
+    et = rescue_jget(row, "end_time");
+    if (st && st->type == RESCUE_JNUMBER && st->num < 0)
+      add(&L, 2, p, "start_time", "start_time %s is negative", st->s);
+    if (st && et && st->type == RESCUE_JNUMBER && et->type == RESCUE_JNUMBER &&
+        !(et->num > st->num))
+      add(&L, 2, p, "end_time", "end_time %s is not after start_time %s", et->s, st->s);
+    if (et && et->type == RESCUE_JNUMBER &&
+        (last_end < 0 || et->num > rescue_jget(rows[last_end], "end_time")->num))
+      last_end = i;
+    /* R15 */
+    dc = rescue_jget(row, "dialogue_cleaned");
+    if (dc && dc->type == RESCUE_JSTRING && !*clean(&L.a, dc))
+      add(&L, 15, p, "dialogue_cleaned", "dialogue_cleaned is empty");
+    /* R16 */
+    ri = rescue_jget(row, "row_index");
+    if (ri && ri->type == RESCUE_JNUMBER && ri->is_int && ri->num != p)
+      add(&L, 16, p, "row_index", "row_index is %s at position %d", ri->s, p);
+    /* R17 */
+    if (st && st->type == RESCUE_JNUMBER) {
+      if (!isnan(prev_start) && st->num < prev_start)
+        add(&L, 17, p, "start_time", "starts at %s s, before row %d (%g s)", st->s, prev_pos,
+            prev_start);
+      prev_start = st->num;
+      prev_pos = p;
+    }
+    /* R18: the previous row of the same speaker */
+    if (st && st->type == RESCUE_JNUMBER && *speaker) {
+      int j;
+      for (j = i - 1; j >= 0; j--) {
+        const rescue_jnode *pe;
+        if (rows[j]->type != RESCUE_JOBJECT ||
+            strcmp(clean(&L.b, rescue_jget(rows[j], "primary_speaker")), speaker) != 0)
+          continue;
+        pe = rescue_jget(rows[j], "end_time");
+        if (pe && pe->type == RESCUE_JNUMBER && st->num < pe->num)
+          add(&L, 18, p, "start_time", "starts at %s s, before row %d of the same speaker '%s' "
+              "ends (%s s)", st->s, pos ? pos[j] : j + 1, shorten(sh, speaker), pe->s);
+        break;
+      }
+    }
+    rescue_free(speaker);
+  }
+  /* R03 */
+  if (media && !isnan(media->duration) && last_end >= 0) {
+    const rescue_jnode *et = rescue_jget(rows[last_end], "end_time");
+    if (et->num > media->duration + 0.0005)
+      add(&L, 3, pos ? pos[last_end] : last_end + 1, "end_time",
+          "ends at %s s, after the end of the sample's media (%.3f s)", et->s, media->duration);
+  }
+  /* R14 */
+  if (media && media->n_cues && !L.partial)
+    r14(&L, rows, n, media);
+  if (res->n - L.first > 1)
+    qsort(res->findings + L.first, (size_t)(res->n - L.first), sizeof *res->findings, by_row_rule);
+  ents_clear(&L);
+  rescue_free(L.ents);
+  rescue_buf_free(&L.a);
+  rescue_buf_free(&L.b);
+  return L.oom ? RESCUE_ENOMEM : 0;
+}
+
+void rescue_lint_result_free(rescue_lint_result *res) {
+  int i;
+  if (!res)
+    return;
+  for (i = 0; i < res->n; i++) {
+    rescue_free(res->findings[i].sample_id);
+    rescue_free(res->findings[i].field);
+    rescue_free(res->findings[i].reason);
+  }
+  rescue_free(res->findings);
+  memset(res, 0, sizeof *res);
+}
+
+void rescue_lint_finding_text(const rescue_lint_finding *f, rescue_buf *out) {
+  rescue_buf_puts(out, f->sample_id);
+  if (f->row)
+    rescue_buf_printf(out, ":%d", f->row);
+  rescue_buf_printf(out, ": %s: R%02d %s: %s\n",
+                    f->severity == RESCUE_LINT_ERROR ? "error" : "warning", f->rule, f->field,
+                    f->reason);
+}
+
+void rescue_lint_result_json(const rescue_lint_result *res, rescue_buf *out) {
+  rescue_jw w;
+  int i;
+  char id[8];
+  rescue_jw_init(&w, out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "samples");
+  rescue_jw_int(&w, res->samples);
+  rescue_jw_key(&w, "rows");
+  rescue_jw_int(&w, res->rows);
+  rescue_jw_key(&w, "errors");
+  rescue_jw_int(&w, res->errors);
+  rescue_jw_key(&w, "warnings");
+  rescue_jw_int(&w, res->warnings);
+  rescue_jw_key(&w, "by_rule");
+  rescue_jw_obj(&w);
+  for (i = 1; i <= RESCUE_LINT_RULES; i++)
+    if (res->by_rule[i]) {
+      snprintf(id, sizeof id, "R%02d", i);
+      rescue_jw_key(&w, id);
+      rescue_jw_int(&w, res->by_rule[i]);
+    }
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "findings");
+  rescue_jw_arr(&w);
+  for (i = 0; i < res->n; i++) {
+    const rescue_lint_finding *f = &res->findings[i];
+    snprintf(id, sizeof id, "R%02d", f->rule);
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "rule");
+    rescue_jw_str(&w, id);
+    rescue_jw_key(&w, "severity");
+    rescue_jw_str(&w, f->severity == RESCUE_LINT_ERROR ? "error" : "warning");
+    rescue_jw_key(&w, "sample");
+    rescue_jw_str(&w, f->sample_id);
+    rescue_jw_key(&w, "row");
+    if (f->row)
+      rescue_jw_int(&w, f->row);
+    else
+      rescue_jw_null(&w);
+    rescue_jw_key(&w, "field");
+    rescue_jw_str(&w, f->field);
+    rescue_jw_key(&w, "reason");
+    rescue_jw_str(&w, f->reason);
+    rescue_jw_end(&w);
+  }
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+}
+
+/* ---- the store walk ---- */
+
+/* The media duration of a sample (NAN when unknown). */
+static int media_duration(rescue_store *st, int64_t ref, double *out) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_media_duration");
+  int rc;
+  *out = NAN;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+    *out = sqlite3_column_double(s, 0);
+  sqlite3_reset(s);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading media");
+}
+
+/* The latest subtitle import's cues of a sample; texts kept in buf. */
+static int load_cues(rescue_store *st, int64_t ref, rescue_lint_cue **cues, int *n, rescue_buf *buf) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_cues");
+  size_t *offs = NULL;
+  int cap = 0, rc, i;
+  *n = 0;
+  rescue_buf_reset(buf);
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (*n == cap) {
+      rescue_lint_cue *nc = rescue_realloc(*cues, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *nc);
+      size_t *no = nc ? rescue_realloc(offs, (size_t)cap * sizeof *no) : NULL;
+      if (nc)
+        *cues = nc;
+      if (!nc || !no) {
+        sqlite3_reset(s);
+        rescue_free(offs);
+        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      }
+      offs = no;
+    }
+    (*cues)[*n].seq = sqlite3_column_int(s, 0);
+    (*cues)[*n].start = sqlite3_column_double(s, 1);
+    (*cues)[*n].end = sqlite3_column_double(s, 2);
+    offs[*n] = buf->len;
+    rescue_buf_putn(buf, sqlite3_column_text(s, 3), (size_t)sqlite3_column_bytes(s, 3));
+    rescue_buf_putc(buf, 0);
+    (*n)++;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    rescue_free(offs);
+    return rescue_store_sqlerr(st, "reading subtitle cues");
+  }
+  if (!rescue_buf_ok(buf)) {
+    rescue_free(offs);
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  for (i = 0; i < *n; i++)
+    (*cues)[i].text = buf->s + offs[i];
+  rescue_free(offs);
+  return 0;
+}
+
+int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result *res) {
+  const rescue_scheme *sc = rescue_store_scheme(st);
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  rescue_jdoc *doc_rows = rescue_jdoc_new(), *doc_sample = rescue_jdoc_new();
+  rescue_buf text = RESCUE_BUF_INIT, cue_text = RESCUE_BUF_INIT;
+  const rescue_jnode **rows = NULL;
+  int *pos = NULL, cap = 0, rc;
+  rescue_lint_cue *cues = NULL;
+  long total = 0, done = 0;
+  memset(res, 0, sizeof *res);
+  if (!doc_rows || !doc_sample) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  if (o->progress && (rc = rescue_store_sample_count(st, &total)))
+    goto end;
+  if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it)))
+    goto end;
+  while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
+    const rescue_jnode *sample = NULL, *arr;
+    rescue_jerror je;
+    rescue_lint_media media;
+    int i, k, named = 0;
+    if (o->progress)
+      o->progress(o->progress_arg, (uint64_t)++done, (uint64_t)total);
+    for (i = 0; i < o->n_samples; i++)
+      named |= strcmp(o->samples[i], s->sample_id) == 0;
+    if ((strcmp(s->status, "discarded") == 0 && !named) || s->n == 0)
+      continue; /* discarded, or nothing to see in this view (gold before adjudication) */
+    /* the sample-level keys: head + [] + tail */
+    rescue_buf_reset(&text);
+    rescue_buf_puts(&text, s->head);
+    if (s->has_rows) {
+      rescue_buf_puts(&text, "[]");
+      rescue_buf_puts(&text, s->tail);
+    }
+    if (!rescue_buf_ok(&text)) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    sample = rescue_jparse(doc_sample, text.s, text.len, &je);
+    /* the rows, as one array */
+    rescue_buf_reset(&text);
+    rescue_buf_putc(&text, '[');
+    for (i = 0; i < s->n; i++) {
+      if (i)
+        rescue_buf_putc(&text, ',');
+      rescue_buf_putn(&text, s->rows[i].content, s->rows[i].content_len);
+    }
+    rescue_buf_putc(&text, ']');
+    if (!rescue_buf_ok(&text)) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    arr = rescue_jparse(doc_rows, text.s, text.len, &je);
+    if (!arr) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
+                         "sample '%s': stored rows do not parse: %s", s->sample_id, je.msg);
+      goto end;
+    }
+    if (s->n > cap) {
+      const rescue_jnode **nr = rescue_realloc(rows, (size_t)s->n * sizeof *nr);
+      int *np;
+      if (!nr) {
+        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      rows = nr;
+      np = rescue_realloc(pos, (size_t)s->n * sizeof *np);
+      if (!np) {
+        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      pos = np;
+      cap = s->n;
+    }
+    {
+      const rescue_jnode *c;
+      for (c = arr->child, k = 0; c && k < s->n; c = c->next, k++) {
+        rows[k] = c;
+        pos[k] = s->rows[k].position;
+      }
+    }
+    memset(&media, 0, sizeof media);
+    if ((rc = media_duration(st, s->ref, &media.duration)) ||
+        (rc = load_cues(st, s->ref, &cues, &media.n_cues, &cue_text)))
+      goto end;
+    media.cues = cues;
+    if (rescue_lint_sample(sc, s->sample_id, sample, rows, pos, s->n, s->n_rows, &media, res)) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+  }
+end:
+  rescue_sample_iter_free(&it);
+  rescue_jdoc_free(&doc_rows);
+  rescue_jdoc_free(&doc_sample);
+  rescue_buf_free(&text);
+  rescue_buf_free(&cue_text);
+  rescue_free(rows);
+  rescue_free(pos);
+  rescue_free(cues);
+  return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,372 @@
+/*
+** check_adjudicate.c: the three policies on a sample with a model draft, two annotators and
+** a lead who edited one row; gold versions marked with policy and sources; undecided rows
+** listed (exit 0); reruns change nothing; exports pick gold up; refusals.
+*/
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* One sample "g/s1" of 4 rows whose utterance types are utt[0..3] (couple, Ann speaks). */
+static void sample(rescue_buf *b, const char *id, const char *const *utt) {
+  int i;
+  rescue_buf_printf(b, "{\"sample_id\": \"%s\", \"rows\": [", id);
+  for (i = 0; i < 4; i++)
+    rescue_buf_printf(b, "%s{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": "
+                         "\"Ann\", \"target\": [\"Therapist\"], \"utterance_type\": \"%s\"}",
+                      i ? ", " : "", i, i, utt[i]);
+  rescue_buf_puts(b, "]}\n");
+}
+
+typedef struct fixture {
+  char *db, *dir;
+  int64_t lea_version;  /* the lead's version of row 2 */
+} fixture;
+
+/*
+** gpt (model) drafts; ann and bob revise; lea (lead) edits row 2 only:
+**   row 1: nobody changes the draft        -> shared by all
+**   row 2: ann and bob differ, lea edits   -> lead: lea's; majority: a three-way tie
+**   row 3: ann and bob agree on a change   -> shared by the coders; majority 2 of 3
+**   row 4: ann and bob differ              -> lead: undecided; majority: tie
+** A second sample "g/s2" has only the model's draft.
+*/
+static fixture make(void) {
+  static const char *draft[] = {"disclosure", "request", "other", "accusation"};
+  static const char *ann[] = {"disclosure", "defense", "repair", "validation"};
+  static const char *bob[] = {"disclosure", "withdrawal", "repair", "reflection"};
+  fixture f;
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_store *st = NULL;
+  rescue_error e = {0, ""};
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_jerror je;
+  rescue_row_input in;
+  const rescue_jnode *root, *bad;
+  const char *row2 = "{\"start_time\": 1.0, \"end_time\": 1.5, \"primary_speaker\": \"Ann\", "
+                     "\"target\": [\"Therapist\"], \"utterance_type\": \"request\", \"note\": \"lea\"}";
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  int64_t row_id, lea;
+  f.db = tu_new_corpus();
+  f.dir = strdup(f.db);
+  *strrchr(f.dir, '/') = 0;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "gpt", "--role", "model", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "lea", "--role", "lead", NULL), 0);
+  sample(&b, "g/s1", draft);
+  sample(&b, "g/s2", draft);
+  tu_write(tu_path(f.dir, "gpt.jsonl"), b.s);
+  rescue_buf_reset(&b);
+  sample(&b, "g/s1", ann);
+  tu_write(tu_path(f.dir, "ann.jsonl"), b.s);
+  rescue_buf_reset(&b);
+  sample(&b, "g/s1", bob);
+  tu_write(tu_path(f.dir, "bob.jsonl"), b.s);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", f.db, tu_path(f.dir, "gpt.jsonl"), "--annotator",
+                             "gpt", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", f.db, tu_path(f.dir, "ann.jsonl"), "--annotator",
+                             "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", f.db, tu_path(f.dir, "bob.jsonl"), "--annotator",
+                             "bob", NULL), 0);
+  /* the lead saves row 2 only, as the review server would */
+  ck_assert_int_eq(sqlite3_open(f.db, &h), SQLITE_OK);
+  sqlite3_prepare_v2(h, "SELECT r.id FROM row r JOIN sample s ON s.rowset_id = r.rowset_id "
+                        "WHERE s.sample_id = 'g/s1' AND r.position = 2", -1, &q, NULL);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  row_id = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  ck_assert_int_eq(rescue_store_open(&st, f.db, 0, &e), 0);
+  ck_assert_int_eq(rescue_annotator_id(st, "lea", NULL, 0, &lea), 0);
+  root = rescue_jparse(doc, row2, strlen(row2), &je);
+  memset(&in, 0, sizeof in);
+  ck_assert_int_eq(rescue_row_input_from_json(rescue_store_scheme(st), root, &in, &bad, &e), 0);
+  ck_assert_int_eq(rescue_store_begin(st), 0);
+  ck_assert_int_eq(rescue_store_add_row_version(st, row_id, lea, "edit", &in, NULL, NULL,
+                                                &f.lea_version), 0);
+  ck_assert_int_eq(rescue_store_commit(st), 0);
+  rescue_row_input_free(&in);
+  rescue_store_close(&st);
+  rescue_jdoc_free(&doc);
+  rescue_buf_free(&b);
+  return f;
+}
+
+static void done(fixture *f) {
+  free(f->db);
+  free(f->dir);
+}
+
+/* The gold versions of sample s1: position -> {policy, sources, content, annotator}. */
+static json_t *gold(const char *db) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  json_t *m = json_object();
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_prepare_v2(h,
+      "SELECT r.position, v.gold_policy, v.gold_sources, v.content, a.name, s.sample_id "
+      "FROM row_version v JOIN row r ON r.id = v.row_id JOIN annotator a ON a.id = v.annotator_id "
+      "JOIN sample s ON s.rowset_id = r.rowset_id WHERE v.kind = 'gold' ORDER BY v.id", -1, &q, NULL),
+      SQLITE_OK);
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    char key[64];
+    json_error_t je;
+    snprintf(key, sizeof key, "%s:%d", sqlite3_column_text(q, 5), sqlite3_column_int(q, 0));
+    json_object_set_new(m, key, json_pack("{s:s, s:o, s:o, s:s}", "policy",
+                                          (const char *)sqlite3_column_text(q, 1), "sources",
+                                          json_loads((const char *)sqlite3_column_text(q, 2), 0, &je),
+                                          "content",
+                                          json_loads((const char *)sqlite3_column_text(q, 3), 0, &je),
+                                          "annotator", (const char *)sqlite3_column_text(q, 4)));
+  }
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return m;
+}
+
+static const char *utt_of(json_t *g, const char *key) {
+  json_t *r = json_object_get(g, key);
+  ck_assert_msg(r != NULL, "no gold for %s", key);
+  return json_string_value(json_object_get(json_object_get(r, "content"), "utterance_type"));
+}
+
+/* Version ids of annotator `name` on row `pos` of g/s1 (their latest). */
+static int64_t version_of(const char *db, const char *name, int pos) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  int64_t id = 0;
+  sqlite3_open(db, &h);
+  sqlite3_prepare_v2(h, "SELECT max(v.id) FROM row_version v JOIN row r ON r.id = v.row_id "
+                        "JOIN annotator a ON a.id = v.annotator_id JOIN sample s ON s.rowset_id = "
+                        "r.rowset_id WHERE s.sample_id = 'g/s1' AND r.position = ?1 AND a.name = ?2",
+                     -1, &q, NULL);
+  sqlite3_bind_int(q, 1, pos);
+  sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
+  if (sqlite3_step(q) == SQLITE_ROW)
+    id = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return id;
+}
+
+START_TEST(test_lead_policy) {
+  fixture f = make();
+  char *out = NULL, *err = NULL, *line;
+  json_t *g, *src;
+  size_t n;
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "adjudicated 2 samples (8 rows) by policy lead (lead lea): "
+                                    "3 gold versions written, 0 already gold, 5 undecided"));
+  ck_assert_ptr_nonnull(strstr(out, "  g/s1:4: the lead (lea) made no version and the coders "
+                                    "disagree (ann, bob)\n"));
+  /* the model's draft alone decides nothing */
+  ck_assert_ptr_nonnull(strstr(out, "  g/s2:1: the lead (lea) made no version and no other coder "
+                                    "worked on this sample\n"));
+  ck_assert_str_eq(err, "");
+  free(out);
+  free(err);
+  g = gold(f.db);
+  ck_assert_int_eq((int)json_object_size(g), 3);
+  ck_assert_str_eq(utt_of(g, "g/s1:1"), "disclosure");
+  ck_assert_str_eq(utt_of(g, "g/s1:2"), "request");
+  ck_assert_str_eq(utt_of(g, "g/s1:3"), "repair");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(g, "g/s1:2"),
+                                                                     "content"), "note")), "lea");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(g, "g/s1:2"), "policy")), "lead");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(g, "g/s1:2"), "annotator")),
+                   "adjudication");
+  src = json_object_get(json_object_get(g, "g/s1:2"), "sources");
+  ck_assert_int_eq((int)json_array_size(src), 1);
+  ck_assert_int_eq(json_integer_value(json_array_get(src, 0)), f.lea_version);
+  /* row 3: the versions ann and bob share */
+  src = json_object_get(json_object_get(g, "g/s1:3"), "sources");
+  ck_assert_int_eq((int)json_array_size(src), 2);
+  ck_assert_int_eq(json_integer_value(json_array_get(src, 0)), version_of(f.db, "ann", 3));
+  ck_assert_int_eq(json_integer_value(json_array_get(src, 1)), version_of(f.db, "bob", 3));
+  json_decref(g);
+  /* a rerun writes nothing new */
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--lead", "lea",
+                             "--json", NULL),
+                   0);
+  {
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "written")), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "unchanged")), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "lead")), "lea");
+    ck_assert_int_eq((int)json_array_size(json_object_get(j, "undecided")), 5);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(j,
+                                                        "undecided"), 0), "row")), 4);
+    json_decref(j);
+  }
+  free(out);
+  free(err);
+  /* the export's corpus view shows gold where it exists, the latest elsewhere */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "out.jsonl"), "--samples", "g/s1", NULL),
+                   0);
+  line = tu_read(tu_path(f.dir, "out.jsonl"), &n);
+  {
+    json_error_t je;
+    json_t *j = json_loads(line, 0, &je), *rows = json_object_get(j, "rows");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 1), "note")), "lea");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 2), "utterance_type")),
+                     "repair");
+    /* row 4 has no gold: the latest version (bob's) */
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 3), "utterance_type")),
+                     "reflection");
+    json_decref(j);
+  }
+  free(line);
+  /* the gold view leaves the sample out until every row is gold */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "gold.jsonl"), "--view", "gold", NULL),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "wrote 0 samples"));
+  free(out);
+  free(err);
+  /* lint on the partial gold view judges the rows it sees (these minimal rows lack most
+     fields: R01), never the sample-level facts it cannot see (R19) */
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", f.db, "--view", "gold", NULL), 1);
+  ck_assert_ptr_nonnull(strstr(out, "\n1 sample, 3 rows: "));
+  ck_assert_ptr_nonnull(strstr(out, "g/s1:3: error: R01 "));
+  ck_assert_ptr_null(strstr(out, "R19"));
+  ck_assert_ptr_null(strstr(out, "g/s1:4:"));
+  free(out);
+  free(err);
+  done(&f);
+}
+END_TEST
+
+START_TEST(test_majority_policy) {
+  fixture f = make();
+  char *out = NULL, *err = NULL;
+  json_t *g, *src;
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "majority", NULL), 0);
+  /* coders: ann, bob, lea (lea's view is the draft where she made no version) */
+  ck_assert_ptr_nonnull(strstr(out, "2 gold versions written, 0 already gold, 6 undecided"));
+  ck_assert_ptr_nonnull(strstr(out, "  g/s1:2: a tie: 1 coder each for different contents (ann | "
+                                    "bob | lea)\n"));
+  ck_assert_ptr_nonnull(strstr(out, "  g/s1:4: a tie: 1 coder each for different contents"));
+  ck_assert_ptr_nonnull(strstr(out, "  g/s2:1: no coder worked on this sample\n"));
+  free(out);
+  free(err);
+  g = gold(f.db);
+  ck_assert_int_eq((int)json_object_size(g), 2);
+  ck_assert_str_eq(utt_of(g, "g/s1:1"), "disclosure");
+  ck_assert_str_eq(utt_of(g, "g/s1:3"), "repair");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(g, "g/s1:3"), "policy")),
+                   "majority");
+  src = json_object_get(json_object_get(g, "g/s1:3"), "sources");
+  ck_assert_int_eq((int)json_array_size(src), 2);
+  json_decref(g);
+  done(&f);
+}
+END_TEST
+
+START_TEST(test_latest_policy) {
+  fixture f = make();
+  char *out = NULL, *err = NULL;
+  json_t *g;
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "latest", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "8 gold versions written, 0 already gold, 0 undecided"));
+  free(out);
+  free(err);
+  g = gold(f.db);
+  ck_assert_str_eq(utt_of(g, "g/s1:1"), "disclosure");
+  ck_assert_str_eq(utt_of(g, "g/s1:2"), "request");   /* lea's, saved last */
+  ck_assert_str_eq(utt_of(g, "g/s1:4"), "reflection"); /* bob's, imported after ann's */
+  ck_assert_str_eq(utt_of(g, "g/s2:4"), "accusation"); /* the model's draft */
+  ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(json_object_get(g, "g/s1:2"),
+                                                                     "sources"), 0)),
+                   f.lea_version);
+  json_decref(g);
+  /* now every row has gold: the gold view exports both samples */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "gold.jsonl"), "--view", "gold", NULL),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "wrote 2 samples (8 rows)"));
+  free(out);
+  free(err);
+  /* agreement ignores gold: the coders are still ann, bob and lea */
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", f.db, "--field", "utterance_type", "--json", NULL),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "\"coders\": [\"lea\", \"ann\", \"bob\"]"));
+  free(out);
+  free(err);
+  done(&f);
+}
+END_TEST
+
+START_TEST(test_refusals) {
+  fixture f = make();
+  char *out = NULL, *err = NULL, copy[4096];
+  size_t n;
+  char *bytes = tu_read(f.db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", f.db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "rescue: adjudicate: missing --policy"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "vote", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "unknown policy 'vote'"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "majority", "--lead",
+                             "lea", NULL),
+                   2);
+  ck_assert_ptr_nonnull(strstr(err, "--lead applies to --policy lead only"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--lead", "zed",
+                             NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "no annotator named 'zed'"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--samples",
+                             "g/none", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "no sample 'g/none'"));
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(f.db, copy));
+  /* two leads: the policy needs to know which */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "max", "--role", "lead", NULL), 0);
+  bytes = tu_read(f.db, &n);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "the corpus has 2 leads (lea, max): choose one with --lead"));
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(f.db, copy));
+  /* --samples restricts */
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "latest", "--samples",
+                             "g/s2", NULL),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "adjudicated 1 sample (4 rows)"));
+  free(out);
+  free(err);
+  done(&f);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("adjudicate");
+  TCase *tc = tcase_create("adjudicate");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_lead_policy);
+  tcase_add_test(tc, test_majority_policy);
+  tcase_add_test(tc, test_latest_policy);
+  tcase_add_test(tc, test_refusals);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}

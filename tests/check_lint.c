@@ -1,0 +1,554 @@
+/*
+** check_lint.c: each guideline rule R01-R19 on hand-made bad rows (exactly the expected
+** rules fire, nothing else), a clean sample, a scheme that changes the verdict, the store
+** walk (media duration, subtitle cues, views, discarded samples) and the CLI.
+*/
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* A clean couple sample: Ann and Bo with the therapist, all 15 fields and row_index. */
+static const char base[] =
+    "{\"sample_id\": \"ann_and_bo/s01_segment01\", \"scenario\": \"couple\", "
+    "\"participants\": [\"Ann\", \"Bo\"], \"rows\": ["
+    "{\"start_time\": 0.0, \"end_time\": 2.0, \"primary_speaker\": \"Ann\", "
+    "\"target\": [\"Therapist\"], \"dialogue_cleaned\": \"He never listens.\", "
+    "\"utterance_type\": \"accusation\", \"background_dialogue\": [], \"tone_of_voice\": \"sharp\", "
+    "\"body_posture\": [{\"person\": \"Ann\", \"description\": \"arms crossed\"}], "
+    "\"facial_expressions\": [], \"self_directed_behavior\": [], \"interaction_behavior\": [], "
+    "\"internal_emotion\": [{\"person\": \"Ann\", \"emotion_description\": \"hurt\", "
+    "\"intensity\": 6}], \"viewpoints_attitudes\": [{\"source\": \"Ann\", \"target\": \"Bo\", "
+    "\"viewpoint\": \"he is distant\", \"attitude\": \"resentful\"}], \"support_strategy\": [], "
+    "\"row_index\": 1, \"relation_pattern\": null, \"relation_pattern_reason\": null, "
+    "\"relation_pattern_evidence_rows\": []},"
+    "{\"start_time\": 2.0, \"end_time\": 4.0, \"primary_speaker\": \"Therapist\", "
+    "\"target\": [\"Ann\"], \"dialogue_cleaned\": \"What happens for you then?\", "
+    "\"utterance_type\": \"\", \"background_dialogue\": [], \"tone_of_voice\": \"soft\", "
+    "\"body_posture\": [], \"facial_expressions\": [], \"self_directed_behavior\": [], "
+    "\"interaction_behavior\": [], \"internal_emotion\": [], \"viewpoints_attitudes\": [], "
+    "\"support_strategy\": [{\"provider\": \"Therapist\", \"target\": [\"Ann\"], "
+    "\"strategy_type\": \"evoke\", \"strategy_content\": \"invites the hurt\"}], "
+    "\"relation_cycle_state\": \"pursue_withdraw\", \"row_index\": 2, \"relation_pattern\": null, "
+    "\"relation_pattern_reason\": null, \"relation_pattern_evidence_rows\": []},"
+    "{\"start_time\": 4.0, \"end_time\": 6.0, \"primary_speaker\": \"Bo\", "
+    "\"target\": [\"Ann\"], \"dialogue_cleaned\": \"I do listen.\", "
+    "\"utterance_type\": \"defense\", \"background_dialogue\": [{\"speaker\": \"Ann\", "
+    "\"target\": [\"Bo\"], \"content\": \"no\"}], \"tone_of_voice\": \"flat\", "
+    "\"body_posture\": [], \"facial_expressions\": [], \"self_directed_behavior\": [], "
+    "\"interaction_behavior\": [{\"initiator\": \"Bo\", \"target\": [\"Ann\"], "
+    "\"description\": \"turns away\"}], \"internal_emotion\": [], \"viewpoints_attitudes\": [], "
+    "\"support_strategy\": [], \"row_index\": 3, \"relation_pattern\": \"pursue_withdraw\", "
+    "\"relation_pattern_reason\": \"she pursues, he withdraws\", "
+    "\"relation_pattern_evidence_rows\": [1, 3]}]}";
+
+typedef void (*mutate_fn)(json_t *sample, json_t *rows);
+
+/* Lint the base sample after mutate, with an optional media duration and cues. */
+static rescue_lint_result lint_mutated(mutate_fn mutate, double duration,
+                                       const rescue_lint_cue *cues, int n_cues) {
+  static rescue_scheme *sc;
+  rescue_error err = {0, ""};
+  json_error_t je;
+  json_t *j = json_loads(base, JSON_PRESERVE_ORDER, &je);
+  char *text;
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_jerror pe;
+  const rescue_jnode *root, *rows, *c, *list[16];
+  rescue_lint_result res;
+  rescue_lint_media media = {duration, n_cues, cues};
+  int n = 0;
+  ck_assert_msg(j != NULL, "base: %s", je.text);
+  if (!sc) {
+    size_t len;
+    const char *xml = rescue_scheme_default_xml(&len);
+    ck_assert_int_eq(rescue_scheme_load(xml, len, &sc, &err), 0);
+  }
+  if (mutate)
+    mutate(j, json_object_get(j, "rows"));
+  text = json_dumps(j, JSON_PRESERVE_ORDER);
+  root = rescue_jparse(doc, text, strlen(text), &pe);
+  ck_assert_ptr_nonnull(root);
+  rows = rescue_jget(root, "rows");
+  for (c = rows->child; c; c = c->next)
+    list[n++] = c;
+  memset(&res, 0, sizeof res);
+  ck_assert_int_eq(rescue_lint_sample(sc, json_string_value(json_object_get(j, "sample_id")), root,
+                                      list, NULL, n, n, &media, &res),
+                   0);
+  rescue_jdoc_free(&doc);
+  free(text);
+  json_decref(j);
+  return res;
+}
+
+/* Assert the findings are exactly the rules in want (ascending, 0-terminated). */
+static void expect_rules(const rescue_lint_result *r, const int *want, const char *what) {
+  char got[512] = "";
+  int i, k = 0, ok = 1;
+  for (i = 0; i < r->n; i++) {
+    size_t n = strlen(got);
+    snprintf(got + n, sizeof got - n, " R%02d(%d %s: %s)", r->findings[i].rule, r->findings[i].row,
+             r->findings[i].field, r->findings[i].reason);
+  }
+  /* every wanted rule appears, and nothing else */
+  for (i = 0; i < r->n; i++) {
+    int j, found = 0;
+    for (j = 0; want[j]; j++)
+      found |= want[j] == r->findings[i].rule;
+    ok &= found;
+  }
+  for (k = 0; want[k]; k++) {
+    int found = 0;
+    for (i = 0; i < r->n; i++)
+      found |= want[k] == r->findings[i].rule;
+    ok &= found;
+  }
+  ck_assert_msg(ok, "%s: got%s", what, got[0] ? got : " nothing");
+}
+
+#define ROW(i) json_array_get(rows, i)
+#define SET(obj, key, val) json_object_set_new((obj), (key), (val))
+
+static void m_missing_field(json_t *s, json_t *rows) { json_object_del(ROW(0), "tone_of_voice"); }
+static void m_wrong_type(json_t *s, json_t *rows) { SET(ROW(2), "target", json_string("Ann")); }
+static void m_item_type(json_t *s, json_t *rows) {
+  json_array_append_new(json_object_get(ROW(0), "body_posture"), json_string("slumped"));
+}
+static void m_child_type(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(0), "body_posture"), 0), "description", json_integer(3));
+}
+static void m_end_before_start(json_t *s, json_t *rows) { SET(ROW(0), "end_time", json_real(0.0)); }
+static void m_negative_start(json_t *s, json_t *rows) { SET(ROW(0), "start_time", json_real(-0.5)); }
+static void m_unknown_person(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(0), "body_posture"), 0), "person", json_string("Carl"));
+}
+static void m_family_label(json_t *s, json_t *rows) {
+  json_array_append_new(json_object_get(ROW(1), "target"), json_string("Family"));
+}
+static void m_empty_speaker(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(0), "internal_emotion"), 0), "person", json_string(" "));
+}
+static void m_target_speaker(json_t *s, json_t *rows) {
+  json_array_append_new(json_object_get(ROW(2), "target"), json_string("Bo"));
+}
+static void m_target_empty(json_t *s, json_t *rows) { SET(ROW(2), "target", json_array()); }
+static void m_utt_empty_client(json_t *s, json_t *rows) {
+  SET(ROW(0), "utterance_type", json_string(""));
+}
+static void m_utt_therapist(json_t *s, json_t *rows) {
+  SET(ROW(1), "utterance_type", json_string("defense"));
+}
+static void m_utt_unknown(json_t *s, json_t *rows) {
+  SET(ROW(2), "utterance_type", json_string("Defense"));
+}
+static void m_bg_self(json_t *s, json_t *rows) {
+  json_array_append_new(json_object_get(json_array_get(json_object_get(ROW(2),
+                                                                       "background_dialogue"), 0),
+                                        "target"),
+                        json_string("Ann"));
+}
+static void m_bg_no_speaker(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(2), "background_dialogue"), 0), "speaker",
+      json_string(""));
+}
+static void m_ib_self(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(2), "interaction_behavior"), 0), "target",
+      json_pack("[s]", "Bo"));
+}
+static void m_ib_no_target(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(2), "interaction_behavior"), 0), "target", json_array());
+}
+static void m_intensity_high(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(0), "internal_emotion"), 0), "intensity",
+      json_integer(11));
+}
+static void m_intensity_text(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(0), "internal_emotion"), 0), "intensity",
+      json_string("6"));
+}
+static void m_vp_self(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(0), "viewpoints_attitudes"), 0), "target",
+      json_string("Ann"));
+}
+static void m_vp_list(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(0), "viewpoints_attitudes"), 0), "target",
+      json_pack("[s]", "Bo"));
+}
+static void m_support_client(json_t *s, json_t *rows) {
+  json_array_append_new(json_object_get(ROW(2), "support_strategy"),
+                        json_pack("{s:s, s:[s], s:s, s:s}", "provider", "Therapist", "target",
+                                  "Ann", "strategy_type", "join", "strategy_content", "x"));
+}
+static void m_support_provider(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(1), "support_strategy"), 0), "provider",
+      json_string("Ann"));
+}
+static void m_support_therapist(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(1), "support_strategy"), 0), "target",
+      json_pack("[s]", "Therapist"));
+}
+static void m_support_group(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(1), "support_strategy"), 0), "target",
+      json_pack("[s, s]", "Couple", "Ann"));
+}
+static void m_support_family_type(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(1), "support_strategy"), 0), "strategy_type",
+      json_string("boundary"));
+}
+static void m_relation_family(json_t *s, json_t *rows) {
+  SET(ROW(2), "relation_pattern", json_string("escalation_conflict"));
+}
+static void m_cycle_unknown(json_t *s, json_t *rows) {
+  SET(ROW(1), "relation_cycle_state", json_string("stonewalling"));
+}
+static void m_evidence(json_t *s, json_t *rows) {
+  SET(ROW(2), "relation_pattern_evidence_rows", json_pack("[i, i]", 0, 9));
+}
+static void m_dialogue_empty(json_t *s, json_t *rows) {
+  SET(ROW(2), "dialogue_cleaned", json_string("  "));
+}
+static void m_row_index(json_t *s, json_t *rows) { SET(ROW(1), "row_index", json_integer(5)); }
+static void m_time_order(json_t *s, json_t *rows) { SET(ROW(2), "start_time", json_real(1.0)); }
+static void m_overlap(json_t *s, json_t *rows) {
+  /* row 3 becomes Ann's again, starting before her row 1 ends, after row 2 starts */
+  SET(ROW(0), "end_time", json_real(3.0));
+  SET(ROW(2), "start_time", json_real(2.5));
+  SET(ROW(2), "primary_speaker", json_string("Ann"));
+  SET(ROW(2), "target", json_pack("[s]", "Bo"));
+  SET(json_array_get(json_object_get(ROW(2), "interaction_behavior"), 0), "initiator",
+      json_string("Ann"));
+  SET(json_array_get(json_object_get(ROW(2), "interaction_behavior"), 0), "target",
+      json_pack("[s]", "Bo"));
+  SET(json_array_get(json_object_get(ROW(2), "background_dialogue"), 0), "speaker",
+      json_string("Bo"));
+  SET(json_array_get(json_object_get(ROW(2), "background_dialogue"), 0), "target",
+      json_pack("[s]", "Ann"));
+}
+static void m_scenario(json_t *s, json_t *rows) { SET(s, "scenario", json_string("family")); }
+static void m_participants_extra(json_t *s, json_t *rows) {
+  SET(s, "participants", json_pack("[s, s, s]", "Ann", "Bo", "Cy"));
+}
+static void m_participants_short(json_t *s, json_t *rows) {
+  SET(s, "participants", json_pack("[s]", "Ann"));
+}
+static void m_no_given(json_t *s, json_t *rows) {
+  json_object_del(s, "scenario");
+  json_object_del(s, "participants");
+}
+static void m_cleaning(json_t *s, json_t *rows) {
+  /* values the scripts strip are fine: " Ann " is Ann */
+  SET(ROW(2), "target", json_pack("[s]", " Ann "));
+  SET(ROW(0), "utterance_type", json_string("accusation "));
+}
+
+START_TEST(test_rules_one_by_one) {
+  static const struct {
+    mutate_fn fn;
+    int rules[3];
+    const char *what;
+  } cases[] = {
+      {NULL, {0}, "the clean sample"},
+      {m_no_given, {0}, "scenario and participants derived, not given"},
+      {m_cleaning, {0}, "values that clean to valid ones"},
+      {m_missing_field, {1, 0}, "a missing field"},
+      {m_wrong_type, {1, 0}, "target as a string"},
+      {m_item_type, {1, 0}, "a list item that is not an object"},
+      {m_child_type, {1, 0}, "a description that is a number"},
+      {m_end_before_start, {2, 0}, "end before start"},
+      {m_negative_start, {2, 0}, "negative start"},
+      {m_unknown_person, {4, 0}, "an off-screen person"},
+      {m_family_label, {4, 19, 0}, "Family in a couple sample"},
+      {m_empty_speaker, {4, 0}, "an empty emotion person"},
+      {m_target_speaker, {5, 0}, "target contains the speaker"},
+      {m_target_empty, {5, 0}, "empty target"},
+      {m_utt_empty_client, {6, 0}, "client row without utterance_type"},
+      {m_utt_therapist, {6, 0}, "therapist row with utterance_type"},
+      {m_utt_unknown, {6, 0}, "utterance_type outside the set (case matters)"},
+      {m_bg_self, {7, 0}, "background speaker in its target"},
+      {m_bg_no_speaker, {7, 0}, "background speech without speaker"},
+      {m_ib_self, {8, 0}, "initiator in its target"},
+      {m_ib_no_target, {8, 0}, "behaviour without target"},
+      {m_intensity_high, {9, 0}, "intensity 11"},
+      {m_intensity_text, {9, 0}, "intensity as a string"},
+      {m_vp_self, {10, 0}, "viewpoint about oneself"},
+      {m_vp_list, {10, 0}, "viewpoint with a list target"},
+      {m_support_client, {11, 0}, "support on a client row"},
+      {m_support_provider, {11, 0}, "support by a client"},
+      {m_support_therapist, {11, 0}, "support targeting the therapist"},
+      {m_support_group, {11, 0}, "group label with another target"},
+      {m_support_family_type, {11, 0}, "a family strategy in a couple sample"},
+      {m_relation_family, {12, 0}, "a family pattern in a couple sample"},
+      {m_cycle_unknown, {12, 0}, "an unknown cycle state"},
+      {m_evidence, {13, 0}, "evidence rows 0 and 9"},
+      {m_dialogue_empty, {15, 0}, "empty dialogue"},
+      {m_row_index, {16, 0}, "row_index off"},
+      {m_time_order, {17, 0}, "a row starting before the previous one"},
+      {m_overlap, {18, 0}, "overlap with the same speaker's previous row"},
+      {m_scenario, {11, 19, 0}, "given scenario family (a couple strategy then fails too)"},
+      {m_participants_extra, {19, 0}, "an extra participant"},
+      {m_participants_short, {4, 19, 0}, "a missing participant"},
+  };
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    rescue_lint_result r = lint_mutated(cases[i].fn, NAN, NULL, 0);
+    expect_rules(&r, cases[i].rules, cases[i].what);
+    ck_assert_int_eq(r.samples, 1);
+    ck_assert_int_eq(r.rows, 3);
+    rescue_lint_result_free(&r);
+  }
+}
+END_TEST
+
+START_TEST(test_finding_details) {
+  rescue_lint_result r = lint_mutated(m_target_speaker, NAN, NULL, 0);
+  rescue_buf b = RESCUE_BUF_INIT;
+  ck_assert_int_eq(r.n, 1);
+  ck_assert_int_eq(r.findings[0].row, 3);
+  ck_assert_str_eq(r.findings[0].field, "target");
+  ck_assert_str_eq(r.findings[0].sample_id, "ann_and_bo/s01_segment01");
+  ck_assert_int_eq(r.findings[0].severity, RESCUE_LINT_ERROR);
+  ck_assert_int_eq(r.errors, 1);
+  ck_assert_int_eq(r.by_rule[5], 1);
+  rescue_lint_finding_text(&r.findings[0], &b);
+  ck_assert_str_eq(b.s, "ann_and_bo/s01_segment01:3: error: R05 target: target contains the "
+                        "speaker 'Bo'\n");
+  rescue_lint_result_free(&r);
+  r = lint_mutated(m_intensity_high, NAN, NULL, 0);
+  ck_assert_str_eq(r.findings[0].field, "internal_emotion[1].intensity");
+  ck_assert_str_eq(r.findings[0].reason, "intensity 11 is outside 0..10");
+  rescue_lint_result_free(&r);
+  r = lint_mutated(m_evidence, NAN, NULL, 0);
+  ck_assert_int_eq(r.n, 2); /* 0 and 9 */
+  rescue_lint_result_free(&r);
+  r = lint_mutated(m_overlap, NAN, NULL, 0);
+  ck_assert_int_eq(r.findings[0].severity, RESCUE_LINT_WARNING);
+  ck_assert_int_eq(r.warnings, 1);
+  ck_assert_int_eq(r.errors, 0);
+  rescue_lint_result_free(&r);
+  r = lint_mutated(m_participants_short, NAN, NULL, 0);
+  /* the sample-level finding comes first, without a row */
+  ck_assert_int_eq(r.findings[0].row, 0);
+  ck_assert_int_eq(r.findings[0].rule, 19);
+  ck_assert_ptr_nonnull(strstr(r.findings[0].reason, "not listed 'Bo'"));
+  rescue_lint_result_free(&r);
+  rescue_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_media_rules) {
+  static const rescue_lint_cue cues[] = {
+      {1, 0.5, 1.5, "He never listens."},    /* covered by row 1 */
+      {2, 6.5, 8.0, "[door closes]"},        /* no words */
+      {3, 6.5, 8.0, "\xe2\x99\xaa"},         /* music sign */
+      {4, 7.0, 9.0, "Are we done?"},         /* not covered */
+      {5, 5.5, 7.5, "(sighs) fine"},         /* a quarter covered: words outside brackets */
+  };
+  static const int r03[] = {3, 0}, r14[] = {14, 0}, none[] = {0};
+  rescue_lint_result r = lint_mutated(NULL, 5.5, NULL, 0);
+  expect_rules(&r, r03, "media shorter than the rows");
+  ck_assert_int_eq(r.findings[0].row, 3);
+  rescue_lint_result_free(&r);
+  r = lint_mutated(NULL, 6.0, NULL, 0);
+  expect_rules(&r, none, "media exactly as long as the rows");
+  rescue_lint_result_free(&r);
+  r = lint_mutated(NULL, NAN, cues, 5);
+  expect_rules(&r, r14, "uncovered cues");
+  ck_assert_int_eq(r.n, 2);
+  ck_assert_str_eq(r.findings[0].field, "subtitles[4]");
+  ck_assert_str_eq(r.findings[1].field, "subtitles[5]");
+  ck_assert_int_eq(r.findings[0].row, 0);
+  rescue_lint_result_free(&r);
+}
+END_TEST
+
+/* ---- the store and the CLI ---- */
+
+static void write_sample(const char *path, mutate_fn fn) {
+  json_error_t je;
+  json_t *j = json_loads(base, JSON_PRESERVE_ORDER, &je);
+  char *t;
+  if (fn)
+    fn(j, json_object_get(j, "rows"));
+  t = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);
+  tu_write(path, t);
+  free(t);
+  json_decref(j);
+}
+
+static void sql(const char *db, const char *text) {
+  sqlite3 *h;
+  char *msg = NULL;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_exec(h, text, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+  sqlite3_close(h);
+}
+
+START_TEST(test_cli) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, copy[4096];
+  size_t n;
+  char *bytes;
+  json_t *j;
+  json_error_t je;
+  *strrchr(dir, '/') = 0;
+  write_sample(tu_path(dir, "good.json"), NULL);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "good.json"), NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 0);
+  ck_assert_str_eq(out, "1 sample, 3 rows: 0 errors, 0 warnings\n");
+  free(out);
+  free(err);
+  /* ann's version has an error; the corpus view (latest) shows it, the import view not */
+  write_sample(tu_path(dir, "bad.json"), m_target_speaker);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bad.json"), "--annotator",
+                             "ann", NULL),
+                   0);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  bytes = tu_read(db, &n);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
+  ck_assert_str_eq(out, "ann_and_bo/s01_segment01:3: error: R05 target: target contains the "
+                        "speaker 'Bo'\n\n1 sample, 3 rows: 1 error, 0 warnings (R05 1)\n");
+  ck_assert_str_eq(err, "");
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--view", "annotator:import", NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--view", "gold", NULL), 0);
+  ck_assert_str_eq(out, "0 samples, 0 rows: 0 errors, 0 warnings\n");
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--json", NULL), 1);
+  j = json_loads(out, 0, &je);
+  ck_assert_msg(j != NULL, "%s", out);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "errors")), 1);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "by_rule"), "R05")), 1);
+  ck_assert_str_eq(json_string_value(json_object_get(
+                       json_array_get(json_object_get(j, "findings"), 0), "rule")),
+                   "R05");
+  ck_assert_int_eq(json_integer_value(json_object_get(
+                       json_array_get(json_object_get(j, "findings"), 0), "row")),
+                   3);
+  json_decref(j);
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+  /* usage and lookups */
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--view", "nobody", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "rescue: lint: unknown view 'nobody'"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--view", "annotator:zed", NULL), 1);
+  ck_assert_ptr_nonnull(strstr(err, "no annotator named 'zed'"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--samples", "x/y", NULL), 1);
+  ck_assert_ptr_nonnull(strstr(err, "no sample 'x/y'"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", NULL), 2);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", "-h", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "R19 error"));
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+  /* media duration (R03) and subtitle cues (R14) as the media module stores them */
+  sql(db, "INSERT INTO source(id, path, size, fingerprint, duration, probed_at) "
+          "VALUES (1, 'v.mp4', 10, 'f', 100.0, 'now');"
+          "INSERT INTO segment(sample_ref, source_id, start, end, created_at) "
+          "VALUES (1, 1, 10.0, 15.0, 'now');"
+          "INSERT INTO cue(sample_ref, import_id, seq, start, end, speaker, text) VALUES "
+          "(1, 1, 1, 20.0, 22.0, '', 'old import'),"
+          "(1, 2, 1, 0.5, 1.5, 'Ann', 'He never listens.'),"
+          "(1, 2, 2, 8.0, 9.0, 'Bo', 'Anyone there?');");
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--view", "annotator:import", NULL), 1);
+  ck_assert_ptr_nonnull(strstr(out, "ann_and_bo/s01_segment01:3: error: R03 end_time: ends at 6.0 "
+                                    "s, after the end of the sample's media (5.000 s)"));
+  ck_assert_ptr_nonnull(strstr(out, "ann_and_bo/s01_segment01: warning: R14 subtitles[2]: cue 2 "
+                                    "(8.00-9.00 s) \"Anyone there?\" is not covered by any row"));
+  ck_assert_ptr_null(strstr(out, "old import"));
+  free(out);
+  free(err);
+  /* a discarded sample is skipped unless named */
+  sql(db, "UPDATE sample SET status = 'discarded', status_reason = 'test' WHERE id = 1;");
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 0);
+  ck_assert_str_eq(out, "0 samples, 0 rows: 0 errors, 0 warnings\n");
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--samples", "ann_and_bo/s01_segment01", NULL),
+                   1);
+  free(out);
+  free(err);
+  free(dir);
+  free(db);
+}
+END_TEST
+
+/* The scheme decides: a corpus whose scheme spells a label differently flags the rows. */
+START_TEST(test_scheme_driven) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  size_t len;
+  const char *xml = rescue_scheme_default_xml(&len);
+  char *alt = malloc(len + 16), *p;
+  memcpy(alt, xml, len);
+  alt[len] = 0;
+  p = strstr(alt, "<label name=\"defense\">");
+  ck_assert_ptr_nonnull(p);
+  memcpy(p + 13, "defence", 7);
+  tu_write(tu_path(dir, "s.xml"), alt);
+  write_sample(tu_path(dir, "good.json"), NULL);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "init", tu_path(dir, "c.db"), "--scheme",
+                             tu_path(dir, "s.xml"), NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", tu_path(dir, "c.db"),
+                             tu_path(dir, "good.json"), NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", tu_path(dir, "c.db"), NULL), 1);
+  ck_assert_ptr_nonnull(strstr(out, ":3: error: R06 utterance_type: 'defense' is not a "
+                                    "utterance_type label"));
+  free(out);
+  free(err);
+  free(alt);
+  free(dir);
+}
+END_TEST
+
+/* The four real samples of the release: lint runs and finds what a real release has. */
+START_TEST(test_fixtures) {
+  const char *fx = tu_fixtures();
+  char *db = tu_new_corpus(), *out = NULL, *err = NULL, p1[4096], p2[4096];
+  snprintf(p1, sizeof p1, "%s/rescue-bench/couple-first3.jsonl", fx);
+  snprintf(p2, sizeof p2, "%s/rescue-bench/family-first1.jsonl", fx);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, p1, p2, NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
+  ck_assert_ptr_nonnull(strstr(out, "4 samples, 181 rows"));
+  /* an evidence row 0 in the third couple sample; one same-speaker overlap in the family one */
+  ck_assert_ptr_nonnull(strstr(out, "alan_and_evelyn/003_s01e02_ct81_segment02:2: error: R13 "
+                                    "relation_pattern_evidence_rows"));
+  ck_assert_ptr_nonnull(strstr(out, "family_therapy/003/merged:18: warning: R18"));
+  free(out);
+  free(err);
+  free(db);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("lint");
+  TCase *tc = tcase_create("lint");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_rules_one_by_one);
+  tcase_add_test(tc, test_finding_details);
+  tcase_add_test(tc, test_media_rules);
+  tcase_add_test(tc, test_cli);
+  tcase_add_test(tc, test_scheme_driven);
+  tcase_add_test(tc, test_fixtures);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}

@@ -1,0 +1,172 @@
+/*
+** cmd_annotator.c: `rescue annotator add` (with a sign-in token) and `rescue annotator list`.
+*/
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_add[] =
+    "usage: rescue annotator add <db> <name> [--role annotator|lead|model]\n"
+    "\n"
+    "Add an annotator and print a sign-in token for the review server. The token is shown\n"
+    "only now: the corpus keeps its SHA-256. A model annotator holds machine\n"
+    "pre-annotations. An annotator that an import created (without a token) gets one,\n"
+    "and the role when --role is given.\n"
+    "\n"
+    "options:\n"
+    "  --role <role>  annotator (default), lead or model\n"
+    "  -h, --help     show this help\n";
+
+static const char usage_list[] =
+    "usage: rescue annotator list <db> [--json]\n"
+    "\n"
+    "Every annotator with their role, row versions (and gold written under their name),\n"
+    "the samples they have versions in, the samples the latest assignment gives them (and\n"
+    "how many of those are shared for double review), and whether a token was issued.\n"
+    "\n"
+    "options:\n"
+    "  --json      one JSON document\n"
+    "  -h, --help  show this help\n";
+
+int cmd_annotator_add(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"role", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  const char *role = NULL, *why;
+  rescue_store *st = NULL;
+  char token[65];
+  int c, rc, existed = 0;
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_add)) != -1) {
+    switch (c) {
+    case 'h': return cli_help(usage_add);
+    case 'r':
+      if (!rescue_annotator_role_valid(optarg))
+        return cli_usage_error(usage_add, "unknown role '%s' (expected annotator, lead or model)",
+                               optarg);
+      role = optarg;
+      break;
+    default: return 2;
+    }
+  }
+  if (argc - optind != 2)
+    return cli_usage_error(usage_add, argc - optind > 2 ? "too many arguments"
+                                      : argc - optind ? "missing <name>" : "missing <db> and <name>");
+  if ((why = rescue_annotator_name_invalid(argv[optind + 1])))
+    return cli_usage_error(usage_add, "invalid annotator name '%s': %s", argv[optind + 1], why);
+  if ((rc = cli_open_store(argv[optind], 0, &st)))
+    return rc;
+  if (rescue_annotator_add(st, argv[optind + 1], role, token, &existed)) {
+    rc = cli_fail(rescue_store_err(st));
+    rescue_store_close(&st);
+    return rc;
+  }
+  rescue_store_close(&st);
+  if (existed)
+    printf("issued a sign-in token to the existing annotator '%s'%s%s%s\n", argv[optind + 1],
+           role ? " (role " : "", role ? role : "", role ? ")" : "");
+  else
+    printf("added annotator '%s' (role %s)\n", argv[optind + 1], role ? role : "annotator");
+  printf("sign-in token: %s\n", token);
+  printf("(shown only now; the corpus keeps its SHA-256)\n");
+  return cli_finish(0);
+}
+
+int cmd_annotator_list(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  rescue_store *st = NULL;
+  rescue_annotator_info *list = NULL;
+  rescue_assign_run run;
+  rescue_buf out = RESCUE_BUF_INIT;
+  int c, rc, n = 0, json = 0, i;
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_list)) != -1) {
+    switch (c) {
+    case 'h': return cli_help(usage_list);
+    case 'j': json = 1; break;
+    default: return 2;
+    }
+  }
+  if (argc - optind != 1)
+    return cli_usage_error(usage_list, argc - optind ? "too many arguments" : "missing <db>");
+  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+    return rc;
+  if (rescue_annotator_list(st, &list, &n, &run)) {
+    rc = cli_fail(rescue_store_err(st));
+    rescue_store_close(&st);
+    return rc;
+  }
+  if (json) {
+    rescue_jw w;
+    rescue_jw_init(&w, &out);
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "annotators");
+    rescue_jw_arr(&w);
+    for (i = 0; i < n; i++) {
+      rescue_jw_obj(&w);
+      rescue_jw_key(&w, "name");
+      rescue_jw_str(&w, list[i].name);
+      rescue_jw_key(&w, "role");
+      rescue_jw_str(&w, list[i].role);
+      rescue_jw_key(&w, "versions");
+      rescue_jw_int(&w, list[i].versions);
+      rescue_jw_key(&w, "gold");
+      rescue_jw_int(&w, list[i].gold);
+      rescue_jw_key(&w, "samples");
+      rescue_jw_int(&w, list[i].samples);
+      rescue_jw_key(&w, "assigned");
+      rescue_jw_int(&w, list[i].assigned);
+      rescue_jw_key(&w, "shared");
+      rescue_jw_int(&w, list[i].shared);
+      rescue_jw_key(&w, "token");
+      rescue_jw_bool(&w, list[i].has_token);
+      rescue_jw_key(&w, "created_at");
+      rescue_jw_str(&w, list[i].created_at);
+      rescue_jw_end(&w);
+    }
+    rescue_jw_end(&w);
+    rescue_jw_key(&w, "assignment");
+    if (run.id) {
+      rescue_jw_obj(&w);
+      rescue_jw_key(&w, "run");
+      rescue_jw_int(&w, run.id);
+      rescue_jw_key(&w, "seed");
+      rescue_jw_int(&w, (long long)run.seed);
+      rescue_jw_key(&w, "overlap");
+      rescue_jw_double(&w, run.overlap);
+      rescue_jw_key(&w, "annotators");
+      rescue_jw_str(&w, run.annotators);
+      rescue_jw_key(&w, "created_at");
+      rescue_jw_str(&w, run.created_at);
+      rescue_jw_end(&w);
+    } else {
+      rescue_jw_null(&w);
+    }
+    rescue_jw_end(&w);
+    rescue_buf_putc(&out, '\n');
+  } else {
+    rescue_buf_printf(&out, "%-20s %-9s %9s %6s %8s %9s %7s  %s\n", "name", "role", "versions",
+                      "gold", "samples", "assigned", "shared", "token");
+    for (i = 0; i < n; i++)
+      rescue_buf_printf(&out, "%-20s %-9s %9ld %6ld %8ld %9ld %7ld  %s\n", list[i].name,
+                        list[i].role, list[i].versions, list[i].gold, list[i].samples,
+                        list[i].assigned, list[i].shared, list[i].has_token ? "yes" : "no");
+    if (run.id)
+      rescue_buf_printf(&out, "\nassignment in use: run %lld of %s (seed %llu, overlap %g, "
+                              "annotators %s)\n",
+                        (long long)run.id, run.created_at, (unsigned long long)run.seed,
+                        run.overlap, run.annotators);
+    else
+      rescue_buf_puts(&out, "\nno assignment yet (rescue assign)\n");
+  }
+  rescue_annotator_list_free(&list, n, &run);
+  rescue_store_close(&st);
+  if (!rescue_buf_ok(&out)) {
+    rescue_buf_free(&out);
+    cli_error("out of memory");
+    return 1;
+  }
+  fwrite(out.s, 1, out.len, stdout);
+  rescue_buf_free(&out);
+  return cli_finish(0);
+}

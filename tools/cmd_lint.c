@@ -1,0 +1,132 @@
+/*
+** cmd_lint.c: `rescue lint <db>`: the annotation guideline's rules R01-R19 over the corpus.
+*/
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: rescue lint <db> [--samples <id>,...] [--view gold|latest|annotator:<name>] [--json]\n"
+    "\n"
+    "Check every sample against the annotation guideline (format.md §5), driven by the\n"
+    "corpus's scheme: JSON types, times, entity sets, closed label sets per scenario,\n"
+    "ranges, evidence rows, subtitle coverage, scenario and participants. One line per\n"
+    "finding: <sample>:<row>: error|warning: <rule> <field>: <reason>. Exits 1 when there\n"
+    "is an error finding, 0 when there are only warnings or none.\n"
+    "\n"
+    "rules:\n";
+
+static const char usage_tail[] =
+    "\n"
+    "options:\n"
+    "  --samples <ids>  only these samples (comma-separated; discarded samples are\n"
+    "                   skipped unless named here)\n"
+    "  --view <v>       which version of each row: the corpus view by default (gold where\n"
+    "                   adjudicated, else the latest), gold, latest or annotator:<name>\n"
+    "  --json           one JSON document: counts and every finding\n"
+    "  -h, --help       show this help\n";
+
+/* The usage text with the rule list. */
+static const char *full_usage(void) {
+  static char text[8192];
+  size_t n;
+  int r;
+  if (text[0])
+    return text;
+  n = (size_t)snprintf(text, sizeof text, "%s", usage);
+  for (r = 1; r <= RESCUE_LINT_RULES && n < sizeof text; r++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "  R%02d %-7s  %s\n", r,
+                          rescue_lint_rule_severity(r) == RESCUE_LINT_ERROR ? "error" : "warning",
+                          rescue_lint_rule_text(r));
+  if (n < sizeof text)
+    snprintf(text + n, sizeof text - n, "%s", usage_tail);
+  return text;
+}
+
+int cmd_lint(int argc, char **argv) {
+  static const struct option opts[] = {{"samples", required_argument, NULL, 's'},
+                                       {"view", required_argument, NULL, 'v'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *view_spec = NULL, *u = full_usage();
+  char **samples = NULL;
+  int c, rc = 2, json = 0, n_samples = 0, i;
+  rescue_lint_opts o;
+  rescue_lint_result res;
+  rescue_store *st = NULL;
+  rescue_buf out = RESCUE_BUF_INIT;
+  cli_progress *bar = NULL;
+
+  memset(&o, 0, sizeof o);
+  memset(&res, 0, sizeof res);
+  while ((c = cli_getopt(argc, argv, "h", opts, u)) != -1) {
+    switch (c) {
+    case 'h': cli_free_list(samples); return cli_help(u);
+    case 's':
+      cli_free_list(samples);
+      samples = cli_split_list(optarg, &n_samples);
+      if (!samples || !n_samples) {
+        cli_usage_error(u, "--samples needs at least one sample id");
+        goto end;
+      }
+      break;
+    case 'v': view_spec = optarg; break;
+    case 'j': json = 1; break;
+    default: goto end;
+    }
+  }
+  if (argc - optind != 1) {
+    cli_usage_error(u, argc - optind ? "too many arguments" : "missing <db>");
+    goto end;
+  }
+  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+    goto end;
+  if (rescue_view_parse(st, view_spec, &o.view)) {
+    rc = rescue_store_err(st)->code == RESCUE_EINVAL
+             ? cli_usage_error(u, "%s", rescue_store_errmsg(st))
+             : cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  o.samples = (const char *const *)samples;
+  o.n_samples = n_samples;
+  bar = cli_progress_start("linting");
+  o.progress = cli_progress_update;
+  o.progress_arg = bar;
+  rc = rescue_lint(st, &o, &res);
+  cli_progress_done(&bar);
+  if (rc) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  if (json) {
+    rescue_lint_result_json(&res, &out);
+    rescue_buf_putc(&out, '\n');
+  } else {
+    for (i = 0; i < res.n; i++)
+      rescue_lint_finding_text(&res.findings[i], &out);
+    rescue_buf_printf(&out, "%s%ld sample%s, %ld row%s: %ld error%s, %ld warning%s", res.n ? "\n" : "",
+                      res.samples, res.samples == 1 ? "" : "s", res.rows, res.rows == 1 ? "" : "s",
+                      res.errors, res.errors == 1 ? "" : "s", res.warnings,
+                      res.warnings == 1 ? "" : "s");
+    for (i = 1, c = 0; i <= RESCUE_LINT_RULES; i++)
+      if (res.by_rule[i])
+        rescue_buf_printf(&out, "%sR%02d %ld", c++ ? ", " : " (", i, res.by_rule[i]);
+    rescue_buf_puts(&out, c ? ")\n" : "\n");
+  }
+  if (!rescue_buf_ok(&out)) {
+    cli_error("out of memory");
+    rc = 1;
+    goto end;
+  }
+  fwrite(out.s, 1, out.len, stdout);
+  rc = cli_finish(res.errors ? 1 : 0);
+end:
+  rescue_buf_free(&out);
+  rescue_lint_result_free(&res);
+  rescue_store_close(&st);
+  cli_free_list(samples);
+  return rc;
+}

@@ -1,0 +1,237 @@
+/*
+** demo_agree.c: the demo's annotation step: a second annotator revises a few rows of the
+** demo sessions (fictional edits written here), a lead settles one, then lint, agreement
+** and adjudication run on the demo corpus, their reports left under <dir>/agree/.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* One fictional revision: in row `position` of `sample`, `from` becomes `to`. */
+typedef struct demo_edit {
+  const char *annotator;
+  const char *sample;
+  int position;
+  const char *from, *to;
+} demo_edit;
+
+static const demo_edit edits[] = {
+    {"noor", "maya_and_daniel/001_s01e01_segment01", 3, "\"utterance_type\": \"accusation\"",
+     "\"utterance_type\": \"request\""},
+    {"noor", "maya_and_daniel/001_s01e01_segment01", 3, "\"intensity\": 8", "\"intensity\": 7"},
+    {"noor", "maya_and_daniel/001_s01e01_segment01", 5, "\"utterance_type\": \"reflection\"",
+     "\"utterance_type\": \"disclosure\""},
+    {"noor", "maya_and_daniel/001_s01e01_segment01", 6, "\"strategy_type\": \"evoke\"",
+     "\"strategy_type\": \"join\""},
+    {"noor", "family_therapy/demo01/merged", 2, "\"utterance_type\": \"accusation\"",
+     "\"utterance_type\": \"defense\""},
+    {"noor", "family_therapy/demo01/merged", 9, "\"target\": [\"Rosa\", \"Tomas\"]",
+     "\"target\": [\"Rosa\"]"},
+    {"noor", "family_therapy/demo01/merged", 10, "\"intensity\": 4", "\"intensity\": 5"},
+    /* the lead settles one disagreement */
+    {"lena", "family_therapy/demo01/merged", 2, "\"utterance_type\": \"accusation\"",
+     "\"utterance_type\": \"defense\""},
+};
+
+/* Apply the edits of one annotator to the imported rows and save them as versions. */
+static int revise(rescue_store *st, const char *annotator) {
+  rescue_view v = {RESCUE_VIEW_ANNOTATOR, 0};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_row_input in;
+  rescue_buf text = RESCUE_BUF_INIT;
+  int64_t who;
+  int rc, i, k;
+  memset(&in, 0, sizeof in);
+  if (!doc || (rc = rescue_annotator_id(st, annotator, NULL, 0, &who)) ||
+      (rc = rescue_annotator_id(st, "import", NULL, 0, &v.annotator_id)) ||
+      (rc = rescue_store_begin(st))) {
+    rescue_jdoc_free(&doc);
+    return cli_fail(rescue_store_err(st));
+  }
+  if ((rc = rescue_sample_iter_new(st, &v, NULL, 0, &it)))
+    goto fail;
+  while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
+    for (i = 0; i < s->n; i++) {
+      const rescue_row *row = &s->rows[i];
+      int changed = 0;
+      rescue_buf_reset(&text);
+      rescue_buf_putn(&text, row->content, row->content_len);
+      for (k = 0; k < (int)(sizeof edits / sizeof edits[0]); k++) {
+        const demo_edit *e = &edits[k];
+        char *at;
+        size_t fl = strlen(e->from), tl = strlen(e->to);
+        if (strcmp(e->annotator, annotator) != 0 || strcmp(e->sample, s->sample_id) != 0 ||
+            e->position != row->position)
+          continue;
+        if (!text.s || !(at = strstr(text.s, e->from))) {
+          rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
+                        "demo: row %d of %s has no %s", e->position, e->sample, e->from);
+          rc = RESCUE_EINTERNAL;
+          goto fail;
+        }
+        if (rescue_buf_grow(&text, tl) != 0) {
+          rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+          goto fail;
+        }
+        at = strstr(text.s, e->from);
+        memmove(at + tl, at + fl, text.len - (size_t)(at - text.s) - fl + 1);
+        memcpy(at, e->to, tl);
+        text.len = text.len - fl + tl;
+        changed = 1;
+      }
+      if (changed) {
+        rescue_jerror je;
+        const rescue_jnode *root = rescue_jparse(doc, text.s, text.len, &je), *bad;
+        if (!root) {
+          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "demo edit: %s", je.msg);
+          goto fail;
+        }
+        if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &in, &bad,
+                                             rescue_store_err(st))) ||
+            (rc = rescue_store_add_row_version(st, row->row_id, who, "edit", &in, NULL, NULL, NULL)))
+          goto fail;
+      }
+    }
+  }
+  if (rc < 0)
+    goto fail;
+  rescue_sample_iter_free(&it);
+  if ((rc = rescue_store_commit(st)))
+    goto fail;
+  rescue_row_input_free(&in);
+  rescue_buf_free(&text);
+  rescue_jdoc_free(&doc);
+  return 0;
+fail:
+  rescue_sample_iter_free(&it);
+  rescue_store_rollback(st);
+  rescue_row_input_free(&in);
+  rescue_buf_free(&text);
+  rescue_jdoc_free(&doc);
+  return cli_fail(rescue_store_err(st));
+}
+
+/* Write buf to path; returns 1 (after a message) on failure. */
+static int save(const char *path, const rescue_buf *b) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(b->s, 1, b->len, f) != b->len || fclose(f) != 0) {
+    if (f)
+      fclose(f);
+    cli_error("cannot write '%s'", path);
+    return 1;
+  }
+  return 0;
+}
+
+int demo_agree(const char *dir, rescue_store *st) {
+  char path[4096], token[65];
+  const char *fields[] = {"utterance_type", "target", "support_strategy", "emotion_intensity"};
+  rescue_lint_opts lo;
+  rescue_lint_result lr;
+  rescue_agree_corpus_opts ao;
+  rescue_agree_report *rep = NULL;
+  rescue_adjudicate_opts jo;
+  rescue_adjudicate_result jr;
+  rescue_buf b = RESCUE_BUF_INIT;
+  int existed, rc = 1, i;
+
+  memset(&lr, 0, sizeof lr);
+  memset(&jr, 0, sizeof jr);
+  if (rescue_annotator_add(st, "noor", "annotator", token, &existed) ||
+      rescue_annotator_add(st, "lena", "lead", token, &existed))
+    return cli_fail(rescue_store_err(st));
+  if (revise(st, "noor") || revise(st, "lena"))
+    return 1;
+  snprintf(path, sizeof path, "%s/agree/lint.json", dir);
+  if (rescue_make_parents(path) != 0) {
+    cli_error("cannot create '%s/agree'", dir);
+    return 1;
+  }
+  printf("   a second annotator (noor) revised 7 things in 6 rows; a lead (lena) settled one\n");
+
+  memset(&lo, 0, sizeof lo);
+  if (rescue_lint(st, &lo, &lr)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  rescue_lint_result_json(&lr, &b);
+  rescue_buf_putc(&b, '\n');
+  if (save(path, &b))
+    goto end;
+  printf("   lint (rescue lint): %ld samples: %ld error%s, %ld warning%s -> %s\n", lr.samples,
+         lr.errors, lr.errors == 1 ? "" : "s", lr.warnings, lr.warnings == 1 ? "" : "s", path);
+  for (i = 0; i < lr.n && i < 5; i++) {
+    rescue_buf_reset(&b);
+    rescue_lint_finding_text(&lr.findings[i], &b);
+    printf("     %s", b.s);
+  }
+
+  memset(&ao, 0, sizeof ao);
+  ao.stats.ci_replicates = 1000;
+  ao.stats.seed = 7;
+  ao.stats.by = RESCUE_BY_STRATUM;
+  if (rescue_agree_corpus(st, &ao, &rep)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  rescue_buf_reset(&b);
+  rescue_agree_report_json(rep, &b);
+  rescue_buf_putc(&b, '\n');
+  snprintf(path, sizeof path, "%s/agree/agreement.json", dir);
+  if (save(path, &b))
+    goto end;
+  rescue_buf_reset(&b);
+  rescue_agree_report_text(rep, &b);
+  snprintf(path, sizeof path, "%s/agree/agreement.txt", dir);
+  if (save(path, &b))
+    goto end;
+  rescue_agree_report_free(&rep);
+  printf("   agreement (rescue agree) between import, noor and lena -> %s/agree/agreement.txt\n",
+         dir);
+  ao.fields = fields;
+  ao.n_fields = 4;
+  ao.stats.ci_replicates = 0;
+  ao.stats.by = RESCUE_BY_NONE;
+  if (rescue_agree_corpus(st, &ao, &rep)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  rescue_buf_reset(&b);
+  rescue_agree_report_text(rep, &b);
+  for (i = 0; b.s && i < (int)b.len; i++)
+    if (b.s[i] == '\n' && b.s[i + 1] && b.s[i + 1] != ' ' && b.s[i + 1] != '\n' &&
+        strncmp(b.s + i + 1, "agreement", 9) != 0) {
+      const char *e = strchr(b.s + i + 1, '\n');
+      printf("     %.*s\n", (int)(e ? e - (b.s + i + 1) : 0), b.s + i + 1);
+    }
+
+  memset(&jo, 0, sizeof jo);
+  jo.policy = RESCUE_ADJ_LEAD;
+  jo.lead = "lena";
+  if (rescue_adjudicate(st, &jo, &jr)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  rescue_buf_reset(&b);
+  rescue_adjudicate_result_json(&jo, &jr, &b);
+  rescue_buf_putc(&b, '\n');
+  snprintf(path, sizeof path, "%s/agree/adjudication.json", dir);
+  if (save(path, &b))
+    goto end;
+  printf("   adjudicated (rescue adjudicate --policy lead --lead lena): %ld gold rows, %d left "
+         "undecided -> %s\n",
+         jr.written, jr.n_undecided, path);
+  for (i = 0; i < jr.n_undecided; i++)
+    printf("     undecided %s:%d: %s\n", jr.undecided[i].sample_id, jr.undecided[i].row,
+           jr.undecided[i].reason);
+  rc = 0;
+end:
+  rescue_buf_free(&b);
+  rescue_lint_result_free(&lr);
+  rescue_agree_report_free(&rep);
+  rescue_adjudicate_result_free(&jr);
+  return rc;
+}
