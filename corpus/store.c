@@ -254,7 +254,12 @@ void rescue_store_bulk_end(rescue_store *st, int bulk) {
 static int exec_sql(rescue_store *st, const char *sql, const char *what) {
   char *msg = NULL;
   if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    int rc = rescue_seterr(&st->err, RESCUE_ESQL, "%s: %s", what, msg ? msg : "failed");
+    int ec = sqlite3_errcode(st->db), rc;
+    /* another writer held the corpus past the busy timeout: say so, never "locked" */
+    if (ec == SQLITE_BUSY || ec == SQLITE_LOCKED)
+      rc = rescue_store_sqlerr(st, what);
+    else
+      rc = rescue_seterr(&st->err, RESCUE_ESQL, "%s: %s", what, msg ? msg : "failed");
     sqlite3_free(msg);
     return rc;
   }
@@ -334,8 +339,6 @@ static int migrate(rescue_store *st) {
 /* ---- open / create ---- */
 
 static int configure(rescue_store *st, int readonly) {
-  sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-  sqlite3_extended_result_codes(st->db, 1);
   if (!readonly && exec_sql(st, "PRAGMA journal_mode = WAL", "enabling WAL"))
     return st->err.code;
   if (exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", "configuring"))
@@ -404,18 +407,66 @@ static rescue_store *store_alloc(const char *path) {
   return st;
 }
 
-static int check_application_id(rescue_store *st) {
+/* Read the application id: SQLITE_ROW with *id set, else the extended SQLite error. */
+static int read_application_id(sqlite3 *db, int *id) {
   sqlite3_stmt *s = NULL;
-  int id = -1, rc;
-  rc = sqlite3_prepare_v2(st->db, "PRAGMA application_id", -1, &s, NULL);
+  int rc = sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &s, NULL);
   if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW)
-    id = sqlite3_column_int(s, 0);
+    *id = sqlite3_column_int(s, 0);
+  else if ((rc = sqlite3_extended_errcode(db)) == SQLITE_OK)
+    rc = SQLITE_ERROR;
   sqlite3_finalize(s);
-  if (rc == SQLITE_NOTADB || (rc != SQLITE_ROW && rc != SQLITE_OK) || id != RESCUE_APPLICATION_ID)
+  return rc;
+}
+
+/*
+** A writer killed mid-transaction under a rollback journal (a bulk import) leaves a hot
+** journal that only a connection allowed to write can roll back. Do that once through a
+** connection of our own, and put the corpus back in WAL mode. 0, or the SQLite code.
+*/
+static int recover_hot_journal(const char *path) {
+  sqlite3 *db = NULL;
+  int id = 0, rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(db, 1);
+    if (sqlite3_db_readonly(db, "main") == 1)
+      rc = SQLITE_READONLY;
+    else if ((rc = read_application_id(db, &id)) == SQLITE_ROW) { /* the read rolls back */
+      rc = SQLITE_OK;
+      /* best effort: a bulk import had left WAL; a writer's next open sets it anyway */
+      sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    }
+  }
+  sqlite3_close_v2(db);
+  return rc;
+}
+
+static int check_application_id(rescue_store *st, int readonly) {
+  int id = -1, rc = read_application_id(st->db, &id);
+  if (rc == SQLITE_READONLY_ROLLBACK && readonly) {
+    int r = recover_hot_journal(st->path);
+    if (r != SQLITE_OK && (r & 0xff) != SQLITE_BUSY)
+      return rescue_seterr(&st->err, RESCUE_EIO,
+                           "'%s' holds a write that an interrupted command left unfinished; "
+                           "it is rolled back by the next command that may write to the "
+                           "corpus (%s)",
+                           st->path, sqlite3_errstr(r));
+    if (r == SQLITE_OK)
+      rc = read_application_id(st->db, &id);
+    else
+      rc = r;
+  }
+  if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+    return rescue_store_sqlerr(st, "opening the corpus");
+  if (rc == SQLITE_ROW && id == RESCUE_APPLICATION_ID)
+    return 0;
+  if (rc == SQLITE_ROW || (rc & 0xff) == SQLITE_NOTADB)
     return rescue_seterr(&st->err, RESCUE_ENOTCORPUS,
                          "'%s' is not a rescue corpus (create one with 'rescue init %s')",
                          st->path, st->path);
-  return 0;
+  return rescue_seterr(&st->err, RESCUE_EIO, "cannot read '%s': %s", st->path,
+                       sqlite3_errmsg(st->db));
 }
 
 int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_error *err) {
@@ -440,7 +491,10 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
                        st->db ? sqlite3_errmsg(st->db) : "out of memory");
     goto fail;
   }
-  if ((rc = check_application_id(st)) || (rc = configure(st, readonly)))
+  /* wait for a writer from the first statement on (a bulk import holds the file) */
+  sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+  sqlite3_extended_result_codes(st->db, 1);
+  if ((rc = check_application_id(st, readonly)) || (rc = configure(st, readonly)))
     goto fail;
   if (!readonly && (rc = migrate(st)))
     goto fail;
@@ -489,6 +543,8 @@ int rescue_store_create(const char *path, const char *scheme_xml, size_t scheme_
                        st->db ? sqlite3_errmsg(st->db) : "out of memory");
     goto fail;
   }
+  sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+  sqlite3_extended_result_codes(st->db, 1);
   snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d", RESCUE_APPLICATION_ID);
   if ((rc = exec_sql(st, pragma, "marking the corpus")) || (rc = configure(st, 0)) ||
       (rc = migrate(st)))

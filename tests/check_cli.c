@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -528,6 +529,118 @@ START_TEST(test_demo) {
 }
 END_TEST
 
+/*
+** Another process holds the corpus the way a bulk import does (rollback journal,
+** exclusive lock) for longer than the busy timeout: a writer gets "corpus busy" (exit 1,
+** never "database is locked" nor "not a rescue corpus") and the corpus is unchanged.
+*/
+START_TEST(test_corpus_busy) {
+  fixture f;
+  char *out = NULL, *err = NULL;
+  int ready[2], release[2], status;
+  pid_t pid;
+  char c;
+  setup(&f);
+  ck_assert_int_eq(pipe(ready), 0);
+  ck_assert_int_eq(pipe(release), 0);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    sqlite3 *raw = NULL;
+    close(ready[0]);
+    close(release[1]);
+    if (sqlite3_open(f.db, &raw) != SQLITE_OK ||
+        sqlite3_exec(raw, "PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE", NULL, NULL, NULL) !=
+            SQLITE_OK)
+      _exit(3);
+    if (write(ready[1], "x", 1) != 1 || read(release[0], &c, 1) < 0)
+      _exit(4);
+    sqlite3_exec(raw, "ROLLBACK; PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    sqlite3_close(raw);
+    _exit(0);
+  }
+  close(ready[1]);
+  close(release[0]);
+  ck_assert_int_eq(read(ready[0], &c, 1), 1);
+  tu_write(tu_path(f.dir, "more.jsonl"), good_line);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "more.jsonl"), "--annotator", "b", NULL),
+      1);
+  ck_assert_msg(strncmp(err, "rescue: import: corpus busy", 27) == 0, "%s", err);
+  ck_assert_msg(strstr(err, "locked") == NULL && strstr(err, "not a rescue corpus") == NULL, "%s",
+                err);
+  free(out);
+  free(err);
+  close(release[1]);
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  close(ready[0]);
+  /* (the file header changed with the holder's journal mode; the content did not) */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "b.jsonl"), "--view", "annotator:import", NULL),
+                   0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "c.jsonl"), "--view", "annotator:b", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "no annotator named 'b'"));
+  free(out);
+  free(err);
+  teardown(&f);
+}
+END_TEST
+
+/* Several imports into one corpus at once: each waits its turn, none fails. */
+START_TEST(test_concurrent_imports) {
+  fixture f;
+  enum { N = 6 };
+  pid_t pids[N];
+  int i, status;
+  char *out = NULL, *err = NULL;
+  setup(&f);
+  tu_write(tu_path(f.dir, "more.jsonl"), good_line);
+  for (i = 0; i < N; i++) {
+    pids[i] = fork();
+    ck_assert_int_ge(pids[i], 0);
+    if (pids[i] == 0) {
+      char name[16], *e = NULL;
+      int rc;
+      snprintf(name, sizeof name, "ann%d", i);
+      rc = tu_rescue(NULL, &e, "import", f.db, tu_path(f.dir, "more.jsonl"), "--annotator", name,
+                     NULL);
+      if (rc != 0)
+        fprintf(stderr, "import %d: exit %d: %s", i, rc, e);
+      _exit(rc == 0 ? 0 : 1);
+    }
+  }
+  for (i = 0; i < N; i++) {
+    ck_assert_int_eq(waitpid(pids[i], &status, 0), pids[i]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "import %d failed", i);
+  }
+  /* every annotator's identical copy added a version of each of the 2 rows */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "a5.jsonl"), "--view", "annotator:ann5", NULL),
+                   0);
+  free(out);
+  free(err);
+  {
+    rescue_store *st = NULL;
+    rescue_error e = {0, ""};
+    sqlite3_stmt *q;
+    ck_assert_int_eq(rescue_store_open(&st, f.db, RESCUE_OPEN_READONLY, &e), 0);
+    ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st),
+                                        "SELECT count(*) FROM row_version", -1, &q, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(q, 0), 2 + 2 * N);
+    sqlite3_finalize(q);
+    rescue_store_close(&st);
+  }
+  teardown(&f);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -546,6 +659,8 @@ int main(void) {
   tcase_add_test(tc, test_import_formats);
   tcase_add_test(tc, test_stats_json);
   tcase_add_test(tc, test_demo);
+  tcase_add_test(tc, test_corpus_busy);
+  tcase_add_test(tc, test_concurrent_imports);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

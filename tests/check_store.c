@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -464,6 +466,101 @@ START_TEST(test_scheme) {
 }
 END_TEST
 
+/*
+** A child process that takes the corpus the way a bulk import does (rollback journal,
+** exclusive lock) and holds it for `hold_ms`; returns once the lock is held.
+*/
+static pid_t hold_exclusive(const char *db, int hold_ms) {
+  int fds[2];
+  char c;
+  pid_t pid;
+  ck_assert_int_eq(pipe(fds), 0);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    sqlite3 *raw = NULL;
+    close(fds[0]);
+    if (sqlite3_open(db, &raw) != SQLITE_OK ||
+        sqlite3_exec(raw, "PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE", NULL, NULL, NULL) !=
+            SQLITE_OK)
+      _exit(3);
+    if (write(fds[1], "x", 1) != 1)
+      _exit(4);
+    usleep((useconds_t)hold_ms * 1000);
+    sqlite3_exec(raw, "COMMIT; PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    sqlite3_close(raw);
+    _exit(0);
+  }
+  close(fds[1]);
+  ck_assert_int_eq(read(fds[0], &c, 1), 1);
+  close(fds[0]);
+  return pid;
+}
+
+/* Opening waits for a writer that holds the corpus instead of calling it "not a corpus". */
+START_TEST(test_open_waits_for_writer) {
+  char *db = tu_new_corpus();
+  rescue_error err = {0, ""};
+  rescue_store *st = NULL;
+  int flags[2] = {0, RESCUE_OPEN_READONLY}, i, status;
+  for (i = 0; i < 2; i++) {
+    pid_t pid = hold_exclusive(db, 600);
+    int rc = rescue_store_open(&st, db, flags[i], &err);
+    ck_assert_msg(rc == 0, "open (flags %d) while another process writes: %s", flags[i], err.msg);
+    rescue_store_close(&st);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  free(db);
+}
+END_TEST
+
+/*
+** A writer killed mid-transaction under a rollback journal (a bulk import) leaves a hot
+** journal; a read-only open must still work (and see the rolled-back state), and the
+** corpus is back in WAL mode.
+*/
+START_TEST(test_open_after_interrupted_write) {
+  char *db = tu_new_corpus(), journal[4200];
+  rescue_error err = {0, ""};
+  rescue_store *st = NULL;
+  struct stat sb;
+  pid_t pid;
+  int status;
+  snprintf(journal, sizeof journal, "%s-journal", db);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    sqlite3 *raw = NULL;
+    if (sqlite3_open(db, &raw) != SQLITE_OK ||
+        sqlite3_exec(raw,
+                     "PRAGMA journal_mode = DELETE; PRAGMA cache_size = 1; BEGIN IMMEDIATE; "
+                     "UPDATE meta SET value = value || 'x'",
+                     NULL, NULL, NULL) != SQLITE_OK)
+      _exit(3);
+    _exit(0); /* as if killed: no commit, no rollback */
+  }
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ck_assert_msg(stat(journal, &sb) == 0 && sb.st_size > 0, "no hot journal was left");
+
+  ck_assert_msg(rescue_store_open(&st, db, RESCUE_OPEN_READONLY, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM meta WHERE value LIKE '%x'"), 0);
+  rescue_store_close(&st);
+  ck_assert_msg(rescue_store_open(&st, db, RESCUE_OPEN_READONLY, &err) == 0, "%s", err.msg);
+  {
+    sqlite3_stmt *s;
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(rescue_store_db(st), "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "wal");
+    sqlite3_finalize(s);
+  }
+  rescue_store_close(&st);
+  free(db);
+}
+END_TEST
+
 /* Creating a store with a failing allocation at every point either works or fails cleanly. */
 START_TEST(test_alloc_failures_open) {
   char *db = tu_new_corpus();
@@ -505,6 +602,8 @@ int main(void) {
   tcase_add_test(tc, test_unsafe_ids);
   tcase_add_test(tc, test_scheme);
   tcase_add_test(tc, test_alloc_failures_open);
+  tcase_add_test(tc, test_open_waits_for_writer);
+  tcase_add_test(tc, test_open_after_interrupted_write);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
