@@ -362,8 +362,8 @@ static int import_jsonl(importer *im, const char *path) {
     if (llen && ltext[llen - 1] == '\r')
       llen--;
     for (i = 0; i < llen; i++)
-      if (!strchr(" \t\r", ltext[i]))
-        break;
+      if (ltext[i] != ' ' && ltext[i] != '\t' && ltext[i] != '\r')
+        break; /* (not strchr: it would take a NUL byte for a blank) */
     if (i == llen)
       continue; /* blank line */
     {

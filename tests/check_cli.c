@@ -97,6 +97,14 @@ START_TEST(test_bad_json) {
   refuse("t.jsonl", good_line, 100, ":1:", "premature end");
   /* not an object */
   refuse_s("arr.jsonl", "[1, 2]\n", ":1:1: a sample must be a JSON object", NULL);
+  /* a line of NUL bytes is not a blank line */
+  {
+    char nul[sizeof good_line + 8];
+    size_t n = strlen(good_line);
+    memcpy(nul, good_line, n);
+    memcpy(nul + n, "\0\0\n", 3);
+    refuse("nul.jsonl", nul, n + 3, ":2:1: invalid JSON", NULL);
+  }
   free(two);
 }
 END_TEST
