@@ -177,7 +177,7 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
 */
 static int import_object(importer *im, const rescue_jnode *root, const char *fixed_id,
                          const char *file, long line0, const char *text, size_t len) {
-  const rescue_jnode *c, *rows = NULL, *sid = rescue_jget(root, "sample_id");
+  const rescue_jnode *c, *rows = NULL, *sid = rescue_jget(root, "sample_id"), *last_rows;
   rescue_sample_input in;
   const char *why, *first;
   int n = 0, rc, given = 0;
@@ -209,7 +209,9 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
     return check_object(im, root, fixed_id, file, line0, text, len);
   }
 
-  /* head/tail: the object in canonical form, cut around the rows array */
+  /* head/tail: the object in canonical form, cut around the rows array (the last "rows"
+     member, the one every reader takes; an earlier one stays in the head as written) */
+  last_rows = rescue_jget(root, "rows");
   rescue_buf_reset(&im->head);
   rescue_buf_reset(&im->tail);
   rescue_buf_putc(&im->head, '{');
@@ -219,7 +221,7 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
       rescue_buf_putn(b, ", ", 2);
     rescue_jwrite_string(b, c->key, c->keylen);
     rescue_buf_putn(b, ": ", 2);
-    if (!rows && strcmp(c->key, "rows") == 0) {
+    if (c == last_rows) {
       rows = c;
       continue;
     }

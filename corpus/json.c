@@ -542,16 +542,17 @@ const rescue_jnode *rescue_jparse(rescue_jdoc *d, const char *text, size_t len,
   return root;
 }
 
+/* The last match: a repeated key counts with its last value, as in Python and jansson. */
 const rescue_jnode *rescue_jget(const rescue_jnode *obj, const char *key) {
-  const rescue_jnode *c;
+  const rescue_jnode *c, *found = NULL;
   size_t kl;
   if (!obj || obj->type != RESCUE_JOBJECT)
     return NULL;
   kl = strlen(key);
   for (c = obj->child; c; c = c->next)
     if (c->keylen == kl && memcmp(c->key, key, kl) == 0)
-      return c;
-  return NULL;
+      found = c;
+  return found;
 }
 
 void rescue_jposition(const char *text, size_t len, size_t offset, long *line, long *col) {

@@ -70,7 +70,10 @@ void rescue_jdoc_free(rescue_jdoc **doc);
 const rescue_jnode *rescue_jparse(rescue_jdoc *doc, const char *text, size_t len,
                                   rescue_jerror *err);
 
-/* Member `key` of an object (the first one when the key repeats), or NULL. */
+/*
+** Member `key` of an object, or NULL. When the key repeats, the last one: the value
+** Python's json.loads (the release's scripts) and jansson keep.
+*/
 const rescue_jnode *rescue_jget(const rescue_jnode *obj, const char *key);
 
 /* 1-based line and column (in characters) of byte `offset` within text. */

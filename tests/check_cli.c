@@ -180,6 +180,67 @@ START_TEST(test_duplicates) {
 }
 END_TEST
 
+/*
+** A key given twice counts with its last value, as Python's json.loads (the release's
+** scripts) and jansson read it: the import checks that value, the store's labels come from
+** it, and the bytes still round-trip.
+*/
+START_TEST(test_duplicate_keys) {
+  char *v;
+  v = variant("]}\n", "], \"rows\": 5}\n");
+  refuse_s("rows2.jsonl", v, "rows is not a list", ":1:");
+  free(v);
+  v = variant("\"dialogue_cleaned\": \"hi\"", "\"dialogue_cleaned\": \"hi\", \"target\": \"Ben\"");
+  refuse_s("tg2.jsonl", v, "row 1: target is not a list of strings", NULL);
+  free(v);
+  v = variant("\"dialogue_cleaned\": \"hi\"",
+              "\"dialogue_cleaned\": \"hi\", \"start_time\": \"soon\"");
+  refuse_s("st2.jsonl", v, "row 1: start_time is not a finite number", NULL);
+  free(v);
+  v = variant("]}\n", "], \"sample_id\": \"../x\"}\n");
+  refuse_s("id2.jsonl", v, "unsafe sample_id '../x'", NULL);
+  free(v);
+  /* accepted ones: the last value is the one the store reads */
+  {
+    fixture f;
+    char *out = NULL, *err = NULL, *text;
+    const char *in, *exp;
+    setup(&f);
+    v = variant("\"rows\": [", "\"rows\": 7, \"rows\": [");
+    {
+      char *w = malloc(strlen(v) + 64);
+      const char *p = strstr(v, "\"primary_speaker\": \"Therapist\"");
+      ck_assert_ptr_nonnull(p);
+      sprintf(w, "%.*s\"primary_speaker\": \"Ben\", %s", (int)(p - v), v, p);
+      free(v);
+      v = w;
+    }
+    in = tu_path(f.dir, "dup.jsonl");
+    tu_write(in, v);
+    ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, in, NULL), 0);
+    free(out);
+    free(err);
+    exp = tu_path(f.dir, "dup-out.jsonl");
+    ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", exp,
+                               NULL),
+                     0);
+    free(out);
+    free(err);
+    text = tu_read(exp, NULL);
+    ck_assert_str_eq(text, v); /* the round trip keeps both copies, in place */
+    free(text);
+    /* row 2's speaker is the Therapist (the last value): one therapist turn of two */
+    ck_assert_int_eq(tu_rescue(&out, &err, "stats", f.db, "--json", NULL), 0);
+    ck_assert_msg(strstr(out, "\"therapist_share\": 0.5, \"therapist_turns\": 1") != NULL, "%s",
+                  out);
+    free(out);
+    free(err);
+    free(v);
+    teardown(&f);
+  }
+}
+END_TEST
+
 START_TEST(test_sample_ids) {
   static const struct {
     const char *id, *why;
@@ -657,6 +718,7 @@ int main(void) {
   tcase_add_test(tc, test_bad_types);
   tcase_add_test(tc, test_bad_utf8);
   tcase_add_test(tc, test_duplicates);
+  tcase_add_test(tc, test_duplicate_keys);
   tcase_add_test(tc, test_sample_ids);
   tcase_add_test(tc, test_row_count_change);
   tcase_add_test(tc, test_data_root_mismatch);

@@ -301,6 +301,23 @@ START_TEST(test_differential_jansson) {
 }
 END_TEST
 
+/* A repeated key reads as its last value, as Python's json.loads and jansson read it. */
+START_TEST(test_get_duplicate_keys) {
+  const char *t = "{\"k\": 1, \"x\": true, \"k\": [2], \"k\": \"three\", \"\\u006b\": null, \"y\": 0}";
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror e;
+  const rescue_jnode *r = rescue_jparse(d, t, strlen(t), &e), *v;
+  ck_assert_ptr_nonnull(r);
+  v = rescue_jget(r, "k");
+  ck_assert_ptr_nonnull(v);
+  ck_assert_int_eq(v->type, RESCUE_JNULL); /* "\u006b" is "k" too */
+  v = rescue_jget(r, "x");
+  ck_assert_int_eq(v->type, RESCUE_JTRUE);
+  ck_assert_ptr_null(rescue_jget(r, "z"));
+  rescue_jdoc_free(&d);
+}
+END_TEST
+
 /* Every allocation failure point of a parse is reported as out of memory, without leaks. */
 START_TEST(test_alloc_failures) {
   const char *text = "{\"a\": [1, 2, \"three\", {\"b\": null}], \"c\": \"\\u00e9\"}";
@@ -342,6 +359,7 @@ int main(void) {
   tcase_add_test(tc, test_writer);
   tcase_add_test(tc, test_differential_jansson);
   tcase_add_test(tc, test_alloc_failures);
+  tcase_add_test(tc, test_get_duplicate_keys);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
