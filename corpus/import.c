@@ -97,6 +97,22 @@ static void seen_free(seen_set *set) {
   rescue_free(set->slots);
 }
 
+/*
+** s as a message shows it: control characters (C0 and DEL) escaped as \u00XX, so an
+** unsafe sample_id can neither hide itself nor drive the terminal. Returns b's text.
+*/
+static const char *shown(rescue_buf *b, const char *s) {
+  rescue_buf_reset(b);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c < 0x20 || c == 0x7f)
+      rescue_buf_printf(b, "\\u%04x", c);
+    else
+      rescue_buf_putc(b, (char)c);
+  }
+  return rescue_buf_ok(b) && b->s ? b->s : "";
+}
+
 /* ---- the import context ---- */
 
 typedef struct importer {
@@ -109,7 +125,7 @@ typedef struct importer {
   seen_set seen;
   rescue_row_input *rows;   /* reused between samples */
   int cap_rows;
-  rescue_buf head, tail, id, where;
+  rescue_buf head, tail, id, where, show1, show2;
   uint64_t done, total;
   int write;   /* 0: the checking pass (nothing is written); 1: the writing pass */
 } importer;
@@ -192,11 +208,12 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
     fixed_id = sid->s;
   } else if (sid && strcmp(sid->s, fixed_id) != 0) {
     return bad_at(im, file, line0, text, len, sid->offset,
-                  "sample_id '%s' disagrees with the sample's path '%s'", sid->s, fixed_id);
+                  "sample_id '%s' disagrees with the sample's path '%s'",
+                  shown(&im->show1, sid->s), shown(&im->show2, fixed_id));
   }
   if ((why = rescue_sample_id_unsafe(fixed_id, strlen(fixed_id))) != NULL)
     return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
-                  "unsafe sample_id '%s': %s", fixed_id, why);
+                  "unsafe sample_id '%s': %s", shown(&im->show1, fixed_id), why);
   if (!im->write) {
     rescue_buf_reset(&im->where);
     rescue_buf_printf(&im->where, "%s:%ld", file, line0);
@@ -294,7 +311,14 @@ static void progress(importer *im) {
 static const rescue_jnode *parse_text(importer *im, const char *file, long line0,
                                       const char *text, size_t len) {
   rescue_jerror je;
-  const rescue_jnode *root = rescue_jparse(im->doc, text, len, &je);
+  const rescue_jnode *root;
+  if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+    bad_at(im, file, line0, text, len, 0,
+           "a UTF-8 byte order mark (BOM) starts the text; JSON allows none "
+           "(save the file as UTF-8 without BOM)");
+    return NULL;
+  }
+  root = rescue_jparse(im->doc, text, len, &je);
   if (!root) {
     if (strcmp(je.msg, "out of memory") == 0)
       rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
@@ -677,6 +701,8 @@ end:
   rescue_buf_free(&im.tail);
   rescue_buf_free(&im.id);
   rescue_buf_free(&im.where);
+  rescue_buf_free(&im.show1);
+  rescue_buf_free(&im.show2);
   seen_free(&im.seen);
   rescue_jdoc_free(&im.doc);
   rescue_free(fmts);

@@ -246,7 +246,7 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
         if (read_hex4(q + 1, end, &v))
           return fail(d, q - 1, "invalid escape"), -1;
         if (v == 0)
-          return fail(d, q - 1, "\\u0000 is not allowed without JSON_ALLOW_NUL"), -1;
+          return fail(d, q - 1, "\\u0000 (NUL) is not allowed in strings"), -1;
         q += 5;
         if (v >= 0xD800 && v <= 0xDBFF) {
           if (end - q < 6 || q[0] != '\\' || q[1] != 'u' || read_hex4(q + 2, end, &lo) ||

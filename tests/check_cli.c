@@ -97,6 +97,13 @@ START_TEST(test_bad_json) {
   refuse("t.jsonl", good_line, 100, ":1:", "premature end");
   /* not an object */
   refuse_s("arr.jsonl", "[1, 2]\n", ":1:1: a sample must be a JSON object", NULL);
+  /* a UTF-8 byte order mark is refused (as by jansson and Python), and said so */
+  {
+    char bom[sizeof good_line + 8];
+    snprintf(bom, sizeof bom, "\xef\xbb\xbf%s", good_line);
+    refuse_s("bom.jsonl", bom, ":1:1: ", "byte order mark");
+    refuse_s("bom.json", bom, ":1:1: ", "byte order mark");
+  }
   /* a line of NUL bytes is not a blank line */
   {
     char nul[sizeof good_line + 8];
@@ -256,6 +263,10 @@ START_TEST(test_sample_ids) {
     refuse_s("id.jsonl", v, "unsafe sample_id", bad[i].why);
     free(v);
   }
+  /* control characters are shown escaped, never sent raw to the terminal */
+  v = variant("\"sample_id\": \"g/s1\"", "\"sample_id\": \"g/s\\u001b[2J\\u007f\"");
+  refuse_s("esc.jsonl", v, "unsafe sample_id 'g/s\\u001b[2J\\u007f': it contains a control", NULL);
+  free(v);
   v = variant("\"sample_id\": \"g/s1\", ", "");
   refuse_s("noid.jsonl", v, ":1:1: sample has no string sample_id", NULL);
   free(v);
