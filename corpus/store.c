@@ -442,9 +442,9 @@ static int recover_hot_journal(const char *path) {
   return rc;
 }
 
-static int check_application_id(rescue_store *st, int readonly) {
+static int check_application_id(rescue_store *st) {
   int id = -1, rc = read_application_id(st->db, &id);
-  if (rc == SQLITE_READONLY_ROLLBACK && readonly) {
+  if (rc == SQLITE_READONLY_ROLLBACK) {
     int r = recover_hot_journal(st->path);
     if (r != SQLITE_OK && (r & 0xff) != SQLITE_BUSY)
       return rescue_seterr(&st->err, RESCUE_EIO,
@@ -494,7 +494,17 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
   /* wait for a writer from the first statement on (a bulk import holds the file) */
   sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes(st->db, 1);
-  if ((rc = check_application_id(st, readonly)) || (rc = configure(st, readonly)))
+  if ((rc = check_application_id(st)))
+    goto fail;
+  /* SQLite quietly opens an unwritable file read-only: refuse before any work is done */
+  if (!readonly && sqlite3_db_readonly(st->db, "main") == 1) {
+    rc = rescue_seterr(&st->err, RESCUE_EIO,
+                       "cannot write to '%s': the file is read-only (commands that only read "
+                       "it, such as export and stats, still work)",
+                       path);
+    goto fail;
+  }
+  if ((rc = configure(st, readonly)))
     goto fail;
   if (!readonly && (rc = migrate(st)))
     goto fail;

@@ -2,10 +2,13 @@
 ** check_store.c: the corpus store: create/open, versions and views, row sets,
 ** sample order, derived keys, sample_id safety, the scheme.
 */
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -561,6 +564,48 @@ START_TEST(test_open_after_interrupted_write) {
 }
 END_TEST
 
+/*
+** Make path unwritable (on) or writable again (off): chmod for a normal user; root
+** ignores modes, so there the file is made immutable. 0, or -1 when not possible here.
+*/
+static int set_unwritable(const char *path, int on) {
+  int fd, flags, rc;
+  if (geteuid() != 0)
+    return chmod(path, on ? 0444 : 0644);
+  fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return -1;
+  rc = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+  if (rc == 0) {
+    flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+    rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  close(fd);
+  return rc;
+}
+
+/* A corpus file nobody may write: readers work; a writer is refused at open, clearly. */
+START_TEST(test_open_unwritable_file) {
+  char *db = tu_new_corpus();
+  rescue_error err = {0, ""};
+  rescue_store *st = NULL;
+  int rc;
+  if (set_unwritable(db, 1) != 0) {
+    fprintf(stderr, "test_open_unwritable_file: cannot make a file unwritable here; skipped\n");
+    free(db);
+    return;
+  }
+  ck_assert_msg(rescue_store_open(&st, db, RESCUE_OPEN_READONLY, &err) == 0, "%s", err.msg);
+  rescue_store_close(&st);
+  rc = rescue_store_open(&st, db, 0, &err);
+  set_unwritable(db, 0);
+  ck_assert_ptr_null(st);
+  ck_assert_int_eq(rc, RESCUE_EIO);
+  ck_assert_msg(strstr(err.msg, "read-only") != NULL, "%s", err.msg);
+  free(db);
+}
+END_TEST
+
 /* Creating a store with a failing allocation at every point either works or fails cleanly. */
 START_TEST(test_alloc_failures_open) {
   char *db = tu_new_corpus();
@@ -604,6 +649,7 @@ int main(void) {
   tcase_add_test(tc, test_alloc_failures_open);
   tcase_add_test(tc, test_open_waits_for_writer);
   tcase_add_test(tc, test_open_after_interrupted_write);
+  tcase_add_test(tc, test_open_unwritable_file);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
