@@ -58,15 +58,20 @@ int rescue_make_parents(const char *file_path) {
   return rc;
 }
 
-/* 1 when path exists and has content (a non-empty file, or a folder with entries). */
-static int has_content(const char *path, int *is_dir) {
+/*
+** 1 when path exists and has content (a non-empty file, or a folder with entries).
+** *is_dir: it is a folder; *exists: there is something at path at all.
+*/
+static int has_content(const char *path, int *is_dir, int *exists) {
   struct stat sb;
   DIR *d;
   struct dirent *e;
   int n = 0;
   *is_dir = 0;
+  *exists = 0;
   if (stat(path, &sb) != 0)
     return 0;
+  *exists = 1;
   if (!S_ISDIR(sb.st_mode))
     return sb.st_size > 0;
   *is_dir = 1;
@@ -83,15 +88,17 @@ static int has_content(const char *path, int *is_dir) {
 int rescue_output_begin(const char *path, int is_dir, int force, rescue_output **out,
                         rescue_error *err) {
   rescue_output *o;
-  int existing_dir, full;
+  int existing_dir, exists, full;
   size_t n;
   *out = NULL;
-  full = has_content(path, &existing_dir);
+  full = has_content(path, &existing_dir, &exists);
   if (full && !force)
     return rescue_seterr(err, RESCUE_EEXISTS,
                          "'%s' already exists and is not empty (use --force to replace it)", path);
   if (existing_dir && !is_dir)
     return rescue_seterr(err, RESCUE_EEXISTS, "'%s' is a folder; give a file name", path);
+  if (exists && !existing_dir && is_dir)
+    return rescue_seterr(err, RESCUE_EEXISTS, "'%s' is a file; give a folder name", path);
   o = rescue_calloc(1, sizeof *o);
   if (!o)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);

@@ -482,6 +482,23 @@ START_TEST(test_export_outputs) {
                    0);
   free(out);
   free(err);
+  /* a data-root over a file, a samples file over a folder: refused, both left alone */
+  tu_write(tu_path(f.dir, "plain.txt"), "");
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "data-root", "--out",
+                             tu_path(f.dir, "plain.txt"), "--force", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "plain.txt' is a file; give a folder name") != NULL, "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "root"), "--force", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "root' is a folder; give a file name") != NULL, "%s", err);
+  free(out);
+  free(err);
+  text = tu_read(tu_path(f.dir, "plain.txt"), NULL);
+  ck_assert_str_eq(text, "");
+  free(text);
   /* no temporary leftovers */
   {
     char cmd[4300];
