@@ -20,6 +20,8 @@ const char *rescue_annotator_name_invalid(const char *name) {
   size_t n = strlen(name);
   if (!n)
     return "it is empty";
+  if (!rescue_utf8_valid(name, n))
+    return "it is not valid UTF-8";
   if (n > 64)
     return "it is longer than 64 bytes";
   if (p[0] == ' ' || p[n - 1] == ' ')

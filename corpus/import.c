@@ -614,6 +614,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   importer im;
   rescue_import_result dummy;
   rescue_format *fmts = NULL;
+  const char *why;
   int i, rc = 0;
 
   memset(&im, 0, sizeof im);
@@ -628,6 +629,8 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
                                   opts->format != RESCUE_FMT_JSON)))
     return rescue_seterr(im.err, RESCUE_EINVAL,
                          "--sample names the sample of one single-sample JSON file");
+  if (opts->annotator && (why = rescue_name_unsafe(opts->annotator)) != NULL)
+    return rescue_seterr(im.err, RESCUE_EINVAL, "the annotator name %s", why);
   fmts = rescue_calloc((size_t)(n ? n : 1), sizeof *fmts);
   im.doc = rescue_jdoc_new();
   if (!fmts || !im.doc) {

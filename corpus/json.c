@@ -184,6 +184,17 @@ static int read_hex4(const char *p, const char *end, unsigned *v) {
   return 0;
 }
 
+int rescue_utf8_valid(const char *s, size_t len) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + len;
+  while (p < end) {
+    int n = utf8_seq(p, end);
+    if (!n)
+      return 0;
+    p += n;
+  }
+  return 1;
+}
+
 static char *put_utf8(char *o, unsigned cp) {
   if (cp < 0x80) {
     *o++ = (char)cp;

@@ -76,6 +76,9 @@ const rescue_jnode *rescue_jparse(rescue_jdoc *doc, const char *text, size_t len
 */
 const rescue_jnode *rescue_jget(const rescue_jnode *obj, const char *key);
 
+/* 1 when s[0..len) is valid UTF-8 as the reader requires it (no overlongs, no surrogates). */
+int rescue_utf8_valid(const char *s, size_t len);
+
 /* 1-based line and column (in characters) of byte `offset` within text. */
 void rescue_jposition(const char *text, size_t len, size_t offset, long *line, long *col);
 

@@ -103,6 +103,14 @@ void rescue_now_iso(char out[32]);
 */
 int rescue_annotator_id(rescue_store *st, const char *name, const char *role, int create,
                         int64_t *id);
+/*
+** Why `name` cannot be stored as a name ("is empty", "is not valid UTF-8", "contains a
+** control character"), or NULL when it can: names end up in JSON outputs and on
+** terminals. rescue_annotator_id refuses such a name (RESCUE_EINVAL) when it would
+** create an annotator; rescue_annotator_name_invalid (rescue_annotators.h) adds the
+** annotator rules.
+*/
+const char *rescue_name_unsafe(const char *name);
 
 /* ---- views ---- */
 

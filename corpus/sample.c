@@ -29,6 +29,9 @@ const char *rescue_sample_id_unsafe(const char *id, size_t len) {
     if (c == '\\')
       return "it contains a backslash";
   }
+  /* ids from file names or --sample never went through the JSON reader */
+  if (!rescue_utf8_valid(id, len))
+    return "it is not valid UTF-8";
   for (i = 0; i <= len; i++) {
     if (i == len || id[i] == '/') {
       size_t n = i - comp;

@@ -606,9 +606,23 @@ fail:
 
 /* ---- annotators ---- */
 
+/* Names come from the command line and end up in JSON outputs and on terminals. */
+const char *rescue_name_unsafe(const char *name) {
+  const char *p;
+  if (!*name)
+    return "is empty";
+  if (!rescue_utf8_valid(name, strlen(name)))
+    return "is not valid UTF-8";
+  for (p = name; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      return "contains a control character";
+  return NULL;
+}
+
 int rescue_annotator_id(rescue_store *st, const char *name, const char *role, int create,
                         int64_t *id) {
   sqlite3_stmt *s = rescue_store_stmt(st, "annotator_find");
+  const char *why;
   char now[32];
   int rc;
   if (!s)
@@ -625,6 +639,8 @@ int rescue_annotator_id(rescue_store *st, const char *name, const char *role, in
     return rescue_store_sqlerr(st, "looking up an annotator");
   if (!create)
     return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no annotator named '%s'", name);
+  if ((why = rescue_name_unsafe(name)) != NULL)
+    return rescue_seterr(&st->err, RESCUE_EINVAL, "the annotator name %s", why);
   s = rescue_store_stmt(st, "annotator_insert");
   if (!s)
     return st->err.code;

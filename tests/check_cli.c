@@ -299,6 +299,45 @@ START_TEST(test_data_root_mismatch) {
 }
 END_TEST
 
+/* Ids and names that come from paths and options, not from JSON, are checked too. */
+START_TEST(test_ids_outside_json) {
+  fixture f;
+  char *out = NULL, *err = NULL;
+  setup(&f);
+  /* a data-root file whose name is not UTF-8 */
+  tu_write(tu_path(f.dir, "root/g/a\xff" "b.json"), "{\"rows\": []}");
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "root"), NULL), 1);
+  ck_assert_msg(strstr(err, "unsafe sample_id") && strstr(err, "not valid UTF-8"), "%s", err);
+  ck_assert(tu_same_file(f.db, f.copy));
+  free(out);
+  free(err);
+  /* --sample */
+  tu_write(tu_path(f.dir, "one.json"), "{\"rows\": []}");
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "one.json"), "--sample",
+                             "g/\xc0\xaf", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "not valid UTF-8") != NULL, "%s", err);
+  ck_assert(tu_same_file(f.db, f.copy));
+  free(out);
+  free(err);
+  /* --annotator: a name that is not UTF-8 or holds control characters is a usage error */
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "good.jsonl"),
+                             "--annotator", "ann\x1b[2J", NULL),
+                   2);
+  ck_assert_msg(strstr(err, "control character") != NULL, "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "good.jsonl"),
+                             "--annotator", "ann\xff", NULL),
+                   2);
+  ck_assert_msg(strstr(err, "not valid UTF-8") != NULL, "%s", err);
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(f.db, f.copy));
+  teardown(&f);
+}
+END_TEST
+
 START_TEST(test_not_a_corpus) {
   char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
   const char *missing = tu_path(dir, "nope.db"), *text = tu_path(dir, "text.db");
@@ -751,6 +790,7 @@ int main(void) {
   tcase_add_test(tc, test_row_count_change);
   tcase_add_test(tc, test_data_root_mismatch);
   tcase_add_test(tc, test_not_a_corpus);
+  tcase_add_test(tc, test_ids_outside_json);
   tcase_add_test(tc, test_usage);
   tcase_add_test(tc, test_init);
   tcase_add_test(tc, test_export_outputs);

@@ -108,6 +108,14 @@ START_TEST(test_create_and_open) {
   ck_assert_int_ge(count(st, "PRAGMA user_version"), 1);
   ck_assert_int_eq(count(st, "SELECT count(*) FROM meta WHERE key = 'scheme'"), 1);
   ck_assert_str_eq(rescue_store_scheme(st)->therapist, "Therapist");
+  /* a new annotator's name must be printable UTF-8 */
+  {
+    int64_t id;
+    ck_assert_int_eq(rescue_annotator_id(st, "ann\x1b[2J", NULL, 1, &id), RESCUE_EINVAL);
+    ck_assert_int_eq(rescue_annotator_id(st, "ann\xff", NULL, 1, &id), RESCUE_EINVAL);
+    ck_assert_int_eq(rescue_annotator_id(st, "", NULL, 1, &id), RESCUE_EINVAL);
+    ck_assert_int_eq(rescue_annotator_id(st, "Zo\xc3\xab", NULL, 1, &id), 0);
+  }
   rescue_store_close(&st);
   ck_assert_ptr_null(st);
 
@@ -409,6 +417,14 @@ START_TEST(test_unsafe_ids) {
     ck_assert_msg(rescue_sample_id_unsafe(bad[i], strlen(bad[i])) != NULL, "accepted '%s'",
                   bad[i]);
   ck_assert_ptr_nonnull(rescue_sample_id_unsafe("a\0b", 3));
+  /* ids from paths or --sample never went through the JSON reader: UTF-8 is checked here */
+  {
+    static const char *bad8[] = {"a\xff" "b", "g/\xc0\xaf", "g/\xed\xa0\x80", "g/\xc3", "\xf4\x90\x80\x80"};
+    for (i = 0; i < sizeof bad8 / sizeof bad8[0]; i++) {
+      const char *why = rescue_sample_id_unsafe(bad8[i], strlen(bad8[i]));
+      ck_assert_msg(why && strstr(why, "UTF-8"), "accepted bad UTF-8 #%zu", i);
+    }
+  }
   for (i = 0; i < sizeof good / sizeof good[0]; i++)
     ck_assert_msg(rescue_sample_id_unsafe(good[i], strlen(good[i])) == NULL, "refused '%s'",
                   good[i]);

@@ -52,11 +52,14 @@ int cmd_import(int argc, char **argv) {
       if (rescue_format_parse(optarg, &o.format))
         return cli_usage_error(usage, "unknown format '%s'", optarg);
       break;
-    case 'a':
-      if (!*optarg)
-        return cli_usage_error(usage, "--annotator needs a name");
+    case 'a': {
+      /* the rules of 'rescue annotator add', so an import never makes a name it refuses */
+      const char *why = rescue_annotator_name_invalid(optarg);
+      if (why)
+        return cli_usage_error(usage, "invalid annotator name: %s", why);
       o.annotator = optarg;
       break;
+    }
     case 's': o.sample = optarg; break;
     case 'r': o.resegment = 1; break;
     default: return 2;
