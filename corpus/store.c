@@ -76,12 +76,19 @@ void rescue_now_iso(char out[32]) {
   out[24] = 0;
 }
 
-int rescue_store_sqlerr(rescue_store *st, const char *what) {
-  int ec = sqlite3_extended_errcode(st->db);
+/* rescue_store_sqlerr for an extended SQLite code `ec` already taken from the handle. */
+static int rescue_store_sqlerr_code(rescue_store *st, int ec, const char *what) {
   if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
     return rescue_seterr(&st->err, RESCUE_EBUSY,
                          "corpus busy: another writer held it for more than %d s; try again",
                          BUSY_TIMEOUT_MS / 1000);
+  return rescue_seterr(&st->err, RESCUE_ESQL, "%s: %s", what, sqlite3_errstr(ec));
+}
+
+int rescue_store_sqlerr(rescue_store *st, const char *what) {
+  int ec = sqlite3_extended_errcode(st->db);
+  if ((ec & 0xff) == SQLITE_BUSY || (ec & 0xff) == SQLITE_LOCKED)
+    return rescue_store_sqlerr_code(st, ec, what);
   return rescue_seterr(&st->err, RESCUE_ESQL, "%s: %s", what, sqlite3_errmsg(st->db));
 }
 
@@ -244,9 +251,35 @@ void rescue_store_bulk_begin(rescue_store *st, int *bulk) {
   sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
 }
 
+/*
+** Put the corpus in WAL mode (from the rollback journal a bulk import, or one that was
+** killed, leaves). The switch needs the file to ourselves; while another process's bulk
+** import holds it, SQLite refuses the switch at once (deadlock avoidance) instead of
+** calling the busy handler, so retry until the busy timeout has passed.
+*/
+static int ensure_wal(rescue_store *st) {
+  struct timespec t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL), ec;
+    if (rc == SQLITE_OK)
+      rc = sqlite3_step(s);
+    ec = rc == SQLITE_ROW ? SQLITE_OK : sqlite3_extended_errcode(st->db);
+    sqlite3_finalize(s);
+    if (rc == SQLITE_ROW)
+      return 0;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (((ec & 0xff) != SQLITE_BUSY && (ec & 0xff) != SQLITE_LOCKED) ||
+        (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >= BUSY_TIMEOUT_MS)
+      return rescue_store_sqlerr_code(st, ec, "enabling WAL");
+    usleep(20000);
+  }
+}
+
 void rescue_store_bulk_end(rescue_store *st, int bulk) {
   if (bulk)
-    journal_mode(st, "PRAGMA journal_mode = WAL", "wal");
+    ensure_wal(st); /* on failure the next writer's open switches */
 }
 
 /* ---- migrations ---- */
@@ -339,7 +372,7 @@ static int migrate(rescue_store *st) {
 /* ---- open / create ---- */
 
 static int configure(rescue_store *st, int readonly) {
-  if (!readonly && exec_sql(st, "PRAGMA journal_mode = WAL", "enabling WAL"))
+  if (!readonly && ensure_wal(st))
     return st->err.code;
   if (exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", "configuring"))
     return st->err.code;

@@ -777,6 +777,78 @@ START_TEST(test_concurrent_imports) {
 }
 END_TEST
 
+/* Run `rescue import <db> <file> --annotator <name>` in the background (its exit status
+   is collected with waitpid). */
+static pid_t import_bg(const char *db, const char *file, const char *name) {
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    char *e = NULL;
+    int rc = tu_rescue(NULL, &e, "import", db, file, "--annotator", name, NULL);
+    if (rc != 0)
+      fprintf(stderr, "import as %s: exit %d: %s", name, rc, e);
+    _exit(rc == 0 ? 0 : 1);
+  }
+  return pid;
+}
+
+/*
+** Writers that start while a bulk import holds the corpus under a rollback journal
+** wait for it (their switch back to WAL is refused at once, not after the busy timeout,
+** so it must be retried) and then succeed.
+*/
+START_TEST(test_writers_during_bulk_import) {
+  fixture f;
+  rescue_buf big = RESCUE_BUF_INIT;
+  char journal[4200];
+  int round, seen = 0, i, status;
+  setup(&f);
+  snprintf(journal, sizeof journal, "%s-journal", f.db);
+  for (i = 0; i < 3; i++) {
+    int r;
+    rescue_buf_printf(&big, "{\"sample_id\": \"big/s%d\", \"rows\": [", i);
+    for (r = 0; r < 8000; r++)
+      rescue_buf_printf(&big, "%s{\"start_time\": %d, \"end_time\": %d.5, \"primary_speaker\": "
+                              "\"Ana\", \"target\": [\"Ben\"], \"dialogue_cleaned\": \"row %d\"}",
+                        r ? ", " : "", r, r, r);
+    rescue_buf_puts(&big, "]}\n");
+  }
+  ck_assert(rescue_buf_ok(&big));
+  tu_write(tu_path(f.dir, "big.jsonl"), big.s);
+  tu_write(tu_path(f.dir, "small.jsonl"), good_line);
+  for (round = 0; round < 20 && seen < 2; round++) {
+    char name[32];
+    pid_t bulk, others[4];
+    int reaped = 0;
+    snprintf(name, sizeof name, "bulk%d", round);
+    bulk = import_bg(f.db, tu_path(f.dir, "big.jsonl"), name);
+    /* wait until it writes under a rollback journal (or is done) */
+    for (i = 0; i < 20000 && access(journal, F_OK) != 0; i++) {
+      if ((reaped = waitpid(bulk, &status, WNOHANG) == bulk))
+        break;
+      usleep(200);
+    }
+    if (access(journal, F_OK) == 0)
+      seen++;
+    for (i = 0; i < 4; i++) {
+      snprintf(name, sizeof name, "w%d_%d", round, i);
+      others[i] = import_bg(f.db, tu_path(f.dir, "small.jsonl"), name);
+    }
+    for (i = 0; i < 4; i++) {
+      ck_assert_int_eq(waitpid(others[i], &status, 0), others[i]);
+      ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "round %d: writer %d failed",
+                    round, i);
+    }
+    if (!reaped)
+      ck_assert_int_eq(waitpid(bulk, &status, 0), bulk);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "round %d: bulk failed", round);
+  }
+  ck_assert_msg(seen > 0, "never saw a bulk import at work");
+  rescue_buf_free(&big);
+  teardown(&f);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -799,6 +871,7 @@ int main(void) {
   tcase_add_test(tc, test_demo);
   tcase_add_test(tc, test_corpus_busy);
   tcase_add_test(tc, test_concurrent_imports);
+  tcase_add_test(tc, test_writers_during_bulk_import);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
