@@ -14,6 +14,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_output.h"
+#include "rescue_store.h"
 
 struct rescue_output {
   char *final;
@@ -85,6 +86,51 @@ static int has_content(const char *path, int *is_dir, int *exists) {
   return n > 0;
 }
 
+/* 1 when the file at path begins as a rescue corpus does (SQLite, our application id). */
+static int is_corpus_file(const char *path) {
+  unsigned char h[72];
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ok = 0;
+  if (fd < 0)
+    return 0;
+  if (read(fd, h, sizeof h) == (ssize_t)sizeof h)
+    ok = memcmp(h, "SQLite format 3", 16) == 0 &&
+         ((uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71]) ==
+             RESCUE_APPLICATION_ID;
+  close(fd);
+  return ok;
+}
+
+/*
+** The first rescue corpus at or under path (not following symlinks), as a new string
+** the caller frees, or NULL. Only files whose size can be an SQLite database are opened.
+*/
+static char *find_corpus(const char *path, int depth) {
+  struct stat sb;
+  DIR *d;
+  struct dirent *e;
+  char *found = NULL;
+  if (lstat(path, &sb) != 0)
+    return NULL;
+  if (S_ISREG(sb.st_mode))
+    return sb.st_size >= 512 && sb.st_size % 512 == 0 && is_corpus_file(path) ? rescue_strdup(path)
+                                                                              : NULL;
+  if (!S_ISDIR(sb.st_mode) || depth > 64 || !(d = opendir(path)))
+    return NULL;
+  while (!found && (e = readdir(d)) != NULL) {
+    size_t n = strlen(path) + strlen(e->d_name) + 2;
+    char *child;
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    if (!(child = rescue_malloc(n)))
+      break;
+    snprintf(child, n, "%s/%s", path, e->d_name);
+    found = find_corpus(child, depth + 1);
+    rescue_free(child);
+  }
+  closedir(d);
+  return found;
+}
+
 int rescue_output_begin(const char *path, int is_dir, int force, rescue_output **out,
                         rescue_error *err) {
   rescue_output *o;
@@ -99,6 +145,21 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
     return rescue_seterr(err, RESCUE_EEXISTS, "'%s' is a folder; give a file name", path);
   if (exists && !existing_dir && is_dir)
     return rescue_seterr(err, RESCUE_EEXISTS, "'%s' is a file; give a folder name", path);
+  /* --force replaces outputs, never a corpus (say, --out naming the corpus or its folder) */
+  if (full && force) {
+    char *corpus = find_corpus(path, 0);
+    if (corpus) {
+      int rc = strcmp(corpus, path) == 0
+                   ? rescue_seterr(err, RESCUE_EEXISTS,
+                                   "'%s' is a rescue corpus; --force never replaces one", path)
+                   : rescue_seterr(err, RESCUE_EEXISTS,
+                                   "'%s' holds a rescue corpus ('%s'); --force never replaces "
+                                   "one",
+                                   path, corpus);
+      rescue_free(corpus);
+      return rc;
+    }
+  }
   o = rescue_calloc(1, sizeof *o);
   if (!o)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);

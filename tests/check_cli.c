@@ -538,6 +538,22 @@ START_TEST(test_export_outputs) {
   text = tu_read(tu_path(f.dir, "plain.txt"), NULL);
   ck_assert_str_eq(text, "");
   free(text);
+  /* --force never replaces a corpus: not the corpus file, not a folder that holds one */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", f.db,
+                             "--force", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "c.db' is a rescue corpus") != NULL, "%s", err);
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(f.db, f.copy));
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "data-root", "--out", f.dir,
+                             "--force", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "holds a rescue corpus") != NULL, "%s", err);
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(f.db, f.copy));
+  ck_assert_int_eq(access(tu_path(f.dir, "plain.txt"), F_OK), 0);
   /* no temporary leftovers */
   {
     char cmd[4300];
