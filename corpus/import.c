@@ -557,7 +557,7 @@ static int import_dataroot(importer *im, const char *root) {
   while (rl > 1 && r[rl - 1] == '/')
     r[--rl] = 0;
   rc = walk(im, r, "", &files, 0);
-  if (!rc)
+  if (!rc && files.n > 1) /* (qsort of a NULL array is undefined, even of 0 elements) */
     qsort(files.v, files.n, sizeof *files.v, cmp_paths);
   for (i = 0; !rc && i < files.n; i++) {
     rescue_buf_reset(&full);

@@ -603,6 +603,12 @@ START_TEST(test_import_formats) {
   free(text);
   free(out);
   free(err);
+  /* a data-root without sample files (only a manifest) */
+  tu_write(tu_path(f.dir, "dr2/k/manifest.json"), "{}");
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "dr2"), NULL), 1);
+  ck_assert_msg(strstr(err, "dr2: no sample files (*.json) in this folder") != NULL, "%s", err);
+  free(out);
+  free(err);
   /* a JSON file without sample_id and without --sample */
   ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "one.json"), NULL), 1);
   ck_assert_ptr_nonnull(strstr(err, "one.json:1:1: sample has no string sample_id"));
