@@ -560,6 +560,14 @@ START_TEST(test_export_outputs) {
     snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '\\.tmp-\\|\\.old-'", f.dir);
     ck_assert_int_ne(system(cmd), 0);
   }
+  /* views: a view that is not one is a usage error (as in lint) */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                             tu_path(f.dir, "v.jsonl"), "--view", "golden", NULL),
+                   2);
+  ck_assert_ptr_nonnull(strstr(err, "unknown view 'golden'"));
+  ck_assert_ptr_nonnull(strstr(err, "usage: rescue export"));
+  free(out);
+  free(err);
   /* views: unknown annotator */
   ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
                              tu_path(f.dir, "v.jsonl"), "--view", "annotator:zed", NULL),

@@ -232,7 +232,9 @@ int cmd_export(int argc, char **argv) {
   if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
     goto end;
   if (rescue_view_parse(st, view_spec, &o.view)) {
-    rc = cli_fail(rescue_store_err(st));
+    rc = rescue_store_err(st)->code == RESCUE_EINVAL
+             ? cli_usage_error(usage, "%s", rescue_store_errmsg(st))
+             : cli_fail(rescue_store_err(st));
     goto end;
   }
   o.samples = (const char *const *)samples;
