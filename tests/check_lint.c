@@ -520,25 +520,6 @@ START_TEST(test_scheme_driven) {
 }
 END_TEST
 
-/* The four real samples of the release: lint runs and finds what a real release has. */
-START_TEST(test_fixtures) {
-  const char *fx = tu_fixtures();
-  char *db = tu_new_corpus(), *out = NULL, *err = NULL, p1[4096], p2[4096];
-  snprintf(p1, sizeof p1, "%s/rescue-bench/couple-first3.jsonl", fx);
-  snprintf(p2, sizeof p2, "%s/rescue-bench/family-first1.jsonl", fx);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, p1, p2, NULL), 0);
-  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
-  ck_assert_ptr_nonnull(strstr(out, "4 samples, 181 rows"));
-  /* an evidence row 0 in the third couple sample; one same-speaker overlap in the family one */
-  ck_assert_ptr_nonnull(strstr(out, "alan_and_evelyn/003_s01e02_ct81_segment02:2: error: R13 "
-                                    "relation_pattern_evidence_rows"));
-  ck_assert_ptr_nonnull(strstr(out, "family_therapy/003/merged:18: warning: R18"));
-  free(out);
-  free(err);
-  free(db);
-}
-END_TEST
-
 int main(void) {
   Suite *s = suite_create("lint");
   TCase *tc = tcase_create("lint");
@@ -548,7 +529,6 @@ int main(void) {
   tcase_add_test(tc, test_media_rules);
   tcase_add_test(tc, test_cli);
   tcase_add_test(tc, test_scheme_driven);
-  tcase_add_test(tc, test_fixtures);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
