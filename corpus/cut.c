@@ -212,7 +212,7 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
   if (s == V) {
     if (!c->wrote[V])
       c->first_vpts = t;
-    if (t < c->end[V] && t + dur > c->start[V])
+    if (t < c->end[V] && t >= c->start[V])
       c->frames++;
     if (!c->wrote[V] || t + dur > c->vend)
       c->vend = t + dur;
@@ -279,7 +279,7 @@ static void clip_close(pass *p, cclip *c) {
   r->act_end = have < r->end ? have : r->end;
   r->frames = c->frames;
   r->audio_samples = c->samples;
-  if ((rc = mp4_trim_edits(r->tmp, r->act_end - r->act_start, &e)) ||
+  if ((rc = mp4_set_edits(r->tmp, r->act_end - r->act_start, r->act_end - r->act_start, &e)) ||
       (rc = rescue_sha256_file(r->tmp, r->sha256, &r->bytes, &e))) {
     snprintf(r->err, sizeof r->err, "%.500s", e.msg);
     remove(r->tmp);

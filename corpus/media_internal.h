@@ -66,10 +66,12 @@ int cut_exact(const cut_source *src, cut_req *reqs, int n, int threads, rescue_e
 int cut_audio(const cut_source *src, cut_req *reqs, int n, rescue_error *err);
 
 /*
-** Set the presentation length of every track of a finished mp4 file to `duration`
-** seconds (edit list, track header and movie header), so frames the stream copy had to
-** keep for decoding past the end are not shown. Tracks already shorter are left alone.
+** Set the presentation length of the video tracks of a finished mp4 file to `video`
+** seconds and of its audio tracks to `audio` (the last edit of each edit list, the track
+** headers and the movie header), so frames a stream copy had to keep for decoding past
+** the end are not shown, and the encoder's rounding does not hide the last frame.
+** Tracks without an edit list keep their length.
 */
-int mp4_trim_edits(const char *path, double duration, rescue_error *err);
+int mp4_set_edits(const char *path, double video, double audio, rescue_error *err);
 
 #endif

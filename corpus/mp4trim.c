@@ -1,6 +1,7 @@
 /*
-** mp4trim.c: shorten the presentation of a finished mp4 file in place by editing its
-** edit lists (elst), track headers (tkhd) and movie header (mvhd); sizes never change.
+** mp4trim.c: set the presentation length of each track of a finished mp4 file in place
+** by editing its edit lists (elst), track headers (tkhd) and movie header (mvhd); sizes
+** never change.
 **
 ** Why: stream copy must keep every packet decoded before the last frame it shows, and
 ** with B-frames some of those (the next P-frame, a pyramid B-frame) show after the
@@ -59,8 +60,8 @@ static unsigned char *child(unsigned char *p, unsigned char *end, const char *ty
   return NULL;
 }
 
-/* Trim one trak to at most `limit` movie-timescale units; returns the new length. */
-static uint64_t trim_trak(unsigned char *trak, size_t len, uint64_t limit) {
+/* Set one trak's presentation to `want` movie-timescale units; returns the new length. */
+static uint64_t trim_trak(unsigned char *trak, size_t len, uint64_t want) {
   size_t tl, el, hl;
   unsigned char *tkhd = child(trak, trak + len, "tkhd", &hl);
   unsigned char *edts = child(trak, trak + len, "edts", &tl);
@@ -90,14 +91,14 @@ static uint64_t trim_trak(unsigned char *trak, size_t len, uint64_t limit) {
     if (media != -1)
       last = e;
   }
-  if (total > limit && last) {
-    uint64_t d = v == 1 ? rd64(last) : rd32(last), cut = total - limit;
-    d = d > cut ? d - cut : 0;
+  if (total != want && last) {
+    uint64_t d = v == 1 ? rd64(last) : rd32(last), other = total - d;
+    d = want > other ? want - other : 0;
     if (v == 1)
       wr64(last, d);
     else
       wr32(last, (uint32_t)d);
-    total = limit;
+    total = other + d;
   }
   if (tkhd[0] == 1)
     wr64(tkhd + 28, total);
@@ -106,11 +107,23 @@ static uint64_t trim_trak(unsigned char *trak, size_t len, uint64_t limit) {
   return total;
 }
 
-int mp4_trim_edits(const char *path, double duration, rescue_error *err) {
+/* The handler type of a trak ("vide", "soun", ...) or "" when it cannot be read. */
+static void handler(unsigned char *trak, size_t len, char out[5]) {
+  size_t ml, hl;
+  unsigned char *mdia = child(trak, trak + len, "mdia", &ml);
+  unsigned char *hdlr = mdia ? child(mdia, mdia + ml, "hdlr", &hl) : NULL;
+  out[0] = 0;
+  if (hdlr && hl >= 12) {
+    memcpy(out, hdlr + 8, 4);
+    out[4] = 0;
+  }
+}
+
+int mp4_set_edits(const char *path, double video, double audio, rescue_error *err) {
   FILE *f = fopen(path, "r+b");
   unsigned char hdr[16], *moov = NULL, *p, *end, *mvhd;
   long long pos = 0, moov_pos = -1;
-  uint64_t moov_len = 0, limit, longest = 0;
+  uint64_t moov_len = 0, longest = 0;
   uint32_t timescale;
   size_t ml;
   int rc = 0;
@@ -159,14 +172,16 @@ int mp4_trim_edits(const char *path, double duration, rescue_error *err) {
     goto end;
   }
   timescale = mvhd[0] == 1 ? rd32(mvhd + 20) : rd32(mvhd + 12);
-  limit = (uint64_t)(duration * timescale + 0.5);
   for (p = moov; end - p >= 8;) {
     size_t tl;
     unsigned char *trak = child(p, end, "trak", &tl);
     uint64_t got;
+    char h[5];
     if (!trak)
       break;
-    got = trim_trak(trak, tl, limit);
+    handler(trak, tl, h);
+    got = trim_trak(trak, tl,
+                    (uint64_t)((strcmp(h, "soun") == 0 ? audio : video) * timescale + 0.5));
     if (got > longest)
       longest = got;
     p = trak + tl;
