@@ -164,6 +164,8 @@ static const char *type_name(enum AVMediaType t) {
   }
 }
 
+void rescue_media_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
+
 int media_open_input(const char *path, AVFormatContext **out, rescue_error *err) {
   AVFormatContext *fmt = NULL;
   int rc;

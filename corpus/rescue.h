@@ -6,10 +6,12 @@
 
 #include "rescue_alloc.h"
 #include "rescue_buf.h"
+#include "rescue_clip.h"
 #include "rescue_error.h"
 #include "rescue_export.h"
 #include "rescue_import.h"
 #include "rescue_json.h"
+#include "rescue_media.h"
 #include "rescue_output.h"
 #include "rescue_scheme.h"
 #include "rescue_stats.h"

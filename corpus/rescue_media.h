@@ -162,6 +162,12 @@ typedef struct rescue_media_decoded {
 /* Decode every video and audio frame of the main streams of path. */
 int rescue_media_decode_check(const char *path, rescue_media_decoded *d, rescue_error *err);
 
+/*
+** Silence libav's own logging (it prints to stderr by itself; our messages say what went
+** wrong). Process-wide; the CLI calls it once.
+*/
+void rescue_media_quiet(void);
+
 /* ---- synthetic media ---- */
 
 typedef struct rescue_synth_opts {
