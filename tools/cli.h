@@ -67,5 +67,11 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_media_add(int argc, char **argv);
+int cmd_media_list(int argc, char **argv);
+int cmd_clip(int argc, char **argv);
+
+/* The demo's media step (tools/demo_media.c): synthetic video, links, clips. */
+int demo_media(const char *dir, rescue_store *st);
 
 #endif

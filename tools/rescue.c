@@ -12,6 +12,9 @@ static const cli_command commands[] = {
     {"import", cmd_import, "read samples (JSONL, JSON, data-root) into a corpus"},
     {"export", cmd_export, "write samples or datasets out of a corpus"},
     {"stats", cmd_stats, "corpus statistics (the paper's Table 3)"},
+    {"media add", cmd_media_add, "probe source videos and link samples to spans of them"},
+    {"media list", cmd_media_list, "what is linked, and what is missing or changed on disk"},
+    {"clip", cmd_clip, "cut one clip per row (copy, exact or audio) with a manifest"},
     {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
 };
 
