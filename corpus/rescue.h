@@ -15,6 +15,7 @@
 #include "rescue_output.h"
 #include "rescue_scheme.h"
 #include "rescue_stats.h"
+#include "rescue_subtitles.h"
 #include "rescue_store.h"
 #include "rescue_version.h"
 
