@@ -184,6 +184,8 @@ typedef struct rescue_synth_opts {
   int channels;
   int audio_kbps;           /* AAC bit rate */
   int threads;              /* encoder threads (0: automatic) */
+  double start_offset;      /* seconds added to every timestamp (a non-zero container start
+                               time, as broadcast MPEG-TS files have) */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
 } rescue_synth_opts;

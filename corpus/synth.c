@@ -236,6 +236,7 @@ int rescue_synth_media(const char *path, const rescue_synth_opts *o, rescue_erro
     goto end;
   }
   opened = 1;
+  oc->output_ts_offset = llround(o->start_offset * AV_TIME_BASE);
   if ((rc = avformat_write_header(oc, NULL)) < 0) {
     rc = media_averr(err, RESCUE_EMEDIA, rc, "writing the header of '%s'", path);
     goto end;
