@@ -66,6 +66,9 @@ typedef struct pass {
   cclip **act;              /* clips in state 1 */
   int nact;
   int from_start;           /* reading from the very start of the file */
+  int nal_len;              /* H.264/HEVC length-prefixed NAL units: prefix size, else 0 */
+  int annexb;               /* H.264/HEVC with start codes (MPEG-TS) */
+  int hevc;
 } pass;
 
 static int64_t to_ts(const pass *p, int s, double sec) {
@@ -381,6 +384,42 @@ static void sort_order(pass *p) {
   }
 }
 
+/*
+** Is this video packet's NAL framing broken? Stream copy never decodes, so this is the
+** cheap check that catches damage the demuxer cannot see: length prefixes that do not add
+** up to the packet, the forbidden bit, reserved NAL unit types. (Damage inside slice data
+** that keeps the framing intact passes; exact and audio modes decode everything.)
+*/
+static int nal_broken(const pass *p, const AVPacket *pkt) {
+  const uint8_t *d = pkt->data;
+  size_t n = (size_t)pkt->size, i = 0;
+  if (p->nal_len) {
+    while (i < n) {
+      size_t len = 0;
+      int k;
+      if (n - i < (size_t)p->nal_len + 1)
+        return 1;
+      for (k = 0; k < p->nal_len; k++)
+        len = len << 8 | d[i + (size_t)k];
+      i += (size_t)p->nal_len;
+      if (len == 0 || len > n - i || (d[i] & 0x80))
+        return 1;
+      if (p->hevc ? ((d[i] >> 1) & 0x3f) > 40 || len < 2 || (d[i + 1] & 7) == 0
+                  : (d[i] & 0x1f) == 0 || (d[i] & 0x1f) > 23)
+        return 1;
+      i += len;
+    }
+    return 0;
+  }
+  if (p->annexb) {
+    size_t sc = n >= 4 && !d[0] && !d[1] && !d[2] && d[3] == 1 ? 4
+                : n >= 3 && !d[0] && !d[1] && d[2] == 1       ? 3
+                                                               : 0;
+    return !sc || sc >= n || (d[sc] & 0x80);
+  }
+  return 0;
+}
+
 /* Fail every clip not finished yet (the source cannot be read further). */
 static void fail_rest(pass *p, const char *why, double at) {
   int i;
@@ -433,8 +472,15 @@ static int run_pass(pass *p) {
       continue;
     }
     last_t = to_sec(p, s, t);
-    if (pkt->flags & AV_PKT_FLAG_CORRUPT) {
-      fail_rest(p, "corrupt packet", last_t);
+    if ((pkt->flags & AV_PKT_FLAG_CORRUPT) && p->ic->pb && avio_feof(p->ic->pb)) {
+      av_packet_unref(pkt); /* cut short mid-packet: the file just ends here */
+      break;
+    }
+    if ((pkt->flags & AV_PKT_FLAG_CORRUPT) || (s == V && nal_broken(p, pkt))) {
+      for (i = 0; i < p->n; i++)
+        if (p->clips[i].state < 2)
+          clip_fail(p, &p->clips[i], "'%s' is damaged at %.3f s (broken %s packet)",
+                    p->src->label, last_t, s == V ? "video" : "audio");
       break;
     }
     if (s == V && (pkt->flags & AV_PKT_FLAG_KEY)) {
@@ -526,6 +572,19 @@ int cut_copy(const cut_source *src, cut_req *reqs, int n, int threads, rescue_er
   }
   if (p.in[A] < 0)
     p.in[A] = -1;
+  {
+    AVCodecParameters *vp = p.ic->streams[p.in[V]]->codecpar;
+    const uint8_t *x = vp->extradata;
+    p.hevc = vp->codec_id == AV_CODEC_ID_HEVC;
+    if (vp->codec_id == AV_CODEC_ID_H264 || p.hevc) {
+      if (x && vp->extradata_size >= 7 && x[0] == 1 && !p.hevc)
+        p.nal_len = (x[4] & 3) + 1;
+      else if (x && vp->extradata_size >= 23 && x[0] == 1 && p.hevc)
+        p.nal_len = (x[21] & 3) + 1;
+      else
+        p.annexb = 1;
+    }
+  }
   p.t0 = p.ic->start_time != AV_NOPTS_VALUE ? p.ic->start_time : 0;
   for (i = V; i <= A; i++)
     if (p.in[i] >= 0)
