@@ -29,7 +29,7 @@ int rescue_buf_grow(rescue_buf *b, size_t extra) {
   return 0;
 }
 
-void rescue_buf_putn(rescue_buf *b, const void *p, size_t n) {
+void rescue_buf_putn_slow(rescue_buf *b, const void *p, size_t n) {
   if (rescue_buf_grow(b, n))
     return;
   memcpy(b->s + b->len, p, n);

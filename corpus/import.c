@@ -114,6 +114,7 @@ typedef struct importer {
   int cap_rows;
   rescue_buf head, tail, id, where;
   uint64_t done, total;
+  int write;   /* 0: the checking pass (nothing is written); 1: the writing pass */
 } importer;
 
 /* "file:line:col: " prefix for a node of a text. */
@@ -131,6 +132,45 @@ static int bad_at(importer *im, const char *file, long line0, const char *text, 
   rescue_jposition(text, len, offset, &line, &col);
   return rescue_seterr(im->err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, line0 + line - 1, col,
                        msg);
+}
+
+/*
+** The checking pass over one sample object (after its id checks): rows must be a list
+** of rows with the structural types import refuses, and an existing sample must keep
+** its row count unless --resegment.
+*/
+static int check_object(importer *im, const rescue_jnode *root, const char *id,
+                        const char *file, long line0, const char *text, size_t len) {
+  const rescue_jnode *rows = rescue_jget(root, "rows"), *c;
+  int n = 0, rc, have;
+  if (rows && rows->type != RESCUE_JARRAY)
+    return bad_at(im, file, line0, text, len, rows->offset, "rows is not a list");
+  for (c = rows ? rows->child : NULL; c; c = c->next, n++) {
+    const rescue_jnode *badnode = NULL;
+    rescue_error e;
+    rc = rescue_row_input_from_json(rescue_store_scheme(im->st), c, NULL, &badnode, &e);
+    if (rc == RESCUE_EBADINPUT)
+      return bad_at(im, file, line0, text, len, badnode ? badnode->offset : c->offset,
+                    "sample '%s': row %d: %s", id, n + 1, e.msg);
+    if (rc)
+      return rescue_seterr(im->err, rc, "%s", e.msg);
+  }
+  im->res->samples++;
+  im->res->rows += n;
+  rc = rescue_sample_rowcount(im->st, id, &have);
+  if (rc == RESCUE_ENOTFOUND)
+    return 0;
+  if (rc) {
+    if (im->err != rescue_store_err(im->st))
+      *im->err = *rescue_store_err(im->st);
+    return rc;
+  }
+  if (have != n && !im->o->resegment)
+    return bad_at(im, file, line0, text, len, rows ? rows->offset : root->offset,
+                  "sample '%s' has %d rows in the corpus but %d here "
+                  "(use --resegment to record a new row set)",
+                  id, have, n);
+  return 0;
 }
 
 /*
@@ -160,14 +200,17 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   if ((why = rescue_sample_id_unsafe(fixed_id, strlen(fixed_id))) != NULL)
     return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
                   "unsafe sample_id '%s': %s", fixed_id, why);
-  rescue_buf_reset(&im->where);
-  rescue_buf_printf(&im->where, "%s:%ld", file, line0);
-  first = seen_add(&im->seen, fixed_id, im->where.s ? im->where.s : "");
-  if (first && !*first)
-    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-  if (first)
-    return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
-                  "duplicate sample_id '%s' (first at %s)", fixed_id, first);
+  if (!im->write) {
+    rescue_buf_reset(&im->where);
+    rescue_buf_printf(&im->where, "%s:%ld", file, line0);
+    first = seen_add(&im->seen, fixed_id, im->where.s ? im->where.s : "");
+    if (first && !*first)
+      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    if (first)
+      return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
+                    "duplicate sample_id '%s' (first at %s)", fixed_id, first);
+    return check_object(im, root, fixed_id, file, line0, text, len);
+  }
 
   /* head/tail: the object in canonical form, cut around the rows array */
   rescue_buf_reset(&im->head);
@@ -244,7 +287,7 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
 }
 
 static void progress(importer *im) {
-  if (im->o->progress)
+  if (im->o->progress && im->write)
     im->o->progress(im->o->progress_arg, im->done, im->total);
 }
 
@@ -469,7 +512,7 @@ static int walk(importer *im, const char *root, const char *rel, path_list *out,
                S_ISREG(sb.st_mode)) {
       if (path_push(out, child.s))
         rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-      else
+      else if (!im->write)
         im->total += (uint64_t)sb.st_size;
     }
     rescue_buf_free(&child);
@@ -591,39 +634,66 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   }
   if (rc)
     goto end;
-  if ((rc = rescue_store_begin(st)))
-    goto end;
-  rc = rescue_annotator_id(st, opts->annotator ? opts->annotator : "import", "annotator", 1,
-                           &im.annotator_id);
-  for (i = 0; i < n && !rc; i++) {
-    switch (fmts[i]) {
-    case RESCUE_FMT_JSONL:
-      rc = import_jsonl(&im, paths[i]);
-      break;
-    case RESCUE_FMT_JSON:
-      rc = import_json_file(&im, paths[i], opts->sample);
-      break;
-    case RESCUE_FMT_DATAROOT:
-      rc = import_dataroot(&im, paths[i]);
-      break;
-    case RESCUE_FMT_SRT:
-    case RESCUE_FMT_VTT:
-      rc = rescue_subtitles_import(st, paths[i], fmts[i] == RESCUE_FMT_VTT, opts->sample,
-                                   im.annotator_id, res);
-      res->files++;
-      break;
-    case RESCUE_FMT_AUTO:
-      rc = rescue_seterr(im.err, RESCUE_EINTERNAL, "format not decided");
-      break;
+  /*
+  ** Two passes. The first reads and checks everything without writing, so bad input is
+  ** refused before the corpus is touched at all (its file stays byte for byte the same).
+  ** The second writes, in one transaction, in bulk mode when nobody else has the corpus
+  ** open.
+  */
+  for (im.write = 0; im.write <= 1 && !rc; im.write++) {
+    int bulk = 0;
+    if (im.write) {
+      im.done = 0;
+      memset(res, 0, sizeof *res);
+      rescue_store_bulk_begin(st, &bulk);
+      /* a larger page cache keeps B-tree pages touched again and again in memory */
+      sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -16000", NULL, NULL, NULL);
+      if ((rc = rescue_store_begin(st))) {
+        rescue_store_bulk_end(st, bulk);
+        break;
+      }
+      rc = rescue_annotator_id(st, opts->annotator ? opts->annotator : "import", "annotator", 1,
+                               &im.annotator_id);
     }
+    for (i = 0; i < n && !rc; i++) {
+      switch (fmts[i]) {
+      case RESCUE_FMT_JSONL:
+        rc = import_jsonl(&im, paths[i]);
+        break;
+      case RESCUE_FMT_JSON:
+        rc = import_json_file(&im, paths[i], opts->sample);
+        break;
+      case RESCUE_FMT_DATAROOT:
+        rc = import_dataroot(&im, paths[i]);
+        break;
+      case RESCUE_FMT_SRT:
+      case RESCUE_FMT_VTT:
+        /* the checking pass parses; the writing pass stores cues and draft rows */
+        rc = im.write ? rescue_subtitles_import(st, paths[i], fmts[i] == RESCUE_FMT_VTT,
+                                                opts->sample, im.annotator_id, res)
+                      : rescue_subtitles_check(paths[i], fmts[i] == RESCUE_FMT_VTT, im.err);
+        res->files++;
+        if (!im.write && !rc)
+          res->samples++;
+        break;
+      case RESCUE_FMT_AUTO:
+        rc = rescue_seterr(im.err, RESCUE_EINTERNAL, "format not decided");
+        break;
+      }
+    }
+    if (!im.write) {
+      if (!rc && res->samples == 0)
+        rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
+      continue;
+    }
+    if (rc)
+      rescue_store_rollback(st);
+    else
+      rc = rescue_store_commit(st);
+    sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -2000", NULL, NULL, NULL);
+    rescue_store_bulk_end(st, bulk);
+    progress(&im);
   }
-  if (!rc && res->samples == 0)
-    rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
-  if (rc)
-    rescue_store_rollback(st);
-  else
-    rc = rescue_store_commit(st);
-  progress(&im);
 end:
   for (i = 0; i < im.cap_rows; i++)
     rescue_row_input_free(&im.rows[i]);

@@ -207,23 +207,37 @@ static char *put_utf8(char *o, unsigned cp) {
 ** Parse a string literal at d->p (which is at the opening quote). The decoded text
 ** goes to the arena, NUL-terminated; *out and *outlen receive it.
 */
-static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen) {
+static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
+                        unsigned char *plain) {
   const char *start = d->p;
   const char *p = d->p + 1, *end = d->end;
   const char *q;
   char *buf, *o;
   size_t raw;
+  int escapes = 0;
 
   /* First pass: find the closing quote and validate, so the output size is known. */
   q = p;
   for (;;) {
     unsigned char c;
+    /* eight plain ASCII bytes at a time: no quote, backslash, control or high byte */
+    while (end - q >= 8) {
+      uint64_t v, t;
+      memcpy(&v, q, 8);
+      t = ((v - 0x2020202020202020ULL) | v) & 0x8080808080808080ULL; /* < 0x20 or >= 0x80 */
+      t |= (((v ^ 0x2222222222222222ULL) - 0x0101010101010101ULL) & ~(v ^ 0x2222222222222222ULL));
+      t |= (((v ^ 0x5C5C5C5C5C5C5C5CULL) - 0x0101010101010101ULL) & ~(v ^ 0x5C5C5C5C5C5C5C5CULL));
+      if (t & 0x8080808080808080ULL)
+        break;
+      q += 8;
+    }
     if (q >= end)
       return fail(d, start, "premature end of input in string"), -1;
     c = (unsigned char)*q;
     if (c == '"')
       break;
     if (c == '\\') {
+      escapes = 1;
       q++;
       if (q >= end)
         return fail(d, start, "premature end of input in string"), -1;
@@ -266,6 +280,15 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen) {
   buf = arena_alloc(d, raw + 1);
   if (!buf)
     return fail(d, start, "out of memory"), -1;
+  *plain = 1;
+  if (!escapes) {
+    memcpy(buf, p, raw);
+    buf[raw] = 0;
+    *out = buf;
+    *outlen = (uint32_t)raw;
+    d->p = q + 1;
+    return 0;
+  }
   /* Second pass: decode (escapes only shrink the text). */
   o = buf;
   while (p < q) {
@@ -278,11 +301,11 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen) {
       break;
     p++; /* backslash */
     switch (*p) {
-    case 'b': *o++ = '\b'; p++; break;
-    case 'f': *o++ = '\f'; p++; break;
-    case 'n': *o++ = '\n'; p++; break;
-    case 'r': *o++ = '\r'; p++; break;
-    case 't': *o++ = '\t'; p++; break;
+    case 'b': *o++ = '\b'; p++; *plain = 0; break;
+    case 'f': *o++ = '\f'; p++; *plain = 0; break;
+    case 'n': *o++ = '\n'; p++; *plain = 0; break;
+    case 'r': *o++ = '\r'; p++; *plain = 0; break;
+    case 't': *o++ = '\t'; p++; *plain = 0; break;
     case 'u': {
       unsigned v, lo;
       read_hex4(p + 1, q, &v);
@@ -292,10 +315,16 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen) {
         p += 6;
         v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
       }
+      if (v < 0x20)
+        *plain = 0;
       o = put_utf8(o, v);
       break;
     }
-    default: *o++ = *p++; break; /* " \ / */
+    default: /* " \ / */
+      if (*p != '/')
+        *plain = 0;
+      *o++ = *p++;
+      break;
     }
   }
   *o = 0;
@@ -402,12 +431,13 @@ static rescue_jnode *parse_container(rescue_jdoc *d, int is_object) {
     rescue_jnode *v;
     const char *key = NULL;
     uint32_t keylen = 0;
+    unsigned char keyplain = 0;
     if (is_object) {
       if (d->p >= d->end)
         return fail(d, d->p, "premature end of input, '}' expected");
       if (*d->p != '"')
         return fail(d, d->p, "string or '}' expected");
-      if (parse_string(d, &key, &keylen))
+      if (parse_string(d, &key, &keylen, &keyplain))
         return NULL;
       skip_ws(d);
       if (d->p >= d->end)
@@ -422,6 +452,7 @@ static rescue_jnode *parse_container(rescue_jdoc *d, int is_object) {
       return NULL;
     v->key = key;
     v->keylen = keylen;
+    v->keyplain = keyplain;
     if (last)
       last->next = v;
     else
@@ -459,7 +490,7 @@ static rescue_jnode *parse_value(rescue_jdoc *d) {
     return parse_container(d, 0);
   case '"':
     n = new_node(d, RESCUE_JSTRING, at);
-    if (!n || parse_string(d, &n->s, &n->len))
+    if (!n || parse_string(d, &n->s, &n->len, &n->plain))
       return NULL;
     return n;
   case 't':
@@ -592,7 +623,13 @@ void rescue_jwrite(rescue_buf *b, const rescue_jnode *n) {
     rescue_buf_putn(b, n->s, n->len);
     return;
   case RESCUE_JSTRING:
-    rescue_jwrite_string(b, n->s, n->len);
+    if (n->plain) {
+      rescue_buf_putc(b, '"');
+      rescue_buf_putn(b, n->s, n->len);
+      rescue_buf_putc(b, '"');
+    } else {
+      rescue_jwrite_string(b, n->s, n->len);
+    }
     return;
   case RESCUE_JARRAY:
     rescue_buf_putc(b, '[');
@@ -608,8 +645,14 @@ void rescue_jwrite(rescue_buf *b, const rescue_jnode *n) {
     for (c = n->child; c; c = c->next) {
       if (c != n->child)
         rescue_buf_putn(b, ", ", 2);
-      rescue_jwrite_string(b, c->key, c->keylen);
-      rescue_buf_putn(b, ": ", 2);
+      if (c->keyplain) {
+        rescue_buf_putc(b, '"');
+        rescue_buf_putn(b, c->key, c->keylen);
+        rescue_buf_putn(b, "\": ", 3);
+      } else {
+        rescue_jwrite_string(b, c->key, c->keylen);
+        rescue_buf_putn(b, ": ", 2);
+      }
       rescue_jwrite(b, c);
     }
     rescue_buf_putc(b, '}');

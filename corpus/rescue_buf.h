@@ -23,7 +23,7 @@ typedef struct rescue_buf {
 #define RESCUE_BUF_INIT {NULL, 0, 0, 0}
 
 int rescue_buf_grow(rescue_buf *b, size_t extra);
-void rescue_buf_putn(rescue_buf *b, const void *p, size_t n);
+void rescue_buf_putn_slow(rescue_buf *b, const void *p, size_t n);
 void rescue_buf_printf(rescue_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void rescue_buf_free(rescue_buf *b);
@@ -34,6 +34,15 @@ static inline void rescue_buf_reset(rescue_buf *b) {
   b->len = 0;
   if (b->s)
     b->s[0] = 0;
+}
+static inline void rescue_buf_putn(rescue_buf *b, const void *p, size_t n) {
+  if (b->len + n < b->cap) {
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = 0;
+  } else {
+    rescue_buf_putn_slow(b, p, n);
+  }
 }
 static inline void rescue_buf_puts(rescue_buf *b, const char *s) {
   rescue_buf_putn(b, s, strlen(s));

@@ -43,6 +43,9 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
                            rescue_cues *out, rescue_error *err);
 void rescue_cues_free(rescue_cues *cues);
 
+/* Read and parse a subtitle file without storing anything (import's checking pass). */
+int rescue_subtitles_check(const char *path, int vtt, rescue_error *err);
+
 /*
 ** Import a subtitle file for sample_id inside the caller's transaction (rescue_import
 ** does this for the srt and vtt formats): the cues are stored as a new cue set of the

@@ -137,28 +137,45 @@ void rescue_sample_participants_json(const rescue_scheme *sc, const rescue_sampl
   rescue_buf_free(&a.seen);
 }
 
+/*
+** Where derived keys go in a stored head: right after a leading "sample_id" member (so
+** the release order sample_id, scenario, participants comes out), else right after '{'.
+*/
+static size_t derived_at(const char *head) {
+  static const char lead[] = "{\"sample_id\": \"";
+  const char *p;
+  if (strncmp(head, lead, sizeof lead - 1) != 0)
+    return 1;
+  for (p = head + sizeof lead - 1; *p && *p != '"'; p++)
+    if (*p == '\\' && p[1])
+      p++;
+  return *p ? (size_t)(p + 1 - head) : 1;
+}
+
 void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, rescue_buf *out) {
-  const char *head = s->head;
-  int i, missing = (~s->given_keys) & 7;
-  rescue_buf_putc(out, '{');
-  head++; /* past '{' */
+  const char *head = s->head, *scenario = NULL;
+  size_t at = derived_at(head);
+  int i, missing = (~s->given_keys) & 7, wrote = at > 1;
+  rescue_buf_putn(out, head, at);
+  head += at;
   if (missing & RESCUE_GIVEN_SAMPLE_ID) {
     rescue_buf_puts(out, "\"sample_id\": ");
     rescue_jwrite_string(out, s->sample_id, strlen(s->sample_id));
+    wrote = 1;
   }
   if (missing & RESCUE_GIVEN_SCENARIO) {
-    if (missing & RESCUE_GIVEN_SAMPLE_ID)
-      rescue_buf_puts(out, ", ");
-    rescue_buf_puts(out, "\"scenario\": ");
-    rescue_jwrite_string(out, rescue_sample_scenario(sc, s), strlen(rescue_sample_scenario(sc, s)));
+    scenario = rescue_sample_scenario(sc, s);
+    rescue_buf_puts(out, wrote ? ", \"scenario\": " : "\"scenario\": ");
+    rescue_jwrite_string(out, scenario, strlen(scenario));
+    wrote = 1;
   }
   if (missing & RESCUE_GIVEN_PARTICIPANTS) {
-    if (missing & (RESCUE_GIVEN_SAMPLE_ID | RESCUE_GIVEN_SCENARIO))
-      rescue_buf_puts(out, ", ");
-    rescue_buf_puts(out, "\"participants\": ");
+    rescue_buf_puts(out, wrote ? ", \"participants\": " : "\"participants\": ");
     rescue_sample_participants_json(sc, s, out);
+    wrote = 1;
   }
-  if (missing && *head != '}')
+  /* head now continues with ', "k": ...' (after sample_id), '"k": ...' or '}' */
+  if (missing && at == 1 && *head != '}')
     rescue_buf_puts(out, ", ");
   rescue_buf_puts(out, head);
   if (!s->has_rows)
@@ -171,6 +188,63 @@ void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, r
   }
   rescue_buf_putc(out, ']');
   rescue_buf_puts(out, s->tail);
+}
+
+int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char *status,
+                             const char *reason, int64_t annotator_id) {
+  static const char *const ok[] = {"new", "in_review", "reviewed", "discarded"};
+  sqlite3_stmt *s;
+  char now[32];
+  int64_t ref;
+  size_t i;
+  int rc, known = 0;
+  for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    known |= strcmp(status, ok[i]) == 0;
+  if (!known)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "unknown status '%s' (expected new, in_review, reviewed or discarded)",
+                         status);
+  if (strcmp(status, "discarded") == 0 && (!reason || !*reason))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "discarding a sample needs a reason");
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
+    goto fail;
+  rescue_now_iso(now);
+  s = rescue_store_stmt(st, "sample_status_insert");
+  if (!s) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_text(s, ":status", status, -1);
+  rescue_bind_text(s, ":reason", reason, -1);
+  if (annotator_id)
+    rescue_bind_int(s, ":annotator_id", annotator_id);
+  else
+    rescue_bind_null(s, ":annotator_id");
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a status");
+    goto fail;
+  }
+  s = rescue_store_stmt(st, "sample_set_status");
+  if (!s) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_text(s, ":status", status, -1);
+  rescue_bind_text(s, ":reason", reason, -1);
+  rescue_bind_int(s, ":id", ref);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a status");
+    goto fail;
+  }
+  return rescue_store_commit(st);
+fail:
+  rescue_store_rollback(st);
+  return rc;
 }
 
 /* ---- row inputs ---- */
@@ -234,6 +308,8 @@ int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
       return rescue_seterr(err, RESCUE_EBADINPUT, "target is not a list of strings");
     }
   *bad = NULL;
+  if (!in)
+    return 0;
 
   rescue_buf_reset(&in->content);
   rescue_buf_reset(&in->extra);
@@ -318,10 +394,9 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
   rescue_bind_text(s, ":now", now, -1);
   rescue_bind_int(s, ":n_rows", in->n_rows);
   rescue_bind_text(s, ":note", note, -1);
-  if (sqlite3_step(s) != SQLITE_ROW)
+  if (sqlite3_step(s) != SQLITE_DONE)
     return rescue_store_sqlerr(st, "writing a row set");
-  rowset_id = sqlite3_column_int64(s, 0);
-  sqlite3_reset(s);
+  rowset_id = sqlite3_last_insert_rowid(rescue_store_db(st));
   s = rescue_store_stmt(st, "sample_set_rowset");
   if (!s)
     return rescue_store_err(st)->code;
@@ -336,10 +411,9 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
       return rescue_store_err(st)->code;
     rescue_bind_int(s, ":rowset_id", rowset_id);
     rescue_bind_int(s, ":position", i + 1);
-    if (sqlite3_step(s) != SQLITE_ROW)
+    if (sqlite3_step(s) != SQLITE_DONE)
       return rescue_store_sqlerr(st, "writing a row");
-    row_id = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
     if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL,
                                            NULL, NULL)))
       return rc;
@@ -407,23 +481,30 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
   rescue_bind_text(s, ":sample_id", in->sample_id, -1);
   rc = sqlite3_step(s);
   if (rc == SQLITE_DONE) {
-    int64_t group_id;
+    int64_t group_id = 0;
     size_t i;
     sqlite3_reset(s);
     rescue_sample_group(in->sample_id, &key);
-    s = rescue_store_stmt(st, "group_upsert");
-    if (!s || !rescue_buf_ok(&key)) {
+    if (!rescue_buf_ok(&key)) {
       rescue_buf_free(&key);
-      return s ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL)
-               : rescue_store_err(st)->code;
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
-    rescue_bind_text(s, ":name", key.s, (int)key.len);
-    if (sqlite3_step(s) != SQLITE_ROW) {
+    s = rescue_store_stmt(st, "group_insert");
+    if (s) {
+      rescue_bind_text(s, ":name", key.s, (int)key.len);
+      rc = sqlite3_step(s);
+      s = rc == SQLITE_DONE ? rescue_store_stmt(st, "group_find") : NULL;
+    }
+    if (s) {
+      rescue_bind_text(s, ":name", key.s, (int)key.len);
+      rc = sqlite3_step(s);
+      group_id = sqlite3_column_int64(s, 0);
+      sqlite3_reset(s);
+    }
+    if (!s || rc != SQLITE_ROW) {
       rescue_buf_free(&key);
       return rescue_store_sqlerr(st, "writing a group");
     }
-    group_id = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
     rescue_buf_reset(&key);
     rescue_buf_puts(&key, in->sample_id);
     for (i = 0; i < key.len; i++)
@@ -441,10 +522,9 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
     rescue_bind_text(s, ":now", now, -1);
     rc = sqlite3_step(s);
     rescue_buf_free(&key);
-    if (rc != SQLITE_ROW)
+    if (rc != SQLITE_DONE)
       return rescue_store_sqlerr(st, "writing a sample");
-    ref = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    ref = sqlite3_last_insert_rowid(rescue_store_db(st));
     if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", now, stats)) ||
         (rc = put_sample_version(st, ref, in, annotator_id, now, 0, &added)))
       return rc;

@@ -4,6 +4,8 @@
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,8 @@ extern const size_t rescue_sql_queries_len;
 /* How long a writer waits for another writer before "corpus busy" (DESIGN.md). */
 #define BUSY_TIMEOUT_MS 10000
 
+#define STMT_CACHE 64
+
 typedef struct named_stmt {
   const char *name;   /* points into the embedded queries text copy */
   const char *sql;
@@ -39,6 +43,8 @@ struct rescue_store {
   named_stmt *stmts;
   int n_stmts;
   int in_txn;
+  const char *cache_name[STMT_CACHE]; /* name literal last looked up in this slot */
+  int cache_idx[STMT_CACHE];
 };
 
 const char *rescue_store_errmsg(const rescue_store *st) { return st->err.msg; }
@@ -47,13 +53,27 @@ const char *rescue_store_path(const rescue_store *st) { return st->path; }
 const rescue_scheme *rescue_store_scheme(const rescue_store *st) { return st->scheme; }
 sqlite3 *rescue_store_db(rescue_store *st) { return st->db; }
 
+/* The calendar part is formatted once per second: imports stamp every row version. */
 void rescue_now_iso(char out[32]) {
+  static _Thread_local time_t last_sec = -1;
+  static _Thread_local char last[20];
   struct timeval tv;
-  struct tm tm;
+  int ms;
   gettimeofday(&tv, NULL);
-  gmtime_r(&tv.tv_sec, &tm);
-  strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf(out + 19, 13, ".%03dZ", (int)(tv.tv_usec / 1000) % 1000);
+  if (tv.tv_sec != last_sec) {
+    struct tm tm;
+    gmtime_r(&tv.tv_sec, &tm);
+    strftime(last, sizeof last, "%Y-%m-%dT%H:%M:%S", &tm);
+    last_sec = tv.tv_sec;
+  }
+  ms = (int)(tv.tv_usec / 1000) % 1000;
+  memcpy(out, last, 19);
+  out[19] = '.';
+  out[20] = (char)('0' + ms / 100);
+  out[21] = (char)('0' + ms / 10 % 10);
+  out[22] = (char)('0' + ms % 10);
+  out[23] = 'Z';
+  out[24] = 0;
 }
 
 int rescue_store_sqlerr(rescue_store *st, const char *what) {
@@ -99,34 +119,71 @@ static int load_queries(rescue_store *st) {
   return 0;
 }
 
+/*
+** Statement names are string literals, so the hot paths (one lookup per inserted row)
+** first try the slot this exact pointer used last time before comparing names.
+*/
 sqlite3_stmt *rescue_store_stmt(rescue_store *st, const char *name) {
   int i;
-  for (i = 0; i < st->n_stmts; i++) {
-    named_stmt *ns = &st->stmts[i];
-    if (strcmp(ns->name, name) != 0)
-      continue;
-    if (!ns->stmt) {
-      if (sqlite3_prepare_v3(st->db, ns->sql, -1, SQLITE_PREPARE_PERSISTENT, &ns->stmt, NULL) !=
-          SQLITE_OK) {
-        rescue_seterr(&st->err, RESCUE_ESQL, "preparing '%s': %s", name, sqlite3_errmsg(st->db));
-        return NULL;
-      }
-    } else {
-      sqlite3_reset(ns->stmt);
-      sqlite3_clear_bindings(ns->stmt);
+  unsigned h = (unsigned)(((uintptr_t)name >> 3) & (STMT_CACHE - 1));
+  named_stmt *ns = NULL;
+  if (st->cache_name[h] == name) {
+    ns = &st->stmts[st->cache_idx[h]];
+  } else {
+    for (i = 0; i < st->n_stmts; i++)
+      if (strcmp(st->stmts[i].name, name) == 0)
+        break;
+    if (i == st->n_stmts) {
+      rescue_seterr(&st->err, RESCUE_EINTERNAL, "no statement named '%s'", name);
+      return NULL;
     }
-    return ns->stmt;
+    st->cache_name[h] = name;
+    st->cache_idx[h] = i;
+    ns = &st->stmts[i];
   }
-  rescue_seterr(&st->err, RESCUE_EINTERNAL, "no statement named '%s'", name);
-  return NULL;
+  if (!ns->stmt) {
+    if (sqlite3_prepare_v3(st->db, ns->sql, -1, SQLITE_PREPARE_PERSISTENT, &ns->stmt, NULL) !=
+        SQLITE_OK) {
+      rescue_seterr(&st->err, RESCUE_ESQL, "preparing '%s': %s", ns->name, sqlite3_errmsg(st->db));
+      return NULL;
+    }
+  } else {
+    sqlite3_reset(ns->stmt);
+    sqlite3_clear_bindings(ns->stmt);
+  }
+  return ns->stmt;
 }
 
+/*
+** Parameter index by name. sqlite3_bind_parameter_index compares against every name of
+** the statement; a small cache keyed by (statement, name literal) makes binding a
+** row's dozen parameters cheap. A hit is confirmed by one name comparison.
+*/
+#define PARAM_CACHE 1024
+static _Thread_local struct {
+  const sqlite3_stmt *stmt;
+  const char *name;
+  unsigned gen;
+  int idx;
+} param_cache[PARAM_CACHE];
+/* Bumped whenever a store closes: a statement address may then be reused. */
+static atomic_uint param_gen = 1;
+
 static int param(sqlite3_stmt *s, const char *name) {
-  int i = sqlite3_bind_parameter_index(s, name);
+  unsigned h = (unsigned)((((uintptr_t)s >> 4) * 31u + ((uintptr_t)name >> 2)) & (PARAM_CACHE - 1));
+  int i;
+  unsigned gen = atomic_load(&param_gen);
+  if (param_cache[h].stmt == s && param_cache[h].name == name && param_cache[h].gen == gen)
+    return param_cache[h].idx;
+  i = sqlite3_bind_parameter_index(s, name);
   if (i == 0) {
     fprintf(stderr, "rescue: internal: statement has no parameter %s: %s\n", name, sqlite3_sql(s));
     abort();
   }
+  param_cache[h].stmt = s;
+  param_cache[h].name = name;
+  param_cache[h].idx = i;
+  param_cache[h].gen = gen;
   return i;
 }
 
@@ -167,6 +224,29 @@ void rescue_store_rollback(rescue_store *st) {
   if (sqlite3_get_autocommit(st->db) == 0)
     sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
   st->in_txn = 0;
+}
+
+/* Run a PRAGMA that returns the journal mode; 1 when the result equals want. */
+static int journal_mode(rescue_store *st, const char *sql, const char *want) {
+  sqlite3_stmt *s = NULL;
+  int ok = 0;
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    ok = strcmp((const char *)sqlite3_column_text(s, 0), want) == 0;
+  sqlite3_finalize(s);
+  return ok;
+}
+
+void rescue_store_bulk_begin(rescue_store *st, int *bulk) {
+  *bulk = 0;
+  /* Leaving WAL needs every other connection gone: ask once, without waiting. */
+  sqlite3_busy_timeout(st->db, 0);
+  *bulk = journal_mode(st, "PRAGMA journal_mode = DELETE", "delete");
+  sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+}
+
+void rescue_store_bulk_end(rescue_store *st, int bulk) {
+  if (bulk)
+    journal_mode(st, "PRAGMA journal_mode = WAL", "wal");
 }
 
 /* ---- migrations ---- */
@@ -291,6 +371,7 @@ static void store_free(rescue_store *st) {
   int i;
   if (!st)
     return;
+  atomic_fetch_add(&param_gen, 1);
   for (i = 0; i < st->n_stmts; i++)
     sqlite3_finalize(st->stmts[i].stmt);
   rescue_free(st->stmts);
@@ -351,7 +432,9 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
   if (!st)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   rc = sqlite3_open_v2(path, &st->db,
-                       readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, NULL);
+                       (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+                           SQLITE_OPEN_NOMUTEX,
+                       NULL);
   if (rc != SQLITE_OK) {
     rc = rescue_seterr(&st->err, RESCUE_ENOTCORPUS, "cannot open '%s': %s", path,
                        st->db ? sqlite3_errmsg(st->db) : "out of memory");
@@ -400,7 +483,8 @@ int rescue_store_create(const char *path, const char *scheme_xml, size_t scheme_
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto fail;
   }
-  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+      SQLITE_OK) {
     rc = rescue_seterr(&st->err, RESCUE_EIO, "cannot open '%s': %s", path,
                        st->db ? sqlite3_errmsg(st->db) : "out of memory");
     goto fail;
@@ -482,10 +566,9 @@ int rescue_annotator_id(rescue_store *st, const char *name, const char *role, in
   rescue_bind_text(s, ":name", name, -1);
   rescue_bind_text(s, ":role", role ? role : "annotator", -1);
   rescue_bind_text(s, ":now", now, -1);
-  if (sqlite3_step(s) != SQLITE_ROW)
+  if (sqlite3_step(s) != SQLITE_DONE)
     return rescue_store_sqlerr(st, "adding an annotator");
-  *id = sqlite3_column_int64(s, 0);
-  sqlite3_reset(s);
+  *id = sqlite3_last_insert_rowid(st->db);
   return 0;
 }
 
@@ -526,7 +609,8 @@ struct rescue_sample_iter {
   int done;
 };
 
-int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
+/* Find a sample: 0, RESCUE_ENOTFOUND (no message set), or an SQL error. */
+static int sample_lookup(rescue_store *st, const char *sample_id, int64_t *ref, int *n_rows) {
   sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
   int rc;
   if (!s)
@@ -534,14 +618,28 @@ int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
   rescue_bind_text(s, ":sample_id", sample_id, -1);
   rc = sqlite3_step(s);
   if (rc == SQLITE_ROW) {
-    *ref = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
-    return 0;
+    if (ref)
+      *ref = sqlite3_column_int64(s, 0);
+    if (n_rows)
+      *n_rows = sqlite3_column_int(s, 2);
   }
   sqlite3_reset(s);
+  if (rc == SQLITE_ROW)
+    return 0;
   if (rc != SQLITE_DONE)
     return rescue_store_sqlerr(st, "looking up a sample");
-  return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no sample '%s' in the corpus", sample_id);
+  return RESCUE_ENOTFOUND;
+}
+
+int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref) {
+  int rc = sample_lookup(st, sample_id, ref, NULL);
+  if (rc == RESCUE_ENOTFOUND)
+    return rescue_seterr(&st->err, RESCUE_ENOTFOUND, "no sample '%s' in the corpus", sample_id);
+  return rc;
+}
+
+int rescue_sample_rowcount(rescue_store *st, const char *sample_id, int *n_rows) {
+  return sample_lookup(st, sample_id, NULL, n_rows);
 }
 
 int rescue_store_sample_count(rescue_store *st, long *n) {
@@ -759,6 +857,8 @@ void rescue_sample_iter_free(rescue_sample_iter **itp) {
     return;
   it = *itp;
   sqlite3_finalize(it->samples);
+  /* a statement prepared later may reuse this one's address: drop cached parameter indexes */
+  atomic_fetch_add(&param_gen, 1);
   rescue_free(it->refs);
   rescue_free(it->rows);
   rescue_buf_free(&it->text);

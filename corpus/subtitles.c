@@ -489,6 +489,19 @@ static int slurp(const char *path, char **out, size_t *len, rescue_error *err) {
   return *out ? 0 : rescue_seterr(err, RESCUE_ENOMEM, NULL);
 }
 
+int rescue_subtitles_check(const char *path, int vtt, rescue_error *err) {
+  rescue_cues cues;
+  char *text = NULL;
+  size_t len = 0;
+  int rc = slurp(path, &text, &len, err);
+  if (!rc)
+    rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err);
+  if (!rc)
+    rescue_cues_free(&cues);
+  rescue_free(text);
+  return rc;
+}
+
 /* The canonical JSON of a draft row: all 15 fields, empty but for times, speaker, text. */
 static void draft_row(const rescue_cue *c, int index, rescue_buf *out) {
   static const char *const empty_lists[] = {"background_dialogue", "body_posture",

@@ -1,4 +1,6 @@
 -- queries.sql: every SQL statement the library runs, by name.
+-- (No RETURNING clauses: SQLite runs each through a temporary B-tree, which made every
+-- inserted row cost a page allocation; callers use sqlite3_last_insert_rowid.)
 -- Each starts with a line "-- name: <name>"; code asks for it with
 -- rescue_store_stmt(st, "<name>") and binds parameters by :name. Statements are
 -- prepared once per connection and cached.
@@ -18,11 +20,13 @@ INSERT INTO meta(key, value) VALUES (:key, :value)
 SELECT id, role FROM annotator WHERE name = :name;
 
 -- name: annotator_insert
-INSERT INTO annotator(name, role, created_at) VALUES (:name, :role, :now) RETURNING id;
+INSERT INTO annotator(name, role, created_at) VALUES (:name, :role, :now);
 
--- name: group_upsert
-INSERT INTO grp(name) VALUES (:name)
-  ON CONFLICT(name) DO UPDATE SET name = excluded.name RETURNING id;
+-- name: group_insert
+INSERT OR IGNORE INTO grp(name) VALUES (:name);
+
+-- name: group_find
+SELECT id FROM grp WHERE name = :name;
 
 -- name: sample_find
 SELECT s.id, s.rowset_id, r.n_rows
@@ -31,7 +35,7 @@ SELECT s.id, s.rowset_id, r.n_rows
 
 -- name: sample_insert
 INSERT INTO sample(sample_id, sort_key, group_id, created_at)
-  VALUES (:sample_id, :sort_key, :group_id, :now) RETURNING id;
+  VALUES (:sample_id, :sort_key, :group_id, :now);
 
 -- name: sample_set_rowset
 UPDATE sample SET rowset_id = :rowset_id WHERE id = :id;
@@ -54,10 +58,10 @@ SELECT head, tail, has_rows, given_keys FROM sample_version
 
 -- name: rowset_insert
 INSERT INTO rowset(sample_ref, annotator_id, created_at, n_rows, note)
-  VALUES (:sample_ref, :annotator_id, :now, :n_rows, :note) RETURNING id;
+  VALUES (:sample_ref, :annotator_id, :now, :n_rows, :note);
 
 -- name: row_insert
-INSERT INTO row(rowset_id, position) VALUES (:rowset_id, :position) RETURNING id;
+INSERT INTO row(rowset_id, position) VALUES (:rowset_id, :position);
 
 -- name: row_version_insert
 INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_time, end_time,
@@ -69,9 +73,9 @@ INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_t
 
 -- name: rows_mine
 SELECT r.id, r.position,
-       (SELECT v.content FROM row_version v
-         WHERE v.row_id = r.id AND v.annotator_id = :annotator_id
-         ORDER BY v.id DESC LIMIT 1)
+       (SELECT v.content FROM row_version v WHERE v.id = (
+          SELECT max(id) FROM row_version
+           WHERE row_id = r.id AND annotator_id = :annotator_id))
   FROM row r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- name: view_samples
@@ -82,31 +86,31 @@ SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
   JOIN grp g ON g.id = s.group_id
   LEFT JOIN sample_version sv ON sv.id = (
     CASE WHEN :view = 3 THEN
-      COALESCE((SELECT id FROM sample_version WHERE sample_ref = s.id
-                  AND annotator_id = :annotator_id ORDER BY id DESC LIMIT 1),
-               (SELECT id FROM sample_version WHERE sample_ref = s.id ORDER BY id LIMIT 1))
-    ELSE (SELECT id FROM sample_version WHERE sample_ref = s.id ORDER BY id DESC LIMIT 1)
+      COALESCE((SELECT max(id) FROM sample_version WHERE sample_ref = s.id
+                  AND annotator_id = :annotator_id),
+               (SELECT min(id) FROM sample_version WHERE sample_ref = s.id))
+    ELSE (SELECT max(id) FROM sample_version WHERE sample_ref = s.id)
     END)
  WHERE :sample_ref IS NULL OR s.id = :sample_ref
  ORDER BY s.sort_key;
 
 -- name: view_rows
+-- (max()/min() rather than ORDER BY ... LIMIT 1: no temporary B-tree per row)
 SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
        v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern
   FROM row r
   JOIN row_version v ON v.id = (
     CASE :view
       WHEN 0 THEN COALESCE(
-        (SELECT id FROM row_version WHERE row_id = r.id AND kind = 'gold' ORDER BY id DESC LIMIT 1),
-        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id DESC LIMIT 1))
+        (SELECT max(id) FROM row_version WHERE row_id = r.id AND kind = 'gold'),
+        (SELECT max(id) FROM row_version WHERE row_id = r.id))
       WHEN 1 THEN
-        (SELECT id FROM row_version WHERE row_id = r.id AND kind = 'gold' ORDER BY id DESC LIMIT 1)
+        (SELECT max(id) FROM row_version WHERE row_id = r.id AND kind = 'gold')
       WHEN 2 THEN
-        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id DESC LIMIT 1)
+        (SELECT max(id) FROM row_version WHERE row_id = r.id)
       ELSE COALESCE(
-        (SELECT id FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id
-          ORDER BY id DESC LIMIT 1),
-        (SELECT id FROM row_version WHERE row_id = r.id ORDER BY id LIMIT 1))
+        (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id),
+        (SELECT min(id) FROM row_version WHERE row_id = r.id))
     END)
  WHERE r.rowset_id = :rowset_id
  ORDER BY r.position;

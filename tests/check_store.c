@@ -1,0 +1,510 @@
+/*
+** check_store.c: the corpus store: create/open, versions and views, row sets,
+** sample order, derived keys, sample_id safety, the scheme.
+*/
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* A minimal valid row; `speaker`, `target` and `dialogue` vary. */
+static void row_json(rescue_buf *b, int i, const char *speaker, const char *target,
+                     const char *dialogue) {
+  rescue_buf_printf(b,
+                    "{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": \"%s\", "
+                    "\"target\": [\"%s\"], \"dialogue_cleaned\": \"%s\", \"utterance_type\": \"\", "
+                    "\"row_index\": %d}",
+                    i, i, speaker, target, dialogue, i + 1);
+}
+
+/* A JSONL line for a sample with n rows; row `changed` (0-based, or -1) gets other text. */
+static char *sample_line(const char *id, int n, int changed, const char *extra_key) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  int i;
+  rescue_buf_printf(&b, "{\"sample_id\": \"%s\", %s\"rows\": [", id, extra_key ? extra_key : "");
+  for (i = 0; i < n; i++) {
+    if (i)
+      rescue_buf_puts(&b, ", ");
+    row_json(&b, i, i % 2 ? "Therapist" : "Ana", i % 2 ? "Ana" : "Therapist",
+             i == changed ? "changed words" : "hello there");
+  }
+  rescue_buf_puts(&b, "]}\n");
+  return rescue_buf_detach(&b);
+}
+
+static int import_text(rescue_store *st, const char *text, const char *annotator, int reseg) {
+  char *dir = tu_tmpdir();
+  const char *path = tu_path(dir, "in.jsonl");
+  const char *paths[1] = {path};
+  rescue_import_opts o = {RESCUE_FMT_AUTO, annotator, NULL, reseg, NULL, NULL};
+  rescue_import_result r;
+  int rc;
+  tu_write(path, text);
+  rc = rescue_import(st, paths, 1, &o, &r);
+  unlink(path);
+  rmdir(dir);
+  free(dir);
+  return rc;
+}
+
+static rescue_store *open_new(char **dbpath) {
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  *dbpath = tu_new_corpus();
+  ck_assert_msg(rescue_store_open(&st, *dbpath, 0, &err) == 0, "%s", err.msg);
+  return st;
+}
+
+/* Content of row `pos` (1-based) of the sample in a view (static copy). */
+static const char *view_row(rescue_store *st, const char *view, const char *id, int pos,
+                            int *complete) {
+  static char buf[4096];
+  rescue_view v;
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  const char *only[1] = {id};
+  buf[0] = 0;
+  ck_assert_int_eq(rescue_view_parse(st, view, &v), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, only, 1, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &s), 1);
+  if (complete)
+    *complete = s->complete;
+  for (int i = 0; i < s->n; i++)
+    if (s->rows[i].position == pos)
+      snprintf(buf, sizeof buf, "%s", s->rows[i].content);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &s), 0);
+  rescue_sample_iter_free(&it);
+  return buf;
+}
+
+static long count(rescue_store *st, const char *sql) {
+  sqlite3_stmt *s;
+  long n = -1;
+  ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st), sql, -1, &s, NULL), SQLITE_OK);
+  if (sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return n;
+}
+
+START_TEST(test_create_and_open) {
+  char *db = tu_new_corpus();
+  rescue_error err = {0, ""};
+  rescue_store *st = NULL;
+  char bogus[4200];
+  /* never overwrites */
+  ck_assert_int_eq(rescue_store_create(db, NULL, 0, &err), RESCUE_EEXISTS);
+  ck_assert_ptr_nonnull(strstr(err.msg, "already exists"));
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_int_eq(count(st, "PRAGMA application_id"), RESCUE_APPLICATION_ID);
+  ck_assert_int_ge(count(st, "PRAGMA user_version"), 1);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM meta WHERE key = 'scheme'"), 1);
+  ck_assert_str_eq(rescue_store_scheme(st)->therapist, "Therapist");
+  rescue_store_close(&st);
+  ck_assert_ptr_null(st);
+
+  /* a missing path is not created */
+  snprintf(bogus, sizeof bogus, "%s.missing", db);
+  ck_assert_int_eq(rescue_store_open(&st, bogus, 0, &err), RESCUE_ENOTCORPUS);
+  ck_assert_ptr_nonnull(strstr(err.msg, "rescue init"));
+  ck_assert_int_ne(access(bogus, F_OK), 0);
+  /* a file that is not SQLite */
+  tu_write(bogus, "just some text that is long enough to look like a file header....\n");
+  ck_assert_int_eq(rescue_store_open(&st, bogus, 0, &err), RESCUE_ENOTCORPUS);
+  ck_assert_ptr_nonnull(strstr(err.msg, "is not a rescue corpus"));
+  unlink(bogus);
+  /* an SQLite database of another application */
+  {
+    sqlite3 *other;
+    ck_assert_int_eq(sqlite3_open(bogus, &other), SQLITE_OK);
+    sqlite3_exec(other, "CREATE TABLE t(x)", NULL, NULL, NULL);
+    sqlite3_close(other);
+  }
+  ck_assert_int_eq(rescue_store_open(&st, bogus, 0, &err), RESCUE_ENOTCORPUS);
+  unlink(bogus);
+  free(db);
+}
+END_TEST
+
+START_TEST(test_newer_schema_refused) {
+  char *db = tu_new_corpus();
+  rescue_error err = {0, ""};
+  rescue_store *st = NULL;
+  sqlite3 *raw;
+  ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
+  sqlite3_exec(raw, "PRAGMA user_version = 999", NULL, NULL, NULL);
+  sqlite3_close(raw);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), RESCUE_EVERSION);
+  ck_assert_ptr_nonnull(strstr(err.msg, "newer"));
+  free(db);
+}
+END_TEST
+
+START_TEST(test_versions_and_views) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  char *v1 = sample_line("g/s1", 3, -1, NULL), *v2 = sample_line("g/s1", 3, 1, NULL);
+  int64_t carol;
+  int complete;
+
+  ck_assert_int_eq(import_text(st, v1, NULL, 0), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM row_version"), 3);
+  /* the same file again changes nothing */
+  ck_assert_int_eq(import_text(st, v1, NULL, 0), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM row_version"), 3);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample_version"), 1);
+  /* a second annotator's identical revision still counts as their label: 3 versions */
+  ck_assert_int_eq(import_text(st, v1, "bob", 0), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM row_version"), 6);
+  /* bob changes row 2: one new version */
+  ck_assert_int_eq(import_text(st, v2, "bob", 0), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM row_version"), 7);
+
+  ck_assert_ptr_nonnull(strstr(view_row(st, NULL, "g/s1", 2, NULL), "changed words"));
+  ck_assert_ptr_nonnull(strstr(view_row(st, "latest", "g/s1", 2, NULL), "changed words"));
+  ck_assert_ptr_nonnull(strstr(view_row(st, "annotator:import", "g/s1", 2, NULL), "hello"));
+  ck_assert_ptr_nonnull(strstr(view_row(st, "annotator:bob", "g/s1", 2, NULL), "changed"));
+  /* an annotator without versions sees what they start from: the first version */
+  ck_assert_int_eq(rescue_annotator_id(st, "carol", "annotator", 1, &carol), 0);
+  ck_assert_ptr_nonnull(strstr(view_row(st, "annotator:carol", "g/s1", 2, NULL), "hello"));
+  /* unknown annotator and unknown view */
+  {
+    rescue_view v;
+    ck_assert_int_eq(rescue_view_parse(st, "annotator:nobody", &v), RESCUE_ENOTFOUND);
+    ck_assert_int_eq(rescue_view_parse(st, "best", &v), RESCUE_EINVAL);
+  }
+
+  /* gold on row 2 wins in the corpus view, even over a later edit */
+  {
+    rescue_jdoc *d = rescue_jdoc_new();
+    rescue_row_input in;
+    const rescue_jnode *bad, *r;
+    rescue_error e;
+    rescue_buf rowtext = RESCUE_BUF_INIT;
+    int64_t lead, row2, vid;
+    memset(&in, 0, sizeof in);
+    row_json(&rowtext, 1, "Therapist", "Ana", "gold words");
+    r = rescue_jparse(d, rowtext.s, rowtext.len, NULL);
+    ck_assert_int_eq(rescue_row_input_from_json(rescue_store_scheme(st), r, &in, &bad, &e), 0);
+    ck_assert_int_eq(rescue_annotator_id(st, "lead", "lead", 1, &lead), 0);
+    row2 = count(st, "SELECT r.id FROM row r JOIN sample s ON s.rowset_id = r.rowset_id "
+                     "WHERE s.sample_id = 'g/s1' AND r.position = 2");
+    ck_assert_int_eq(rescue_store_begin(st), 0);
+    ck_assert_int_eq(rescue_store_add_row_version(st, row2, lead, "gold", &in, "lead", "[4, 7]",
+                                                  &vid),
+                     0);
+    ck_assert_int_eq(rescue_store_commit(st), 0);
+    ck_assert_int_gt(vid, 7);
+    rescue_row_input_free(&in);
+    rescue_buf_free(&rowtext);
+    rescue_jdoc_free(&d);
+  }
+  ck_assert_int_eq(import_text(st, v1, "bob", 0), 0); /* bob reverts row 2 afterwards */
+  ck_assert_ptr_nonnull(strstr(view_row(st, NULL, "g/s1", 2, &complete), "gold words"));
+  ck_assert_int_eq(complete, 1);
+  ck_assert_ptr_nonnull(strstr(view_row(st, "latest", "g/s1", 2, NULL), "hello"));
+  /* the gold view has only row 2: the sample is incomplete there */
+  view_row(st, "gold", "g/s1", 2, &complete);
+  ck_assert_int_eq(complete, 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM row_version WHERE kind = 'gold' "
+                             "AND gold_policy = 'lead' AND gold_sources = '[4, 7]'"),
+                   1);
+  rescue_store_close(&st);
+  free(v1);
+  free(v2);
+  free(db);
+}
+END_TEST
+
+START_TEST(test_rowsets) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  char *three = sample_line("g/s1", 3, -1, NULL), *four = sample_line("g/s1", 4, -1, NULL);
+  int n;
+  ck_assert_int_eq(import_text(st, three, NULL, 0), 0);
+  ck_assert_int_eq(import_text(st, four, NULL, 0), RESCUE_EBADINPUT);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "has 3 rows in the corpus but 4"));
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "--resegment"));
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM rowset"), 1);
+  ck_assert_int_eq(import_text(st, four, NULL, 1), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM rowset"), 2);
+  ck_assert_int_eq(rescue_sample_rowcount(st, "g/s1", &n), 0);
+  ck_assert_int_eq(n, 4);
+  /* the old rows and their versions stay in history */
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM row_version"), 7);
+  ck_assert_int_eq(rescue_sample_rowcount(st, "g/none", &n), RESCUE_ENOTFOUND);
+  rescue_store_close(&st);
+  free(three);
+  free(four);
+  free(db);
+}
+END_TEST
+
+START_TEST(test_sample_order_and_groups) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  const char *ids[] = {"a-b/c", "a/b", "a/b/c", "a", "A/z", "a/b-c"};
+  const char *want[] = {"A/z", "a", "a/b", "a/b/c", "a/b-c", "a-b/c"};
+  rescue_buf all = RESCUE_BUF_INIT;
+  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  int i = 0;
+  for (i = 0; i < 6; i++) {
+    char *l = sample_line(ids[i], 2, -1, NULL);
+    rescue_buf_puts(&all, l);
+    free(l);
+  }
+  ck_assert_int_eq(import_text(st, all.s, NULL, 0), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  i = 0;
+  while (rescue_sample_iter_next(it, &s) == 1) {
+    ck_assert_str_eq(s->sample_id, want[i]);
+    i++;
+  }
+  ck_assert_int_eq(i, 6);
+  rescue_sample_iter_free(&it);
+  /* groups: everything before the last '/', or the id itself */
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM grp WHERE name IN ('a', 'a/b', 'a-b', 'A')"),
+                   4);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample s JOIN grp g ON g.id = s.group_id "
+                             "WHERE s.sample_id = 'a' AND g.name = 'a'"),
+                   1);
+  /* an unknown id in a restricted iteration */
+  {
+    const char *only[] = {"a/b", "zzz"};
+    ck_assert_int_eq(rescue_sample_iter_new(st, &v, only, 2, &it), RESCUE_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "zzz"));
+  }
+  rescue_buf_free(&all);
+  rescue_store_close(&st);
+  free(db);
+}
+END_TEST
+
+START_TEST(test_derived_keys) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  rescue_buf out = RESCUE_BUF_INIT;
+  /* no scenario or participants given; a family label in a support target */
+  const char *line =
+      "{\"sample_id\": \"x/y\", \"rows\": [{\"start_time\": 0, \"end_time\": 1, "
+      "\"primary_speaker\": \" Maria \", \"target\": [\"Joel\", \"Therapist\", \"Couple\"]}, "
+      "{\"start_time\": 1, \"end_time\": 2, \"primary_speaker\": \"Therapist\", \"target\": "
+      "[\"Maria\"], \"support_strategy\": [{\"target\": [\"Family\", \"Laura\"]}]}], "
+      "\"extra\": 1}\n";
+  ck_assert_int_eq(import_text(st, line, NULL, 0), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &s), 1);
+  ck_assert_str_eq(rescue_sample_scenario(rescue_store_scheme(st), s), "family");
+  rescue_sample_write_json(rescue_store_scheme(st), s, &out);
+  {
+    const char *want = "{\"sample_id\": \"x/y\", \"scenario\": \"family\", \"participants\": "
+                       "[\"Maria\", \"Joel\", \"Laura\"], \"rows\": [";
+    ck_assert_msg(strncmp(out.s, want, strlen(want)) == 0, "%s", out.s);
+  }
+  ck_assert_ptr_nonnull(strstr(out.s, "], \"extra\": 1}"));
+  rescue_sample_iter_free(&it);
+  rescue_buf_free(&out);
+  rescue_store_close(&st);
+  free(db);
+}
+END_TEST
+
+START_TEST(test_status) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  char *a = sample_line("g/a", 2, -1, NULL), *b = sample_line("g/b", 3, -1, NULL);
+  char *dir = tu_tmpdir();
+  rescue_export_opts o;
+  rescue_export_result r;
+  rescue_table3 t;
+  ck_assert_int_eq(import_text(st, a, NULL, 0), 0);
+  ck_assert_int_eq(import_text(st, b, NULL, 0), 0);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "discarded", NULL, 0), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "lost", "x", 0), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/zz", "reviewed", NULL, 0), RESCUE_ENOTFOUND);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "in_review", NULL, 0), 0);
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "discarded", "audio unusable", 0), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample_status"), 2);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample WHERE status = 'discarded' AND "
+                             "status_reason = 'audio unusable'"),
+                   1);
+  memset(&o, 0, sizeof o);
+  ck_assert_int_eq(rescue_export_samples(st, tu_path(dir, "x.jsonl"), 0, &o, &r), 0);
+  ck_assert_int_eq(r.samples, 1);
+  ck_assert_int_eq(r.discarded, 1);
+  o.include_discarded = 1;
+  o.force = 1;
+  ck_assert_int_eq(rescue_export_samples(st, tu_path(dir, "x.jsonl"), 0, &o, &r), 0);
+  ck_assert_int_eq(r.samples, 2);
+  ck_assert_int_eq(rescue_stats_table3(st, &o.view, &t), 0);
+  ck_assert_int_eq(t.all.samples, 1);
+  ck_assert_int_eq(t.all.turns, 3);
+  ck_assert_int_eq(t.discarded, 1);
+  rescue_store_close(&st);
+  rescue_remove_tree(dir);
+  free(dir);
+  free(a);
+  free(b);
+  free(db);
+}
+END_TEST
+
+START_TEST(test_scenario_by_id) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  const char *want[] = {"couple", "family", "family"};
+  char *a = sample_line("Family_Therapy/003/merged", 1, -1, NULL);
+  char *b = sample_line("x/family_therapy/9", 1, -1, NULL);
+  char *c = sample_line("family_therapyx/1", 1, -1, NULL);
+  int i = 0;
+  ck_assert_int_eq(import_text(st, a, NULL, 0), 0);
+  ck_assert_int_eq(import_text(st, b, NULL, 0), 0);
+  ck_assert_int_eq(import_text(st, c, NULL, 0), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  /* order: Family_Therapy/003/merged, family_therapyx/1, x/family_therapy/9 */
+  while (rescue_sample_iter_next(it, &s) == 1) {
+    const char *sc = rescue_sample_scenario(rescue_store_scheme(st), s);
+    if (i == 0)
+      ck_assert_str_eq(sc, want[1]); /* lower-cased prefix matches */
+    else if (i == 1)
+      ck_assert_str_eq(sc, want[0]); /* not a path component: couple */
+    else
+      ck_assert_str_eq(sc, want[2]);
+    i++;
+  }
+  ck_assert_int_eq(i, 3);
+  rescue_sample_iter_free(&it);
+  rescue_store_close(&st);
+  free(a);
+  free(b);
+  free(c);
+  free(db);
+}
+END_TEST
+
+START_TEST(test_unsafe_ids) {
+  static const char *bad[] = {"", "/abs", "a//b", "a/", "./a", "a/./b", "..", "a/../b",
+                              "a\\b", "a\tb", "a\x7f"};
+  static const char *good[] = {"a", "a/b", "alan_and_evelyn/001_s01e01_ct25_segment04",
+                               "family_therapy/003/merged", "a.b/c..d", ".hidden/x",
+                               "caf\xc3\xa9/1"};
+  size_t i;
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    ck_assert_msg(rescue_sample_id_unsafe(bad[i], strlen(bad[i])) != NULL, "accepted '%s'",
+                  bad[i]);
+  ck_assert_ptr_nonnull(rescue_sample_id_unsafe("a\0b", 3));
+  for (i = 0; i < sizeof good / sizeof good[0]; i++)
+    ck_assert_msg(rescue_sample_id_unsafe(good[i], strlen(good[i])) == NULL, "refused '%s'",
+                  good[i]);
+}
+END_TEST
+
+START_TEST(test_scheme) {
+  size_t len;
+  const char *xml = rescue_scheme_default_xml(&len);
+  rescue_scheme *s = NULL;
+  rescue_error err = {0, ""};
+  const rescue_labelset *ls;
+  const rescue_field *f;
+  ck_assert_int_eq(rescue_scheme_load(xml, len, &s, &err), 0);
+  ls = rescue_scheme_labelset(s, "relation_pattern", "couple");
+  ck_assert_int_eq(ls->n, 6);
+  ck_assert_str_eq(ls->labels[0], "pursue_withdraw");
+  ls = rescue_scheme_labelset(s, "relation_pattern", "family");
+  ck_assert_int_eq(ls->n, 8);
+  ck_assert_int_eq(rescue_labelset_find(ls, "cross_generational_coalition"), 3);
+  ls = rescue_scheme_labelset(s, "support_strategy", "couple");
+  ck_assert_int_eq(ls->n, 10);
+  ck_assert_int_eq(rescue_labelset_find(ls, "boundary"), -1);
+  ls = rescue_scheme_labelset(s, "support_strategy", "family");
+  ck_assert_int_eq(ls->n, 8);
+  ck_assert_int_eq(rescue_labelset_find(ls, "boundary"), 5);
+  ls = rescue_scheme_labelset(s, "utterance_type", "family");
+  ck_assert_int_eq(ls->n, 10);
+  ck_assert_str_eq(rescue_scheme_group_label(s, "family"), "Family");
+  ck_assert(rescue_scheme_is_reserved(s, "Couple"));
+  ck_assert(!rescue_scheme_is_reserved(s, "couple"));
+  f = rescue_scheme_field(s, "internal_emotion");
+  ck_assert_int_eq(f->type, RESCUE_F_LIST);
+  f = rescue_field_child(f, "intensity");
+  ck_assert(f->has_min && f->has_max && f->min == 0 && f->max == 10);
+  ck_assert_str_eq(f->level, "interval");
+  ck_assert_str_eq(s->fields[0].key, "start_time");
+  ck_assert_str_eq(s->fields[14].key, "support_strategy");
+  rescue_scheme_free(&s);
+
+  /* bad schemes: not XML, grammar violation, semantic error */
+  ck_assert_int_eq(rescue_scheme_load("<scheme", 7, &s, &err), RESCUE_ESCHEME);
+  ck_assert_ptr_nonnull(strstr(err.msg, "not well-formed"));
+  {
+    const char *g = "<scheme xmlns=\"urn:rescue:scheme:1\" name=\"x\" version=\"1\"><fields/></scheme>";
+    ck_assert_int_eq(rescue_scheme_load(g, strlen(g), &s, &err), RESCUE_ESCHEME);
+    ck_assert_ptr_nonnull(strstr(err.msg, "grammar"));
+  }
+  {
+    const char *g =
+        "<scheme xmlns=\"urn:rescue:scheme:1\" name=\"x\" version=\"1\"><entities>"
+        "<reserved name=\"T\" role=\"practitioner\"/><group scenario=\"c\" label=\"C\"/>"
+        "</entities><labelset name=\"a\"><label name=\"l\">x</label></labelset><fields>"
+        "<field key=\"k\" type=\"label\" labels=\"nope\">x</field></fields></scheme>";
+    ck_assert_int_eq(rescue_scheme_load(g, strlen(g), &s, &err), RESCUE_ESCHEME);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown labelset 'nope'"));
+  }
+}
+END_TEST
+
+/* Creating a store with a failing allocation at every point either works or fails cleanly. */
+START_TEST(test_alloc_failures_open) {
+  char *db = tu_new_corpus();
+  unsigned long n;
+  int opened = 0;
+  for (n = 1; n < 5000 && !opened; n += 7) {
+    rescue_store *st = NULL;
+    rescue_error err = {0, ""};
+    int rc;
+    rescue_alloc_fail_at(n);
+    rc = rescue_store_open(&st, db, 0, &err);
+    rescue_alloc_fail_at(0);
+    if (rc == 0) {
+      opened = 1;
+      rescue_store_close(&st);
+    } else {
+      ck_assert_ptr_null(st);
+      ck_assert_msg(rc == RESCUE_ENOMEM || rc == RESCUE_ESCHEME || rc == RESCUE_EINTERNAL,
+                    "rc %d (%s)", rc, err.msg);
+    }
+  }
+  ck_assert(opened);
+  free(db);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("store");
+  TCase *tc = tcase_create("store");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_create_and_open);
+  tcase_add_test(tc, test_newer_schema_refused);
+  tcase_add_test(tc, test_versions_and_views);
+  tcase_add_test(tc, test_rowsets);
+  tcase_add_test(tc, test_sample_order_and_groups);
+  tcase_add_test(tc, test_derived_keys);
+  tcase_add_test(tc, test_scenario_by_id);
+  tcase_add_test(tc, test_status);
+  tcase_add_test(tc, test_unsafe_ids);
+  tcase_add_test(tc, test_scheme);
+  tcase_add_test(tc, test_alloc_failures_open);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
