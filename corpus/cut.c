@@ -635,5 +635,6 @@ end:
   rescue_free(p.clips);
   rescue_free(p.order);
   rescue_free(p.act);
+  rescue_free(p.buf);
   return rc;
 }

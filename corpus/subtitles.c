@@ -305,6 +305,7 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
           col = 1;
           for (c = ls; c < i; c++)
             col += ((unsigned char)text[c] & 0xC0) != 0x80;
+          rescue_free(lines);
           return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, lno, col,
                                text[i] ? "invalid UTF-8 (save the file as UTF-8)"
                                        : "NUL byte in a text file");

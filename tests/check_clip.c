@@ -187,6 +187,7 @@ START_TEST(test_copy_mp4_with_span) {
   json_decref(m);
   /* no temporary files left behind */
   ck_assert_int_ne(access(tu_path(o, "c/a/clips/.001.mp4.part"), F_OK), 0);
+  free(o);
   free(db);
   free(dir);
 }
@@ -212,6 +213,7 @@ START_TEST(test_copy_mkv_and_ts) {
   ck_assert(off >= 0 && off < 0.05);
   check_video_clip_at(tu_path(o, "t/ts/clips/001.mp4"), 0.5, 1.7, 0, off);
   check_video_clip_at(tu_path(o, "t/ts/clips/002.mp4"), 1.7, 3.05, 0, off);
+  free(o);
   free(db);
   free(dir);
 }
@@ -247,6 +249,7 @@ START_TEST(test_exact_and_audio) {
   ck_assert_ptr_nonnull(json_object_get(r, "sha256"));
   ck_assert_int_eq(json_integer_value(json_object_get(r, "wav_samples")), lround((2.9 - 1.21) * 16000));
   json_decref(m);
+  free(o);
   free(db);
   free(dir);
 }
@@ -268,6 +271,7 @@ START_TEST(test_audio_only_source) {
   ck_assert_msg(strstr(out, "2 clips written"), "%s%s", out, err);
   free(out);
   free(err);
+  free(o);
   free(db);
   free(dir);
 }
@@ -332,6 +336,8 @@ START_TEST(test_broken_sources) {
   ck_assert_int_eq(stat(tu_path(o, "b/truncated/clips/.002.mp4.part"), &sb), -1);
   /* the truncated sample's first row is before the damage: cut and checked */
   check_video_clip(tu_path(o, "b/truncated/clips/001.mp4"), 0.2, 1.4, 0);
+  free(o);
+  free(fs);
   free(db);
   free(dir);
 }
@@ -467,6 +473,7 @@ START_TEST(test_usage_and_selection) {
   ck_assert_msg(strstr(err, "c/unknown"), "%s", err);
   free(out);
   free(err);
+  free(o);
   free(db);
   free(dir);
 }
