@@ -11,6 +11,7 @@
 ** (MPEG-TS) is retried further back, one that lands far before (MKV) just reads more.
 */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,13 @@ typedef struct pass {
   cclip **act;              /* clips in state 1 */
   int nact;
   int from_start;           /* reading from the very start of the file */
+  /* finishing written clips (edit lists, hash, rename) on a second thread */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  pthread_t finisher;
+  int finisher_running, closing;
+  cut_req **fq;             /* clips written and waiting to be finished */
+  int fq_in, fq_out;
   int nal_len;              /* H.264/HEVC length-prefixed NAL units: prefix size, else 0 */
   int annexb;               /* H.264/HEVC with start codes (MPEG-TS) */
   int hevc;
@@ -229,10 +237,47 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
   c->wrote[s] = 1;
 }
 
-/* Finish a clip: trailer, checks against the request, trim, hash, rename. */
+/*
+** The last steps of a clip that was written and checked: edit lists, hash, rename. They
+** read the whole clip back, so they run on a second thread beside the pass (the SHA-256
+** alone would otherwise add half as much time again as copying).
+*/
+static void finish_clip(cut_req *r) {
+  rescue_error e = {0, ""};
+  if (mp4_set_edits(r->tmp, r->act_end - r->act_start, r->act_end - r->act_start, &e) ||
+      rescue_sha256_file(r->tmp, r->sha256, &r->bytes, &e)) {
+    snprintf(r->err, sizeof r->err, "%.500s", e.msg);
+    remove(r->tmp);
+    return;
+  }
+  if (rename(r->tmp, r->path) != 0) {
+    snprintf(r->err, sizeof r->err, "cannot rename '%.240s' to '%.240s'", r->tmp, r->path);
+    remove(r->tmp);
+    return;
+  }
+  r->done = 1;
+}
+
+static void *finisher_main(void *arg) {
+  pass *p = arg;
+  for (;;) {
+    cut_req *r;
+    pthread_mutex_lock(&p->mu);
+    while (p->fq_out == p->fq_in && !p->closing)
+      pthread_cond_wait(&p->cv, &p->mu);
+    if (p->fq_out == p->fq_in) {
+      pthread_mutex_unlock(&p->mu);
+      return NULL;
+    }
+    r = p->fq[p->fq_out++];
+    pthread_mutex_unlock(&p->mu);
+    finish_clip(r);
+  }
+}
+
+/* Finish a clip: trailer, checks against the request, then finish_clip. */
 static void clip_close(pass *p, cclip *c) {
   cut_req *r = c->req;
-  rescue_error e = {0, ""};
   double vend, aend, first, have;
   int rc;
   if (c->state != 1)
@@ -282,19 +327,15 @@ static void clip_close(pass *p, cclip *c) {
   r->act_end = have < r->end ? have : r->end;
   r->frames = c->frames;
   r->audio_samples = c->samples;
-  if ((rc = mp4_set_edits(r->tmp, r->act_end - r->act_start, r->act_end - r->act_start, &e)) ||
-      (rc = rescue_sha256_file(r->tmp, r->sha256, &r->bytes, &e))) {
-    snprintf(r->err, sizeof r->err, "%.500s", e.msg);
-    remove(r->tmp);
-    return;
-  }
-  if (rename(r->tmp, r->path) != 0) {
-    snprintf(r->err, sizeof r->err, "cannot rename '%s' to '%s'", r->tmp, r->path);
-    remove(r->tmp);
-    return;
-  }
   c->state = 2;
-  r->done = 1;
+  if (p->finisher_running) {
+    pthread_mutex_lock(&p->mu);
+    p->fq[p->fq_in++] = r;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+  } else {
+    finish_clip(r);
+  }
 }
 
 static int buf_push(pass *p, AVPacket *pkt) {
@@ -617,7 +658,20 @@ int cut_copy(const cut_source *src, cut_req *reqs, int n, int threads, rescue_er
     c->first_vpts = AV_NOPTS_VALUE;
   }
   sort_order(&p);
+  pthread_mutex_init(&p.mu, NULL);
+  pthread_cond_init(&p.cv, NULL);
+  p.fq = rescue_calloc((size_t)(n ? n : 1), sizeof *p.fq);
+  p.finisher_running = p.fq && pthread_create(&p.finisher, NULL, finisher_main, &p) == 0;
   rc = run_pass(&p);
+  if (p.finisher_running) {
+    pthread_mutex_lock(&p.mu);
+    p.closing = 1;
+    pthread_cond_signal(&p.cv);
+    pthread_mutex_unlock(&p.mu);
+    pthread_join(p.finisher, NULL);
+  }
+  pthread_mutex_destroy(&p.mu);
+  pthread_cond_destroy(&p.cv);
   if (rc)
     rescue_seterr(err, rc, NULL);
 end:
@@ -636,5 +690,6 @@ end:
   rescue_free(p.order);
   rescue_free(p.act);
   rescue_free(p.buf);
+  rescue_free(p.fq);
   return rc;
 }
