@@ -10,7 +10,7 @@
 /* Every subcommand, in the order `rescue --help` lists them. */
 static const cli_command commands[] = {
     {"init", cmd_init, "create an empty corpus"},
-    {"import", cmd_import, "read samples (JSONL, JSON, data-root) into a corpus"},
+    {"import", cmd_import, "read samples (JSONL, JSON, data-root) or subtitles (SRT, WebVTT)"},
     {"export", cmd_export, "write samples or datasets out of a corpus"},
     {"stats", cmd_stats, "corpus statistics (the paper's Table 3)"},
     {"media add", cmd_media_add, "probe source videos and link samples to spans of them"},
