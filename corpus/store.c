@@ -857,6 +857,8 @@ void rescue_sample_iter_free(rescue_sample_iter **itp) {
     return;
   it = *itp;
   sqlite3_finalize(it->samples);
+  /* a statement prepared later may reuse this one's address: drop cached parameter indexes */
+  atomic_fetch_add(&param_gen, 1);
   rescue_free(it->refs);
   rescue_free(it->rows);
   rescue_buf_free(&it->text);
