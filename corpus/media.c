@@ -13,10 +13,10 @@
 
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
-#include <openssl/evp.h>
 
 #include "media_internal.h"
 #include "rescue_alloc.h"
+#include "rescue_sha256.h"
 #include "rescue_media.h"
 
 #define MIB (1 << 20)
@@ -58,10 +58,9 @@ static ssize_t read_at(int fd, void *buf, size_t n, off_t off) {
 }
 
 int rescue_media_fingerprint(const char *path, int64_t *size, char hex[65], rescue_error *err) {
-  unsigned char *buf = NULL, le[8], d[EVP_MAX_MD_SIZE];
-  EVP_MD_CTX *ctx = NULL;
+  unsigned char *buf = NULL, le[8], d[32];
+  rescue_sha256 ctx;
   struct stat sb;
-  unsigned int dl = 0;
   int fd = -1, rc = 0, i;
   off_t tail;
   ssize_t n;
@@ -76,33 +75,31 @@ int rescue_media_fingerprint(const char *path, int64_t *size, char hex[65], resc
     goto end;
   }
   buf = rescue_malloc(MIB);
-  ctx = EVP_MD_CTX_new();
-  if (!buf || !ctx) {
+  if (!buf) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+  rescue_sha256_init(&ctx);
   for (i = 0; i < 8; i++)
     le[i] = (unsigned char)((uint64_t)sb.st_size >> (8 * i));
-  EVP_DigestUpdate(ctx, le, 8);
+  rescue_sha256_update(&ctx, le, 8);
   n = read_at(fd, buf, MIB, 0);
   if (n < 0)
     goto ioerr;
-  EVP_DigestUpdate(ctx, buf, (size_t)n);
+  rescue_sha256_update(&ctx, buf, (size_t)n);
   tail = sb.st_size > MIB ? sb.st_size - MIB : 0;
   n = read_at(fd, buf, MIB, tail);
   if (n < 0)
     goto ioerr;
-  EVP_DigestUpdate(ctx, buf, (size_t)n);
-  EVP_DigestFinal_ex(ctx, d, &dl);
-  media_hex(d, dl, hex);
+  rescue_sha256_update(&ctx, buf, (size_t)n);
+  rescue_sha256_final(&ctx, d);
+  media_hex(d, 32, hex);
   if (size)
     *size = (int64_t)sb.st_size;
   goto end;
 ioerr:
   rc = rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", path, strerror(errno));
 end:
-  EVP_MD_CTX_free(ctx);
   rescue_free(buf);
   if (fd >= 0)
     close(fd);
@@ -110,9 +107,8 @@ end:
 }
 
 int rescue_sha256_file(const char *path, char hex[65], int64_t *size, rescue_error *err) {
-  unsigned char *buf = NULL, d[EVP_MAX_MD_SIZE];
-  EVP_MD_CTX *ctx = NULL;
-  unsigned int dl = 0;
+  unsigned char *buf = NULL, d[32];
+  rescue_sha256 ctx;
   int64_t total = 0;
   int fd = -1, rc = 0;
 
@@ -122,12 +118,11 @@ int rescue_sha256_file(const char *path, char hex[65], int64_t *size, rescue_err
     goto end;
   }
   buf = rescue_malloc(MIB);
-  ctx = EVP_MD_CTX_new();
-  if (!buf || !ctx) {
+  if (!buf) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+  rescue_sha256_init(&ctx);
   for (;;) {
     ssize_t n = read(fd, buf, MIB);
     if (n < 0 && errno == EINTR)
@@ -138,15 +133,14 @@ int rescue_sha256_file(const char *path, char hex[65], int64_t *size, rescue_err
     }
     if (n == 0)
       break;
-    EVP_DigestUpdate(ctx, buf, (size_t)n);
+    rescue_sha256_update(&ctx, buf, (size_t)n);
     total += n;
   }
-  EVP_DigestFinal_ex(ctx, d, &dl);
-  media_hex(d, dl, hex);
+  rescue_sha256_final(&ctx, d);
+  media_hex(d, 32, hex);
   if (size)
     *size = total;
 end:
-  EVP_MD_CTX_free(ctx);
   rescue_free(buf);
   if (fd >= 0)
     close(fd);
