@@ -11,6 +11,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_import.h"
+#include "rescue_subtitles.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {
@@ -19,7 +20,9 @@ int rescue_format_parse(const char *name, rescue_format *out) {
   } names[] = {{"auto", RESCUE_FMT_AUTO},
                {"jsonl", RESCUE_FMT_JSONL},
                {"json", RESCUE_FMT_JSON},
-               {"data-root", RESCUE_FMT_DATAROOT}};
+               {"data-root", RESCUE_FMT_DATAROOT},
+               {"srt", RESCUE_FMT_SRT},
+               {"vtt", RESCUE_FMT_VTT}};
   size_t i;
   for (i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i].name) == 0) {
@@ -596,6 +599,10 @@ static int detect(importer *im, const char *path, rescue_format *f) {
       *f = RESCUE_FMT_JSONL;
     else if (ends_with(path, ".json"))
       *f = RESCUE_FMT_JSON;
+    else if (ends_with(path, ".srt") || ends_with(path, ".SRT"))
+      *f = RESCUE_FMT_SRT;
+    else if (ends_with(path, ".vtt") || ends_with(path, ".VTT"))
+      *f = RESCUE_FMT_VTT;
     else
       return rescue_seterr(im->err, RESCUE_EINVAL,
                            "cannot tell the format of '%s' from its name; use --format", path);
@@ -626,9 +633,11 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   im.o = opts;
   im.res = res;
   if (opts->sample && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
-                                  opts->format != RESCUE_FMT_JSON)))
+                                  opts->format != RESCUE_FMT_JSON &&
+                                  opts->format != RESCUE_FMT_SRT &&
+                                  opts->format != RESCUE_FMT_VTT)))
     return rescue_seterr(im.err, RESCUE_EINVAL,
-                         "--sample names the sample of one single-sample JSON file");
+                         "--sample names the sample of one single-sample JSON or subtitle file");
   if (opts->annotator && (why = rescue_name_unsafe(opts->annotator)) != NULL)
     return rescue_seterr(im.err, RESCUE_EINVAL, "the annotator name %s", why);
   fmts = rescue_calloc((size_t)(n ? n : 1), sizeof *fmts);
@@ -640,9 +649,17 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   for (i = 0; i < n && !rc; i++) {
     fmts[i] = opts->format;
     rc = detect(&im, paths[i], &fmts[i]);
-    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON)
+    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON && fmts[i] != RESCUE_FMT_SRT &&
+        fmts[i] != RESCUE_FMT_VTT)
       rc = rescue_seterr(im.err, RESCUE_EINVAL,
-                         "--sample names the sample of one single-sample JSON file");
+                         "--sample names the sample of one single-sample JSON or subtitle file");
+    if (!rc && !opts->sample && (fmts[i] == RESCUE_FMT_SRT || fmts[i] == RESCUE_FMT_VTT))
+      rc = rescue_seterr(im.err, RESCUE_EINVAL,
+                         "subtitles belong to one sample: give --sample <id> for '%s'", paths[i]);
+    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON &&
+        rescue_sample_id_unsafe(opts->sample, strlen(opts->sample)))
+      rc = rescue_seterr(im.err, RESCUE_EINVAL, "unsafe sample_id '%s': %s", opts->sample,
+                         rescue_sample_id_unsafe(opts->sample, strlen(opts->sample)));
   }
   if (rc)
     goto end;
@@ -677,6 +694,16 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
         break;
       case RESCUE_FMT_DATAROOT:
         rc = import_dataroot(&im, paths[i]);
+        break;
+      case RESCUE_FMT_SRT:
+      case RESCUE_FMT_VTT:
+        /* the checking pass parses; the writing pass stores cues and draft rows */
+        rc = im.write ? rescue_subtitles_import(st, paths[i], fmts[i] == RESCUE_FMT_VTT,
+                                                opts->sample, im.annotator_id, res)
+                      : rescue_subtitles_check(paths[i], fmts[i] == RESCUE_FMT_VTT, im.err);
+        res->files++;
+        if (!im.write && !rc)
+          res->samples++;
         break;
       case RESCUE_FMT_AUTO:
         rc = rescue_seterr(im.err, RESCUE_EINTERNAL, "format not decided");

@@ -12,19 +12,24 @@
 #include "rescue_store.h"
 
 typedef enum rescue_format {
-  RESCUE_FMT_AUTO,     /* by path: folder = data-root, .jsonl/.ndjson = jsonl, .json = json */
+  RESCUE_FMT_AUTO,     /* by path: folder = data-root, .jsonl/.ndjson = jsonl, .json = json,
+                          .srt = srt, .vtt = vtt */
   RESCUE_FMT_JSONL,
   RESCUE_FMT_JSON,
-  RESCUE_FMT_DATAROOT
+  RESCUE_FMT_DATAROOT,
+  RESCUE_FMT_SRT,      /* subtitles of one sample (--sample): cues, and draft rows when the
+                          sample has none (rescue_subtitles.h) */
+  RESCUE_FMT_VTT       /* the same from WebVTT */
 } rescue_format;
 
-/* "auto", "jsonl", "json", "data-root" -> *out; RESCUE_EINVAL otherwise. */
+/* "auto", "jsonl", "json", "data-root", "srt", "vtt" -> *out; RESCUE_EINVAL otherwise. */
 int rescue_format_parse(const char *name, rescue_format *out);
 
 typedef struct rescue_import_opts {
   rescue_format format;
   const char *annotator;   /* NULL: "import" */
-  const char *sample;      /* sample_id for a single JSON file without one, or NULL */
+  const char *sample;      /* sample_id for a single JSON file without one, or of a
+                              subtitle file (required there), or NULL */
   int resegment;           /* allow a different row count (records a new row set) */
   /* progress: bytes read so far of `total`; called now and then; may be NULL */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
@@ -36,6 +41,8 @@ typedef struct rescue_import_result {
   long samples;            /* samples read */
   long rows;               /* rows read */
   rescue_put_stats put;    /* what changed in the store */
+  long cues;               /* subtitle cues stored */
+  char warning[512];       /* the last warning ("file:line:col: ..."), "" when none */
 } rescue_import_result;
 
 /*

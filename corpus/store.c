@@ -164,7 +164,10 @@ sqlite3_stmt *rescue_store_stmt(rescue_store *st, const char *name) {
 /*
 ** Parameter index by name. sqlite3_bind_parameter_index compares against every name of
 ** the statement; a small cache keyed by (statement, name literal) makes binding a
-** row's dozen parameters cheap. A hit is confirmed by one name comparison.
+** row's dozen parameters cheap. A cached index is trusted only while the generation
+** it was stored under is current: every finalize of a statement that was ever bound
+** through rescue_bind_* (a store's close, an iterator's free) bumps the generation,
+** because a statement prepared later may get the same address.
 */
 #define PARAM_CACHE 1024
 static _Thread_local struct {
@@ -173,7 +176,7 @@ static _Thread_local struct {
   unsigned gen;
   int idx;
 } param_cache[PARAM_CACHE];
-/* Bumped whenever a store closes: a statement address may then be reused. */
+/* Bumped whenever a bound statement is finalized (see above). */
 static atomic_uint param_gen = 1;
 
 static int param(sqlite3_stmt *s, const char *name) {
@@ -972,6 +975,8 @@ void rescue_sample_iter_free(rescue_sample_iter **itp) {
     return;
   it = *itp;
   sqlite3_finalize(it->samples);
+  /* a statement prepared later may reuse this one's address: drop cached parameter indexes */
+  atomic_fetch_add(&param_gen, 1);
   rescue_free(it->refs);
   rescue_free(it->rows);
   rescue_buf_free(&it->text);

@@ -222,3 +222,70 @@ SELECT id, seed, ratios, stratify, created_at FROM split_run ORDER BY id DESC LI
 SELECT sg.split FROM sample s
   JOIN split_group sg ON sg.group_id = s.group_id AND sg.run_id = :run_id
  WHERE s.id = :sample_ref;
+-- ---- media: sources, segment references, clips, subtitle cues (corpus/media*.c,
+-- ---- corpus/clip.c, corpus/subtitles.c) ----
+
+-- name: source_find_same
+SELECT id FROM source
+ WHERE root = :root AND path = :path AND size = :size AND fingerprint = :fingerprint
+ ORDER BY id DESC LIMIT 1;
+
+-- name: source_insert
+INSERT INTO source(root, path, size, mtime, fingerprint, container, duration, start_time,
+                   streams, probed_at)
+  VALUES (:root, :path, :size, :mtime, :fingerprint, :container, :duration, :start_time,
+          :streams, :now) RETURNING id;
+
+-- name: segment_current
+SELECT id, source_id, start, end FROM segment
+ WHERE sample_ref = :sample_ref ORDER BY id DESC LIMIT 1;
+
+-- name: segment_insert
+INSERT INTO segment(sample_ref, source_id, start, end, created_at)
+  VALUES (:sample_ref, :source_id, :start, :end, :now) RETURNING id;
+
+-- name: media_linked
+SELECT s.sample_id, g.id, g.start, g.end, src.id, src.root, src.path, src.size,
+       src.fingerprint, src.duration, src.container, src.start_time, src.streams,
+       (SELECT count(*) FROM segment h WHERE h.sample_ref = s.id)
+  FROM sample s
+  JOIN segment g ON g.id = (SELECT id FROM segment WHERE sample_ref = s.id ORDER BY id DESC LIMIT 1)
+  JOIN source src ON src.id = g.source_id
+ WHERE :sample_ref IS NULL OR s.id = :sample_ref
+ ORDER BY s.sort_key;
+
+-- name: media_unlinked
+SELECT src.id, src.root, src.path, src.size, src.fingerprint, src.duration, src.container
+  FROM source src
+ WHERE src.id = (SELECT max(id) FROM source s2 WHERE s2.root = src.root AND s2.path = src.path)
+   AND NOT EXISTS (
+     SELECT 1 FROM segment g JOIN source s3 ON s3.id = g.source_id
+      WHERE g.id = (SELECT max(id) FROM segment WHERE sample_ref = g.sample_ref)
+        AND s3.root = src.root AND s3.path = src.path)
+ ORDER BY src.root, src.path;
+
+-- name: clip_current
+SELECT c.position, c.mode, c.path, c.req_start, c.req_end, c.sha256, c.bytes, c.segment_id,
+       c.act_start, c.act_end, c.frames, c.audio_samples
+  FROM clip c
+ WHERE c.id IN (SELECT max(id) FROM clip WHERE sample_ref = :sample_ref GROUP BY position, mode)
+ ORDER BY c.position, c.mode;
+
+-- name: clip_insert
+INSERT INTO clip(sample_ref, position, mode, segment_id, path, req_start, req_end, act_start,
+                 act_end, frames, audio_samples, bytes, sha256, created_at)
+  VALUES (:sample_ref, :position, :mode, :segment_id, :path, :req_start, :req_end, :act_start,
+          :act_end, :frames, :audio_samples, :bytes, :sha256, :now);
+
+-- name: cue_next_import
+SELECT coalesce(max(import_id), 0) + 1 FROM cue;
+
+-- name: cue_insert
+INSERT INTO cue(sample_ref, import_id, seq, start, end, speaker, text, file, line)
+  VALUES (:sample_ref, :import_id, :seq, :start, :end, :speaker, :text, :file, :line);
+
+-- name: cues_latest
+SELECT seq, start, end, speaker, text, file, line FROM cue
+ WHERE sample_ref = :sample_ref
+   AND import_id = (SELECT max(import_id) FROM cue WHERE sample_ref = :sample_ref)
+ ORDER BY seq;

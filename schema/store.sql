@@ -121,14 +121,20 @@ CREATE TABLE row_version(
 CREATE INDEX row_version_by_annotator ON row_version(row_id, annotator_id, id);
 CREATE INDEX row_version_gold ON row_version(row_id, id) WHERE kind = 'gold';
 
--- Media (filled by `rescue media add` and `rescue clip`).
+-- Media (filled by `rescue media add`, `rescue import` of subtitles and `rescue clip`).
+-- A source row is one probe of one file: when the file on disk changes and is linked
+-- again, a new source row records the new facts and the old one stays as history.
 
 CREATE TABLE source(
   id           INTEGER PRIMARY KEY,
-  path         TEXT NOT NULL UNIQUE,  -- relative to the media root when under it, else absolute
+  root         TEXT NOT NULL DEFAULT '',  -- the media root `path` is relative to: '' the
+                                      -- corpus folder, else a folder (relative to the corpus
+                                      -- folder when under it, else absolute)
+  path         TEXT NOT NULL,         -- relative to the media root when under it, else absolute
   size         INTEGER NOT NULL,      -- bytes
   mtime        INTEGER,               -- seconds since the epoch when probed
-  fingerprint  TEXT NOT NULL,         -- hex sha256 over size, first MiB and last MiB
+  fingerprint  TEXT NOT NULL,         -- hex sha256 over the size (8 bytes, little-endian),
+                                      -- the first MiB and the last MiB of the file
   container    TEXT,                  -- libavformat's short name ('mov,mp4,m4a,3gp,3g2,mj2')
   duration     REAL,                  -- seconds
   start_time   REAL,                  -- container start time, seconds
@@ -136,6 +142,7 @@ CREATE TABLE source(
                                       -- sample_rate, channels}
   probed_at    TEXT NOT NULL
 );
+CREATE INDEX source_by_path ON source(root, path, id);
 
 CREATE TABLE segment(
   id          INTEGER PRIMARY KEY,
@@ -151,17 +158,20 @@ CREATE INDEX segment_by_sample ON segment(sample_ref, id);
 CREATE TABLE clip(
   id             INTEGER PRIMARY KEY,
   sample_ref     INTEGER NOT NULL REFERENCES sample(id),
-  position       INTEGER NOT NULL,   -- row position (1-based)
+  position       INTEGER NOT NULL,   -- row position (1-based); 0: the sample's segment.mp4
   mode           TEXT NOT NULL,      -- copy | exact | audio
+  segment_id     INTEGER REFERENCES segment(id),  -- the segment reference it was cut from
   path           TEXT NOT NULL,      -- where the clip was written, as given to `clip --out`
   req_start      REAL NOT NULL,      -- requested span in the source, seconds (padding included)
   req_end        REAL NOT NULL,
-  act_start      REAL,               -- what the written file covers
+  act_start      REAL,               -- what the written file presents, seconds in the source
   act_end        REAL,
-  frames         INTEGER,            -- video frames decoded from the written file
-  audio_samples  INTEGER,            -- audio samples in the written file
+  frames         INTEGER,            -- video frames presented (copy: counted from the written
+                                     -- packets inside the edit list; exact: encoded)
+  audio_samples  INTEGER,            -- audio samples presented (per channel)
+  bytes          INTEGER NOT NULL,   -- size of the written file
   sha256         TEXT NOT NULL,      -- hex digest of the written file
-  created_at     TEXT NOT NULL
+  created_at     TEXT NOT NULL       -- the latest record of (sample, position, mode) is current
 );
 CREATE INDEX clip_by_sample ON clip(sample_ref, position, mode, id);
 
@@ -172,8 +182,12 @@ CREATE TABLE cue(
   seq         INTEGER NOT NULL,      -- cue number in time order (1-based)
   start       REAL NOT NULL,         -- seconds, relative to the sample clip
   end         REAL NOT NULL,
-  speaker     TEXT NOT NULL,         -- from a 'Name:' or '[Name]' prefix; '' when none
-  text        TEXT NOT NULL          -- cue text without the prefix
+  speaker     TEXT NOT NULL,         -- from a 'Name:', '[Name]' or WebVTT '<v Name>' prefix;
+                                     -- '' when none
+  text        TEXT NOT NULL,         -- cue text without the prefix and markup, lines joined
+                                     -- by one space
+  file        TEXT,                  -- the subtitle file as given to import
+  line        INTEGER                -- line of the cue's timing line in that file
 );
 CREATE INDEX cue_by_sample ON cue(sample_ref, import_id, seq);
 

@@ -560,12 +560,12 @@ START_TEST(test_clips_from_store) {
   ck_assert_int_eq(sqlite3_open(db, &sq), SQLITE_OK);
   ck_assert_int_eq(
       sqlite3_exec(sq,
-                   "INSERT INTO clip(sample_ref, position, mode, path, req_start, req_end, sha256, "
-                   "created_at) VALUES "
-                   "(1, 2, 'copy', 'clips/old/002.mp4', 2, 3.5, 'x', 't'),"
-                   "(1, 2, 'exact', 'clips/new/002.mp4', 2, 3.5, 'x', 't'),"
-                   "(1, 3, 'audio', 'clips/a/003.m4a', 4, 5.5, 'x', 't'),"
-                   "(1, 9, 'copy', 'clips/x/009.mp4', 4, 5.5, 'x', 't')",
+                   "INSERT INTO clip(sample_ref, position, mode, path, req_start, req_end, bytes, "
+                   "sha256, created_at) VALUES "
+                   "(1, 2, 'copy', 'clips/old/002.mp4', 2, 3.5, 9, 'x', 't'),"
+                   "(1, 2, 'exact', 'clips/new/002.mp4', 2, 3.5, 9, 'x', 't'),"
+                   "(1, 3, 'audio', 'clips/a/003.m4a', 4, 5.5, 9, 'x', 't'),"
+                   "(1, 9, 'copy', 'clips/x/009.mp4', 4, 5.5, 9, 'x', 't')",
                    NULL, NULL, NULL),
       SQLITE_OK);
   sqlite3_close(sq);

@@ -13,6 +13,24 @@
 
 #include "testutil.h"
 
+/*
+** Folders made by tu_tmpdir in this process, removed when it exits (Check runs each test
+** in a child process, so a test's folders go when the test ends). RESCUE_KEEP_TEST_DIRS=1
+** keeps them for a look after a failure.
+*/
+static char *made[512];
+static int n_made;
+static pid_t made_by;
+
+static void remove_made(void) {
+  int i;
+  if (getpid() != made_by || (getenv("RESCUE_KEEP_TEST_DIRS") &&
+                              strcmp(getenv("RESCUE_KEEP_TEST_DIRS"), "1") == 0))
+    return;
+  for (i = 0; i < n_made; i++)
+    rescue_remove_tree(made[i]);
+}
+
 char *tu_tmpdir(void) {
   const char *base = getenv("TMPDIR");
   char *p;
@@ -22,6 +40,17 @@ char *tu_tmpdir(void) {
   ck_assert_ptr_nonnull(p);
   sprintf(p, "%s/rescue-test-XXXXXX", base);
   ck_assert_msg(mkdtemp(p) != NULL, "mkdtemp: %s", strerror(errno));
+  if (made_by != getpid()) {
+    /* first folder in this process (a forked test child starts a fresh list) */
+    for (int i = 0; i < n_made; i++)
+      free(made[i]);
+    n_made = 0;
+    if (!made_by)
+      atexit(remove_made);
+    made_by = getpid();
+  }
+  if (n_made < (int)(sizeof made / sizeof made[0]))
+    made[n_made++] = strdup(p);
   return p;
 }
 

@@ -81,5 +81,11 @@ int demo_agree(const char *dir, rescue_store *st);
 
 /* Demo steps of the modules (each prints where its results are). */
 int demo_tasks(const char *dir, rescue_store *st);
+int cmd_media_add(int argc, char **argv);
+int cmd_media_list(int argc, char **argv);
+int cmd_clip(int argc, char **argv);
+
+/* The demo's media step (tools/demo_media.c): synthetic video, links, clips. */
+int demo_media(const char *dir, rescue_store *st);
 
 #endif

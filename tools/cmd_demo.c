@@ -25,8 +25,9 @@ static const char usage[] =
     "\n"
     "Build a demo corpus from two short fictional sessions (a couple and a family) that\n"
     "are built into rescue, and run every capability on it: import, stats, export of the\n"
-    "samples as JSONL and as a data-root, a split and the six task datasets, a second\n"
-    "annotator's revision, lint, agreement and adjudication. Prints where each result is.\n"
+    "samples as JSONL and as a data-root, a synthetic episode video linked to both sessions\n"
+    "and their row clips, a split and the six task datasets, a second annotator's\n"
+    "revision, lint, agreement and adjudication. Prints where each result is.\n"
     "\n"
     "options:\n"
     "  --out <dir>  where to put it (default: rescue-demo); a folder made by an earlier\n"
@@ -145,10 +146,14 @@ int cmd_demo(int argc, char **argv) {
   }
   rescue_stats_table3_text(&t3, &text);
   printf("4. corpus statistics (rescue stats %s):\n\n%s\n", db, text.s ? text.s : "");
-  printf("5. splits and the six task datasets\n");
+  if (demo_media(dir, st)) {
+    rc = 1;
+    goto end;
+  }
+  printf("6. splits and the six task datasets\n");
   if (demo_tasks(dir, st))
     goto end;
-  printf("6. annotation: a second annotator, lint, agreement, adjudication\n");
+  printf("7. annotation: a second annotator, lint, agreement, adjudication\n");
   if ((rc = demo_agree(dir, st)))
     goto end;
   printf("\n");

@@ -8,7 +8,7 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root]\n"
+    "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt]\n"
     "                     [--annotator <name>] [--sample <id>] [--resegment]\n"
     "\n"
     "Read samples into the corpus, all in one transaction: any bad input refuses the whole\n"
@@ -18,6 +18,9 @@ static const char usage[] =
     "  data-root  a folder of <group>/<sample>.json files; the sample_id is the path\n"
     "             without .json (manifest.json files are skipped)\n"
     "  json       one sample object; its sample_id key, or --sample\n"
+    "  srt, vtt   subtitles of the sample --sample (created when new): its cues are stored\n"
+    "             (timing ground truth), and when it has no rows yet, one draft row per cue\n"
+    "             (times, speaker from a 'Name:' or '[Name]' prefix, text; the rest empty)\n"
     "\n"
     "A sample already in the corpus gets, under the annotator, a new version of each row\n"
     "whose content differs from that annotator's own latest version (every row, for an\n"
@@ -25,9 +28,9 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --format <f>        auto (default): a folder is a data-root, *.jsonl is jsonl,\n"
-    "                      *.json is json\n"
+    "                      *.json is json, *.srt is srt, *.vtt is vtt\n"
     "  --annotator <name>  whose versions these are (default: import); created if new\n"
-    "  --sample <id>       the sample_id of a single JSON file\n"
+    "  --sample <id>       the sample_id of a single JSON file or of a subtitle file\n"
     "  --resegment         a sample whose row count differs gets a new row set (the old\n"
     "                      rows and versions stay in its history) instead of a refusal\n"
     "  -h, --help          show this help\n";
@@ -80,11 +83,16 @@ int cmd_import(int argc, char **argv) {
     rescue_store_close(&st);
     return rc;
   }
+  if (res.warning[0])
+    cli_warn("%s", res.warning);
   printf("imported %ld sample%s (%ld rows) from %ld file%s: %ld new, %ld changed, "
-         "%ld unchanged; %ld row versions added\n",
+         "%ld unchanged; %ld row versions added",
          res.samples, res.samples == 1 ? "" : "s", res.rows, res.files, res.files == 1 ? "" : "s",
          res.put.samples_new, res.put.samples_changed, res.put.samples_unchanged,
          res.put.row_versions);
+  if (res.cues)
+    printf("; %ld subtitle cue%s", res.cues, res.cues == 1 ? "" : "s");
+  printf("\n");
   rescue_store_close(&st);
   return cli_finish(0);
 }

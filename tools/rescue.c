@@ -10,9 +10,12 @@
 /* Every subcommand, in the order `rescue --help` lists them. */
 static const cli_command commands[] = {
     {"init", cmd_init, "create an empty corpus"},
-    {"import", cmd_import, "read samples (JSONL, JSON, data-root) into a corpus"},
+    {"import", cmd_import, "read samples (JSONL, JSON, data-root) or subtitles (SRT, WebVTT)"},
     {"export", cmd_export, "write samples or datasets out of a corpus"},
     {"stats", cmd_stats, "corpus statistics (the paper's Table 3)"},
+    {"media add", cmd_media_add, "probe source videos and link samples to spans of them"},
+    {"media list", cmd_media_list, "what is linked, and what is missing or changed on disk"},
+    {"clip", cmd_clip, "cut one clip per row (copy, exact or audio) with a manifest"},
     {"annotator add", cmd_annotator_add, "add an annotator (prints a sign-in token)"},
     {"annotator list", cmd_annotator_list, "annotators, their work and assignments"},
     {"assign", cmd_assign, "deal samples out to annotators (with a double-reviewed share)"},

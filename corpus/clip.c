@@ -1,0 +1,800 @@
+/*
+** clip.c: `rescue clip`: per-row clips of the selected samples, worker threads (one
+** sample at a time each), deterministic shards, resume, manifests, and clip records.
+** Only the calling thread touches the store; workers get everything they need in a job.
+*/
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "media_internal.h"
+#include "rescue_alloc.h"
+#include "rescue_clip.h"
+#include "rescue_media.h"
+#include "rescue_output.h"
+
+/* Row times further than this past the source's end fail the sample before cutting. */
+#define LEN_SLACK 0.050
+
+int rescue_clip_mode_parse(const char *name, rescue_clip_mode *out) {
+  if (strcmp(name, "copy") == 0)
+    *out = RESCUE_CLIP_COPY;
+  else if (strcmp(name, "exact") == 0)
+    *out = RESCUE_CLIP_EXACT;
+  else if (strcmp(name, "audio") == 0)
+    *out = RESCUE_CLIP_AUDIO;
+  else
+    return RESCUE_EINVAL;
+  return 0;
+}
+
+const char *rescue_clip_mode_name(rescue_clip_mode mode) {
+  switch (mode) {
+  case RESCUE_CLIP_COPY: return "copy";
+  case RESCUE_CLIP_EXACT: return "exact";
+  case RESCUE_CLIP_AUDIO: return "audio";
+  }
+  return "copy";
+}
+
+uint64_t rescue_fnv1a64(const char *s) {
+  uint64_t h = 14695981039346656037ULL;
+  for (; *s; s++) {
+    h ^= (unsigned char)*s;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+/* A clip recorded by an earlier run (the current record of its position and mode). */
+typedef struct prior {
+  char *path, *sha256;
+  double req_start, req_end;
+  int64_t bytes, segment_id;
+} prior;
+
+/* One sample's work. Filled by the calling thread, cut by a worker, recorded by the caller. */
+typedef struct job {
+  char *sample_id;
+  int64_t ref, segment_id;
+  char *src_path, *src_label, *fingerprint;
+  int64_t src_size;
+  double src_duration;
+  int has_span;
+  double seg_start, seg_end;
+  int n_rows;               /* rows of the sample; reqs[0..n_rows) are rows, reqs[n_rows] the
+                               segment when has_span (and not audio mode) */
+  double *row_start, *row_end;
+  prior *priors;            /* per position 0..n_rows (0: segment) */
+  /* worker results */
+  cut_req *reqs;
+  int n_reqs;
+  int *kept;                /* per request: kept from an earlier run */
+  char **paths, **tmps;
+  char err[1024];           /* sample-level failure */
+  int failed;
+  int finished;
+} job;
+
+typedef struct runner {
+  rescue_store *st;
+  const rescue_clip_opts *o;
+  rescue_clip_result *res;
+  char *out_abs, *base_abs;
+  job *jobs;
+  int n_jobs;
+  int next;                 /* next job to hand out */
+  int n_finished;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int threads;              /* encoder threads per worker */
+} runner;
+
+static void job_free(job *j) {
+  int i;
+  rescue_free(j->sample_id);
+  rescue_free(j->src_path);
+  rescue_free(j->src_label);
+  rescue_free(j->fingerprint);
+  rescue_free(j->row_start);
+  rescue_free(j->row_end);
+  for (i = 0; j->priors && i <= j->n_rows; i++) {
+    rescue_free(j->priors[i].path);
+    rescue_free(j->priors[i].sha256);
+  }
+  rescue_free(j->priors);
+  for (i = 0; i < j->n_reqs; i++) {
+    rescue_free(j->paths ? j->paths[i] : NULL);
+    rescue_free(j->tmps ? j->tmps[i] : NULL);
+  }
+  rescue_free(j->paths);
+  rescue_free(j->tmps);
+  rescue_free(j->reqs);
+  rescue_free(j->kept);
+}
+
+/* ---- paths ---- */
+
+/* mkdir -p for a folder. */
+static int make_dir(const char *dir) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  int rc;
+  rescue_buf_printf(&b, "%s/x", dir);
+  rc = b.s ? rescue_make_parents(b.s) : -1;
+  rescue_buf_free(&b);
+  return rc;
+}
+
+/* target relative to base (both absolute, without symlinks), into out. */
+static void relative_path(const char *base, const char *target, rescue_buf *out) {
+  size_t i = 0, common = 0;
+  const char *p;
+  rescue_buf_reset(out);
+  while (base[i] && base[i] == target[i]) {
+    if (base[i] == '/')
+      common = i;
+    i++;
+  }
+  if (!base[i] && (target[i] == '/' || !target[i]))
+    common = i;
+  if (strcmp(base, "/") == 0)
+    common = 0;
+  for (p = base + common; *p; p++)
+    if (*p == '/' && p[1])
+      rescue_buf_puts(out, "../");
+  p = target + common;
+  if (*p == '/')
+    p++;
+  rescue_buf_puts(out, p);
+}
+
+/* ---- the worker's part ---- */
+
+static double round3(double x) { return floor(x * 1000 + 0.5) / 1000; }
+
+/* Is the clip recorded by an earlier run still on disk, for the same request? */
+static int still_valid(const prior *pr, const cut_req *r, const char *path, int64_t segment_id) {
+  char hex[65];
+  int64_t size;
+  struct stat sb;
+  if (!pr->path || strcmp(pr->path, path) != 0 || pr->segment_id != segment_id ||
+      fabs(pr->req_start - r->start) > 1e-6 || fabs(pr->req_end - r->end) > 1e-6)
+    return 0;
+  if (stat(path, &sb) != 0 || (int64_t)sb.st_size != pr->bytes)
+    return 0;
+  if (rescue_sha256_file(path, hex, &size, NULL) != 0)
+    return 0;
+  return strcmp(hex, pr->sha256) == 0;
+}
+
+/* Check the source on disk against what was linked: present, same size and fingerprint. */
+static int check_source(job *j) {
+  struct stat sb;
+  char fp[65];
+  int64_t size;
+  rescue_error e = {0, ""};
+  if (stat(j->src_path, &sb) != 0) {
+    snprintf(j->err, sizeof j->err, "'%s' is missing (%s)", j->src_label, strerror(errno));
+    return -1;
+  }
+  if ((int64_t)sb.st_size != j->src_size) {
+    snprintf(j->err, sizeof j->err,
+             "'%s' changed since it was linked (%lld bytes, was %lld): link it again with "
+             "'rescue media add'",
+             j->src_label, (long long)sb.st_size, (long long)j->src_size);
+    return -1;
+  }
+  if (rescue_media_fingerprint(j->src_path, &size, fp, &e)) {
+    snprintf(j->err, sizeof j->err, "%.1000s", e.msg);
+    return -1;
+  }
+  if (strcmp(fp, j->fingerprint) != 0) {
+    snprintf(j->err, sizeof j->err,
+             "'%s' changed since it was linked (its content differs): link it again with "
+             "'rescue media add'",
+             j->src_label);
+    return -1;
+  }
+  return 0;
+}
+
+/* Build the requests of a job (rows, then the segment), checking row times. */
+static int plan(runner *rn, job *j) {
+  const rescue_clip_opts *o = rn->o;
+  const char *ext = o->mode == RESCUE_CLIP_AUDIO ? "wav" : "mp4";
+  int with_segment = j->has_span && o->mode != RESCUE_CLIP_AUDIO, i;
+  double limit = j->src_duration > 0 ? j->src_duration : INFINITY;
+  j->n_reqs = j->n_rows + with_segment;
+  j->reqs = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->reqs);
+  j->kept = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->kept);
+  j->paths = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->paths);
+  j->tmps = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->tmps);
+  if (!j->reqs || !j->kept || !j->paths || !j->tmps) {
+    snprintf(j->err, sizeof j->err, "out of memory");
+    return -1;
+  }
+  for (i = 0; i < j->n_reqs; i++) {
+    cut_req *r = &j->reqs[i];
+    rescue_buf p = RESCUE_BUF_INIT, t = RESCUE_BUF_INIT;
+    if (i < j->n_rows) {
+      double s = j->row_start[i], e = j->row_end[i];
+      if (!isfinite(s) || !isfinite(e) || s < 0 || e <= s) {
+        snprintf(j->err, sizeof j->err, "row %d: cannot cut %g-%g s (end_time must be after "
+                 "start_time, both >= 0)", i + 1, s, e);
+        return -1;
+      }
+      s += j->seg_start;
+      e += j->seg_start;
+      if (e > limit + LEN_SLACK) {
+        snprintf(j->err, sizeof j->err,
+                 "'%s' is %.3f s long, %.3f s short of row %d's end (%.3f s into the source)",
+                 j->src_label, limit, e - limit, i + 1, e);
+        return -1;
+      }
+      r->start = s - o->pad > 0 ? s - o->pad : 0;
+      r->end = e + o->pad < limit ? e + o->pad : (e > limit ? e : limit);
+      rescue_buf_printf(&p, "%s/%s/clips/%03d.%s", o->out, j->sample_id, i + 1, ext);
+      rescue_buf_printf(&t, "%s/%s/clips/.%03d.%s.part", o->out, j->sample_id, i + 1, ext);
+    } else {
+      r->start = j->seg_start;
+      r->end = j->seg_end;
+      rescue_buf_printf(&p, "%s/%s/segment.mp4", o->out, j->sample_id);
+      rescue_buf_printf(&t, "%s/%s/.segment.mp4.part", o->out, j->sample_id);
+    }
+    if (!rescue_buf_ok(&p) || !rescue_buf_ok(&t)) {
+      rescue_buf_free(&p);
+      rescue_buf_free(&t);
+      snprintf(j->err, sizeof j->err, "out of memory");
+      return -1;
+    }
+    j->paths[i] = rescue_buf_detach(&p);
+    j->tmps[i] = rescue_buf_detach(&t);
+    r->path = j->paths[i];
+    r->tmp = j->tmps[i];
+  }
+  return 0;
+}
+
+/* Write a jansson value the way Python's json.dumps does (our writer). */
+static void write_jansson(rescue_jw *w, json_t *v) {
+  const char *key;
+  json_t *x;
+  size_t i;
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    rescue_jw_obj(w);
+    json_object_foreach(v, key, x) {
+      rescue_jw_key(w, key);
+      write_jansson(w, x);
+    }
+    rescue_jw_end(w);
+    break;
+  case JSON_ARRAY:
+    rescue_jw_arr(w);
+    json_array_foreach(v, i, x) write_jansson(w, x);
+    rescue_jw_end(w);
+    break;
+  case JSON_STRING: rescue_jw_strn(w, json_string_value(v), json_string_length(v)); break;
+  case JSON_INTEGER: rescue_jw_int(w, (long long)json_integer_value(v)); break;
+  case JSON_REAL: rescue_jw_double(w, json_real_value(v)); break;
+  case JSON_TRUE: rescue_jw_bool(w, 1); break;
+  case JSON_FALSE: rescue_jw_bool(w, 0); break;
+  case JSON_NULL: rescue_jw_null(w); break;
+  }
+}
+
+/* Set the fields one request contributes to its manifest entry. */
+static void entry_fields(runner *rn, json_t *e, const cut_req *r, const char *rel) {
+  rescue_clip_mode m = rn->o->mode;
+  if (m == RESCUE_CLIP_AUDIO) {
+    json_object_set_new(e, "audio_path", json_string(rel));
+    json_object_set_new(e, "audio_sha256", json_string(r->sha256));
+    json_object_set_new(e, "wav_samples", json_integer(r->audio_samples));
+    if (!json_object_get(e, "duration_sec"))
+      json_object_set_new(e, "duration_sec", json_real(round3(r->end - r->start)));
+    return;
+  }
+  json_object_set_new(e, "clip_path", json_string(rel));
+  json_object_set_new(e, "duration_sec", json_real(round3(r->end - r->start)));
+  json_object_set_new(e, "mode", json_string(rescue_clip_mode_name(m)));
+  json_object_set_new(e, "requested_start", json_real(round3(r->start)));
+  json_object_set_new(e, "requested_end", json_real(round3(r->end)));
+  json_object_set_new(e, "actual_start", json_real(round3(r->act_start)));
+  json_object_set_new(e, "actual_end", json_real(round3(r->act_end)));
+  json_object_set_new(e, "frames", json_integer(r->frames));
+  json_object_set_new(e, "audio_samples", json_integer(r->audio_samples));
+  json_object_set_new(e, "sha256", json_string(r->sha256));
+}
+
+/*
+** Merge this run into <out>/<sample>/manifest.json: entries are keyed by index; fields of
+** other modes and unknown fields stay; rows past the sample's row count are dropped.
+*/
+static int write_manifest(runner *rn, job *j) {
+  rescue_buf path = RESCUE_BUF_INIT, tmp = RESCUE_BUF_INIT, abs = RESCUE_BUF_INIT,
+             rel = RESCUE_BUF_INIT, text = RESCUE_BUF_INIT;
+  json_t *old = NULL, *root = json_object(), *rows = json_array(), **byidx = NULL;
+  FILE *f = NULL;
+  rescue_jw w;
+  int i, rc = -1;
+  byidx = rescue_calloc((size_t)j->n_rows + 1, sizeof *byidx);
+  if (!root || !rows || !byidx)
+    goto end;
+  rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
+  rescue_buf_printf(&tmp, "%s/%s/.manifest.json.part", rn->o->out, j->sample_id);
+  if (!rescue_buf_ok(&path) || !rescue_buf_ok(&tmp))
+    goto end;
+  old = json_load_file(path.s, 0, NULL);
+  if (old && json_is_array(json_object_get(old, "rows"))) {
+    size_t k;
+    json_t *e;
+    json_array_foreach(json_object_get(old, "rows"), k, e) {
+      json_t *ix = json_object_get(e, "index");
+      long long n = json_is_integer(ix) ? json_integer_value(ix)
+                    : json_is_string(ix) ? atoll(json_string_value(ix)) : 0;
+      if (json_is_object(e) && n >= 1 && n <= j->n_rows) {
+        json_decref(byidx[n]);
+        byidx[n] = json_incref(e);
+      }
+    }
+  }
+  json_object_set_new(root, "sample_id", json_string(j->sample_id));
+  for (i = 0; i < j->n_reqs; i++) {
+    cut_req *r = &j->reqs[i];
+    json_t *e;
+    if (!r->done)
+      continue;
+    rescue_buf_reset(&abs);
+    rescue_buf_printf(&abs, "%s/%s/%s", rn->out_abs, j->sample_id,
+                      i < j->n_rows ? "clips" : "");
+    if (i < j->n_rows)
+      rescue_buf_puts(&abs, strrchr(r->path, '/'));
+    else
+      rescue_buf_puts(&abs, "segment.mp4");
+    relative_path(rn->base_abs, abs.s ? abs.s : "", &rel);
+    if (i >= j->n_rows) {
+      e = json_object();
+      entry_fields(rn, e, r, rel.s ? rel.s : "");
+      json_object_set_new(root, "segment", e);
+      continue;
+    }
+    if (!byidx[i + 1]) {
+      byidx[i + 1] = json_object();
+      json_object_set_new(byidx[i + 1], "index", json_integer(i + 1));
+      if (rn->o->mode == RESCUE_CLIP_AUDIO) {
+        /* the release readers want a clip_path; point it where the video clip goes */
+        rescue_buf v = RESCUE_BUF_INIT;
+        char *dot;
+        rescue_buf_puts(&v, rel.s ? rel.s : "");
+        dot = v.s ? strrchr(v.s, '.') : NULL;
+        if (dot)
+          strcpy(dot, ".mp4");
+        json_object_set_new(byidx[i + 1], "clip_path", json_string(v.s ? v.s : ""));
+        rescue_buf_free(&v);
+      }
+    }
+    entry_fields(rn, byidx[i + 1], r, rel.s ? rel.s : "");
+  }
+  if (old && json_object_get(old, "segment") && !json_object_get(root, "segment"))
+    json_object_set(root, "segment", json_object_get(old, "segment"));
+  for (i = 1; i <= j->n_rows; i++)
+    if (byidx[i])
+      json_array_append(rows, byidx[i]);
+  json_object_set(root, "rows", rows);
+  rescue_jw_init(&w, &text);
+  write_jansson(&w, root);
+  rescue_buf_putc(&text, '\n');
+  if (!rescue_buf_ok(&text) || !rescue_buf_ok(&abs) || !rescue_buf_ok(&rel))
+    goto end;
+  f = fopen(tmp.s, "wb");
+  if (!f || fwrite(text.s, 1, text.len, f) != text.len || fclose(f) != 0) {
+    f = NULL;
+    remove(tmp.s);
+    goto end;
+  }
+  f = NULL;
+  if (rename(tmp.s, path.s) != 0) {
+    remove(tmp.s);
+    goto end;
+  }
+  rc = 0;
+end:
+  if (rc)
+    snprintf(j->err, sizeof j->err, "cannot write '%s': %s", path.s ? path.s : "manifest.json",
+             strerror(errno));
+  for (i = 0; byidx && i <= j->n_rows; i++)
+    json_decref(byidx[i]);
+  rescue_free(byidx);
+  json_decref(old);
+  json_decref(root);
+  json_decref(rows);
+  rescue_buf_free(&path);
+  rescue_buf_free(&tmp);
+  rescue_buf_free(&abs);
+  rescue_buf_free(&rel);
+  rescue_buf_free(&text);
+  return rc;
+}
+
+/* Cut one sample: check its source, keep valid earlier clips, cut the rest, manifest. */
+static void run_job(runner *rn, job *j) {
+  const rescue_clip_opts *o = rn->o;
+  rescue_buf dir = RESCUE_BUF_INIT;
+  cut_req *todo = NULL;
+  int *map = NULL, n = 0, i, seg = -1;
+  cut_source src;
+  rescue_error e = {0, ""};
+
+  if (plan(rn, j) || check_source(j))
+    goto fail;
+  rescue_buf_printf(&dir, "%s/%s/clips", o->out, j->sample_id);
+  if (!rescue_buf_ok(&dir) || make_dir(dir.s) != 0) {
+    snprintf(j->err, sizeof j->err, "cannot create '%s': %s", dir.s ? dir.s : o->out,
+             strerror(errno));
+    goto fail;
+  }
+  todo = rescue_calloc((size_t)j->n_reqs + 1, sizeof *todo);
+  map = rescue_calloc((size_t)j->n_reqs + 1, sizeof *map);
+  if (!todo || !map) {
+    snprintf(j->err, sizeof j->err, "out of memory");
+    goto fail;
+  }
+  for (i = 0; i < j->n_reqs; i++) {
+    int pos = i < j->n_rows ? i + 1 : 0;
+    if (still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id)) {
+      j->kept[i] = 1;
+      continue;
+    }
+    if (i >= j->n_rows && o->mode == RESCUE_CLIP_EXACT) {
+      seg = i; /* the segment is always a stream copy */
+      continue;
+    }
+    todo[n] = j->reqs[i];
+    map[n++] = i;
+  }
+  src.path = j->src_path;
+  src.label = j->src_label;
+  src.duration = j->src_duration;
+  if (n) {
+    switch (o->mode) {
+    case RESCUE_CLIP_COPY: cut_copy(&src, todo, n, 1, &e); break;
+    case RESCUE_CLIP_EXACT: cut_exact(&src, todo, n, rn->threads, &e); break;
+    case RESCUE_CLIP_AUDIO: cut_audio(&src, todo, n, &e); break;
+    }
+    for (i = 0; i < n; i++)
+      j->reqs[map[i]] = todo[i];
+  }
+  if (seg >= 0)
+    cut_copy(&src, &j->reqs[seg], 1, 1, &e);
+  for (i = 0; i < j->n_reqs; i++) {
+    cut_req *r = &j->reqs[i];
+    if (j->kept[i]) {
+      const prior *pr = &j->priors[i < j->n_rows ? i + 1 : 0];
+      r->done = 1;
+      snprintf(r->sha256, sizeof r->sha256, "%s", pr->sha256);
+      r->bytes = pr->bytes;
+    } else if (!r->done && !j->failed) {
+      j->failed = 1;
+      if (i < j->n_rows)
+        snprintf(j->err, sizeof j->err, "row %d: %.900s", i + 1, r->err);
+      else
+        snprintf(j->err, sizeof j->err, "segment: %.900s", r->err);
+    }
+  }
+  if (write_manifest(rn, j))
+    j->failed = 1;
+  goto end;
+fail:
+  j->failed = 1;
+end:
+  rescue_free(todo);
+  rescue_free(map);
+  rescue_buf_free(&dir);
+}
+
+static void *worker(void *arg) {
+  runner *rn = arg;
+  for (;;) {
+    job *j;
+    pthread_mutex_lock(&rn->mu);
+    if (rn->next >= rn->n_jobs) {
+      pthread_mutex_unlock(&rn->mu);
+      return NULL;
+    }
+    j = &rn->jobs[rn->next++];
+    pthread_mutex_unlock(&rn->mu);
+    run_job(rn, j);
+    pthread_mutex_lock(&rn->mu);
+    j->finished = 1;
+    rn->n_finished++;
+    pthread_cond_broadcast(&rn->cv);
+    pthread_mutex_unlock(&rn->mu);
+  }
+}
+
+/* ---- the calling thread's part: reading the store, recording results ---- */
+
+static char *dup_col(sqlite3_stmt *s, int col) {
+  const char *t = (const char *)sqlite3_column_text(s, col);
+  return rescue_strdup(t ? t : "");
+}
+
+/* Fill a job from the store; returns 1 when the sample has linked media, 0 when not. */
+static int load_job(runner *rn, const rescue_sample *smp, job *j) {
+  rescue_store *st = rn->st;
+  sqlite3_stmt *s = rescue_store_stmt(st, "media_linked");
+  rescue_buf where = RESCUE_BUF_INIT;
+  int rc, i;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", smp->ref);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_DONE) {
+    sqlite3_reset(s);
+    return 0;
+  }
+  if (rc != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "reading segment references");
+  j->sample_id = rescue_strdup(smp->sample_id);
+  j->ref = smp->ref;
+  j->segment_id = sqlite3_column_int64(s, 1);
+  j->has_span = sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_type(s, 3) != SQLITE_NULL;
+  j->seg_start = j->has_span ? sqlite3_column_double(s, 2) : 0;
+  j->seg_end = j->has_span ? sqlite3_column_double(s, 3) : 0;
+  j->src_label = dup_col(s, 6);
+  j->src_size = sqlite3_column_int64(s, 7);
+  j->fingerprint = dup_col(s, 8);
+  j->src_duration = sqlite3_column_double(s, 9);
+  rc = rescue_media_resolve(st, (const char *)sqlite3_column_text(s, 5),
+                            (const char *)sqlite3_column_text(s, 6), &where);
+  sqlite3_reset(s);
+  if (rc)
+    return rc;
+  j->src_path = rescue_buf_detach(&where);
+  j->n_rows = smp->n;
+  j->row_start = rescue_calloc((size_t)smp->n + 1, sizeof *j->row_start);
+  j->row_end = rescue_calloc((size_t)smp->n + 1, sizeof *j->row_end);
+  j->priors = rescue_calloc((size_t)smp->n + 1, sizeof *j->priors);
+  if (!j->sample_id || !j->src_label || !j->fingerprint || !j->src_path || !j->row_start ||
+      !j->row_end || !j->priors)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  for (i = 0; i < smp->n; i++) {
+    j->row_start[i] = smp->rows[i].start_time;
+    j->row_end[i] = smp->rows[i].end_time;
+  }
+  if (!(s = rescue_store_stmt(st, "clip_current")))
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", smp->ref);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    int pos = sqlite3_column_int(s, 0);
+    const char *mode = (const char *)sqlite3_column_text(s, 1);
+    prior *pr;
+    if (pos < 0 || pos > smp->n || !mode)
+      continue;
+    /* the segment is recorded as a copy whatever the run's mode */
+    if (strcmp(mode, pos == 0 ? "copy" : rescue_clip_mode_name(rn->o->mode)) != 0)
+      continue;
+    pr = &j->priors[pos];
+    rescue_free(pr->path);
+    rescue_free(pr->sha256);
+    pr->path = dup_col(s, 2);
+    pr->req_start = sqlite3_column_double(s, 3);
+    pr->req_end = sqlite3_column_double(s, 4);
+    pr->sha256 = dup_col(s, 5);
+    pr->bytes = sqlite3_column_int64(s, 6);
+    pr->segment_id = sqlite3_column_int64(s, 7);
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading clip records");
+  return 1;
+}
+
+/* Record the clips a finished job wrote (one transaction). */
+static int record_job(runner *rn, job *j) {
+  rescue_store *st = rn->st;
+  char now[32];
+  int i, rc;
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  rescue_now_iso(now);
+  for (i = 0; i < j->n_reqs; i++) {
+    cut_req *r = &j->reqs[i];
+    sqlite3_stmt *s;
+    int segment = i >= j->n_rows;
+    if (!r->done || j->kept[i])
+      continue;
+    if (!(s = rescue_store_stmt(st, "clip_insert"))) {
+      rescue_store_rollback(st);
+      return rescue_store_err(st)->code;
+    }
+    rescue_bind_int(s, ":sample_ref", j->ref);
+    rescue_bind_int(s, ":position", segment ? 0 : i + 1);
+    rescue_bind_text(s, ":mode", segment ? "copy" : rescue_clip_mode_name(rn->o->mode), -1);
+    rescue_bind_int(s, ":segment_id", j->segment_id);
+    rescue_bind_text(s, ":path", r->path, -1);
+    rescue_bind_double(s, ":req_start", r->start);
+    rescue_bind_double(s, ":req_end", r->end);
+    rescue_bind_double(s, ":act_start", r->act_start);
+    rescue_bind_double(s, ":act_end", r->act_end);
+    rescue_bind_int(s, ":frames", r->frames);
+    rescue_bind_int(s, ":audio_samples", r->audio_samples);
+    rescue_bind_int(s, ":bytes", r->bytes);
+    rescue_bind_text(s, ":sha256", r->sha256, -1);
+    rescue_bind_text(s, ":now", now, -1);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+      rc = rescue_store_sqlerr(st, "recording a clip");
+      rescue_store_rollback(st);
+      return rc;
+    }
+  }
+  return rescue_store_commit(st);
+}
+
+/* Account for a finished job in the result and tell the caller about failures. */
+static void account(runner *rn, job *j) {
+  rescue_clip_result *res = rn->res;
+  int i;
+  for (i = 0; i < j->n_reqs; i++) {
+    const cut_req *r = &j->reqs[i];
+    if (j->kept[i]) {
+      res->clips_kept++;
+    } else if (r->done) {
+      double err = fabs((r->act_end - r->act_start) - (r->end - r->start));
+      res->clips_written++;
+      if (err > res->max_error)
+        res->max_error = err;
+    } else {
+      res->clips_failed++;
+    }
+  }
+  if (j->failed) {
+    res->samples_failed++;
+    if (rn->o->failed)
+      rn->o->failed(rn->o->failed_arg, j->sample_id, j->err);
+  } else {
+    res->samples_ok++;
+  }
+}
+
+int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result *res) {
+  rescue_clip_result dummy;
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  runner rn;
+  pthread_t *tids = NULL;
+  int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1, started = 0, cap = 0, recorded = 0;
+  uint64_t total_rows = 0, done_rows = 0;
+  rescue_error *err = rescue_store_err(st);
+
+  if (!res)
+    res = &dummy;
+  memset(res, 0, sizeof *res);
+  memset(&rn, 0, sizeof rn);
+  rn.st = st;
+  rn.o = o;
+  rn.res = res;
+  if (o->shard_n < 0 || (o->shard_n > 0 && (o->shard_i < 1 || o->shard_i > o->shard_n)))
+    return rescue_seterr(err, RESCUE_EINVAL, "--shard must be i/n with 1 <= i <= n");
+  if (o->pad < 0 || !isfinite(o->pad))
+    return rescue_seterr(err, RESCUE_EINVAL, "--pad must be a number of seconds >= 0");
+  if (make_dir(o->out) != 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
+  rn.out_abs = realpath(o->out, NULL);
+  rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
+  if (!rn.out_abs || !rn.base_abs) {
+    rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use --path-base '%s': %s",
+                       o->path_base ? o->path_base : o->out, strerror(errno));
+    goto end;
+  }
+  rn.threads = nthreads > 1 ? 1 : 0;
+
+  /* read every job first: workers never touch the store */
+  if ((rc = rescue_sample_iter_new(st, &view, o->samples, o->n_samples, &it)))
+    goto end;
+  while ((rc = rescue_sample_iter_next(it, &smp)) == 1) {
+    job *j;
+    int has;
+    if (strcmp(smp->status, "discarded") == 0)
+      continue;
+    if (o->shard_n > 0 && rescue_fnv1a64(smp->sample_id) % (uint64_t)o->shard_n !=
+                              (uint64_t)(o->shard_i - 1))
+      continue;
+    res->samples++;
+    if (rn.n_jobs == cap) {
+      int nc = cap ? cap * 2 : 64;
+      job *nj = rescue_realloc(rn.jobs, (size_t)nc * sizeof *nj);
+      if (!nj) {
+        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      rn.jobs = nj;
+      cap = nc;
+    }
+    j = &rn.jobs[rn.n_jobs];
+    memset(j, 0, sizeof *j);
+    has = load_job(&rn, smp, j);
+    if (has < 0) {
+      job_free(j);
+      rc = has;
+      goto end;
+    }
+    if (has == 0) {
+      job_free(j);
+      if (o->n_samples > 0) {
+        /* asked for by name: not having media is this sample's failure */
+        res->samples_failed++;
+        if (o->failed)
+          o->failed(o->failed_arg, smp->sample_id,
+                    "no media linked (use 'rescue media add ... --sample <id>')");
+      } else {
+        res->samples_no_media++;
+      }
+      continue;
+    }
+    total_rows += (uint64_t)j->n_rows + 1;
+    rn.n_jobs++;
+  }
+  rescue_sample_iter_free(&it);
+  if (rc < 0)
+    goto end;
+  rc = 0;
+
+  pthread_mutex_init(&rn.mu, NULL);
+  pthread_cond_init(&rn.cv, NULL);
+  tids = rescue_calloc((size_t)nthreads, sizeof *tids);
+  if (!tids) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto destroy;
+  }
+  for (i = 0; i < nthreads && i < rn.n_jobs; i++)
+    if (pthread_create(&tids[i], NULL, worker, &rn) == 0)
+      started++;
+  if (rn.n_jobs && !started) {
+    rc = rescue_seterr(err, RESCUE_EINTERNAL, "cannot start worker threads");
+    goto destroy;
+  }
+  if (o->progress)
+    o->progress(o->progress_arg, 0, total_rows);
+  /* record results in job order as workers finish them */
+  while (recorded < rn.n_jobs) {
+    job *j = &rn.jobs[recorded];
+    pthread_mutex_lock(&rn.mu);
+    while (!j->finished)
+      pthread_cond_wait(&rn.cv, &rn.mu);
+    pthread_mutex_unlock(&rn.mu);
+    if (!rc) /* after a store failure keep joining the workers; report it at the end */
+      rc = record_job(&rn, j);
+    account(&rn, j);
+    done_rows += (uint64_t)j->n_rows + 1;
+    if (o->progress)
+      o->progress(o->progress_arg, done_rows, total_rows);
+    recorded++;
+  }
+  for (i = 0; i < started; i++)
+    pthread_join(tids[i], NULL);
+destroy:
+  pthread_mutex_destroy(&rn.mu);
+  pthread_cond_destroy(&rn.cv);
+  if (!rc && res->samples_failed)
+    rc = rescue_seterr(err, RESCUE_EPARTIAL, "%ld of %ld sample%s failed; %ld clip%s written, "
+                       "%ld kept from an earlier run",
+                       res->samples_failed, res->samples, res->samples == 1 ? "" : "s",
+                       res->clips_written, res->clips_written == 1 ? "" : "s", res->clips_kept);
+end:
+  rescue_sample_iter_free(&it);
+  for (i = 0; i < rn.n_jobs; i++)
+    job_free(&rn.jobs[i]);
+  rescue_free(rn.jobs);
+  rescue_free(tids);
+  free(rn.out_abs);
+  free(rn.base_abs);
+  return rc;
+}

@@ -1,0 +1,172 @@
+/*
+** cmd_media.c: `rescue media add` (link samples to spans of source videos) and
+** `rescue media list` (what is linked, and what is missing or changed on disk).
+*/
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_add[] =
+    "usage: rescue media add <db> <video> [--sample <id> [--start <s> --end <s>]]\n"
+    "                        [--media-root <dir>]\n"
+    "   or: rescue media add <db> --map <file.tsv> [--media-root <dir>]\n"
+    "\n"
+    "Probe source videos (container, duration, streams, a fingerprint) and link samples to\n"
+    "them: a sample is the whole file, or the span --start..--end of it (seconds, or\n"
+    "h:mm:ss.fff). A sample not in the corpus yet is created empty. Linking a sample again\n"
+    "replaces its reference; the earlier ones stay in its history. Everything is one\n"
+    "transaction: any bad line or file leaves the corpus as it was.\n"
+    "\n"
+    "The fingerprint is the SHA-256 of the file's size, first MiB and last MiB: cheap on\n"
+    "long episodes, and it changes when a file is replaced, cut short or re-encoded.\n"
+    "\n"
+    "options:\n"
+    "  --sample <id>        the sample this video (or span of it) is\n"
+    "  --start <s>          where the sample starts in the video\n"
+    "  --end <s>            where it ends (both or neither)\n"
+    "  --map <file.tsv>     many links, one per line: sample_id<TAB>video<TAB>start<TAB>end\n"
+    "                       (start and end empty: the whole file; relative video paths are\n"
+    "                       relative to the map's folder; a first line 'sample_id...' is a\n"
+    "                       header; '#' starts a comment line)\n"
+    "  --media-root <dir>   videos under it are stored relative to it (default: the corpus\n"
+    "                       file's folder), so the folder can move; others are absolute\n"
+    "  -h, --help           show this help\n";
+
+static const char usage_list[] =
+    "usage: rescue media list <db>\n"
+    "\n"
+    "List every linked sample with its source and span, then the recorded sources no sample\n"
+    "uses, checking each file on disk: ok, missing, or changed since it was linked (size or\n"
+    "fingerprint). Exit status 0 either way; the last line counts the problems.\n"
+    "\n"
+    "options:\n"
+    "  -h, --help   show this help\n";
+
+int cmd_media_add(int argc, char **argv) {
+  static const struct option opts[] = {{"sample", required_argument, NULL, 's'},
+                                       {"start", required_argument, NULL, 'a'},
+                                       {"end", required_argument, NULL, 'b'},
+                                       {"map", required_argument, NULL, 'm'},
+                                       {"media-root", required_argument, NULL, 'r'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *map_file = NULL, *root = NULL, *start_s = NULL, *end_s = NULL;
+  rescue_media_link one;
+  rescue_media_map map = {NULL, 0, NULL, NULL};
+  rescue_media_add_result res;
+  rescue_store *st = NULL;
+  int c, rc;
+
+  memset(&one, 0, sizeof one);
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_add)) != -1) {
+    switch (c) {
+    case 'h': return cli_help(usage_add);
+    case 's': one.sample_id = optarg; break;
+    case 'a': start_s = optarg; break;
+    case 'b': end_s = optarg; break;
+    case 'm': map_file = optarg; break;
+    case 'r': root = optarg; break;
+    default: return 2;
+    }
+  }
+  if (argc - optind < 1)
+    return cli_usage_error(usage_add, "missing <db>");
+  if (map_file) {
+    if (argc - optind > 1)
+      return cli_usage_error(usage_add, "give either <video> or --map, not both");
+    if (one.sample_id || start_s || end_s)
+      return cli_usage_error(usage_add, "--sample, --start and --end go with <video>, not --map");
+  } else {
+    if (argc - optind != 2)
+      return cli_usage_error(usage_add, argc - optind < 2 ? "missing <video> (or --map)"
+                                                          : "unexpected argument '%s'",
+                             argv[optind + 2]);
+    if ((start_s || end_s) && !one.sample_id)
+      return cli_usage_error(usage_add, "--start and --end need --sample");
+    if (!start_s != !end_s)
+      return cli_usage_error(usage_add, "give both --start and --end, or neither");
+    if (start_s && (cli_parse_double("--start", start_s, &one.start, usage_add) ||
+                    cli_parse_double("--end", end_s, &one.end, usage_add)))
+      return 2;
+    if (start_s && !(one.end > one.start && one.start >= 0))
+      return cli_usage_error(usage_add, "--end must be after --start (both >= 0)");
+    one.has_span = start_s != NULL;
+    one.video = argv[optind + 1];
+  }
+  if ((rc = cli_open_store(argv[optind], 0, &st)))
+    return rc;
+  rescue_media_quiet();
+  if (map_file) {
+    if (rescue_media_map_read(map_file, &map, rescue_store_err(st))) {
+      rc = cli_fail(rescue_store_err(st));
+      goto end;
+    }
+    rc = rescue_media_add(st, map.links, map.n, root, &res);
+  } else {
+    rc = rescue_media_add(st, &one, 1, root, &res);
+  }
+  if (rc) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  printf("%ld source%s probed (%ld new, %ld already known); %ld sample%s linked",
+         res.sources_new + res.sources_known, res.sources_new + res.sources_known == 1 ? "" : "s",
+         res.sources_new, res.sources_known, res.segments, res.segments == 1 ? "" : "s");
+  if (res.unchanged)
+    printf(", %ld unchanged", res.unchanged);
+  if (res.samples_new)
+    printf(" (%ld new, empty sample%s)", res.samples_new, res.samples_new == 1 ? "" : "s");
+  printf("\n");
+  rc = cli_finish(0);
+end:
+  rescue_media_map_free(&map);
+  rescue_store_close(&st);
+  return rc;
+}
+
+/* Print one entry of the listing. */
+static int print_entry(void *arg, const rescue_media_entry *e) {
+  char span[64];
+  (void)arg;
+  if (e->has_span)
+    snprintf(span, sizeof span, "%.3f-%.3f", e->start, e->end);
+  else
+    snprintf(span, sizeof span, "whole (%.3f s)", e->duration);
+  printf("%-8s %-40s %-22s %s", e->state, e->sample_id ? e->sample_id : "(no sample)",
+         e->sample_id ? span : "", e->path);
+  if (*e->detail)
+    printf("  [%s]", e->detail);
+  if (e->relinks > 0)
+    printf("  (relinked %d time%s)", e->relinks, e->relinks == 1 ? "" : "s");
+  printf("\n");
+  return 0;
+}
+
+int cmd_media_list(int argc, char **argv) {
+  static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  rescue_store *st = NULL;
+  long bad = 0;
+  int c, rc;
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_list)) != -1) {
+    switch (c) {
+    case 'h': return cli_help(usage_list);
+    default: return 2;
+    }
+  }
+  if (argc - optind != 1)
+    return cli_usage_error(usage_list, argc - optind ? "unexpected argument '%s'" : "missing <db>",
+                           argv[optind + (argc - optind ? 1 : 0)]);
+  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+    return rc;
+  printf("%-8s %-40s %-22s %s\n", "state", "sample", "span (s)", "source");
+  if (rescue_media_list(st, print_entry, NULL, &bad)) {
+    rc = cli_fail(rescue_store_err(st));
+    rescue_store_close(&st);
+    return rc;
+  }
+  printf("%ld problem%s (missing or changed)\n", bad, bad == 1 ? "" : "s");
+  rescue_store_close(&st);
+  return cli_finish(0);
+}
