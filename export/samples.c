@@ -30,6 +30,25 @@ static int write_file(const char *path, const char *data, size_t len, rescue_err
   return 0;
 }
 
+/*
+** Why a data-root import would not read the file of this sample_id back (it skips names
+** that start with '.' and files named manifest.json), or NULL when it would.
+*/
+static const char *dataroot_unreadable(const char *id) {
+  const char *c = id, *slash;
+  for (;;) {
+    if (*c == '.')
+      return "a data-root import skips names that start with '.'";
+    slash = strchr(c, '/');
+    if (!slash)
+      break;
+    c = slash + 1;
+  }
+  if (strcmp(c, "manifest") == 0)
+    return "a data-root import skips manifest.json files";
+  return NULL;
+}
+
 int rescue_export_samples(rescue_store *st, const char *out, int data_root,
                           const rescue_export_opts *o, rescue_export_result *res) {
   rescue_error *err = rescue_store_err(st);
@@ -83,6 +102,14 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
       goto fail;
     }
     if (data_root) {
+      const char *why = dataroot_unreadable(s->sample_id);
+      if (why) {
+        rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                           "sample '%s' cannot go into a data-root: %s (export it with "
+                           "--format samples)",
+                           s->sample_id, why);
+        goto fail;
+      }
       rescue_buf_reset(&path);
       rescue_buf_printf(&path, "%s/%s.json", rescue_output_path(dest), s->sample_id);
       if (!rescue_buf_ok(&path)) {

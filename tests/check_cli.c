@@ -579,6 +579,40 @@ START_TEST(test_export_outputs) {
 }
 END_TEST
 
+/*
+** A data-root import skips names that start with '.' and manifest.json files: a sample
+** whose id would be written so is refused by the data-root export (it would not come
+** back), and left to --format samples.
+*/
+START_TEST(test_data_root_unreadable_ids) {
+  static const char *ids[] = {"g/manifest", ".hidden/x", "g/.x"};
+  size_t i;
+  for (i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    fixture f;
+    char *out = NULL, *err = NULL, line[128];
+    setup(&f);
+    snprintf(line, sizeof line, "{\"sample_id\": \"%s\", \"rows\": []}\n", ids[i]);
+    tu_write(tu_path(f.dir, "odd.jsonl"), line);
+    ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "odd.jsonl"), NULL), 0);
+    free(out);
+    free(err);
+    ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "data-root", "--out",
+                               tu_path(f.dir, "root"), NULL),
+                     1);
+    ck_assert_msg(strstr(err, ids[i]) && strstr(err, "data-root import"), "%s", err);
+    ck_assert_int_ne(access(tu_path(f.dir, "root"), F_OK), 0);
+    free(out);
+    free(err);
+    ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
+                               tu_path(f.dir, "all.jsonl"), NULL),
+                     0);
+    free(out);
+    free(err);
+    teardown(&f);
+  }
+}
+END_TEST
+
 START_TEST(test_import_formats) {
   fixture f;
   char *out = NULL, *err = NULL, *text;
@@ -897,6 +931,7 @@ int main(void) {
   tcase_add_test(tc, test_init);
   tcase_add_test(tc, test_export_outputs);
   tcase_add_test(tc, test_import_formats);
+  tcase_add_test(tc, test_data_root_unreadable_ids);
   tcase_add_test(tc, test_stats_json);
   tcase_add_test(tc, test_demo);
   tcase_add_test(tc, test_corpus_busy);
