@@ -1,7 +1,7 @@
 /*
 ** output.c: temporary sibling + rename, so outputs appear complete or not at all.
 */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE /* syncfs */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,12 @@
 #include "rescue_alloc.h"
 #include "rescue_output.h"
 #include "rescue_store.h"
+
+/*
+** A folder rescue wrote carries this file, so `--force` can tell its own earlier output
+** (which it may replace) from a folder of the user's (which it never deletes).
+*/
+#define OUTPUT_MARK ".rescue-output"
 
 struct rescue_output {
   char *final;
@@ -160,6 +166,22 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
       return rc;
     }
   }
+  if (full && force && existing_dir) {
+    size_t ml = strlen(path) + sizeof OUTPUT_MARK + 2;
+    char *mark = rescue_malloc(ml);
+    int ours;
+    if (!mark)
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    snprintf(mark, ml, "%s/%s", path, OUTPUT_MARK);
+    ours = access(mark, F_OK) == 0;
+    rescue_free(mark);
+    if (!ours)
+      return rescue_seterr(err, RESCUE_EEXISTS,
+                           "'%s' was not written by rescue (it has no %s file); --force only "
+                           "replaces rescue's own output folders: remove it yourself or "
+                           "choose another --out",
+                           path, OUTPUT_MARK);
+  }
   o = rescue_calloc(1, sizeof *o);
   if (!o)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
@@ -182,12 +204,25 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
                          "cannot create the folder of '%s': %s", path, strerror(e));
   }
   if (is_dir) {
+    char mark[4096];
+    FILE *f;
     if (!mkdtemp(o->tmp)) {
       int e = errno;
       rescue_free(o->tmp);
       o->tmp = NULL;
       rescue_output_abort(&o);
       return rescue_seterr(err, RESCUE_EIO, "cannot create a folder beside '%s': %s", path,
+                           strerror(e));
+    }
+    snprintf(mark, sizeof mark, "%s/%s", o->tmp, OUTPUT_MARK);
+    f = fopen(mark, "w");
+    if (!f || fputs("written by rescue; 'rescue export --force' may replace this folder\n", f) < 0 ||
+        fclose(f) != 0) {
+      int e = errno;
+      if (f)
+        fclose(f);
+      rescue_output_abort(&o);
+      return rescue_seterr(err, RESCUE_EIO, "cannot write in a folder beside '%s': %s", path,
                            strerror(e));
     }
   } else {
@@ -209,12 +244,49 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
 
 const char *rescue_output_path(const rescue_output *o) { return o->tmp; }
 
+/*
+** Make the finished output durable before it takes the final name: a power cut must
+** not leave empty files under it. A folder's files are flushed with one syncfs().
+*/
+static int sync_output(const char *tmp, int is_dir) {
+  int fd = open(tmp, O_RDONLY | (is_dir ? O_DIRECTORY : 0) | O_CLOEXEC), rc;
+  if (fd < 0)
+    return -1;
+  rc = is_dir ? syncfs(fd) : fsync(fd);
+  close(fd);
+  return rc;
+}
+
+/* fsync the folder that holds path, so a rename in it is durable. */
+static void sync_parent(const char *path) {
+  char p[4096], *slash;
+  int fd;
+  if (strlen(path) >= sizeof p)
+    return;
+  strcpy(p, path);
+  slash = strrchr(p, '/');
+  if (slash == p)
+    slash[1] = 0;
+  else if (slash)
+    *slash = 0;
+  fd = open(slash ? p : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    fsync(fd);
+    close(fd);
+  }
+}
+
 int rescue_output_commit(rescue_output **op, rescue_error *err) {
   rescue_output *o = *op;
   struct stat sb;
   int rc = 0;
   if (o->is_dir)
     chmod(o->tmp, 0755);
+  if (sync_output(o->tmp, o->is_dir) != 0) {
+    rc = rescue_seterr(err, RESCUE_EIO, "writing '%s' to disk: %s", o->final, strerror(errno));
+    rescue_output_abort(op);
+    return rc;
+  }
   if (lstat(o->final, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     /* rename() cannot replace a non-empty folder: move the old one aside first */
     size_t n = strlen(o->final) + 32;
@@ -243,6 +315,7 @@ int rescue_output_commit(rescue_output **op, rescue_error *err) {
     rescue_output_abort(op);
     return rc;
   }
+  sync_parent(o->final);
   rescue_free(o->final);
   rescue_free(o->tmp);
   rescue_free(o);

@@ -554,6 +554,17 @@ START_TEST(test_export_outputs) {
   free(err);
   ck_assert(tu_same_file(f.db, f.copy));
   ck_assert_int_eq(access(tu_path(f.dir, "plain.txt"), F_OK), 0);
+  /* --force never deletes a folder rescue did not write */
+  tu_write(tu_path(f.dir, "mine/thesis.tex"), "years of work");
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "data-root", "--out",
+                             tu_path(f.dir, "mine"), "--force", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "was not written by rescue"));
+  text = tu_read(tu_path(f.dir, "mine/thesis.tex"), NULL);
+  ck_assert_str_eq(text, "years of work");
+  free(text);
+  free(out);
+  free(err);
   /* no temporary leftovers */
   {
     char cmd[4300];
