@@ -1,6 +1,7 @@
 /*
 ** buf.c: the growable buffer of rescue_buf.h.
 */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -73,4 +74,30 @@ char *rescue_buf_detach(rescue_buf *b) {
   b->len = b->cap = 0;
   b->oom = 0;
   return s;
+}
+
+int rescue_read_file(const char *path, char **out, size_t *len, rescue_error *err) {
+  FILE *f = fopen(path, "rb");
+  rescue_buf b = RESCUE_BUF_INIT;
+  char chunk[65536];
+  size_t n;
+  *out = NULL;
+  if (!f)
+    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    rescue_buf_putn(&b, chunk, n);
+  if (ferror(f)) {
+    int e = errno;
+    fclose(f);
+    rescue_buf_free(&b);
+    return rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", path, strerror(e));
+  }
+  fclose(f);
+  if (!rescue_buf_ok(&b)) {
+    rescue_buf_free(&b);
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  }
+  *len = b.len;
+  *out = b.s ? rescue_buf_detach(&b) : rescue_strdup("");
+  return *out ? 0 : rescue_seterr(err, RESCUE_ENOMEM, NULL);
 }

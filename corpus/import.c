@@ -413,35 +413,11 @@ static int import_jsonl(importer *im, const char *path) {
 
 /* ---- single JSON files ---- */
 
-static int read_file(rescue_error *err, const char *path, char **out, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  rescue_buf b = RESCUE_BUF_INIT;
-  char chunk[65536];
-  size_t n;
-  if (!f)
-    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    rescue_buf_putn(&b, chunk, n);
-  if (ferror(f)) {
-    fclose(f);
-    rescue_buf_free(&b);
-    return rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", path, strerror(errno));
-  }
-  fclose(f);
-  if (!rescue_buf_ok(&b)) {
-    rescue_buf_free(&b);
-    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  }
-  *len = b.len;
-  *out = rescue_buf_detach(&b);
-  return *out ? 0 : rescue_seterr(err, RESCUE_ENOMEM, NULL);
-}
-
 static int import_json_file(importer *im, const char *path, const char *fixed_id) {
   char *text = NULL;
   size_t len = 0;
   const rescue_jnode *root;
-  int rc = read_file(im->err, path, &text, &len);
+  int rc = rescue_read_file(path, &text, &len, im->err);
   if (rc)
     return rc;
   root = parse_text(im, path, 1, text, len);

@@ -82,29 +82,14 @@ void rescue_media_map_free(rescue_media_map *map) {
 }
 
 int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error *err) {
-  FILE *f = fopen(path, "rb");
-  rescue_buf b = RESCUE_BUF_INIT;
-  char chunk[65536], *line, *dir = NULL, *slash;
-  size_t got;
+  char *line, *dir = NULL, *slash;
+  size_t textlen;
   long lineno = 0;
   int cap = 0, rc = 0;
 
   memset(map, 0, sizeof *map);
-  if (!f)
-    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
-  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-    rescue_buf_putn(&b, chunk, got);
-  if (ferror(f)) {
-    fclose(f);
-    rescue_buf_free(&b);
-    return rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", path, strerror(errno));
-  }
-  fclose(f);
-  if (!rescue_buf_ok(&b)) {
-    rescue_buf_free(&b);
-    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  }
-  map->text = b.s ? rescue_buf_detach(&b) : rescue_strdup("");
+  if ((rc = rescue_read_file(path, &map->text, &textlen, err)))
+    return rc;
   map->file = rescue_strdup(path);
   dir = rescue_strdup(path);
   if (!map->text || !map->file || !dir) {

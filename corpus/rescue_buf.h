@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "rescue_error.h"
+
 typedef struct rescue_buf {
   char *s;      /* bytes, NUL-terminated when cap > 0; owned */
   size_t len;   /* bytes used, excluding the NUL */
@@ -29,6 +31,13 @@ void rescue_buf_printf(rescue_buf *b, const char *fmt, ...)
 void rescue_buf_free(rescue_buf *b);
 /* Hand the bytes to the caller (who frees them with rescue_free); b is reset. */
 char *rescue_buf_detach(rescue_buf *b);
+
+/*
+** Read a whole file into a new NUL-terminated string (*out, freed with rescue_free) of
+** *len bytes. Errors: RESCUE_EIO ("cannot open 'path': ...", "reading 'path': ...") or
+** RESCUE_ENOMEM, with the message in err.
+*/
+int rescue_read_file(const char *path, char **out, size_t *len, rescue_error *err);
 
 static inline void rescue_buf_reset(rescue_buf *b) {
   b->len = 0;

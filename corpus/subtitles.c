@@ -465,36 +465,12 @@ end:
 
 /* ---- storing ---- */
 
-/* Read a whole file. */
-static int slurp(const char *path, char **out, size_t *len, rescue_error *err) {
-  FILE *f = fopen(path, "rb");
-  rescue_buf b = RESCUE_BUF_INIT;
-  char chunk[65536];
-  size_t n;
-  if (!f)
-    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    rescue_buf_putn(&b, chunk, n);
-  if (ferror(f)) {
-    fclose(f);
-    rescue_buf_free(&b);
-    return rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", path, strerror(errno));
-  }
-  fclose(f);
-  if (!rescue_buf_ok(&b)) {
-    rescue_buf_free(&b);
-    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  }
-  *len = b.len;
-  *out = b.s ? rescue_buf_detach(&b) : rescue_strdup("");
-  return *out ? 0 : rescue_seterr(err, RESCUE_ENOMEM, NULL);
-}
 
 int rescue_subtitles_check(const char *path, int vtt, rescue_error *err) {
   rescue_cues cues;
   char *text = NULL;
   size_t len = 0;
-  int rc = slurp(path, &text, &len, err);
+  int rc = rescue_read_file(path, &text, &len, err);
   if (!rc)
     rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err);
   if (!rc)
@@ -601,7 +577,7 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
   sqlite3_stmt *s;
 
   memset(&cues, 0, sizeof cues);
-  if ((rc = slurp(path, &text, &len, err)) ||
+  if ((rc = rescue_read_file(path, &text, &len, err)) ||
       (rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err)))
     goto end;
   if ((rc = sample_frame(st, sample_id, &head, &tail, &given, &ref, &n_rows)))

@@ -19,38 +19,6 @@ static const char usage[] =
     "                       schema/rescue.xml); it is checked against schema/rescue.rng\n"
     "  -h, --help           show this help\n";
 
-/* Read a whole file into a malloc'd buffer. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  size_t cap = 0, n = 0, got;
-  if (!f)
-    return NULL;
-  do {
-    if (n == cap) {
-      char *nb = realloc(buf, cap ? cap * 2 : 65536);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        errno = ENOMEM;
-        return NULL;
-      }
-      buf = nb;
-      cap = cap ? cap * 2 : 65536;
-    }
-    got = fread(buf + n, 1, cap - n, f);
-    n += got;
-  } while (got > 0);
-  if (ferror(f)) {
-    free(buf);
-    fclose(f);
-    return NULL;
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 int cmd_init(int argc, char **argv) {
   static const struct option opts[] = {
       {"scheme", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
@@ -69,15 +37,10 @@ int cmd_init(int argc, char **argv) {
   }
   if (argc - optind != 1)
     return cli_usage_error(usage, argc - optind ? "too many arguments" : "missing <db>");
-  if (scheme_path) {
-    xml = slurp(scheme_path, &len);
-    if (!xml) {
-      cli_error("cannot read '%s': %s", scheme_path, strerror(errno));
-      return 1;
-    }
-  }
+  if (scheme_path && rescue_read_file(scheme_path, &xml, &len, &err))
+    return cli_fail(&err);
   rc = rescue_store_create(argv[optind], xml, len, &err);
-  free(xml);
+  rescue_free(xml);
   if (rc) {
     if (rc == RESCUE_ESCHEME && scheme_path)
       rescue_err_prefix(&err, "%s", scheme_path);
