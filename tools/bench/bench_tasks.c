@@ -20,219 +20,10 @@
 
 #include <jansson.h>
 
+#include "benchutil.h"
 #include "rescue.h"
 
-static unsigned long long rng = 0x2545F4914F6CDD1DULL;
-static unsigned next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (unsigned)(rng >> 11);
-}
-
-static const char *words[] = {
-    "I",    "just",        "feel",         "like",         "you",        "never",   "listen",
-    "to",   "me",          "when",         "we",           "talk",       "about",   "money",
-    "and",  "it",          "always",       "turns",        "into",       "a",       "fight",
-    "that", "nobody",      "wins",         "maybe",        "should",     "try",     "again",
-    "with", "more",        "care",         "because",      "this",       "matters", "so",
-    "much", "caf\xc3\xa9", "na\xc3\xafve", "\xe2\x80\x94", "\"quoted\"", "it's",    "don't",
-    "well,"};
-
-static void sentence(rescue_jw *w, int n) {
-  rescue_buf s = RESCUE_BUF_INIT;
-  int i;
-  for (i = 0; i < n; i++) {
-    if (i)
-      rescue_buf_putc(&s, ' ');
-    rescue_buf_puts(&s, words[next() % (sizeof words / sizeof words[0])]);
-  }
-  rescue_jw_strn(w, s.s, s.len);
-  rescue_buf_free(&s);
-}
-
-static void person_items(rescue_jw *w, const char *person, int n) {
-  int i;
-  rescue_jw_arr(w);
-  for (i = 0; i < n; i++) {
-    rescue_jw_obj(w);
-    rescue_jw_key(w, "person");
-    rescue_jw_str(w, person);
-    rescue_jw_key(w, "description");
-    sentence(w, 6);
-    rescue_jw_end(w);
-  }
-  rescue_jw_end(w);
-}
-
-static const char *couple_rel[] = {"pursue_withdraw",        "attack_attack",
-                                   "withdraw_withdraw",      "repair_softening",
-                                   "constructive_alignment", "mixed_transition"};
-static const char *family_rel[] = {"escalation_conflict",         "pursue_withdraw",
-                                   "mutual_disengagement",        "cross_generational_coalition",
-                                   "boundary_hierarchy_strain",   "repair_softening",
-                                   "cooperative_family_alliance", "mixed_transition"};
-static const char *couple_ss[] = {"counterbalance", "safeguard", "goal_align", "track",  "reframe",
-                                  "evoke",          "enact",     "join",       "detach", "repair"};
-static const char *family_ss[] = {"safeguard", "join",     "track",   "counterbalance",
-                                  "enact",     "boundary", "reframe", "repair"};
 #define N(v) (sizeof v / sizeof v[0])
-
-/*
-** One sample line shaped like the release's: every key, ~1 KB per row, therapist rows
-** with support strategies, client rows with emotions and viewpoints, relation patterns
-** on about a third of the rows. Couples have 10-54 rows, families (1 in 11) 60-110,
-** which averages the release's 37 rows per sample.
-*/
-static void gen_sample(rescue_buf *b, long k) {
-  static const char *couple[] = {"Alex", "Sam"}, *family[] = {"Ana", "Ben", "Cleo"};
-  int fam = k % 11 == 10, n = fam ? 60 + (int)(next() % 51) : 10 + (int)(next() % 45), i;
-  const char **people = fam ? family : couple;
-  int np = fam ? 3 : 2;
-  double t = 0;
-  char id[128];
-  rescue_jw w;
-  if (fam)
-    snprintf(id, sizeof id, "family_therapy/%05ld/merged", k);
-  else
-    snprintf(id, sizeof id, "group_%06ld/%03ld_s01e%02ld_segment%02ld", k / 7, k % 7, k % 13,
-             k % 17);
-  rescue_jw_init(&w, b);
-  rescue_jw_obj(&w);
-  rescue_jw_key(&w, "sample_id");
-  rescue_jw_str(&w, id);
-  rescue_jw_key(&w, "rows");
-  rescue_jw_arr(&w);
-  for (i = 0; i < n; i++) {
-    int ther = next() % 20 < 9;
-    const char *sp = ther ? "Therapist" : people[next() % np];
-    const char *other = people[next() % np];
-    double len = 1.0 + (next() % 1500) / 100.0;
-    rescue_jw_obj(&w);
-    rescue_jw_key(&w, "start_time");
-    rescue_jw_double(&w, t);
-    rescue_jw_key(&w, "end_time");
-    rescue_jw_double(&w, t + len);
-    t += len;
-    rescue_jw_key(&w, "primary_speaker");
-    rescue_jw_str(&w, sp);
-    rescue_jw_key(&w, "target");
-    rescue_jw_arr(&w);
-    rescue_jw_str(&w, ther ? other : "Therapist");
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "dialogue_cleaned");
-    sentence(&w, 12 + (int)(next() % 20));
-    rescue_jw_key(&w, "utterance_type");
-    rescue_jw_str(&w, ther ? "" : "disclosure");
-    rescue_jw_key(&w, "background_dialogue");
-    rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "tone_of_voice");
-    sentence(&w, 3);
-    rescue_jw_key(&w, "body_posture");
-    person_items(&w, sp, 1);
-    rescue_jw_key(&w, "facial_expressions");
-    person_items(&w, sp, 1);
-    rescue_jw_key(&w, "self_directed_behavior");
-    person_items(&w, sp, (int)(next() % 2));
-    rescue_jw_key(&w, "interaction_behavior");
-    rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "internal_emotion");
-    rescue_jw_arr(&w);
-    if (!ther) {
-      rescue_jw_obj(&w);
-      rescue_jw_key(&w, "person");
-      rescue_jw_str(&w, sp);
-      rescue_jw_key(&w, "emotion_description");
-      sentence(&w, 8);
-      rescue_jw_key(&w, "intensity");
-      rescue_jw_int(&w, (long long)(next() % 11));
-      rescue_jw_end(&w);
-    }
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "viewpoints_attitudes");
-    rescue_jw_arr(&w);
-    if (!ther && next() % 2) {
-      rescue_jw_obj(&w);
-      rescue_jw_key(&w, "source");
-      rescue_jw_str(&w, sp);
-      rescue_jw_key(&w, "target");
-      rescue_jw_str(&w, strcmp(other, sp) ? other : "Therapist");
-      rescue_jw_key(&w, "viewpoint");
-      sentence(&w, 9);
-      rescue_jw_key(&w, "attitude");
-      sentence(&w, 2);
-      rescue_jw_end(&w);
-    }
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "support_strategy");
-    rescue_jw_arr(&w);
-    if (ther) {
-      rescue_jw_obj(&w);
-      rescue_jw_key(&w, "provider");
-      rescue_jw_str(&w, "Therapist");
-      rescue_jw_key(&w, "target");
-      rescue_jw_arr(&w);
-      rescue_jw_str(&w, next() % 3 ? other : fam ? "Family" : "Couple");
-      rescue_jw_end(&w);
-      rescue_jw_key(&w, "strategy_type");
-      rescue_jw_str(&w, fam ? family_ss[next() % N(family_ss)] : couple_ss[next() % N(couple_ss)]);
-      rescue_jw_key(&w, "strategy_content");
-      sentence(&w, 10);
-      rescue_jw_end(&w);
-    }
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "row_index");
-    rescue_jw_int(&w, i + 1);
-    rescue_jw_key(&w, "relation_pattern");
-    if (next() % 3 == 0)
-      rescue_jw_str(&w,
-                    fam ? family_rel[next() % N(family_rel)] : couple_rel[next() % N(couple_rel)]);
-    else
-      rescue_jw_null(&w);
-    rescue_jw_key(&w, "relation_pattern_reason");
-    sentence(&w, 8);
-    rescue_jw_key(&w, "relation_pattern_evidence_rows");
-    rescue_jw_arr(&w);
-    rescue_jw_int(&w, i + 1);
-    rescue_jw_end(&w);
-    rescue_jw_end(&w);
-  }
-  rescue_jw_end(&w);
-  rescue_jw_end(&w);
-  rescue_buf_putc(b, '\n');
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double last_cpu; /* user + system seconds of the last run() */
-
-/* Run a command with stdout discarded; wall seconds and the child's peak RSS in MiB. */
-static int run(char *const argv[], double *secs, double *rss_mb) {
-  struct rusage ru;
-  int status;
-  double t0 = now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0)
-      dup2(devnull, 1);
-    execvp(argv[0], argv);
-    _exit(127);
-  }
-  if (pid < 0 || wait4(pid, &status, 0, &ru) < 0)
-    return -1;
-  *secs = now() - t0;
-  *rss_mb = (double)ru.ru_maxrss / 1024.0;
-  last_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 /* Instances and bytes of the task files, from the export's manifest. */
 static int read_manifest(const char *dir, long *instances, double *mb) {
@@ -318,7 +109,7 @@ int main(int argc, char **argv) {
     snprintf(corpus, sizeof corpus, "%s/corpus-%ldx.jsonl", dir, r->scale);
     snprintf(db, sizeof db, "%s/corpus-%ldx.db", dir, r->scale);
     snprintf(out, sizeof out, "%s/tasks-%ldx", dir, r->scale);
-    rng = 0x2545F4914F6CDD1DULL; /* each size starts the same stream: 1x is a prefix of 10x */
+    bench_seed(0x2545F4914F6CDD1DULL); /* each size starts the same stream: 1x is a prefix of 10x */
     if (!(f = fopen(corpus, "wb"))) {
       perror(corpus);
       return 1;
@@ -326,7 +117,7 @@ int main(int argc, char **argv) {
     for (k = 0; k < r->samples; k++) {
       const char *q;
       rescue_buf_reset(&b);
-      gen_sample(&b, k);
+      bench_gen_sample(&b, k, 0);
       for (q = b.s; (q = strstr(q, "\"row_index\": ")) != NULL; q += 13)
         r->rows++;
       fwrite(b.s, 1, b.len, f);
@@ -339,8 +130,8 @@ int main(int argc, char **argv) {
       char *a_imp[] = {RESCUE_BIN, "import", db, corpus, NULL};
       char *a_exp[] = {RESCUE_BIN, "export",      db,           "--format", "tasks", "--out", out,
                        "--force",  "--clip-root", "/clip-root", NULL};
-      if (run(a_init, &t, &m) != 0 || run(a_imp, &r->import_secs, &m) != 0 ||
-          run(a_exp, &r->secs, &r->rss) != 0 || (r->cpu = last_cpu, 0) ||
+      if (bench_run(a_init, &t, &m) != 0 || bench_run(a_imp, &r->import_secs, &m) != 0 ||
+          bench_run(a_exp, &r->secs, &r->rss) != 0 || (r->cpu = bench_last_cpu, 0) ||
           read_manifest(out, &r->instances, &r->mb) != 0) {
         fprintf(stderr, "bench_tasks: a rescue command failed at %ldx\n", r->scale);
         return 1;
@@ -358,7 +149,7 @@ int main(int argc, char **argv) {
       snprintf(script, sizeof script, "%s/tests/ref_tasks.py", RESCUE_SOURCE_DIR);
       snprintf(pyout, sizeof pyout, "%s/python-%ldx", dir, r->scale);
       mkdir(pyout, 0755);
-      if (run(a_py, &tp, &mp) == 0) {
+      if (bench_run(a_py, &tp, &mp) == 0) {
         static const char *const names[] = {"itp", "rpp", "stp", "ssp", "er", "vp"};
         size_t j;
         int same = 1;
@@ -370,7 +161,7 @@ int main(int argc, char **argv) {
         }
         printf("%6s %7s %8s %10s %9.1f %9.2f %8.2f %12.0f %9.1f %9.1f   <- tests/ref_tasks.py "
                "(Python reading, no hashing): %.1fx rescue's time; same bytes: %s\n",
-               "", "", "", "", mbp, tp, last_cpu, r->instances / tp, mbp / tp, mp, tp / r->secs,
+               "", "", "", "", mbp, tp, bench_last_cpu, r->instances / tp, mbp / tp, mp, tp / r->secs,
                same ? "yes" : "NO");
       }
       if (!keep) {
