@@ -198,21 +198,29 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
                          const char *file, long line0, const char *text, size_t len) {
   const rescue_jnode *c, *rows = NULL, *sid = rescue_jget(root, "sample_id"), *last_rows;
   rescue_sample_input in;
-  const char *why, *first;
+  const char *why, *first, *sid_s = NULL;
   int n = 0, rc, given = 0;
 
   if (root->type != RESCUE_JOBJECT)
     return bad_at(im, file, line0, text, len, root->offset, "a sample must be a JSON object");
   if (sid && sid->type != RESCUE_JSTRING)
     return bad_at(im, file, line0, text, len, sid->offset, "sample_id is not a string");
+  if (sid) {
+    /* a NUL-terminated copy: the checking pass parses without copying strings */
+    rescue_buf_reset(&im->id);
+    rescue_buf_putn(&im->id, sid->s, sid->len);
+    if (!rescue_buf_ok(&im->id))
+      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    sid_s = im->id.s;
+  }
   if (!fixed_id) {
     if (!sid)
       return bad_at(im, file, line0, text, len, root->offset, "sample has no string sample_id");
-    fixed_id = sid->s;
-  } else if (sid && strcmp(sid->s, fixed_id) != 0) {
+    fixed_id = sid_s;
+  } else if (sid && strcmp(sid_s, fixed_id) != 0) {
     return bad_at(im, file, line0, text, len, sid->offset,
                   "sample_id '%s' disagrees with the sample's path '%s'",
-                  shown(&im->show1, sid->s), shown(&im->show2, fixed_id));
+                  shown(&im->show1, sid_s), shown(&im->show2, fixed_id));
   }
   if ((why = rescue_sample_id_unsafe(fixed_id, strlen(fixed_id))) != NULL)
     return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
@@ -647,6 +655,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   */
   for (im.write = 0; im.write <= 1 && !rc; im.write++) {
     int bulk = 0;
+    rescue_jdoc_nocopy(im.doc, !im.write);
     if (im.write) {
       im.done = 0;
       memset(res, 0, sizeof *res);

@@ -34,6 +34,7 @@ struct rescue_jdoc {
   rescue_jerror *err;
   int depth;
   int failed;
+  int nocopy;          /* strings without escapes point into the input (see header) */
 };
 
 static void *arena_alloc(rescue_jdoc *d, size_t n) {
@@ -71,6 +72,8 @@ static void arena_reset(rescue_jdoc *d) {
 }
 
 rescue_jdoc *rescue_jdoc_new(void) { return rescue_calloc(1, sizeof(rescue_jdoc)); }
+
+void rescue_jdoc_nocopy(rescue_jdoc *doc, int on) { doc->nocopy = on; }
 
 void rescue_jdoc_free(rescue_jdoc **doc) {
   arena_block *b;
@@ -288,6 +291,13 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
   raw = (size_t)(q - p);
   if (raw > UINT32_MAX - 1)
     return fail(d, start, "string too long"), -1;
+  if (!escapes && d->nocopy) {
+    *plain = 1;
+    *out = p;
+    *outlen = (uint32_t)raw;
+    d->p = q + 1;
+    return 0;
+  }
   buf = arena_alloc(d, raw + 1);
   if (!buf)
     return fail(d, start, "out of memory"), -1;

@@ -59,6 +59,12 @@ typedef struct rescue_jerror {
 } rescue_jerror;
 
 rescue_jdoc *rescue_jdoc_new(void);
+/*
+** Checking mode: strings (and keys) without escapes are not copied but point into the
+** parsed input, and are then NOT NUL-terminated: use len/keylen (rescue_jget does).
+** Faster for a pass that only validates; off by default.
+*/
+void rescue_jdoc_nocopy(rescue_jdoc *doc, int on);
 /* Free the document and its tree; accepts NULL and NULLs the pointer. */
 void rescue_jdoc_free(rescue_jdoc **doc);
 

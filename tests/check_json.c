@@ -222,6 +222,34 @@ START_TEST(test_clean_and_strip) {
 }
 END_TEST
 
+/* Checking mode: strings without escapes point into the input; writing gives the same. */
+START_TEST(test_nocopy) {
+  const char *text = "{\"a\": \"plain\", \"b\": \"esc\\n\", \"k\\u00e9y\": [\"x\", 1.50]}";
+  rescue_jdoc *d1 = rescue_jdoc_new(), *d2 = rescue_jdoc_new();
+  rescue_buf w1 = RESCUE_BUF_INIT, w2 = RESCUE_BUF_INIT;
+  const rescue_jnode *r1, *r2, *a;
+  rescue_jdoc_nocopy(d2, 1);
+  r1 = rescue_jparse(d1, text, strlen(text), NULL);
+  r2 = rescue_jparse(d2, text, strlen(text), NULL);
+  ck_assert_ptr_nonnull(r1);
+  ck_assert_ptr_nonnull(r2);
+  a = rescue_jget(r2, "a");
+  ck_assert_ptr_nonnull(a);
+  ck_assert(a->s >= text && a->s < text + strlen(text)); /* not copied */
+  ck_assert_int_eq(a->len, 5);
+  ck_assert_int_eq(memcmp(a->s, "plain", 5), 0);
+  ck_assert_ptr_nonnull(rescue_jget(r2, "k\xc3\xa9y"));     /* an escaped key is decoded */
+  ck_assert_str_eq(rescue_jget(r2, "b")->s, "esc\n");       /* and so is an escaped value */
+  rescue_jwrite(&w1, r1);
+  rescue_jwrite(&w2, r2);
+  ck_assert_str_eq(w1.s, w2.s);
+  rescue_buf_free(&w1);
+  rescue_buf_free(&w2);
+  rescue_jdoc_free(&d1);
+  rescue_jdoc_free(&d2);
+}
+END_TEST
+
 START_TEST(test_writer) {
   rescue_buf b = RESCUE_BUF_INIT;
   rescue_jw w;
@@ -357,6 +385,7 @@ int main(void) {
   tcase_add_test(tc, test_float_shortest_random);
   tcase_add_test(tc, test_clean_and_strip);
   tcase_add_test(tc, test_writer);
+  tcase_add_test(tc, test_nocopy);
   tcase_add_test(tc, test_differential_jansson);
   tcase_add_test(tc, test_alloc_failures);
   tcase_add_test(tc, test_get_duplicate_keys);
