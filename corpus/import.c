@@ -594,7 +594,12 @@ static int detect(importer *im, const char *path, rescue_format *f) {
   if (*f == RESCUE_FMT_DATAROOT && !S_ISDIR(sb.st_mode))
     return rescue_seterr(im->err, RESCUE_EINVAL, "'%s' is not a folder (data-root)", path);
   if (*f != RESCUE_FMT_DATAROOT && !S_ISREG(sb.st_mode))
-    return rescue_seterr(im->err, RESCUE_EINVAL, "'%s' is not a file", path);
+    return rescue_seterr(im->err, RESCUE_EINVAL,
+                         S_ISFIFO(sb.st_mode)
+                             ? "'%s' is a pipe: import reads its input twice (it checks "
+                               "everything before writing), so save it to a file first"
+                             : "'%s' is not a file",
+                         path);
   if (*f != RESCUE_FMT_DATAROOT)
     im->total += (uint64_t)sb.st_size;
   return 0;

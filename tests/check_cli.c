@@ -667,6 +667,12 @@ START_TEST(test_import_formats) {
   ck_assert_ptr_nonnull(strstr(err, "one.json:1:1: sample has no string sample_id"));
   free(out);
   free(err);
+  /* a pipe cannot be read twice: said plainly */
+  ck_assert_int_eq(mkfifo(tu_path(f.dir, "pipe.jsonl"), 0600), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "pipe.jsonl"), NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "is a pipe"));
+  free(out);
+  free(err);
   /* unknown extension */
   tu_write(tu_path(f.dir, "x.dat"), good_line);
   ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "x.dat"), NULL), 2);
