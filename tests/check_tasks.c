@@ -14,26 +14,6 @@
 
 #include "taskutil.h"
 
-/* The lines of a file that contain needle, concatenated (caller frees). */
-static char *lines_with(const char *path, const char *needle) {
-  size_t len;
-  char *text = tu_read(path, &len), *p, *nl, *out = calloc(len + 1, 1);
-  size_t n = 0;
-  ck_assert_ptr_nonnull(text);
-  for (p = text; *p; p = nl + 1) {
-    nl = strchr(p, '\n');
-    ck_assert_ptr_nonnull(nl);
-    *nl = 0;
-    if (strstr(p, needle)) {
-      memcpy(out + n, p, (size_t)(nl - p));
-      n += (size_t)(nl - p);
-      out[n++] = '\n';
-    }
-  }
-  free(text);
-  return out;
-}
-
 START_TEST(test_sha256_vectors) {
   static const struct {
     const char *in, *hex;
@@ -326,7 +306,7 @@ START_TEST(test_vp_rules) {
   out = tt_export(db, &o, NULL);
   recs = tt_jsonl(tu_path(out, "vp.jsonl"));
   ck_assert_int_eq((int)json_array_size(recs), 2); /* rows 1 and 3; no cutoff, no word count */
-  line = lines_with(tu_path(out, "vp.jsonl"), "__row1\"");
+  line = tt_lines_with(tu_path(out, "vp.jsonl"), "__row1\"");
   ck_assert_ptr_nonnull(strstr(line, "\"participants\": [\"Alan\", \"Evelyn\", \"Therapist\", "
                                      "\"Dr. Jones\"]"));
   ck_assert_ptr_nonnull(strstr(line, "\"gold_viewpoints\": [{\"source\": \"Alan\", \"target\": "

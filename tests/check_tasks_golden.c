@@ -32,26 +32,6 @@ static char *fixture_corpus(void) {
   return db;
 }
 
-/* The lines of a file that contain needle, concatenated (caller frees). */
-static char *lines_with(const char *path, const char *needle) {
-  size_t len;
-  char *text = tu_read(path, &len), *p, *nl, *out = calloc(len + 1, 1);
-  size_t n = 0;
-  ck_assert_ptr_nonnull(text);
-  for (p = text; *p; p = nl + 1) {
-    nl = strchr(p, '\n');
-    ck_assert_ptr_nonnull(nl);
-    *nl = 0;
-    if (strstr(p, needle)) {
-      memcpy(out + n, p, (size_t)(nl - p));
-      n += (size_t)(nl - p);
-      out[n++] = '\n';
-    }
-  }
-  free(text);
-  return out;
-}
-
 START_TEST(test_golden_er_vp) {
   const char *fx = tu_fixtures();
   char *db = fixture_corpus(), *out, *got, *want, path[4096];
@@ -60,14 +40,14 @@ START_TEST(test_golden_er_vp) {
   o.clip_root = GOLDEN_CLIP_ROOT;
   o.tasks = (1u << RESCUE_TASK_ER) | (1u << RESCUE_TASK_VP);
   out = tt_export(db, &o, NULL);
-  got = lines_with(tu_path(out, "er.jsonl"),
+  got = tt_lines_with(tu_path(out, "er.jsonl"),
                    "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
   snprintf(path, sizeof path, "%s/rescue-bench/golden-er-sample1.jsonl", fx);
   want = tu_read(path, NULL);
   ck_assert_msg(want && strcmp(got, want) == 0, "ER records differ from the golden file");
   free(got);
   free(want);
-  got = lines_with(tu_path(out, "vp.jsonl"),
+  got = tt_lines_with(tu_path(out, "vp.jsonl"),
                    "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
   snprintf(path, sizeof path, "%s/rescue-bench/golden-vp-sample1.jsonl", fx);
   want = tu_read(path, NULL);
@@ -78,7 +58,7 @@ START_TEST(test_golden_er_vp) {
   o.clip_root = GOLDEN_CLIP_ROOT "/";
   free(out);
   out = tt_export(db, &o, NULL);
-  got = lines_with(tu_path(out, "er.jsonl"),
+  got = tt_lines_with(tu_path(out, "er.jsonl"),
                    "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
   snprintf(path, sizeof path, "%s/rescue-bench/golden-er-sample1.jsonl", fx);
   want = tu_read(path, NULL);

@@ -119,3 +119,23 @@ long long tt_int(json_t *o, const char *key) {
   ck_assert_msg(v && json_is_integer(v), "no integer member '%s'", key);
   return (long long)json_integer_value(v);
 }
+
+/* The lines of a file that contain needle, concatenated (caller frees). */
+char *tt_lines_with(const char *path, const char *needle) {
+  size_t len;
+  char *text = tu_read(path, &len), *p, *nl, *out = calloc(len + 1, 1);
+  size_t n = 0;
+  ck_assert_ptr_nonnull(text);
+  for (p = text; *p; p = nl + 1) {
+    nl = strchr(p, '\n');
+    ck_assert_ptr_nonnull(nl);
+    *nl = 0;
+    if (strstr(p, needle)) {
+      memcpy(out + n, p, (size_t)(nl - p));
+      n += (size_t)(nl - p);
+      out[n++] = '\n';
+    }
+  }
+  free(text);
+  return out;
+}

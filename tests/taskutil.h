@@ -32,6 +32,8 @@ json_t *tt_jsonl(const char *path);
 json_t *tt_find(json_t *records, const char *key, const char *value);
 /* A string member (asserted present and a string). */
 const char *tt_str(json_t *o, const char *key);
+/* The lines of a file that contain needle, concatenated (caller frees). */
+char *tt_lines_with(const char *path, const char *needle);
 /* An integer member (asserted). */
 long long tt_int(json_t *o, const char *key);
 

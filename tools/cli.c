@@ -64,6 +64,16 @@ int cli_finish(int rc) {
   return rc;
 }
 
+int cli_print(const rescue_buf *b) {
+  if (!rescue_buf_ok(b)) {
+    cli_error("out of memory");
+    return 1;
+  }
+  if (b->len)
+    fwrite(b->s, 1, b->len, stdout);
+  return cli_finish(0);
+}
+
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *usage) {
   int c;

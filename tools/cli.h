@@ -29,6 +29,11 @@ int cli_fail(const rescue_error *err);
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* -h: usage on stdout; returns 0. */
 int cli_help(const char *usage);
+/*
+** Print a report built in b on stdout and finish (cli_finish(0)); an incomplete buffer
+** (allocation failed) prints nothing and returns 1.
+*/
+int cli_print(const rescue_buf *b);
 /* Flush stdout and turn a write error into exit 1; returns rc otherwise. */
 int cli_finish(int rc);
 

@@ -108,13 +108,7 @@ int cmd_adjudicate(int argc, char **argv) {
       rescue_buf_printf(&out, "  %s:%d: %s\n", res.undecided[i].sample_id, res.undecided[i].row,
                         res.undecided[i].reason);
   }
-  if (!rescue_buf_ok(&out)) {
-    cli_error("out of memory");
-    rc = 1;
-    goto end;
-  }
-  fwrite(out.s, 1, out.len, stdout);
-  rc = cli_finish(0);
+  rc = cli_print(&out);
 end:
   rescue_buf_free(&out);
   rescue_adjudicate_result_free(&res);

@@ -220,13 +220,7 @@ int cmd_agree(int argc, char **argv) {
   } else {
     rescue_agree_report_text(rep, &out);
   }
-  if (!rescue_buf_ok(&out)) {
-    cli_error("out of memory");
-    rc = 1;
-    goto end;
-  }
-  fwrite(out.s, 1, out.len, stdout);
-  rc = cli_finish(0);
+  rc = cli_print(&out);
 end:
   rescue_buf_free(&out);
   rescue_agree_report_free(&rep);

@@ -161,12 +161,7 @@ int cmd_annotator_list(int argc, char **argv) {
   }
   rescue_annotator_list_free(&list, n, &run);
   rescue_store_close(&st);
-  if (!rescue_buf_ok(&out)) {
-    rescue_buf_free(&out);
-    cli_error("out of memory");
-    return 1;
-  }
-  fwrite(out.s, 1, out.len, stdout);
+  rc = cli_print(&out);
   rescue_buf_free(&out);
-  return cli_finish(0);
+  return rc;
 }

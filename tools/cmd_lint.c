@@ -116,13 +116,9 @@ int cmd_lint(int argc, char **argv) {
         rescue_buf_printf(&out, "%sR%02d %ld", c++ ? ", " : " (", i, res.by_rule[i]);
     rescue_buf_puts(&out, c ? ")\n" : "\n");
   }
-  if (!rescue_buf_ok(&out)) {
-    cli_error("out of memory");
-    rc = 1;
-    goto end;
-  }
-  fwrite(out.s, 1, out.len, stdout);
-  rc = cli_finish(res.errors ? 1 : 0);
+  rc = cli_print(&out);
+  if (rc == 0 && res.errors)
+    rc = 1; /* error findings fail the run */
 end:
   rescue_buf_free(&out);
   rescue_lint_result_free(&res);

@@ -60,7 +60,7 @@ int cmd_score(int argc, char **argv) {
   rescue_error err = {0, ""};
   rescue_buf out = RESCUE_BUF_INIT;
   rescue_task task;
-  int c, json = 0;
+  int c, rc, json = 0;
 
   while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
     switch (c) {
@@ -102,12 +102,7 @@ int cmd_score(int argc, char **argv) {
     rescue_score_text(rep, &out);
   }
   rescue_score_free(&rep);
-  if (!rescue_buf_ok(&out)) {
-    rescue_buf_free(&out);
-    cli_error("out of memory");
-    return 1;
-  }
-  fwrite(out.s, 1, out.len, stdout);
+  rc = cli_print(&out);
   rescue_buf_free(&out);
-  return cli_finish(0);
+  return rc;
 }

@@ -75,8 +75,8 @@ int cmd_stats(int argc, char **argv) {
     rescue_stats_labels_text(ls, &out);
   }
   rescue_stats_labels_free(&ls);
-  fwrite(out.s, 1, out.len, stdout);
+  rc = cli_print(&out);
   rescue_buf_free(&out);
   rescue_store_close(&st);
-  return cli_finish(0);
+  return rc;
 }
