@@ -289,3 +289,14 @@ SELECT seq, start, end, speaker, text, file, line FROM cue
  WHERE sample_ref = :sample_ref
    AND import_id = (SELECT max(import_id) FROM cue WHERE sample_ref = :sample_ref)
  ORDER BY seq;
+
+-- ---- model pre-annotation (rescue draft) ----
+
+-- name: draft_request_insert
+INSERT INTO model_request(annotator_id, sample_ref, row_from, row_to, command, prompt_sha256,
+                          attempts, wall_ms, exit_status, outcome, error, created_at)
+  VALUES (:annotator_id, :sample_ref, :row_from, :row_to, :command, :prompt_sha256,
+          :attempts, :wall_ms, :exit_status, :outcome, :error, :now);
+
+-- name: draft_version_insert
+INSERT INTO model_version(version_id, request_id) VALUES (:version_id, :request_id);

@@ -224,3 +224,29 @@ CREATE TABLE assignment(
   annotator_id  INTEGER NOT NULL REFERENCES annotator(id),
   PRIMARY KEY (run_id, sample_ref, annotator_id)
 );
+
+-- @migration 5
+
+-- Model pre-annotation (`rescue draft`): one record per request sent to a model command,
+-- and which row versions each request wrote.
+CREATE TABLE model_request(
+  id             INTEGER PRIMARY KEY,
+  annotator_id   INTEGER NOT NULL REFERENCES annotator(id),  -- the model (role model)
+  sample_ref     INTEGER NOT NULL REFERENCES sample(id),
+  row_from       INTEGER NOT NULL,     -- first row_index of the request (1-based)
+  row_to         INTEGER NOT NULL,     -- last row_index of the request, inclusive
+  command        TEXT NOT NULL,        -- the model command as given to --model-cmd
+  prompt_sha256  TEXT NOT NULL,        -- hex SHA-256 of the first attempt's prompt
+  attempts       INTEGER NOT NULL,     -- runs of the command (1 + retries used)
+  wall_ms        INTEGER NOT NULL,     -- wall time of all attempts, milliseconds
+  exit_status    INTEGER,              -- of the last run: exit code, 128+signal, -1 timed out
+  outcome        TEXT NOT NULL,        -- ok | partial | failed
+  error          TEXT,                 -- why it failed, when it did
+  created_at     TEXT NOT NULL
+);
+CREATE INDEX model_request_by_sample ON model_request(sample_ref, id);
+
+CREATE TABLE model_version(
+  version_id  INTEGER PRIMARY KEY REFERENCES row_version(id),  -- a version the model wrote
+  request_id  INTEGER NOT NULL REFERENCES model_request(id)    -- the request that wrote it
+);

@@ -23,6 +23,7 @@ static const cli_command commands[] = {
     {"agree", cmd_agree, "agreement between annotators (corpus) or coders (TSV table)"},
     {"adjudicate", cmd_adjudicate, "settle disagreements into gold versions"},
     {"split", cmd_split, "assign groups to train/validation/test splits"},
+    {"draft", cmd_draft, "pre-annotate rows with any model command, checked by lint"},
     {"score", cmd_score, "score model predictions against an exported task file"},
     {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
 };
