@@ -188,6 +188,16 @@ START_TEST(test_perfect_drafts_fixtures) {
                              "m.version_id = v.id JOIN annotator a ON a.id = v.annotator_id "
                              "WHERE a.name = 'm'"),
                    rows);
+  /* a person revises the draft: agreement compares the model with them, by name */
+  {
+    char couple[1024], *aout = NULL;
+    snprintf(couple, sizeof couple, "%s/rescue-bench/couple-first3.jsonl", tu_fixtures());
+    ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann1", NULL), 0);
+    ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, couple, "--annotator", "ann1", NULL), 0);
+    ck_assert_int_eq(tu_rescue(&aout, NULL, "agree", db, "--field", "utterance_type", NULL), 0);
+    ck_assert_msg(strstr(aout, "model m revised by ann1 (3 samples)"), "%s", aout);
+    free(aout);
+  }
   /* other views are untouched: the corpus still exports the release's bytes */
   free(after);
   after = export_view(db, "annotator:import");
