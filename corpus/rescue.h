@@ -18,6 +18,7 @@
 #include "rescue_lint.h"
 #include "rescue_media.h"
 #include "rescue_output.h"
+#include "rescue_privacy.h"
 #include "rescue_scheme.h"
 #include "rescue_score.h"
 #include "rescue_sha256.h"

@@ -300,3 +300,61 @@ INSERT INTO model_request(annotator_id, sample_ref, row_from, row_to, command, p
 
 -- name: draft_version_insert
 INSERT INTO model_version(version_id, request_id) VALUES (:version_id, :request_id);
+-- ---- sharing safely: pseudonyms and the audit trail (export/privacy.c) ----
+
+-- name: pseudo_group_heads
+SELECT sv.head, sv.tail, sv.has_rows FROM sample s
+  JOIN sample_version sv ON sv.sample_ref = s.id
+ WHERE s.group_id = :group_id ORDER BY s.sort_key, sv.id;
+
+-- name: pseudo_group_entities
+SELECT v.entities FROM sample s
+  JOIN rowset rs ON rs.sample_ref = s.id
+  JOIN row r ON r.rowset_id = rs.id
+  JOIN row_version v ON v.row_id = r.id
+ WHERE s.group_id = :group_id ORDER BY s.sort_key, rs.id, r.position, v.id;
+
+-- name: pseudo_get
+SELECT pseudonym, how, created_at FROM pseudonym
+ WHERE id = (SELECT max(id) FROM pseudonym WHERE group_id = :group_id AND real = :real);
+
+-- name: pseudo_put
+INSERT INTO pseudonym(group_id, real, pseudonym, how, created_at)
+  VALUES (:group_id, :real, :pseudonym, :how, :now);
+
+-- name: pseudo_clips
+-- The current clip file of each row of a sample (any mode; the latest record wins).
+SELECT c.position, c.path FROM clip c
+ WHERE c.sample_ref = :sample_ref AND c.position > 0
+   AND c.id = (SELECT max(id) FROM clip WHERE sample_ref = c.sample_ref
+                 AND position = c.position)
+ ORDER BY c.position;
+
+-- name: pseudo_split_groups
+-- The latest split, group by group, with its run's settings.
+SELECT g.name, sg.split, r.created_at, r.seed, r.ratios, r.stratify FROM split_run r
+  JOIN split_group sg ON sg.run_id = r.id
+  JOIN grp g ON g.id = sg.group_id
+ WHERE r.id = (SELECT max(id) FROM split_run)
+ ORDER BY g.name;
+
+-- name: pseudo_split_run_insert
+INSERT INTO split_run(created_at, seed, ratios, stratify)
+  VALUES (:now, :seed, :ratios, :stratify);
+
+-- name: audit_insert
+INSERT INTO audit(created_at, action, os_user, annotator, command, view, pseudonymised, output,
+                  output_sha256, detail)
+  VALUES (:now, :action, :os_user, :annotator, :command, :view, :pseudonymised, :output,
+          :output_sha256, :detail);
+
+-- name: audit_log
+-- Audit entries and sample status changes, in time order.
+SELECT created_at, action, os_user, annotator, command, view, pseudonymised, output,
+       output_sha256, detail FROM audit
+UNION ALL
+SELECT st.created_at, 'status', NULL, a.name, NULL, NULL, 0, NULL, NULL,
+       s.sample_id || ': ' || st.status || COALESCE(' (' || st.reason || ')', '')
+  FROM sample_status st JOIN sample s ON s.id = st.sample_ref
+  LEFT JOIN annotator a ON a.id = st.annotator_id
+ ORDER BY 1;

@@ -249,4 +249,32 @@ CREATE INDEX model_request_by_sample ON model_request(sample_ref, id);
 CREATE TABLE model_version(
   version_id  INTEGER PRIMARY KEY REFERENCES row_version(id),  -- a version the model wrote
   request_id  INTEGER NOT NULL REFERENCES model_request(id)    -- the request that wrote it
+-- @migration 6
+
+-- Sharing safely: the pseudonym map (`rescue pseudonyms`) and the audit trail (`rescue log`).
+CREATE TABLE pseudonym(
+  id          INTEGER PRIMARY KEY,   -- the latest entry of (group_id, real) is current;
+                                     -- earlier ones are its history
+  group_id    INTEGER NOT NULL REFERENCES grp(id),
+  real        TEXT NOT NULL,         -- a participant's real name; '' for the group's own
+                                     -- pseudonym
+  pseudonym   TEXT NOT NULL,         -- what exports show instead
+  how         TEXT NOT NULL CHECK (how = 'auto' OR how = 'set'),
+  created_at  TEXT NOT NULL
+);
+CREATE INDEX pseudonym_by_real ON pseudonym(group_id, real, id);
+
+CREATE TABLE audit(
+  id             INTEGER PRIMARY KEY,
+  created_at     TEXT NOT NULL,
+  action         TEXT NOT NULL,        -- export | import | adjudicate | draft | pseudonyms
+  os_user        TEXT NOT NULL,        -- the operating-system account that ran it
+  annotator      TEXT,                 -- --annotator, when given
+  command        TEXT NOT NULL,        -- the command line
+  view           TEXT,                 -- the view exported, when one applies
+  pseudonymised  INTEGER NOT NULL DEFAULT 0,  -- 1: an export with --pseudonymise
+  output         TEXT,                 -- the output path, when there is one
+  output_sha256  TEXT,                 -- hex SHA-256 of the output's manifest.json, or of
+                                       -- the output file, or of the list of its files
+  detail         TEXT                  -- one line: what was done
 );

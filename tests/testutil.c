@@ -1,3 +1,4 @@
+#include <sqlite3.h>
 /*
 ** testutil.c: see testutil.h.
 */
@@ -205,4 +206,38 @@ int tu_run_suite(Suite *s) {
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed ? 1 : 0;
+}
+
+int tu_same_corpus_except_log(const char *a, const char *b) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *q = NULL, *t = NULL;
+  char sql[1024];
+  int same = 1;
+  if (sqlite3_open_v2(a, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    return 0;
+  snprintf(sql, sizeof sql, "ATTACH '%s' AS other", b);
+  if (sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(h,
+                         "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name != "
+                         "'audit' AND name NOT LIKE 'sqlite_%'",
+                         -1, &q, NULL) != SQLITE_OK) {
+    sqlite3_close(h);
+    return 0;
+  }
+  while (same && sqlite3_step(q) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(q, 0);
+    snprintf(sql, sizeof sql,
+             "SELECT (SELECT count(*) FROM (SELECT * FROM main.\"%s\" EXCEPT SELECT * FROM "
+             "other.\"%s\")) + (SELECT count(*) FROM (SELECT * FROM other.\"%s\" EXCEPT "
+             "SELECT * FROM main.\"%s\")) + abs((SELECT count(*) FROM main.\"%s\") - "
+             "(SELECT count(*) FROM other.\"%s\"))",
+             name, name, name, name, name, name);
+    same = sqlite3_prepare_v2(h, sql, -1, &t, NULL) == SQLITE_OK && sqlite3_step(t) == SQLITE_ROW &&
+           sqlite3_column_int64(t, 0) == 0;
+    sqlite3_finalize(t);
+    t = NULL;
+  }
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return same;
 }

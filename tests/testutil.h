@@ -19,6 +19,11 @@ char *tu_read(const char *path, size_t *len);
 /* Write text to a file, creating parent folders; aborts the test on failure. */
 void tu_write(const char *path, const char *text);
 void tu_write_n(const char *path, const void *data, size_t len);
+/*
+** 1 when two corpora hold the same rows in every table except the audit log (what a
+** finished export adds to a corpus).
+*/
+int tu_same_corpus_except_log(const char *a, const char *b);
 /* 1 when the two files have the same bytes. */
 int tu_same_file(const char *a, const char *b);
 

@@ -14,6 +14,7 @@
 #include "cli.h"
 
 const char *cli_name = "";
+char *cli_cmdline = NULL;
 
 static void vmessage(const char *kind, const char *fmt, va_list ap) {
   fflush(stdout);
@@ -217,4 +218,53 @@ void cli_progress_done(cli_progress **pp) {
     fprintf(stderr, "\r\033[K");
   free(p);
   *pp = NULL;
+}
+
+char *cli_command_line(int argc, char **argv) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  int i;
+  rescue_buf_puts(&b, "rescue");
+  for (i = 0; i < argc; i++) {
+    const char *a = argv[i], *p;
+    int plain = *a != 0;
+    for (p = a; *p && plain; p++)
+      plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=@%+",
+                     *p) != NULL;
+    rescue_buf_putc(&b, ' ');
+    if (plain) {
+      rescue_buf_puts(&b, a);
+      continue;
+    }
+    rescue_buf_putc(&b, '\'');
+    for (p = a; *p; p++) {
+      if (*p == '\'')
+        rescue_buf_puts(&b, "'\\''");
+      else
+        rescue_buf_putc(&b, *p);
+    }
+    rescue_buf_putc(&b, '\'');
+  }
+  if (!rescue_buf_ok(&b)) {
+    rescue_buf_free(&b);
+    return NULL;
+  }
+  return rescue_buf_detach(&b);
+}
+
+void cli_audit(const char *db, const char *action, int argc, char **argv, const char *annotator,
+               const char *detail) {
+  rescue_store *st = NULL;
+  rescue_error err;
+  rescue_audit_entry e;
+  memset(&err, 0, sizeof err);
+  memset(&e, 0, sizeof e);
+  (void)argc;
+  (void)argv;
+  e.action = action;
+  e.annotator = annotator;
+  e.command = cli_cmdline;
+  e.detail = detail;
+  if (rescue_store_open(&st, db, 0, &err) || rescue_audit_add(st, &e))
+    cli_warn("not recorded in the corpus's log: %s", st ? rescue_store_errmsg(st) : err.msg);
+  rescue_store_close(&st);
 }

@@ -66,6 +66,18 @@ cli_progress *cli_progress_start(const char *title);
 void cli_progress_update(void *progress, uint64_t done, uint64_t total);
 void cli_progress_done(cli_progress **p);
 
+/* The whole command line as given (before option parsing reorders argv), for logs. */
+extern char *cli_cmdline;
+/* The command line as one shell-quoted string ("rescue export c.db ..."); caller frees
+** it with rescue_free; NULL when out of memory. argv[0] is the subcommand. */
+char *cli_command_line(int argc, char **argv);
+/*
+** Record a finished command in the corpus's audit trail (rescue log) with the
+** operating-system user; a failure to record is a warning, never an error.
+*/
+void cli_audit(const char *db, const char *action, int argc, char **argv, const char *annotator,
+               const char *detail);
+
 /* Subcommands. */
 int cmd_init(int argc, char **argv);
 int cmd_import(int argc, char **argv);
@@ -81,6 +93,11 @@ int cmd_annotator_list(int argc, char **argv);
 int cmd_assign(int argc, char **argv);
 int cmd_adjudicate(int argc, char **argv);
 int cmd_draft(int argc, char **argv);
+/* export without the --pseudonymise wrapper and the audit record (tools/export_safe.c) */
+int export_run(int argc, char **argv);
+int cmd_pseudonyms(int argc, char **argv);
+int cmd_leakcheck(int argc, char **argv);
+int cmd_log(int argc, char **argv);
 
 /* Demo steps of the modules (tools/demo_<module>.c); 0 or 1 after a message. */
 int demo_agree(const char *dir, rescue_store *st);

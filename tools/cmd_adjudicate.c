@@ -109,6 +109,13 @@ int cmd_adjudicate(int argc, char **argv) {
                         res.undecided[i].reason);
   }
   rc = cli_print(&out);
+  if (rc == 0) {
+    char detail[200];
+    rescue_store_close(&st);
+    snprintf(detail, sizeof detail, "policy %s: %ld gold versions written, %d undecided",
+             rescue_adj_policy_name(o.policy), res.written, res.n_undecided);
+    cli_audit(argv[optind], "adjudicate", argc, argv, o.lead, detail);
+  }
 end:
   rescue_buf_free(&out);
   rescue_adjudicate_result_free(&res);

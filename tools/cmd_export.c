@@ -34,6 +34,14 @@ static const char usage[] =
     "                      annotator:<name> (that annotator's view)\n"
     "  --samples <ids>     only these samples (comma-separated sample ids)\n"
     "  --include-discarded also write discarded samples (samples, data-root)\n"
+    "  --annotator <name>  who runs the export, for the corpus's log (rescue log); the\n"
+    "                      operating-system user is recorded in any case\n"
+    "  --pseudonymise      replace every real name by the corpus's pseudonym map (rescue\n"
+    "                      pseudonyms) in ids, people fields and free text; the output is\n"
+    "                      leak-checked and nothing is written when a real name survives\n"
+    "  --with-media        with --pseudonymise and --format tasks: copy the row clips into\n"
+    "                      <out>/media/ (faces and voices are NOT anonymised); without it a\n"
+    "                      pseudonymised export has no clips and empty clip paths\n"
     "\n"
     "options of --format tasks:\n"
     "  --tasks <list>      which tasks (default: all six): itp, rpp, stp, ssp, er, vp\n"
@@ -121,7 +129,8 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
   return cli_finish(0);
 }
 
-int cmd_export(int argc, char **argv) {
+/* The export itself (tools/export_safe.c wraps it with --pseudonymise and the audit). */
+int export_run(int argc, char **argv) {
   enum { O_TASKS = 256, O_CLIP_ROOT, O_SPLIT, O_CHECKPOINTS, O_MIN_WORDS, O_ITP_CAP };
   static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                        {"out", required_argument, NULL, 'o'},
@@ -137,6 +146,7 @@ int cmd_export(int argc, char **argv) {
                                        {"min-dialogue-words", required_argument, NULL,
                                         O_MIN_WORDS},
                                        {"itp-cap-per-class", required_argument, NULL, O_ITP_CAP},
+                                       {"annotator", required_argument, NULL, 'a'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
   const char *format = NULL, *out = NULL, *view_spec = NULL, *task_only = NULL;
@@ -156,6 +166,7 @@ int cmd_export(int argc, char **argv) {
     case 'f': format = optarg; break;
     case 'o': out = optarg; break;
     case 'F': o.force = 1; break;
+    case 'a': break; /* for the audit record (tools/export_safe.c) */
     case 'v': view_spec = optarg; break;
     case 'D': o.include_discarded = 1; break;
     case 's':

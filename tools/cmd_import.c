@@ -95,5 +95,11 @@ int cmd_import(int argc, char **argv) {
     printf("; %ld subtitle cue%s", res.cues, res.cues == 1 ? "" : "s");
   printf("\n");
   rescue_store_close(&st);
+  {
+    char detail[200];
+    snprintf(detail, sizeof detail, "%ld samples, %ld rows: %ld row versions added", res.samples,
+             res.rows, res.put.row_versions);
+    cli_audit(argv[optind], "import", argc, argv, o.annotator, detail);
+  }
   return cli_finish(0);
 }

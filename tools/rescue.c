@@ -25,6 +25,9 @@ static const cli_command commands[] = {
     {"split", cmd_split, "assign groups to train/validation/test splits"},
     {"draft", cmd_draft, "pre-annotate rows with any model command, checked by lint"},
     {"score", cmd_score, "score model predictions against an exported task file"},
+    {"pseudonyms", cmd_pseudonyms, "the pseudonym map for sharing a corpus without names"},
+    {"leakcheck", cmd_leakcheck, "look for real names in an export"},
+    {"log", cmd_log, "who imported, exported, adjudicated and changed what, in time order"},
     {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
 };
 
@@ -67,6 +70,7 @@ int main(int argc, char **argv) {
     printf("rescue %s\n", RESCUE_VERSION_STRING);
     return cli_finish(0);
   }
+  cli_cmdline = cli_command_line(argc - 1, argv + 1);
   /* two-word commands ("media add") match first */
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
     const char *name = commands[i].name, *sp = strchr(name, ' ');

@@ -1,0 +1,143 @@
+/*
+** rescue_privacy.h: sharing a corpus without the names in it (public).
+**
+** A pseudonym map lives in the corpus: per group (a couple or a family), each participant's
+** real name and pseudonym, and the group's own opaque name. A pseudonymised copy of the
+** corpus rewrites sample ids, participants, speakers, targets, every person field and
+** whole-word, case-insensitive occurrences in every string; exports of that copy are what
+** `export --pseudonymise` writes. The leak check scans an export for every real name in the
+** map. An audit trail records who exported (and imported, adjudicated, drafted) what.
+** README "Sharing a corpus safely" describes it for users.
+*/
+#ifndef RESCUE_PRIVACY_H
+#define RESCUE_PRIVACY_H
+
+#include <stdint.h>
+
+#include "rescue_buf.h"
+#include "rescue_store.h"
+
+/* ---- the pseudonym map ---- */
+
+typedef struct rescue_pseudonym {
+  char *group;        /* the group's real name ("alan_and_evelyn") */
+  char *real;         /* a participant's real name, or NULL for the group's own pseudonym */
+  char *pseudonym;    /* NULL: none yet (a participant the map does not cover) */
+  char *how;          /* "auto" or "set"; NULL when none */
+  char *created_at;
+} rescue_pseudonym;
+
+typedef struct rescue_pseudonym_map {
+  int n;
+  rescue_pseudonym *items; /* by group, the group's own entry first, then participants in
+                              first-seen order */
+  long missing;            /* entries without a pseudonym */
+} rescue_pseudonym_map;
+
+/*
+** The map as it stands, with every group and every participant the corpus has ever named
+** (in any version of any row, or a sample's participants list), covered or not.
+*/
+int rescue_pseudonym_map_load(rescue_store *st, rescue_pseudonym_map *m);
+void rescue_pseudonym_map_free(rescue_pseudonym_map *m);
+
+/*
+** Give every group and participant without a pseudonym one: participants of a couple
+** become "Partner A", "Partner B", ...; of a family "Member 1", "Member 2", ... (the scheme
+** does not tell parents from children); each unique within its group and never a real
+** name of it; groups get "<scenario>_<6 hex digits>" from a random key kept in the corpus.
+** Existing pseudonyms are kept, so later samples of a group reuse them. *added counts new
+** entries. One transaction.
+*/
+int rescue_pseudonym_auto(rescue_store *st, long *added);
+
+/*
+** Set a pseudonym: `real` is a group name (the group's pseudonym, which must be a safe
+** path component), or a participant name (in every group that has that participant; with
+** "<group>:<name>", in that group only). Refused (RESCUE_EINVAL) when the pseudonym is
+** already another participant's in the same group, or is a real name of the group; the
+** previous pseudonym stays in history. *changed counts the entries set.
+*/
+int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym,
+                         long *changed);
+
+/* {"groups": [{"group", "pseudonym", "participants": [{"real", "pseudonym", "how"}]}], "missing"} */
+void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out);
+
+/* ---- the pseudonymised copy ---- */
+
+typedef struct rescue_pseudo_opts {
+  rescue_view view;             /* rows as this view shows them */
+  const char *const *samples;   /* only these (real ids), or NULL */
+  int n_samples;
+  const char *media_dir;        /* NULL: no media; else copy each sample's current row clips
+                                   to <media_dir>/<pseudonymised id>/clips/NNN.<ext> */
+} rescue_pseudo_opts;
+
+/*
+** Write a new corpus at dest_db holding the samples of `st` as the view shows them,
+** pseudonymised by the map, with the latest split carried over by group. Refuses
+** (RESCUE_EINVAL, naming them) when a participant of an exported group has no pseudonym.
+** dest_db must not exist. Errors go to err.
+*/
+int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const char *dest_db,
+                         rescue_error *err);
+
+/* ---- the leak check ---- */
+
+typedef struct rescue_leak {
+  char *file;         /* path of the file, as found under the scanned path */
+  long line;          /* 1-based */
+  char *field;        /* JSON path of the string ("rows[3].dialogue_cleaned"), or "" */
+  char *name;         /* the real name found (as the map spells it) */
+} rescue_leak;
+
+typedef struct rescue_leak_report {
+  long files, lines;           /* scanned */
+  int n;
+  rescue_leak *leaks;          /* real names found, in file and line order */
+  int n_review;
+  char **review;               /* names worth a look: "Name (n times)" */
+} rescue_leak_report;
+
+/*
+** Scan every regular file under path (a file or a folder) for the map's real names
+** (participants and groups; whole words, any case). Also lists as "review" the values of
+** person fields that are neither participants, pseudonyms nor reserved entities, and
+** capitalised words inside sentences that the map does not know.
+*/
+int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep);
+void rescue_leak_report_free(rescue_leak_report *rep);
+void rescue_leak_report_json(const rescue_leak_report *rep, rescue_buf *out);
+
+/* ---- the audit trail ---- */
+
+typedef struct rescue_audit_entry {
+  const char *action;         /* "export", "import", "adjudicate", "draft", "pseudonyms" */
+  const char *annotator;      /* as given, or NULL */
+  const char *command;        /* the command line */
+  const char *view;           /* or NULL */
+  int pseudonymised;
+  const char *output;         /* output path, or NULL */
+  const char *output_sha256;  /* of the output's manifest (or the output file), or NULL */
+  const char *detail;         /* one line, or NULL */
+} rescue_audit_entry;
+
+/* Record an entry (with the OS user and the time) in its own transaction. */
+int rescue_audit_add(rescue_store *st, const rescue_audit_entry *e);
+
+/*
+** The corpus's history in time order, as a JSON array of {"time", "action", "os_user",
+** "annotator", "command", "view", "pseudonymised", "output", "output_sha256", "detail"}:
+** the audit entries and every sample status change (action "status").
+** text != 0 writes one line per event instead.
+*/
+int rescue_audit_log(rescue_store *st, int text, rescue_buf *out);
+
+/*
+** SHA-256 (hex) identifying an output: a file's bytes; for a folder, its manifest.json
+** when it has one, else the sorted list of its files with their own digests.
+*/
+int rescue_output_digest(const char *path, char hex[65], rescue_error *err);
+
+#endif

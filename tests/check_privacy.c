@@ -1,0 +1,447 @@
+/*
+** check_privacy.c: sharing a corpus safely on the real fixture samples: the pseudonym map
+** (--auto, --set, stability across exports and later imports), pseudonymised exports in
+** every format checked by the leak check and by an independent scan, names in unusual
+** places, media, the same scores for the same predictions, and the audit log.
+*/
+#include <ctype.h>
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static const char *const real_names[] = {"alan", "evelyn", "maria", "joel", "laura",
+                                         "alan_and_evelyn", NULL};
+
+/* A corpus with the four real fixture samples. */
+static char *fixture_corpus(char **dir) {
+  const char *fx = tu_fixtures();
+  char *db = tu_new_corpus(), couple[1024], family[1024];
+  snprintf(couple, sizeof couple, "%s/rescue-bench/couple-first3.jsonl", fx);
+  snprintf(family, sizeof family, "%s/rescue-bench/family-first1.jsonl", fx);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, couple, family, NULL), 0);
+  *dir = strdup(db);
+  *strrchr(*dir, '/') = 0;
+  return db;
+}
+
+/*
+** An independent scan: does any file under path hold a real name as a whole word (letters
+** around it end it; any case)? Returns how many hits, printing the first few.
+*/
+static int scan_names(const char *path) {
+  struct stat sb;
+  int hits = 0;
+  ck_assert_int_eq(lstat(path, &sb), 0);
+  if (S_ISDIR(sb.st_mode)) {
+    DIR *d = opendir(path);
+    struct dirent *e;
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+      char sub[4096];
+      if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+        continue;
+      snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+      hits += scan_names(sub);
+    }
+    closedir(d);
+    return hits;
+  }
+  {
+    size_t len, i;
+    char *text = tu_read(path, &len);
+    int k;
+    ck_assert_ptr_nonnull(text);
+    for (i = 0; i < len; i++)
+      for (k = 0; real_names[k]; k++) {
+        size_t n = strlen(real_names[k]);
+        if (i + n <= len && strncasecmp(text + i, real_names[k], n) == 0 &&
+            (i == 0 || !isalpha((unsigned char)text[i - 1])) &&
+            (i + n == len || !isalpha((unsigned char)text[i + n]))) {
+          if (hits++ < 3)
+            fprintf(stderr, "%s: '%.40s'\n", path, text + (i > 10 ? i - 10 : 0));
+        }
+      }
+    free(text);
+  }
+  return hits;
+}
+
+static long count(const char *db, const char *sql) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *q = NULL;
+  long n = -1;
+  ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
+  if (sqlite3_step(q) == SQLITE_ROW)
+    n = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return n;
+}
+
+START_TEST(test_map_auto_and_set) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "  Alan                     -> (none)"));
+  ck_assert_ptr_nonnull(strstr(out, "7 without a pseudonym"));
+  free(out);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "gave 7 new pseudonyms"));
+  ck_assert_ptr_nonnull(strstr(out, "  Alan                     -> Partner A  auto"));
+  ck_assert_ptr_nonnull(strstr(out, "  Evelyn                   -> Partner B  auto"));
+  ck_assert_ptr_nonnull(strstr(out, "  Maria                    -> Member 1  auto"));
+  ck_assert_ptr_nonnull(strstr(out, "alan_and_evelyn -> couple_"));
+  ck_assert_ptr_nonnull(strstr(out, "family_therapy/003 -> family_"));
+  free(out);
+  /* --set: a participant, then a refusal for a name already used in the group */
+  ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, "--set", "Joel=Son", "--json", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "{\"real\": \"Joel\", \"pseudonym\": \"Son\", \"how\": \"set\"}"));
+  ck_assert_ptr_nonnull(strstr(out, "\"missing\": 0}"));
+  free(out);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Laura=Son", NULL), 1);
+  ck_assert_str_eq(err, "rescue: pseudonyms: 'Son' is already a name or pseudonym of another "
+                        "participant of group 'family_therapy/003'\n");
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Laura=Joel", NULL), 1);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "alan_and_evelyn=a/b", NULL), 1);
+  ck_assert_ptr_nonnull(strstr(err, "not a safe path component"));
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Nobody=X", NULL), 1);
+  ck_assert_str_eq(err, "rescue: pseudonyms: no group or participant named 'Nobody' in the corpus\n");
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Joel", NULL), 2);
+  free(err);
+  /* history kept: Joel's auto pseudonym is still in the table */
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM pseudonym WHERE real = 'Joel'"), 2);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_export_every_format_without_names) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL, *a, *b;
+  const char *formats[] = {"samples", "data-root", "tasks"};
+  int f;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "split", db, "--ratios", "0.5,0.0,0.5", "--seed", "3",
+                             NULL),
+                   0);
+  /* without a map, a pseudonymised export is refused, naming who has no pseudonym */
+  ck_assert_int_eq(tu_rescue(NULL, &err, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "x.jsonl"), "--pseudonymise", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "no pseudonym for group alan_and_evelyn, Alan in "
+                                    "alan_and_evelyn, Evelyn in alan_and_evelyn"));
+  ck_assert_int_eq(access(tu_path(dir, "x.jsonl"), F_OK), -1);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  for (f = 0; f < 3; f++) {
+    char name[64];
+    snprintf(name, sizeof name, "p-%s", formats[f]);
+    ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", formats[f], "--out",
+                               tu_path(dir, name), "--pseudonymise", NULL),
+                     0);
+    ck_assert_ptr_nonnull(strstr(out, "no real name"));
+    free(out);
+    free(err);
+    ck_assert_int_eq(scan_names(tu_path(dir, name)), 0);
+    ck_assert_int_eq(tu_rescue(&out, NULL, "leakcheck", tu_path(dir, name), "--db", db, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(out, ": 0 real names found"));
+    free(out);
+  }
+  /* the split came along: tasks by split */
+  ck_assert_int_eq(access(tu_path(dir, "p-tasks/rpp/test.jsonl"), F_OK) == 0 ||
+                       access(tu_path(dir, "p-tasks/rpp/train.jsonl"), F_OK) == 0,
+                   1);
+  /* stable: a second export gives the same bytes */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "p2.jsonl"), "--pseudonymise", NULL),
+                   0);
+  a = tu_read(tu_path(dir, "p-samples"), NULL);
+  b = tu_read(tu_path(dir, "p2.jsonl"), NULL);
+  ck_assert_str_eq(a, b);
+  ck_assert_ptr_nonnull(strstr(a, "\"participants\": [\"Partner A\", \"Partner B\"]"));
+  ck_assert_ptr_nonnull(strstr(a, "\"source_file\": \"data/therapy_merged_all/couple_"));
+  ck_assert_ptr_null(strstr(a, "Therapist\": ")); /* keys untouched, values replaced */
+  free(a);
+  free(b);
+  /* the raw fixture is full of names, with file, line and field */
+  {
+    char raw[1024];
+    snprintf(raw, sizeof raw, "%s/rescue-bench/couple-first3.jsonl", tu_fixtures());
+    ck_assert_int_eq(tu_rescue(&out, NULL, "leakcheck", raw, "--db", db, NULL), 1);
+    ck_assert_ptr_nonnull(strstr(out, "couple-first3.jsonl:1: sample_id: real name 'alan_and_evelyn'"));
+    ck_assert_ptr_nonnull(strstr(out, "couple-first3.jsonl:1: rows[0].primary_speaker: real name 'Alan'"));
+    free(out);
+  }
+  free(db);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_names_in_text_and_new_samples) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL, *before, *after;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "before.jsonl"), "--pseudonymise", NULL),
+                   0);
+  /* a later sample of the same couple, with a new person and names in every spelling */
+  tu_write(tu_path(dir, "new.jsonl"),
+           "{\"sample_id\": \"alan_and_evelyn/099_s02e01_segment01\", \"rows\": [{\"start_time\": "
+           "0.0, \"end_time\": 2.0, \"primary_speaker\": \"Evelyn\", \"target\": [\"Alan\", "
+           "\"Zoe\"], \"dialogue_cleaned\": \"EVELYN here. That is Evelyn's car, and Evelyn\xe2\x80\x99s "
+           "too; alan and Zoe know.\", \"internal_emotion\": [{\"person\": \"Zoe\", "
+           "\"emotion_description\": \"Alan and Evelyn upset Zoe\", \"intensity\": 4}]}]}\n");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "new.jsonl"), NULL), 0);
+  /* Zoe has no pseudonym yet: refused, naming her */
+  ck_assert_int_eq(tu_rescue(NULL, &err, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "x.jsonl"), "--pseudonymise", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "no pseudonym for Zoe in alan_and_evelyn"));
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "gave 1 new pseudonym\n"));
+  ck_assert_ptr_nonnull(strstr(out, "  Zoe                      -> Partner C  auto"));
+  free(out);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "after.jsonl"), "--pseudonymise", NULL),
+                   0);
+  before = tu_read(tu_path(dir, "before.jsonl"), NULL);
+  after = tu_read(tu_path(dir, "after.jsonl"), NULL);
+  /* the earlier samples keep their pseudonyms: the old lines are all still there */
+  {
+    char *line = before, *nl;
+    while ((nl = strchr(line, '\n')) != NULL) {
+      *nl = 0;
+      ck_assert_ptr_nonnull(strstr(after, line));
+      line = nl + 1;
+    }
+  }
+  ck_assert_ptr_nonnull(strstr(after, "/099_s02e01_segment01\""));
+  ck_assert_ptr_nonnull(strstr(after, "\"dialogue_cleaned\": \"Partner B here. That is Partner "
+                                      "B's car, and Partner B\xe2\x80\x99s too; Partner A and "
+                                      "Partner C know.\""));
+  ck_assert_ptr_nonnull(strstr(after, "\"emotion_description\": \"Partner A and Partner B upset "
+                                      "Partner C\""));
+  ck_assert_ptr_nonnull(strstr(after, "\"target\": [\"Partner A\", \"Partner C\"]"));
+  free(before);
+  free(after);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_planted_name_fails_export) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL;
+  size_t n1, n2;
+  char *b1, *b2;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  /* a name where no rewriting looks: an object key of an unknown field */
+  tu_write(tu_path(dir, "odd.jsonl"),
+           "{\"sample_id\": \"alan_and_evelyn/098_odd\", \"rows\": [{\"start_time\": 0.0, "
+           "\"end_time\": 2.0, \"primary_speaker\": \"Alan\", \"target\": [\"Evelyn\"], "
+           "\"dialogue_cleaned\": \"Hello.\", \"notes\": {\"for_Evelyn\": \"call back\"}}]}\n");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "odd.jsonl"), NULL), 0);
+  mkdir(tu_path(dir, "out"), 0755);
+  tu_write(tu_path(dir, "out/keep.txt"), "a user's file");
+  b1 = tu_read(db, &n1);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "data-root", "--out",
+                             tu_path(dir, "out2"), "--pseudonymise", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "098_odd.json:1: rows[0].notes.for_Evelyn: real name 'Evelyn'"), "%s",
+                err);
+  ck_assert_ptr_nonnull(strstr(err, "1 real name survived pseudonymisation"));
+  ck_assert_int_eq(access(tu_path(dir, "out2"), F_OK), -1); /* nothing at the final name */
+  free(out);
+  free(err);
+  /* nothing left beside it either, and the corpus is as it was */
+  {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+      ck_assert_msg(!strstr(e->d_name, "rescue-pseudo"), "left behind: %s", e->d_name);
+    closedir(d);
+  }
+  b2 = tu_read(db, &n2);
+  ck_assert(n1 == n2 && memcmp(b1, b2, n1) == 0);
+  free(b1);
+  free(b2);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* Predictions for every RPP record of a file: the gold label first on even lines, a wrong one
+** on odd lines. */
+static void rpp_preds(const char *gold, const char *pred) {
+  char *text = tu_read(gold, NULL), *line = text, *nl;
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = rescue_jdoc_new();
+  int i = 0;
+  while ((nl = strchr(line, '\n')) != NULL) {
+    rescue_jerror je;
+    const rescue_jnode *r = rescue_jparse(doc, line, (size_t)(nl - line), &je);
+    const rescue_jnode *id = rescue_jget(r, "instance_id"), *g = rescue_jget(r, "gold_relation_pattern");
+    const rescue_jnode *cand = rescue_jget(r, "candidate_relation_labels");
+    const char *wrong = strcmp(cand->child->s, g->s) ? cand->child->s : cand->child->next->s;
+    rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"relation_top3\": [\"%s\"]}\n", id->s,
+                      i++ % 2 ? wrong : g->s);
+    line = nl + 1;
+  }
+  tu_write(pred, b.s);
+  rescue_buf_free(&b);
+  rescue_jdoc_free(&doc);
+  free(text);
+}
+
+START_TEST(test_same_scores) {
+  char *dir, *db = fixture_corpus(&dir), *o1 = NULL, *o2 = NULL;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "tasks", "--out",
+                             tu_path(dir, "real"), NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "tasks", "--out",
+                             tu_path(dir, "pseudo"), "--pseudonymise", NULL),
+                   0);
+  rpp_preds(tu_path(dir, "real/rpp.jsonl"), tu_path(dir, "real.pred"));
+  rpp_preds(tu_path(dir, "pseudo/rpp.jsonl"), tu_path(dir, "pseudo.pred"));
+  ck_assert_int_eq(tu_rescue(&o1, NULL, "score", "rpp", "--gold", tu_path(dir, "real/rpp.jsonl"),
+                             "--pred", tu_path(dir, "real.pred"), "--json", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(&o2, NULL, "score", "rpp", "--gold",
+                             tu_path(dir, "pseudo/rpp.jsonl"), "--pred",
+                             tu_path(dir, "pseudo.pred"), "--json", NULL),
+                   0);
+  {
+    /* every number the same; only the names of couples and samples differ */
+    rescue_jdoc *d1 = rescue_jdoc_new(), *d2 = rescue_jdoc_new();
+    rescue_jerror je;
+    const rescue_jnode *j1 = rescue_jparse(d1, o1, strlen(o1), &je);
+    const rescue_jnode *j2 = rescue_jparse(d2, o2, strlen(o2), &je);
+    const char *keys[] = {"counts", "overall", "scenarios", "confusions", "top1_class_metrics"};
+    size_t k;
+    ck_assert_ptr_nonnull(j1);
+    ck_assert_ptr_nonnull(j2);
+    for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+      rescue_buf a = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+      ck_assert_ptr_nonnull(rescue_jget(j1, keys[k]));
+      rescue_jwrite(&a, rescue_jget(j1, keys[k]));
+      rescue_jwrite(&b, rescue_jget(j2, keys[k]));
+      ck_assert_msg(strcmp(a.s, b.s) == 0, "%s differs", keys[k]);
+      rescue_buf_free(&a);
+      rescue_buf_free(&b);
+    }
+    ck_assert_int_eq((int)rescue_jget(j1, "couples")->len, (int)rescue_jget(j2, "couples")->len);
+    ck_assert_ptr_nonnull(strstr(o1, "\"accuracy\": 0.5"));
+    rescue_jdoc_free(&d1);
+    rescue_jdoc_free(&d2);
+  }
+  free(o1);
+  free(o2);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_media_copied_only_when_asked) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *rec;
+  char sql[2048];
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  /* a clip recorded for every row of the first couple sample */
+  tu_write(tu_path(dir, "clip.mp4"), "not really a video");
+  snprintf(sql, sizeof sql,
+           "INSERT INTO clip(sample_ref, position, mode, path, req_start, req_end, bytes, "
+           "sha256, created_at) SELECT s.id, r.position, 'copy', '%s', 0, 1, 18, 'x', 'now' "
+           "FROM sample s JOIN row r ON r.rowset_id = s.rowset_id WHERE s.sample_id = "
+           "'alan_and_evelyn/001_s01e01_ct25_segment04' RETURNING 0",
+           tu_path(dir, "clip.mp4"));
+  ck_assert_int_eq(count(db, sql), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "tasks", "--tasks", "er",
+                             "--out", tu_path(dir, "plain"), "--pseudonymise", NULL),
+                   0);
+  rec = tu_read(tu_path(dir, "plain/er.jsonl"), NULL);
+  ck_assert_ptr_nonnull(strstr(rec, "\"clip_path\": \"\""));
+  ck_assert_ptr_null(strstr(rec, "clip.mp4"));
+  free(rec);
+  ck_assert_int_eq(access(tu_path(dir, "plain/media"), F_OK), -1);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "export", db, "--format", "tasks", "--tasks", "er",
+                             "--out", tu_path(dir, "media"), "--pseudonymise", "--with-media",
+                             NULL),
+                   0);
+  free(out);
+  rec = tu_read(tu_path(dir, "media/er.jsonl"), NULL);
+  ck_assert_ptr_nonnull(strstr(rec, "\"clip_path\": \"media/couple_"));
+  free(rec);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "s.jsonl"), "--with-media", NULL),
+                   2);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+START_TEST(test_audit_log) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *manifest;
+  rescue_sha256 h;
+  char hex[65];
+  size_t len;
+  rescue_store *st = NULL;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "tasks", "--out",
+                             tu_path(dir, "t"), "--pseudonymise", "--annotator", "lena", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "s.jsonl"), "--view", "latest", NULL),
+                   0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, NULL), 0);
+  ck_assert_int_eq(rescue_sample_set_status(st, "family_therapy/003/merged", "discarded",
+                                            "consent withdrawn", 0),
+                   0);
+  rescue_store_close(&st);
+  manifest = tu_read(tu_path(dir, "t/manifest.json"), &len);
+  rescue_sha256_init(&h);
+  rescue_sha256_update(&h, manifest, len);
+  rescue_sha256_hex(&h, hex);
+  free(manifest);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "log", db, "--json", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "\"action\": \"pseudonyms\""));
+  ck_assert_ptr_nonnull(strstr(out, "\"action\": \"import\""));
+  ck_assert_ptr_nonnull(strstr(out, "\"annotator\": \"lena\""));
+  ck_assert_ptr_nonnull(strstr(out, "\"pseudonymised\": true"));
+  ck_assert_ptr_nonnull(strstr(out, hex));
+  ck_assert_ptr_nonnull(strstr(out, "\"view\": \"latest\", \"pseudonymised\": false"));
+  ck_assert_ptr_nonnull(strstr(out, "--format tasks --out"));
+  ck_assert_ptr_nonnull(strstr(out, "family_therapy/003/merged: discarded (consent withdrawn)"));
+  /* in time order: the pseudonyms before the exports, the status change last */
+  ck_assert(strstr(out, "\"pseudonyms\"") < strstr(out, "\"pseudonymised\": true"));
+  ck_assert(strstr(out, "\"pseudonymised\": true") < strstr(out, "consent withdrawn"));
+  free(out);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "log", db, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "export      "));
+  ck_assert_ptr_nonnull(strstr(out, "pseudonymised  tasks  -> "));
+  free(out);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("privacy");
+  TCase *tc = tcase_create("privacy");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_map_auto_and_set);
+  tcase_add_test(tc, test_export_every_format_without_names);
+  tcase_add_test(tc, test_names_in_text_and_new_samples);
+  tcase_add_test(tc, test_planted_name_fails_export);
+  tcase_add_test(tc, test_same_scores);
+  tcase_add_test(tc, test_media_copied_only_when_asked);
+  tcase_add_test(tc, test_audit_log);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
