@@ -300,6 +300,7 @@ INSERT INTO model_request(annotator_id, sample_ref, row_from, row_to, command, p
 
 -- name: draft_version_insert
 INSERT INTO model_version(version_id, request_id) VALUES (:version_id, :request_id);
+
 -- ---- sharing safely: pseudonyms and the audit trail (export/privacy.c) ----
 
 -- name: pseudo_group_heads

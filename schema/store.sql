@@ -249,6 +249,8 @@ CREATE INDEX model_request_by_sample ON model_request(sample_ref, id);
 CREATE TABLE model_version(
   version_id  INTEGER PRIMARY KEY REFERENCES row_version(id),  -- a version the model wrote
   request_id  INTEGER NOT NULL REFERENCES model_request(id)    -- the request that wrote it
+);
+
 -- @migration 6
 
 -- Sharing safely: the pseudonym map (`rescue pseudonyms`) and the audit trail (`rescue log`).

@@ -208,9 +208,15 @@ int cmd_draft(int argc, char **argv) {
   }
   {
     int failed = rc == RESCUE_EPARTIAL;
+    char detail[200];
+    snprintf(detail, sizeof detail, "%ld requests: %ld ok, %ld partial, %ld failed; %ld rows stored",
+             rep.requests, rep.ok, rep.partial, rep.failed, rep.rows_imported);
+    rescue_store_close(&st);
+    cli_audit(argv[optind], "draft", argc, argv, o.annotator, detail);
     rc = cli_print(&out);
     if (rc == 0 && failed) {
-      cli_error("%s", rescue_store_errmsg(st));
+      cli_error("of %ld request%s, %ld failed and %ld kept rows back", rep.requests,
+                rep.requests == 1 ? "" : "s", rep.failed, rep.partial);
       rc = 1;
     }
   }
