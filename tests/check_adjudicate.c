@@ -57,6 +57,8 @@ static fixture make(void) {
   *strrchr(f.dir, '/') = 0;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "gpt", "--role", "model", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "lea", "--role", "lead", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "bob", NULL), 0);
   sample(&b, "g/s1", draft);
   sample(&b, "g/s2", draft);
   tu_write(tu_path(f.dir, "gpt.jsonl"), b.s);
