@@ -221,6 +221,17 @@ START_TEST(resegment_keeps_views) {
   ck_assert_int_eq(smp->rows[1].origin, RESCUE_ROW_OWN);
   rescue_sample_iter_free(&it);
   rescue_store_close(&st);
+  /* lint marks them too, in ann2's view only */
+  tu_rescue(&out, &err, "lint", db, "--view", "annotator:ann2", NULL);
+  ck_assert_msg(strstr(out, "g/a:2: warning: R20 start_time: segmentation changed") != NULL &&
+                    strstr(out, "g/a:3: warning: R20") != NULL && strstr(out, "g/a:4: warning: R20") == NULL,
+                "%s", out);
+  free(out);
+  free(err);
+  tu_rescue(&out, &err, "lint", db, "--view", "annotator:ann1", NULL);
+  ck_assert_ptr_null(strstr(out, "R20"));
+  free(out);
+  free(err);
   /* the agreement between them survives: 5 rows kept their span, 2 of them differ */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--coders", "ann1,ann2", "--field",
                              "utterance_type", "--json", NULL), 0);
