@@ -995,7 +995,10 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   it->cur.given_keys = sqlite3_column_int(s, 11);
 
   if (it->view.kind == RESCUE_VIEW_ANNOTATOR) {
-    r = rescue_store_stmt(st, "view_rows_annotator");
+    /* only a row set made by --resegment has rows to follow back */
+    const unsigned char *note = sqlite3_column_text(s, 12);
+    int reseg = note && strcmp((const char *)note, "resegment") == 0;
+    r = rescue_store_stmt(st, reseg ? "view_rows_annotator" : "view_rows_annotator_flat");
     if (!r)
       return st->err.code;
     rescue_bind_int(r, ":annotator_id", it->view.annotator_id);

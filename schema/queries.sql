@@ -82,7 +82,8 @@ SELECT r.id, r.position,
 -- name: view_samples
 SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
        (SELECT n_rows FROM rowset WHERE id = s.rowset_id),
-       sv.id, sv.head, sv.tail, sv.has_rows, sv.given_keys
+       sv.id, sv.head, sv.tail, sv.has_rows, sv.given_keys,
+       (SELECT note FROM rowset WHERE id = s.rowset_id)
   FROM sample s
   JOIN grp g ON g.id = s.group_id
   LEFT JOIN sample_version sv ON sv.id = (
@@ -120,6 +121,20 @@ SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, 
  WHERE r.rowset_id = :rowset_id
  ORDER BY r.position;
 
+-- name: view_rows_annotator_flat
+-- view_rows_annotator for a row set no resegmentation made (nothing to follow back).
+SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
+       v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern,
+       0, 0
+  FROM row r
+  JOIN row_version v ON v.id = COALESCE(
+    (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id),
+    (SELECT max(x.id) FROM row_version x JOIN annotator d ON d.id = x.annotator_id
+      WHERE x.row_id = r.id AND x.kind <> 'gold' AND d.retired = 0
+        AND (d.name = :draft OR d.role = 'model')))
+ WHERE r.rowset_id = :rowset_id
+ ORDER BY r.position;
+
 -- name: view_rows_annotator
 -- One annotator's view, built only from the draft and their own versions. Each current
 -- row is followed back through the row sets before it (row_origin, first part): the
@@ -139,7 +154,7 @@ WITH RECURSIVE line(row_id, anc_id, depth, rel) AS (
 cand AS (
   SELECT l.row_id, l.depth, l.rel,
          (SELECT max(id) FROM row_version WHERE row_id = l.anc_id
-             AND annotator_id = :annotator_id AND kind <> 'gold') AS own,
+             AND annotator_id = :annotator_id) AS own,
          (SELECT max(x.id) FROM row_version x JOIN annotator d ON d.id = x.annotator_id
            WHERE x.row_id = l.anc_id AND x.kind <> 'gold' AND d.retired = 0
              AND (d.name = :draft OR d.role = 'model')) AS draft
