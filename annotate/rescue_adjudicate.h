@@ -86,10 +86,11 @@ void rescue_adjudicate_result_free(rescue_adjudicate_result *res);
 **   {"sample_id": "...", "row_index": n, "field": "...", "value": <any JSON>}
 **   {"sample_id": "...", "row_index": n, "field": "...", "take": "<coder>"}
 ** ("take" copies that coder's value of the field). Each is recorded with the lead (a
-** registered annotator), then every row they touch is adjudicated again field by field
-** (policy majority, o->coders as given) and gold is written for rows now fully decided.
-** Bad input: RESCUE_EBADINPUT with "file:line:column: what", nothing written. o->policy
-** is ignored; o->samples restricts nothing (the file says which rows).
+** registered annotator with role lead), then every sample they touch is adjudicated
+** again field by field (policy majority, o->coders as given, the decisions in force) and
+** gold is written for rows now fully decided; o->dry_run rolls it all back. Bad input:
+** RESCUE_EBADINPUT with "file:line:column: what", nothing written. o->policy and
+** o->samples are ignored (the file says which rows).
 */
 int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lead,
                              const rescue_adjudicate_opts *o, rescue_adjudicate_result *res);

@@ -237,6 +237,57 @@ START_TEST(retire_and_unretire) {
 }
 END_TEST
 
+/* A retired annotator's versions leave views, agreement and adjudication; history keeps them. */
+START_TEST(retired_leave_views_and_agreement) {
+  char *dir, *db = setup(&dir), *out = NULL, *err = NULL, *text;
+  const char *ann2 = "{\"sample_id\": \"g/a\", \"rows\": ["
+                     "{\"start_time\": 0.0, \"end_time\": 1.0, \"primary_speaker\": \"Ann\", "
+                     "\"target\": [\"Therapist\"], \"utterance_type\": \"withdrawal\"}, "
+                     "{\"start_time\": 1.0, \"end_time\": 2.0, \"primary_speaker\": \"Therapist\", "
+                     "\"target\": [\"Ann\"], \"utterance_type\": \"\"}, "
+                     "{\"start_time\": 2.0, \"end_time\": 3.0, \"primary_speaker\": \"Bob\", "
+                     "\"target\": [\"Ann\"], \"utterance_type\": \"defense\"}]}\n";
+  tu_write(tu_path(dir, "ann1.jsonl"), two_samples);
+  tu_write(tu_path(dir, "ann2.jsonl"), ann2);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator",
+                             "ann1", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator",
+                             "ann2", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "agree", db, "--field", "utterance_type", "--json", NULL),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "\"coders\": [\"ann1\", \"ann2\"]"));
+  free(out);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "retire", db, "ann2", "--reason", "test",
+                             NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "agree", db, "--field", "utterance_type", "--json", NULL),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "\"coders\": [\"ann1\"]"));
+  free(out);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "agree", db, "--coders", "ann1,ann2", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "coder 'ann2' is retired"));
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator",
+                             "ann2", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "is retired"));
+  free(err);
+  /* the corpus view (latest by anyone not retired) no longer shows ann2's label */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "out.jsonl"), "--samples", "g/a", NULL), 0);
+  text = tu_read(tu_path(dir, "out.jsonl"), NULL);
+  ck_assert_ptr_null(strstr(text, "withdrawal"));
+  free(text);
+  /* unretire: back in */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "unretire", db, "ann2", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "out2.jsonl"), "--samples", "g/a", NULL), 0);
+  text = tu_read(tu_path(dir, "out2.jsonl"), NULL);
+  ck_assert_ptr_nonnull(strstr(text, "withdrawal"));
+  free(text);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("workflow");
   TCase *tc = tcase_create("cli");
@@ -246,6 +297,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, assign_list_round_trip);
   tcase_add_test(tc, workflow_state_not_exported);
   tcase_add_test(tc, retire_and_unretire);
+  tcase_add_test(tc, retired_leave_views_and_agreement);
   suite_add_tcase(s, tc);
   return s;
 }
