@@ -34,6 +34,8 @@ const char *rescue_annotator_name_invalid(const char *name) {
   }
   if (strcmp(name, RESCUE_ADJUDICATION_ANNOTATOR) == 0)
     return "the name is reserved for adjudicated gold";
+  if (strcmp(name, RESCUE_DRAFT_ANNOTATOR) == 0)
+    return "the name is reserved for drafts (an import without --annotator)";
   return NULL;
 }
 
@@ -196,6 +198,7 @@ int rescue_annotator_list(rescue_store *st, rescue_annotator_info **out, int *n,
     a->samples = (long)sqlite3_column_int64(s, 7);
     a->assigned = (long)sqlite3_column_int64(s, 8);
     a->shared = (long)sqlite3_column_int64(s, 9);
+    a->retired = sqlite3_column_int(s, 10);
     k++;
     if (!a->name || !a->role || !a->created_at)
       break;
@@ -289,4 +292,64 @@ void rescue_assigned_samples_free(char **ids, int n) {
   for (i = 0; i < n; i++)
     rescue_free(ids[i]);
   rescue_free(ids);
+}
+
+/* ---- registered annotators ---- */
+
+/* Retire (retired = 1) or bring back (0) an annotator, with the change recorded. */
+static int set_retired(rescue_store *st, const char *name, int retired, const char *reason) {
+  sqlite3_stmt *s;
+  char now[32];
+  int64_t id;
+  int rc, was = 0;
+  if (retired && (!reason || !*reason))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "retiring an annotator needs a reason (--reason <text>)");
+  if (reason && rescue_name_unsafe(reason) && *reason)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "the reason %s",
+                         rescue_name_unsafe(reason));
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = rescue_annotator_lookup(st, name, &id, NULL, &was)))
+    goto fail;
+  if (was == retired) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "annotator '%s' is %s", name,
+                       retired ? "already retired" : "not retired");
+    goto fail;
+  }
+  rescue_now_iso(now);
+  if (!(s = rescue_store_stmt(st, "annotator_retirement_insert"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_int(s, ":annotator_id", id);
+  rescue_bind_int(s, ":retired", retired);
+  rescue_bind_text(s, ":reason", reason && *reason ? reason : NULL, -1);
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a retirement");
+    goto fail;
+  }
+  if (!(s = rescue_store_stmt(st, "annotator_set_retired"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_int(s, ":retired", retired);
+  rescue_bind_int(s, ":id", id);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a retirement");
+    goto fail;
+  }
+  return rescue_store_commit(st);
+fail:
+  rescue_store_rollback(st);
+  return rc;
+}
+
+int rescue_annotator_retire(rescue_store *st, const char *name, const char *reason) {
+  return set_retired(st, name, 1, reason);
+}
+
+int rescue_annotator_unretire(rescue_store *st, const char *name, const char *reason) {
+  return set_retired(st, name, 0, reason);
 }

@@ -10,8 +10,10 @@
 
 #include "rescue_store.h"
 
-/* The pseudo-annotator that adjudicated gold versions are written under (role lead). */
-#define RESCUE_ADJUDICATION_ANNOTATOR "adjudication"
+/*
+** RESCUE_ADJUDICATION_ANNOTATOR ("adjudication", gold) and RESCUE_DRAFT_ANNOTATOR
+** ("import", drafts), the two pseudo-annotators, are defined in rescue_store.h.
+*/
 
 /* NULL when name can be an annotator name, else why not. */
 const char *rescue_annotator_name_invalid(const char *name);
@@ -31,6 +33,17 @@ void rescue_token_hash(const char *token, char hex[65]);
 int rescue_annotator_add(rescue_store *st, const char *name, const char *role, char token[65],
                          int *existed);
 
+/* rescue_annotator_lookup (a registered annotator by name) is in rescue_store.h. */
+
+/*
+** Retire annotator `name` (reason required): their versions stay in the store and its
+** history, but leave every view, agreement and adjudication. Unretire brings them back
+** (reason optional). Both are recorded with the time; each runs its own transaction.
+** RESCUE_EINVAL when already in that state or when a reason is missing.
+*/
+int rescue_annotator_retire(rescue_store *st, const char *name, const char *reason);
+int rescue_annotator_unretire(rescue_store *st, const char *name, const char *reason);
+
 /* The annotator whose token this is (RESCUE_ENOTFOUND otherwise): the review server's sign-in. */
 int rescue_annotator_by_token(rescue_store *st, const char *token, int64_t *id);
 
@@ -43,6 +56,7 @@ typedef struct rescue_annotator_info {
   long samples;         /* samples with a version of theirs */
   long assigned;        /* samples assigned in the latest run */
   long shared;          /* of those, also assigned to someone else */
+  int retired;          /* 1: retired (rescue_annotator_retire) */
 } rescue_annotator_info;
 
 typedef struct rescue_assign_run {

@@ -28,5 +28,6 @@
 #include "rescue_store.h"
 #include "rescue_tasks.h"
 #include "rescue_version.h"
+#include "rescue_workflow.h"
 
 #endif
