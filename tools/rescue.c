@@ -19,7 +19,7 @@ static const cli_command commands[] = {
     {"annotator add", cmd_annotator_add, "add an annotator (prints a sign-in token)"},
     {"annotator list", cmd_annotator_list, "annotators, their work and assignments"},
     {"assign", cmd_assign, "deal samples out to annotators (with a double-reviewed share)"},
-    {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R19)"},
+    {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R20)"},
     {"agree", cmd_agree, "agreement between annotators (corpus) or coders (TSV table)"},
     {"adjudicate", cmd_adjudicate, "settle disagreements into gold versions"},
     {"split", cmd_split, "assign groups to train/validation/test splits"},
