@@ -231,7 +231,8 @@ static int name_like(const char *s, size_t n) {
 
 /*
 ** Split a "Name: text", "- Name: text" or "[Name] text" prefix off the joined cue text
-** ("[name]" starting with a lower-case letter is a sound description, not a speaker).
+** ("[name]" starting with a lower-case letter is a sound description, not a speaker,
+** unless it is "[therapist]").
 ** *bracket is set when the speaker came from brackets.
 */
 static void split_speaker(rescue_buf *text, rescue_buf *speaker, int *bracket) {
@@ -239,7 +240,8 @@ static void split_speaker(rescue_buf *text, rescue_buf *speaker, int *bracket) {
   size_t n = text->len, cut = 0, skip = 0;
   *bracket = 0;
   if (!speaker->len) {
-    if (n > 2 && s[0] == '[' && !islower((unsigned char)s[1])) {
+    if (n > 2 && s[0] == '[' &&
+        (!islower((unsigned char)s[1]) || (n > 10 && strncasecmp(s + 1, "therapist]", 10) == 0))) {
       const char *close = memchr(s, ']', n < 42 ? n : 42);
       if (close && close - s > 1 && name_like(s + 1, (size_t)(close - s - 1))) {
         rescue_buf_putn(speaker, s + 1, (size_t)(close - s - 1));
