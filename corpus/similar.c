@@ -94,17 +94,29 @@ static const char *key_of(const rescue_jnode *c, char buf[80]) {
   return buf;
 }
 
-/* Report c's key when it is not in names[0..n) but close to one of them. */
+/*
+** Report c's key when it is not in names[0..n) but close to one of them. *hint is where
+** the next key is looked for first: keys mostly come in the scheme's order, so a row's
+** keys cost one comparison each.
+*/
 static int check_key(const rescue_jnode *c, const char *const *names, int n, rescue_typo_cb cb,
-                     void *arg, int row, const char *list) {
+                     void *arg, int row, const char *list, int *hint) {
   char buf[80];
-  const char *k = key_of(c, buf);
+  const char *k;
   int i, hit;
   if (c->keylen >= 79)
     return 0;
+  if (*hint < n && strlen(names[*hint]) == c->keylen &&
+      memcmp(names[*hint], c->key, c->keylen) == 0) {
+    ++*hint;
+    return 0;
+  }
   for (i = 0; i < n; i++)
-    if (strcmp(k, names[i]) == 0)
+    if (strlen(names[i]) == c->keylen && memcmp(names[i], c->key, c->keylen) == 0) {
+      *hint = i + 1;
       return 0;
+    }
+  k = key_of(c, buf);
   if (rescue_closest(k, names, n, rescue_typo_budget(k), &hit, 1) != 1)
     return 0;
   cb(arg, c, k, names[hit], row, list);
@@ -115,14 +127,14 @@ int rescue_typos_scan(const rescue_scheme *sc, const rescue_jnode *sample, rescu
                       void *arg) {
   const char *row_names[64], *child_names[32];
   const rescue_jnode *c, *rows = NULL, *r, *f, *it, *m;
-  int n_row = 0, found = 0, pos, i;
+  int n_row = 0, found = 0, pos, i, hint;
   if (!sample || sample->type != RESCUE_JOBJECT)
     return 0;
   for (i = 0; i < sc->n_fields && n_row < 64; i++)
     row_names[n_row++] = sc->fields[i].key;
-  for (c = sample->child; c; c = c->next) {
+  for (c = sample->child, hint = 0; c; c = c->next) {
     found += check_key(c, sample_keys, (int)(sizeof sample_keys / sizeof sample_keys[0]), cb,
-                       arg, 0, "");
+                       arg, 0, "", &hint);
     if (c->keylen == 4 && memcmp(c->key, "rows", 4) == 0)
       rows = c;
   }
@@ -131,8 +143,8 @@ int rescue_typos_scan(const rescue_scheme *sc, const rescue_jnode *sample, rescu
   for (r = rows->child, pos = 1; r; r = r->next, pos++) {
     if (r->type != RESCUE_JOBJECT)
       continue;
-    for (c = r->child; c; c = c->next)
-      found += check_key(c, row_names, n_row, cb, arg, pos, "");
+    for (c = r->child, hint = 0; c; c = c->next)
+      found += check_key(c, row_names, n_row, cb, arg, pos, "", &hint);
     for (i = 0; i < sc->n_fields; i++) {
       const rescue_field *lf = &sc->fields[i];
       int n_child = 0, j;
@@ -142,8 +154,8 @@ int rescue_typos_scan(const rescue_scheme *sc, const rescue_jnode *sample, rescu
         child_names[n_child++] = lf->children[j].key;
       for (it = f->child; it; it = it->next)
         if (it->type == RESCUE_JOBJECT)
-          for (m = it->child; m; m = m->next)
-            found += check_key(m, child_names, n_child, cb, arg, pos, lf->key);
+          for (m = it->child, hint = 0; m; m = m->next)
+            found += check_key(m, child_names, n_child, cb, arg, pos, lf->key, &hint);
     }
   }
   return found;
