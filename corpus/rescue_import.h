@@ -34,7 +34,7 @@ int rescue_format_parse(const char *name, rescue_format *out);
 **                 0 when it made none); sent for every cue, before its decisions
 **   "speaker_case"  the cue's speaker differs from a known spelling only by case or
 **                 spacing: `speaker` (the spelling kept) is used for `was`
-**   "split"       several "- Name:" turns in one cue: one draft row per turn, times split
+**   "split"       several "- Name:" turns (or WebVTT voices) in one cue: one draft row per turn, times split
 **                 in proportion to the length of each turn's text (check them)
 **   "continued"   no speaker prefix: the row continues the previous row's speaker
 **   "no_speaker"  no speaker prefix and no row before it: primary_speaker is ""

@@ -147,14 +147,21 @@ static void strip_markup(const char *s, size_t n, rescue_buf *out, rescue_buf *v
     if (s[i] == '<' && !no_gt) {
       const char *close = memchr(s + i, '>', n - i);
       if (close) {
-        /* <v Name> or <v.loud Name>: the speaker */
-        if (voice && !voice->len && close - (s + i) > 2 && s[i + 1] == 'v' &&
+        /* <v Name> or <v.loud Name>: the speaker; a later voice in the same cue is
+           another speaker's turn, written as " - Name: " for the drafts to split */
+        if (voice && close - (s + i) > 2 && s[i + 1] == 'v' &&
             (s[i + 2] == ' ' || s[i + 2] == '.')) {
           const char *nm = memchr(s + i + 2, ' ', (size_t)(close - (s + i + 2)));
           if (nm) {
             while (nm < close && *nm == ' ')
               nm++;
-            rescue_buf_putn(voice, nm, (size_t)(close - nm));
+            if (!voice->len) {
+              rescue_buf_putn(voice, nm, (size_t)(close - nm));
+            } else if (close > nm) {
+              rescue_buf_puts(out, " - ");
+              rescue_buf_putn(out, nm, (size_t)(close - nm));
+              rescue_buf_puts(out, ": ");
+            }
           }
         }
         i = (size_t)(close - s) + 1;

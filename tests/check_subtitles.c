@@ -390,6 +390,42 @@ START_TEST(test_draft_given_participants) {
 }
 END_TEST
 
+/* WebVTT: a second <v Name> in a cue is another speaker's turn, so the draft splits there. */
+START_TEST(test_vtt_voices_split) {
+  char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db);
+  rescue_store *st = NULL;
+  rescue_error e = {0, ""};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  const char *only[1] = {"g/v"};
+  *strrchr(dir, '/') = 0;
+  tu_write(tu_path(dir, "v.vtt"), "WEBVTT\n\n00:01.000 --> 00:04.000\n<v Anna>Where were you?</v>\n"
+                                  "<v Ben>At work.\n\n00:05.000 --> 00:06.000\n<v ANNA>Again.\n");
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "v.vtt"), "--sample", "g/v",
+                             NULL),
+                   0);
+  ck_assert_msg(strstr(out, "v.vtt:3: split: cue 1 has 2 speakers' turns: rows 1-2"), "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &view, only, 1, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &s), 1);
+  ck_assert_int_eq(s->n, 3);
+  ck_assert_str_eq(s->rows[0].speaker, "Anna");
+  ck_assert_str_eq(s->rows[1].speaker, "Ben");
+  ck_assert_str_eq(s->rows[2].speaker, "Anna");
+  /* 15 and 8 characters share 3 s: 1.0-2.957 and 2.957-4.0 */
+  ck_assert(fabs(s->rows[0].end_time - 2.957) < 1e-9 && s->rows[1].start_time == s->rows[0].end_time);
+  ck_assert(s->rows[1].end_time == 4.0);
+  rescue_sample_iter_free(&it);
+  rescue_store_close(&st);
+  rescue_remove_tree(dir);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /*
 ** The parser is linear in its input: 2 MB cues of unclosed '<' and '{\' once took a
 ** minute (each one rescanned the rest of the cue). The alarm fails the test long before
@@ -463,6 +499,7 @@ int main(void) {
   tcase_add_test(tc, test_import_cli);
   tcase_add_test(tc, test_draft_decisions);
   tcase_add_test(tc, test_draft_given_participants);
+  tcase_add_test(tc, test_vtt_voices_split);
   tcase_add_test(tc, test_parse_linear);
   tcase_add_test(tc, test_draft_linear);
   suite_add_tcase(s, tc);
