@@ -1162,8 +1162,20 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
     rescue_bind_int(s, ":seq", i + 1);
     rescue_bind_double(s, ":start", c->start);
     rescue_bind_double(s, ":end", c->end);
-    rescue_bind_text(s, ":speaker", c->speaker, -1);
-    rescue_bind_text(s, ":text", c->text, -1);
+    if (c->bracket == 2) {
+      /* "[LAUGHS] No." was read as a sound description, not a speaker: store it so */
+      rescue_buf_reset(&json);
+      rescue_buf_printf(&json, "[%s]%s%s", c->speaker, c->text[0] ? " " : "", c->text);
+      if (!rescue_buf_ok(&json)) {
+        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      rescue_bind_text(s, ":speaker", "", -1);
+      rescue_bind_text(s, ":text", json.s, -1);
+    } else {
+      rescue_bind_text(s, ":speaker", c->speaker, -1);
+      rescue_bind_text(s, ":text", c->text, -1);
+    }
     rescue_bind_text(s, ":file", path, -1);
     rescue_bind_int(s, ":line", c->line);
     if (sqlite3_step(s) != SQLITE_DONE) {

@@ -318,6 +318,17 @@ START_TEST(test_draft_decisions) {
     json_decref(row);
   }
   rescue_sample_iter_free(&it);
+  {
+    /* the stored cues keep their whole text; "[LAUGHS]" is not a speaker there either */
+    rescue_cues cs;
+    ck_assert_int_eq(rescue_sample_cues(st, "anna_and_ben/seg01", &cs), 0);
+    ck_assert_int_eq(cs.n, 7);
+    ck_assert_str_eq(cs.v[0].text, "I told you (crying) already.");
+    ck_assert_str_eq(cs.v[5].speaker, "");
+    ck_assert_str_eq(cs.v[5].text, "[LAUGHS] No way.");
+    ck_assert_str_eq(cs.v[6].speaker, "Ben");
+    rescue_cues_free(&cs);
+  }
   rescue_store_close(&st);
 
   /* --json: one entry per cue with its rows and decisions (a second sample, same file) */
