@@ -46,6 +46,72 @@ static void jw_groups(rescue_jw *w, const rescue_agree_result *r) {
   rescue_jw_end(w);
 }
 
+/* How many resampling groups an interval rests on: clusters (samples) with a pairable
+   unit under the sample scheme, pairable units under the unit scheme. */
+static long resampled_groups(const rescue_agree_data *d, const rescue_agree_result *r) {
+  unsigned char *seen;
+  long n = 0;
+  uint32_t u;
+  if (!r->ci_scheme || strcmp(r->ci_scheme, "sample") != 0 || !d->clusters.n)
+    return r->units;
+  if (!(seen = rescue_calloc(d->clusters.n, 1)))
+    return -1;
+  for (u = 0; u < d->n_units; u++) {
+    int32_t c = d->unit_cluster[u];
+    if (d->unit_off[u + 1] - d->unit_off[u] >= 2 && c >= 0 && !seen[c]) {
+      seen[c] = 1;
+      n++;
+    }
+  }
+  rescue_free(seen);
+  return n;
+}
+
+/* Thin data: *groups (an interval from fewer than 20 resampled groups, else -1) and
+   whether the field has fewer than 30 pairable units. Returns 1 when either holds. */
+static int thin_data(const rescue_agree_data *d, const rescue_agree_result *r, long *groups,
+                     int *few) {
+  *groups = -1;
+  if (r->has_ci && r->level != RESCUE_LEVEL_TEXT) {
+    long g = resampled_groups(d, r);
+    if (g >= 0 && g < 20)
+      *groups = g;
+  }
+  *few = r->units > 0 && r->units < 30;
+  return *groups >= 0 || *few;
+}
+
+/* The "warnings" member of a field with thin data (a key added to the documented shape). */
+static void jw_warnings(rescue_jw *w, const rescue_agree_data *d, const rescue_agree_result *r) {
+  long g;
+  int few;
+  if (!thin_data(d, r, &g, &few))
+    return;
+  rescue_jw_key(w, "warnings");
+  rescue_jw_arr(w);
+  if (g >= 0) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "kind");
+    rescue_jw_str(w, "few_resampled_groups");
+    rescue_jw_key(w, "groups");
+    rescue_jw_int(w, g);
+    rescue_jw_key(w, "minimum");
+    rescue_jw_int(w, 20);
+    rescue_jw_end(w);
+  }
+  if (few) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "kind");
+    rescue_jw_str(w, "few_pairable_units");
+    rescue_jw_key(w, "units");
+    rescue_jw_int(w, r->units);
+    rescue_jw_key(w, "minimum");
+    rescue_jw_int(w, 30);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+}
+
 void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_result *r,
                               const char *field, rescue_jw *w) {
   int i, j, set = r->level == RESCUE_LEVEL_MASI || r->level == RESCUE_LEVEL_JACCARD;
@@ -79,6 +145,7 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
     jw_num(w, r->percent_agreement);
     if (r->n_groups)
       jw_groups(w, r);
+    jw_warnings(w, d, r);
     rescue_jw_end(w);
     return;
   }
@@ -190,6 +257,7 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
   }
   if (r->n_groups)
     jw_groups(w, r);
+  jw_warnings(w, d, r);
   rescue_jw_end(w);
 }
 
@@ -440,40 +508,15 @@ void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out) {
   rescue_jw_end(&w);
 }
 
-/* How many resampling groups an interval rests on: clusters (samples) with a pairable
-   unit under the sample scheme, pairable units under the unit scheme. */
-static long resampled_groups(const rescue_agree_data *d, const rescue_agree_result *r) {
-  unsigned char *seen;
-  long n = 0;
-  uint32_t u;
-  if (!r->ci_scheme || strcmp(r->ci_scheme, "sample") != 0 || !d->clusters.n)
-    return r->units;
-  if (!(seen = rescue_calloc(d->clusters.n, 1)))
-    return -1;
-  for (u = 0; u < d->n_units; u++) {
-    int32_t c = d->unit_cluster[u];
-    if (d->unit_off[u + 1] - d->unit_off[u] >= 2 && c >= 0 && !seen[c]) {
-      seen[c] = 1;
-      n++;
-    }
-  }
-  rescue_free(seen);
-  return n;
-}
-
 /* The small-sample warnings of one field, on one line (nothing when none). */
 static void field_warnings(const agree_field *f, rescue_buf *out) {
   const rescue_agree_result *r = &f->res;
-  long g = -1;
-  int few = r->units > 0 && r->units < 30;
-  if (!f->data)
-    return;
-  if (r->has_ci && r->level != RESCUE_LEVEL_TEXT)
-    g = resampled_groups(f->data, r);
-  if (!(g >= 0 && g < 20) && !few)
+  long g;
+  int few;
+  if (!f->data || !thin_data(f->data, r, &g, &few))
     return;
   rescue_buf_printf(out, "  %s:", f->name);
-  if (g >= 0 && g < 20)
+  if (g >= 0)
     rescue_buf_printf(out, " the interval rests on %ld resampled %s (fewer than 20)%s", g,
                       strcmp(r->ci_scheme, "sample") == 0 ? "samples" : "units", few ? ";" : "");
   if (few)

@@ -177,7 +177,9 @@ rescue_agree_status rescue_agree_alpha(const rescue_agree_data *d, double *alpha
 
 /*
 ** Write the result as one JSON object (agreement.md "Output") under `field`; `coders`
-** names the coders in the order given (NULL: the data's coders).
+** names the coders in the order given (NULL: the data's coders). A field on thin data
+** ends with "warnings": [{"kind": "few_resampled_groups", "groups", "minimum": 20},
+** {"kind": "few_pairable_units", "units", "minimum": 30}] (either or both).
 */
 void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_result *r,
                               const char *field, rescue_jw *w);

@@ -1102,6 +1102,11 @@ START_TEST(test_report_for_people) {
   ck_assert_str_eq(out, json1);
   ck_assert_ptr_nonnull(strstr(out, "{\"coders\": [\"import\", \"noor\", \"lena\"], \"samples\": 2, "
                                     "\"fields\": [{\"field\": \"primary_speaker\""));
+  /* the thin-data warnings as a key added at the end of a field */
+  ck_assert_ptr_nonnull(strstr(out, "\"scheme\": \"sample\"}, \"warnings\": [{\"kind\": "
+                                    "\"few_resampled_groups\", \"groups\": 2, \"minimum\": 20}, "
+                                    "{\"kind\": \"few_pairable_units\", \"units\": 19, "
+                                    "\"minimum\": 30}]}"));
   free(out);
   free(err);
   free(json1);
