@@ -46,6 +46,72 @@ static void jw_groups(rescue_jw *w, const rescue_agree_result *r) {
   rescue_jw_end(w);
 }
 
+/* How many resampling groups an interval rests on: clusters (samples) with a pairable
+   unit under the sample scheme, pairable units under the unit scheme. */
+static long resampled_groups(const rescue_agree_data *d, const rescue_agree_result *r) {
+  unsigned char *seen;
+  long n = 0;
+  uint32_t u;
+  if (!r->ci_scheme || strcmp(r->ci_scheme, "sample") != 0 || !d->clusters.n)
+    return r->units;
+  if (!(seen = rescue_calloc(d->clusters.n, 1)))
+    return -1;
+  for (u = 0; u < d->n_units; u++) {
+    int32_t c = d->unit_cluster[u];
+    if (d->unit_off[u + 1] - d->unit_off[u] >= 2 && c >= 0 && !seen[c]) {
+      seen[c] = 1;
+      n++;
+    }
+  }
+  rescue_free(seen);
+  return n;
+}
+
+/* Thin data: *groups (an interval from fewer than 20 resampled groups, else -1) and
+   whether the field has fewer than 30 pairable units. Returns 1 when either holds. */
+static int thin_data(const rescue_agree_data *d, const rescue_agree_result *r, long *groups,
+                     int *few) {
+  *groups = -1;
+  if (r->has_ci && r->level != RESCUE_LEVEL_TEXT) {
+    long g = resampled_groups(d, r);
+    if (g >= 0 && g < 20)
+      *groups = g;
+  }
+  *few = r->units > 0 && r->units < 30;
+  return *groups >= 0 || *few;
+}
+
+/* The "warnings" member of a field with thin data (a key added to the documented shape). */
+static void jw_warnings(rescue_jw *w, const rescue_agree_data *d, const rescue_agree_result *r) {
+  long g;
+  int few;
+  if (!thin_data(d, r, &g, &few))
+    return;
+  rescue_jw_key(w, "warnings");
+  rescue_jw_arr(w);
+  if (g >= 0) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "kind");
+    rescue_jw_str(w, "few_resampled_groups");
+    rescue_jw_key(w, "groups");
+    rescue_jw_int(w, g);
+    rescue_jw_key(w, "minimum");
+    rescue_jw_int(w, 20);
+    rescue_jw_end(w);
+  }
+  if (few) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "kind");
+    rescue_jw_str(w, "few_pairable_units");
+    rescue_jw_key(w, "units");
+    rescue_jw_int(w, r->units);
+    rescue_jw_key(w, "minimum");
+    rescue_jw_int(w, 30);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+}
+
 void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_result *r,
                               const char *field, rescue_jw *w) {
   int i, j, set = r->level == RESCUE_LEVEL_MASI || r->level == RESCUE_LEVEL_JACCARD;
@@ -79,6 +145,7 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
     jw_num(w, r->percent_agreement);
     if (r->n_groups)
       jw_groups(w, r);
+    jw_warnings(w, d, r);
     rescue_jw_end(w);
     return;
   }
@@ -190,6 +257,7 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
   }
   if (r->n_groups)
     jw_groups(w, r);
+  jw_warnings(w, d, r);
   rescue_jw_end(w);
 }
 
@@ -199,6 +267,44 @@ static const char *fmt4(char buf[32], double x) {
     return "-";
   snprintf(buf, 32, "%.4f", x);
   return buf;
+}
+
+/*
+** The coincidence matrix as a table: rows named in full and numbered, columns by number
+** (label names are too long for column heads). Left out over 20 values (see --json).
+*/
+static void coincidence_text(const rescue_agree_data *d, const rescue_agree_result *r,
+                             rescue_buf *out) {
+  int i, j, n = r->n_matrix;
+  size_t w = 5;
+  if (n > 20) {
+    rescue_buf_printf(out, "  coincidences: %d values, too many to print (see --json)\n", n);
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    size_t l = strlen(rescue_agree_value_name(d, r->matrix_values[i]));
+    if (l > w)
+      w = l;
+  }
+  if (w > 40)
+    w = 40;
+  rescue_buf_printf(out, "  coincidences (pairs of values within units, each unit weighted "
+                         "1/(values - 1)):\n    %*s", (int)w + 4, "");
+  for (j = 0; j < n; j++)
+    rescue_buf_printf(out, " %7d", j + 1);
+  rescue_buf_putc(out, '\n');
+  for (i = 0; i < n; i++) {
+    rescue_buf_printf(out, "    %2d  %-*.*s", i + 1, (int)w, (int)w,
+                      rescue_agree_value_name(d, r->matrix_values[i]));
+    for (j = 0; j < n; j++) {
+      double x = r->matrix[(size_t)i * n + j];
+      if (x == 0)
+        rescue_buf_printf(out, " %7s", ".");
+      else
+        rescue_buf_printf(out, " %7.1f", x);
+    }
+    rescue_buf_putc(out, '\n');
+  }
 }
 
 void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_result *r,
@@ -251,15 +357,21 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
     if (shown)
       rescue_buf_putc(out, '\n');
   }
+  if (r->n_matrix)
+    coincidence_text(d, r, out);
   if (r->n_groups) {
-    rescue_buf_puts(out, "  by group:");
+    size_t w = 5;
     for (i = 0; i < r->n_groups; i++)
-      rescue_buf_printf(out, "%s %s %s (%ld units)", i ? "," : "", r->groups[i].name,
-                        r->groups[i].status == RESCUE_AGREE_OK
-                            ? fmt4(a, r->groups[i].alpha)
-                            : rescue_agree_status_name(r->groups[i].status),
-                        r->groups[i].units);
-    rescue_buf_putc(out, '\n');
+      if (strlen(r->groups[i].name) > w)
+        w = strlen(r->groups[i].name);
+    if (w > 60)
+      w = 60;
+    rescue_buf_printf(out, "  by group:\n    %-*s %7s %9s  %s\n", (int)w, "group", "units",
+                      "alpha", "status");
+    for (i = 0; i < r->n_groups; i++)
+      rescue_buf_printf(out, "    %-*.*s %7ld %9s  %s\n", (int)w, (int)w, r->groups[i].name,
+                        r->groups[i].units, fmt4(a, r->groups[i].alpha),
+                        rescue_agree_status_name(r->groups[i].status));
   }
 }
 
@@ -396,20 +508,82 @@ void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out) {
   rescue_jw_end(&w);
 }
 
+/* The small-sample warnings of one field, on one line (nothing when none). */
+static void field_warnings(const agree_field *f, rescue_buf *out) {
+  const rescue_agree_result *r = &f->res;
+  long g;
+  int few;
+  if (!f->data || !thin_data(f->data, r, &g, &few))
+    return;
+  rescue_buf_printf(out, "  %s:", f->name);
+  if (g >= 0)
+    rescue_buf_printf(out, " the interval rests on %ld resampled %s (fewer than 20)%s", g,
+                      strcmp(r->ci_scheme, "sample") == 0 ? "samples" : "units", few ? ";" : "");
+  if (few)
+    rescue_buf_printf(out, " %ld pairable unit%s (fewer than 30)", r->units,
+                      r->units == 1 ? "" : "s");
+  rescue_buf_puts(out, "\n");
+}
+
+/* The summary table: one line per field. */
+static void summary_table(const rescue_agree_report *r, rescue_buf *out) {
+  int i, ci = 0;
+  size_t w = 5;
+  char a[32], b[32], c[32], iv[80];
+  for (i = 0; i < r->n_fields; i++) {
+    if (strlen(r->fields[i].name) > w)
+      w = strlen(r->fields[i].name);
+    ci |= r->fields[i].res.has_ci;
+  }
+  rescue_buf_printf(out, "%-*s  %-8s %6s %7s %8s  %-18s %9s  %s\n", (int)w, "field", "level",
+                    "coders", "units", "alpha", ci ? "95% interval" : "interval", "agreement",
+                    "status");
+  for (i = 0; i < r->n_fields; i++) {
+    const agree_field *f = &r->fields[i];
+    const rescue_agree_result *x = &f->res;
+    if (!f->data) {
+      rescue_buf_printf(out, "%-*s  %-8s %6d %7s %8s  %-18s %9s  %s\n", (int)w, f->name,
+                        f->level_name, r->n_coders, "-", "-", "-", "-", "invalid_level");
+      continue;
+    }
+    if (x->has_ci && x->level != RESCUE_LEVEL_TEXT)
+      snprintf(iv, sizeof iv, "[%s, %s]", fmt4(b, x->ci_low), fmt4(c, x->ci_high));
+    else
+      snprintf(iv, sizeof iv, "-");
+    rescue_buf_printf(out, "%-*s  %-8s %6d %7ld %8s  %-18s %9s  %s\n", (int)w, f->name,
+                      rescue_agree_level_name(x->level), rescue_agree_n_coders(f->data), x->units,
+                      x->level == RESCUE_LEVEL_TEXT ? "-" : fmt4(a, x->alpha), iv,
+                      fmt4(c, x->percent_agreement), rescue_agree_status_name(x->status));
+  }
+}
+
 void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
   int i, k;
   char a[32];
+  rescue_buf warn = RESCUE_BUF_INIT;
+  summary_table(r, out);
   if (r->table)
-    rescue_buf_printf(out, "agreement in %s\n\n", r->input);
+    rescue_buf_printf(out, "\nagreement in %s", r->input);
   else {
-    rescue_buf_printf(out, "agreement between %d coder%s (", r->n_coders,
+    rescue_buf_printf(out, "\nagreement between %d coder%s (", r->n_coders,
                       r->n_coders == 1 ? "" : "s");
     for (i = 0; i < r->n_coders; i++)
       rescue_buf_printf(out, "%s%s", i ? ", " : "", r->coders[i]);
-    rescue_buf_printf(out, ") over %ld sample%s\n\n", r->samples, r->samples == 1 ? "" : "s");
+    rescue_buf_printf(out, ") over %ld sample%s", r->samples, r->samples == 1 ? "" : "s");
   }
+  rescue_buf_puts(out, "; alpha is Krippendorff's, agreement the share of agreeing pairs\n");
+  for (i = 0; i < r->n_fields; i++)
+    field_warnings(&r->fields[i], &warn);
+  if (warn.len) {
+    rescue_buf_puts(out, "\nwarnings (thin data: read these numbers as rough):\n");
+    rescue_buf_putn(out, warn.s, warn.len);
+  }
+  rescue_buf_free(&warn);
+  rescue_buf_puts(out, "\nper field:\n");
   for (i = 0; i < r->n_fields; i++) {
     const agree_field *f = &r->fields[i];
+    if (i)
+      rescue_buf_putc(out, '\n');
     if (f->data)
       rescue_agree_result_text(f->data, &f->res, f->name, out);
     else
@@ -428,6 +602,87 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
                         c->changed, c->units,
                         c->status == RESCUE_AGREE_OK ? fmt4(a, c->alpha)
                                                      : rescue_agree_status_name(c->status));
+    }
+  }
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
+static void csv_str(rescue_buf *out, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    rescue_buf_puts(out, s);
+    return;
+  }
+  rescue_buf_putc(out, '"');
+  for (; *s; s++) {
+    if (*s == '"')
+      rescue_buf_putc(out, '"');
+    rescue_buf_putc(out, *s);
+  }
+  rescue_buf_putc(out, '"');
+}
+
+/* A number with full precision, or empty when undefined. */
+static void csv_num(rescue_buf *out, double x) {
+  if (!isnan(x) && !isinf(x))
+    rescue_buf_printf(out, "%.10g", x);
+}
+
+void rescue_agree_report_csv(const rescue_agree_report *r, rescue_buf *out) {
+  int i, g, k;
+  rescue_buf_puts(out, "field,level,group,status,coders,units,pairable_values,alpha,ci_low,"
+                       "ci_high,percent_agreement,fleiss_kappa,gwet_ac1,share_identical,"
+                       "token_f1\r\n");
+  for (i = 0; i < r->n_fields; i++) {
+    const agree_field *f = &r->fields[i];
+    const rescue_agree_result *x = &f->res;
+    int text;
+    csv_str(out, f->name);
+    rescue_buf_putc(out, ',');
+    if (!f->data) {
+      csv_str(out, f->level_name);
+      rescue_buf_printf(out, ",,invalid_level,%d,,,,,,,,,,\r\n", r->n_coders);
+      continue;
+    }
+    text = x->level == RESCUE_LEVEL_TEXT;
+    rescue_buf_printf(out, "%s,,%s,", rescue_agree_level_name(x->level),
+                      rescue_agree_status_name(x->status));
+    rescue_buf_putc(out, '"');
+    for (k = 0; k < rescue_agree_n_coders(f->data); k++) {
+      const char *p = rescue_agree_coder_name(f->data, k);
+      if (k)
+        rescue_buf_putc(out, ' ');
+      for (; *p; p++) {
+        if (*p == '"')
+          rescue_buf_putc(out, '"');
+        rescue_buf_putc(out, *p);
+      }
+    }
+    rescue_buf_printf(out, "\",%ld,%ld,", x->units, x->pairable_values);
+    csv_num(out, text ? NAN : x->alpha);
+    rescue_buf_putc(out, ',');
+    csv_num(out, x->has_ci && !text ? x->ci_low : NAN);
+    rescue_buf_putc(out, ',');
+    csv_num(out, x->has_ci && !text ? x->ci_high : NAN);
+    rescue_buf_putc(out, ',');
+    csv_num(out, x->percent_agreement);
+    rescue_buf_putc(out, ',');
+    csv_num(out, text ? NAN : x->fleiss_kappa);
+    rescue_buf_putc(out, ',');
+    csv_num(out, text ? NAN : x->gwet_ac1);
+    rescue_buf_putc(out, ',');
+    csv_num(out, text ? x->share_identical : NAN);
+    rescue_buf_putc(out, ',');
+    csv_num(out, text ? x->token_f1 : NAN);
+    rescue_buf_puts(out, "\r\n");
+    for (g = 0; g < x->n_groups; g++) {
+      const rescue_agree_group_stat *s = &x->groups[g];
+      csv_str(out, f->name);
+      rescue_buf_printf(out, ",%s,", rescue_agree_level_name(x->level));
+      csv_str(out, s->name);
+      rescue_buf_printf(out, ",%s,,%ld,%ld,", rescue_agree_status_name(s->status), s->units,
+                        s->pairable_values);
+      csv_num(out, s->alpha);
+      rescue_buf_puts(out, ",,,,,,,\r\n");
     }
   }
 }

@@ -15,6 +15,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_lint.h"
+#include "rescue_similar.h"
 
 static const struct {
   rescue_lint_severity sev;
@@ -40,6 +41,7 @@ static const struct {
     {RESCUE_LINT_WARNING, "rows start in time order"},
     {RESCUE_LINT_WARNING, "a row does not overlap the previous row of the same speaker"},
     {RESCUE_LINT_ERROR, "given scenario and participants agree with the derived ones"},
+    {RESCUE_LINT_ERROR, "no entity name differs from another only by case or spacing"},
     {RESCUE_LINT_WARNING, "segmentation changed: someone else's resegmentation split, merged or "
                           "added this row (annotator views)"},
 };
@@ -66,6 +68,7 @@ typedef struct linter {
   int partial;              /* only some rows are shown: no R14, R19 */
   int oom;
   rescue_buf a, b;          /* cleaning scratch */
+  char sugg[256];           /* suggestions for the next finding ("" when none) */
 } linter;
 
 /* Record a finding. */
@@ -97,13 +100,18 @@ static void add(linter *L, int rule, int row, const char *field, const char *fmt
   f->sample_id = rescue_strdup(L->sample_id);
   f->field = rescue_strdup(field);
   f->reason = rescue_strdup(reason);
-  if (!f->sample_id || !f->field || !f->reason) {
+  f->suggestions = L->sugg[0] ? rescue_strdup(L->sugg) : NULL;
+  f->waiver = 0;
+  if (!f->sample_id || !f->field || !f->reason || (L->sugg[0] && !f->suggestions)) {
     rescue_free(f->sample_id);
     rescue_free(f->field);
     rescue_free(f->reason);
+    rescue_free(f->suggestions);
+    L->sugg[0] = 0;
     L->oom = 1;
     return;
   }
+  L->sugg[0] = 0;
   r->n++;
   if (f->severity == RESCUE_LINT_ERROR)
     r->errors++;
@@ -276,10 +284,63 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
   }
 }
 
+/*
+** The closest of cands[0..n) to s (up to three, at the smallest edit distance) into
+** L->sugg for the next finding; returns the text for its message ("" when none).
+*/
+static const char *suggest(linter *L, const char *s, const char *const *cands, int n, int max_dist) {
+  int idx[3], k, i;
+  size_t at = 0;
+  L->sugg[0] = 0;
+  k = rescue_closest(s, cands, n, max_dist, idx, 3);
+  for (i = 0; i < k && at < sizeof L->sugg; i++)
+    at += (size_t)snprintf(L->sugg + at, sizeof L->sugg - at, "%s%s", i ? ", " : "", cands[idx[i]]);
+  if (at >= sizeof L->sugg)
+    L->sugg[0] = 0; /* too long to be of use */
+  return L->sugg;
+}
+
+/* Are a and b equal once ASCII case and every space or tab are ignored? */
+static int fold_eq(const char *a, const char *b) {
+  for (;;) {
+    while (*a == ' ' || *a == '\t')
+      a++;
+    while (*b == ' ' || *b == '\t')
+      b++;
+    if (!*a || !*b)
+      return !*a && !*b;
+    if ((unsigned char)*a < 0x80 && (unsigned char)*b < 0x80 ? tolower((unsigned char)*a) != tolower((unsigned char)*b)
+                                                              : *a != *b)
+      return 0;
+    a++;
+    b++;
+  }
+}
+
+/*
+** R20: the entity another value of the set folds to, which wins over s: a reserved name
+** (Therapist, the group labels), else the one listed first. NULL when none.
+*/
+static const char *fold_twin(linter *L, const char *s) {
+  int i, mine = -1, reserved = rescue_scheme_is_reserved(L->sc, s);
+  for (i = 0; i < L->n_ents; i++)
+    if (strcmp(L->ents[i], s) == 0)
+      mine = i;
+  if (reserved)
+    return NULL;
+  for (i = 0; i < L->n_ents; i++) {
+    if (strcmp(L->ents[i], s) == 0 || !fold_eq(L->ents[i], s))
+      continue;
+    if (rescue_scheme_is_reserved(L->sc, L->ents[i]) || mine < 0 || i < mine)
+      return L->ents[i];
+  }
+  return NULL;
+}
+
 /* R04 on one value: a string that is not in the entity set. empty_ok: emptiness is another rule's. */
 static void entity_check(linter *L, int pos, const char *path, const rescue_jnode *v, int empty_ok) {
-  const char *s;
-  char sh[64];
+  const char *s, *twin;
+  char sh[64], sh2[64];
   if (!v || v->type != RESCUE_JSTRING)
     return;
   s = clean(&L->a, v);
@@ -288,9 +349,16 @@ static void entity_check(linter *L, int pos, const char *path, const rescue_jnod
       add(L, 4, pos, path, "%s is empty, not an entity of the sample", path);
     return;
   }
-  if (!in_set(L, s))
-    add(L, 4, pos, path, "'%s' is not an entity of this sample (participants, %s, %s)",
-        shorten(sh, s), L->sc->therapist, L->group_label ? L->group_label : "the group label");
+  if ((twin = fold_twin(L, s)) != NULL) {
+    snprintf(L->sugg, sizeof L->sugg, "%s", twin);
+    add(L, 20, pos, path, "'%s' differs from '%s' only by case or spacing", shorten(sh, s),
+        shorten(sh2, twin));
+  } else if (!in_set(L, s)) {
+    const char *close = suggest(L, s, (const char *const *)L->ents, L->n_ents, rescue_typo_budget(s));
+    add(L, 4, pos, path, "'%s' is not an entity of this sample (participants, %s, %s)%s%s%s",
+        shorten(sh, s), L->sc->therapist, L->group_label ? L->group_label : "the group label",
+        *close ? "; closest: " : "", close, "");
+  }
 }
 
 /* R04 over every entity-bearing field the scheme names. */
@@ -383,10 +451,11 @@ static void labels(linter *L, const rescue_jnode *row, int pos, int therapist) {
       else if (!therapist && !*s)
         add(L, 6, pos, f->key, "%s is empty on a client row", f->key);
       else if (!therapist && ls && rescue_labelset_find(ls, s) < 0)
-        add(L, 6, pos, f->key, "'%s' is not a %s label", shorten(sh, s), f->key);
+        add(L, 6, pos, f->key, "'%s' is not a %s label; closest: %s", shorten(sh, s), f->key,
+            suggest(L, s, (const char *const *)ls->labels, ls->n, 1000));
     } else if (*s && ls && rescue_labelset_find(ls, s) < 0) {
-      add(L, 12, pos, f->key, "'%s' is not in the %s %s set", shorten(sh, s), L->scenario,
-          f->labels);
+      add(L, 12, pos, f->key, "'%s' is not in the %s %s set; closest: %s", shorten(sh, s),
+          L->scenario, f->labels, suggest(L, s, (const char *const *)ls->labels, ls->n, 1000));
     } else if (*s && !ls && f->labels) {
       add(L, 12, pos, f->key, "the scheme has no %s set for scenario '%s'", f->labels,
           L->scenario);
@@ -532,7 +601,8 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     if (!*st)
       add(L, 11, pos, path, "strategy_type is empty");
     else if (ls && rescue_labelset_find(ls, st) < 0)
-      add(L, 11, pos, path, "'%s' is not a %s support strategy", shorten(sh, st), L->scenario);
+      add(L, 11, pos, path, "'%s' is not a %s support strategy; closest: %s", shorten(sh, st),
+          L->scenario, suggest(L, st, (const char *const *)ls->labels, ls->n, 1000));
   }
 }
 
@@ -901,8 +971,16 @@ void rescue_lint_result_free(rescue_lint_result *res) {
     rescue_free(res->findings[i].sample_id);
     rescue_free(res->findings[i].field);
     rescue_free(res->findings[i].reason);
+    rescue_free(res->findings[i].suggestions);
   }
   rescue_free(res->findings);
+  for (i = 0; i < res->n_waivers; i++) {
+    rescue_free(res->waivers[i].sample_id);
+    rescue_free(res->waivers[i].reason);
+    rescue_free(res->waivers[i].by);
+    rescue_free(res->waivers[i].at);
+  }
+  rescue_free(res->waivers);
   memset(res, 0, sizeof *res);
 }
 
@@ -913,6 +991,54 @@ void rescue_lint_finding_text(const rescue_lint_finding *f, rescue_buf *out) {
   rescue_buf_printf(out, ": %s: R%02d %s: %s\n",
                     f->severity == RESCUE_LINT_ERROR ? "error" : "warning", f->rule, f->field,
                     f->reason);
+}
+
+/* One finding as a JSON object (with its waiver when waived). */
+static void finding_json(const rescue_lint_result *res, const rescue_lint_finding *f, rescue_jw *w) {
+  char id[8];
+  snprintf(id, sizeof id, "R%02d", f->rule);
+  rescue_jw_obj(w);
+  rescue_jw_key(w, "rule");
+  rescue_jw_str(w, id);
+  rescue_jw_key(w, "severity");
+  rescue_jw_str(w, f->severity == RESCUE_LINT_ERROR ? "error" : "warning");
+  rescue_jw_key(w, "sample");
+  rescue_jw_str(w, f->sample_id);
+  rescue_jw_key(w, "row");
+  if (f->row)
+    rescue_jw_int(w, f->row);
+  else
+    rescue_jw_null(w);
+  rescue_jw_key(w, "field");
+  rescue_jw_str(w, f->field);
+  rescue_jw_key(w, "reason");
+  rescue_jw_str(w, f->reason);
+  if (f->suggestions) {
+    const char *p = f->suggestions, *q;
+    rescue_jw_key(w, "suggestions");
+    rescue_jw_arr(w);
+    for (;;) {
+      q = strstr(p, ", ");
+      rescue_jw_strn(w, p, q ? (size_t)(q - p) : strlen(p));
+      if (!q)
+        break;
+      p = q + 2;
+    }
+    rescue_jw_end(w);
+  }
+  if (f->waiver) {
+    const rescue_lint_waiver *v = &res->waivers[f->waiver - 1];
+    rescue_jw_key(w, "waiver");
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "reason");
+    rescue_jw_str(w, v->reason);
+    rescue_jw_key(w, "by");
+    rescue_jw_str(w, v->by);
+    rescue_jw_key(w, "at");
+    rescue_jw_str(w, v->at);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
 }
 
 void rescue_lint_result_json(const rescue_lint_result *res, rescue_buf *out) {
@@ -940,25 +1066,41 @@ void rescue_lint_result_json(const rescue_lint_result *res, rescue_buf *out) {
   rescue_jw_end(&w);
   rescue_jw_key(&w, "findings");
   rescue_jw_arr(&w);
-  for (i = 0; i < res->n; i++) {
-    const rescue_lint_finding *f = &res->findings[i];
-    snprintf(id, sizeof id, "R%02d", f->rule);
+  for (i = 0; i < res->n; i++)
+    if (!res->findings[i].waiver)
+      finding_json(res, &res->findings[i], &w);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "waived");
+  rescue_jw_int(&w, res->waived);
+  rescue_jw_key(&w, "waived_findings");
+  rescue_jw_arr(&w);
+  for (i = 0; i < res->n; i++)
+    if (res->findings[i].waiver)
+      finding_json(res, &res->findings[i], &w);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "waivers");
+  rescue_jw_arr(&w);
+  for (i = 0; i < res->n_waivers; i++) {
+    const rescue_lint_waiver *v = &res->waivers[i];
+    snprintf(id, sizeof id, "R%02d", v->rule);
     rescue_jw_obj(&w);
     rescue_jw_key(&w, "rule");
     rescue_jw_str(&w, id);
-    rescue_jw_key(&w, "severity");
-    rescue_jw_str(&w, f->severity == RESCUE_LINT_ERROR ? "error" : "warning");
     rescue_jw_key(&w, "sample");
-    rescue_jw_str(&w, f->sample_id);
+    rescue_jw_str(&w, v->sample_id);
     rescue_jw_key(&w, "row");
-    if (f->row)
-      rescue_jw_int(&w, f->row);
+    if (v->row)
+      rescue_jw_int(&w, v->row);
     else
       rescue_jw_null(&w);
-    rescue_jw_key(&w, "field");
-    rescue_jw_str(&w, f->field);
     rescue_jw_key(&w, "reason");
-    rescue_jw_str(&w, f->reason);
+    rescue_jw_str(&w, v->reason);
+    rescue_jw_key(&w, "by");
+    rescue_jw_str(&w, v->by);
+    rescue_jw_key(&w, "at");
+    rescue_jw_str(&w, v->at);
+    rescue_jw_key(&w, "matched");
+    rescue_jw_int(&w, v->matched);
     rescue_jw_end(&w);
   }
   rescue_jw_end(&w);
@@ -1028,6 +1170,190 @@ static int load_cues(rescue_store *st, int64_t ref, rescue_lint_cue **cues, int 
   return 0;
 }
 
+/* ---- waivers ---- */
+
+/* Read every waiver of the corpus into res (none when the corpus predates them). */
+static int load_waivers(rescue_store *st, rescue_lint_result *res) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_waiver_table");
+  int rc, have, cap = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rc = sqlite3_step(s);
+  have = rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 0;
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "looking for lint waivers");
+  if (!have)
+    return 0;
+  if (!(s = rescue_store_stmt(st, "lint_waivers")))
+    return rescue_store_err(st)->code;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    rescue_lint_waiver *w;
+    if (res->n_waivers == cap) {
+      int nc = cap ? cap * 2 : 16;
+      rescue_lint_waiver *nw = rescue_realloc(res->waivers, (size_t)nc * sizeof *nw);
+      if (!nw) {
+        sqlite3_reset(s);
+        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      }
+      res->waivers = nw;
+      cap = nc;
+    }
+    w = &res->waivers[res->n_waivers++];
+    memset(w, 0, sizeof *w);
+    w->rule = sqlite3_column_int(s, 0);
+    w->sample_id = rescue_strdup((const char *)sqlite3_column_text(s, 1));
+    w->row = sqlite3_column_int(s, 2);
+    w->reason = rescue_strdup((const char *)sqlite3_column_text(s, 3));
+    w->by = rescue_strdup((const char *)sqlite3_column_text(s, 4));
+    w->at = rescue_strdup((const char *)sqlite3_column_text(s, 5));
+    if (!w->sample_id || !w->reason || !w->by || !w->at) {
+      sqlite3_reset(s);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    }
+  }
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading lint waivers");
+}
+
+/* Mark the findings a waiver covers and move them out of the error and warning counts. */
+static void apply_waivers(rescue_lint_result *res) {
+  int i, k;
+  for (i = 0; i < res->n; i++) {
+    rescue_lint_finding *f = &res->findings[i];
+    for (k = 0; k < res->n_waivers; k++) {
+      rescue_lint_waiver *w = &res->waivers[k];
+      if (w->rule != f->rule || w->row != f->row || strcmp(w->sample_id, f->sample_id) != 0)
+        continue;
+      f->waiver = k + 1;
+      w->matched++;
+      res->waived++;
+      if (f->severity == RESCUE_LINT_ERROR)
+        res->errors--;
+      else
+        res->warnings--;
+      res->by_rule[f->rule]--;
+      break;
+    }
+  }
+}
+
+/* The sample's ref and row count, with a clear message when it is not in the corpus. */
+static int waiver_target(rescue_store *st, int rule, const char *sample_id, int row,
+                         int64_t *ref) {
+  int n_rows, rc;
+  if (rule < 1 || rule > RESCUE_LINT_RULES)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "no rule R%02d (rules are R01-R%02d)", rule, RESCUE_LINT_RULES);
+  if ((rc = rescue_sample_rowcount(st, sample_id, &n_rows)) == RESCUE_ENOTFOUND)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no sample '%s' in the corpus",
+                         sample_id);
+  if (rc)
+    return rc;
+  if (row < 0 || row > n_rows)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "sample '%s' has rows 1-%d (0 for the sample as a whole), not %d",
+                         sample_id, n_rows, row);
+  return rescue_sample_ref(st, sample_id, ref);
+}
+
+int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row,
+                      const char *reason, const char *by) {
+  sqlite3_stmt *s;
+  int64_t ref;
+  char now[32];
+  int rc;
+  if (!reason || !*reason)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "a waiver needs a reason");
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = waiver_target(st, rule, sample_id, row, &ref)))
+    goto fail;
+  if (!(s = rescue_store_stmt(st, "lint_waiver_put"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_now_iso(now);
+  rescue_bind_int(s, ":rule", rule);
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":row", row);
+  rescue_bind_text(s, ":reason", reason, -1);
+  rescue_bind_text(s, ":by", by, -1);
+  rescue_bind_text(s, ":at", now, -1);
+  rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a waiver");
+    goto fail;
+  }
+  return rescue_store_commit(st);
+fail:
+  rescue_store_rollback(st);
+  return rc;
+}
+
+int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row) {
+  sqlite3_stmt *s;
+  int64_t ref;
+  int rc;
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = waiver_target(st, rule, sample_id, row, &ref)))
+    goto fail;
+  if (!(s = rescue_store_stmt(st, "lint_waiver_delete"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_int(s, ":rule", rule);
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":row", row);
+  rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "removing a waiver");
+    goto fail;
+  }
+  if (sqlite3_changes(rescue_store_db(st)) == 0) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND,
+                       "no waiver for R%02d on '%s' row %d", rule, sample_id, row);
+    goto fail;
+  }
+  return rescue_store_commit(st);
+fail:
+  rescue_store_rollback(st);
+  return rc;
+}
+
+int rescue_lint_waiver_parse(const char *spec, int *rule, char **sample_id, int *row,
+                             rescue_error *err) {
+  const char *c1 = strchr(spec, ':'), *c2 = strrchr(spec, ':'), *p;
+  char *end;
+  long v;
+  *sample_id = NULL;
+  if (!c1 || c1 == c2 || c2 == c1 + 1)
+    return rescue_seterr(err, RESCUE_EINVAL,
+                         "a waiver is <rule>:<sample_id>:<row> (R13:alan_and_evelyn/003:2), not "
+                         "'%s'", spec);
+  p = spec;
+  if (*p == 'R' || *p == 'r')
+    p++;
+  v = strtol(p, &end, 10);
+  if (end != c1 || p == c1 || v < 1 || v > RESCUE_LINT_RULES)
+    return rescue_seterr(err, RESCUE_EINVAL, "'%.*s' is not a rule (R01-R%02d)", (int)(c1 - spec),
+                         spec, RESCUE_LINT_RULES);
+  *rule = (int)v;
+  v = strtol(c2 + 1, &end, 10);
+  if (!c2[1] || *end || v < 0 || v > 1000000000)
+    return rescue_seterr(err, RESCUE_EINVAL,
+                         "'%s' is not a row number (1-based; 0 for the sample as a whole)", c2 + 1);
+  *row = (int)v;
+  if (!(*sample_id = rescue_malloc((size_t)(c2 - c1))))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  memcpy(*sample_id, c1 + 1, (size_t)(c2 - c1 - 1));
+  (*sample_id)[c2 - c1 - 1] = 0;
+  return 0;
+}
+
 int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result *res) {
   const rescue_scheme *sc = rescue_store_scheme(st);
   rescue_sample_iter *it = NULL;
@@ -1044,6 +1370,8 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
     goto end;
   }
   if (o->progress && (rc = rescue_store_sample_count(st, &total)))
+    goto end;
+  if ((rc = load_waivers(st, res)))
     goto end;
   if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it)))
     goto end;
@@ -1121,7 +1449,7 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
       goto end;
     }
-    /* R20: an annotator's rows that someone else's resegmentation changed */
+    /* R21: an annotator's rows that someone else's resegmentation changed */
     for (i = 0; i < s->n; i++) {
       linter L;
       if (!s->rows[i].seg_changed)
@@ -1129,7 +1457,7 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       memset(&L, 0, sizeof L);
       L.res = res;
       L.sample_id = s->sample_id;
-      add(&L, 20, s->rows[i].position, "start_time", "%s",
+      add(&L, 21, s->rows[i].position, "start_time", "%s",
           s->rows[i].origin == RESCUE_ROW_SPLIT    ? "segmentation changed: split by another "
                                                      "annotator's resegmentation; review it"
           : s->rows[i].origin == RESCUE_ROW_MERGED ? "segmentation changed: merged by another "
@@ -1142,6 +1470,8 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       }
     }
   }
+  if (rc == 0)
+    apply_waivers(res);
 end:
   rescue_sample_iter_free(&it);
   rescue_jdoc_free(&doc_rows);

@@ -177,7 +177,9 @@ rescue_agree_status rescue_agree_alpha(const rescue_agree_data *d, double *alpha
 
 /*
 ** Write the result as one JSON object (agreement.md "Output") under `field`; `coders`
-** names the coders in the order given (NULL: the data's coders).
+** names the coders in the order given (NULL: the data's coders). A field on thin data
+** ends with "warnings": [{"kind": "few_resampled_groups", "groups", "minimum": 20},
+** {"kind": "few_pairable_units", "units", "minimum": 30}] (either or both).
 */
 void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_result *r,
                               const char *field, rescue_jw *w);
@@ -226,8 +228,19 @@ int rescue_agree_table(const char *path, rescue_agree_level level, const rescue_
                        rescue_agree_report **out, rescue_error *err);
 /* The whole report as one JSON document (agreement.md "Output"), no trailing newline. */
 void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out);
-/* The readable report. */
+/*
+** The readable report: a summary table (field, level, coders, units, alpha with its
+** interval, percent agreement, status), warnings where an interval rests on fewer than
+** 20 resampled groups or a field has fewer than 30 pairable units, then each field in
+** detail (pairwise kappas, labels, the coincidence matrix as a table, --by groups as a
+** table) and the model revisions.
+*/
 void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out);
+/*
+** The fields as CSV (RFC 4180, CRLF): one line per field, plus one per --by group (its
+** name in `group`); undefined numbers are empty.
+*/
+void rescue_agree_report_csv(const rescue_agree_report *r, rescue_buf *out);
 void rescue_agree_report_free(rescue_agree_report **r);
 
 #endif

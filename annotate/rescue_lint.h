@@ -1,5 +1,6 @@
 /*
-** rescue_lint.h: the annotation guideline as checks (public): rules R01-R19 of format.md §5,
+** rescue_lint.h: the annotation guideline as checks (public): rules R01-R19, and R20 (a
+** name that differs from a participant only by case or spacing),
 ** driven by the corpus's scheme (types, closed label sets per scenario, entity fields,
 ** ranges). Each finding names its rule, severity, sample, row, field and a one-line reason.
 */
@@ -13,23 +14,38 @@
 
 typedef enum rescue_lint_severity { RESCUE_LINT_ERROR, RESCUE_LINT_WARNING } rescue_lint_severity;
 
-#define RESCUE_LINT_RULES 20 /* R20: in an annotator view, a row someone else resegmented */
+#define RESCUE_LINT_RULES 21 /* R21: in an annotator view, a row someone else resegmented */
 
 typedef struct rescue_lint_finding {
-  int rule;                      /* 1..19 (R01..R19) */
+  int rule;                      /* 1..20 (R01..R20) */
   rescue_lint_severity severity;
   char *sample_id;
   int row;                       /* 1-based position; 0: the sample as a whole */
   char *field;                   /* "target", "internal_emotion[2].intensity", "participants" */
   char *reason;                  /* one line */
+  char *suggestions;             /* out-of-set values: the closest allowed ones, ", "-separated
+                                    (NULL when none) */
+  int waiver;                    /* 1 + index in the result's waivers when waived, else 0 */
 } rescue_lint_finding;
+
+/* An accepted finding (`rescue lint --waive`): rule, sample and row (0: the sample). */
+typedef struct rescue_lint_waiver {
+  int rule;
+  char *sample_id;
+  int row;
+  char *reason, *by, *at;        /* why, who, when (UTC ISO-8601) */
+  long matched;                  /* findings of this lint run it covers */
+} rescue_lint_waiver;
 
 typedef struct rescue_lint_result {
   int n, cap;
   rescue_lint_finding *findings; /* by sample, then row, then rule */
   long samples, rows;            /* what was checked */
-  long errors, warnings;
-  long by_rule[RESCUE_LINT_RULES + 1];
+  long errors, warnings;          /* findings not waived */
+  long by_rule[RESCUE_LINT_RULES + 1];  /* findings not waived */
+  long waived;                   /* findings covered by a waiver */
+  int n_waivers;
+  rescue_lint_waiver *waivers;   /* every waiver of the corpus (rescue_lint only) */
 } rescue_lint_result;
 
 /* The severity of rule 1..19 and its one-line description. */
@@ -70,14 +86,39 @@ typedef struct rescue_lint_opts {
 
 /*
 ** Lint every sample of the store (not discarded) through the view, with media durations
-** (R03) and stored subtitle cues (R14). Errors on the store handle.
+** (R03) and stored subtitle cues (R14). Findings covered by a waiver are marked (their
+** `waiver`) and counted in res->waived instead of errors, warnings and by_rule. Errors on
+** the store handle.
 */
 int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result *res);
 void rescue_lint_result_free(rescue_lint_result *res);
 
+/*
+** Record a waiver for findings of `rule` on sample_id's row (0: the sample as a whole),
+** replacing the reason, author and time of an existing one. The sample must exist, the
+** rule be 1..RESCUE_LINT_RULES and the row 0..its row count (RESCUE_EINVAL or
+** RESCUE_ENOTFOUND otherwise, with the message on the handle). `by` is who waives it.
+*/
+int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row,
+                      const char *reason, const char *by);
+/* Remove a waiver; RESCUE_ENOTFOUND when there is none. */
+int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row);
+/*
+** Parse "<rule>:<sample_id>:<row>" ("R13:alan_and_evelyn/003:2"; the rule as R13 or 13):
+** *sample_id points into a copy the caller frees with rescue_free. RESCUE_EINVAL with a
+** message in err when malformed.
+*/
+int rescue_lint_waiver_parse(const char *spec, int *rule, char **sample_id, int *row,
+                             rescue_error *err);
+
 /* "<sample>:<row>: error: R05 target: <reason>" (no row for the sample as a whole). */
 void rescue_lint_finding_text(const rescue_lint_finding *f, rescue_buf *out);
-/* {"samples", "rows", "errors", "warnings", "by_rule": {...}, "findings": [...]} */
+/*
+** {"samples", "rows", "errors", "warnings", "by_rule": {...}, "findings": [...],
+**  "waived", "waived_findings": [...], "waivers": [...]}: findings not waived, then the
+** waived ones (each with its waiver), then every waiver with how many findings it covered.
+** A finding with suggestions has "suggestions": [...].
+*/
 void rescue_lint_result_json(const rescue_lint_result *res, rescue_buf *out);
 
 #endif

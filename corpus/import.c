@@ -11,6 +11,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_import.h"
+#include "rescue_similar.h"
 #include "rescue_subtitles.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
@@ -151,6 +152,50 @@ static int bad_at(importer *im, const char *file, long line0, const char *text, 
                        msg);
 }
 
+/* Where check_object reports keys that look like typos of the scheme's names. */
+typedef struct typo_ctx {
+  importer *im;
+  const char *id, *file, *text;
+  long line0;
+  size_t len;
+  int rc;
+} typo_ctx;
+
+/* One typo'd key: a note, or under --strict the import's refusal (the first one). */
+static void on_typo(void *arg, const rescue_jnode *v, const char *key, const char *resembles,
+                    int row, const char *list) {
+  typo_ctx *t = arg;
+  char where[160], msg[500];
+  long line, col;
+  rescue_import_note nt;
+  if (t->rc)
+    return;
+  if (row)
+    snprintf(where, sizeof where, "row %d: %s%s", row, list, *list ? " item: " : "");
+  else
+    snprintf(where, sizeof where, "%s", "");
+  snprintf(msg, sizeof msg, "sample '%s': %sunknown key '%s' looks like a typo of '%s'%s", t->id,
+           where, key, resembles,
+           t->im->o->strict ? "" : " (kept as it is; no task reads it under this name)");
+  if (t->im->o->strict) {
+    t->rc = bad_at(t->im, t->file, t->line0, t->text, t->len, v->offset, "%s", msg);
+    return;
+  }
+  if (!t->im->o->note)
+    return;
+  rescue_jposition(t->text, t->len, v->offset, &line, &col);
+  memset(&nt, 0, sizeof nt);
+  nt.kind = "typo";
+  nt.file = t->file;
+  nt.line = t->line0 + line - 1;
+  nt.col = col;
+  nt.sample_id = t->id;
+  nt.message = msg;
+  nt.key = key;
+  nt.resembles = resembles;
+  t->im->o->note(t->im->o->note_arg, &nt);
+}
+
 /*
 ** The checking pass over one sample object (after its id checks): rows must be a list
 ** of rows with the structural types import refuses, and an existing sample must keep
@@ -160,8 +205,12 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
                         const char *file, long line0, const char *text, size_t len) {
   const rescue_jnode *rows = rescue_jget(root, "rows"), *c;
   int n = 0, rc, have;
+  typo_ctx typos = {im, id, file, text, line0, len, 0};
   if (rows && rows->type != RESCUE_JARRAY)
     return bad_at(im, file, line0, text, len, rows->offset, "rows is not a list");
+  rescue_typos_scan(rescue_store_scheme(im->st), root, on_typo, &typos);
+  if (typos.rc)
+    return typos.rc;
   for (c = rows ? rows->child : NULL; c; c = c->next, n++) {
     const rescue_jnode *badnode = NULL;
     rescue_error e;
@@ -733,7 +782,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
       case RESCUE_FMT_VTT:
         /* the checking pass parses; the writing pass stores cues and draft rows */
         rc = im.write ? rescue_subtitles_import(st, paths[i], fmts[i] == RESCUE_FMT_VTT,
-                                                opts->sample, im.annotator_id, res)
+                                                opts->sample, im.annotator_id, res, opts)
                       : rescue_subtitles_check(paths[i], fmts[i] == RESCUE_FMT_VTT, im.err);
         res->files++;
         if (!im.write && !rc)

@@ -22,6 +22,7 @@
 #include "rescue_scheme.h"
 #include "rescue_score.h"
 #include "rescue_sha256.h"
+#include "rescue_similar.h"
 #include "rescue_split.h"
 #include "rescue_stats.h"
 #include "rescue_subtitles.h"

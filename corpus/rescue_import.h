@@ -25,6 +25,36 @@ typedef enum rescue_format {
 /* "auto", "jsonl", "json", "data-root", "srt", "vtt" -> *out; RESCUE_EINVAL otherwise. */
 int rescue_format_parse(const char *name, rescue_format *out);
 
+/*
+** Something import decided or noticed, for the person who runs it (nothing here refuses
+** an import; a refusal is an error). Kinds:
+**   "typo"        an unknown key close to a field of the scheme: `key` resembles
+**                 `resembles` (kept as it is: import is lossless)
+**   "cue"         one subtitle cue and the draft rows made from it (row_first..row_last;
+**                 0 when it made none); sent for every cue, before its decisions
+**   "speaker_case"  the cue's speaker differs from a known spelling only by case or
+**                 spacing: `speaker` (the spelling kept) is used for `was`
+**   "split"       several "- Name:" turns (or WebVTT voices) in one cue: one draft row per turn, times split
+**                 in proportion to the length of each turn's text (check them)
+**   "continued"   no speaker prefix: the row continues the previous row's speaker
+**   "no_speaker"  no speaker prefix and no row before it: primary_speaker is ""
+**   "sound"       sound descriptions ("(crying)", "[laughs]") taken out of
+**                 dialogue_cleaned; `was` lists them (the stored cue keeps its full text)
+**   "sound_only"  the cue holds only sound descriptions: no draft row
+** Strings are valid during the callback only.
+*/
+typedef struct rescue_import_note {
+  const char *kind;
+  const char *file;
+  long line, col;          /* 0 when not known */
+  const char *sample_id;   /* or NULL */
+  int cue;                 /* the cue's number (subtitle notes), else 0 */
+  int row_first, row_last; /* draft rows the cue made (1-based), 0 when none */
+  const char *message;     /* one line for people */
+  const char *key, *resembles;  /* "typo" */
+  const char *speaker, *was;    /* "speaker_case", "continued", "sound" */
+} rescue_import_note;
+
 typedef struct rescue_import_opts {
   rescue_format format;
   const char *annotator;   /* a registered annotator (RESCUE_ENOTFOUND otherwise, with the
@@ -36,6 +66,11 @@ typedef struct rescue_import_opts {
   /* progress: bytes read so far of `total`; called now and then; may be NULL */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
+  /* notes (may be NULL): typos from the checking pass, subtitle decisions from the
+     writing pass (when the import fails later, some may have been sent) */
+  void (*note)(void *arg, const rescue_import_note *note);
+  void *note_arg;
+  int strict;              /* unknown keys that look like typos of a field refuse the import */
 } rescue_import_opts;
 
 typedef struct rescue_import_result {

@@ -21,6 +21,7 @@ typedef struct rescue_cue {
   char *speaker;     /* from "Name:", "[Name]" or WebVTT "<v Name>"; "therapist" in any case
                         is "Therapist"; "" when none */
   char *text;        /* without the speaker prefix and markup, lines joined by one space */
+  int bracket;       /* the speaker came from a "[Name]" prefix */
 } rescue_cue;
 
 typedef struct rescue_cues {
@@ -50,12 +51,15 @@ int rescue_subtitles_check(const char *path, int vtt, rescue_error *err);
 ** Import a subtitle file for sample_id inside the caller's transaction (rescue_import
 ** does this for the srt and vtt formats): the cues are stored as a new cue set of the
 ** sample (the latest set is the one in use), the sample is created when absent, and when
-** it has no rows yet one draft row per cue is added under annotator_id, with the cue's
-** times, speaker and text and every other field empty. res->cues, ->samples, ->rows and
-** ->warning are updated.
+** it has no rows yet draft rows are added under annotator_id: one per cue, or per
+** speaker's turn of a cue, with times, speaker and speech and every other field empty
+** (how speakers, turns and sound descriptions are decided: the rescue_import_note kinds;
+** each decision goes to opts->note when set). res->cues, ->samples, ->rows and ->warning
+** are updated. opts may be NULL.
 */
 int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const char *sample_id,
-                            int64_t annotator_id, rescue_import_result *res);
+                            int64_t annotator_id, rescue_import_result *res,
+                            const rescue_import_opts *opts);
 
 /* The cues of a sample's latest subtitle import (none: out->n == 0). */
 int rescue_sample_cues(rescue_store *st, const char *sample_id, rescue_cues *out);

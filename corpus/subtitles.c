@@ -131,37 +131,51 @@ static int has_arrow(const line *l) {
 
 /* ---- cue text ---- */
 
-/* Append s[0..n) to out with markup removed; the first WebVTT voice goes to voice. */
+/*
+** Append s[0..n) to out with markup removed; the first WebVTT voice goes to voice.
+** Linear in n: once a search for a closing '>' or '}' fails, none is searched for again
+** (a cue of a million unclosed '<' would otherwise rescan its tail for each one).
+*/
 static void strip_markup(const char *s, size_t n, rescue_buf *out, rescue_buf *voice) {
   size_t i = 0;
+  int no_gt = 0, no_brace = 0;
   static const struct {
     const char *ent, *rep;
   } ents[] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", " "},
               {"&lrm;", ""},  {"&rlm;", ""},  {"&quot;", "\""}, {"&apos;", "'"}};
   while (i < n) {
-    if (s[i] == '<') {
+    if (s[i] == '<' && !no_gt) {
       const char *close = memchr(s + i, '>', n - i);
       if (close) {
-        /* <v Name> or <v.loud Name>: the speaker */
-        if (voice && !voice->len && close - (s + i) > 2 && s[i + 1] == 'v' &&
+        /* <v Name> or <v.loud Name>: the speaker; a later voice in the same cue is
+           another speaker's turn, written as " - Name: " for the drafts to split */
+        if (voice && close - (s + i) > 2 && s[i + 1] == 'v' &&
             (s[i + 2] == ' ' || s[i + 2] == '.')) {
           const char *nm = memchr(s + i + 2, ' ', (size_t)(close - (s + i + 2)));
           if (nm) {
             while (nm < close && *nm == ' ')
               nm++;
-            rescue_buf_putn(voice, nm, (size_t)(close - nm));
+            if (!voice->len) {
+              rescue_buf_putn(voice, nm, (size_t)(close - nm));
+            } else if (close > nm) {
+              rescue_buf_puts(out, " - ");
+              rescue_buf_putn(out, nm, (size_t)(close - nm));
+              rescue_buf_puts(out, ": ");
+            }
           }
         }
         i = (size_t)(close - s) + 1;
         continue;
       }
+      no_gt = 1;
     }
-    if (s[i] == '{' && i + 1 < n && s[i + 1] == '\\') {
+    if (s[i] == '{' && i + 1 < n && s[i + 1] == '\\' && !no_brace) {
       const char *close = memchr(s + i, '}', n - i);
       if (close) {
         i = (size_t)(close - s) + 1;
         continue;
       }
+      no_brace = 1;
     }
     if (s[i] == '&') {
       size_t k;
@@ -222,23 +236,35 @@ static int name_like(const char *s, size_t n) {
   return words <= 4 && chars <= 40;
 }
 
-/* Split a "Name: text" or "[Name] text" prefix off the joined cue text. */
-static void split_speaker(rescue_buf *text, rescue_buf *speaker) {
+/*
+** Split a "Name: text", "- Name: text" or "[Name] text" prefix off the joined cue text
+** ("[name]" starting with a lower-case letter is a sound description, not a speaker,
+** unless it is "[therapist]").
+** *bracket is set when the speaker came from brackets.
+*/
+static void split_speaker(rescue_buf *text, rescue_buf *speaker, int *bracket) {
   const char *s = text->s ? text->s : "";
-  size_t n = text->len, cut = 0;
+  size_t n = text->len, cut = 0, skip = 0;
+  *bracket = 0;
   if (!speaker->len) {
-    if (n > 2 && s[0] == '[') {
-      const char *close = memchr(s, ']', n);
-      if (close && close - s > 1 && close - s <= 41) {
+    if (n > 2 && s[0] == '[' &&
+        (!islower((unsigned char)s[1]) || (n > 10 && strncasecmp(s + 1, "therapist]", 10) == 0))) {
+      const char *close = memchr(s, ']', n < 42 ? n : 42);
+      if (close && close - s > 1 && name_like(s + 1, (size_t)(close - s - 1))) {
         rescue_buf_putn(speaker, s + 1, (size_t)(close - s - 1));
         cut = (size_t)(close - s) + 1;
         if (cut < n && s[cut] == ':')
           cut++;
+        *bracket = 1;
       }
     } else {
-      const char *colon = memchr(s, ':', n);
-      if (colon && (colon + 1 == s + n || colon[1] == ' ') && name_like(s, (size_t)(colon - s))) {
-        rescue_buf_putn(speaker, s, (size_t)(colon - s));
+      const char *colon;
+      if (n > 2 && s[0] == '-' && s[1] == ' ')
+        skip = 2; /* a dialogue dash before the name */
+      colon = memchr(s + skip, ':', n - skip);
+      if (colon && (colon + 1 == s + n || colon[1] == ' ') &&
+          name_like(s + skip, (size_t)(colon - s - skip))) {
+        rescue_buf_putn(speaker, s + skip, (size_t)(colon - s - skip));
         cut = (size_t)(colon - s) + 1;
       }
     }
@@ -427,7 +453,7 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
       strip_markup(lines[t].s, lines[t].n, &body, vtt ? &spk : NULL);
     }
     squeeze(&body);
-    split_speaker(&body, &spk);
+    split_speaker(&body, &spk, &c->bracket);
     c->text = rescue_strdup(body.s ? body.s : "");
     c->speaker = rescue_strdup(spk.s ? spk.s : "");
     out->n++;
@@ -479,8 +505,454 @@ int rescue_subtitles_check(const char *path, int vtt, rescue_error *err) {
   return rc;
 }
 
+/* ---- draft rows ---- */
+
+/*
+** How draft rows are made from cues (every decision is sent as an import note):
+**  - speakers are matched without case and spacing against the sample's participants,
+**    the practitioner and the speakers seen before in the file: the first spelling wins
+**    ("ANNA" after "Anna" is Anna);
+**  - "- Name:" turns inside a cue make one row each, the cue's time shared out in
+**    proportion to the length of each turn's text;
+**  - a cue or turn without a speaker continues the speaker of the row before it;
+**  - sound descriptions, a bracketed or parenthesised span of up to 60 bytes ("(crying)",
+**    "[laughs]"), are taken out of dialogue_cleaned so it holds speech only; they stay
+**    in the stored cue and are listed in the notes; a cue of sounds only makes no row;
+**  - a "[Name]" prefix that is all capitals and names nobody known ("[LAUGHS] No.") is a
+**    sound description too.
+*/
+
+typedef struct draft {
+  double start, end;
+  char *speaker; /* points into the speaker table */
+  char *text;
+} draft;
+
+/* Speaker spellings by folded key (lower-case ASCII, no spaces): the first one wins. */
+typedef struct spk_table {
+  char **fold, **name;
+  size_t cap, n;
+} spk_table;
+
+static char *fold_name(const char *s) {
+  char *f = rescue_malloc(strlen(s) + 1), *o = f;
+  if (!f)
+    return NULL;
+  for (; *s; s++)
+    if (*s != ' ' && *s != '\t')
+      *o++ = (char)((unsigned char)*s < 0x80 ? tolower((unsigned char)*s) : *s);
+  *o = 0;
+  return f;
+}
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  while (*s)
+    h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+  return h;
+}
+
+/* The spelling kept for name (added when new). NULL when out of memory. */
+static const char *spk_canon(spk_table *t, const char *name) {
+  char *f = fold_name(name);
+  size_t i;
+  if (!f)
+    return NULL;
+  if (t->n * 2 >= t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 64, j;
+    char **nf = rescue_calloc(cap, sizeof *nf), **nn = rescue_calloc(cap, sizeof *nn);
+    if (!nf || !nn) {
+      rescue_free(nf);
+      rescue_free(nn);
+      rescue_free(f);
+      return NULL;
+    }
+    for (j = 0; j < t->cap; j++)
+      if (t->fold[j]) {
+        i = hash_str(t->fold[j]) & (cap - 1);
+        while (nf[i])
+          i = (i + 1) & (cap - 1);
+        nf[i] = t->fold[j];
+        nn[i] = t->name[j];
+      }
+    rescue_free(t->fold);
+    rescue_free(t->name);
+    t->fold = nf;
+    t->name = nn;
+    t->cap = cap;
+  }
+  for (i = hash_str(f) & (t->cap - 1); t->fold[i]; i = (i + 1) & (t->cap - 1))
+    if (strcmp(t->fold[i], f) == 0) {
+      rescue_free(f);
+      return t->name[i];
+    }
+  if (!(t->name[i] = rescue_strdup(name))) {
+    rescue_free(f);
+    return NULL;
+  }
+  t->fold[i] = f;
+  t->n++;
+  return t->name[i];
+}
+
+/* The known spelling of name, or NULL when nobody folds to it. */
+static const char *spk_find(const spk_table *t, const char *name) {
+  char *f;
+  size_t i;
+  const char *hit = NULL;
+  if (!t->cap || !(f = fold_name(name)))
+    return NULL;
+  for (i = hash_str(f) & (t->cap - 1); t->fold[i]; i = (i + 1) & (t->cap - 1))
+    if (strcmp(t->fold[i], f) == 0) {
+      hit = t->name[i];
+      break;
+    }
+  rescue_free(f);
+  return hit;
+}
+
+static void spk_free(spk_table *t) {
+  size_t i;
+  for (i = 0; i < t->cap; i++) {
+    rescue_free(t->fold[i]);
+    rescue_free(t->name[i]);
+  }
+  rescue_free(t->fold);
+  rescue_free(t->name);
+  memset(t, 0, sizeof *t);
+}
+
+/* Has s an upper-case and no lower-case ASCII letter? */
+static int all_caps(const char *s) {
+  int up = 0;
+  for (; *s; s++) {
+    if (islower((unsigned char)*s))
+      return 0;
+    up |= isupper((unsigned char)*s) != 0;
+  }
+  return up;
+}
+
+/*
+** Take sound descriptions out of t[0..n): the speech goes to speech (squeezed), the
+** descriptions to sounds ("(crying) [laughs]"). Linear: a failed search for a closing
+** bracket is not repeated.
+*/
+static void take_sounds(const char *t, size_t n, rescue_buf *speech, rescue_buf *sounds) {
+  size_t i = 0;
+  int no_paren = 0, no_square = 0;
+  while (i < n) {
+    char open = t[i];
+    if ((open == '(' && !no_paren) || (open == '[' && !no_square)) {
+      char closec = open == '(' ? ')' : ']';
+      size_t lim = n - i < 62 ? n - i : 62;
+      const char *close = memchr(t + i, closec, lim);
+      if (close) {
+        if (sounds->len)
+          rescue_buf_putc(sounds, ' ');
+        rescue_buf_putn(sounds, t + i, (size_t)(close - (t + i)) + 1);
+        rescue_buf_putc(speech, ' ');
+        i = (size_t)(close - t) + 1;
+        continue;
+      }
+      if (!memchr(t + i, closec, n - i)) {
+        if (open == '(')
+          no_paren = 1;
+        else
+          no_square = 1;
+      }
+    }
+    rescue_buf_putc(speech, t[i]);
+    i++;
+  }
+  squeeze(speech);
+  /* a dialogue dash left alone by a removed sound ("- (sighs) - Ben: ...") */
+  if (speech->len == 1 && speech->s[0] == '-') {
+    speech->len = 0;
+    speech->s[0] = 0;
+  }
+}
+
+/* Start of the next "- Name:" turn in t[from, n) (position of its '-'), or n. */
+static size_t next_turn(const char *t, size_t n, size_t from, size_t *name, size_t *name_len,
+                        size_t *text_at) {
+  size_t p;
+  for (p = from; p + 2 < n; p++) {
+    const char *colon;
+    size_t lim;
+    if (t[p] != '-' || (p > 0 && t[p - 1] != ' ') || t[p + 1] != ' ')
+      continue;
+    lim = n - (p + 2) < 48 ? n - (p + 2) : 48;
+    colon = memchr(t + p + 2, ':', lim);
+    if (!colon || (colon + 1 != t + n && colon[1] != ' ') ||
+        !name_like(t + p + 2, (size_t)(colon - (t + p + 2))))
+      continue;
+    *name = p + 2;
+    *name_len = (size_t)(colon - (t + p + 2));
+    *text_at = (size_t)(colon - t) + 1;
+    return p;
+  }
+  return n;
+}
+
+/* Number of characters (UTF-8 lead bytes) of s. */
+static size_t chars(const char *s) {
+  size_t k = 0;
+  for (; *s; s++)
+    k += ((unsigned char)*s & 0xC0) != 0x80;
+  return k;
+}
+
+typedef struct drafter {
+  const char *file, *sample_id;
+  const rescue_import_opts *o;
+  spk_table spk;
+  draft *v;
+  int n, cap;
+  const char *prev;  /* speaker of the last row */
+} drafter;
+
+static void note(drafter *D, const char *kind, const rescue_cue *c, int first, int last,
+                 const char *speaker, const char *was, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+static void note(drafter *D, const char *kind, const rescue_cue *c, int first, int last,
+                 const char *speaker, const char *was, const char *fmt, ...) {
+  rescue_import_note nt;
+  char msg[400];
+  va_list ap;
+  if (!D->o || !D->o->note)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  memset(&nt, 0, sizeof nt);
+  nt.kind = kind;
+  nt.file = D->file;
+  nt.line = c->line;
+  nt.col = 1;
+  nt.sample_id = D->sample_id;
+  nt.cue = c->number;
+  nt.row_first = first;
+  nt.row_last = last;
+  nt.message = msg;
+  nt.speaker = speaker;
+  nt.was = was;
+  D->o->note(D->o->note_arg, &nt);
+}
+
+static int add_draft(drafter *D, double start, double end, const char *speaker, const char *text) {
+  draft *d;
+  if (D->n == D->cap) {
+    int nc = D->cap ? D->cap * 2 : 64;
+    draft *nv = rescue_realloc(D->v, (size_t)nc * sizeof *nv);
+    if (!nv)
+      return RESCUE_ENOMEM;
+    D->v = nv;
+    D->cap = nc;
+  }
+  d = &D->v[D->n];
+  d->start = start;
+  d->end = end;
+  d->speaker = (char *)speaker;
+  if (!(d->text = rescue_strdup(text)))
+    return RESCUE_ENOMEM;
+  D->n++;
+  return 0;
+}
+
+static void drafter_free(drafter *D) {
+  int i;
+  for (i = 0; i < D->n; i++)
+    rescue_free(D->v[i].text);
+  rescue_free(D->v);
+  spk_free(&D->spk);
+}
+
+/* One turn of a cue: where its name and text are in the cue text. */
+typedef struct turn {
+  char *name;   /* "" when none */
+  char *speech;
+  char *sounds;
+} turn;
+
+/*
+** Make the draft rows of all cues into D->v (speakers resolved, times split), sending a
+** note for every cue and every decision. known: the sample's given participants.
+*/
+static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *known, int n_known,
+                       const char *therapist) {
+  rescue_buf speech = RESCUE_BUF_INIT, sounds = RESCUE_BUF_INIT, work = RESCUE_BUF_INIT;
+  turn *tv = NULL;
+  int i, k, rc = 0, cap_t = 0;
+
+  if (!spk_canon(&D->spk, therapist))
+    return RESCUE_ENOMEM;
+  for (k = 0; k < n_known; k++)
+    if (!spk_canon(&D->spk, known[k]))
+      return RESCUE_ENOMEM;
+  /* the spellings of "Name:" prefixes, in file order, so "[ANNA]" can be told from "[LAUGHS]" */
+  {
+    spk_table named = {0};
+    for (i = 0; i < cues->n; i++)
+      if (cues->v[i].speaker[0] && !cues->v[i].bracket && !spk_canon(&named, cues->v[i].speaker)) {
+        spk_free(&named);
+        return RESCUE_ENOMEM;
+      }
+    for (i = 0; i < cues->n; i++) {
+      rescue_cue *c = &cues->v[i];
+      if (c->bracket && all_caps(c->speaker) && !spk_find(&D->spk, c->speaker) &&
+          !spk_find(&named, c->speaker))
+        c->bracket = 2; /* a sound description, not a speaker */
+    }
+    spk_free(&named);
+  }
+
+  for (i = 0; i < cues->n && !rc; i++) {
+    const rescue_cue *c = &cues->v[i];
+    const char *t;
+    size_t n, at = 0, name = 0, name_len = 0, text_at = 0, next;
+    int nt = 0, first_row = D->n + 1, total = 0, with_speech = 0;
+    const char *first_name = c->bracket == 2 ? "" : c->speaker;
+    double t0;
+
+    rescue_buf_reset(&work);
+    if (c->bracket == 2)
+      rescue_buf_printf(&work, "[%s] ", c->speaker);
+    rescue_buf_puts(&work, c->text);
+    if (!rescue_buf_ok(&work)) {
+      rc = RESCUE_ENOMEM;
+      break;
+    }
+    t = work.s ? work.s : "";
+    n = work.len;
+    /* cut the cue into turns: turn 0 is named by the cue's prefix, the others by "- Name:" */
+    {
+      const char *nm = first_name;
+      size_t nm_len = strlen(first_name);
+      for (;;) {
+        turn *u;
+        next = next_turn(t, n, at, &name, &name_len, &text_at);
+        if (nt == cap_t) {
+          int nc = cap_t ? cap_t * 2 : 8;
+          turn *nv = rescue_realloc(tv, (size_t)nc * sizeof *nv);
+          if (!nv) {
+            rc = RESCUE_ENOMEM;
+            break;
+          }
+          tv = nv;
+          cap_t = nc;
+        }
+        rescue_buf_reset(&speech);
+        rescue_buf_reset(&sounds);
+        take_sounds(t + at, next - at, &speech, &sounds);
+        u = &tv[nt++];
+        u->speech = rescue_strdup(speech.s ? speech.s : "");
+        u->sounds = rescue_strdup(sounds.s ? sounds.s : "");
+        u->name = rescue_malloc(nm_len + 1);
+        if (!u->speech || !u->sounds || !u->name || !rescue_buf_ok(&speech) ||
+            !rescue_buf_ok(&sounds)) {
+          rc = RESCUE_ENOMEM;
+          break;
+        }
+        memcpy(u->name, nm, nm_len);
+        u->name[nm_len] = 0;
+        if (next == n)
+          break;
+        nm = t + name;
+        nm_len = name_len;
+        at = text_at;
+      }
+    }
+    if (rc) {
+      for (k = 0; k < nt; k++) {
+        rescue_free(tv[k].name);
+        rescue_free(tv[k].speech);
+        rescue_free(tv[k].sounds);
+      }
+      break;
+    }
+    /* the name of turn k > 0 was stored ahead in tv[k].name; turn 0's from the prefix */
+    for (k = 0; k < nt; k++) {
+      total += (int)chars(tv[k].speech);
+      with_speech += tv[k].speech[0] != 0;
+    }
+    /* send the cue note first: its rows are the rows the turns with speech will get */
+    note(D, "cue", c, with_speech ? first_row : 0, with_speech ? first_row + with_speech - 1 : 0,
+         NULL, NULL, "cue %d: %d draft row%s", c->number, with_speech, with_speech == 1 ? "" : "s");
+    if (!with_speech) {
+      rescue_buf_reset(&sounds);
+      for (k = 0; k < nt; k++)
+        if (tv[k].sounds[0])
+          rescue_buf_printf(&sounds, "%s%s", sounds.len ? " " : "", tv[k].sounds);
+      note(D, "sound_only", c, 0, 0, NULL, sounds.s ? sounds.s : "",
+           "cue %d holds no speech (%s): no draft row", c->number,
+           sounds.s && sounds.len ? sounds.s : "empty");
+    }
+    if (with_speech > 1)
+      note(D, "split", c, first_row, first_row + with_speech - 1, NULL, NULL,
+           "cue %d has %d speakers' turns: rows %d-%d, times split in proportion to their text "
+           "(check them)",
+           c->number, with_speech, first_row, first_row + with_speech - 1);
+    t0 = c->start;
+    for (k = 0; k < nt && !rc; k++) {
+      turn *u = &tv[k];
+      const char *spk;
+      double t1;
+      int row = D->n + 1;
+      if (!u->speech[0]) {
+        if (u->sounds[0] && with_speech)
+          note(D, "sound", c, 0, 0, u->name, u->sounds,
+               "cue %d: a turn of sounds only (%s) made no row", c->number, u->sounds);
+        continue;
+      }
+      if (u->name[0]) {
+        if (!(spk = spk_canon(&D->spk, u->name))) {
+          rc = RESCUE_ENOMEM;
+          break;
+        }
+        if (strcmp(spk, u->name) != 0)
+          note(D, "speaker_case", c, row, row, spk, u->name,
+               "cue %d: speaker '%s' taken as '%s' (same name but for case or spacing)",
+               c->number, u->name, spk);
+      } else if (D->prev) {
+        spk = D->prev;
+        note(D, "continued", c, row, row, spk, NULL,
+             "cue %d has no speaker: row %d continues '%s' (check it)", c->number, row, spk);
+      } else {
+        spk = "";
+        note(D, "no_speaker", c, row, row, NULL, NULL,
+             "cue %d has no speaker and no row before it: row %d has an empty primary_speaker",
+             c->number, row);
+      }
+      if (u->sounds[0])
+        note(D, "sound", c, row, row, spk, u->sounds,
+             "cue %d: %s taken out of dialogue_cleaned of row %d", c->number, u->sounds, row);
+      with_speech--;
+      t1 = with_speech == 0 ? c->end
+                            : t0 + (c->end - c->start) * (double)chars(u->speech) / (double)total;
+      t1 = with_speech == 0 ? t1 : round(t1 * 1000.0) / 1000.0;
+      if ((rc = add_draft(D, t0, t1, spk, u->speech)))
+        break;
+      if (spk[0])
+        D->prev = spk;
+      t0 = t1;
+    }
+    for (k = 0; k < nt; k++) {
+      rescue_free(tv[k].name);
+      rescue_free(tv[k].speech);
+      rescue_free(tv[k].sounds);
+    }
+  }
+  rescue_free(tv);
+  rescue_buf_free(&speech);
+  rescue_buf_free(&sounds);
+  rescue_buf_free(&work);
+  return rc;
+}
+
 /* The canonical JSON of a draft row: all 15 fields, empty but for times, speaker, text. */
-static void draft_row(const rescue_cue *c, int index, rescue_buf *out) {
+static void draft_row(const draft *c, int index, rescue_buf *out) {
   static const char *const empty_lists[] = {"background_dialogue", "body_posture",
                                             "facial_expressions",  "self_directed_behavior",
                                             "interaction_behavior", "internal_emotion",
@@ -563,8 +1035,34 @@ static int sample_frame(rescue_store *st, const char *sample_id, rescue_buf *hea
   return rc;
 }
 
+/*
+** The given participants of a sample without rows, from its stored head and tail (into
+** *names, pointing into doc). Returns how many; 0 when none are given.
+*/
+static int given_participants(rescue_jdoc *doc, const rescue_buf *head, const rescue_buf *tail,
+                              rescue_buf *scratch, const char ***names) {
+  const rescue_jnode *root, *p, *c;
+  rescue_jerror je;
+  int n = 0;
+  *names = NULL;
+  rescue_buf_reset(scratch);
+  rescue_buf_puts(scratch, head->s ? head->s : "{");
+  rescue_buf_puts(scratch, "[]");
+  rescue_buf_puts(scratch, tail->s ? tail->s : "}");
+  if (!rescue_buf_ok(scratch) || !(root = rescue_jparse(doc, scratch->s, scratch->len, &je)) ||
+      !(p = rescue_jget(root, "participants")) || p->type != RESCUE_JARRAY || !p->len)
+    return 0;
+  if (!(*names = rescue_calloc(p->len, sizeof **names)))
+    return 0;
+  for (c = p->child; c; c = c->next)
+    if (c->type == RESCUE_JSTRING && c->s[0])
+      (*names)[n++] = c->s;
+  return n;
+}
+
 int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const char *sample_id,
-                            int64_t annotator_id, rescue_import_result *res) {
+                            int64_t annotator_id, rescue_import_result *res,
+                            const rescue_import_opts *opts) {
   rescue_error *err = rescue_store_err(st);
   rescue_cues cues;
   rescue_buf head = RESCUE_BUF_INIT, tail = RESCUE_BUF_INIT, json = RESCUE_BUF_INIT;
@@ -575,8 +1073,10 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
   int64_t ref = 0, import_id = 0;
   int rc, i, n_rows = 0, given = 0;
   sqlite3_stmt *s;
+  drafter D;
 
   memset(&cues, 0, sizeof cues);
+  memset(&D, 0, sizeof D);
   if ((rc = rescue_read_file(path, &text, &len, err)) ||
       (rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err)))
     goto end;
@@ -588,24 +1088,40 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
   }
   if (ref == 0 || n_rows == 0) {
     rescue_sample_input in;
+    const char **known = NULL;
+    int n_known;
     doc = rescue_jdoc_new();
-    rows = rescue_calloc((size_t)cues.n, sizeof *rows);
-    if (!doc || !rows) {
+    if (!doc) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
       goto end;
     }
-    for (i = 0; i < cues.n; i++) {
+    n_known = given_participants(doc, &head, &tail, &json, &known);
+    D.file = path;
+    D.sample_id = sample_id;
+    D.o = opts;
+    rc = make_drafts(&D, &cues, known, n_known, rescue_store_scheme(st)->therapist);
+    rescue_free(known);
+    if (rc) {
+      rc = rescue_seterr(err, rc, NULL);
+      goto end;
+    }
+    rows = rescue_calloc((size_t)(D.n ? D.n : 1), sizeof *rows);
+    if (!rows) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    for (i = 0; i < D.n; i++) {
       rescue_jerror je;
       const rescue_jnode *root, *bad = NULL;
       rescue_error re = {0, ""};
       rescue_buf_reset(&json);
-      draft_row(&cues.v[i], i + 1, &json);
+      draft_row(&D.v[i], i + 1, &json);
       if (!rescue_buf_ok(&json) || !(root = rescue_jparse(doc, json.s, json.len, &je))) {
         rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
         goto end;
       }
       if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &rows[i], &bad, &re))) {
-        rescue_seterr(err, rc, "%s: cue %d: %s", path, cues.v[i].number, re.msg);
+        rescue_seterr(err, rc, "%s: draft row %d: %s", path, i + 1, re.msg);
         goto end;
       }
     }
@@ -615,14 +1131,14 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
     in.tail = tail.s;
     in.has_rows = 1;
     in.given_keys = given;
-    in.n_rows = cues.n;
+    in.n_rows = D.n;
     in.rows = rows;
     if ((rc = rescue_store_put_sample(st, &in, annotator_id, "import",
                                       ref ? RESCUE_PUT_RESEGMENT : 0, &res->put)))
       goto end;
     if (!ref && (rc = rescue_sample_ref(st, sample_id, &ref)))
       goto end;
-    res->rows += cues.n;
+    res->rows += D.n;
   }
   res->samples++;
   if (!(s = rescue_store_stmt(st, "cue_next_import"))) {
@@ -646,8 +1162,20 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
     rescue_bind_int(s, ":seq", i + 1);
     rescue_bind_double(s, ":start", c->start);
     rescue_bind_double(s, ":end", c->end);
-    rescue_bind_text(s, ":speaker", c->speaker, -1);
-    rescue_bind_text(s, ":text", c->text, -1);
+    if (c->bracket == 2) {
+      /* "[LAUGHS] No." was read as a sound description, not a speaker: store it so */
+      rescue_buf_reset(&json);
+      rescue_buf_printf(&json, "[%s]%s%s", c->speaker, c->text[0] ? " " : "", c->text);
+      if (!rescue_buf_ok(&json)) {
+        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      rescue_bind_text(s, ":speaker", "", -1);
+      rescue_bind_text(s, ":text", json.s, -1);
+    } else {
+      rescue_bind_text(s, ":speaker", c->speaker, -1);
+      rescue_bind_text(s, ":text", c->text, -1);
+    }
     rescue_bind_text(s, ":file", path, -1);
     rescue_bind_int(s, ":line", c->line);
     if (sqlite3_step(s) != SQLITE_DONE) {
@@ -661,8 +1189,9 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
              "%s:%ld:1: cue %d starts before the cue above it: cues sorted by start time", path,
              cues.first_late_line, cues.first_late);
 end:
-  for (i = 0; rows && i < cues.n; i++)
+  for (i = 0; rows && i < D.n; i++)
     rescue_row_input_free(&rows[i]);
+  drafter_free(&D);
   rescue_free(rows);
   rescue_cues_free(&cues);
   rescue_jdoc_free(&doc);
@@ -705,6 +1234,7 @@ int rescue_sample_cues(rescue_store *st, const char *sample_id, rescue_cues *out
     c->speaker = rescue_strdup((const char *)sqlite3_column_text(s, 3));
     c->text = rescue_strdup((const char *)sqlite3_column_text(s, 4));
     c->line = sqlite3_column_int64(s, 6);
+    c->bracket = 0;
     if (!c->speaker || !c->text) {
       sqlite3_reset(s);
       rescue_cues_free(out);

@@ -537,3 +537,24 @@ SELECT r.id FROM sample s JOIN row r ON r.rowset_id = s.rowset_id
 -- name: field_decision_latest
 SELECT value FROM field_decision
  WHERE id = (SELECT max(id) FROM field_decision WHERE row_id = :row_id AND field = :field);
+-- ---------------------------------------------------------------------------------
+-- lint waivers (annotate/lint.c)
+
+-- name: lint_waiver_put
+-- A new waiver, or new reason, author and time for the same rule, sample and row.
+INSERT INTO lint_waiver(rule, sample_ref, row, reason, waived_by, created_at)
+  VALUES (:rule, :sample_ref, :row, :reason, :by, :at)
+  ON CONFLICT (rule, sample_ref, row) DO UPDATE
+  SET reason = excluded.reason, waived_by = excluded.waived_by, created_at = excluded.created_at;
+
+-- name: lint_waiver_delete
+DELETE FROM lint_waiver WHERE rule = :rule AND sample_ref = :sample_ref AND row = :row;
+
+-- name: lint_waivers
+SELECT w.rule, s.sample_id, w.row, w.reason, w.waived_by, w.created_at
+  FROM lint_waiver w JOIN sample s ON s.id = w.sample_ref
+ ORDER BY s.sort_key, w.row, w.rule;
+
+-- name: lint_waiver_table
+-- 1 when the corpus has the waiver table (a corpus opened read-only is not migrated).
+SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lint_waiver';

@@ -282,6 +282,22 @@ CREATE TABLE field_decision(
 );
 CREATE INDEX field_decision_by_row ON field_decision(row_id, field, id);
 
+-- @migration 3
+
+-- Lint waivers (`rescue lint --waive`): a finding a lead has accepted, by rule, sample and
+-- row. Waived findings are still reported, apart, and do not fail lint.
+
+CREATE TABLE lint_waiver(
+  id          INTEGER PRIMARY KEY,
+  rule        INTEGER NOT NULL CHECK (rule >= 1),   -- the rule number (13 for R13)
+  sample_ref  INTEGER NOT NULL REFERENCES sample(id),
+  row         INTEGER NOT NULL CHECK (row >= 0),    -- 1-based row; 0: the sample as a whole
+  reason      TEXT NOT NULL,                        -- why the finding is accepted
+  waived_by   TEXT NOT NULL,                        -- who accepted it
+  created_at  TEXT NOT NULL,                        -- when, UTC ISO-8601
+  UNIQUE (rule, sample_ref, row)
+);
+
 -- @migration 5
 
 -- Model pre-annotation (`rescue draft`): one record per request sent to a model command,

@@ -1025,11 +1025,110 @@ START_TEST(test_corpus_invalid_level) {
 }
 END_TEST
 
+/*
+** The text report of the demo corpus opens with the summary table, warns about thin data,
+** prints coincidences and --by groups as tables; csv for spreadsheets; json unchanged.
+*/
+START_TEST(test_report_for_people) {
+  static const char csv_head[] = "field,level,group,status,coders,units,pairable_values,alpha,"
+                                 "ci_low,ci_high,percent_agreement,fleiss_kappa,gwet_ac1,"
+                                 "share_identical,token_f1\r\n";
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL, *json1 = NULL, *txt, *line2;
+  const char *demo = tu_path(dir, "demo"), *db;
+  int lines = 0;
+  char *p;
+  ck_assert_int_eq(tu_rescue(&out, &err, "demo", "--out", demo, NULL), 0);
+  free(out);
+  free(err);
+  db = tu_path(demo, "corpus.db");
+  txt = tu_read(tu_path(demo, "agree/agreement.txt"), NULL);
+  ck_assert_ptr_nonnull(txt);
+  ck_assert_msg(strncmp(txt, "field ", 6) == 0, "%.300s", txt);
+  free(txt);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--ci", "200", "--seed", "7", "--by",
+                             "scenario", NULL),
+                   0);
+  ck_assert_msg(strncmp(out, "field ", 6) == 0 && strstr(out, "level") &&
+                    strstr(out, "coders") && strstr(out, "units") && strstr(out, "alpha") &&
+                    strstr(out, "95% interval") && strstr(out, "agreement") &&
+                    strstr(out, "status\n"),
+                "%.400s", out);
+  line2 = strchr(out, '\n') + 1;
+  ck_assert_msg(strncmp(line2, "primary_speaker ", 16) == 0 && strstr(line2, " nominal ") &&
+                    strstr(line2, " ok\n"),
+                "%.200s", line2);
+  /* one line per field before the first blank line */
+  for (p = out; *p && !(p[0] == '\n' && p[1] == '\n'); p++)
+    lines += *p == '\n';
+  ck_assert_int_eq(lines + 1, 16); /* header + 15 fields */
+  ck_assert_msg(strstr(out, "\nwarnings (thin data: read these numbers as rough):\n") &&
+                    strstr(out, "  utterance_type: the interval rests on 2 resampled samples "
+                                "(fewer than 20); 13 pairable units (fewer than 30)\n"),
+                "%.2000s", out);
+  ck_assert_msg(strstr(out, "\nper field:\nprimary_speaker (nominal): alpha 1.0000"), "%.2000s", out);
+  ck_assert_msg(strstr(out, "  coincidences (pairs of values within units"), "%.2000s", out);
+  ck_assert_msg(strstr(out, "     1  accusation       5.0     1.0       .     1.0"), "%.2000s", out);
+  ck_assert_msg(strstr(out, "  by group:\n    group    units     alpha  status\n    family       7    0.8936  ok\n"), "%.300s", out);
+  free(out);
+  free(err);
+
+  /* --by sample: one line per sample */
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--field", "utterance_type", "--by",
+                             "sample", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "    family_therapy/demo01/merged               7    0.8936  ok\n") &&
+                    strstr(out, "    maya_and_daniel/001_s01e01_segment01       6    0.6207  ok\n"),
+                "%.2000s", out);
+  free(out);
+  free(err);
+
+  /* csv */
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--format", "csv", "--by", "scenario", NULL),
+                   0);
+  ck_assert_msg(strncmp(out, csv_head, strlen(csv_head)) == 0,
+                "%.300s", out);
+  ck_assert_msg(strstr(out, "\r\nutterance_type,nominal,,ok,\"import noor lena\",13,33,"
+                            "0.7931034483,,,0.7948717949,"),
+                "%.2000s", out);
+  ck_assert_msg(strstr(out, "\r\nutterance_type,nominal,family,ok,,7,21,0.8936170213,,,,,,,\r\n"),
+                "%.2000s", out);
+  ck_assert_msg(strstr(out, "\r\ntone_of_voice,text,,ok,\"import noor lena\",19,"), "%.2000s", out);
+  for (lines = 0, p = out; *p; p++)
+    lines += *p == '\n';
+  ck_assert_int_eq(lines, 1 + 15 + 12 * 2); /* header, each field, per scenario (not text) */
+  free(out);
+  free(err);
+
+  /* json: --format json is --json, and its shape is the documented one */
+  ck_assert_int_eq(tu_rescue(&json1, &err, "agree", db, "--json", "--ci", "50", NULL), 0);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--format", "json", "--ci", "50", NULL), 0);
+  ck_assert_str_eq(out, json1);
+  ck_assert_ptr_nonnull(strstr(out, "{\"coders\": [\"import\", \"noor\", \"lena\"], \"samples\": 2, "
+                                    "\"fields\": [{\"field\": \"primary_speaker\""));
+  /* the thin-data warnings as a key added at the end of a field */
+  ck_assert_ptr_nonnull(strstr(out, "\"scheme\": \"sample\"}, \"warnings\": [{\"kind\": "
+                                    "\"few_resampled_groups\", \"groups\": 2, \"minimum\": 20}, "
+                                    "{\"kind\": \"few_pairable_units\", \"units\": 19, "
+                                    "\"minimum\": 30}]}"));
+  free(out);
+  free(err);
+  free(json1);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--format", "xml", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--format expects text, json or csv, not 'xml'"));
+  free(out);
+  free(err);
+  rescue_remove_tree(dir);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("agree");
   TCase *tc = tcase_create("agree");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_krippendorff_example);
+  tcase_add_test(tc, test_report_for_people);
   tcase_add_test(tc, test_krippendorff_package_example);
   tcase_add_test(tc, test_set_distances);
   tcase_add_test(tc, test_kappas_known);

@@ -1,5 +1,5 @@
 /*
-** check_lint.c: each guideline rule R01-R19 on hand-made bad rows (exactly the expected
+** check_lint.c: each guideline rule R01-R20 on hand-made bad rows (exactly the expected
 ** rules fire, nothing else), a clean sample, a scheme that changes the verdict, the store
 ** walk (media duration, subtitle cues, views, discarded samples) and the CLI.
 */
@@ -246,6 +246,25 @@ static void m_cleaning(json_t *s, json_t *rows) {
   SET(ROW(0), "utterance_type", json_string("accusation "));
 }
 
+/* R20: names that differ from a participant only by case or spacing */
+static void m_case_given(json_t *s, json_t *rows) { SET(ROW(2), "primary_speaker", json_string("BO")); }
+static void m_case_derived(json_t *s, json_t *rows) {
+  m_no_given(s, rows);
+  SET(ROW(2), "target", json_pack("[s]", "A nn"));
+}
+static void m_case_therapist(json_t *s, json_t *rows) {
+  m_no_given(s, rows);
+  SET(ROW(0), "target", json_pack("[s]", "therapist"));
+}
+/* out-of-set labels that lint names the fix for */
+static void m_utt_typo(json_t *s, json_t *rows) {
+  SET(ROW(0), "utterance_type", json_string("acusation"));
+}
+static void m_strategy_typo(json_t *s, json_t *rows) {
+  SET(json_array_get(json_object_get(ROW(1), "support_strategy"), 0), "strategy_type",
+      json_string("reframing"));
+}
+
 START_TEST(test_rules_one_by_one) {
   static const struct {
     mutate_fn fn;
@@ -292,6 +311,11 @@ START_TEST(test_rules_one_by_one) {
       {m_scenario, {11, 19, 0}, "given scenario family (a couple strategy then fails too)"},
       {m_participants_extra, {19, 0}, "an extra participant"},
       {m_participants_short, {4, 19, 0}, "a missing participant"},
+      {m_case_given, {19, 20, 0}, "BO where the participants give Bo"},
+      {m_case_derived, {20, 0}, "'A nn' beside Ann, participants derived"},
+      {m_case_therapist, {20, 0}, "'therapist' for Therapist"},
+      {m_utt_typo, {6, 0}, "utterance_type 'acusation'"},
+      {m_strategy_typo, {11, 0}, "strategy_type 'reframing'"},
   };
   size_t i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -521,12 +545,164 @@ START_TEST(test_scheme_driven) {
 }
 END_TEST
 
+/* R20 names the participant; out-of-set findings name the closest labels. */
+START_TEST(test_suggestions) {
+  rescue_lint_result r = lint_mutated(m_case_given, NAN, NULL, 0);
+  rescue_buf b = RESCUE_BUF_INIT;
+  int i, seen = 0;
+  for (i = 0; i < r.n; i++)
+    if (r.findings[i].rule == 20) {
+      seen = 1;
+      ck_assert_str_eq(r.findings[i].field, "primary_speaker");
+      ck_assert_str_eq(r.findings[i].reason, "'BO' differs from 'Bo' only by case or spacing");
+      ck_assert_str_eq(r.findings[i].suggestions, "Bo");
+    }
+  ck_assert(seen);
+  rescue_lint_result_free(&r);
+  r = lint_mutated(m_utt_typo, NAN, NULL, 0);
+  ck_assert_int_eq(r.n, 1);
+  ck_assert_str_eq(r.findings[0].suggestions, "accusation");
+  ck_assert_str_eq(r.findings[0].reason,
+                   "'acusation' is not a utterance_type label; closest: accusation");
+  rescue_lint_result_free(&r);
+  r = lint_mutated(m_strategy_typo, NAN, NULL, 0);
+  ck_assert_int_eq(r.n, 1);
+  ck_assert_str_eq(r.findings[0].suggestions, "reframe");
+  rescue_lint_result_free(&r);
+  r = lint_mutated(m_utt_unknown, NAN, NULL, 0);
+  ck_assert_str_eq(r.findings[0].suggestions, "defense");
+  rescue_lint_result_json(&r, &b);
+  ck_assert_ptr_nonnull(strstr(b.s, "\"suggestions\": [\"defense\"]"));
+  rescue_lint_result_free(&r);
+  /* a label far from every one still gets the nearest few */
+  r = lint_mutated(m_cycle_unknown, NAN, NULL, 0);
+  ck_assert_int_eq(r.n, 1);
+  ck_assert_ptr_nonnull(r.findings[0].suggestions);
+  ck_assert_ptr_nonnull(strstr(r.findings[0].reason, "closest: "));
+  rescue_lint_result_free(&r);
+  rescue_buf_free(&b);
+}
+END_TEST
+
+/* Waivers: recorded in the corpus, reported apart, not failing the run; refusals. */
+START_TEST(test_waivers) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, copy[4096];
+  json_t *j, *w;
+  json_error_t je;
+  const char *in, *id = "ann_and_bo/s01_segment01";
+  char spec[200];
+  *strrchr(dir, '/') = 0;
+  in = tu_path(dir, "s.jsonl");
+  {
+    json_t *x = json_loads(base, JSON_PRESERVE_ORDER, &je);
+    char *t;
+    m_evidence(x, json_object_get(x, "rows"));
+    t = json_dumps(x, JSON_PRESERVE_ORDER);
+    tu_write(in, t);
+    free(t);
+    json_decref(x);
+  }
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, in, NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
+  ck_assert_msg(strstr(out, "2 errors"), "%s", out);
+  free(out);
+  free(err);
+  snprintf(spec, sizeof spec, "R13:%s:3", id);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--waive", spec, "--reason",
+                             "evidence kept as published", "--by", "lena", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "waived R13 on ann_and_bo/s01_segment01 row 3"), "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 0);
+  ck_assert_msg(strstr(out, "waived (accepted findings; they do not fail lint):") &&
+                    strstr(out, "waived by lena on ") && strstr(out, ": evidence kept as published") &&
+                    strstr(out, "0 errors, 0 warnings, 2 waived"),
+                "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--json", NULL), 0);
+  j = json_loads(out, 0, &je);
+  ck_assert_ptr_nonnull(j);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "errors")), 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "waived")), 2);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "findings")), 0);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "waived_findings")), 2);
+  w = json_array_get(json_object_get(j, "waivers"), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(w, "rule")), "R13");
+  ck_assert_str_eq(json_string_value(json_object_get(w, "by")), "lena");
+  ck_assert_int_eq(json_integer_value(json_object_get(w, "matched")), 2);
+  ck_assert_str_eq(json_string_value(json_object_get(
+                       json_object_get(json_array_get(json_object_get(j, "waived_findings"), 0),
+                                       "waiver"),
+                       "reason")),
+                   "evidence kept as published");
+  json_decref(j);
+  free(out);
+  free(err);
+
+  /* refusals leave the corpus as it was */
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  {
+    size_t n;
+    char *bytes = tu_read(db, &n);
+    tu_write_n(copy, bytes, n);
+    free(bytes);
+  }
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--waive", spec, NULL), 2);
+  ck_assert_msg(strstr(err, "--waive needs --reason"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--waive", "R13-x", "--reason", "r", NULL), 2);
+  ck_assert_msg(strstr(err, "a waiver is <rule>:<sample_id>:<row>"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--waive", "R21:a/b:1", "--reason", "r", NULL),
+                   2);
+  ck_assert_msg(strstr(err, "'R21' is not a rule"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--waive", "R13:nobody/here:1", "--reason",
+                             "r", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "no sample 'nobody/here' in the corpus"), "%s", err);
+  free(out);
+  free(err);
+  snprintf(spec, sizeof spec, "R13:%s:4", id);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--waive", spec, "--reason", "r", NULL), 1);
+  ck_assert_msg(strstr(err, "has rows 1-3 (0 for the sample as a whole), not 4"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+
+  /* --unwaive: the findings fail lint again; a second one finds nothing to remove */
+  snprintf(spec, sizeof spec, "13:%s:3", id);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--unwaive", spec, NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--unwaive", spec, NULL), 1);
+  ck_assert_msg(strstr(err, "no waiver for R13"), "%s", err);
+  free(out);
+  free(err);
+  rescue_remove_tree(dir);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("lint");
   TCase *tc = tcase_create("lint");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_rules_one_by_one);
   tcase_add_test(tc, test_finding_details);
+  tcase_add_test(tc, test_suggestions);
+  tcase_add_test(tc, test_waivers);
   tcase_add_test(tc, test_media_rules);
   tcase_add_test(tc, test_cli);
   tcase_add_test(tc, test_scheme_driven);

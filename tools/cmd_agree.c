@@ -12,9 +12,9 @@
 static const char usage[] =
     "usage: rescue agree <db> [--field <name>]... [--coders <a>,<b>...] [--samples <id>,...]\n"
     "                    [--by scenario|sample] [--ci <replicates>] [--ci-unit sample|unit]\n"
-    "                    [--seed <n>] [--json]\n"
+    "                    [--seed <n>] [--format text|json|csv] [--json]\n"
     "   or: rescue agree --input <file.tsv> --level nominal|ordinal|interval|ratio|masi|jaccard\n"
-    "                    [--ci <replicates>] [--seed <n>] [--json]\n"
+    "                    [--ci <replicates>] [--seed <n>] [--format text|json|csv] [--json]\n"
     "\n"
     "Krippendorff's alpha (missing values allowed: units with fewer than two values drop\n"
     "out), Cohen's kappa per coder pair (weighted too at ordinal and interval levels),\n"
@@ -54,7 +54,13 @@ static const char usage[] =
     "  --seed <n>            bootstrap seed (default 1), recorded in the output\n"
     "  --input <file.tsv>    table mode ('-' reads standard input)\n"
     "  --level <level>       table mode: the measurement level (always explicit)\n"
-    "  --json                one JSON document (agreement.md \"Output\")\n"
+    "  --format <f>          text (default): a summary table (field, level, coders, units,\n"
+    "                        alpha and interval, percent agreement, status), warnings on\n"
+    "                        thin data (an interval from fewer than 20 resampled groups,\n"
+    "                        a field with fewer than 30 pairable units), then each field\n"
+    "                        in detail; json: one JSON document; csv: one line per field\n"
+    "                        (and per --by group) for spreadsheets\n"
+    "  --json                the same as --format json\n"
     "  -h, --help            show this help\n";
 
 /* Append to a growing list of --field names. */
@@ -78,6 +84,7 @@ int cmd_agree(int argc, char **argv) {
                                        {"input", required_argument, NULL, 'I'},
                                        {"level", required_argument, NULL, 'l'},
                                        {"json", no_argument, NULL, 'j'},
+                                       {"format", required_argument, NULL, 'F'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
   const char **fields = NULL, *input = NULL, *level_name = NULL, *ci_unit = NULL;
@@ -152,6 +159,18 @@ int cmd_agree(int argc, char **argv) {
     case 'I': input = optarg; break;
     case 'l': level_name = optarg; break;
     case 'j': json = 1; break;
+    case 'F':
+      if (strcmp(optarg, "text") == 0)
+        json = 0;
+      else if (strcmp(optarg, "json") == 0)
+        json = 1;
+      else if (strcmp(optarg, "csv") == 0)
+        json = 2;
+      else {
+        cli_usage_error(usage, "--format expects text, json or csv, not '%s'", optarg);
+        goto end;
+      }
+      break;
     default: goto end;
     }
   }
@@ -218,9 +237,11 @@ int cmd_agree(int argc, char **argv) {
       goto end;
     }
   }
-  if (json) {
+  if (json == 1) {
     rescue_agree_report_json(rep, &out);
     rescue_buf_putc(&out, '\n');
+  } else if (json == 2) {
+    rescue_agree_report_csv(rep, &out);
   } else {
     rescue_agree_report_text(rep, &out);
   }

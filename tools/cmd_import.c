@@ -9,7 +9,8 @@
 
 static const char usage[] =
     "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt]\n"
-    "                     [--annotator <name>] [--sample <id>] [--resegment]\n"
+    "                     [--annotator <name>] [--sample <id>] [--resegment] [--strict]\n"
+    "                     [--json]\n"
     "\n"
     "Read samples into the corpus, all in one transaction: any bad input refuses the whole\n"
     "import and leaves the corpus exactly as it was.\n"
@@ -21,6 +22,18 @@ static const char usage[] =
     "  srt, vtt   subtitles of the sample --sample (created when new): its cues are stored\n"
     "             (timing ground truth), and when it has no rows yet, one draft row per cue\n"
     "             (times, speaker from a 'Name:' or '[Name]' prefix, text; the rest empty)\n"
+    "\n"
+    "Subtitle drafts: a speaker spelled differently only by case or spacing ('ANNA') takes\n"
+    "the first spelling (the sample's participants and Therapist first); a cue with several\n"
+    "'- Name:' turns makes one row per turn, its time shared in proportion to each turn's\n"
+    "text; a cue without a speaker continues the row before it; sound descriptions such\n"
+    "as '(crying)' or '[laughs]' are taken out of dialogue_cleaned (they stay in the\n"
+    "stored cue), and a cue of sounds only makes no row. Every such decision is listed\n"
+    "(cue, line, rows) so the drafts can be checked.\n"
+    "\n"
+    "An unknown key is kept as it is (import is lossless), but one that looks like a typo\n"
+    "of a field of the scheme ('relation_patern') is warned about, with the field it\n"
+    "resembles; --strict refuses the import instead.\n"
     "\n"
     "A sample already in the corpus gets, under the annotator, a new version of each row\n"
     "whose content differs from that annotator's own latest version (every row, for an\n"
@@ -36,20 +49,166 @@ static const char usage[] =
     "  --sample <id>       the sample_id of a single JSON file or of a subtitle file\n"
     "  --resegment         a sample whose row count differs gets a new row set (the old\n"
     "                      rows and versions stay in its history) instead of a refusal\n"
+    "  --strict            refuse keys that look like typos of the scheme's fields\n"
+    "  --json              one JSON document: the counts, warnings and, per subtitle\n"
+    "                      cue, its draft rows and decisions\n"
     "  -h, --help          show this help\n";
+
+/* What the notes of one import become: stderr warnings and decision lines, or JSON. */
+typedef struct notes {
+  int json;
+  rescue_buf decisions;           /* text: one line per subtitle decision */
+  rescue_buf warn, cues;          /* JSON arrays' contents */
+  rescue_jw ww, wc;
+  int n_warn, n_cues, open_cue;
+} notes;
+
+static void on_note(void *arg, const rescue_import_note *n) {
+  notes *N = arg;
+  if (strcmp(n->kind, "typo") == 0) {
+    if (!N->json) {
+      cli_warn("%s:%ld:%ld: %s", n->file, n->line, n->col, n->message);
+      return;
+    }
+    rescue_jw_obj(&N->ww);
+    rescue_jw_key(&N->ww, "kind");
+    rescue_jw_str(&N->ww, n->kind);
+    rescue_jw_key(&N->ww, "file");
+    rescue_jw_str(&N->ww, n->file);
+    rescue_jw_key(&N->ww, "line");
+    rescue_jw_int(&N->ww, n->line);
+    rescue_jw_key(&N->ww, "column");
+    rescue_jw_int(&N->ww, n->col);
+    rescue_jw_key(&N->ww, "sample_id");
+    rescue_jw_str(&N->ww, n->sample_id ? n->sample_id : "");
+    rescue_jw_key(&N->ww, "key");
+    rescue_jw_str(&N->ww, n->key);
+    rescue_jw_key(&N->ww, "resembles");
+    rescue_jw_str(&N->ww, n->resembles);
+    rescue_jw_key(&N->ww, "message");
+    rescue_jw_str(&N->ww, n->message);
+    rescue_jw_end(&N->ww);
+    N->n_warn++;
+    return;
+  }
+  if (!N->json) {
+    if (strcmp(n->kind, "cue") != 0)
+      rescue_buf_printf(&N->decisions, "%s:%ld: %s: %s\n", n->file, n->line, n->kind,
+                        n->message);
+    return;
+  }
+  if (strcmp(n->kind, "cue") == 0) {
+    if (N->open_cue) {
+      rescue_jw_end(&N->wc); /* decisions */
+      rescue_jw_end(&N->wc); /* the cue */
+    }
+    rescue_jw_obj(&N->wc);
+    rescue_jw_key(&N->wc, "file");
+    rescue_jw_str(&N->wc, n->file);
+    rescue_jw_key(&N->wc, "sample_id");
+    rescue_jw_str(&N->wc, n->sample_id ? n->sample_id : "");
+    rescue_jw_key(&N->wc, "cue");
+    rescue_jw_int(&N->wc, n->cue);
+    rescue_jw_key(&N->wc, "line");
+    rescue_jw_int(&N->wc, n->line);
+    rescue_jw_key(&N->wc, "rows");
+    rescue_jw_arr(&N->wc);
+    if (n->row_first) {
+      int r;
+      for (r = n->row_first; r <= n->row_last; r++)
+        rescue_jw_int(&N->wc, r);
+    }
+    rescue_jw_end(&N->wc);
+    rescue_jw_key(&N->wc, "decisions");
+    rescue_jw_arr(&N->wc);
+    N->open_cue = 1;
+    N->n_cues++;
+    return;
+  }
+  if (!N->open_cue)
+    return;
+  rescue_jw_obj(&N->wc);
+  rescue_jw_key(&N->wc, "kind");
+  rescue_jw_str(&N->wc, n->kind);
+  if (n->row_first) {
+    rescue_jw_key(&N->wc, "row");
+    rescue_jw_int(&N->wc, n->row_first);
+  }
+  if (n->speaker) {
+    rescue_jw_key(&N->wc, "speaker");
+    rescue_jw_str(&N->wc, n->speaker);
+  }
+  if (n->was) {
+    rescue_jw_key(&N->wc, strcmp(n->kind, "speaker_case") == 0 ? "was" : "sounds");
+    rescue_jw_str(&N->wc, n->was);
+  }
+  rescue_jw_key(&N->wc, "message");
+  rescue_jw_str(&N->wc, n->message);
+  rescue_jw_end(&N->wc);
+}
+
+/* The JSON document of a finished import. */
+static void import_json(notes *N, const rescue_import_result *res, rescue_buf *out) {
+  rescue_jw w;
+  if (N->open_cue) {
+    rescue_jw_end(&N->wc);
+    rescue_jw_end(&N->wc);
+  }
+  rescue_jw_init(&w, out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "files");
+  rescue_jw_int(&w, res->files);
+  rescue_jw_key(&w, "samples");
+  rescue_jw_int(&w, res->samples);
+  rescue_jw_key(&w, "rows");
+  rescue_jw_int(&w, res->rows);
+  rescue_jw_key(&w, "samples_new");
+  rescue_jw_int(&w, res->put.samples_new);
+  rescue_jw_key(&w, "samples_changed");
+  rescue_jw_int(&w, res->put.samples_changed);
+  rescue_jw_key(&w, "samples_unchanged");
+  rescue_jw_int(&w, res->put.samples_unchanged);
+  rescue_jw_key(&w, "row_versions");
+  rescue_jw_int(&w, res->put.row_versions);
+  rescue_jw_key(&w, "cues");
+  rescue_jw_int(&w, res->cues);
+  if (res->warning[0]) {
+    /* the one unstructured warning (cues out of order) */
+    rescue_jw_obj(&N->ww);
+    rescue_jw_key(&N->ww, "kind");
+    rescue_jw_str(&N->ww, "reordered");
+    rescue_jw_key(&N->ww, "message");
+    rescue_jw_str(&N->ww, res->warning);
+    rescue_jw_end(&N->ww);
+  }
+  rescue_jw_end(&N->ww);
+  rescue_jw_end(&N->wc);
+  rescue_jw_key(&w, "warnings");
+  rescue_jw_raw(&w, N->warn.s, N->warn.len);
+  rescue_jw_key(&w, "subtitle_cues");
+  rescue_jw_raw(&w, N->cues.s, N->cues.len);
+  rescue_jw_end(&w);
+  rescue_buf_putc(out, '\n');
+}
 
 int cmd_import(int argc, char **argv) {
   static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                        {"annotator", required_argument, NULL, 'a'},
                                        {"sample", required_argument, NULL, 's'},
                                        {"resegment", no_argument, NULL, 'r'},
+                                       {"strict", no_argument, NULL, 'S'},
+                                       {"json", no_argument, NULL, 'j'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
-  rescue_import_opts o = {RESCUE_FMT_AUTO, NULL, NULL, 0, NULL, NULL};
+  rescue_import_opts o = {RESCUE_FMT_AUTO, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0};
   rescue_import_result res;
   rescue_store *st = NULL;
   cli_progress *bar;
+  notes N;
+  rescue_buf out = RESCUE_BUF_INIT;
   int c, rc;
+
+  memset(&N, 0, sizeof N);
 
   while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
     switch (c) {
@@ -68,6 +227,8 @@ int cmd_import(int argc, char **argv) {
     }
     case 's': o.sample = optarg; break;
     case 'r': o.resegment = 1; break;
+    case 'S': o.strict = 1; break;
+    case 'j': N.json = 1; break;
     default: return 2;
     }
   }
@@ -78,16 +239,28 @@ int cmd_import(int argc, char **argv) {
   bar = cli_progress_start("importing");
   o.progress = cli_progress_update;
   o.progress_arg = bar;
+  o.note = on_note;
+  o.note_arg = &N;
+  rescue_jw_init(&N.ww, &N.warn);
+  rescue_jw_arr(&N.ww);
+  rescue_jw_init(&N.wc, &N.cues);
+  rescue_jw_arr(&N.wc);
   rc = rescue_import(st, (const char *const *)argv + optind + 1, argc - optind - 1, &o, &res);
   cli_progress_done(&bar);
   if (rc) {
     rc = rc == RESCUE_EINVAL ? cli_usage_error(usage, "%s", rescue_store_errmsg(st))
                              : cli_fail(rescue_store_err(st));
-    rescue_store_close(&st);
-    return rc;
+    goto end;
+  }
+  if (N.json) {
+    import_json(&N, &res, &out);
+    rc = cli_print(&out);
+    goto end;
   }
   if (res.warning[0])
     cli_warn("%s", res.warning);
+  if (N.decisions.len)
+    fwrite(N.decisions.s, 1, N.decisions.len, stdout);
   printf("imported %ld sample%s (%ld rows) from %ld file%s: %ld new, %ld changed, "
          "%ld unchanged; %ld row versions added",
          res.samples, res.samples == 1 ? "" : "s", res.rows, res.files, res.files == 1 ? "" : "s",
@@ -103,12 +276,18 @@ int cmd_import(int argc, char **argv) {
   if (res.cues)
     printf("; %ld subtitle cue%s", res.cues, res.cues == 1 ? "" : "s");
   printf("\n");
+  rc = cli_finish(0);
+end:
   rescue_store_close(&st);
-  {
+  if (rc == 0) {
     char detail[200];
     snprintf(detail, sizeof detail, "%ld samples, %ld rows: %ld row versions added", res.samples,
              res.rows, res.put.row_versions);
     cli_audit(argv[optind], "import", argc, argv, o.annotator, detail);
   }
-  return cli_finish(0);
+  rescue_buf_free(&N.decisions);
+  rescue_buf_free(&N.warn);
+  rescue_buf_free(&N.cues);
+  rescue_buf_free(&out);
+  return rc;
 }

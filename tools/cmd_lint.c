@@ -1,20 +1,30 @@
 /*
-** cmd_lint.c: `rescue lint <db>`: the annotation guideline's rules R01-R19 over the corpus.
+** cmd_lint.c: `rescue lint <db>`: the annotation guideline's rules R01-R20 over the corpus,
+** and the waivers that settle accepted findings.
 */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
 static const char usage[] =
     "usage: rescue lint <db> [--samples <id>,...] [--view gold|latest|annotator:<name>] [--json]\n"
+    "   or: rescue lint <db> --waive <rule>:<sample_id>:<row> --reason <text> [--by <name>]\n"
+    "   or: rescue lint <db> --unwaive <rule>:<sample_id>:<row>\n"
     "\n"
-    "Check every sample against the annotation guideline (format.md §5), driven by the\n"
+    "Check every sample against the annotation guideline, driven by the\n"
     "corpus's scheme: JSON types, times, entity sets, closed label sets per scenario,\n"
     "ranges, evidence rows, subtitle coverage, scenario and participants. One line per\n"
-    "finding: <sample>:<row>: error|warning: <rule> <field>: <reason>. Exits 1 when there\n"
-    "is an error finding, 0 when there are only warnings or none.\n"
+    "finding: <sample>:<row>: error|warning: <rule> <field>: <reason>; a value outside its\n"
+    "closed set names the closest allowed ones. Exits 1 when there is an error finding\n"
+    "that is not waived, 0 otherwise.\n"
+    "\n"
+    "A finding that is known and accepted can be waived: --waive R13:<sample_id>:2\n"
+    "--reason '...' records who, when and why in the corpus (row 0: the sample as a whole).\n"
+    "Waived findings are listed apart, after the others, and never fail the run;\n"
+    "--unwaive removes the waiver.\n"
     "\n"
     "rules:\n";
 
@@ -25,7 +35,12 @@ static const char usage_tail[] =
     "                   skipped unless named here)\n"
     "  --view <v>       which version of each row: the corpus view by default (gold where\n"
     "                   adjudicated, else the latest), gold, latest or annotator:<name>\n"
-    "  --json           one JSON document: counts and every finding\n"
+    "  --json           one JSON document: counts, every finding, the waived findings\n"
+    "                   and the waivers\n"
+    "  --waive <w>      record a waiver <rule>:<sample_id>:<row> (needs --reason)\n"
+    "  --reason <text>  why the finding is accepted\n"
+    "  --by <name>      who waives it (default: the login name, $USER)\n"
+    "  --unwaive <w>    remove a waiver\n"
     "  -h, --help       show this help\n";
 
 /* The usage text with the rule list. */
@@ -45,13 +60,66 @@ static const char *full_usage(void) {
   return text;
 }
 
+/* --waive / --unwaive: change the corpus's waivers and say what was done. */
+static int waiver_command(const char *db, const char *waive, const char *unwaive,
+                          const char *reason, const char *by, int lint_opts, const char *u) {
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  char *sample = NULL;
+  const char *why;
+  int rule, row, rc;
+  if (!waive == !unwaive)
+    return cli_usage_error(u, waive ? "give --waive or --unwaive, not both"
+                                    : "--reason and --by go with --waive");
+  if (lint_opts)
+    return cli_usage_error(u, "--samples, --view and --json do not apply to --waive or --unwaive");
+  if (waive && (!reason || !*reason))
+    return cli_usage_error(u, "--waive needs --reason <text> (why the finding is accepted)");
+  if (unwaive && (reason || by))
+    return cli_usage_error(u, "--reason and --by go with --waive");
+  if (!by)
+    by = getenv("USER") && *getenv("USER") ? getenv("USER") : "unknown";
+  if ((why = rescue_annotator_name_invalid(by)) != NULL)
+    return cli_usage_error(u, "invalid name for --by: %s", why);
+  if (rescue_lint_waiver_parse(waive ? waive : unwaive, &rule, &sample, &row, &err)) {
+    rc = err.code == RESCUE_EINVAL ? cli_usage_error(u, "%s", err.msg) : cli_fail(&err);
+    rescue_free(sample);
+    return rc;
+  }
+  if ((rc = cli_open_store(db, 0, &st))) {
+    rescue_free(sample);
+    return rc;
+  }
+  rc = waive ? rescue_lint_waive(st, rule, sample, row, reason, by)
+             : rescue_lint_unwaive(st, rule, sample, row);
+  if (rc) {
+    rc = cli_fail(rescue_store_err(st));
+  } else {
+    if (row)
+      printf("%s R%02d on %s row %d\n", waive ? "waived" : "removed the waiver of", rule, sample,
+             row);
+    else
+      printf("%s R%02d on %s (the sample as a whole)\n",
+             waive ? "waived" : "removed the waiver of", rule, sample);
+    rc = cli_finish(0);
+  }
+  rescue_store_close(&st);
+  rescue_free(sample);
+  return rc;
+}
+
 int cmd_lint(int argc, char **argv) {
   static const struct option opts[] = {{"samples", required_argument, NULL, 's'},
                                        {"view", required_argument, NULL, 'v'},
                                        {"json", no_argument, NULL, 'j'},
+                                       {"waive", required_argument, NULL, 'W'},
+                                       {"unwaive", required_argument, NULL, 'U'},
+                                       {"reason", required_argument, NULL, 'r'},
+                                       {"by", required_argument, NULL, 'b'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
-  const char *view_spec = NULL, *u = full_usage();
+  const char *view_spec = NULL, *u = full_usage(), *waive = NULL, *unwaive = NULL;
+  const char *reason = NULL, *by = NULL;
   char **samples = NULL;
   int c, rc = 2, json = 0, n_samples = 0, i;
   rescue_lint_opts o;
@@ -75,11 +143,19 @@ int cmd_lint(int argc, char **argv) {
       break;
     case 'v': view_spec = optarg; break;
     case 'j': json = 1; break;
+    case 'W': waive = optarg; break;
+    case 'U': unwaive = optarg; break;
+    case 'r': reason = optarg; break;
+    case 'b': by = optarg; break;
     default: goto end;
     }
   }
   if (argc - optind != 1) {
     cli_usage_error(u, argc - optind ? "too many arguments" : "missing <db>");
+    goto end;
+  }
+  if (waive || unwaive || reason || by) {
+    rc = waiver_command(argv[optind], waive, unwaive, reason, by, samples || view_spec || json, u);
     goto end;
   }
   if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
@@ -106,11 +182,27 @@ int cmd_lint(int argc, char **argv) {
     rescue_buf_putc(&out, '\n');
   } else {
     for (i = 0; i < res.n; i++)
-      rescue_lint_finding_text(&res.findings[i], &out);
+      if (!res.findings[i].waiver)
+        rescue_lint_finding_text(&res.findings[i], &out);
+    if (res.waived) {
+      rescue_buf_printf(&out, "%swaived (accepted findings; they do not fail lint):\n",
+                        res.n > res.waived ? "\n" : "");
+      for (i = 0; i < res.n; i++) {
+        const rescue_lint_finding *f = &res.findings[i];
+        const rescue_lint_waiver *w = f->waiver ? &res.waivers[f->waiver - 1] : NULL;
+        if (!w)
+          continue;
+        rescue_buf_puts(&out, "  ");
+        rescue_lint_finding_text(f, &out);
+        rescue_buf_printf(&out, "    waived by %s on %.10s: %s\n", w->by, w->at, w->reason);
+      }
+    }
     rescue_buf_printf(&out, "%s%ld sample%s, %ld row%s: %ld error%s, %ld warning%s", res.n ? "\n" : "",
                       res.samples, res.samples == 1 ? "" : "s", res.rows, res.rows == 1 ? "" : "s",
                       res.errors, res.errors == 1 ? "" : "s", res.warnings,
                       res.warnings == 1 ? "" : "s");
+    if (res.waived)
+      rescue_buf_printf(&out, ", %ld waived", res.waived);
     for (i = 1, c = 0; i <= RESCUE_LINT_RULES; i++)
       if (res.by_rule[i])
         rescue_buf_printf(&out, "%sR%02d %ld", c++ ? ", " : " (", i, res.by_rule[i]);

@@ -201,12 +201,13 @@ int demo_agree(const char *dir, rescue_store *st) {
   }
   rescue_buf_reset(&b);
   rescue_agree_report_text(rep, &b);
-  for (i = 0; b.s && i < (int)b.len; i++)
-    if (b.s[i] == '\n' && b.s[i + 1] && b.s[i + 1] != ' ' && b.s[i + 1] != '\n' &&
-        strncmp(b.s + i + 1, "agreement", 9) != 0) {
-      const char *e = strchr(b.s + i + 1, '\n');
-      printf("     %.*s\n", (int)(e ? e - (b.s + i + 1) : 0), b.s + i + 1);
-    }
+  /* the report's summary table: its lines up to the first blank one */
+  for (i = 0; b.s && i < (int)b.len && b.s[i] != '\n';) {
+    const char *e = strchr(b.s + i, '\n');
+    int len = e ? (int)(e - (b.s + i)) : (int)b.len - i;
+    printf("     %.*s\n", len, b.s + i);
+    i += len + 1;
+  }
 
   memset(&jo, 0, sizeof jo);
   jo.policy = RESCUE_ADJ_LEAD;

@@ -24,7 +24,7 @@ static const cli_command commands[] = {
     {"status", cmd_status, "set or show a sample's review status (history kept)"},
     {"comment", cmd_comment, "comment on a sample or a row"},
     {"comments", cmd_comments, "list comments"},
-    {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R19)"},
+    {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R21)"},
     {"agree", cmd_agree, "agreement between annotators (corpus) or coders (TSV table)"},
     {"adjudicate", cmd_adjudicate, "settle disagreements into gold versions"},
     {"split", cmd_split, "assign groups to train/validation/test splits"},
