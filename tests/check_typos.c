@@ -82,7 +82,8 @@ START_TEST(test_import_warns) {
                                          "\"my_own_note\""));
   free(exported);
 
-  /* --json: the warnings as objects */
+  /* --json: the warnings as objects (an import under a registered annotator's name) */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
   ck_assert_int_eq(tu_rescue(&out, &err, "import", db, in, "--json", "--annotator", "ann", NULL), 0);
   j = json_loads(out, 0, &je);
   ck_assert_msg(j != NULL, "%s", out);
