@@ -289,3 +289,11 @@ SELECT seq, start, end, speaker, text, file, line FROM cue
  WHERE sample_ref = :sample_ref
    AND import_id = (SELECT max(import_id) FROM cue WHERE sample_ref = :sample_ref)
  ORDER BY seq;
+
+-- ---- export provenance (dataset card and manifest of a task export) ----
+
+-- name: prov_gold_policy
+SELECT gold_policy FROM row_version WHERE id = :id;
+
+-- name: prov_annotator
+SELECT name, role FROM annotator WHERE id = :id;
