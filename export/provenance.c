@@ -169,6 +169,24 @@ int rescue_tk_prov_finish(tk_summary *s, rescue_store *st, rescue_error *err) {
   ao.stats.seed = 1;
   rescue_buf_reset(&s->agreement);
   s->agreement_note[0] = 0;
+  {
+    sqlite3_stmt *q = rescue_store_stmt(st, "prov_coder_count");
+    long coders = 0;
+    if (!q)
+      return rescue_store_err(st)->code;
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW)
+      coders = (long)sqlite3_column_int64(q, 0);
+    sqlite3_reset(q);
+    if (rc != SQLITE_ROW)
+      return rescue_store_sqlerr(st, "counting coders");
+    if (coders < 2) {
+      snprintf(s->agreement_note, sizeof s->agreement_note,
+               "not computed: the corpus has %ld human coder%s (agreement needs two)", coders,
+               coders == 1 ? "" : "s");
+      return 0;
+    }
+  }
   rc = rescue_agree_corpus(st, &ao, &rep);
   if (rc == RESCUE_ENOMEM)
     return rc;

@@ -135,11 +135,13 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
     goto fail;
   if (res->samples == 0) {
     rc = rescue_seterr(err, RESCUE_ENOTFOUND,
-                       "nothing to export: no sample %s (%ld without a version of every row "
-                       "in this view%s, %ld discarded)",
+                       "nothing to export: no sample %s can be used in this view (%ld without "
+                       "a version of every row, %ld discarded)%s",
                        o->n_samples ? "of those asked for" : "in the corpus", res->incomplete,
-                       o->view.kind == RESCUE_VIEW_GOLD ? ": has anything been adjudicated?" : "",
-                       res->discarded);
+                       res->discarded,
+                       o->view.kind == RESCUE_VIEW_GOLD && res->incomplete
+                           ? "; the gold view needs gold on every row: see 'rescue adjudicate'"
+                           : "");
     goto fail;
   }
   if (f && o->stream) {

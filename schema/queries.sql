@@ -297,3 +297,8 @@ SELECT gold_policy FROM row_version WHERE id = :id;
 
 -- name: prov_annotator
 SELECT name, role FROM annotator WHERE id = :id;
+
+-- name: prov_coder_count
+SELECT count(DISTINCT v.annotator_id)
+  FROM row_version v JOIN annotator a ON a.id = v.annotator_id
+ WHERE v.kind <> 'gold' AND a.role <> 'model';
