@@ -302,13 +302,18 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
       }
     rescue_buf_putc(b, '.');
   }
-  rescue_buf_puts(b, "\n\n| annotator | role | rows shown |\n|---|---|---:|\n");
+  rescue_buf_puts(b, "\n\n| annotator | role | rows annotated | rows shown |\n"
+                     "|---|---|---:|---:|\n");
   for (i = 0; i < s->n_annotators; i++) {
     rescue_buf_puts(b, "| ");
     cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
-    rescue_buf_printf(b, " | %s | %ld |\n", s->annotators[i].role ? s->annotators[i].role : "?",
-                      s->annotators[i].rows);
+    rescue_buf_printf(b, " | %s | %ld | %ld |\n",
+                      s->annotators[i].role ? s->annotators[i].role : "?",
+                      s->annotators[i].annotated, s->annotators[i].rows);
   }
+  rescue_buf_puts(b, "\nRows annotated: rows of the samples used with a version of their "
+                     "own (an import, a draft or an edit). Rows shown: rows whose exported "
+                     "version they wrote (gold versions are written by the adjudication).\n");
   rescue_buf_puts(b, "\nAgreement between the coders over the samples used "
                      "(Krippendorff's alpha, bootstrap interval over samples):\n\n");
   if (s->agreement_note[0] || !s->agreement.len) {
@@ -546,7 +551,9 @@ void rescue_tk_manifest(const tk_summary *s, rescue_buf *b) {
     rescue_jw_str(&w, s->annotators[i].name ? s->annotators[i].name : "");
     rescue_jw_key(&w, "role");
     rescue_jw_str(&w, s->annotators[i].role ? s->annotators[i].role : "");
-    rescue_jw_key(&w, "rows");
+    rescue_jw_key(&w, "rows_annotated");
+    rescue_jw_int(&w, s->annotators[i].annotated);
+    rescue_jw_key(&w, "rows_shown");
     rescue_jw_int(&w, s->annotators[i].rows);
     rescue_jw_end(&w);
   }

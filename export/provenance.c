@@ -31,9 +31,45 @@ static int gold_policy(rescue_store *st, int64_t version_id, int *which) {
   return 0;
 }
 
+/* The entry of annotator id (added when new), or NULL when out of memory. */
+static tk_prov_annotator *annotator_entry(tk_summary *s, int64_t id) {
+  int k;
+  for (k = 0; k < s->n_annotators && s->annotators[k].id != id; k++)
+    ;
+  if (k == s->n_annotators) {
+    if (s->n_annotators == s->cap_annotators) {
+      int nc = s->cap_annotators ? s->cap_annotators * 2 : 8;
+      tk_prov_annotator *n = rescue_realloc(s->annotators, (size_t)nc * sizeof *n);
+      if (!n)
+        return NULL;
+      s->annotators = n;
+      s->cap_annotators = nc;
+    }
+    memset(&s->annotators[k], 0, sizeof s->annotators[k]);
+    s->annotators[k].id = id;
+    s->n_annotators++;
+  }
+  return &s->annotators[k];
+}
+
 int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp) {
   rescue_error *err = rescue_store_err(st);
-  int i, k, rc;
+  sqlite3_stmt *q = rescue_store_stmt(st, "prov_sample_annotators");
+  tk_prov_annotator *a;
+  int i, rc;
+  if (!q)
+    return err->code;
+  rescue_bind_int(q, ":rowset_id", smp->rowset_id);
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    if (!(a = annotator_entry(s, sqlite3_column_int64(q, 0)))) {
+      sqlite3_reset(q);
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    }
+    a->annotated += (long)sqlite3_column_int64(q, 1);
+  }
+  sqlite3_reset(q);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "counting the annotators of a sample");
   if (s->n_used == s->cap_used) {
     long nc = s->cap_used ? s->cap_used * 2 : 64;
     char **n = rescue_realloc(s->used_ids, (size_t)nc * sizeof *n);
@@ -56,22 +92,9 @@ int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *
     } else {
       s->res->rows_latest++;
     }
-    for (k = 0; k < s->n_annotators && s->annotators[k].id != r->annotator_id; k++)
-      ;
-    if (k == s->n_annotators) {
-      if (s->n_annotators == s->cap_annotators) {
-        int nc = s->cap_annotators ? s->cap_annotators * 2 : 8;
-        tk_prov_annotator *n = rescue_realloc(s->annotators, (size_t)nc * sizeof *n);
-        if (!n)
-          return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        s->annotators = n;
-        s->cap_annotators = nc;
-      }
-      memset(&s->annotators[k], 0, sizeof s->annotators[k]);
-      s->annotators[k].id = r->annotator_id;
-      s->n_annotators++;
-    }
-    s->annotators[k].rows++;
+    if (!(a = annotator_entry(s, r->annotator_id)))
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    a->rows++;
   }
   return 0;
 }

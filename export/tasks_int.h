@@ -188,7 +188,8 @@ typedef struct tk_summary {
 typedef struct tk_prov_annotator {
   int64_t id;
   char *name, *role;
-  long rows;
+  long rows;      /* rows of the export showing this annotator's version */
+  long annotated; /* rows of the samples used that this annotator versioned (not gold) */
 } tk_prov_annotator;
 
 /* Count where the rows of a used sample come from (gold or not, policy, annotator). */

@@ -302,3 +302,9 @@ SELECT name, role FROM annotator WHERE id = :id;
 SELECT count(DISTINCT v.annotator_id)
   FROM row_version v JOIN annotator a ON a.id = v.annotator_id
  WHERE v.kind <> 'gold' AND a.role <> 'model';
+
+-- name: prov_sample_annotators
+SELECT v.annotator_id, count(DISTINCT v.row_id)
+  FROM row_version v JOIN row r ON r.id = v.row_id
+ WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold'
+ GROUP BY v.annotator_id;
