@@ -902,6 +902,50 @@ START_TEST(test_wrong_task_and_share) {
 }
 END_TEST
 
+/* Replies inside replies: JSON strings nested six deep in "predictions" items are all read
+   under rescue (and counted); the release drops string items in ITP. */
+START_TEST(test_nested_strings) {
+  json_t *g = gold("itp", "couple"), *j, *obj;
+  const char *gp = gold_file("itp-n.jsonl", g), *pp;
+  char *line, *rest;
+  rescue_buf b = RESCUE_BUF_INIT;
+  size_t n = json_array_size(g);
+  int level, p;
+  obj = json_pack("{s:s, s:s}", "instance_id", tt_str(json_array_get(g, 0), "instance_id"),
+                  "should_speak", tt_str(json_array_get(g, 0), "gold_should_speak"));
+  for (level = 0; level < 6; level++) {
+    char *text = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    obj = json_pack("{s:[s]}", "predictions", level % 2 ? text : "");
+    if (!(level % 2)) { /* every other level fenced, inside prose */
+      rescue_buf f = RESCUE_BUF_INIT;
+      rescue_buf_printf(&f, "Here:\n```json\n%s\n```", text);
+      json_decref(obj);
+      obj = json_pack("{s:[s]}", "predictions", f.s);
+      rescue_buf_free(&f);
+    }
+    free(text);
+  }
+  line = json_dumps(obj, JSON_COMPACT);
+  json_decref(obj);
+  rest = (char *)preds("n-rest.jsonl", "itp", g, 0, NULL);
+  rest = tu_read(rest, NULL);
+  rescue_buf_printf(&b, "%s\n%s", line, rest);
+  pp = tu_path(work, "nested.jsonl");
+  tu_write(pp, b.s);
+  for (p = 0; p < 2; p++) {
+    j = score("itp", gp, pp, protos[p]);
+    NEAR(num(j, "counts", "predicted", NULL), p ? n : n - 1);
+    NEAR(num(j, "counts", "string_items", NULL), p ? 6 : 0);
+    json_decref(j);
+  }
+  free(line);
+  free(rest);
+  rescue_buf_free(&b);
+  json_decref(g);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("score_protocols");
   TCase *t = tcase_create("table");
@@ -921,6 +965,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_python_values);
   tcase_add_test(t, test_one_instance_rule);
   tcase_add_test(t, test_wrong_task_and_share);
+  tcase_add_test(t, test_nested_strings);
   suite_add_tcase(s, t);
   return s;
 }
