@@ -22,6 +22,7 @@
 
 typedef struct strtab {
   char **s;
+  size_t *len; /* bytes of each string (list keys hold NULs) */
   int n, cap;
   int *slot; /* open addressing: index + 1, 0 empty */
   size_t nslot;
@@ -41,6 +42,7 @@ static void strtab_free(strtab *t) {
   for (i = 0; i < t->n; i++)
     rescue_free(t->s[i]);
   rescue_free(t->s);
+  rescue_free(t->len);
   rescue_free(t->slot);
   memset(t, 0, sizeof *t);
 }
@@ -50,9 +52,9 @@ static int intern(strtab *t, const char *s, size_t len, int create) {
   size_t i;
   if (t->nslot) {
     for (i = hash_bytes(s, len) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1)) {
-      const char *x = t->s[t->slot[i] - 1];
-      if (strlen(x) == len && memcmp(x, s, len) == 0)
-        return t->slot[i] - 1;
+      int x = t->slot[i] - 1;
+      if (t->len[x] == len && memcmp(t->s[x], s, len) == 0)
+        return x;
     }
   }
   if (!create)
@@ -63,7 +65,7 @@ static int intern(strtab *t, const char *s, size_t len, int create) {
     if (!nsl)
       return -2;
     for (j = 0; j < (size_t)t->n; j++) {
-      size_t k = hash_bytes(t->s[j], strlen(t->s[j])) & (ns - 1);
+      size_t k = hash_bytes(t->s[j], t->len[j]) & (ns - 1);
       while (nsl[k])
         k = (k + 1) & (ns - 1);
       nsl[k] = (int)j + 1;
@@ -75,13 +77,20 @@ static int intern(strtab *t, const char *s, size_t len, int create) {
   if (t->n == t->cap) {
     int nc = t->cap ? t->cap * 2 : 64;
     char **n = rescue_realloc(t->s, (size_t)nc * sizeof *n);
+    size_t *nl;
     if (!n)
       return -2;
     t->s = n;
+    if (!(nl = rescue_realloc(t->len, (size_t)nc * sizeof *nl)))
+      return -2;
+    t->len = nl;
     t->cap = nc;
   }
-  if (!(t->s[t->n] = rescue_strndup(s, len)))
+  if (!(t->s[t->n] = rescue_malloc(len + 1)))
     return -2;
+  memcpy(t->s[t->n], s, len);
+  t->s[t->n][len] = 0;
+  t->len[t->n] = len;
   for (i = hash_bytes(s, len) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
     ;
   t->slot[i] = t->n + 1;
