@@ -35,6 +35,7 @@ struct rescue_jdoc {
   int depth;
   int failed;
   int nocopy;          /* strings without escapes point into the input (see header) */
+  int python;          /* RESCUE_JPARSE_PYTHON: Python json.loads leniency */
 };
 
 static void *arena_alloc(rescue_jdoc *d, size_t n) {
@@ -264,10 +265,13 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
         q += 5;
         if (v >= 0xD800 && v <= 0xDBFF) {
           if (end - q < 6 || q[0] != '\\' || q[1] != 'u' || read_hex4(q + 2, end, &lo) ||
-              lo < 0xDC00 || lo > 0xDFFF)
-            return fail(d, q - 6, "invalid Unicode '\\u%04X'", v), -1;
-          q += 6;
-        } else if (v >= 0xDC00 && v <= 0xDFFF) {
+              lo < 0xDC00 || lo > 0xDFFF) {
+            if (!d->python)
+              return fail(d, q - 6, "invalid Unicode '\\u%04X'", v), -1;
+          } else {
+            q += 6;
+          }
+        } else if (v >= 0xDC00 && v <= 0xDFFF && !d->python) {
           return fail(d, q - 6, "invalid Unicode '\\u%04X'", v), -1;
         }
         continue;
@@ -331,10 +335,13 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
       unsigned v, lo;
       read_hex4(p + 1, q, &v);
       p += 5;
-      if (v >= 0xD800 && v <= 0xDBFF) {
-        read_hex4(p + 2, q, &lo);
+      if (v >= 0xD800 && v <= 0xDBFF && q - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+          read_hex4(p + 2, q, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
         p += 6;
         v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+      } else if (v >= 0xD800 && v <= 0xDFFF) {
+        v = 0xFFFD; /* a lone surrogate (Python mode only): the replacement character */
+        *plain = 0;
       }
       if (v < 0x20)
         *plain = 0;
@@ -408,12 +415,12 @@ static rescue_jnode *parse_number(rescue_jdoc *d) {
   errno = 0;
   if (is_int) {
     long long v = strtoll(tok, NULL, 10);
-    if (errno == ERANGE)
+    if (errno == ERANGE && !d->python)
       return fail(d, start, v < 0 ? "too big negative integer" : "too big integer");
-    n->num = (double)v;
+    n->num = errno == ERANGE ? strtod(tok, NULL) : (double)v;
   } else {
     double v = strtod(tok, NULL);
-    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL))
+    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL) && !d->python)
       return fail(d, start, "real number overflow");
     n->num = v;
   }
@@ -431,6 +438,30 @@ static int literal(rescue_jdoc *d, const char *word) {
     return 1;
   }
   return 0;
+}
+
+/*
+** Python mode: NaN, Infinity and -Infinity, which Python's json module reads as floats.
+** A NUMBER node whose token is the word; NULL (without failing) when there is none here.
+*/
+static rescue_jnode *python_constant(rescue_jdoc *d) {
+  static const struct {
+    const char *word;
+    double value;
+  } k[] = {{"NaN", NAN}, {"Infinity", INFINITY}, {"-Infinity", -INFINITY}};
+  const char *at = d->p;
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (literal(d, k[i].word)) {
+      rescue_jnode *n = new_node(d, RESCUE_JNUMBER, at);
+      if (!n)
+        return NULL;
+      n->num = k[i].value;
+      n->s = k[i].word;
+      n->len = (uint32_t)strlen(k[i].word);
+      return n;
+    }
+  return NULL;
 }
 
 static rescue_jnode *parse_container(rescue_jdoc *d, int is_object) {
@@ -526,8 +557,18 @@ static rescue_jnode *parse_value(rescue_jdoc *d) {
     if (literal(d, "null"))
       return new_node(d, RESCUE_JNULL, at);
     break;
+  case 'N':
+  case 'I':
+  case '-':
+    if (d->python && (n = python_constant(d)) != NULL)
+      return n;
+    if (d->failed)
+      return NULL;
+    if (*at == '-')
+      return parse_number(d);
+    break;
   default:
-    if (*at == '-' || (*at >= '0' && *at <= '9'))
+    if (*at >= '0' && *at <= '9')
       return parse_number(d);
     break;
   }
@@ -538,6 +579,11 @@ static rescue_jnode *parse_value(rescue_jdoc *d) {
 
 const rescue_jnode *rescue_jparse(rescue_jdoc *d, const char *text, size_t len,
                                   rescue_jerror *err) {
+  return rescue_jparse_ex(d, text, len, 0, NULL, err);
+}
+
+const rescue_jnode *rescue_jparse_ex(rescue_jdoc *d, const char *text, size_t len, int flags,
+                                     size_t *used, rescue_jerror *err) {
   rescue_jerror dummy;
   rescue_jnode *root;
   d->err = err ? err : &dummy;
@@ -548,15 +594,23 @@ const rescue_jnode *rescue_jparse(rescue_jdoc *d, const char *text, size_t len,
   d->text = text;
   d->p = text;
   d->end = text + len;
+  d->python = (flags & RESCUE_JPARSE_PYTHON) != 0;
   arena_reset(d);
-  skip_ws(d);
+  if (!(flags & RESCUE_JPARSE_PREFIX))
+    skip_ws(d);
   if (d->p >= d->end)
     return fail(d, d->p, "'[' or '{' expected near end of file");
-  if (*d->p != '{' && *d->p != '[')
+  if (!d->python && *d->p != '{' && *d->p != '[')
     return fail(d, d->p, "'[' or '{' expected");
   root = parse_value(d);
+  d->python = 0;
   if (!root)
     return NULL;
+  if (flags & RESCUE_JPARSE_PREFIX) {
+    if (used)
+      *used = (size_t)(d->p - d->text);
+    return root;
+  }
   skip_ws(d);
   if (d->p != d->end)
     return fail(d, d->p, "end of file expected");
@@ -909,7 +963,11 @@ static void py_repr_str(rescue_buf *b, const char *s, size_t len) {
 }
 
 static void py_number_str(rescue_buf *b, const rescue_jnode *n) {
-  if (n->is_int) {
+  if (isnan(n->num) && !n->is_int) {
+    rescue_buf_puts(b, "nan");
+  } else if (isinf(n->num) && !n->is_int) {
+    rescue_buf_puts(b, n->num < 0 ? "-inf" : "inf");
+  } else if (n->is_int) {
     const char *t = n->s;
     if (strcmp(t, "-0") == 0)
       t = "0";

@@ -77,6 +77,22 @@ const rescue_jnode *rescue_jparse(rescue_jdoc *doc, const char *text, size_t len
                                   rescue_jerror *err);
 
 /*
+** rescue_jparse with options, for model output (what Python's json module accepts):
+**   RESCUE_JPARSE_PYTHON  NaN, Infinity and -Infinity (NUMBER nodes, token = the word);
+**                         integers beyond int64 (the token kept, num the nearest double);
+**                         reals that overflow (num infinite); a lone surrogate escape
+**                         (decoded as U+FFFD); a top-level value of any type.
+**   RESCUE_JPARSE_PREFIX  read one value starting exactly at text (no leading whitespace)
+**                         and stop after it, like Python's raw_decode: *used (may be
+**                         NULL) receives the bytes read; what follows is not looked at.
+** Nesting deeper than 2048 is refused in every mode (never silently cut).
+*/
+#define RESCUE_JPARSE_PYTHON 1
+#define RESCUE_JPARSE_PREFIX 2
+const rescue_jnode *rescue_jparse_ex(rescue_jdoc *doc, const char *text, size_t len, int flags,
+                                     size_t *used, rescue_jerror *err);
+
+/*
 ** Member `key` of an object, or NULL. When the key repeats, the last one: the value
 ** Python's json.loads (the release's scripts) and jansson keep.
 */
@@ -144,7 +160,10 @@ void rescue_pystrip(const char *s, size_t len, size_t *start, size_t *end);
 /*
 ** Append the cleaned string form of a value: NULL (missing), null, "", false, 0, 0.0,
 ** [] and {} give ""; strings are stripped; true gives "True"; numbers give Python's
-** str() of the parsed value, stripped. Returns the number of bytes appended.
+** str() of the parsed value (nan, inf, -inf for the Python-mode constants); a list or
+** object with content gives Python's str() of it (its repr, e.g. ['yes']). Returns the
+** number of bytes appended. Every module that cleans values (task builders, scoring)
+** uses this one rule.
 */
 size_t rescue_jclean(rescue_buf *out, const rescue_jnode *n);
 

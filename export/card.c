@@ -251,7 +251,18 @@ static void options_section(const tk_summary *s, rescue_buf *b) {
   }
   rescue_buf_puts(b, " |\n| `--split` | ");
   cell(b, o->split ? o->split : s->split_mode ? "every split of the run" : "no split run");
-  rescue_buf_printf(b, " |\n\nTool: rescue %s. Corpus: ", RESCUE_VERSION_STRING);
+  rescue_buf_printf(b, " |\n| `--blind` | %s |\n| `--require-clips` | %s |\n",
+                    o->blind ? "yes" : "no", o->require_clips ? "yes" : "no");
+  if (o->command_line) {
+    rescue_buf_puts(b, "\nCommand: `");
+    cell(b, o->command_line);
+    rescue_buf_putc(b, '`');
+  }
+  if (s->res->missing_clips)
+    rescue_buf_printf(b, "\n\n%ld ER/VP record%s ha%s no clip (`clip_path` is empty).",
+                      s->res->missing_clips, s->res->missing_clips == 1 ? "" : "s",
+                      s->res->missing_clips == 1 ? "s" : "ve");
+  rescue_buf_printf(b, "\n\nTool: rescue %s. Corpus: ", RESCUE_VERSION_STRING);
   cell(b, s->corpus);
   rescue_buf_printf(b, ", %ld samples used (%ld couple, %ld family)", s->res->samples,
                     s->samples[0][0] + s->samples[1][0] + s->samples[2][0],
@@ -265,6 +276,78 @@ static void options_section(const tk_summary *s, rescue_buf *b) {
     rescue_buf_printf(b, "; %ld left out because their group is not in the split run",
                       s->res->unassigned);
   rescue_buf_puts(b, ".\n\n");
+}
+
+static const char *const policy_names[4] = {"lead", "majority", "latest", "unrecorded"};
+
+/* Where the rows come from: gold or latest, policies, annotators, agreement. */
+static void provenance_section(const tk_summary *s, rescue_buf *b) {
+  const rescue_tasks_result *r = s->res;
+  long rows = r->rows_gold + r->rows_latest;
+  int i, first = 1;
+  rescue_buf_printf(b,
+                    "## Annotation provenance\n\nView `%s`. Of the %ld rows of the samples "
+                    "used, %ld (%.1f%%) are adjudicated gold and %ld (%.1f%%) are the latest "
+                    "version by one annotator (%s).",
+                    s->o->view_name ? s->o->view_name : "corpus", rows, r->rows_gold,
+                    rows ? 100.0 * (double)r->rows_gold / (double)rows : 0.0, r->rows_latest,
+                    rows ? 100.0 * (double)r->rows_latest / (double)rows : 0.0,
+                    r->rows_gold ? "not adjudicated" : "nothing is adjudicated");
+  if (r->rows_gold) {
+    rescue_buf_puts(b, " Gold rows by adjudication policy: ");
+    for (i = 0; i < 4; i++)
+      if (s->policies[i]) {
+        rescue_buf_printf(b, "%s%s %ld", first ? "" : ", ", policy_names[i], s->policies[i]);
+        first = 0;
+      }
+    rescue_buf_putc(b, '.');
+  }
+  rescue_buf_puts(b, "\n\n| annotator | role | rows annotated | rows shown |\n"
+                     "|---|---|---:|---:|\n");
+  for (i = 0; i < s->n_annotators; i++) {
+    rescue_buf_puts(b, "| ");
+    cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
+    rescue_buf_printf(b, " | %s | %ld | %ld |\n",
+                      s->annotators[i].role ? s->annotators[i].role : "?",
+                      s->annotators[i].annotated, s->annotators[i].rows);
+  }
+  rescue_buf_puts(b, "\nRows annotated: rows of the samples used with a version of their "
+                     "own (an import, a draft or an edit). Rows shown: rows whose exported "
+                     "version they wrote (gold versions are written by the adjudication).\n");
+  rescue_buf_puts(b, "\nAgreement between the coders over the samples used "
+                     "(Krippendorff's alpha, bootstrap interval over samples):\n\n");
+  if (s->agreement_note[0] || !s->agreement.len) {
+    cell(b, s->agreement_note[0] ? s->agreement_note : "not computed");
+    rescue_buf_puts(b, "\n\n");
+    return;
+  }
+  {
+    rescue_jdoc *doc = rescue_jdoc_new();
+    const rescue_jnode *a = doc ? rescue_jparse(doc, s->agreement.s, s->agreement.len, NULL) : NULL,
+                       *f;
+    rescue_buf_puts(b, "| field | level | status | units | alpha | interval |\n"
+                       "|---|---|---|---:|---:|---|\n");
+    for (f = a ? a->child : NULL; f; f = f->next) {
+      const rescue_jnode *al = rescue_jget(f, "alpha"), *lo = rescue_jget(f, "ci_low"),
+                         *hi = rescue_jget(f, "ci_high"), *lv = rescue_jget(f, "ci_level");
+      rescue_buf_printf(b, "| %s | %s | %s | %s | ", rescue_jget(f, "field")->s,
+                        rescue_jget(f, "level")->s, rescue_jget(f, "status")->s,
+                        rescue_jget(f, "units")->type == RESCUE_JNUMBER ? rescue_jget(f, "units")->s
+                                                                        : "-");
+      if (al && al->type == RESCUE_JNUMBER)
+        rescue_buf_printf(b, "%.3f", al->num);
+      else
+        rescue_buf_puts(b, "-");
+      if (lo && lo->type == RESCUE_JNUMBER && hi && hi->type == RESCUE_JNUMBER)
+        rescue_buf_printf(b, " | %.0f%%: %.3f to %.3f |\n",
+                          lv && lv->type == RESCUE_JNUMBER ? 100 * lv->num : 95.0, lo->num,
+                          hi->num);
+      else
+        rescue_buf_puts(b, " | - |\n");
+    }
+    rescue_jdoc_free(&doc);
+  }
+  rescue_buf_putc(b, '\n');
 }
 
 static void splits_section(const tk_summary *s, rescue_buf *b) {
@@ -302,11 +385,19 @@ void rescue_tk_card(const tk_summary *s, rescue_buf *b) {
   tasks_section(s, b);
   label_sets(s, b);
   splits_section(s, b);
+  provenance_section(s, b);
   options_section(s, b);
   rescue_buf_puts(b, "## Scoring\n\n```\nrescue score <task> --gold <file>.jsonl --pred "
-                     "predictions.jsonl [--json]\n```\n\nPredictions are JSONL objects with "
-                     "`instance_id` and the task's prediction field. Missing predictions count "
-                     "as wrong (ITP: `no`); the gold label is never filled in.\n\n"
+                     "predictions.jsonl [--protocol rescue|release] [--json]\n```\n\n"
+                     "Predictions are JSONL objects with `instance_id` and the task's "
+                     "prediction field. Under the default `rescue` protocol missing predictions "
+                     "count as wrong (ITP: `no`); `release` reproduces the benchmark scripts' "
+                     "arithmetic. The gold label is never filled in.");
+  if (s->o->blind)
+    rescue_buf_puts(b, " This is a blind export: the task files hold no `gold_*` keys; score "
+                       "against the `*.answers.jsonl` files, which are not to be published "
+                       "with them.");
+  rescue_buf_puts(b, "\n\n"
                      "## Source and licence\n\nThe conversations are real therapy sessions; "
                      "use them under the terms of the corpus they came from, for research on "
                      "supportive dialogue only.\n");
@@ -330,9 +421,12 @@ static void manifest_file(rescue_jw *w, const tk_file *f) {
 static int sorted_files(const tk_summary *s, const tk_file **v) {
   int n = 0, t, sp, i, j;
   for (t = 0; t < RESCUE_TASK_COUNT; t++)
-    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++) {
       if (s->files[t][sp].rel)
         v[n++] = &s->files[t][sp];
+      if (s->answers[t][sp].rel)
+        v[n++] = &s->answers[t][sp];
+    }
   for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
     if (s->splits[sp].rel)
       v[n++] = &s->splits[sp];
@@ -349,7 +443,7 @@ static int sorted_files(const tk_summary *s, const tk_file **v) {
 
 void rescue_tk_manifest(const tk_summary *s, rescue_buf *b) {
   const rescue_tasks_opts *o = s->o;
-  const tk_file *files[RESCUE_TASK_COUNT * RESCUE_SPLIT_COUNT + RESCUE_SPLIT_COUNT + 1];
+  const tk_file *files[2 * RESCUE_TASK_COUNT * RESCUE_SPLIT_COUNT + RESCUE_SPLIT_COUNT + 1];
   rescue_jw w;
   int n, i, t;
   rescue_jw_init(&w, b);
@@ -425,6 +519,59 @@ void rescue_tk_manifest(const tk_summary *s, rescue_buf *b) {
   rescue_jw_int(&w, s->res->incomplete);
   rescue_jw_key(&w, "unassigned");
   rescue_jw_int(&w, s->res->unassigned);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "provenance");
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "tool_version");
+  rescue_jw_str(&w, RESCUE_VERSION_STRING);
+  rescue_jw_key(&w, "command_line");
+  if (o->command_line)
+    rescue_jw_str(&w, o->command_line);
+  else
+    rescue_jw_null(&w);
+  rescue_jw_key(&w, "view");
+  rescue_jw_str(&w, o->view_name ? o->view_name : "corpus");
+  rescue_jw_key(&w, "rows_gold");
+  rescue_jw_int(&w, s->res->rows_gold);
+  rescue_jw_key(&w, "rows_latest");
+  rescue_jw_int(&w, s->res->rows_latest);
+  rescue_jw_key(&w, "gold_policies");
+  rescue_jw_obj(&w);
+  for (i = 0; i < 4; i++)
+    if (s->policies[i]) {
+      rescue_jw_key(&w, policy_names[i]);
+      rescue_jw_int(&w, s->policies[i]);
+    }
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "annotators");
+  rescue_jw_arr(&w);
+  for (i = 0; i < s->n_annotators; i++) {
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "name");
+    rescue_jw_str(&w, s->annotators[i].name ? s->annotators[i].name : "");
+    rescue_jw_key(&w, "role");
+    rescue_jw_str(&w, s->annotators[i].role ? s->annotators[i].role : "");
+    rescue_jw_key(&w, "rows_annotated");
+    rescue_jw_int(&w, s->annotators[i].annotated);
+    rescue_jw_key(&w, "rows_shown");
+    rescue_jw_int(&w, s->annotators[i].rows);
+    rescue_jw_end(&w);
+  }
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "agreement");
+  if (s->agreement.len)
+    rescue_jw_raw(&w, s->agreement.s, s->agreement.len);
+  else
+    rescue_jw_null(&w);
+  rescue_jw_key(&w, "agreement_note");
+  if (s->agreement_note[0])
+    rescue_jw_str(&w, s->agreement_note);
+  else
+    rescue_jw_null(&w);
+  rescue_jw_key(&w, "missing_clips");
+  rescue_jw_int(&w, s->res->missing_clips);
+  rescue_jw_key(&w, "blind");
+  rescue_jw_bool(&w, o->blind);
   rescue_jw_end(&w);
   rescue_jw_key(&w, "instances");
   rescue_jw_obj(&w);

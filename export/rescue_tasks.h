@@ -6,6 +6,7 @@
 #define RESCUE_TASKS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rescue_split.h"
 #include "rescue_store.h"
@@ -42,6 +43,16 @@ typedef struct rescue_tasks_opts {
   const char *split;          /* with a split run: write only this split; NULL: all */
   int force;                  /* replace an existing, non-empty output folder */
   const char *corpus_name;    /* how the card names the corpus (NULL: the store's file name) */
+  int blind;                  /* records without their gold_* keys; the answers go to
+                                 <task>[/<split>].answers.jsonl (which `rescue score --gold`
+                                 reads) */
+  int require_clips;          /* an ER or VP record without a clip path is an error */
+  FILE *stream;               /* non-NULL: write the records of the one selected task (and
+                                 split) to this stream instead of a folder: no card, no
+                                 manifest, `out` unused */
+  const char *command_line;   /* how the export was asked for, for the card and manifest */
+  int agreement_replicates;   /* bootstrap replicates of the card's agreement intervals
+                                 (default 200; 0: no interval) */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
 } rescue_tasks_opts;
@@ -59,14 +70,20 @@ typedef struct rescue_tasks_result {
   long instances[RESCUE_TASK_COUNT];
   long itp_yes;   /* ITP instances with gold yes */
   uint64_t bytes; /* bytes of every file written */
+  long missing_clips; /* ER and VP records written with an empty clip_path */
+  long rows_gold;     /* rows of the samples used shown from adjudicated gold */
+  long rows_latest;   /* ... from the latest version by anyone (or the view's annotator) */
 } rescue_tasks_result;
 
 /*
 ** Write the selected task datasets into the folder `out` (all or nothing; an existing,
 ** non-empty folder is refused unless opts->force): <task>.jsonl per task, or, when the
 ** store has a split run, <task>/<split>.jsonl and splits/<split>.txt per split of that
-** run; then README.md (dataset card) and manifest.json. Samples are streamed one at a
-** time in sample_id order; discarded and incomplete samples are left out and counted.
+** run; then README.md (dataset card) and manifest.json, which say where every row came
+** from (gold or latest, adjudication policies, annotators, agreement). Samples are
+** streamed one at a time in sample_id order; discarded and incomplete samples are left
+** out and counted. An export that would write no record fails (RESCUE_ENOTFOUND, with
+** the reason); so does one with ER or VP records without a clip under require_clips.
 */
 int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_opts *opts,
                         rescue_tasks_result *res);

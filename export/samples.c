@@ -71,9 +71,15 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
     goto fail;
   if (o->n_samples)
     total = o->n_samples;
-  if ((rc = rescue_output_begin(out, data_root, o->force, &dest, err)))
+  if (o->stream && data_root) {
+    rc = rescue_seterr(err, RESCUE_EINVAL, "a data-root is a folder: it cannot go to a stream");
     goto fail;
-  if (!data_root) {
+  }
+  if (o->stream) {
+    f = o->stream;
+  } else if ((rc = rescue_output_begin(out, data_root, o->force, &dest, err))) {
+    goto fail;
+  } else if (!data_root) {
     f = fopen(rescue_output_path(dest), "wb");
     if (!f) {
       rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", rescue_output_path(dest),
@@ -127,7 +133,24 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
   }
   if (rc < 0)
     goto fail;
-  if (f) {
+  if (res->samples == 0) {
+    rc = rescue_seterr(err, RESCUE_ENOTFOUND,
+                       "nothing to export: no sample %s can be used in this view (%ld without "
+                       "a version of every row, %ld discarded)%s",
+                       o->n_samples ? "of those asked for" : "in the corpus", res->incomplete,
+                       res->discarded,
+                       o->view.kind == RESCUE_VIEW_GOLD && res->incomplete
+                           ? "; the gold view needs gold on every row: see 'rescue adjudicate'"
+                           : "");
+    goto fail;
+  }
+  if (f && o->stream) {
+    if (fflush(f) != 0) {
+      rc = rescue_seterr(err, RESCUE_EIO, "writing the output: %s", strerror(errno));
+      goto fail;
+    }
+    f = NULL;
+  } else if (f) {
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
       rc = rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", out, strerror(errno));
       goto fail;
@@ -137,10 +160,10 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
   }
   if (o->progress)
     o->progress(o->progress_arg, (uint64_t)total, (uint64_t)total);
-  rc = rescue_output_commit(&dest, err);
+  rc = dest ? rescue_output_commit(&dest, err) : 0;
   goto end;
 fail:
-  if (f)
+  if (f && !o->stream)
     fclose(f);
   rescue_output_abort(&dest);
 end:

@@ -91,6 +91,8 @@ static void put_row_fields(rescue_jw *w, const tk_sample *t, int i) {
 
 /* clip_path ... source_file: the common end of ER and VP records. */
 static void put_release_tail(rescue_jw *w, tk_sample *t, int i, rescue_task task) {
+  const tk_span *clip = &t->rows[i].v[TK_CLIP_PATH];
+  t->clip_missing = clip->b - clip->a <= 2; /* "" */
   rescue_tk_put_value(w, t, i, TK_CLIP_PATH, "clip_path");
   rescue_tk_put_value(w, t, i, TK_CLIP_DURATION, "clip_duration_sec");
   rescue_jw_key(w, "task");

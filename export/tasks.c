@@ -53,6 +53,7 @@ void rescue_tasks_opts_init(rescue_tasks_opts *o) {
   o->tasks = RESCUE_TASKS_ALL;
   o->checkpoints_per_sample = 5;
   o->min_dialogue_words = 5;
+  o->agreement_replicates = 200;
 }
 
 /* The state of one export run. */
@@ -64,6 +65,9 @@ typedef struct exporter {
   rescue_tasks_result *res;
   int slot;   /* split slot of the current sample */
   int family; /* the current sample is a family sample */
+  const tk_sample *ts; /* the sample being built (its last ER/VP record's clip) */
+  rescue_jdoc *doc;    /* --blind: records parsed to split off their answers */
+  rescue_buf tmp, tmp2;
 } exporter;
 
 /* Create file rel under the temporary folder for writing. */
@@ -128,11 +132,70 @@ static int file_whole(exporter *x, tk_file *f, const char *rel, const rescue_buf
   return file_close(x, f);
 }
 
+/*
+** --blind: the record without its gold_* keys into x->tmp, and its answer (the keys
+** scoring needs: task, ids, scenario, candidate labels, and the gold_* keys) into x->tmp2.
+*/
+static int split_answers(exporter *x, const rescue_buf *line) {
+  static const char *const keep[] = {"task", "instance_id", "sample_id", "couple", "scenario",
+                                     "candidate_relation_labels", "candidate_target_labels",
+                                     "candidate_strategy_labels"};
+  rescue_jerror je;
+  const rescue_jnode *o = rescue_jparse(x->doc, line->s, line->len - 1, &je), *c;
+  rescue_jw a, b;
+  size_t k;
+  if (!o)
+    return rescue_seterr(x->err, strcmp(je.msg, "out of memory") ? RESCUE_EINTERNAL : RESCUE_ENOMEM,
+                         "a task record does not parse: %s", je.msg);
+  rescue_buf_reset(&x->tmp);
+  rescue_buf_reset(&x->tmp2);
+  rescue_jw_init(&a, &x->tmp);
+  rescue_jw_init(&b, &x->tmp2);
+  rescue_jw_obj(&a);
+  rescue_jw_obj(&b);
+  for (c = o->child; c; c = c->next) {
+    int gold = c->keylen > 5 && memcmp(c->key, "gold_", 5) == 0, answer = gold;
+    for (k = 0; k < sizeof keep / sizeof keep[0]; k++)
+      answer |= strcmp(c->key, keep[k]) == 0;
+    if (!gold) {
+      rescue_jw_key(&a, c->key);
+      rescue_jw_node(&a, c);
+    }
+    if (answer) {
+      rescue_jw_key(&b, c->key);
+      rescue_jw_node(&b, c);
+    }
+  }
+  rescue_jw_end(&a);
+  rescue_jw_end(&b);
+  rescue_buf_putc(&x->tmp, '\n');
+  rescue_buf_putc(&x->tmp2, '\n');
+  if (!rescue_buf_ok(&x->tmp) || !rescue_buf_ok(&x->tmp2))
+    return rescue_seterr(x->err, RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
 /* tk_sink callback: one record into the file of its task and the sample's split. */
 static int emit(void *arg, rescue_task task, int gold_yes, const rescue_buf *line) {
   exporter *x = arg;
   tk_file *f = &x->sum.files[task][x->slot];
-  int rc = file_write(x, f, line->s, line->len, 1);
+  int rc;
+  if ((task == RESCUE_TASK_ER || task == RESCUE_TASK_VP) && x->ts->clip_missing)
+    x->res->missing_clips++;
+  if (x->sum.o->stream) {
+    if (fwrite(line->s, 1, line->len, x->sum.o->stream) != line->len)
+      return rescue_seterr(x->err, RESCUE_EIO, "writing the output: %s", strerror(errno));
+    f->lines++;
+    f->bytes += line->len;
+    x->res->bytes += line->len;
+    rc = 0;
+  } else if (x->sum.o->blind) {
+    if (!(rc = split_answers(x, line)) &&
+        !(rc = file_write(x, f, x->tmp.s, x->tmp.len, 1)))
+      rc = file_write(x, &x->sum.answers[task][x->slot], x->tmp2.s, x->tmp2.len, 1);
+  } else {
+    rc = file_write(x, f, line->s, line->len, 1);
+  }
   if (rc)
     return rc;
   f->scenario[x->family]++;
@@ -153,6 +216,9 @@ static int open_files(exporter *x) {
       snprintf(rel, sizeof rel, "%s.jsonl", task_names[t]);
       if ((rc = file_open(x, &x->sum.files[t][0], rel)))
         return rc;
+      snprintf(rel, sizeof rel, "%s.answers.jsonl", task_names[t]);
+      if (x->sum.o->blind && (rc = file_open(x, &x->sum.answers[t][0], rel)))
+        return rc;
       continue;
     }
     for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++) {
@@ -160,6 +226,9 @@ static int open_files(exporter *x) {
         continue;
       snprintf(rel, sizeof rel, "%s/%s.jsonl", task_names[t], rescue_split_name(sp));
       if ((rc = file_open(x, &x->sum.files[t][sp], rel)))
+        return rc;
+      snprintf(rel, sizeof rel, "%s/%s.answers.jsonl", task_names[t], rescue_split_name(sp));
+      if (x->sum.o->blind && (rc = file_open(x, &x->sum.answers[t][sp], rel)))
         return rc;
     }
   }
@@ -205,11 +274,33 @@ static int plan_splits(exporter *x) {
 static void free_files(exporter *x) {
   int t, sp;
   for (t = 0; t < RESCUE_TASK_COUNT; t++)
-    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++) {
       file_free(&x->sum.files[t][sp]);
+      file_free(&x->sum.answers[t][sp]);
+    }
   for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
     file_free(&x->sum.splits[sp]);
   file_free(&x->sum.readme);
+}
+
+/* Why an export would write no record: RESCUE_ENOTFOUND with the reason. */
+static int empty_export(exporter *x) {
+  const rescue_tasks_result *r = x->res;
+  const char *view = x->sum.o->view_name ? x->sum.o->view_name : "corpus";
+  if (r->samples)
+    return rescue_seterr(x->err, RESCUE_ENOTFOUND,
+                         "nothing to export: the %ld sample%s used give%s no instance of the "
+                         "selected tasks",
+                         r->samples, r->samples == 1 ? "" : "s", r->samples == 1 ? "s" : "");
+  return rescue_seterr(
+      x->err, RESCUE_ENOTFOUND,
+      "nothing to export: no sample can be used (%ld without a version of every row in view "
+      "'%s'%s, %ld discarded, %ld outside the split run, %ld in other splits)",
+      r->incomplete, view,
+      x->sum.o->view.kind == RESCUE_VIEW_GOLD && r->incomplete
+          ? ": nothing adjudicated yet? see 'rescue adjudicate'"
+          : "",
+      r->discarded, r->unassigned, r->other_split);
 }
 
 /* The store's file name without its folders. */
@@ -258,17 +349,39 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
     return rescue_seterr(err, RESCUE_EINVAL, "no task selected");
   if ((rc = plan_splits(&x)))
     return rc;
+  if (o->stream) {
+    int ntasks = 0, nsplits = 0;
+    for (t = 0; t < RESCUE_TASK_COUNT; t++)
+      ntasks += (o->tasks >> t) & 1;
+    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+      nsplits += x.sum.active[sp];
+    if (ntasks != 1)
+      return rescue_seterr(err, RESCUE_EINVAL,
+                           "a stream holds one task's records: choose it with --tasks");
+    if (x.sum.split_mode && nsplits != 1)
+      return rescue_seterr(err, RESCUE_EINVAL,
+                           "the corpus has a split run: a stream holds one split, choose it "
+                           "with --split");
+    if (o->blind)
+      return rescue_seterr(err, RESCUE_EINVAL,
+                           "--blind writes two files (records and answers): give a folder");
+  }
+  x.ts = &ts;
+  if (o->blind && !(x.doc = rescue_jdoc_new()))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it)))
-    return rc;
+    goto fail;
   if ((rc = rescue_store_sample_count(st, &total)))
     goto fail;
   if (o->n_samples)
     total = o->n_samples;
-  if ((rc = rescue_output_begin(out, 1, o->force, &dest, err)))
-    goto fail;
-  x.dir = rescue_output_path(dest);
-  if ((rc = open_files(&x)))
-    goto fail;
+  if (!o->stream) {
+    if ((rc = rescue_output_begin(out, 1, o->force, &dest, err)))
+      goto fail;
+    x.dir = rescue_output_path(dest);
+    if ((rc = open_files(&x)))
+      goto fail;
+  }
 
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
     done++;
@@ -296,6 +409,8 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
       }
     }
     if ((rc = rescue_tk_sample_prepare(&ts, st, s, o->clip_root, err)))
+      goto fail;
+    if ((rc = rescue_tk_prov_sample(&x.sum, st, s)))
       goto fail;
     x.family = strcmp(ts.scenario, "family") == 0;
     x.sum.samples[x.slot][x.family]++;
@@ -341,13 +456,37 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   }
   if (rc < 0)
     goto fail;
+  {
+    long records = 0;
+    for (t = 0; t < RESCUE_TASK_COUNT; t++)
+      records += res->instances[t];
+    if (records == 0) {
+      rc = empty_export(&x);
+      goto fail;
+    }
+  }
+  if (o->require_clips && res->missing_clips) {
+    rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                       "%ld ER/VP record%s would have no clip_path (--require-clips): cut the "
+                       "clips with 'rescue clip' or give --clip-root",
+                       res->missing_clips, res->missing_clips == 1 ? "" : "s");
+    goto fail;
+  }
+  if (o->stream) {
+    if (fflush(o->stream) != 0)
+      rc = rescue_seterr(err, RESCUE_EIO, "writing the output: %s", strerror(errno));
+    goto end;
+  }
   for (t = 0; t < RESCUE_TASK_COUNT; t++)
     for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
-      if ((rc = file_close(&x, &x.sum.files[t][sp])))
+      if ((rc = file_close(&x, &x.sum.files[t][sp])) ||
+          (rc = file_close(&x, &x.sum.answers[t][sp])))
         goto fail;
   for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
     if ((rc = file_close(&x, &x.sum.splits[sp])))
       goto fail;
+  if ((rc = rescue_tk_prov_finish(&x.sum, st, err)))
+    goto fail;
   rescue_buf_reset(&text);
   rescue_tk_card(&x.sum, &text);
   if (!rescue_buf_ok(&text)) {
@@ -376,10 +515,16 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   rc = rescue_output_commit(&dest, err);
   goto end;
 fail:
+  if (o->stream && o->stream != stdout)
+    fflush(o->stream);
   free_files(&x);
   rescue_output_abort(&dest);
 end:
   free_files(&x);
+  rescue_tk_prov_free(&x.sum);
+  rescue_jdoc_free(&x.doc);
+  rescue_buf_free(&x.tmp);
+  rescue_buf_free(&x.tmp2);
   rescue_sample_iter_free(&it);
   rescue_tk_sample_free(&ts);
   rescue_buf_free(&text);

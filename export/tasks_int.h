@@ -76,6 +76,7 @@ typedef struct tk_sample {
   rescue_jdoc *doc;
   int rows_only; /* prepare parses rows and derives facts, but builds no
                     row records (for statistics) */
+  int clip_missing; /* the last ER/VP record written has an empty clip_path */
 } tk_sample;
 
 /* Options a builder reads. */
@@ -168,11 +169,34 @@ typedef struct tk_summary {
   rescue_split_run run;
   int active[RESCUE_SPLIT_COUNT];                       /* splits written (split mode) */
   tk_file files[RESCUE_TASK_COUNT][RESCUE_SPLIT_COUNT]; /* [task][split]; [task][0] otherwise */
+  tk_file answers[RESCUE_TASK_COUNT][RESCUE_SPLIT_COUNT]; /* --blind: the answer files */
   tk_file splits[RESCUE_SPLIT_COUNT];                   /* splits/<split>.txt */
   tk_file readme;
   long samples[RESCUE_SPLIT_COUNT][2]; /* samples per split slot and scenario */
-  const rescue_tasks_result *res;
+  rescue_tasks_result *res;
+  /* provenance (provenance.c) */
+  long policies[4];  /* gold rows decided by policy lead, majority, latest, other/unknown */
+  struct tk_prov_annotator *annotators; /* whose versions the rows show, by rows */
+  int n_annotators, cap_annotators;
+  rescue_buf agreement; /* per field: JSON array of {field, level, status, coders, units,
+                           alpha, ci_low, ci_high, ci_level}; "" when not computed */
+  char agreement_note[200]; /* why agreement is absent, or "" */
+  char **used_ids;          /* sample ids used (agreement is computed over them) */
+  long n_used, cap_used;
 } tk_summary;
+
+typedef struct tk_prov_annotator {
+  int64_t id;
+  char *name, *role;
+  long rows;      /* rows of the export showing this annotator's version */
+  long annotated; /* rows of the samples used that this annotator versioned (not gold) */
+} tk_prov_annotator;
+
+/* Count where the rows of a used sample come from (gold or not, policy, annotator). */
+int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp);
+/* Names of the annotators and agreement per field (rows of the store's coders). */
+int rescue_tk_prov_finish(tk_summary *s, rescue_store *st, rescue_error *err);
+void rescue_tk_prov_free(tk_summary *s);
 
 /* The dataset card (README.md) into out. */
 void rescue_tk_card(const tk_summary *s, rescue_buf *out);

@@ -558,3 +558,21 @@ SELECT w.rule, s.sample_id, w.row, w.reason, w.waived_by, w.created_at
 -- name: lint_waiver_table
 -- 1 when the corpus has the waiver table (a corpus opened read-only is not migrated).
 SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lint_waiver';
+-- ---- export provenance (dataset card and manifest of a task export) ----
+
+-- name: prov_gold_policy
+SELECT gold_policy FROM row_version WHERE id = :id;
+
+-- name: prov_annotator
+SELECT name, role FROM annotator WHERE id = :id;
+
+-- name: prov_coder_count
+SELECT count(DISTINCT v.annotator_id)
+  FROM row_version v JOIN annotator a ON a.id = v.annotator_id
+ WHERE v.kind <> 'gold' AND a.role <> 'model';
+
+-- name: prov_sample_annotators
+SELECT v.annotator_id, count(DISTINCT v.row_id)
+  FROM row_version v JOIN row r ON r.id = v.row_id
+ WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold'
+ GROUP BY v.annotator_id;

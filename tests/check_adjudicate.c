@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -227,11 +228,16 @@ START_TEST(test_lead_policy) {
     json_decref(j);
   }
   free(line);
-  /* the gold view leaves the sample out until every row is gold */
+  /* the gold view leaves the sample out until every row is gold: nothing to export is an
+     error with the reason, and no file */
   ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out",
                              tu_path(f.dir, "gold.jsonl"), "--view", "gold", NULL),
-                   0);
-  ck_assert_ptr_nonnull(strstr(out, "wrote 0 samples"));
+                   1);
+  ck_assert_msg(strstr(err, "nothing to export: no sample in the corpus can be used in this "
+                           "view (2 without a version of every row, 0 discarded); the gold "
+                           "view needs gold on every row: see 'rescue adjudicate'"),
+                "%s", err);
+  ck_assert_int_ne(access(tu_path(f.dir, "gold.jsonl"), F_OK), 0);
   free(out);
   free(err);
   /* lint on the partial gold view judges the rows it sees (these minimal rows lack most

@@ -347,6 +347,58 @@ START_TEST(test_get_duplicate_keys) {
 END_TEST
 
 /* Every allocation failure point of a parse is reported as out of memory, without leaks. */
+/* Python mode (model output): what Python's json.loads reads and the strict reader refuses. */
+START_TEST(test_python_mode) {
+  static const char *const lenient[] = {
+      "[NaN, Infinity, -Infinity]", "[123456789012345678901234567890]", "[1e999]",
+      "[\"\\ud800 alone\"]", "[\"\\udc00\"]", "\"just a string\"", "42"};
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror e;
+  const rescue_jnode *n;
+  rescue_buf b = RESCUE_BUF_INIT;
+  size_t i, used = 0;
+  for (i = 0; i < sizeof lenient / sizeof lenient[0]; i++) {
+    ck_assert_msg(rescue_jparse(d, lenient[i], strlen(lenient[i]), &e) == NULL, "%s", lenient[i]);
+    n = rescue_jparse_ex(d, lenient[i], strlen(lenient[i]), RESCUE_JPARSE_PYTHON, NULL, &e);
+    ck_assert_msg(n != NULL, "%s: %s", lenient[i], e.msg);
+  }
+  n = rescue_jparse_ex(d, "[NaN, -Infinity, 123456789012345678901234567890]", 48,
+                       RESCUE_JPARSE_PYTHON, NULL, &e);
+  ck_assert_ptr_nonnull(n);
+  ck_assert(isnan(n->child->num) && !n->child->is_int);
+  ck_assert(isinf(n->child->next->num) && n->child->next->num < 0);
+  ck_assert(n->child->next->next->is_int);
+  ck_assert(fabs(n->child->next->next->num - 1.2345678901234568e29) < 1e15);
+  /* the one cleaning rule: Python's str() of the values */
+  rescue_jclean(&b, n->child);
+  rescue_buf_putc(&b, '|');
+  rescue_jclean(&b, n->child->next);
+  rescue_buf_putc(&b, '|');
+  rescue_jclean(&b, n->child->next->next);
+  ck_assert_str_eq(b.s, "nan|-inf|123456789012345678901234567890");
+  n = rescue_jparse_ex(d, "[\"a\\ud800b\"]", 12, RESCUE_JPARSE_PYTHON, NULL, &e);
+  ck_assert_ptr_nonnull(n);
+  ck_assert_str_eq(n->child->s, "a\xef\xbf\xbd" "b"); /* U+FFFD */
+  /* a surrogate pair is still one character */
+  n = rescue_jparse_ex(d, "[\"\\ud83d\\ude00\"]", 16, RESCUE_JPARSE_PYTHON, NULL, &e);
+  ck_assert_ptr_nonnull(n);
+  ck_assert_str_eq(n->child->s, "\xf0\x9f\x98\x80");
+  /* prefix: one value, what follows not looked at */
+  n = rescue_jparse_ex(d, "{\"a\": 1} trailing {", 19, RESCUE_JPARSE_PREFIX, &used, &e);
+  ck_assert_ptr_nonnull(n);
+  ck_assert_uint_eq(used, 8);
+  ck_assert_ptr_null(rescue_jparse_ex(d, " {\"a\": 1}", 9, RESCUE_JPARSE_PREFIX, &used, &e));
+  ck_assert_ptr_null(rescue_jparse_ex(d, "{\"a\": ", 6, RESCUE_JPARSE_PREFIX, &used, &e));
+  /* still refused in Python mode: what Python refuses too */
+  ck_assert_ptr_null(rescue_jparse_ex(d, "[nan]", 5, RESCUE_JPARSE_PYTHON, NULL, &e));
+  ck_assert_ptr_null(rescue_jparse_ex(d, "[\"a\nb\"]", 7, RESCUE_JPARSE_PYTHON, NULL, &e));
+  /* the strict mode is unchanged after a Python-mode parse */
+  ck_assert_ptr_null(rescue_jparse(d, "[NaN]", 5, &e));
+  rescue_buf_free(&b);
+  rescue_jdoc_free(&d);
+}
+END_TEST
+
 START_TEST(test_alloc_failures) {
   const char *text = "{\"a\": [1, 2, \"three\", {\"b\": null}], \"c\": \"\\u00e9\"}";
   unsigned long n;
@@ -389,6 +441,7 @@ int main(void) {
   tcase_add_test(tc, test_differential_jansson);
   tcase_add_test(tc, test_alloc_failures);
   tcase_add_test(tc, test_get_duplicate_keys);
+  tcase_add_test(tc, test_python_mode);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -23,21 +23,29 @@ static const char *put(const char *name, const char *text) {
   return p;
 }
 
-/* Run rescue score --json and parse the report (asserts exit 0). */
-static json_t *score_json(const char *task, const char *gold, const char *pred) {
+/* Run rescue score --json --allow-missing under a protocol and parse the report (asserts
+   exit 0). */
+static json_t *score_json_p(const char *task, const char *gold, const char *pred,
+                            const char *protocol) {
   char *out = NULL, *err = NULL, g[4096], p[4096];
   json_error_t je;
   json_t *j;
   int rc;
   snprintf(g, sizeof g, "%s", gold);
   snprintf(p, sizeof p, "%s", pred);
-  rc = tu_rescue(&out, &err, "score", task, "--gold", g, "--pred", p, "--json", NULL);
+  rc = tu_rescue(&out, &err, "score", task, "--gold", g, "--pred", p, "--protocol", protocol,
+                 "--allow-missing", "--json", NULL);
   ck_assert_msg(rc == 0, "score %s: %s", task, err);
   j = json_loads(out, 0, &je);
   ck_assert_msg(j != NULL, "report: %s", je.text);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "protocol")), protocol);
   free(out);
   free(err);
   return j;
+}
+
+static json_t *score_json(const char *task, const char *gold, const char *pred) {
+  return score_json_p(task, gold, pred, "rescue");
 }
 
 /* A number at a path of object keys ("overall", "f1_yes", NULL). */
@@ -141,8 +149,17 @@ START_TEST(test_replies_and_lists) {
   j = score_json("itp", g, pred);
   NEAR(num(j, "counts", "predicted", NULL), 5);
   NEAR(num(j, "counts", "missing", NULL), 1);
-  NEAR(num(j, "counts", "bad_replies", NULL), 1);
+  NEAR(num(j, "counts", "invalid_lines", NULL), 1);
+  NEAR(num(j, "counts", "reply_strings", NULL), 3);
+  NEAR(num(j, "counts", "recovered", NULL), 2); /* the fenced reply and the prose one */
   NEAR(num(j, "overall", "accuracy", NULL), 1.0); /* a6 missing counts as no: right here */
+  NEAR(num(json_array_get(json_object_get(j, "invalid_lines"), 0), "line", NULL), 5);
+  json_decref(j);
+  /* release: a list reply gives its first object only (a2 is then missing: no, right) */
+  j = score_json_p("itp", g, pred, "release");
+  NEAR(num(j, "counts", "predicted", NULL), 4);
+  NEAR(num(j, "counts", "missing", NULL), 2);
+  NEAR(num(j, "counts", "dropped_items", NULL), 1);
   json_decref(j);
 }
 END_TEST
@@ -166,33 +183,43 @@ START_TEST(test_rpp) {
   snprintf(g, sizeof g, "%s", put("rpp.jsonl", b.s));
   rescue_buf_free(&b);
   /* r1 [aa] padded -> rank 1; r2 invalid labels dropped, [pw] padded to [pw, aa, ww] -> rank
-     3; r3 missing -> rank 0 (the scripts' fallback would put the gold first); r4 a string,
-     not a list -> invalid, rank 0 */
-  j = score_json("rpp", g,
-                 put("rpp.pred.jsonl",
-                     "{\"instance_id\": \"r1\", \"relation_top3\": [\"attack_attack\"]}\n"
-                     "{\"instance_id\": \"r2\", \"relation_top3\": [\"Attack_Attack\", \"bogus\", "
-                     "\"pursue_withdraw\"]}\n"
-                     "{\"instance_id\": \"r4\", \"relation_top3\": \"pursue_withdraw\"}\n"));
-  NEAR(num(j, "overall", "accuracy", NULL), 0.25);
-  NEAR(num(j, "overall", "relation_recall_at_1", NULL), 0.25);
-  NEAR(num(j, "overall", "relation_recall_at_2", NULL), 0.25);
-  NEAR(num(j, "overall", "relation_recall_at_3", NULL), 0.5);
-  NEAR(num(j, "overall", "relation_mrr", NULL), (1 + 1.0 / 3) / 4);
-  /* top-1: aa right; pw predicted for ww; mt and pw missed: only aa scores, over 6 labels */
-  NEAR(num(j, "overall", "macro_precision", NULL), 1.0 / 6);
-  NEAR(num(j, "overall", "macro_recall", NULL), 1.0 / 6);
-  NEAR(num(j, "overall", "macro_f1", NULL), 1.0 / 6);
-  NEAR(num(j, "counts", "dropped_labels", NULL), 2);
-  NEAR(num(j, "counts", "invalid", NULL), 1);
-  NEAR(num(j, "counts", "missing", NULL), 1);
-  cm = json_object_get(j, "top1_class_metrics");
-  ck_assert_int_eq((int)json_object_size(cm), 6);
-  NEAR(num(cm, "attack_attack", "f1", NULL), 1.0);
-  NEAR(num(cm, "pursue_withdraw", "support", NULL), 1);
-  NEAR(num(cm, "pursue_withdraw", "precision", NULL), 0.0);
-  NEAR(num(cm, "constructive_alignment", "support", NULL), 0);
-  json_decref(j);
+     3; r3 missing -> rank 0 (the scripts' fallback would put the gold first); r4 a string:
+     rescue reads it as [pw] (coerced), the release iterates its characters (all dropped)
+     and pads [pw, aa, ww]: rank 1 either way */
+  for (i = 0; i < 2; i++) {
+    j = score_json_p("rpp", g,
+                     put("rpp.pred.jsonl",
+                         "{\"instance_id\": \"r1\", \"relation_top3\": [\"attack_attack\"]}\n"
+                         "{\"instance_id\": \"r2\", \"relation_top3\": [\"Attack_Attack\", "
+                         "\"bogus\", \"pursue_withdraw\"]}\n"
+                         "{\"instance_id\": \"r4\", \"relation_top3\": \"pursue_withdraw\"}\n"),
+                     i ? "release" : "rescue");
+    NEAR(num(j, "overall", "accuracy", NULL), 0.5);
+    NEAR(num(j, "overall", "relation_recall_at_1", NULL), 0.5);
+    NEAR(num(j, "overall", "relation_recall_at_2", NULL), 0.5);
+    NEAR(num(j, "overall", "relation_recall_at_3", NULL), 0.75);
+    NEAR(num(j, "overall", "relation_mrr", NULL), (2 + 1.0 / 3) / 4);
+    /* top-1: aa right (P 1, R 1); pw predicted twice, once right (P .5, R 1, F1 2/3); ww
+       and mt missed; the two unused labels count 0: means over all 6 labels */
+    NEAR(num(j, "overall", "macro_precision", NULL), 1.5 / 6);
+    NEAR(num(j, "overall", "macro_recall", NULL), 2.0 / 6);
+    NEAR(num(j, "overall", "macro_f1", NULL), (1 + 2.0 / 3) / 6);
+    NEAR(num(j, "scenarios", "couple", "macro_f1", NULL), (1 + 2.0 / 3) / 6);
+    NEAR(num(j, "samples", "c/s", "macro_f1", NULL), (1 + 2.0 / 3) / 6);
+    NEAR(num(j, "couples", "c", "macro_recall", NULL), 2.0 / 6);
+    NEAR(num(j, "counts", "dropped_labels", NULL), 2);
+    NEAR(num(j, "counts", "invalid", NULL), 0);
+    NEAR(num(j, "counts", "coerced", NULL), 1);
+    NEAR(num(j, "counts", "missing", NULL), 1);
+    NEAR(num(j, "counts", "gold_fills", NULL), i ? 1 : 0);
+    cm = json_object_get(json_object_get(j, "top1_class_metrics"), "couple");
+    ck_assert_int_eq((int)json_object_size(cm), 6);
+    NEAR(num(cm, "attack_attack", "f1", NULL), 1.0);
+    NEAR(num(cm, "pursue_withdraw", "support", NULL), 1);
+    NEAR(num(cm, "pursue_withdraw", "precision", NULL), 0.5);
+    NEAR(num(cm, "constructive_alignment", "support", NULL), 0);
+    json_decref(j);
+  }
 }
 END_TEST
 
@@ -247,6 +274,7 @@ END_TEST
 
 START_TEST(test_er) {
   char g[4096];
+  const char *pred;
   json_t *j, *failed;
   snprintf(
       g, sizeof g, "%s",
@@ -260,51 +288,92 @@ START_TEST(test_er) {
           "{\"sample_id\": \"c/s3\", \"couple\": \"c\", \"gold_intensity_score\": 5, \"task\": "
           "\"er\", \"instance_id\": \"e4\", \"scenario\": \"couple\"}\n"));
   /* e1 "6" -> 5 points; e2 7.5 -> 8, |8-3| = 5 -> 1 point; e3 missing -> left out; e4 does
-     not parse -> its sample fails and is left out */
-  j = score_json("er", g,
-                 put("er.pred.jsonl",
-                     "{\"checkpoint_id\": \"e1\", \"predicted_intensity_score\": \"6\"}\n"
-                     "{\"instance_id\": \"e2\", \"predicted_intensity_score\": 7.5}\n"
-                     "{\"instance_id\": \"e4\", \"predicted_intensity_score\": \"high\"}\n"));
+     not parse -> under rescue only that checkpoint is invalid; under release its sample
+     fails, and so does e3's (a checkpoint without a prediction) */
+  pred = put("er.pred.jsonl",
+             "{\"checkpoint_id\": \"e1\", \"predicted_intensity_score\": \"6\"}\n"
+             "{\"instance_id\": \"e2\", \"predicted_intensity_score\": 7.5}\n"
+             "{\"instance_id\": \"e4\", \"predicted_intensity_score\": \"high\"}\n");
+  j = score_json("er", g, pred);
   NEAR(num(j, "overall", "scored", NULL), 2);
-  NEAR(num(j, "overall", "n", NULL), 3);
+  NEAR(num(j, "overall", "n", NULL), 4);
   NEAR(num(j, "overall", "avg_intensity_match", NULL), 3.0);
   NEAR(num(j, "overall", "intensity_exact_rate", NULL), 0.5);
   NEAR(num(j, "overall", "intensity_mae", NULL), 2.5);
-  NEAR(num(j, "counts", "failed_samples", NULL), 1);
-  failed = json_object_get(j, "failed");
-  ck_assert_int_eq((int)json_array_size(failed), 1);
-  ck_assert_str_eq(json_string_value(json_array_get(failed, 0)), "c/s3");
-  ck_assert_ptr_null(json_object_get(json_object_get(j, "samples"), "c/s3"));
+  NEAR(num(j, "counts", "failed_samples", NULL), 0);
+  NEAR(num(j, "counts", "invalid", NULL), 1);
+  ck_assert_int_eq((int)json_array_size(json_object_get(j, "failed")), 0);
   ck_assert(json_is_null(json_object_get(json_object_get(json_object_get(j, "samples"), "c/s2"),
                                          "avg_intensity_match")));
+  ck_assert(json_is_null(json_object_get(json_object_get(json_object_get(j, "samples"), "c/s3"),
+                                         "avg_intensity_match")));
+  json_decref(j);
+  j = score_json_p("er", g, pred, "release");
+  NEAR(num(j, "counts", "failed_samples", NULL), 2);
+  failed = json_object_get(j, "failed");
+  ck_assert_int_eq((int)json_array_size(failed), 2);
+  ck_assert_str_eq(json_string_value(json_array_get(failed, 0)), "c/s2");
+  ck_assert_str_eq(json_string_value(json_array_get(failed, 1)), "c/s3");
+  ck_assert_ptr_null(json_object_get(json_object_get(j, "samples"), "c/s3"));
+  NEAR(num(j, "samples", "c/s1", "avg_intensity_match", NULL), 3.0);
+  ck_assert(json_is_null(json_object_get(json_object_get(j, "overall"), "avg_intensity_match")));
   json_decref(j);
 }
 END_TEST
 
 START_TEST(test_bad_input_and_cli) {
   char g[4096], *out = NULL, *err = NULL, *text;
+  const char *pred;
   int rc;
   snprintf(g, sizeof g, "%s", itp_gold());
-  /* malformed predictions: file:line:column, exit 1, nothing on stdout */
-  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred",
-                 put("bad.jsonl", "{\"instance_id\": \"a1\", \"should_speak\": \"yes\"}\n"
-                                  "{\"instance_id\": \"a2\", \"should_speak\": }\n"),
-                 NULL);
+  /* a malformed line is an invalid prediction with its line number, never a refused
+     file; but 5 of 6 instances without a prediction is above the limit: exit 1, counts */
+  pred = put("bad.jsonl", "{\"instance_id\": \"a1\", \"should_speak\": \"yes\"}\n"
+                          "{\"instance_id\": \"a2\", \"should_speak\": }\n");
+  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", pred, NULL);
   ck_assert_int_eq(rc, 1);
-  ck_assert_msg(strncmp(err, "rescue: score: ", 15) == 0 && strstr(err, "bad.jsonl:2:"), "%s", err);
+  ck_assert_msg(strncmp(err, "rescue: score: ", 15) == 0 &&
+                    strstr(err, "bad.jsonl: 5 of 6 itp instances (83%) have no usable "
+                                "prediction (5 missing, 0 invalid; 1 invalid lines") &&
+                    strstr(err, "--allow-missing"),
+                "%s", err);
   ck_assert_str_eq(out, "");
   free(out);
   free(err);
-  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", put("num.jsonl", "42\n"), NULL);
-  ck_assert_int_eq(rc, 1);
-  ck_assert_ptr_nonnull(strstr(err, "num.jsonl:1:1: expected a prediction object"));
+  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", pred, "--allow-missing",
+                 "--json", NULL);
+  ck_assert_msg(rc == 0, "%s", err);
+  ck_assert_ptr_nonnull(strstr(out, "\"invalid_lines\": [{\"line\": 2, \"reason\": \"no JSON "
+                                    "object (column 39: invalid token)"));
   free(out);
   free(err);
-  /* a gold file of another task */
+  /* every prediction invalid: exit 1 (it used to score 0 and exit 0) */
+  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred",
+                 put("allbad.jsonl", "{\"instance_id\": \"a1\", \"should_speak\": \"?\"}\n"
+                                     "{\"instance_id\": \"a2\", \"should_speak\": NaN}\n"
+                                     "{\"instance_id\": \"a3\", \"should_speak\": \"hmm\"}\n"
+                                     "{\"instance_id\": \"a4\", \"should_speak\": [\"?\"]}\n"
+                                     "{\"instance_id\": \"a5\", \"should_speak\": \"x\"}\n"
+                                     "{\"instance_id\": \"a6\", \"should_speak\": \"x\"}\n"),
+                 NULL);
+  ck_assert_int_eq(rc, 1);
+  ck_assert_msg(strstr(err, "6 of 6 itp instances (100%) have no usable prediction (0 missing, "
+                            "6 invalid"),
+                "%s", err);
+  free(out);
+  free(err);
+  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", put("num.jsonl", "42\n"),
+                 "--allow-missing", "--json", NULL);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_ptr_nonnull(strstr(out, "{\"line\": 1, \"reason\": \"a number, not a prediction "
+                                    "object\"}"));
+  free(out);
+  free(err);
+  /* a gold file of another task: refused with the task to use */
   rc = tu_rescue(&out, &err, "score", "rpp", "--gold", g, "--pred", put("e.jsonl", ""), NULL);
   ck_assert_int_eq(rc, 1);
-  ck_assert_ptr_nonnull(strstr(err, "itp.jsonl:1:1: this is a itp record, not rpp"));
+  ck_assert_ptr_nonnull(
+      strstr(err, "itp.jsonl:1:1: this is a itp record, not rpp: score it with 'rescue score itp'"));
   free(out);
   free(err);
   rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", tu_path(dir, "none.jsonl"),
@@ -331,10 +400,12 @@ START_TEST(test_bad_input_and_cli) {
   /* the text report: counts, tables, confusions */
   text = NULL;
   rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred",
-                 put("one.jsonl", "{\"instance_id\": \"a1\", \"should_speak\": \"yes\"}\n"), NULL);
+                 put("one.jsonl", "{\"instance_id\": \"a1\", \"should_speak\": \"yes\"}\n"),
+                 "--allow-missing", NULL);
   ck_assert_int_eq(rc, 0);
-  ck_assert_ptr_nonnull(strstr(out, "itp: 6 instances, 1 predicted, 5 missing (counted as no), 0 "
-                                    "invalid"));
+  ck_assert_ptr_nonnull(strstr(out, "itp, protocol rescue"));
+  ck_assert_ptr_nonnull(strstr(out, "6 instances: 1 predicted, 5 missing, 0 invalid"));
+  ck_assert_ptr_nonnull(strstr(out, "A missing or unreadable should_speak counts as no"));
   ck_assert_ptr_nonnull(strstr(out, "per sample"));
   ck_assert_ptr_nonnull(strstr(out, "confusions"));
   free(text);
@@ -343,6 +414,13 @@ START_TEST(test_bad_input_and_cli) {
   rc = tu_rescue(&out, &err, "score", "-h", NULL);
   ck_assert_int_eq(rc, 0);
   ck_assert_ptr_nonnull(strstr(out, "top1_class_metrics"));
+  ck_assert_ptr_nonnull(strstr(out, "--protocol <p>"));
+  free(out);
+  free(err);
+  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", g, "--protocol", "paper",
+                 NULL);
+  ck_assert_int_eq(rc, 2);
+  ck_assert_ptr_nonnull(strstr(err, "unknown protocol 'paper'"));
   free(out);
   free(err);
 }

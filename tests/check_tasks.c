@@ -906,7 +906,7 @@ START_TEST(test_alloc_failures) {
   for (n = 1;; n++) {
     rescue_score_report *rep = NULL;
     rescue_alloc_fail_at(n);
-    rc = rescue_score_files(RESCUE_TASK_STP, gold, pred, &rep, &err);
+    rc = rescue_score_files(RESCUE_TASK_STP, gold, pred, NULL, &rep, &err);
     rescue_alloc_fail_at(0);
     if (rc == 0) {
       rescue_buf text = RESCUE_BUF_INIT;

@@ -3,6 +3,7 @@
 */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -12,7 +13,7 @@ static const char usage[] =
     "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
     "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] [--split <name>]\n"
     "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
-    "                     [--itp-cap-per-class <m>]\n"
+    "                     [--itp-cap-per-class <m>] [--blind] [--require-clips]\n"
     "\n"
     "Write the corpus out, all or nothing (a temporary name renamed at the end).\n"
     "\n"
@@ -25,8 +26,13 @@ static const char usage[] =
     "             <task>/<split>.jsonl and splits/<split>.txt once 'rescue split' ran;\n"
     "             README.md (dataset card) and manifest.json (sizes, lines, sha256)\n"
     "\n"
+    "An export that would write nothing fails with the reason (e.g. --view gold before\n"
+    "anything is adjudicated).\n"
+    "\n"
     "options:\n"
-    "  --out <path>        the file (samples) or folder (data-root) to write\n"
+    "  --out <path>        the file (samples) or folder (data-root, tasks) to write; '-'\n"
+    "                      streams samples JSONL, or the records of one task (--tasks\n"
+    "                      <task>, and --split <name> after 'rescue split'), to stdout\n"
     "  --force             replace an existing, non-empty output once the new one is done\n"
     "  --view <v>          which version of each row: the corpus view by default (gold\n"
     "                      where adjudicated, else the latest by anyone); gold (samples\n"
@@ -55,6 +61,15 @@ static const char usage[] =
     "  --itp-cap-per-class <m>\n"
     "                      ITP: at most m candidates per class and sample before\n"
     "                      balancing (default 0: no cap)\n"
+    "  --blind             task files without their gold_* keys (nothing else in a\n"
+    "                      record reveals the answer; ids are opaque), and the answers\n"
+    "                      in <task>.answers.jsonl (or <task>/<split>.answers.jsonl),\n"
+    "                      which 'rescue score --gold' reads\n"
+    "  --require-clips     fail when an ER or VP record would have no clip_path (by\n"
+    "                      default: a warning with the count)\n"
+    "The dataset card and manifest.json say where the rows come from: how many are\n"
+    "adjudicated gold and how many the latest version, by which policy, whose versions,\n"
+    "agreement per field with a bootstrap interval, the rescue version and this command.\n"
     "  -h, --help          show this help\n";
 
 /* Parse "itp,er" into a task bit set; prints a usage error and returns 0 when bad. */
@@ -95,10 +110,34 @@ static int parse_count(const char *opt, const char *s, int *out) {
   return 0;
 }
 
-/* The tasks format: run the exporter and report. */
+/* The command line as typed (arguments with spaces or quotes in single quotes). */
+static char *command_line(int argc, char **argv) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  int i;
+  rescue_buf_puts(&b, "rescue export");
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i], *c;
+    rescue_buf_putc(&b, ' ');
+    if (*a && !strpbrk(a, " \t\n'\"\\$`*?;&|<>()")) {
+      rescue_buf_puts(&b, a);
+      continue;
+    }
+    rescue_buf_putc(&b, '\'');
+    for (c = a; *c; c++)
+      if (*c == '\'')
+        rescue_buf_puts(&b, "'\\''");
+      else
+        rescue_buf_putc(&b, *c);
+    rescue_buf_putc(&b, '\'');
+  }
+  return rescue_buf_ok(&b) ? rescue_buf_detach(&b) : (rescue_buf_free(&b), NULL);
+}
+
+/* The tasks format: run the exporter and report (on stderr when the records go to stdout). */
 static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to) {
   rescue_tasks_result res;
   cli_progress *bar = cli_progress_start("exporting tasks");
+  FILE *msg = to->stream ? stderr : stdout;
   int rc, t, first = 1;
   to->progress = cli_progress_update;
   to->progress_arg = bar;
@@ -106,17 +145,28 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
   cli_progress_done(&bar);
   if (rc)
     return cli_fail(rescue_store_err(st));
-  printf("wrote ");
+  fprintf(msg, "wrote ");
   for (t = 0; t < RESCUE_TASK_COUNT; t++)
     if (to->tasks & (1u << t)) {
-      printf("%s%s %ld", first ? "" : ", ", rescue_task_name((rescue_task)t), res.instances[t]);
+      fprintf(msg, "%s%s %ld", first ? "" : ", ", rescue_task_name((rescue_task)t),
+              res.instances[t]);
       first = 0;
     }
-  printf(" instances from %ld sample%s to %s/", res.samples, res.samples == 1 ? "" : "s", out);
+  fprintf(msg, " instances from %ld sample%s to %s%s", res.samples, res.samples == 1 ? "" : "s",
+          to->stream ? "stdout" : out, to->stream ? "" : "/");
   if (res.split_run)
-    printf(" (split run %lld%s%s)", (long long)res.split_run, to->split ? ", split " : "",
-           to->split ? to->split : "");
-  printf("\n");
+    fprintf(msg, " (split run %lld%s%s)", (long long)res.split_run, to->split ? ", split " : "",
+            to->split ? to->split : "");
+  if (to->blind)
+    fprintf(msg, "; blind: answers in *.answers.jsonl");
+  fprintf(msg, "\n");
+  if (res.rows_gold + res.rows_latest && !res.rows_gold)
+    cli_warn("no row is adjudicated gold: every row is the latest version by one annotator "
+             "(see the dataset card)");
+  if (res.missing_clips)
+    cli_warn("%ld ER/VP record%s written without a clip_path (cut clips with 'rescue clip' or "
+             "give --clip-root; --require-clips makes this an error)",
+             res.missing_clips, res.missing_clips == 1 ? "" : "s");
   if (res.incomplete)
     cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
              res.incomplete == 1 ? "" : "s");
@@ -125,13 +175,15 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
              "split' again",
              res.unassigned, res.unassigned == 1 ? "" : "s");
   if (res.discarded)
-    printf("left out %ld discarded sample%s\n", res.discarded, res.discarded == 1 ? "" : "s");
+    fprintf(msg, "left out %ld discarded sample%s\n", res.discarded,
+            res.discarded == 1 ? "" : "s");
   return cli_finish(0);
 }
 
 /* The export itself (tools/export_safe.c wraps it with --pseudonymise and the audit). */
 int export_run(int argc, char **argv) {
-  enum { O_TASKS = 256, O_CLIP_ROOT, O_SPLIT, O_CHECKPOINTS, O_MIN_WORDS, O_ITP_CAP };
+  enum { O_TASKS = 256, O_CLIP_ROOT, O_SPLIT, O_CHECKPOINTS, O_MIN_WORDS, O_ITP_CAP, O_BLIND,
+         O_REQUIRE_CLIPS };
   static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                        {"out", required_argument, NULL, 'o'},
                                        {"force", no_argument, NULL, 'F'},
@@ -147,10 +199,12 @@ int export_run(int argc, char **argv) {
                                         O_MIN_WORDS},
                                        {"itp-cap-per-class", required_argument, NULL, O_ITP_CAP},
                                        {"annotator", required_argument, NULL, 'a'},
+                                       {"blind", no_argument, NULL, O_BLIND},
+                                       {"require-clips", no_argument, NULL, O_REQUIRE_CLIPS},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
   const char *format = NULL, *out = NULL, *view_spec = NULL, *task_only = NULL;
-  char **samples = NULL;
+  char **samples = NULL, *cmdline = NULL;
   rescue_export_opts o;
   rescue_tasks_opts to;
   rescue_export_result res;
@@ -204,6 +258,14 @@ int export_run(int argc, char **argv) {
       if (parse_count("--min-dialogue-words", optarg, &to.min_dialogue_words))
         goto usage_fail;
       break;
+    case O_BLIND:
+      task_only = "--blind";
+      to.blind = 1;
+      break;
+    case O_REQUIRE_CLIPS:
+      task_only = "--require-clips";
+      to.require_clips = 1;
+      break;
     case O_ITP_CAP:
       task_only = "--itp-cap-per-class";
       if (parse_count("--itp-cap-per-class", optarg, &to.itp_cap_per_class))
@@ -250,7 +312,17 @@ int export_run(int argc, char **argv) {
   }
   o.samples = (const char *const *)samples;
   o.n_samples = n_samples;
+  if (strcmp(out, "-") == 0) {
+    if (data_root) {
+      rc = cli_usage_error(usage, "--out - streams JSONL: a data-root is a folder");
+      goto end;
+    }
+    o.stream = stdout;
+    to.stream = stdout;
+  }
   if (tasks_format) {
+    cmdline = command_line(argc, argv);
+    to.command_line = cmdline;
     to.view = o.view;
     to.view_name = view_spec ? view_spec : "corpus";
     to.samples = o.samples;
@@ -268,18 +340,20 @@ int export_run(int argc, char **argv) {
     rc = cli_fail(rescue_store_err(st));
     goto end;
   }
-  printf("wrote %ld sample%s (%ld rows) to %s\n", res.samples, res.samples == 1 ? "" : "s",
-         res.rows, out);
+  fprintf(o.stream ? stderr : stdout, "wrote %ld sample%s (%ld rows) to %s\n", res.samples,
+          res.samples == 1 ? "" : "s", res.rows, o.stream ? "stdout" : out);
   if (res.incomplete)
     cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
              res.incomplete == 1 ? "" : "s");
   if (res.discarded)
-    printf("left out %ld discarded sample%s (--include-discarded writes them)\n", res.discarded,
-           res.discarded == 1 ? "" : "s");
+    fprintf(o.stream ? stderr : stdout,
+            "left out %ld discarded sample%s (--include-discarded writes them)\n", res.discarded,
+            res.discarded == 1 ? "" : "s");
   rc = cli_finish(0);
 end:
   rescue_store_close(&st);
   cli_free_list(samples);
+  rescue_free(cmdline);
   return rc;
 usage_fail:
   cli_free_list(samples);

@@ -1,0 +1,429 @@
+/*
+** check_export_card.c: exports that say what they contain, on the real release samples:
+** provenance in the dataset card and manifest (gold vs latest rows, policies, annotators,
+** agreement with its interval, version and command line), the missing-clip warning and
+** --require-clips, an export that would write nothing, --out - on stdout, and --blind test
+** sets whose answers `rescue score --gold` reads.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "taskutil.h"
+
+/* A corpus holding couple-first3 (imported as the draft, no annotator). */
+static char *fixture_corpus(char **jsonl_out) {
+  char path[4096], *text, *db;
+  snprintf(path, sizeof path, "%s/rescue-bench/couple-first3.jsonl", tu_fixtures());
+  text = tu_read(path, NULL);
+  ck_assert_ptr_nonnull(text);
+  db = tt_corpus(text);
+  if (jsonl_out)
+    *jsonl_out = text;
+  else
+    free(text);
+  return db;
+}
+
+static json_t *load_json(const char *path) {
+  json_error_t je;
+  json_t *j = json_load_file(path, 0, &je);
+  ck_assert_msg(j != NULL, "%s: %s", path, je.text);
+  return j;
+}
+
+/* Two coders who disagree on a few rows, majority adjudication. */
+START_TEST(test_provenance) {
+  char *text, *db = fixture_corpus(&text), *out = NULL, *err = NULL, *dir = tu_tmpdir(), *bob, *p;
+  char exp[4096], in_a[4096], in_b[4096];
+  json_t *m, *prov, *ann, *agr, *f;
+  size_t i;
+  long gold, latest;
+  int with_ci = 0, rc;
+  snprintf(in_a, sizeof in_a, "%s/alice.jsonl", dir);
+  snprintf(in_b, sizeof in_b, "%s/bob.jsonl", dir);
+  tu_write(in_a, text);
+  /* bob labels three utterance types differently */
+  {
+    rescue_buf b = RESCUE_BUF_INIT;
+    const char *q = text, *hit, *from = "\"utterance_type\": \"disclosure\"";
+    for (i = 0; i < 3 && (hit = strstr(q, from)); i++) {
+      rescue_buf_putn(&b, q, (size_t)(hit - q));
+      rescue_buf_puts(&b, "\"utterance_type\": \"defense\"");
+      q = hit + strlen(from);
+    }
+    ck_assert_int_eq((int)i, 3);
+    rescue_buf_puts(&b, q);
+    bob = rescue_buf_detach(&b);
+  }
+  tu_write(in_b, bob);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "alice", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, in_a, "--annotator", "alice", NULL), 0);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, in_b, "--annotator", "bob", NULL), 0);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "majority", NULL), 0);
+  free(out);
+  free(err);
+  snprintf(exp, sizeof exp, "%s/tasks", dir);
+  rc = tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, NULL);
+  ck_assert_msg(rc == 0, "%s", err);
+  ck_assert_ptr_null(strstr(err, "no row is adjudicated"));
+  free(out);
+  free(err);
+  m = load_json(tu_path(exp, "manifest.json"));
+  prov = json_object_get(m, "provenance");
+  ck_assert_ptr_nonnull(prov);
+  gold = (long)tt_int(prov, "rows_gold");
+  latest = (long)tt_int(prov, "rows_latest");
+  ck_assert_int_eq(gold + latest, 16 + 17 + 36);
+  ck_assert_int_gt(gold, 0); /* adjudication is per field: every row gets a gold version */
+  ck_assert_int_eq((int)tt_int(json_object_get(prov, "gold_policies"), "majority"), (int)gold);
+  ck_assert_str_eq(tt_str(prov, "tool_version"), RESCUE_VERSION_STRING);
+  ck_assert_ptr_nonnull(strstr(tt_str(prov, "command_line"), "rescue export "));
+  ck_assert_ptr_nonnull(strstr(tt_str(prov, "command_line"), "--format tasks"));
+  ann = json_object_get(prov, "annotators");
+  {
+    long sum = 0, alice = 0, bobs = 0;
+    json_t *a;
+    json_array_foreach(ann, i, a) {
+      sum += (long)tt_int(a, "rows_shown");
+      if (!strcmp(tt_str(a, "name"), "alice"))
+        alice = (long)tt_int(a, "rows_annotated");
+      if (!strcmp(tt_str(a, "name"), "bob"))
+        bobs = (long)tt_int(a, "rows_annotated");
+    }
+    ck_assert_int_eq(sum, gold + latest);
+    ck_assert_int_eq(alice, 69);
+    ck_assert_int_eq(bobs, 69);
+  }
+  agr = json_object_get(prov, "agreement");
+  ck_assert_msg(json_is_array(agr), "agreement: %s",
+                json_string_value(json_object_get(prov, "agreement_note")));
+  json_array_foreach(agr, i, f) if (!strcmp(tt_str(f, "field"), "utterance_type")) {
+    ck_assert_str_eq(tt_str(f, "status"), "ok");
+    ck_assert(json_is_number(json_object_get(f, "alpha")));
+    ck_assert(json_number_value(json_object_get(f, "alpha")) < 1.0);
+    with_ci = json_is_number(json_object_get(f, "ci_low")) &&
+              json_is_number(json_object_get(f, "ci_high"));
+  }
+  ck_assert_msg(with_ci, "utterance_type has no interval");
+  /* the card says the same */
+  p = tu_read(tu_path(exp, "README.md"), NULL);
+  ck_assert_ptr_nonnull(strstr(p, "## Annotation provenance"));
+  {
+    char want[200];
+    snprintf(want, sizeof want, "Of the 69 rows of the samples used, %ld (", gold);
+    ck_assert_msg(strstr(p, want) != NULL, "card lacks '%s'", want);
+  }
+  ck_assert_ptr_nonnull(strstr(p, "majority "));
+  ck_assert_ptr_nonnull(strstr(p, "| alice | annotator | 69 |"));
+  ck_assert_ptr_nonnull(strstr(p, "| utterance_type | nominal | ok |"));
+  ck_assert_ptr_nonnull(strstr(p, "95%: "));
+  ck_assert_ptr_nonnull(strstr(p, "Command: `rescue export "));
+  free(p);
+  json_decref(m);
+  rescue_free(bob);
+  free(text);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* Nothing adjudicated: the card says so, the CLI warns; no agreement without two coders. */
+START_TEST(test_nothing_adjudicated) {
+  char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL, *card;
+  char exp[4096];
+  json_t *m, *prov;
+  snprintf(exp, sizeof exp, "%s/t", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(err, "warning: no row is adjudicated gold"));
+  free(out);
+  free(err);
+  card = tu_read(tu_path(exp, "README.md"), NULL);
+  ck_assert_ptr_nonnull(strstr(card, "0 (0.0%) are adjudicated gold and 69 (100.0%)"));
+  ck_assert_ptr_nonnull(strstr(card, "nothing is adjudicated"));
+  ck_assert_ptr_nonnull(strstr(card, "not computed: the corpus has 1 human coder"));
+  m = load_json(tu_path(exp, "manifest.json"));
+  prov = json_object_get(m, "provenance");
+  ck_assert_int_eq((int)tt_int(prov, "rows_gold"), 0);
+  ck_assert(json_is_null(json_object_get(prov, "agreement")));
+  json_decref(m);
+  free(card);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* ER and VP without clips: a warning with the count; --require-clips fails, leaves nothing. */
+START_TEST(test_missing_clips) {
+  char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  char exp[4096];
+  json_t *m;
+  snprintf(exp, sizeof exp, "%s/a", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(err, "warning: 28 ER/VP records written without a clip_path"));
+  free(out);
+  free(err);
+  m = load_json(tu_path(exp, "manifest.json"));
+  ck_assert_int_eq((int)tt_int(json_object_get(m, "provenance"), "missing_clips"), 28);
+  json_decref(m);
+  snprintf(exp, sizeof exp, "%s/b", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp,
+                             "--require-clips", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "rescue: export: 28 ER/VP records would have no clip_path "
+                                    "(--require-clips)"));
+  ck_assert_int_ne(access(exp, F_OK), 0);
+  free(out);
+  free(err);
+  /* with a clip root every record has a path: no warning, --require-clips passes */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp,
+                             "--require-clips", "--clip-root", "/data/clips", NULL),
+                   0);
+  ck_assert_ptr_null(strstr(err, "clip_path"));
+  free(out);
+  free(err);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* An export that would write nothing is an error with the reason; nothing is created. */
+START_TEST(test_empty_export) {
+  char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  char exp[4096];
+  snprintf(exp, sizeof exp, "%s/gold", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--view",
+                             "gold", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "nothing to export: no sample can be used (3 without a version of "
+                            "every row in view 'gold': nothing adjudicated yet?"),
+                "%s", err);
+  ck_assert_int_ne(access(exp, F_OK), 0);
+  free(out);
+  free(err);
+  snprintf(exp, sizeof exp, "%s/gold.jsonl", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", exp,
+                             "--view", "gold", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "nothing to export"));
+  ck_assert_int_ne(access(exp, F_OK), 0);
+  free(out);
+  free(err);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* --out -: samples JSONL and one task's records on stdout, the same bytes as the files. */
+START_TEST(test_stdout) {
+  char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL, *file;
+  char exp[4096];
+  snprintf(exp, sizeof exp, "%s/s.jsonl", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", exp, NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", "-", NULL), 0);
+  file = tu_read(exp, NULL);
+  ck_assert_str_eq(out, file);
+  ck_assert_ptr_nonnull(strstr(err, "wrote 3 samples (69 rows) to stdout"));
+  ck_assert_int_ne(access("-", F_OK), 0);
+  free(file);
+  free(out);
+  free(err);
+  snprintf(exp, sizeof exp, "%s/t", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--tasks", "rpp",
+                             "--out", "-", NULL),
+                   0);
+  file = tu_read(tu_path(exp, "rpp.jsonl"), NULL);
+  ck_assert_str_eq(out, file);
+  ck_assert_ptr_nonnull(strstr(err, "wrote rpp 23 instances from 3 samples to stdout"));
+  free(file);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", "-", NULL), 1);
+  ck_assert_ptr_nonnull(strstr(err, "a stream holds one task's records: choose it with --tasks"));
+  ck_assert_str_eq(out, "");
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "data-root", "--out", "-", NULL), 2);
+  free(out);
+  free(err);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* The values of a record's gold_* keys, as strings worth looking for (long enough to be
+   telling), appended to list. */
+static void gold_strings(json_t *v, json_t *list) {
+  size_t i;
+  const char *k;
+  json_t *x;
+  if (json_is_string(v) && strlen(json_string_value(v)) >= 12)
+    json_array_append(list, v);
+  else if (json_is_array(v))
+    json_array_foreach(v, i, x) gold_strings(x, list);
+  else if (json_is_object(v))
+    json_object_foreach(v, k, x) gold_strings(x, list);
+}
+
+/* --blind: no gold in the task files; the answers score with `rescue score --gold`. */
+START_TEST(test_blind) {
+  static const char *const tasks[] = {"itp", "rpp", "stp", "ssp", "er", "vp"};
+  char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  char exp[2048], path[4096], ans[4096];
+  size_t t;
+  json_t *m;
+  snprintf(exp, sizeof exp, "%s/blind", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind",
+                             NULL),
+                   0);
+  free(out);
+  free(err);
+  for (t = 0; t < sizeof tasks / sizeof tasks[0]; t++) {
+    json_t *blind, *answers, *r, *a, *secrets = json_array(), *s;
+    char *text;
+    size_t i;
+    snprintf(path, sizeof path, "%s/%s.jsonl", exp, tasks[t]);
+    snprintf(ans, sizeof ans, "%s/%s.answers.jsonl", exp, tasks[t]);
+    blind = tt_jsonl(path);
+    answers = tt_jsonl(ans);
+    text = tu_read(path, NULL);
+    ck_assert_int_eq((int)json_array_size(blind), (int)json_array_size(answers));
+    ck_assert_int_gt((int)json_array_size(blind), 0);
+    ck_assert_ptr_null(strstr(text, "\"gold_"));
+    json_array_foreach(answers, i, a) {
+      const char *k;
+      json_t *v;
+      r = json_array_get(blind, i);
+      ck_assert_str_eq(tt_str(r, "instance_id"), tt_str(a, "instance_id"));
+      /* the labels themselves are candidates (rpp, ssp) or participants (stp) by design */
+      json_object_foreach(a, k, v) if (!strncmp(k, "gold_", 5) &&
+                                       strcmp(k, "gold_relation_pattern") &&
+                                       strcmp(k, "gold_support_strategy") &&
+                                       strcmp(k, "gold_support_target") &&
+                                       strcmp(k, "gold_target_tuple")) gold_strings(v, secrets);
+    }
+    /* no long gold value (reasons, emotion texts, viewpoints, ITP boundary types) leaks */
+    json_array_foreach(secrets, i, s) ck_assert_msg(strstr(text, json_string_value(s)) == NULL,
+                                                   "%s: gold value '%s' is in the blind file",
+                                                   tasks[t], json_string_value(s));
+    if (!strcmp(tasks[t], "itp")) {
+      ck_assert_ptr_null(strstr(text, "pos_after"));
+      ck_assert_ptr_null(strstr(text, "neg_after"));
+      ck_assert_ptr_null(strstr(text, "actual_therapist_entry"));
+      ck_assert_ptr_null(strstr(text, "continue_listening"));
+    }
+    /* the answer file is a gold file: perfect predictions score 1 */
+    if (strcmp(tasks[t], "vp") != 0) {
+      rescue_buf b = RESCUE_BUF_INIT;
+      json_error_t je;
+      json_t *rep;
+      const char *metric = !strcmp(tasks[t], "itp")   ? "accuracy"
+                           : !strcmp(tasks[t], "rpp") ? "relation_recall_at_1"
+                           : !strcmp(tasks[t], "stp") ? "target_recall_at_1"
+                           : !strcmp(tasks[t], "ssp") ? "strategy_recall_at_1"
+                                                      : "intensity_exact_rate";
+      json_array_foreach(answers, i, a) {
+        json_t *g = json_object_get(a, !strcmp(tasks[t], "itp")   ? "gold_should_speak"
+                                       : !strcmp(tasks[t], "rpp") ? "gold_relation_pattern"
+                                       : !strcmp(tasks[t], "stp") ? "gold_support_target"
+                                       : !strcmp(tasks[t], "ssp") ? "gold_support_strategy"
+                                                                  : "gold_intensity_score");
+        char *gv = json_dumps(g, JSON_ENCODE_ANY);
+        if (!strcmp(tasks[t], "itp") || !strcmp(tasks[t], "er"))
+          rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"%s\": %s}\n",
+                            tt_str(a, "instance_id"),
+                            !strcmp(tasks[t], "itp") ? "should_speak" : "predicted_intensity_score",
+                            gv);
+        else
+          rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"%s_top3\": [%s]}\n",
+                            tt_str(a, "instance_id"),
+                            !strcmp(tasks[t], "rpp")   ? "relation"
+                            : !strcmp(tasks[t], "stp") ? "target"
+                                                       : "strategy",
+                            gv);
+        free(gv);
+      }
+      snprintf(path, sizeof path, "%s/%s.pred.jsonl", dir, tasks[t]);
+      tu_write(path, b.s);
+      rescue_buf_free(&b);
+      ck_assert_int_eq(tu_rescue(&out, &err, "score", tasks[t], "--gold", ans, "--pred", path,
+                                 "--json", NULL),
+                       0);
+      rep = json_loads(out, 0, &je);
+      ck_assert_ptr_nonnull(rep);
+      ck_assert_double_eq(json_number_value(json_object_get(json_object_get(rep, "overall"), metric)),
+                          1.0);
+      json_decref(rep);
+      free(out);
+      free(err);
+      /* the blind file itself is refused as gold, with the hint */
+      snprintf(path, sizeof path, "%s/%s.jsonl", exp, tasks[t]);
+      ck_assert_int_eq(tu_rescue(&out, &err, "score", tasks[t], "--gold", path, "--pred", path,
+                                 NULL),
+                       1);
+      ck_assert_ptr_nonnull(strstr(err, "a --blind test file holds no answers"));
+      free(out);
+      free(err);
+    }
+    free(text);
+    json_decref(secrets);
+    json_decref(blind);
+    json_decref(answers);
+  }
+  m = load_json(tu_path(exp, "manifest.json"));
+  ck_assert_ptr_nonnull(strstr(json_dumps(json_object_get(m, "files"), 0), "rpp.answers.jsonl"));
+  ck_assert(json_is_true(json_object_get(json_object_get(m, "provenance"), "blind")));
+  json_decref(m);
+  /* with a split run: <task>/<split>.answers.jsonl */
+  ck_assert_int_eq(tu_rescue(&out, &err, "split", db, "--ratios", "0.34,0.33,0.33", "--seed", "1",
+                             NULL),
+                   0);
+  free(out);
+  free(err);
+  snprintf(exp, sizeof exp, "%s/blind-split", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind",
+                             NULL),
+                   0);
+  free(out);
+  free(err);
+  {
+    int found = 0;
+    const char *const splits[] = {"train", "validation", "test"};
+    for (t = 0; t < 3; t++) {
+      snprintf(path, sizeof path, "%s/rpp/%s.answers.jsonl", exp, splits[t]);
+      found += access(path, F_OK) == 0;
+    }
+    ck_assert_int_ge(found, 1);
+  }
+  free(db);
+  free(dir);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("export_card");
+  TCase *t = tcase_create("core");
+  tcase_set_timeout(t, 300);
+  tcase_add_test(t, test_provenance);
+  tcase_add_test(t, test_nothing_adjudicated);
+  tcase_add_test(t, test_missing_clips);
+  tcase_add_test(t, test_empty_export);
+  tcase_add_test(t, test_stdout);
+  tcase_add_test(t, test_blind);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  tu_fixtures(); /* skips (77) without the fixtures */
+  return tu_run_suite(suite());
+}
