@@ -381,6 +381,8 @@ void rescue_tk_card(const tk_summary *s, rescue_buf *b) {
                     "specification. One JSON object per line (Python `json.dumps` style, "
                     "UTF-8), samples in sample_id order, then row order.\n\n",
                     RESCUE_VERSION_STRING);
+  if (s->notice[0])
+    rescue_buf_printf(b, "## Privacy\n\n%s\n\n", s->notice);
   files_table(s, b);
   tasks_section(s, b);
   label_sets(s, b);

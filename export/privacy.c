@@ -910,6 +910,32 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
   if ((rc = rescue_store_create(dest_db, scheme_xml, scheme_xml ? scheme_len : 0, err)) ||
       (rc = rescue_store_open(&dst, dest_db, 0, err)))
     goto end;
+  {
+    /* what every dataset card made from the copy says about it */
+    sqlite3_stmt *q = rescue_store_stmt(dst, "meta_put");
+    if (!q) {
+      rc = rescue_seterr(err, RESCUE_ESQL, "%s", rescue_store_errmsg(dst));
+      goto end;
+    }
+    rescue_bind_text(q, ":key", "card_notice", -1);
+    rescue_bind_text(
+        q, ":value",
+        o->media_dir
+            ? "Pseudonymised: participants, group names and sample ids were replaced by "
+              "pseudonyms in every field and in the free text (rescue export --pseudonymise), "
+              "and the export passed rescue's leak check for real names. The clips in `media/` "
+              "are the original recordings: faces and voices in them are NOT anonymised."
+            : "Pseudonymised: participants, group names and sample ids were replaced by "
+              "pseudonyms in every field and in the free text (rescue export --pseudonymise), "
+              "and the export passed rescue's leak check for real names. No clips are "
+              "included and clip paths are empty.",
+        -1);
+    if (sqlite3_step(q) != SQLITE_DONE)
+      rc = rescue_seterr(err, RESCUE_ESQL, "%s", sqlite3_errmsg(rescue_store_db(dst)));
+    sqlite3_reset(q);
+    if (rc)
+      goto end;
+  }
   if (jsonl.len) {
     rescue_import_opts io;
     rescue_import_result ir;

@@ -337,6 +337,16 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   x.sum.sc = rescue_store_scheme(st);
   x.sum.res = res;
   x.sum.corpus = o->corpus_name ? o->corpus_name : base_name(rescue_store_path(st));
+  {
+    /* a corpus made for sharing (a pseudonymised copy) says so on every card */
+    sqlite3_stmt *q = rescue_store_stmt(st, "meta_get");
+    if (q) {
+      rescue_bind_text(q, ":key", "card_notice", -1);
+      if (sqlite3_step(q) == SQLITE_ROW)
+        snprintf(x.sum.notice, sizeof x.sum.notice, "%s", (const char *)sqlite3_column_text(q, 0));
+      sqlite3_reset(q);
+    }
+  }
   sink.emit = emit;
   sink.arg = &x;
   sink.err = err;

@@ -165,6 +165,7 @@ typedef struct tk_summary {
   const rescue_tasks_opts *o;
   const rescue_scheme *sc;
   const char *corpus; /* corpus name */
+  char notice[1024];  /* the corpus's notice for every card made from it ("" if none) */
   int split_mode;     /* files per split (a split run exists) */
   rescue_split_run run;
   int active[RESCUE_SPLIT_COUNT];                       /* splits written (split mode) */

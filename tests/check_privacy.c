@@ -370,6 +370,10 @@ START_TEST(test_media_copied_only_when_asked) {
   ck_assert_ptr_null(strstr(rec, "clip.mp4"));
   free(rec);
   ck_assert_int_eq(access(tu_path(dir, "plain/media"), F_OK), -1);
+  rec = tu_read(tu_path(dir, "plain/README.md"), NULL);
+  ck_assert_ptr_nonnull(strstr(rec, "## Privacy\n\nPseudonymised: "));
+  ck_assert_ptr_nonnull(strstr(rec, "No clips are included and clip paths are empty."));
+  free(rec);
   ck_assert_int_eq(tu_rescue(&out, NULL, "export", db, "--format", "tasks", "--tasks", "er",
                              "--out", tu_path(dir, "media"), "--pseudonymise", "--with-media",
                              NULL),
@@ -377,6 +381,9 @@ START_TEST(test_media_copied_only_when_asked) {
   free(out);
   rec = tu_read(tu_path(dir, "media/er.jsonl"), NULL);
   ck_assert_ptr_nonnull(strstr(rec, "\"clip_path\": \"media/couple_"));
+  free(rec);
+  rec = tu_read(tu_path(dir, "media/README.md"), NULL);
+  ck_assert_ptr_nonnull(strstr(rec, "faces and voices in them are NOT anonymised"));
   free(rec);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
                              tu_path(dir, "s.jsonl"), "--with-media", NULL),

@@ -110,28 +110,6 @@ static int parse_count(const char *opt, const char *s, int *out) {
   return 0;
 }
 
-/* The command line as typed (arguments with spaces or quotes in single quotes). */
-static char *command_line(int argc, char **argv) {
-  rescue_buf b = RESCUE_BUF_INIT;
-  int i;
-  rescue_buf_puts(&b, "rescue export");
-  for (i = 1; i < argc; i++) {
-    const char *a = argv[i], *c;
-    rescue_buf_putc(&b, ' ');
-    if (*a && !strpbrk(a, " \t\n'\"\\$`*?;&|<>()")) {
-      rescue_buf_puts(&b, a);
-      continue;
-    }
-    rescue_buf_putc(&b, '\'');
-    for (c = a; *c; c++)
-      if (*c == '\'')
-        rescue_buf_puts(&b, "'\\''");
-      else
-        rescue_buf_putc(&b, *c);
-    rescue_buf_putc(&b, '\'');
-  }
-  return rescue_buf_ok(&b) ? rescue_buf_detach(&b) : (rescue_buf_free(&b), NULL);
-}
 
 /* The tasks format: run the exporter and report (on stderr when the records go to stdout). */
 static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to) {
@@ -204,7 +182,7 @@ int export_run(int argc, char **argv) {
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
   const char *format = NULL, *out = NULL, *view_spec = NULL, *task_only = NULL;
-  char **samples = NULL, *cmdline = NULL;
+  char **samples = NULL;
   rescue_export_opts o;
   rescue_tasks_opts to;
   rescue_export_result res;
@@ -321,8 +299,7 @@ int export_run(int argc, char **argv) {
     to.stream = stdout;
   }
   if (tasks_format) {
-    cmdline = command_line(argc, argv);
-    to.command_line = cmdline;
+    to.command_line = cli_cmdline;
     to.view = o.view;
     to.view_name = view_spec ? view_spec : "corpus";
     to.samples = o.samples;
@@ -353,7 +330,6 @@ int export_run(int argc, char **argv) {
 end:
   rescue_store_close(&st);
   cli_free_list(samples);
-  rescue_free(cmdline);
   return rc;
 usage_fail:
   cli_free_list(samples);
