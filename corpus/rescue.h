@@ -10,6 +10,7 @@
 #include "rescue_annotators.h"
 #include "rescue_buf.h"
 #include "rescue_clip.h"
+#include "rescue_elan.h"
 #include "rescue_error.h"
 #include "rescue_export.h"
 #include "rescue_import.h"

@@ -8,8 +8,9 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt]\n"
-    "                     [--annotator <name>] [--sample <id>] [--resegment]\n"
+    "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt|eaf]\n"
+    "                     [--annotator <name>] [--sample <id>] [--tiers <t1>,<t2>]\n"
+    "                     [--resegment]\n"
     "\n"
     "Read samples into the corpus, all in one transaction: any bad input refuses the whole\n"
     "import and leaves the corpus exactly as it was.\n"
@@ -21,6 +22,12 @@ static const char usage[] =
     "  srt, vtt   subtitles of the sample --sample (created when new): its cues are stored\n"
     "             (timing ground truth), and when it has no rows yet, one draft row per cue\n"
     "             (times, speaker from a 'Name:' or '[Name]' prefix, text; the rest empty)\n"
+    "  eaf        an ELAN file. One that 'rescue export --format eaf' wrote (edited in ELAN\n"
+    "             or not) names its sample and comes back row for row, under the annotator\n"
+    "             it records unless --annotator; any other EAF needs --sample: each\n"
+    "             annotation of a top-level time-aligned tier with a PARTICIPANT (or of the\n"
+    "             --tiers named) is a row, in time order, with the values of the tiers below\n"
+    "             it as extra fields named by tier. A file with a DOCTYPE is refused.\n"
     "\n"
     "A sample already in the corpus gets, under the annotator, a new version of each row\n"
     "whose content differs from that annotator's own latest version (every row, for an\n"
@@ -28,10 +35,13 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --format <f>        auto (default): a folder is a data-root, *.jsonl and *.ndjson\n"
-    "                      are jsonl, *.json is json, *.srt is srt, *.vtt is vtt\n"
+    "                      are jsonl, *.json is json, *.srt is srt, *.vtt is vtt,\n"
+    "                      *.eaf is eaf\n"
     "  --annotator <name>  whose versions these are (default: import); created if new,\n"
     "                      under the naming rules of 'rescue annotator add'\n"
-    "  --sample <id>       the sample_id of a single JSON file or of a subtitle file\n"
+    "  --sample <id>       the sample_id of a single JSON file, a subtitle or an EAF file\n"
+    "  --tiers <list>      eaf: the tiers whose annotations are the rows (the tier id is\n"
+    "                      then the speaker)\n"
     "  --resegment         a sample whose row count differs gets a new row set (the old\n"
     "                      rows and versions stay in its history) instead of a refusal\n"
     "  -h, --help          show this help\n";
@@ -41,9 +51,10 @@ int cmd_import(int argc, char **argv) {
                                        {"annotator", required_argument, NULL, 'a'},
                                        {"sample", required_argument, NULL, 's'},
                                        {"resegment", no_argument, NULL, 'r'},
+                                       {"tiers", required_argument, NULL, 't'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
-  rescue_import_opts o = {RESCUE_FMT_AUTO, NULL, NULL, 0, NULL, NULL};
+  rescue_import_opts o = {RESCUE_FMT_AUTO, NULL, NULL, 0, NULL, NULL, NULL};
   rescue_import_result res;
   rescue_store *st = NULL;
   cli_progress *bar;
@@ -66,6 +77,7 @@ int cmd_import(int argc, char **argv) {
     }
     case 's': o.sample = optarg; break;
     case 'r': o.resegment = 1; break;
+    case 't': o.tiers = optarg; break;
     default: return 2;
     }
   }

@@ -1,0 +1,1227 @@
+/*
+** elan_import.c: ELAN .eaf files (2.7 to 3.0) read into a sample, with a hardened
+** libxml2 parse: no network, no DTD, no entities, and a DOCTYPE refuses the file.
+*/
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "elan_int.h"
+#include "rescue_alloc.h"
+#include "rescue_elan.h"
+
+/* ---- a string -> index hash (ids of slots, annotations, tiers, types) ---- */
+
+typedef struct smap {
+  const char **keys;
+  int *vals;
+  size_t cap, n;
+} smap;
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  while (*s) {
+    h ^= (unsigned char)*s++;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+static int smap_get(const smap *m, const char *k) {
+  size_t i;
+  if (!m->cap || !k)
+    return -1;
+  for (i = hash_str(k) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+    if (strcmp(m->keys[i], k) == 0)
+      return m->vals[i];
+  return -1;
+}
+
+/* Add k -> v; returns 0, 1 when k is already there, -1 when out of memory. */
+static int smap_put(smap *m, const char *k, int v) {
+  size_t i;
+  if ((m->n + 1) * 2 > m->cap) {
+    size_t nc = m->cap ? m->cap * 2 : 64, j;
+    const char **nk = rescue_calloc(nc, sizeof *nk);
+    int *nv = rescue_calloc(nc, sizeof *nv);
+    if (!nk || !nv) {
+      rescue_free(nk);
+      rescue_free(nv);
+      return -1;
+    }
+    for (j = 0; j < m->cap; j++) {
+      if (!m->keys[j])
+        continue;
+      for (i = hash_str(m->keys[j]) & (nc - 1); nk[i]; i = (i + 1) & (nc - 1))
+        ;
+      nk[i] = m->keys[j];
+      nv[i] = m->vals[j];
+    }
+    rescue_free(m->keys);
+    rescue_free(m->vals);
+    m->keys = nk;
+    m->vals = nv;
+    m->cap = nc;
+  }
+  for (i = hash_str(k) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+    if (strcmp(m->keys[i], k) == 0)
+      return 1;
+  m->keys[i] = k;
+  m->vals[i] = v;
+  m->n++;
+  return 0;
+}
+
+static void smap_free(smap *m) {
+  rescue_free(m->keys);
+  rescue_free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- the document as tables ---- */
+
+typedef struct eslot {
+  const char *id;
+  long line;
+  int aligned;
+  double ms; /* interpolated when not aligned */
+} eslot;
+
+typedef struct etype {
+  const char *id;
+  int alignable;
+  const char *stereotype; /* NULL: none */
+} etype;
+
+typedef struct etier {
+  const char *id, *type_id, *participant, *parent_id;
+  int type, parent;
+  long line;
+  int *anns; /* annotations in document order */
+  int n_anns, cap_anns;
+  int *by_start; /* alignable ones sorted by start (foreign import) */
+} etier;
+
+typedef struct eann {
+  const char *id;
+  const char *value;
+  long line;
+  int tier;
+  int alignable;
+  int ts1, ts2;         /* slot indexes (alignable) */
+  const char *ref_id, *prev_id;
+  int ref;              /* parent annotation (REF_ANNOTATION) */
+  int root;             /* the row annotation it belongs to; -2 not yet known; -1 none */
+  int first_child, next_sibling; /* REF children of this annotation, document order */
+  double start, end;    /* ms, resolved */
+  int interpolated;
+} eann;
+
+typedef struct eaf {
+  const char *name;
+  rescue_error *err;
+  xmlDocPtr doc;
+  eslot *slots;
+  int n_slots, cap_slots;
+  etype *types;
+  int n_types, cap_types;
+  etier *tiers;
+  int n_tiers, cap_tiers;
+  eann *anns;
+  int n_anns, cap_anns;
+  smap slot_ix, type_ix, tier_ix, ann_ix;
+  xmlChar **owned; /* strings to free with xmlFree */
+  int n_owned, cap_owned;
+  const char *p_format, *p_sample_id, *p_sample, *p_annotator;
+} eaf;
+
+#define GROW(arr, n, cap)                                                          \
+  do {                                                                             \
+    if ((n) == (cap)) {                                                            \
+      int nc_ = (cap) ? (cap) * 2 : 64;                                            \
+      void *np_ = rescue_realloc((arr), (size_t)nc_ * sizeof *(arr));              \
+      if (!np_)                                                                    \
+        return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);                        \
+      (arr) = np_;                                                                 \
+      (cap) = nc_;                                                                 \
+    }                                                                              \
+  } while (0)
+
+static int bad(eaf *E, xmlNodePtr n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(eaf *E, xmlNodePtr n, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (n)
+    return rescue_seterr(E->err, RESCUE_EBADINPUT, "%s:%ld: %s", E->name, xmlGetLineNo(n), msg);
+  return rescue_seterr(E->err, RESCUE_EBADINPUT, "%s: %s", E->name, msg);
+}
+
+static const char *at(xmlNodePtr n, const char *name) {
+  xmlAttrPtr a = xmlHasProp(n, (const xmlChar *)name);
+  if (!a || !a->children)
+    return a ? "" : NULL;
+  if (a->children->type == XML_TEXT_NODE && !a->children->next)
+    return (const char *)a->children->content;
+  return NULL; /* (entity references: never produced without a DTD) */
+}
+
+static int is(xmlNodePtr n, const char *name) {
+  return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+/* The text of an element (its single text child, or the joined content). */
+static int text_of(eaf *E, xmlNodePtr n, const char **out) {
+  xmlChar *c;
+  if (!n->children) {
+    *out = "";
+    return 0;
+  }
+  if (n->children->type == XML_TEXT_NODE && !n->children->next) {
+    *out = (const char *)n->children->content;
+    return 0;
+  }
+  GROW(E->owned, E->n_owned, E->cap_owned);
+  if (!(c = xmlNodeGetContent(n)))
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+  E->owned[E->n_owned++] = c;
+  *out = (const char *)c;
+  return 0;
+}
+
+/* ---- reading the tables ---- */
+
+static int read_header(eaf *E, xmlNodePtr h) {
+  xmlNodePtr p;
+  for (p = h->children; p; p = p->next) {
+    const char *name, *v;
+    int rc;
+    if (!is(p, "PROPERTY") || !(name = at(p, "NAME")))
+      continue;
+    if ((rc = text_of(E, p, &v)))
+      return rc;
+    if (strcmp(name, EAF_PROP_FORMAT) == 0)
+      E->p_format = v;
+    else if (strcmp(name, EAF_PROP_SAMPLE_ID) == 0)
+      E->p_sample_id = v;
+    else if (strcmp(name, EAF_PROP_SAMPLE) == 0)
+      E->p_sample = v;
+    else if (strcmp(name, EAF_PROP_ANNOTATOR) == 0)
+      E->p_annotator = v;
+  }
+  return 0;
+}
+
+static int read_slots(eaf *E, xmlNodePtr to) {
+  xmlNodePtr s;
+  for (s = to->children; s; s = s->next) {
+    const char *id, *v;
+    eslot *sl;
+    int r;
+    if (!is(s, "TIME_SLOT"))
+      continue;
+    if (!(id = at(s, "TIME_SLOT_ID")))
+      return bad(E, s, "TIME_SLOT without TIME_SLOT_ID");
+    GROW(E->slots, E->n_slots, E->cap_slots);
+    sl = &E->slots[E->n_slots];
+    sl->id = id;
+    sl->line = xmlGetLineNo(s);
+    sl->aligned = 0;
+    sl->ms = 0;
+    if ((v = at(s, "TIME_VALUE")) != NULL) {
+      char *end;
+      unsigned long long ms;
+      errno = 0;
+      ms = strtoull(v, &end, 10);
+      if (!*v || *end || errno || v[0] == '-' || ms > 4294967295ULL)
+        return bad(E, s, "time slot '%s': TIME_VALUE '%s' is not a whole number of "
+                         "milliseconds", id, v);
+      sl->aligned = 1;
+      sl->ms = (double)ms;
+    }
+    if ((r = smap_put(&E->slot_ix, id, E->n_slots)) != 0)
+      return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
+                   : bad(E, s, "time slot id '%s' is used twice", id);
+    E->n_slots++;
+  }
+  return 0;
+}
+
+static int read_tier(eaf *E, xmlNodePtr t) {
+  xmlNodePtr a;
+  etier *tr;
+  int ti = E->n_tiers, r;
+  const char *id = at(t, "TIER_ID"), *lt = at(t, "LINGUISTIC_TYPE_REF");
+  if (!id || !lt)
+    return bad(E, t, "TIER without %s", id ? "LINGUISTIC_TYPE_REF" : "TIER_ID");
+  GROW(E->tiers, E->n_tiers, E->cap_tiers);
+  tr = &E->tiers[ti];
+  memset(tr, 0, sizeof *tr);
+  tr->id = id;
+  tr->type_id = lt;
+  tr->participant = at(t, "PARTICIPANT");
+  tr->parent_id = at(t, "PARENT_REF");
+  tr->line = xmlGetLineNo(t);
+  tr->parent = -1;
+  if ((r = smap_put(&E->tier_ix, id, ti)) != 0)
+    return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
+                 : bad(E, t, "tier id '%s' is used twice", id);
+  E->n_tiers++;
+  for (a = t->children; a; a = a->next) {
+    xmlNodePtr x, v;
+    eann *an;
+    int ai;
+    if (!is(a, "ANNOTATION"))
+      continue;
+    for (x = a->children; x && x->type != XML_ELEMENT_NODE; x = x->next)
+      ;
+    if (!x || (!is(x, "ALIGNABLE_ANNOTATION") && !is(x, "REF_ANNOTATION")))
+      return bad(E, a, "ANNOTATION without ALIGNABLE_ANNOTATION or REF_ANNOTATION");
+    GROW(E->anns, E->n_anns, E->cap_anns);
+    ai = E->n_anns;
+    an = &E->anns[ai];
+    memset(an, 0, sizeof *an);
+    an->tier = ti;
+    an->line = xmlGetLineNo(x);
+    an->ref = -1;
+    an->root = -2;
+    an->first_child = an->next_sibling = -1;
+    an->value = "";
+    if (!(an->id = at(x, "ANNOTATION_ID")))
+      return bad(E, x, "annotation without ANNOTATION_ID");
+    an->alignable = is(x, "ALIGNABLE_ANNOTATION");
+    if (an->alignable) {
+      const char *r1 = at(x, "TIME_SLOT_REF1"), *r2 = at(x, "TIME_SLOT_REF2");
+      if (!r1 || !r2)
+        return bad(E, x, "annotation '%s' lacks TIME_SLOT_REF%d", an->id, r1 ? 2 : 1);
+      an->ts1 = smap_get(&E->slot_ix, r1);
+      an->ts2 = smap_get(&E->slot_ix, r2);
+      if (an->ts1 < 0 || an->ts2 < 0)
+        return bad(E, x, "annotation '%s': TIME_SLOT_REF%d '%s' names no time slot", an->id,
+                   an->ts1 < 0 ? 1 : 2, an->ts1 < 0 ? r1 : r2);
+      if (E->slots[an->ts1].aligned && E->slots[an->ts2].aligned &&
+          E->slots[an->ts2].ms < E->slots[an->ts1].ms)
+        return bad(E, x, "annotation '%s' ends (%.0f ms, slot '%s') before it starts (%.0f ms, "
+                         "slot '%s')",
+                   an->id, E->slots[an->ts2].ms, r2, E->slots[an->ts1].ms, r1);
+    } else {
+      if (!(an->ref_id = at(x, "ANNOTATION_REF")))
+        return bad(E, x, "reference annotation '%s' lacks ANNOTATION_REF", an->id);
+      an->prev_id = at(x, "PREVIOUS_ANNOTATION");
+    }
+    for (v = x->children; v && !is(v, "ANNOTATION_VALUE"); v = v->next)
+      ;
+    if (v && (r = text_of(E, v, &an->value)))
+      return r;
+    if ((r = smap_put(&E->ann_ix, an->id, ai)) != 0)
+      return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
+                   : bad(E, x, "annotation id '%s' is used twice", an->id);
+    E->n_anns++;
+    GROW(tr->anns, tr->n_anns, tr->cap_anns);
+    tr = &E->tiers[ti];
+    tr->anns[tr->n_anns++] = ai;
+  }
+  return 0;
+}
+
+static int read_type(eaf *E, xmlNodePtr t) {
+  const char *id = at(t, "LINGUISTIC_TYPE_ID"), *al = at(t, "TIME_ALIGNABLE");
+  int r;
+  if (!id)
+    return bad(E, t, "LINGUISTIC_TYPE without LINGUISTIC_TYPE_ID");
+  GROW(E->types, E->n_types, E->cap_types);
+  E->types[E->n_types].id = id;
+  E->types[E->n_types].stereotype = at(t, "CONSTRAINTS");
+  E->types[E->n_types].alignable =
+      E->types[E->n_types].stereotype
+          ? strcmp(E->types[E->n_types].stereotype, "Time_Subdivision") == 0 ||
+                strcmp(E->types[E->n_types].stereotype, "Included_In") == 0
+          : !al || strcmp(al, "false") != 0;
+  if ((r = smap_put(&E->type_ix, id, E->n_types)) != 0)
+    return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
+                 : bad(E, t, "linguistic type '%s' is defined twice", id);
+  E->n_types++;
+  return 0;
+}
+
+/* Resolve references, and give every slot a time (unaligned ones interpolated). */
+static int resolve(eaf *E) {
+  int i, prev = -1;
+  for (i = 0; i < E->n_slots; i++) {
+    int j;
+    if (!E->slots[i].aligned)
+      continue;
+    /* slots between two aligned ones: evenly between their times */
+    for (j = prev + 1; j < i; j++)
+      E->slots[j].ms = prev < 0 ? E->slots[i].ms
+                                : E->slots[prev].ms + (E->slots[i].ms - E->slots[prev].ms) *
+                                                          (double)(j - prev) / (double)(i - prev);
+    prev = i;
+  }
+  for (i = prev + 1; i < E->n_slots; i++)
+    E->slots[i].ms = prev < 0 ? 0 : E->slots[prev].ms;
+  for (i = 0; i < E->n_tiers; i++) {
+    etier *t = &E->tiers[i];
+    if ((t->type = smap_get(&E->type_ix, t->type_id)) < 0)
+      return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: tier '%s': LINGUISTIC_TYPE_REF '%s' names no linguistic type",
+                           E->name, t->line, t->id, t->type_id);
+    if (t->parent_id && (t->parent = smap_get(&E->tier_ix, t->parent_id)) < 0)
+      return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: tier '%s': PARENT_REF '%s' names no tier", E->name, t->line,
+                           t->id, t->parent_id);
+  }
+  for (i = 0; i < E->n_tiers; i++) {
+    /* a cycle of PARENT_REFs would make every later walk loop */
+    int p = E->tiers[i].parent, steps = 0;
+    for (; p >= 0 && steps <= E->n_tiers; steps++)
+      p = E->tiers[p].parent;
+    if (steps > E->n_tiers)
+      return rescue_seterr(E->err, RESCUE_EBADINPUT, "%s:%ld: tier '%s': PARENT_REF loops",
+                           E->name, E->tiers[i].line, E->tiers[i].id);
+  }
+  for (i = 0; i < E->n_anns; i++) {
+    eann *a = &E->anns[i];
+    if (a->alignable) {
+      a->start = E->slots[a->ts1].ms;
+      a->end = E->slots[a->ts2].ms;
+      a->interpolated = !E->slots[a->ts1].aligned || !E->slots[a->ts2].aligned;
+      continue;
+    }
+    if ((a->ref = smap_get(&E->ann_ix, a->ref_id)) < 0)
+      return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: annotation '%s': ANNOTATION_REF '%s' names no annotation",
+                           E->name, a->line, a->id, a->ref_id);
+    if (a->prev_id && smap_get(&E->ann_ix, a->prev_id) < 0)
+      return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: annotation '%s': PREVIOUS_ANNOTATION '%s' names no "
+                           "annotation",
+                           E->name, a->line, a->id, a->prev_id);
+  }
+  /* children lists (reverse walk keeps document order) */
+  for (i = E->n_anns - 1; i >= 0; i--) {
+    eann *a = &E->anns[i];
+    if (a->ref >= 0) {
+      a->next_sibling = E->anns[a->ref].first_child;
+      E->anns[a->ref].first_child = i;
+    }
+  }
+  /* times of reference annotations: through their parents (chains of any depth) */
+  for (i = 0; i < E->n_anns; i++) {
+    int p = i, steps = 0;
+    while (!E->anns[p].alignable && steps++ <= E->n_anns)
+      p = E->anns[p].ref;
+    if (steps > E->n_anns)
+      return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: annotation '%s': ANNOTATION_REF loops", E->name,
+                           E->anns[i].line, E->anns[i].id);
+    E->anns[i].start = E->anns[p].start;
+    E->anns[i].end = E->anns[p].end;
+    E->anns[i].interpolated = E->anns[p].interpolated;
+  }
+  return 0;
+}
+
+/* ---- parsing with libxml2, safely ---- */
+
+typedef struct parse_state {
+  int doctype;
+  long doctype_line;
+  char msg[300];
+  long line, col;
+  int have_err;
+} parse_state;
+
+static void on_error(void *ctx, xmlErrorPtr e) {
+  xmlParserCtxtPtr c = ctx;
+  parse_state *ps = c ? c->_private : NULL;
+  size_t n;
+  if (!ps || ps->have_err || !e || e->level < XML_ERR_ERROR)
+    return;
+  ps->have_err = 1;
+  ps->line = e->line;
+  ps->col = e->int2;
+  snprintf(ps->msg, sizeof ps->msg, "%s", e->message ? e->message : "error");
+  n = strlen(ps->msg);
+  while (n && (ps->msg[n - 1] == '\n' || ps->msg[n - 1] == ' '))
+    ps->msg[--n] = 0;
+}
+
+/* A DOCTYPE: stop at once, before any declaration of it is read. */
+static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys) {
+  xmlParserCtxtPtr c = ctx;
+  parse_state *ps = c->_private;
+  ps->doctype = 1;
+  ps->doctype_line = c->input ? c->input->line : 0;
+  xmlStopParser(c);
+}
+
+/* No external entity or DTD is ever fetched. */
+static xmlParserInputPtr no_entity(const char *url, const char *id, xmlParserCtxtPtr c) {
+  return NULL;
+}
+
+static int parse_xml(eaf *E, const char *data, size_t len) {
+  xmlParserCtxtPtr c;
+  xmlExternalEntityLoader old;
+  parse_state ps;
+  memset(&ps, 0, sizeof ps);
+  if (len > RESCUE_EAF_MAX_BYTES)
+    return bad(E, NULL, "the file is larger than %zu MiB", RESCUE_EAF_MAX_BYTES >> 20);
+  if (len > (size_t)0x7fffffff)
+    return bad(E, NULL, "the file is too large");
+  if (!(c = xmlNewParserCtxt()))
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+  c->_private = &ps;
+  c->sax->internalSubset = on_doctype;
+  c->sax->externalSubset = NULL;
+  c->sax->serror = on_error;
+  c->sax->error = NULL;
+  c->sax->warning = NULL;
+  c->vctxt.error = NULL;
+  c->vctxt.warning = NULL;
+  old = xmlGetExternalEntityLoader();
+  xmlSetExternalEntityLoader(no_entity);
+  /* not XML_PARSE_NOENT, DTDLOAD, DTDATTR, DTDVALID, XINCLUDE or HUGE */
+  E->doc = xmlCtxtReadMemory(c, data, (int)len, E->name, NULL,
+                             XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  xmlSetExternalEntityLoader(old);
+  if (ps.doctype) {
+    xmlFreeParserCtxt(c);
+    return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                         "%s:%ld: refused: the document has a DOCTYPE (EAF files have none; "
+                         "DTDs and entities are never read)",
+                         E->name, ps.doctype_line);
+  }
+  if (!E->doc || !c->wellFormed || ps.have_err) {
+    int rc;
+    if (ps.have_err)
+      rc = rescue_seterr(E->err, RESCUE_EBADINPUT, "%s:%ld:%ld: malformed XML: %s", E->name,
+                         ps.line, ps.col, ps.msg);
+    else
+      rc = rescue_seterr(E->err, RESCUE_EBADINPUT, "%s: malformed XML", E->name);
+    xmlFreeParserCtxt(c);
+    return rc;
+  }
+  xmlFreeParserCtxt(c);
+  return 0;
+}
+
+static int read_tables(eaf *E) {
+  xmlNodePtr root = xmlDocGetRootElement(E->doc), n;
+  int rc;
+  if (!root)
+    return bad(E, NULL, "no root element");
+  if (!is(root, "ANNOTATION_DOCUMENT") || root->ns)
+    return bad(E, root, "the root element is <%s>, not <ANNOTATION_DOCUMENT>: not an EAF file",
+               (const char *)root->name);
+  /* types first: tiers are checked against them in resolve() */
+  for (n = root->children; n; n = n->next) {
+    if (is(n, "HEADER"))
+      rc = read_header(E, n);
+    else if (is(n, "TIME_ORDER"))
+      rc = read_slots(E, n);
+    else if (is(n, "LINGUISTIC_TYPE"))
+      rc = read_type(E, n);
+    else
+      rc = 0;
+    if (rc)
+      return rc;
+  }
+  for (n = root->children; n; n = n->next)
+    if (is(n, "TIER") && (rc = read_tier(E, n)))
+      return rc;
+  return resolve(E);
+}
+
+static void eaf_free(eaf *E) {
+  int i;
+  for (i = 0; i < E->n_tiers; i++) {
+    rescue_free(E->tiers[i].anns);
+    rescue_free(E->tiers[i].by_start);
+  }
+  for (i = 0; i < E->n_owned; i++)
+    xmlFree(E->owned[i]);
+  rescue_free(E->owned);
+  rescue_free(E->tiers);
+  rescue_free(E->anns);
+  rescue_free(E->slots);
+  rescue_free(E->types);
+  smap_free(&E->slot_ix);
+  smap_free(&E->type_ix);
+  smap_free(&E->tier_ix);
+  smap_free(&E->ann_ix);
+  if (E->doc)
+    xmlFreeDoc(E->doc);
+}
+
+/* ---- rows of a file rescue wrote ---- */
+
+static void put_ms(rescue_buf *b, double ms) {
+  char num[32];
+  rescue_format_double(ms / 1000.0, num);
+  rescue_buf_puts(b, num);
+}
+
+/* Append the JSON text `text` (any JSON value) in canonical form; -1 when not JSON. */
+static int put_json_value(rescue_buf *b, rescue_jdoc *doc, rescue_buf *tmp, const char *text) {
+  const rescue_jnode *r;
+  rescue_jerror je;
+  rescue_buf_reset(tmp);
+  rescue_buf_putc(tmp, '[');
+  rescue_buf_puts(tmp, text);
+  rescue_buf_putc(tmp, ']');
+  if (!rescue_buf_ok(tmp) || !(r = rescue_jparse(doc, tmp->s, tmp->len, &je)) || r->len != 1)
+    return -1;
+  rescue_jwrite(b, r->child);
+  return 0;
+}
+
+typedef struct orow {
+  int turn;    /* annotation index */
+  int number;  /* the record's row number, 0 when none */
+} orow;
+
+static int cmp_orow_num(const void *pa, const void *pb) {
+  const orow *a = pa, *b = pb;
+  return a->number - b->number;
+}
+
+static const eann *turn_ann_sort_base;
+static int cmp_orow_time(const void *pa, const void *pb) {
+  const orow *a = pa, *b = pb;
+  const eann *x = &turn_ann_sort_base[a->turn], *y = &turn_ann_sort_base[b->turn];
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return a->turn - b->turn;
+}
+
+/* The type (key) of a child annotation's tier, and whether it subdivides. */
+static const char *child_key(const eaf *E, int ai, int *subdiv) {
+  const etier *t = &E->tiers[E->anns[ai].tier];
+  const etype *ty = &E->types[t->type];
+  *subdiv = ty->stereotype && strcmp(ty->stereotype, "Symbolic_Subdivision") == 0;
+  return t->type_id;
+}
+
+/* One row of a file rescue wrote: the record's members, in order, from the tiers. */
+static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, rescue_jdoc *jd,
+                   rescue_buf *tmp) {
+  const eann *ta = &E->anns[turn];
+  const etier *tt = &E->tiers[ta->tier];
+  const rescue_jnode *keys = rec ? rescue_jget(rec, "keys") : NULL, *k;
+  const char *tok0 = NULL, *tok1 = NULL;
+  int c, first = 1, subdiv;
+  /* keys of the record (or, for a turn added in ELAN, the turn's own) */
+  static const char *const basic[][2] = {{"start_time", "t"},
+                                         {"end_time", "t"},
+                                         {"primary_speaker", "p"},
+                                         {"dialogue_cleaned", "d"}};
+  if (keys && keys->type != RESCUE_JARRAY)
+    keys = NULL;
+  for (k = keys ? keys->child : NULL; k; k = k->next)
+    if (k->type == RESCUE_JARRAY && k->len == 3 && k->child->next->type == RESCUE_JSTRING &&
+        strcmp(k->child->next->s, "t") == 0 && k->child->next->next->type == RESCUE_JSTRING) {
+      if (strcmp(k->child->s, "start_time") == 0)
+        tok0 = k->child->next->next->s;
+      else if (strcmp(k->child->s, "end_time") == 0)
+        tok1 = k->child->next->next->s;
+    }
+  rescue_buf_putc(out, '{');
+#define KEY(name)                                                                 \
+  do {                                                                            \
+    if (!first)                                                                   \
+      rescue_buf_putn(out, ", ", 2);                                              \
+    first = 0;                                                                    \
+    rescue_jwrite_string(out, (name), strlen(name));                              \
+    rescue_buf_putn(out, ": ", 2);                                                \
+  } while (0)
+  {
+    int nk = keys ? (int)keys->len : 4, i;
+    const rescue_jnode *kn = keys ? keys->child : NULL;
+    for (i = 0; i < nk; i++, kn = kn ? kn->next : NULL) {
+      const char *key, *code;
+      if (kn) {
+        if (kn->type != RESCUE_JARRAY || kn->len < 2 || kn->child->type != RESCUE_JSTRING ||
+            kn->child->next->type != RESCUE_JSTRING)
+          return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                               "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
+                               ta->line, ta->id);
+        key = kn->child->s;
+        code = kn->child->next->s;
+      } else {
+        key = basic[i][0];
+        code = basic[i][1];
+        if (strcmp(code, "p") == 0 && !tt->participant)
+          continue;
+      }
+      if (strcmp(code, "t") == 0) {
+        int is_end = strcmp(key, "end_time") == 0;
+        const char *tok = is_end ? tok1 : tok0;
+        long long e0 = 0, e1 = 0;
+        double ms = is_end ? E->slots[ta->ts2].ms : E->slots[ta->ts1].ms;
+        KEY(key);
+        if (tok0 && tok1) {
+          /* the milliseconds export wrote for these numbers */
+          rescue_buf_reset(tmp);
+          rescue_buf_printf(tmp, "{\"start_time\": %s, \"end_time\": %s}", tok0, tok1);
+          {
+            rescue_jerror je;
+            const rescue_jnode *r = rescue_buf_ok(tmp) ? rescue_jparse(jd, tmp->s, tmp->len, &je)
+                                                       : NULL;
+            if (r)
+              eaf_row_ms(r, &e0, &e1);
+            else
+              tok = NULL;
+          }
+        }
+        if (tok && E->slots[is_end ? ta->ts2 : ta->ts1].aligned &&
+            (double)(is_end ? e1 : e0) == ms)
+          rescue_buf_puts(out, tok);
+        else
+          put_ms(out, ms);
+      } else if (strcmp(code, "p") == 0) {
+        KEY(key);
+        if (tt->participant)
+          rescue_jwrite_string(out, tt->participant, strlen(tt->participant));
+        else
+          rescue_buf_putn(out, "\"\"", 2);
+      } else if (strcmp(code, "d") == 0) {
+        KEY(key);
+        rescue_jwrite_string(out, ta->value, strlen(ta->value));
+      } else if (strcmp(code, "v") == 0) {
+        if (kn->len < 3)
+          return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                               "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
+                               ta->line, ta->id);
+        KEY(key);
+        rescue_jwrite(out, kn->child->next->next);
+      } else {
+        int list = code[0] == 'l', json = code[strlen(code) - 1] == 'j', n = 0;
+        KEY(key);
+        if (list)
+          rescue_buf_putc(out, '[');
+        for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
+          if (strcmp(child_key(E, c, &subdiv), key) != 0)
+            continue;
+          if (!list && n)
+            break;
+          if (n)
+            rescue_buf_putn(out, ", ", 2);
+          n++;
+          if (!json)
+            rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
+          else if (put_json_value(out, jd, tmp, E->anns[c].value))
+            return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                                 "%s:%ld: annotation '%s' on tier '%s' is not a JSON value "
+                                 "(this field keeps JSON text)",
+                                 E->name, E->anns[c].line, E->anns[c].id,
+                                 E->tiers[E->anns[c].tier].id);
+        }
+        if (list)
+          rescue_buf_putc(out, ']');
+        else if (!n)
+          rescue_buf_puts(out, json ? "null" : "\"\"");
+      }
+    }
+  }
+  /* values on field tiers whose key the record does not list (added in ELAN) */
+  for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
+    const char *key = child_key(E, c, &subdiv);
+    const rescue_jnode *kk;
+    int known = 0, d;
+    if (strcmp(key, EAF_LT_ROW) == 0)
+      continue;
+    for (kk = keys ? keys->child : NULL; kk && !known; kk = kk->next)
+      known = kk->type == RESCUE_JARRAY && kk->len >= 1 && kk->child->type == RESCUE_JSTRING &&
+              strcmp(kk->child->s, key) == 0;
+    for (d = ta->first_child; d != c && !known; d = E->anns[d].next_sibling)
+      known = strcmp(child_key(E, d, &subdiv), key) == 0;
+    if (known)
+      continue;
+    child_key(E, c, &subdiv);
+    KEY(key);
+    if (subdiv) {
+      int dd, n = 0;
+      rescue_buf_putc(out, '[');
+      for (dd = c; dd >= 0; dd = E->anns[dd].next_sibling)
+        if (strcmp(child_key(E, dd, &subdiv), key) == 0) {
+          if (n++)
+            rescue_buf_putn(out, ", ", 2);
+          rescue_jwrite_string(out, E->anns[dd].value, strlen(E->anns[dd].value));
+        }
+      rescue_buf_putc(out, ']');
+    } else {
+      rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
+    }
+  }
+#undef KEY
+  rescue_buf_putc(out, '}');
+  return 0;
+}
+
+static int own_rows(eaf *E, rescue_buf *rows, long *n_rows) {
+  rescue_jdoc *jd = rescue_jdoc_new(), *rd = rescue_jdoc_new();
+  rescue_buf tmp = RESCUE_BUF_INIT;
+  orow *v = NULL;
+  int n = 0, i, rc = 0, by_number = 1;
+  if (!jd || !rd || !(v = rescue_calloc((size_t)(E->n_anns ? E->n_anns : 1), sizeof *v))) {
+    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  for (i = 0; i < E->n_anns; i++) {
+    const etier *t = &E->tiers[E->anns[i].tier];
+    int c, subdiv;
+    if (t->parent >= 0 || strcmp(t->type_id, EAF_LT_TURN) != 0)
+      continue;
+    if (!E->anns[i].alignable)
+      continue;
+    v[n].turn = i;
+    v[n].number = 0;
+    for (c = E->anns[i].first_child; c >= 0; c = E->anns[c].next_sibling)
+      if (strcmp(child_key(E, c, &subdiv), EAF_LT_ROW) == 0) {
+        rescue_jerror je;
+        const rescue_jnode *r = rescue_jparse(jd, E->anns[c].value, strlen(E->anns[c].value), &je);
+        const rescue_jnode *num = r && r->type == RESCUE_JOBJECT ? rescue_jget(r, "row") : NULL;
+        if (num && num->type == RESCUE_JNUMBER && num->is_int && num->num >= 1)
+          v[n].number = (int)num->num;
+        break;
+      }
+    if (!v[n].number)
+      by_number = 0;
+    n++;
+  }
+  /* the rows' own order when every turn has its record and the numbers are distinct */
+  if (by_number && n > 1) {
+    qsort(v, (size_t)n, sizeof *v, cmp_orow_num);
+    for (i = 1; i < n; i++)
+      if (v[i].number == v[i - 1].number)
+        by_number = 0;
+  }
+  if (!by_number && n > 1) {
+    turn_ann_sort_base = E->anns;
+    qsort(v, (size_t)n, sizeof *v, cmp_orow_time);
+  }
+  rescue_buf_putc(rows, '[');
+  for (i = 0; i < n && !rc; i++) {
+    const rescue_jnode *rec = NULL;
+    int c, subdiv;
+    for (c = E->anns[v[i].turn].first_child; c >= 0; c = E->anns[c].next_sibling)
+      if (strcmp(child_key(E, c, &subdiv), EAF_LT_ROW) == 0) {
+        rescue_jerror je;
+        rec = rescue_jparse(rd, E->anns[c].value, strlen(E->anns[c].value), &je);
+        if (!rec || rec->type != RESCUE_JOBJECT) {
+          rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                             "%s:%ld: annotation '%s': the rescue row record is not a JSON "
+                             "object",
+                             E->name, E->anns[c].line, E->anns[c].id);
+          break;
+        }
+        break;
+      }
+    if (rc)
+      break;
+    if (i)
+      rescue_buf_putn(rows, ", ", 2);
+    rc = own_row(E, v[i].turn, rec, rows, jd, &tmp);
+  }
+  rescue_buf_putc(rows, ']');
+  *n_rows = n;
+end:
+  rescue_jdoc_free(&jd);
+  rescue_jdoc_free(&rd);
+  rescue_buf_free(&tmp);
+  rescue_free(v);
+  return rc;
+}
+
+/* ---- rows of any other EAF file ---- */
+
+static const etier *sort_tier;
+static const eann *sort_anns;
+static int cmp_by_start(const void *pa, const void *pb) {
+  const eann *a = &sort_anns[*(const int *)pa], *b = &sort_anns[*(const int *)pb];
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  return *(const int *)pa - *(const int *)pb;
+}
+
+/* The row annotation an annotation belongs to (-1: none), memoised in root. */
+static int root_of(eaf *E, int ai, const char *is_row_tier, int depth) {
+  eann *a = &E->anns[ai];
+  const etier *t = &E->tiers[a->tier];
+  int r = -1;
+  if (a->root != -2)
+    return a->root;
+  if (depth > 10000)
+    return -1;
+  if (is_row_tier[a->tier]) {
+    r = ai;
+  } else if (!a->alignable) {
+    r = root_of(E, a->ref, is_row_tier, depth + 1);
+  } else if (t->parent >= 0) {
+    /* an aligned child: the parent-tier annotation that holds its midpoint */
+    const etier *p = &E->tiers[t->parent];
+    double mid = (a->start + a->end) / 2;
+    int lo = 0, hi = p->n_anns - 1, found = -1;
+    while (lo <= hi) {
+      int m = (lo + hi) / 2;
+      if (E->anns[p->by_start[m]].start <= mid) {
+        found = m;
+        lo = m + 1;
+      } else {
+        hi = m - 1;
+      }
+    }
+    if (found >= 0 && E->anns[p->by_start[found]].end >= mid)
+      r = root_of(E, p->by_start[found], is_row_tier, depth + 1);
+  }
+  a->root = r;
+  return r;
+}
+
+typedef struct frow {
+  int ann;
+  int tier_order;
+} frow;
+
+static int cmp_frow(const void *pa, const void *pb) {
+  const frow *a = pa, *b = pb;
+  const eann *x = &sort_anns[a->ann], *y = &sort_anns[b->ann];
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end < y->end ? -1 : 1;
+  if (a->tier_order != b->tier_order)
+    return a->tier_order - b->tier_order;
+  return a->ann - b->ann;
+}
+
+static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_rows,
+                        long *interpolated) {
+  static const char *const empty_lists[] = {"self_directed_behavior", "interaction_behavior",
+                                            "internal_emotion", "viewpoints_attitudes",
+                                            "support_strategy"};
+  char *is_row = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
+  int *order = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *order);
+  int *desc = NULL, n_desc = 0;
+  frow *v = NULL;
+  int i, j, n = 0, rc = 0, n_row_tiers = 0;
+  rescue_buf names = RESCUE_BUF_INIT;
+  rescue_jdoc *jd = rescue_jdoc_new();
+
+  if (!is_row || !order || !jd) {
+    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  if (tiers) {
+    const char *p = tiers;
+    while (*p) {
+      const char *comma = strchr(p, ',');
+      size_t l = comma ? (size_t)(comma - p) : strlen(p);
+      int found = -1;
+      for (i = 0; i < E->n_tiers; i++)
+        if (strlen(E->tiers[i].id) == l && memcmp(E->tiers[i].id, p, l) == 0)
+          found = i;
+      if (found < 0) {
+        rc = rescue_seterr(E->err, RESCUE_EBADINPUT, "%s: --tiers: no tier '%.*s' in the file",
+                           E->name, (int)l, p);
+        goto end;
+      }
+      if (!E->types[E->tiers[found].type].alignable) {
+        rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s: --tiers: tier '%.*s' is not time-aligned (its annotations "
+                           "refer to a parent tier)",
+                           E->name, (int)l, p);
+        goto end;
+      }
+      if (!is_row[found])
+        order[found] = n_row_tiers++;
+      is_row[found] = 1;
+      p += l;
+      if (*p == ',')
+        p++;
+    }
+  } else {
+    for (i = 0; i < E->n_tiers; i++)
+      if (E->tiers[i].parent < 0 && E->tiers[i].participant &&
+          E->types[E->tiers[i].type].alignable) {
+        is_row[i] = 1;
+        order[i] = n_row_tiers++;
+      }
+  }
+  if (!n_row_tiers) {
+    for (i = 0; i < E->n_tiers; i++)
+      rescue_buf_printf(&names, "%s'%s'", i ? ", " : "", E->tiers[i].id);
+    rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                       "%s: no top-level time-aligned tier has a PARTICIPANT attribute; name "
+                       "the tiers that hold the turns with --tiers <t1>,<t2> (tiers here: %s)",
+                       E->name, names.s ? names.s : "none");
+    goto end;
+  }
+  /* parents' annotations by start, for aligned children */
+  sort_anns = E->anns;
+  for (i = 0; i < E->n_tiers; i++) {
+    etier *t = &E->tiers[i];
+    t->by_start = rescue_malloc((size_t)(t->n_anns ? t->n_anns : 1) * sizeof *t->by_start);
+    if (!t->by_start) {
+      rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    memcpy(t->by_start, t->anns, (size_t)t->n_anns * sizeof *t->by_start);
+    sort_tier = t;
+    if (t->n_anns > 1)
+      qsort(t->by_start, (size_t)t->n_anns, sizeof *t->by_start, cmp_by_start);
+  }
+  /* descendant tiers of the row tiers, in document order: their values become fields */
+  desc = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *desc);
+  if (!desc) {
+    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  for (i = 0; i < E->n_tiers; i++) {
+    int p = E->tiers[i].parent, steps = 0;
+    if (is_row[i])
+      continue;
+    while (p >= 0 && !is_row[p] && steps++ < E->n_tiers)
+      p = E->tiers[p].parent;
+    if (p >= 0 && is_row[p])
+      desc[n_desc++] = i;
+  }
+  v = rescue_calloc((size_t)(E->n_anns ? E->n_anns : 1), sizeof *v);
+  if (!v) {
+    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  for (i = 0; i < E->n_anns; i++)
+    if (is_row[E->anns[i].tier] && E->anns[i].alignable) {
+      v[n].ann = i;
+      v[n].tier_order = order[E->anns[i].tier];
+      n++;
+    }
+  for (i = 0; i < E->n_anns; i++)
+    root_of(E, i, is_row, 0);
+  if (n > 1)
+    qsort(v, (size_t)n, sizeof *v, cmp_frow);
+  rescue_buf_putc(rows, '[');
+  for (i = 0; i < n; i++) {
+    const eann *a = &E->anns[v[i].ann];
+    const etier *t = &E->tiers[a->tier];
+    const char *speaker = tiers ? t->id : t->participant;
+    int k, d;
+    rescue_jw w;
+    if (i)
+      rescue_buf_putn(rows, ", ", 2);
+    rescue_jw_init(&w, rows);
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "start_time");
+    put_ms(rows, a->start);
+    rescue_jw_key(&w, "end_time");
+    put_ms(rows, a->end);
+    rescue_jw_key(&w, "primary_speaker");
+    rescue_jw_str(&w, speaker ? speaker : "");
+    rescue_jw_key(&w, "target");
+    rescue_jw_arr(&w);
+    rescue_jw_end(&w);
+    rescue_jw_key(&w, "dialogue_cleaned");
+    rescue_jw_str(&w, a->value);
+    rescue_jw_key(&w, "utterance_type");
+    rescue_jw_str(&w, "");
+    rescue_jw_key(&w, "background_dialogue");
+    rescue_jw_arr(&w);
+    rescue_jw_end(&w);
+    rescue_jw_key(&w, "tone_of_voice");
+    rescue_jw_str(&w, "");
+    rescue_jw_key(&w, "body_posture");
+    rescue_jw_arr(&w);
+    rescue_jw_end(&w);
+    rescue_jw_key(&w, "facial_expressions");
+    rescue_jw_arr(&w);
+    rescue_jw_end(&w);
+    for (k = 0; k < (int)(sizeof empty_lists / sizeof empty_lists[0]); k++) {
+      rescue_jw_key(&w, empty_lists[k]);
+      rescue_jw_arr(&w);
+      rescue_jw_end(&w);
+    }
+    rescue_jw_key(&w, "row_index");
+    rescue_jw_int(&w, i + 1);
+    /* the values of each descendant tier that belong to this row */
+    for (d = 0; d < n_desc; d++) {
+      const etier *dt = &E->tiers[desc[d]];
+      const etype *ty = &E->types[dt->type];
+      int assoc = ty->stereotype && strcmp(ty->stereotype, "Symbolic_Association") == 0;
+      int cnt = 0, first = -1;
+      for (j = 0; j < dt->n_anns; j++)
+        if (E->anns[dt->anns[j]].root == v[i].ann) {
+          if (first < 0)
+            first = dt->anns[j];
+          cnt++;
+        }
+      if (!cnt)
+        continue;
+      rescue_jw_key(&w, dt->id);
+      if (assoc && cnt == 1) {
+        rescue_jw_str(&w, E->anns[first].value);
+        continue;
+      }
+      rescue_jw_arr(&w);
+      for (j = 0; j < dt->n_anns; j++)
+        if (E->anns[dt->anns[j]].root == v[i].ann)
+          rescue_jw_str(&w, E->anns[dt->anns[j]].value);
+      rescue_jw_end(&w);
+    }
+    if (a->interpolated) {
+      rescue_jw_key(&w, "elan_time_interpolated");
+      rescue_jw_bool(&w, 1);
+      (*interpolated)++;
+    }
+    rescue_jw_end(&w);
+  }
+  rescue_buf_putc(rows, ']');
+  *n_rows = n;
+end:
+  rescue_free(is_row);
+  rescue_free(order);
+  rescue_free(desc);
+  rescue_free(v);
+  rescue_buf_free(&names);
+  rescue_jdoc_free(&jd);
+  return rc;
+}
+
+/* ---- the sample ---- */
+
+int rescue_eaf_parse(const char *name, const char *data, size_t len,
+                     const rescue_eaf_read_opts *o, rescue_eaf_sample *out, rescue_error *err) {
+  eaf E;
+  rescue_buf rows = RESCUE_BUF_INIT, json = RESCUE_BUF_INIT;
+  rescue_jdoc *jd = NULL;
+  rescue_eaf_sample s;
+  const char *sample_id;
+  int rc, own;
+
+  memset(&E, 0, sizeof E);
+  memset(&s, 0, sizeof s);
+  E.name = name;
+  E.err = err;
+  if ((rc = parse_xml(&E, data, len)) || (rc = read_tables(&E)))
+    goto end;
+  own = E.p_format && E.p_sample && !o->tiers;
+  sample_id = o->sample ? o->sample : own ? E.p_sample_id : NULL;
+  if (!sample_id) {
+    rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                       "%s: this EAF file was not written by rescue: give the sample it "
+                       "belongs to with --sample <id>",
+                       name);
+    goto end;
+  }
+  if (own && E.p_sample_id && o->sample && strcmp(o->sample, E.p_sample_id) != 0) {
+    rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                       "%s: this file is sample '%s', not '%s' (leave --sample out)", name,
+                       E.p_sample_id, o->sample);
+    goto end;
+  }
+  rc = own ? own_rows(&E, &rows, &s.rows) : foreign_rows(&E, o->tiers, &rows, &s.rows,
+                                                         &s.interpolated);
+  if (rc)
+    goto end;
+  if (own) {
+    const rescue_jnode *r, *head, *tail, *has;
+    rescue_jerror je;
+    if (!(jd = rescue_jdoc_new())) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    r = rescue_jparse(jd, E.p_sample, strlen(E.p_sample), &je);
+    head = r && r->type == RESCUE_JOBJECT ? rescue_jget(r, "head") : NULL;
+    tail = r && r->type == RESCUE_JOBJECT ? rescue_jget(r, "tail") : NULL;
+    has = r && r->type == RESCUE_JOBJECT ? rescue_jget(r, "has_rows") : NULL;
+    if (!head || head->type != RESCUE_JSTRING || !tail || tail->type != RESCUE_JSTRING) {
+      rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s: the %s property is damaged", name,
+                         EAF_PROP_SAMPLE);
+      goto end;
+    }
+    if ((has && has->type == RESCUE_JTRUE) || s.rows) {
+      if (has && has->type == RESCUE_JTRUE) {
+        rescue_buf_puts(&json, head->s);
+        rescue_buf_putn(&json, rows.s, rows.len);
+        rescue_buf_puts(&json, tail->s);
+      } else {
+        size_t hl = strlen(head->s);
+        rescue_buf_putn(&json, head->s, hl ? hl - 1 : 0);
+        rescue_buf_puts(&json, hl > 2 ? ", \"rows\": " : "\"rows\": ");
+        rescue_buf_putn(&json, rows.s, rows.len);
+        rescue_buf_putc(&json, '}');
+      }
+    } else {
+      rescue_buf_puts(&json, head->s);
+    }
+    if (E.p_annotator && *E.p_annotator && !(s.annotator = rescue_strdup(E.p_annotator))) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+  } else if (o->head) {
+    rescue_buf_puts(&json, o->head);
+    rescue_buf_putn(&json, rows.s, rows.len);
+    rescue_buf_puts(&json, o->tail ? o->tail : "}");
+  } else {
+    rescue_buf_puts(&json, "{\"sample_id\": ");
+    rescue_jwrite_string(&json, sample_id, strlen(sample_id));
+    rescue_buf_puts(&json, ", \"rows\": ");
+    rescue_buf_putn(&json, rows.s, rows.len);
+    rescue_buf_putc(&json, '}');
+  }
+  s.own = own;
+  s.sample_id = rescue_strdup(sample_id);
+  if (!rescue_buf_ok(&json) || !rescue_buf_ok(&rows) || !s.sample_id) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  s.json_len = json.len;
+  s.json = rescue_buf_detach(&json);
+  *out = s;
+  memset(&s, 0, sizeof s);
+end:
+  rescue_eaf_sample_free(&s);
+  rescue_buf_free(&rows);
+  rescue_buf_free(&json);
+  rescue_jdoc_free(&jd);
+  eaf_free(&E);
+  return rc;
+}
+
+int rescue_eaf_read(const char *path, const rescue_eaf_read_opts *o, rescue_eaf_sample *out,
+                    rescue_error *err) {
+  struct stat sb;
+  char *data = NULL;
+  size_t len = 0;
+  int rc;
+  if (stat(path, &sb) != 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot read '%s': %s", path, strerror(errno));
+  if ((uint64_t)sb.st_size > RESCUE_EAF_MAX_BYTES)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "%s: refused: %lld bytes, more than the %zu MiB "
+                                                "an EAF file may have",
+                         path, (long long)sb.st_size, RESCUE_EAF_MAX_BYTES >> 20);
+  if ((rc = rescue_read_file(path, &data, &len, err)))
+    return rc;
+  rc = rescue_eaf_parse(path, data, len, o, out, err);
+  rescue_free(data);
+  return rc;
+}
+
+void rescue_eaf_sample_free(rescue_eaf_sample *s) {
+  if (!s)
+    return;
+  rescue_free(s->sample_id);
+  rescue_free(s->annotator);
+  rescue_free(s->json);
+  memset(s, 0, sizeof *s);
+}
