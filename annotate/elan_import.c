@@ -1017,15 +1017,18 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
     const etier *t = &E->tiers[a->tier];
     const char *speaker = tiers ? t->id : t->participant;
     int k, d;
+    char num[32];
     rescue_jw w;
     if (i)
       rescue_buf_putn(rows, ", ", 2);
     rescue_jw_init(&w, rows);
     rescue_jw_obj(&w);
     rescue_jw_key(&w, "start_time");
-    put_ms(rows, a->start);
+    rescue_format_double(a->start / 1000.0, num);
+    rescue_jw_raw(&w, num, strlen(num));
     rescue_jw_key(&w, "end_time");
-    put_ms(rows, a->end);
+    rescue_format_double(a->end / 1000.0, num);
+    rescue_jw_raw(&w, num, strlen(num));
     rescue_jw_key(&w, "primary_speaker");
     rescue_jw_str(&w, speaker ? speaker : "");
     rescue_jw_key(&w, "target");
