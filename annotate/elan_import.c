@@ -97,7 +97,17 @@ typedef struct etype {
   const char *id;
   int alignable;
   const char *stereotype; /* NULL: none */
+  const char *cv_id;      /* CONTROLLED_VOCABULARY_REF or NULL */
+  int cv;                 /* its index in cvs, -1 when none */
+  long line;
 } etype;
+
+typedef struct ecv {
+  const char *id;
+  int external;           /* entries live in an external file (EXT_REF) */
+  const char **entries;   /* CVE_IDs */
+  int n_entries, cap_entries;
+} ecv;
 
 typedef struct etier {
   const char *id, *type_id, *participant, *parent_id;
@@ -115,7 +125,7 @@ typedef struct eann {
   int tier;
   int alignable;
   int ts1, ts2;         /* slot indexes (alignable) */
-  const char *ref_id, *prev_id;
+  const char *ref_id, *prev_id, *cve_ref;
   int ref;              /* parent annotation (REF_ANNOTATION) */
   int root;             /* the row annotation it belongs to; -2 not yet known; -1 none */
   int first_child, next_sibling; /* REF children of this annotation, document order */
@@ -131,11 +141,13 @@ typedef struct eaf {
   int n_slots, cap_slots;
   etype *types;
   int n_types, cap_types;
+  ecv *cvs;
+  int n_cvs, cap_cvs;
   etier *tiers;
   int n_tiers, cap_tiers;
   eann *anns;
   int n_anns, cap_anns;
-  smap slot_ix, type_ix, tier_ix, ann_ix;
+  smap slot_ix, type_ix, tier_ix, ann_ix, cv_ix, link_ix;
   xmlChar **owned; /* strings to free with xmlFree */
   int n_owned, cap_owned;
   const char *p_format, *p_sample_id, *p_sample, *p_annotator;
@@ -298,6 +310,7 @@ static int read_tier(eaf *E, xmlNodePtr t) {
     if (!(an->id = at(x, "ANNOTATION_ID")))
       return bad(E, x, "annotation without ANNOTATION_ID");
     an->alignable = is(x, "ALIGNABLE_ANNOTATION");
+    an->cve_ref = at(x, "CVE_REF");
     if (an->alignable) {
       const char *r1 = at(x, "TIME_SLOT_REF1"), *r2 = at(x, "TIME_SLOT_REF2");
       if (!r1 || !r2)
@@ -340,6 +353,9 @@ static int read_type(eaf *E, xmlNodePtr t) {
   GROW(E->types, E->n_types, E->cap_types);
   E->types[E->n_types].id = id;
   E->types[E->n_types].stereotype = at(t, "CONSTRAINTS");
+  E->types[E->n_types].cv_id = at(t, "CONTROLLED_VOCABULARY_REF");
+  E->types[E->n_types].cv = -1;
+  E->types[E->n_types].line = xmlGetLineNo(t);
   E->types[E->n_types].alignable =
       E->types[E->n_types].stereotype
           ? strcmp(E->types[E->n_types].stereotype, "Time_Subdivision") == 0 ||
@@ -349,6 +365,81 @@ static int read_type(eaf *E, xmlNodePtr t) {
     return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
                  : bad(E, t, "linguistic type '%s' is defined twice", id);
   E->n_types++;
+  return 0;
+}
+
+static int read_cv(eaf *E, xmlNodePtr c) {
+  const char *id = at(c, "CV_ID");
+  xmlNodePtr e;
+  ecv *cv;
+  int r;
+  if (!id)
+    return bad(E, c, "CONTROLLED_VOCABULARY without CV_ID");
+  GROW(E->cvs, E->n_cvs, E->cap_cvs);
+  cv = &E->cvs[E->n_cvs];
+  memset(cv, 0, sizeof *cv);
+  cv->id = id;
+  cv->external = at(c, "EXT_REF") != NULL;
+  if ((r = smap_put(&E->cv_ix, id, E->n_cvs)) != 0)
+    return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
+                 : bad(E, c, "controlled vocabulary '%s' is defined twice", id);
+  E->n_cvs++;
+  for (e = c->children; e; e = e->next) {
+    const char *cve;
+    if ((!is(e, "CV_ENTRY_ML") && !is(e, "CV_ENTRY")) || !(cve = at(e, "CVE_ID")))
+      continue;
+    GROW(cv->entries, cv->n_entries, cv->cap_entries);
+    cv->entries[cv->n_entries++] = cve;
+  }
+  return 0;
+}
+
+/* Reference links must point at annotations or other links of the file. */
+static int check_links(eaf *E, xmlNodePtr root) {
+  xmlNodePtr set, l;
+  int pass, r;
+  for (pass = 0; pass < 2; pass++)
+    for (set = root->children; set; set = set->next) {
+      if (!is(set, "REF_LINK_SET"))
+        continue;
+      for (l = set->children; l; l = l->next) {
+        const char *refs[2];
+        int k;
+        if (!is(l, "CROSS_REF_LINK") && !is(l, "GROUP_REF_LINK"))
+          continue;
+        if (pass == 0) {
+          const char *id = at(l, "REF_LINK_ID");
+          if (!id)
+            return bad(E, l, "reference link without REF_LINK_ID");
+          if ((r = smap_put(&E->link_ix, id, 0)) != 0)
+            return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
+                         : bad(E, l, "reference link id '%s' is used twice", id);
+          continue;
+        }
+        refs[0] = at(l, is(l, "CROSS_REF_LINK") ? "REF1" : "REFS");
+        refs[1] = is(l, "CROSS_REF_LINK") ? at(l, "REF2") : NULL;
+        if (!refs[0] || (is(l, "CROSS_REF_LINK") && !refs[1]))
+          return bad(E, l, "reference link without its references");
+        for (k = 0; k < 2 && refs[k]; k++) {
+          const char *p = refs[k];
+          while (*p) {
+            char one[256];
+            size_t n = strcspn(p, " \t\n\r");
+            if (n && n < sizeof one) {
+              memcpy(one, p, n);
+              one[n] = 0;
+              if (smap_get(&E->ann_ix, one) < 0 && smap_get(&E->link_ix, one) < 0)
+                return bad(E, l, "reference link '%s' points at '%s', which is neither an "
+                                 "annotation nor a link",
+                           at(l, "REF_LINK_ID"), one);
+            }
+            p += n;
+            while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+              p++;
+          }
+        }
+      }
+    }
   return 0;
 }
 
@@ -368,6 +459,12 @@ static int resolve(eaf *E) {
   }
   for (i = prev + 1; i < E->n_slots; i++)
     E->slots[i].ms = prev < 0 ? 0 : E->slots[prev].ms;
+  for (i = 0; i < E->n_types; i++)
+    if (E->types[i].cv_id && (E->types[i].cv = smap_get(&E->cv_ix, E->types[i].cv_id)) < 0)
+      return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: linguistic type '%s': CONTROLLED_VOCABULARY_REF '%s' names "
+                           "no controlled vocabulary",
+                           E->name, E->types[i].line, E->types[i].id, E->types[i].cv_id);
   for (i = 0; i < E->n_tiers; i++) {
     etier *t = &E->tiers[i];
     if ((t->type = smap_get(&E->type_ix, t->type_id)) < 0)
@@ -390,6 +487,18 @@ static int resolve(eaf *E) {
   }
   for (i = 0; i < E->n_anns; i++) {
     eann *a = &E->anns[i];
+    int cvi = E->types[E->tiers[a->tier].type].cv;
+    if (a->cve_ref && cvi >= 0 && !E->cvs[cvi].external && E->cvs[cvi].n_entries) {
+      /* CVE_REF -> CVE_ID goes through tier, type and vocabulary: no schema checks it */
+      int k, found = 0;
+      for (k = 0; k < E->cvs[cvi].n_entries && !found; k++)
+        found = strcmp(E->cvs[cvi].entries[k], a->cve_ref) == 0;
+      if (!found)
+        return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                             "%s:%ld: annotation '%s': CVE_REF '%s' is no entry of controlled "
+                             "vocabulary '%s'",
+                             E->name, a->line, a->id, a->cve_ref, E->cvs[cvi].id);
+    }
     if (a->alignable) {
       a->start = E->slots[a->ts1].ms;
       a->end = E->slots[a->ts2].ms;
@@ -531,6 +640,8 @@ static int read_tables(eaf *E) {
       rc = read_slots(E, n);
     else if (is(n, "LINGUISTIC_TYPE"))
       rc = read_type(E, n);
+    else if (is(n, "CONTROLLED_VOCABULARY"))
+      rc = read_cv(E, n);
     else
       rc = 0;
     if (rc)
@@ -539,7 +650,9 @@ static int read_tables(eaf *E) {
   for (n = root->children; n; n = n->next)
     if (is(n, "TIER") && (rc = read_tier(E, n)))
       return rc;
-  return resolve(E);
+  if ((rc = resolve(E)))
+    return rc;
+  return check_links(E, root);
 }
 
 static void eaf_free(eaf *E) {
@@ -555,6 +668,11 @@ static void eaf_free(eaf *E) {
   rescue_free(E->anns);
   rescue_free(E->slots);
   rescue_free(E->types);
+  for (i = 0; i < E->n_cvs; i++)
+    rescue_free(E->cvs[i].entries);
+  rescue_free(E->cvs);
+  smap_free(&E->cv_ix);
+  smap_free(&E->link_ix);
   smap_free(&E->slot_ix);
   smap_free(&E->type_ix);
   smap_free(&E->tier_ix);

@@ -487,14 +487,16 @@ static int import_eaf(importer *im, const char *path) {
   }
   if ((rc = rescue_eaf_read(path, &eo, &es, im->err)))
     goto end;
-  if (im->write && es.annotator && !im->o->annotator) {
+  if (es.annotator && !im->o->annotator) {
+    /* checked in the checking pass, so a bad name never reaches a transaction */
     const char *why = rescue_name_unsafe(es.annotator);
     if (why) {
       rc = rescue_seterr(im->err, RESCUE_EBADINPUT, "%s: the annotator name in the file %s",
                          path, why);
       goto end;
     }
-    if ((rc = rescue_annotator_id(im->st, es.annotator, "annotator", 1, &im->annotator_id)))
+    if (im->write &&
+        (rc = rescue_annotator_id(im->st, es.annotator, "annotator", 1, &im->annotator_id)))
       goto end;
   }
   root = parse_text(im, path, 1, es.json, es.json_len);

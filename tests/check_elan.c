@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <libxml/parser.h>
@@ -406,6 +407,22 @@ START_TEST(test_hostile_and_broken) {
   snprintf(p, sizeof p, "%s/backwards.eaf", dir);
   tu_write(p, t);
   refused(db, p, "before it starts");
+  strcpy(t, s3);
+  {
+    /* a CVE_REF that is no entry of its tier's vocabulary (no schema can see this) */
+    char *r = strstr(t, "CVE_REF=\"cveid1\"");
+    ck_assert_ptr_nonnull(r);
+    memcpy(r, "CVE_REF=\"cveidX\"", 16);
+  }
+  snprintf(p, sizeof p, "%s/cve.eaf", dir);
+  tu_write(p, t);
+  refused(db, p, "CVE_REF 'cveidX' is no entry of controlled vocabulary 'Gesture'");
+  /* over the size limit: refused before reading */
+  snprintf(p, sizeof p, "%s/huge.eaf", dir);
+  f = fopen(p, "w");
+  ck_assert_int_eq(ftruncate(fileno(f), (off_t)RESCUE_EAF_MAX_BYTES + 1), 0);
+  fclose(f);
+  refused(db, p, "refused:");
   free(t);
   free(s3);
   free(db);
@@ -426,6 +443,35 @@ START_TEST(test_parse_api) {
   ck_assert_str_eq(e.msg, "m.eaf:3: tier 't': LINGUISTIC_TYPE_REF 'missing' names no linguistic "
                           "type");
   ck_assert_ptr_null(s.json);
+  {
+    const char *links =
+        "<?xml version=\"1.0\"?>\n<ANNOTATION_DOCUMENT><HEADER/><TIME_ORDER>"
+        "<TIME_SLOT TIME_SLOT_ID=\"ts1\" TIME_VALUE=\"0\"/><TIME_SLOT TIME_SLOT_ID=\"ts2\"/>"
+        "<TIME_SLOT TIME_SLOT_ID=\"ts3\" TIME_VALUE=\"3000\"/></TIME_ORDER>\n"
+        "<TIER TIER_ID=\"A\" PARTICIPANT=\"Ann\" LINGUISTIC_TYPE_REF=\"t\"><ANNOTATION>"
+        "<ALIGNABLE_ANNOTATION ANNOTATION_ID=\"a1\" TIME_SLOT_REF1=\"ts1\" "
+        "TIME_SLOT_REF2=\"ts2\"><ANNOTATION_VALUE>one</ANNOTATION_VALUE>"
+        "</ALIGNABLE_ANNOTATION></ANNOTATION><ANNOTATION><ALIGNABLE_ANNOTATION "
+        "ANNOTATION_ID=\"a2\" TIME_SLOT_REF1=\"ts2\" TIME_SLOT_REF2=\"ts3\">"
+        "<ANNOTATION_VALUE>two</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION></TIER>\n"
+        "<LINGUISTIC_TYPE LINGUISTIC_TYPE_ID=\"t\" TIME_ALIGNABLE=\"true\"/>\n"
+        "<REF_LINK_SET LINK_SET_ID=\"rls1\">\n<CROSS_REF_LINK REF_LINK_ID=\"rl1\" REF1=\"a1\" "
+        "REF2=\"a%s\"/></REF_LINK_SET></ANNOTATION_DOCUMENT>\n";
+    char buf[2048];
+    snprintf(buf, sizeof buf, links, "9");
+    ck_assert_int_eq(rescue_eaf_parse("l.eaf", buf, strlen(buf), &o, &s, &e), RESCUE_EBADINPUT);
+    ck_assert_str_eq(e.msg, "l.eaf:6: reference link 'rl1' points at 'a9', which is neither an "
+                            "annotation nor a link");
+    /* the same with a good link: two rows, the shared unaligned slot interpolated */
+    snprintf(buf, sizeof buf, links, "2");
+    ck_assert_int_eq(rescue_eaf_parse("l.eaf", buf, strlen(buf), &o, &s, &e), 0);
+    ck_assert_int_eq(s.rows, 2);
+    ck_assert_int_eq(s.interpolated, 2);
+    ck_assert_ptr_nonnull(strstr(s.json, "\"start_time\": 1.5, \"end_time\": 3.0, "
+                                         "\"primary_speaker\": \"Ann\""));
+    ck_assert_ptr_nonnull(strstr(s.json, "\"elan_time_interpolated\": true"));
+    rescue_eaf_sample_free(&s);
+  }
 }
 END_TEST
 
