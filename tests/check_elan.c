@@ -208,6 +208,85 @@ START_TEST(test_edit_comes_back_as_annotator_version) {
 }
 END_TEST
 
+/*
+** Rows shaped to break a naive mapping: one speaker's rows overlapping and out of time
+** order, an end before its start, times with 4 decimals and in exponent form, speakers
+** that are no participant or empty or absent, a control character (not allowed in XML)
+** in a string and in a list item, null and numeric values where strings are usual, a
+** repeated key, a list field that is not a list, unknown row and sample keys, names with
+** spaces. All of it must validate and come back byte for byte.
+*/
+START_TEST(test_tricky_rows_round_trip) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL;
+  char in[1024], before[1024], after[1024], eaf[1024], file[2048];
+  *strrchr(dir, '/') = 0;
+  snprintf(in, sizeof in, "%s/tricky.jsonl", dir);
+  snprintf(before, sizeof before, "%s/before.jsonl", dir);
+  snprintf(after, sizeof after, "%s/after.jsonl", dir);
+  snprintf(eaf, sizeof eaf, "%s/eaf", dir);
+  tu_write(in,
+           "{\"sample_id\": \"x y/odd sample\", \"extra_sample_key\": {\"a\": [1, 2.50]}, "
+           "\"rows\": [{\"start_time\": 5.0, \"end_time\": 9.12345, \"primary_speaker\": "
+           "\"Mary Ann\", \"target\": [\"Joe\", \"Joe\", \"Therapist\"], \"dialogue_cleaned\": "
+           "\"tab\\there & <b> \\\"q\\\" \\r\\n end\", \"utterance_type\": null, "
+           "\"internal_emotion\": [{\"person\": \"Mary Ann\", \"emotion_description\": \"x\", "
+           "\"intensity\": 7.5}], \"viewpoints_attitudes\": [{\"source\": \"Mary Ann\", "
+           "\"target\": \"Joe\", \"viewpoint\": \"v\", \"attitude\": \"a b\"}], \"zz_unknown\": "
+           "1e3, \"row_index\": 1}, "
+           "{\"start_time\": 1.0, \"end_time\": 6.0, \"primary_speaker\": \"Mary Ann\", "
+           "\"target\": [\"ctrl\\u0001item\"], \"dialogue_cleaned\": \"bell\\u0007\", "
+           "\"tone_of_voice\": 3, \"row_index\": 2, \"row_index\": 7}, "
+           "{\"start_time\": 7.0, \"end_time\": 6.5, \"primary_speaker\": \"Couple\", "
+           "\"target\": [], \"body_posture\": \"not a list\", \"dialogue_cleaned\": \"\", "
+           "\"relation_pattern\": \"attack_attack\", \"relation_pattern_evidence_rows\": [1, 2, 2, "
+           "99]}, "
+           "{\"start_time\": 8, \"end_time\": 8.0, \"primary_speaker\": \"\", \"target\": [], "
+           "\"dialogue_cleaned\": \"empty speaker\"}, "
+           "{\"start_time\": 0.00001, \"end_time\": 1e1, \"target\": [], \"dialogue_cleaned\": "
+           "\"no speaker key\", \"support_strategy\": []}, "
+           "{\"start_time\": 2, \"end_time\": 3, \"primary_speaker\": \"Joe\", \"target\": "
+           "[\"Mary Ann\"], \"dialogue_cleaned\": \"Joe's turn\"}]}\n");
+  ck_assert_msg(tu_rescue(NULL, &err, "import", db, in, NULL) == 0, "%s", err);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", before,
+                             NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "eaf", "--out", eaf, NULL), 0);
+  ck_assert_msg(strstr(err, "2 row times have more than 3 decimals"), "%s", err);
+  free(out);
+  free(err);
+  snprintf(file, sizeof file, "%s/x y/odd sample.eaf", eaf);
+  ck_assert_msg(validate(file) == 0, "%s does not validate", file);
+  {
+    char *t = tu_read(file, NULL);
+    ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn@Mary Ann#2\""));
+    ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn@Couple\""));
+    ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn@\""));
+    ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn\""));
+    free(t);
+  }
+  ck_assert_msg(tu_rescue(&out, &err, "import", db, file, NULL) == 0, "%s", err);
+  ck_assert_msg(strstr(out, "0 row versions added"), "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after,
+                             NULL), 0);
+  ck_assert_msg(tu_same_file(before, after), "the round trip changed the sample");
+  /* a time moved in ELAN comes back as the new time */
+  edit_file(file, "TIME_VALUE=\"2000\"", "TIME_VALUE=\"2250\"");
+  ck_assert_msg(tu_rescue(&out, &err, "import", db, file, "--annotator", "import", NULL) == 0,
+                "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after,
+                             "--force", NULL), 0);
+  edit_file(before, "\"start_time\": 2, \"end_time\": 3, \"primary_speaker\": \"Joe\"",
+            "\"start_time\": 2.25, \"end_time\": 3, \"primary_speaker\": \"Joe\"");
+  ck_assert_msg(tu_same_file(before, after), "%s", tu_read(after, NULL));
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* The text tier of the MPI sample in time order, read independently with libxml2. */
 static int text_tier(const char *path, char ***texts) {
   xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
@@ -481,6 +560,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_export_validates_and_round_trips);
   tcase_add_test(tc, test_edit_comes_back_as_annotator_version);
+  tcase_add_test(tc, test_tricky_rows_round_trip);
   tcase_add_test(tc, test_mpi_samples_import);
   tcase_add_test(tc, test_hostile_and_broken);
   tcase_add_test(tc, test_parse_api);
