@@ -550,6 +550,17 @@ static const char *mime_of(const char *path) {
   return "application/octet-stream";
 }
 
+static void url_put(rescue_buf *b, const char *p) {
+  for (; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+        strchr("/-._~", c))
+      rescue_buf_putc(b, (char)c);
+    else
+      rescue_buf_printf(b, "%%%02X", c);
+  }
+}
+
 /* file:// URL of a path (made absolute against the current folder), percent-encoded. */
 static void file_url(rescue_buf *b, const char *path) {
   const char *p;
@@ -805,6 +816,12 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
     if (tmp.s)
       attr(out, "MEDIA_URL", tmp.s);
     attr(out, "MIME_TYPE", mime_of(o->media->path));
+    if (o->media->relative) {
+      rescue_buf_reset(&tmp);
+      url_put(&tmp, o->media->relative);
+      if (tmp.s)
+        attr(out, "RELATIVE_MEDIA_URL", tmp.s);
+    }
     if (o->media->has_span)
       rescue_buf_printf(out, " TIME_ORIGIN=\"%lld\"", to_ms(o->media->start));
     rescue_buf_puts(out, "/>\n");
@@ -915,6 +932,53 @@ static void media_free(media_map *m) {
   rescue_free(m->start);
 }
 
+/* An absolute, normalised form of path (the file or, failing that, its folder must exist). */
+static char *absolute(const char *path) {
+  char *r = realpath(path, NULL), *slash, *dir, *out;
+  rescue_buf b = RESCUE_BUF_INIT;
+  if (r) {
+    out = rescue_strdup(r);
+    free(r);
+    return out;
+  }
+  /* not there yet (the export's own folder): resolve its parent */
+  if (!(dir = rescue_strdup(path)))
+    return NULL;
+  slash = strrchr(dir, '/');
+  if (slash)
+    *slash = 0;
+  r = realpath(slash ? (*dir ? dir : "/") : ".", NULL);
+  if (r) {
+    rescue_buf_puts(&b, strcmp(r, "/") == 0 ? "" : r);
+    rescue_buf_putc(&b, '/');
+    rescue_buf_puts(&b, slash ? slash + 1 : path);
+    free(r);
+  }
+  rescue_free(dir);
+  return r && rescue_buf_ok(&b) ? rescue_buf_detach(&b) : (rescue_buf_free(&b), NULL);
+}
+
+/*
+** The relative path from folder `from` to file `to` (both absolute and normalised),
+** "./" first when it stays below: "./a.mp4", "../../media/a.mp4".
+*/
+static void relative_path(rescue_buf *b, const char *from, const char *to) {
+  size_t common = 0, i;
+  const char *p;
+  for (i = 0; from[i] && from[i] == to[i]; i++)
+    if (from[i] == '/')
+      common = i;
+  if (!from[i] && to[i] == '/')
+    common = i;
+  p = from + common;
+  if (!*p || !p[1])
+    rescue_buf_puts(b, ".");
+  for (; *p; p++)
+    if (*p == '/' && p[1])
+      rescue_buf_puts(b, rescue_buf_ok(b) && b->len ? "/.." : "..");
+  rescue_buf_puts(b, to + common);
+}
+
 static int write_file(const char *path, const char *data, size_t len, rescue_error *err) {
   FILE *f;
   if (rescue_make_parents(path) != 0)
@@ -940,7 +1004,8 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
   rescue_eaf_export_result dummy;
   rescue_sample_iter *it = NULL;
   rescue_output *dest = NULL;
-  rescue_buf doc = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT;
+  rescue_buf doc = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT;
+  char *abs_out = NULL;
   media_map media;
   const rescue_sample *s;
   char date[40];
@@ -961,6 +1026,8 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
   }
   if ((rc = rescue_media_list(st, media_collect, &media, NULL)))
     goto fail;
+  if (media.n)
+    abs_out = absolute(out_dir);
   if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it)))
     goto fail;
   if ((rc = rescue_store_sample_count(st, &total)))
@@ -987,13 +1054,34 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
     }
     for (j = 0; j < media.n; j++)
       if (strcmp(media.ids[j], s->sample_id) == 0) {
-        mi.path = media.paths[j];
+        char *abs_media = absolute(media.paths[j]);
+        mi.path = abs_media ? abs_media : media.paths[j];
         mi.has_span = media.has_span[j];
         mi.start = media.start[j];
+        mi.relative = NULL;
+        rescue_buf_reset(&rel);
+        if (abs_media && abs_out) {
+          /* from the folder the .eaf lands in, once the export is in place */
+          rescue_buf_reset(&path);
+          rescue_buf_printf(&path, "%s/%s", abs_out, s->sample_id);
+          if (rescue_buf_ok(&path)) {
+            *strrchr(path.s, '/') = 0;
+            relative_path(&rel, path.s, abs_media);
+            if (rescue_buf_ok(&rel))
+              mi.relative = rel.s;
+          }
+        }
         wo.media = &mi;
+        rescue_buf_reset(&doc);
+        rc = rescue_eaf_write_sample(sc, s, &wo, &doc, &fine, err);
+        rescue_free(abs_media);
+        break;
       }
-    rescue_buf_reset(&doc);
-    if ((rc = rescue_eaf_write_sample(sc, s, &wo, &doc, &fine, err)))
+    if (!wo.media) {
+      rescue_buf_reset(&doc);
+      rc = rescue_eaf_write_sample(sc, s, &wo, &doc, &fine, err);
+    }
+    if (rc)
       goto fail;
     rescue_buf_reset(&path);
     rescue_buf_printf(&path, "%s/%s.eaf", rescue_output_path(dest), s->sample_id);
@@ -1019,6 +1107,8 @@ end:
   rescue_sample_iter_free(&it);
   rescue_buf_free(&doc);
   rescue_buf_free(&path);
+  rescue_buf_free(&rel);
+  rescue_free(abs_out);
   media_free(&media);
   return rc;
 }

@@ -29,6 +29,7 @@ typedef struct rescue_eaf_media {
   const char *path;   /* the source video as resolved on this machine (absolute or not) */
   int has_span;       /* the sample is the span [start, end) of the source */
   double start;       /* seconds: written as TIME_ORIGIN */
+  const char *relative; /* the path from the .eaf file's folder, or NULL */
 } rescue_eaf_media;
 
 typedef struct rescue_eaf_write_opts {

@@ -287,6 +287,45 @@ START_TEST(test_tricky_rows_round_trip) {
 }
 END_TEST
 
+/* A sample linked to a span of a video: the media descriptor points at it. */
+START_TEST(test_media_descriptor) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *err = NULL, *t, *abs;
+  char in[1024], video[1024], out[1024], file[2048], want[4096];
+  rescue_synth_opts so;
+  rescue_error e;
+  *strrchr(dir, '/') = 0;
+  snprintf(in, sizeof in, "%s/s.jsonl", dir);
+  snprintf(video, sizeof video, "%s/media dir/src.mp4", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  tu_write(in, "{\"sample_id\": \"c/s1\", \"rows\": [{\"start_time\": 0.0, \"end_time\": 1.5, "
+               "\"primary_speaker\": \"Ann\", \"target\": [], \"dialogue_cleaned\": \"hi\"}]}\n");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, in, NULL), 0);
+  rescue_synth_defaults(&so);
+  so.duration = 3;
+  memset(&e, 0, sizeof e);
+  mkdir(tu_path(dir, "media dir"), 0755);
+  ck_assert_msg(rescue_synth_media(video, &so, &e) == 0, "%s", e.msg);
+  ck_assert_msg(tu_rescue(NULL, &err, "media", "add", db, video, "--sample", "c/s1", "--start",
+                          "0.5", "--end", "2.5", NULL) == 0,
+                "%s", err);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--out", out, NULL), 0);
+  snprintf(file, sizeof file, "%s/c/s1.eaf", out);
+  ck_assert_msg(validate(file) == 0, "%s does not validate", file);
+  t = tu_read(file, NULL);
+  abs = realpath(dir, NULL);
+  snprintf(want, sizeof want,
+           "<MEDIA_DESCRIPTOR MEDIA_URL=\"file://%s/media%%20dir/src.mp4\" MIME_TYPE=\"video/mp4\" "
+           "RELATIVE_MEDIA_URL=\"../../media%%20dir/src.mp4\" TIME_ORIGIN=\"500\"/>",
+           abs);
+  ck_assert_msg(strstr(t, want), "want %s in\n%.900s", want, t);
+  free(abs);
+  free(t);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* The text tier of the MPI sample in time order, read independently with libxml2. */
 static int text_tier(const char *path, char ***texts) {
   xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
@@ -561,6 +600,7 @@ int main(void) {
   tcase_add_test(tc, test_export_validates_and_round_trips);
   tcase_add_test(tc, test_edit_comes_back_as_annotator_version);
   tcase_add_test(tc, test_tricky_rows_round_trip);
+  tcase_add_test(tc, test_media_descriptor);
   tcase_add_test(tc, test_mpi_samples_import);
   tcase_add_test(tc, test_hostile_and_broken);
   tcase_add_test(tc, test_parse_api);
