@@ -35,12 +35,30 @@ int eaf_xml_ok(const char *s, size_t len) {
 /*
 ** Escape for element text (attr = 0) or a double-quoted attribute (attr = 1). CR, and
 ** in attributes TAB and LF, become character references so a reader's whitespace
-** normalisation cannot change them. The caller has checked eaf_xml_ok.
+** normalisation cannot change them. Characters XML 1.0 cannot carry at all (C0 controls,
+** U+FFFE, U+FFFF) only reach here inside JSON text (plain strings with them travel as
+** JSON), so they are written as JSON escapes: the document stays well-formed either way.
 */
 void eaf_xml_put(rescue_buf *b, const char *s, size_t len, int attr) {
   size_t i, run = 0;
   for (i = 0; i < len; i++) {
     const char *rep = NULL;
+    char esc[8];
+    unsigned char c = (unsigned char)s[i];
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+        (c == 0xEF && i + 2 < len && (unsigned char)s[i + 1] == 0xBF &&
+         ((unsigned char)s[i + 2] == 0xBE || (unsigned char)s[i + 2] == 0xBF))) {
+      rescue_buf_putn(b, s + run, i - run);
+      if (c == 0xEF) {
+        rescue_buf_puts(b, (unsigned char)s[i + 2] == 0xBE ? "\\ufffe" : "\\uffff");
+        i += 2;
+      } else {
+        snprintf(esc, sizeof esc, "\\u%04x", c);
+        rescue_buf_puts(b, esc);
+      }
+      run = i + 1;
+      continue;
+    }
     switch (s[i]) {
     case '&': rep = "&amp;"; break;
     case '<': rep = "&lt;"; break;
@@ -129,6 +147,9 @@ eaf_code eaf_member_code(const rescue_scheme *sc, const rescue_jnode *row, const
   if (strcmp(m->key, "dialogue_cleaned") == 0 && m->type == RESCUE_JSTRING &&
       eaf_xml_ok(m->s, m->len))
     return EAF_DIALOGUE;
+  if (strcmp(m->key, "turn") == 0 || strcmp(m->key, "rescue") == 0 ||
+      strcmp(m->key, EAF_LT_TURN) == 0 || strcmp(m->key, EAF_LT_ROW) == 0)
+    return EAF_EMBED; /* its tier or type name would clash with rescue's own */
   if (is_list_field(rescue_scheme_field(sc, m->key))) {
     if (m->type != RESCUE_JARRAY)
       return EAF_EMBED;
@@ -298,6 +319,12 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
         rescue_buf_printf(&sfx, "@%s", e->speaker);
       if (overflow)
         rescue_buf_printf(&sfx, "#%d", overflow + 1);
+      for (j = 0; j < L->n_tiers - 1 && rescue_buf_ok(&sfx); j++)
+        if (strcmp(L->tiers[j].suffix, sfx.s) == 0) {
+          /* a speaker called "Joel#2" next to Joel's second tier */
+          rescue_buf_putc(&sfx, '+');
+          j = -1;
+        }
       rescue_buf_putc(&sfx, 0);
       if (!rescue_buf_ok(&sfx) || !(t->suffix = rescue_strdup(sfx.s))) {
         rescue_buf_free(&sfx);

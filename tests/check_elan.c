@@ -225,7 +225,7 @@ START_TEST(test_tricky_rows_round_trip) {
   snprintf(after, sizeof after, "%s/after.jsonl", dir);
   snprintf(eaf, sizeof eaf, "%s/eaf", dir);
   tu_write(in,
-           "{\"sample_id\": \"x y/odd sample\", \"extra_sample_key\": {\"a\": [1, 2.50]}, "
+           "{\"sample_id\": \"x y/odd sample\", \"extra_sample_key\": {\"a\": [1, 2.50, \"\\ufffe\"]}, "
            "\"rows\": [{\"start_time\": 5.0, \"end_time\": 9.12345, \"primary_speaker\": "
            "\"Mary Ann\", \"target\": [\"Joe\", \"Joe\", \"Therapist\"], \"dialogue_cleaned\": "
            "\"tab\\there & <b> \\\"q\\\" \\r\\n end\", \"utterance_type\": null, "
@@ -245,7 +245,10 @@ START_TEST(test_tricky_rows_round_trip) {
            "{\"start_time\": 0.00001, \"end_time\": 1e1, \"target\": [], \"dialogue_cleaned\": "
            "\"no speaker key\", \"support_strategy\": []}, "
            "{\"start_time\": 2, \"end_time\": 3, \"primary_speaker\": \"Joe\", \"target\": "
-           "[\"Mary Ann\"], \"dialogue_cleaned\": \"Joe's turn\"}]}\n");
+           "[\"Mary Ann\"], \"dialogue_cleaned\": \"Joe's turn\"}, "
+           "{\"start_time\": 20, \"end_time\": 21, \"primary_speaker\": \"Mary Ann#2\", "
+           "\"target\": [\"\\ufffe odd\"], \"dialogue_cleaned\": \"nonchar \\uffff\", "
+           "\"turn\": \"a key named turn\", \"rescue:row\": 1}]}\n");
   ck_assert_msg(tu_rescue(NULL, &err, "import", db, in, NULL) == 0, "%s", err);
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", before,
@@ -262,6 +265,7 @@ START_TEST(test_tricky_rows_round_trip) {
     ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn@Couple\""));
     ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn@\""));
     ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn\""));
+    ck_assert_ptr_nonnull(strstr(t, "TIER_ID=\"turn@Mary Ann#2+\""));
     free(t);
   }
   ck_assert_msg(tu_rescue(&out, &err, "import", db, file, NULL) == 0, "%s", err);
