@@ -1030,9 +1030,9 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
                                             "support_strategy"};
   char *is_row = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
   int *order = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *order);
-  int *desc = NULL, n_desc = 0;
+  int *desc = NULL, n_desc = 0, *rowpos = NULL, *offs = NULL, *items = NULL, *fill = NULL;
   frow *v = NULL;
-  int i, j, n = 0, rc = 0, n_row_tiers = 0;
+  int i, j, d, n = 0, rc = 0, n_row_tiers = 0, n_items = 0;
   rescue_buf names = RESCUE_BUF_INIT;
   rescue_jdoc *jd = rescue_jdoc_new();
 
@@ -1129,12 +1129,48 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
     root_of(E, i, is_row, 0);
   if (n > 1)
     qsort(v, (size_t)n, sizeof *v, cmp_frow);
+  /* the values of each descendant tier grouped by row (a counting sort, document order
+     kept): group d*n+i holds tier desc[d]'s annotations of row i */
+  rowpos = rescue_malloc((size_t)(E->n_anns ? E->n_anns : 1) * sizeof *rowpos);
+  offs = rescue_calloc((size_t)n_desc * (size_t)n + 2, sizeof *offs);
+  if (!rowpos || !offs) {
+    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  for (i = 0; i < E->n_anns; i++)
+    rowpos[i] = -1;
+  for (i = 0; i < n; i++)
+    rowpos[v[i].ann] = i;
+  for (d = 0; d < n_desc; d++)
+    for (j = 0; j < E->tiers[desc[d]].n_anns; j++) {
+      int r = E->anns[E->tiers[desc[d]].anns[j]].root;
+      if (r >= 0 && rowpos[r] >= 0) {
+        offs[d * n + rowpos[r] + 1]++;
+        n_items++;
+      }
+    }
+  for (i = 1; i <= n_desc * n; i++)
+    offs[i] += offs[i - 1];
+  items = rescue_malloc((size_t)(n_items ? n_items : 1) * sizeof *items);
+  fill = rescue_malloc((size_t)n_desc * (size_t)n * sizeof *fill + 1);
+  if (!items || !fill) {
+    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  if (n_desc > 0 && n > 0)
+    memcpy(fill, offs, (size_t)n_desc * (size_t)n * sizeof *fill);
+  for (d = 0; d < n_desc; d++)
+    for (j = 0; j < E->tiers[desc[d]].n_anns; j++) {
+      int ai = E->tiers[desc[d]].anns[j], r = E->anns[ai].root;
+      if (r >= 0 && rowpos[r] >= 0)
+        items[fill[d * n + rowpos[r]]++] = ai;
+    }
   rescue_buf_putc(rows, '[');
   for (i = 0; i < n; i++) {
     const eann *a = &E->anns[v[i].ann];
     const etier *t = &E->tiers[a->tier];
     const char *speaker = tiers ? t->id : t->participant;
-    int k, d;
+    int k;
     char num[32];
     rescue_jw w;
     if (i)
@@ -1179,24 +1215,17 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
       const etier *dt = &E->tiers[desc[d]];
       const etype *ty = &E->types[dt->type];
       int assoc = ty->stereotype && strcmp(ty->stereotype, "Symbolic_Association") == 0;
-      int cnt = 0, first = -1;
-      for (j = 0; j < dt->n_anns; j++)
-        if (E->anns[dt->anns[j]].root == v[i].ann) {
-          if (first < 0)
-            first = dt->anns[j];
-          cnt++;
-        }
-      if (!cnt)
+      int lo = offs[d * n + i], hi = offs[d * n + i + 1];
+      if (lo == hi)
         continue;
       rescue_jw_key(&w, dt->id);
-      if (assoc && cnt == 1) {
-        rescue_jw_str(&w, E->anns[first].value);
+      if (assoc && hi - lo == 1) {
+        rescue_jw_str(&w, E->anns[items[lo]].value);
         continue;
       }
       rescue_jw_arr(&w);
-      for (j = 0; j < dt->n_anns; j++)
-        if (E->anns[dt->anns[j]].root == v[i].ann)
-          rescue_jw_str(&w, E->anns[dt->anns[j]].value);
+      for (j = lo; j < hi; j++)
+        rescue_jw_str(&w, E->anns[items[j]].value);
       rescue_jw_end(&w);
     }
     if (a->interpolated) {
@@ -1213,6 +1242,10 @@ end:
   rescue_free(order);
   rescue_free(desc);
   rescue_free(v);
+  rescue_free(rowpos);
+  rescue_free(offs);
+  rescue_free(items);
+  rescue_free(fill);
   rescue_buf_free(&names);
   rescue_jdoc_free(&jd);
   return rc;
