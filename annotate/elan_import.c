@@ -151,6 +151,7 @@ typedef struct eaf {
   xmlChar **owned; /* strings to free with xmlFree */
   int n_owned, cap_owned;
   const char *p_format, *p_sample_id, *p_sample, *p_annotator;
+  char *state;     /* resolve()'s walk marks, freed with the rest */
 } eaf;
 
 #define GROW(arr, n, cap)                                                          \
@@ -443,9 +444,14 @@ static int check_links(eaf *E, xmlNodePtr root) {
   return 0;
 }
 
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Resolve references, and give every slot a time (unaligned ones interpolated). */
 static int resolve(eaf *E) {
   int i, prev = -1;
+  char *state;
   for (i = 0; i < E->n_slots; i++) {
     int j;
     if (!E->slots[i].aligned)
@@ -459,6 +465,9 @@ static int resolve(eaf *E) {
   }
   for (i = prev + 1; i < E->n_slots; i++)
     E->slots[i].ms = prev < 0 ? 0 : E->slots[prev].ms;
+  for (i = 0; i < E->n_cvs; i++)
+    if (E->cvs[i].n_entries > 1)
+      qsort(E->cvs[i].entries, (size_t)E->cvs[i].n_entries, sizeof *E->cvs[i].entries, cmp_str);
   for (i = 0; i < E->n_types; i++)
     if (E->types[i].cv_id && (E->types[i].cv = smap_get(&E->cv_ix, E->types[i].cv_id)) < 0)
       return rescue_seterr(E->err, RESCUE_EBADINPUT,
@@ -476,24 +485,29 @@ static int resolve(eaf *E) {
                            "%s:%ld: tier '%s': PARENT_REF '%s' names no tier", E->name, t->line,
                            t->id, t->parent_id);
   }
+  /* a cycle of PARENT_REFs would make every later walk loop (each tier walked once) */
+  if (!(state = E->state = rescue_calloc((size_t)(E->n_tiers + E->n_anns + 1), 1)))
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
   for (i = 0; i < E->n_tiers; i++) {
-    /* a cycle of PARENT_REFs would make every later walk loop */
-    int p = E->tiers[i].parent, steps = 0;
-    for (; p >= 0 && steps <= E->n_tiers; steps++)
+    int p = i, q;
+    while (p >= 0 && state[p] == 0) {
+      state[p] = 1;
       p = E->tiers[p].parent;
-    if (steps > E->n_tiers)
+    }
+    if (p >= 0 && state[p] == 1)
       return rescue_seterr(E->err, RESCUE_EBADINPUT, "%s:%ld: tier '%s': PARENT_REF loops",
-                           E->name, E->tiers[i].line, E->tiers[i].id);
+                           E->name, E->tiers[p].line, E->tiers[p].id);
+    for (q = i; q >= 0 && state[q] == 1; q = E->tiers[q].parent)
+      state[q] = 2;
   }
+  memset(state, 0, (size_t)(E->n_tiers + E->n_anns + 1));
   for (i = 0; i < E->n_anns; i++) {
     eann *a = &E->anns[i];
     int cvi = E->types[E->tiers[a->tier].type].cv;
     if (a->cve_ref && cvi >= 0 && !E->cvs[cvi].external && E->cvs[cvi].n_entries) {
       /* CVE_REF -> CVE_ID goes through tier, type and vocabulary: no schema checks it */
-      int k, found = 0;
-      for (k = 0; k < E->cvs[cvi].n_entries && !found; k++)
-        found = strcmp(E->cvs[cvi].entries[k], a->cve_ref) == 0;
-      if (!found)
+      if (!bsearch(&a->cve_ref, E->cvs[cvi].entries, (size_t)E->cvs[cvi].n_entries,
+                   sizeof *E->cvs[cvi].entries, cmp_str))
         return rescue_seterr(E->err, RESCUE_EBADINPUT,
                              "%s:%ld: annotation '%s': CVE_REF '%s' is no entry of controlled "
                              "vocabulary '%s'",
@@ -523,18 +537,30 @@ static int resolve(eaf *E) {
       E->anns[a->ref].first_child = i;
     }
   }
-  /* times of reference annotations: through their parents (chains of any depth) */
+  /*
+  ** Times of reference annotations: through their parents, chains of any depth. state:
+  ** 0 not yet, 1 on the chain being walked, 2 has its time; each annotation is walked
+  ** once, so a long chain costs its length, not its square.
+  */
+  for (i = 0; i < E->n_anns; i++)
+    if (E->anns[i].alignable)
+      state[i] = 2;
   for (i = 0; i < E->n_anns; i++) {
-    int p = i, steps = 0;
-    while (!E->anns[p].alignable && steps++ <= E->n_anns)
+    int p = i, q;
+    while (state[p] == 0) {
+      state[p] = 1;
       p = E->anns[p].ref;
-    if (steps > E->n_anns)
+    }
+    if (state[p] == 1)
       return rescue_seterr(E->err, RESCUE_EBADINPUT,
                            "%s:%ld: annotation '%s': ANNOTATION_REF loops", E->name,
-                           E->anns[i].line, E->anns[i].id);
-    E->anns[i].start = E->anns[p].start;
-    E->anns[i].end = E->anns[p].end;
-    E->anns[i].interpolated = E->anns[p].interpolated;
+                           E->anns[p].line, E->anns[p].id);
+    for (q = i; state[q] == 1; q = E->anns[q].ref) {
+      E->anns[q].start = E->anns[p].start;
+      E->anns[q].end = E->anns[p].end;
+      E->anns[q].interpolated = E->anns[p].interpolated;
+      state[q] = 2;
+    }
   }
   return 0;
 }
@@ -664,6 +690,7 @@ static void eaf_free(eaf *E) {
   for (i = 0; i < E->n_owned; i++)
     xmlFree(E->owned[i]);
   rescue_free(E->owned);
+  rescue_free(E->state);
   rescue_free(E->tiers);
   rescue_free(E->anns);
   rescue_free(E->slots);
@@ -963,7 +990,6 @@ end:
 
 /* ---- rows of any other EAF file ---- */
 
-static const etier *sort_tier;
 static const eann *sort_anns;
 static int cmp_by_start(const void *pa, const void *pb) {
   const eann *a = &sort_anns[*(const int *)pa], *b = &sort_anns[*(const int *)pb];
@@ -972,37 +998,64 @@ static int cmp_by_start(const void *pa, const void *pb) {
   return *(const int *)pa - *(const int *)pb;
 }
 
-/* The row annotation an annotation belongs to (-1: none), memoised in root. */
-static int root_of(eaf *E, int ai, const char *is_row_tier, int depth) {
-  eann *a = &E->anns[ai];
-  const etier *t = &E->tiers[a->tier];
-  int r = -1;
-  if (a->root != -2)
-    return a->root;
-  if (depth > 10000)
+/*
+** One step up from an annotation towards its row: a reference annotation's parent, or
+** for an aligned annotation on a dependent tier, the parent tier's annotation that holds
+** its midpoint; -1 at the top or when nothing holds it.
+*/
+static int step_up(const eaf *E, int ai) {
+  const eann *a = &E->anns[ai];
+  const etier *t = &E->tiers[a->tier], *p;
+  double mid;
+  int lo, hi, found = -1;
+  if (!a->alignable)
+    return a->ref;
+  if (t->parent < 0)
     return -1;
-  if (is_row_tier[a->tier]) {
-    r = ai;
-  } else if (!a->alignable) {
-    r = root_of(E, a->ref, is_row_tier, depth + 1);
-  } else if (t->parent >= 0) {
-    /* an aligned child: the parent-tier annotation that holds its midpoint */
-    const etier *p = &E->tiers[t->parent];
-    double mid = (a->start + a->end) / 2;
-    int lo = 0, hi = p->n_anns - 1, found = -1;
-    while (lo <= hi) {
-      int m = (lo + hi) / 2;
-      if (E->anns[p->by_start[m]].start <= mid) {
-        found = m;
-        lo = m + 1;
-      } else {
-        hi = m - 1;
-      }
+  p = &E->tiers[t->parent];
+  mid = (a->start + a->end) / 2;
+  lo = 0;
+  hi = p->n_anns - 1;
+  while (lo <= hi) {
+    int m = (lo + hi) / 2;
+    if (E->anns[p->by_start[m]].start <= mid) {
+      found = m;
+      lo = m + 1;
+    } else {
+      hi = m - 1;
     }
-    if (found >= 0 && E->anns[p->by_start[found]].end >= mid)
-      r = root_of(E, p->by_start[found], is_row_tier, depth + 1);
   }
-  a->root = r;
+  return found >= 0 && E->anns[p->by_start[found]].end >= mid ? p->by_start[found] : -1;
+}
+
+/*
+** The row annotation an annotation belongs to (-1: none), memoised in root (-2: not
+** known, -3: on the path being walked, which also stops a cycle of references and
+** containments). Every annotation is walked once.
+*/
+static int root_of(eaf *E, int ai, const char *is_row_tier) {
+  int p = ai, r = -1, q;
+  for (;;) {
+    eann *a = &E->anns[p];
+    int next;
+    if (a->root != -2) {
+      r = a->root == -3 ? -1 : a->root;
+      break;
+    }
+    a->root = -3;
+    if (is_row_tier[a->tier]) {
+      r = p;
+      break;
+    }
+    if ((next = step_up(E, p)) < 0)
+      break;
+    p = next;
+  }
+  for (q = ai; q >= 0 && E->anns[q].root == -3;) {
+    int next = is_row_tier[E->anns[q].tier] ? -1 : step_up(E, q);
+    E->anns[q].root = r;
+    q = next;
+  }
   return r;
 }
 
@@ -1095,7 +1148,6 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
       goto end;
     }
     memcpy(t->by_start, t->anns, (size_t)t->n_anns * sizeof *t->by_start);
-    sort_tier = t;
     if (t->n_anns > 1)
       qsort(t->by_start, (size_t)t->n_anns, sizeof *t->by_start, cmp_by_start);
   }
@@ -1105,14 +1157,25 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
     rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  for (i = 0; i < E->n_tiers; i++) {
-    int p = E->tiers[i].parent, steps = 0;
-    if (is_row[i])
-      continue;
-    while (p >= 0 && !is_row[p] && steps++ < E->n_tiers)
-      p = E->tiers[p].parent;
-    if (p >= 0 && is_row[p])
-      desc[n_desc++] = i;
+  /* below: 1 under a rows tier, 2 not, 0 not known yet (each tier walked once) */
+  {
+    char *below = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
+    if (!below) {
+      rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    for (i = 0; i < E->n_tiers; i++) {
+      int p = i, q, under;
+      while (p >= 0 && !is_row[p] && below[p] == 0)
+        p = E->tiers[p].parent;
+      under = p >= 0 && (is_row[p] || below[p] == 1);
+      for (q = i; q >= 0 && !is_row[q] && below[q] == 0; q = E->tiers[q].parent)
+        below[q] = under ? 1 : 2;
+    }
+    for (i = 0; i < E->n_tiers; i++)
+      if (!is_row[i] && below[i] == 1)
+        desc[n_desc++] = i;
+    rescue_free(below);
   }
   v = rescue_calloc((size_t)(E->n_anns ? E->n_anns : 1), sizeof *v);
   if (!v) {
@@ -1126,7 +1189,7 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
       n++;
     }
   for (i = 0; i < E->n_anns; i++)
-    root_of(E, i, is_row, 0);
+    root_of(E, i, is_row);
   if (n > 1)
     qsort(v, (size_t)n, sizeof *v, cmp_frow);
   /* the values of each descendant tier grouped by row (a counting sort, document order

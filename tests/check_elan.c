@@ -594,6 +594,51 @@ START_TEST(test_parse_api) {
     ck_assert_ptr_nonnull(strstr(s.json, "\"elan_time_interpolated\": true"));
     rescue_eaf_sample_free(&s);
   }
+  {
+    /* loops of references and of tiers are refused; a long chain costs its length */
+    rescue_buf b = RESCUE_BUF_INIT;
+    const char *head = "<?xml version=\"1.0\"?>\n<ANNOTATION_DOCUMENT><HEADER/><TIME_ORDER>"
+                       "<TIME_SLOT TIME_SLOT_ID=\"ts1\" TIME_VALUE=\"0\"/><TIME_SLOT "
+                       "TIME_SLOT_ID=\"ts2\" TIME_VALUE=\"10\"/></TIME_ORDER>\n"
+                       "<TIER TIER_ID=\"A\" PARTICIPANT=\"Ann\" LINGUISTIC_TYPE_REF=\"t\">"
+                       "<ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"a0\" "
+                       "TIME_SLOT_REF1=\"ts1\" TIME_SLOT_REF2=\"ts2\"><ANNOTATION_VALUE>x"
+                       "</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION></TIER>\n";
+    const char *types = "<LINGUISTIC_TYPE LINGUISTIC_TYPE_ID=\"t\" TIME_ALIGNABLE=\"true\"/>"
+                        "<LINGUISTIC_TYPE LINGUISTIC_TYPE_ID=\"r\" TIME_ALIGNABLE=\"false\" "
+                        "CONSTRAINTS=\"Symbolic_Association\"/></ANNOTATION_DOCUMENT>\n";
+    int k;
+    rescue_buf_puts(&b, head);
+    rescue_buf_puts(&b, "<TIER TIER_ID=\"B\" LINGUISTIC_TYPE_REF=\"r\" PARENT_REF=\"A\">");
+    for (k = 1; k <= 200000; k++)
+      rescue_buf_printf(&b, "<ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"a%d\" "
+                            "ANNOTATION_REF=\"a%d\"><ANNOTATION_VALUE>v</ANNOTATION_VALUE>"
+                            "</REF_ANNOTATION></ANNOTATION>",
+                        k, k - 1);
+    rescue_buf_puts(&b, "</TIER>\n");
+    rescue_buf_puts(&b, types);
+    ck_assert_int_eq(rescue_eaf_parse("chain.eaf", b.s, b.len, &o, &s, &e), 0);
+    ck_assert_int_eq(s.rows, 1);
+    rescue_eaf_sample_free(&s);
+    rescue_buf_reset(&b);
+    rescue_buf_puts(&b, head);
+    rescue_buf_puts(&b, "<TIER TIER_ID=\"B\" LINGUISTIC_TYPE_REF=\"r\" PARENT_REF=\"A\">"
+                        "<ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"a1\" ANNOTATION_REF=\"a2\">"
+                        "</REF_ANNOTATION></ANNOTATION>\n<ANNOTATION><REF_ANNOTATION "
+                        "ANNOTATION_ID=\"a2\" ANNOTATION_REF=\"a1\"></REF_ANNOTATION>"
+                        "</ANNOTATION></TIER>\n");
+    rescue_buf_puts(&b, types);
+    ck_assert_int_eq(rescue_eaf_parse("loop.eaf", b.s, b.len, &o, &s, &e), RESCUE_EBADINPUT);
+    ck_assert_str_eq(e.msg, "loop.eaf:4: annotation 'a1': ANNOTATION_REF loops");
+    rescue_buf_reset(&b);
+    rescue_buf_puts(&b, head);
+    rescue_buf_puts(&b, "<TIER TIER_ID=\"B\" LINGUISTIC_TYPE_REF=\"r\" PARENT_REF=\"C\"/>\n"
+                        "<TIER TIER_ID=\"C\" LINGUISTIC_TYPE_REF=\"r\" PARENT_REF=\"B\"/>\n");
+    rescue_buf_puts(&b, types);
+    ck_assert_int_eq(rescue_eaf_parse("tiers.eaf", b.s, b.len, &o, &s, &e), RESCUE_EBADINPUT);
+    ck_assert_str_eq(e.msg, "tiers.eaf:4: tier 'B': PARENT_REF loops");
+    rescue_buf_free(&b);
+  }
 }
 END_TEST
 
