@@ -152,6 +152,8 @@ typedef struct eaf {
   int n_owned, cap_owned;
   const char *p_format, *p_sample_id, *p_sample, *p_annotator;
   char *state;     /* resolve()'s walk marks, freed with the rest */
+  int *next_same;  /* own files: the next child of the same turn and key, -1 at the end */
+  int *tail_same;  /* ... and, on a chain's first child, its last one */
 } eaf;
 
 #define GROW(arr, n, cap)                                                          \
@@ -691,6 +693,8 @@ static void eaf_free(eaf *E) {
     xmlFree(E->owned[i]);
   rescue_free(E->owned);
   rescue_free(E->state);
+  rescue_free(E->next_same);
+  rescue_free(E->tail_same);
   rescue_free(E->tiers);
   rescue_free(E->anns);
   rescue_free(E->slots);
@@ -764,12 +768,20 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
   const etier *tt = &E->tiers[ta->tier];
   const rescue_jnode *keys = rec ? rescue_jget(rec, "keys") : NULL, *k;
   const char *tok0 = NULL, *tok1 = NULL;
-  int c, first = 1, subdiv;
-  /* keys of the record (or, for a turn added in ELAN, the turn's own) */
-  static const char *const basic[][2] = {{"start_time", "t"},
-                                         {"end_time", "t"},
-                                         {"primary_speaker", "p"},
-                                         {"dialogue_cleaned", "d"}};
+  smap bykey = {0}, listed = {0};
+  int c, first = 1, subdiv, rc = 0;
+  /* keys of the record, or for a turn added in ELAN those of a draft row (the values
+     from its field tiers, else empty) */
+  static const char *const basic[][2] = {
+      {"start_time", "t"},          {"end_time", "t"},
+      {"primary_speaker", "p"},     {"target", "ls"},
+      {"dialogue_cleaned", "d"},    {"utterance_type", "s"},
+      {"background_dialogue", "lj"}, {"tone_of_voice", "s"},
+      {"body_posture", "lj"},       {"facial_expressions", "lj"},
+      {"self_directed_behavior", "lj"}, {"interaction_behavior", "lj"},
+      {"internal_emotion", "lj"},   {"viewpoints_attitudes", "lj"},
+      {"support_strategy", "lj"}};
+  const int n_basic = (int)(sizeof basic / sizeof basic[0]);
   if (keys && keys->type != RESCUE_JARRAY)
     keys = NULL;
   for (k = keys ? keys->child : NULL; k; k = k->next)
@@ -780,6 +792,27 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
       else if (strcmp(k->child->s, "end_time") == 0)
         tok1 = k->child->next->next->s;
     }
+  /* the turn's children by key, each key's in document order (one pass, no rescans) */
+  for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
+    const char *key = child_key(E, c, &subdiv);
+    int h = smap_get(&bykey, key);
+    E->next_same[c] = -1;
+    if (h < 0) {
+      if (smap_put(&bykey, key, c) < 0)
+        goto oom;
+      E->tail_same[c] = c;
+    } else {
+      E->next_same[E->tail_same[h]] = c;
+      E->tail_same[h] = c;
+    }
+  }
+  for (k = keys ? keys->child : NULL; k; k = k->next)
+    if (k->type == RESCUE_JARRAY && k->len >= 1 && k->child->type == RESCUE_JSTRING &&
+        smap_put(&listed, k->child->s, 0) < 0)
+      goto oom;
+  for (c = 0; !keys && c < n_basic; c++)
+    if (smap_put(&listed, basic[c][0], 0) < 0)
+      goto oom;
   rescue_buf_putc(out, '{');
 #define KEY(name)                                                                 \
   do {                                                                            \
@@ -790,16 +823,18 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
     rescue_buf_putn(out, ": ", 2);                                                \
   } while (0)
   {
-    int nk = keys ? (int)keys->len : 4, i;
+    int nk = keys ? (int)keys->len : n_basic, i;
     const rescue_jnode *kn = keys ? keys->child : NULL;
     for (i = 0; i < nk; i++, kn = kn ? kn->next : NULL) {
       const char *key, *code;
       if (kn) {
         if (kn->type != RESCUE_JARRAY || kn->len < 2 || kn->child->type != RESCUE_JSTRING ||
-            kn->child->next->type != RESCUE_JSTRING)
-          return rescue_seterr(E->err, RESCUE_EBADINPUT,
-                               "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
-                               ta->line, ta->id);
+            kn->child->next->type != RESCUE_JSTRING) {
+          rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                             "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
+                             ta->line, ta->id);
+          goto end;
+        }
         key = kn->child->s;
         code = kn->child->next->s;
       } else {
@@ -843,10 +878,12 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
         KEY(key);
         rescue_jwrite_string(out, ta->value, strlen(ta->value));
       } else if (strcmp(code, "v") == 0) {
-        if (kn->len < 3)
-          return rescue_seterr(E->err, RESCUE_EBADINPUT,
-                               "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
-                               ta->line, ta->id);
+        if (kn->len < 3) {
+          rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                             "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
+                             ta->line, ta->id);
+          goto end;
+        }
         KEY(key);
         rescue_jwrite(out, kn->child->next->next);
       } else {
@@ -854,22 +891,22 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
         KEY(key);
         if (list)
           rescue_buf_putc(out, '[');
-        for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
-          if (strcmp(child_key(E, c, &subdiv), key) != 0)
-            continue;
+        for (c = smap_get(&bykey, key); c >= 0; c = E->next_same[c]) {
           if (!list && n)
             break;
           if (n)
             rescue_buf_putn(out, ", ", 2);
           n++;
-          if (!json)
+          if (!json) {
             rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
-          else if (put_json_value(out, jd, tmp, E->anns[c].value))
-            return rescue_seterr(E->err, RESCUE_EBADINPUT,
-                                 "%s:%ld: annotation '%s' on tier '%s' is not a JSON value "
-                                 "(this field keeps JSON text)",
-                                 E->name, E->anns[c].line, E->anns[c].id,
-                                 E->tiers[E->anns[c].tier].id);
+          } else if (put_json_value(out, jd, tmp, E->anns[c].value)) {
+            rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                               "%s:%ld: annotation '%s' on tier '%s' is not a JSON value "
+                               "(this field keeps JSON text)",
+                               E->name, E->anns[c].line, E->anns[c].id,
+                               E->tiers[E->anns[c].tier].id);
+            goto end;
+          }
         }
         if (list)
           rescue_buf_putc(out, ']');
@@ -881,36 +918,32 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
   /* values on field tiers whose key the record does not list (added in ELAN) */
   for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
     const char *key = child_key(E, c, &subdiv);
-    const rescue_jnode *kk;
-    int known = 0, d;
-    if (strcmp(key, EAF_LT_ROW) == 0)
-      continue;
-    for (kk = keys ? keys->child : NULL; kk && !known; kk = kk->next)
-      known = kk->type == RESCUE_JARRAY && kk->len >= 1 && kk->child->type == RESCUE_JSTRING &&
-              strcmp(kk->child->s, key) == 0;
-    for (d = ta->first_child; d != c && !known; d = E->anns[d].next_sibling)
-      known = strcmp(child_key(E, d, &subdiv), key) == 0;
-    if (known)
-      continue;
-    child_key(E, c, &subdiv);
+    int dd, n = 0;
+    if (strcmp(key, EAF_LT_ROW) == 0 || smap_get(&bykey, key) != c ||
+        smap_get(&listed, key) >= 0)
+      continue; /* the bookkeeping tier, a key seen above, or one the record lists */
     KEY(key);
-    if (subdiv) {
-      int dd, n = 0;
-      rescue_buf_putc(out, '[');
-      for (dd = c; dd >= 0; dd = E->anns[dd].next_sibling)
-        if (strcmp(child_key(E, dd, &subdiv), key) == 0) {
-          if (n++)
-            rescue_buf_putn(out, ", ", 2);
-          rescue_jwrite_string(out, E->anns[dd].value, strlen(E->anns[dd].value));
-        }
-      rescue_buf_putc(out, ']');
-    } else {
+    if (!subdiv) {
       rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
+      continue;
     }
+    rescue_buf_putc(out, '[');
+    for (dd = c; dd >= 0; dd = E->next_same[dd]) {
+      if (n++)
+        rescue_buf_putn(out, ", ", 2);
+      rescue_jwrite_string(out, E->anns[dd].value, strlen(E->anns[dd].value));
+    }
+    rescue_buf_putc(out, ']');
   }
 #undef KEY
   rescue_buf_putc(out, '}');
-  return 0;
+  goto end;
+oom:
+  rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+end:
+  smap_free(&bykey);
+  smap_free(&listed);
+  return rc;
 }
 
 static int own_rows(eaf *E, rescue_buf *rows, long *n_rows) {
@@ -918,7 +951,10 @@ static int own_rows(eaf *E, rescue_buf *rows, long *n_rows) {
   rescue_buf tmp = RESCUE_BUF_INIT;
   orow *v = NULL;
   int n = 0, i, rc = 0, by_number = 1;
-  if (!jd || !rd || !(v = rescue_calloc((size_t)(E->n_anns ? E->n_anns : 1), sizeof *v))) {
+  E->next_same = rescue_malloc((size_t)(E->n_anns ? E->n_anns : 1) * sizeof *E->next_same);
+  E->tail_same = rescue_malloc((size_t)(E->n_anns ? E->n_anns : 1) * sizeof *E->tail_same);
+  if (!jd || !rd || !E->next_same || !E->tail_same ||
+      !(v = rescue_calloc((size_t)(E->n_anns ? E->n_anns : 1), sizeof *v))) {
     rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
     goto end;
   }

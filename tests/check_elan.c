@@ -203,6 +203,37 @@ START_TEST(test_edit_comes_back_as_annotator_version) {
   ck_assert_msg(strstr(out, "0 row versions added"), "%s", out);
   free(out);
   free(err);
+  /* a turn added in ELAN (no bookkeeping record): a new row, in time order, with the
+     values put on its field tiers; the row count changes, so --resegment */
+  edit_file(file, "</TIME_ORDER>",
+            "<TIME_SLOT TIME_SLOT_ID=\"tsN1\" TIME_VALUE=\"500000\"/><TIME_SLOT "
+            "TIME_SLOT_ID=\"tsN2\" TIME_VALUE=\"501250\"/></TIME_ORDER>");
+  edit_file(file, "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\">",
+            "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\"><ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"aN1\" "
+            "TIME_SLOT_REF1=\"tsN1\" TIME_SLOT_REF2=\"tsN2\"><ANNOTATION_VALUE>added in ELAN"
+            "</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION>");
+  edit_file(file, "TIER_ID=\"tone_of_voice@Evelyn\" LINGUISTIC_TYPE_REF=\"tone_of_voice\" "
+                  "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\" PARENT_REF=\"turn@Evelyn\">",
+            "TIER_ID=\"tone_of_voice@Evelyn\" LINGUISTIC_TYPE_REF=\"tone_of_voice\" "
+            "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\" PARENT_REF=\"turn@Evelyn\">"
+            "<ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"aN2\" "
+            "ANNOTATION_REF=\"aN1\"><ANNOTATION_VALUE>soft</ANNOTATION_VALUE>"
+            "</REF_ANNOTATION></ANNOTATION>");
+  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, file, NULL), 1);
+  ck_assert_msg(strstr(err, "has 16 rows in the corpus but 17 here"), "%s", err);
+  free(err);
+  ck_assert_msg(tu_rescue(&out, &err, "import", db, file, "--resegment", NULL) == 0, "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--samples", id,
+                             "--view", "annotator:bob", "--out", mine, "--force", NULL), 0);
+  a = tu_read(mine, NULL);
+  ck_assert_msg(strstr(a, ", {\"start_time\": 500.0, \"end_time\": 501.25, \"primary_speaker\": "
+                          "\"Evelyn\", \"target\": [], \"dialogue_cleaned\": \"added in ELAN\", "
+                          "\"utterance_type\": \"\", \"background_dialogue\": [], "
+                          "\"tone_of_voice\": \"soft\", \"body_posture\": []"),
+                "%s", a);
+  free(a);
   free(db);
   free(dir);
 }
