@@ -228,23 +228,21 @@ static int tier_add_key(etier *t, const char *key) {
 }
 
 /* Field order: the scheme's row fields first (in scheme order), then the rest. */
-static const rescue_scheme *sort_scheme;
-static int key_rank(const char *k) {
+static int key_rank(const rescue_scheme *sc, const char *k) {
   int i;
-  for (i = 0; i < sort_scheme->n_fields; i++)
-    if (strcmp(sort_scheme->fields[i].key, k) == 0)
+  for (i = 0; i < sc->n_fields; i++)
+    if (strcmp(sc->fields[i].key, k) == 0)
       return i;
-  return sort_scheme->n_fields;
+  return sc->n_fields;
 }
 
 static void order_keys(const rescue_scheme *sc, etier *t) {
-  /* stable insertion sort by rank (few keys) */
+  /* stable insertion sort by rank (few keys; no global comparator state) */
   int i, j;
-  sort_scheme = sc;
   for (i = 1; i < t->n_keys; i++) {
     const char *k = t->keys[i];
-    int r = key_rank(k);
-    for (j = i; j > 0 && key_rank(t->keys[j - 1]) > r; j--)
+    int r = key_rank(sc, k);
+    for (j = i; j > 0 && key_rank(sc, t->keys[j - 1]) > r; j--)
       t->keys[j] = t->keys[j - 1];
     t->keys[j] = k;
   }

@@ -601,14 +601,8 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *ext, const
   xmlStopParser(c);
 }
 
-/* No external entity or DTD is ever fetched. */
-static xmlParserInputPtr no_entity(const char *url, const char *id, xmlParserCtxtPtr c) {
-  return NULL;
-}
-
 static int parse_xml(eaf *E, const char *data, size_t len) {
   xmlParserCtxtPtr c;
-  xmlExternalEntityLoader old;
   parse_state ps;
   memset(&ps, 0, sizeof ps);
   if (len > RESCUE_EAF_MAX_BYTES)
@@ -625,12 +619,14 @@ static int parse_xml(eaf *E, const char *data, size_t len) {
   c->sax->warning = NULL;
   c->vctxt.error = NULL;
   c->vctxt.warning = NULL;
-  old = xmlGetExternalEntityLoader();
-  xmlSetExternalEntityLoader(no_entity);
-  /* not XML_PARSE_NOENT, DTDLOAD, DTDATTR, DTDVALID, XINCLUDE or HUGE */
+  /*
+  ** Not XML_PARSE_NOENT, DTDLOAD, DTDATTR, DTDVALID, XINCLUDE or HUGE: no entity is
+  ** substituted, no DTD or external entity loaded, libxml2's depth and size limits hold;
+  ** and on_doctype stops the parse before a DTD's first declaration. (No process-wide
+  ** entity loader is swapped: other threads may be using libxml2.)
+  */
   E->doc = xmlCtxtReadMemory(c, data, (int)len, E->name, NULL,
                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  xmlSetExternalEntityLoader(old);
   if (ps.doctype) {
     xmlFreeParserCtxt(c);
     return rescue_seterr(E->err, RESCUE_EBADINPUT,
@@ -737,6 +733,7 @@ static int put_json_value(rescue_buf *b, rescue_jdoc *doc, rescue_buf *tmp, cons
 typedef struct orow {
   int turn;    /* annotation index */
   int number;  /* the record's row number, 0 when none */
+  double start;
 } orow;
 
 static int cmp_orow_num(const void *pa, const void *pb) {
@@ -744,12 +741,10 @@ static int cmp_orow_num(const void *pa, const void *pb) {
   return a->number - b->number;
 }
 
-static const eann *turn_ann_sort_base;
 static int cmp_orow_time(const void *pa, const void *pb) {
   const orow *a = pa, *b = pb;
-  const eann *x = &turn_ann_sort_base[a->turn], *y = &turn_ann_sort_base[b->turn];
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
   return a->turn - b->turn;
 }
 
@@ -967,6 +962,7 @@ static int own_rows(eaf *E, rescue_buf *rows, long *n_rows) {
       continue;
     v[n].turn = i;
     v[n].number = 0;
+    v[n].start = E->anns[i].start;
     for (c = E->anns[i].first_child; c >= 0; c = E->anns[c].next_sibling)
       if (strcmp(child_key(E, c, &subdiv), EAF_LT_ROW) == 0) {
         rescue_jerror je;
@@ -987,10 +983,8 @@ static int own_rows(eaf *E, rescue_buf *rows, long *n_rows) {
       if (v[i].number == v[i - 1].number)
         by_number = 0;
   }
-  if (!by_number && n > 1) {
-    turn_ann_sort_base = E->anns;
+  if (!by_number && n > 1)
     qsort(v, (size_t)n, sizeof *v, cmp_orow_time);
-  }
   rescue_buf_putc(rows, '[');
   for (i = 0; i < n && !rc; i++) {
     const rescue_jnode *rec = NULL;
@@ -1026,12 +1020,17 @@ end:
 
 /* ---- rows of any other EAF file ---- */
 
-static const eann *sort_anns;
+/* An annotation with its start, to sort without comparator state. */
+typedef struct bystart {
+  double start;
+  int ann;
+} bystart;
+
 static int cmp_by_start(const void *pa, const void *pb) {
-  const eann *a = &sort_anns[*(const int *)pa], *b = &sort_anns[*(const int *)pb];
+  const bystart *a = pa, *b = pb;
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
-  return *(const int *)pa - *(const int *)pb;
+  return a->ann - b->ann;
 }
 
 /*
@@ -1098,15 +1097,15 @@ static int root_of(eaf *E, int ai, const char *is_row_tier) {
 typedef struct frow {
   int ann;
   int tier_order;
+  double start, end;
 } frow;
 
 static int cmp_frow(const void *pa, const void *pb) {
   const frow *a = pa, *b = pb;
-  const eann *x = &sort_anns[a->ann], *y = &sort_anns[b->ann];
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  if (x->end != y->end)
-    return x->end < y->end ? -1 : 1;
+  if (a->start != b->start)
+    return a->start < b->start ? -1 : 1;
+  if (a->end != b->end)
+    return a->end < b->end ? -1 : 1;
   if (a->tier_order != b->tier_order)
     return a->tier_order - b->tier_order;
   return a->ann - b->ann;
@@ -1175,17 +1174,24 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
     goto end;
   }
   /* parents' annotations by start, for aligned children */
-  sort_anns = E->anns;
   for (i = 0; i < E->n_tiers; i++) {
     etier *t = &E->tiers[i];
+    bystart *tmp = rescue_malloc((size_t)(t->n_anns ? t->n_anns : 1) * sizeof *tmp);
     t->by_start = rescue_malloc((size_t)(t->n_anns ? t->n_anns : 1) * sizeof *t->by_start);
-    if (!t->by_start) {
+    if (!t->by_start || !tmp) {
+      rescue_free(tmp);
       rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
       goto end;
     }
-    memcpy(t->by_start, t->anns, (size_t)t->n_anns * sizeof *t->by_start);
+    for (j = 0; j < t->n_anns; j++) {
+      tmp[j].ann = t->anns[j];
+      tmp[j].start = E->anns[t->anns[j]].start;
+    }
     if (t->n_anns > 1)
-      qsort(t->by_start, (size_t)t->n_anns, sizeof *t->by_start, cmp_by_start);
+      qsort(tmp, (size_t)t->n_anns, sizeof *tmp, cmp_by_start);
+    for (j = 0; j < t->n_anns; j++)
+      t->by_start[j] = tmp[j].ann;
+    rescue_free(tmp);
   }
   /* descendant tiers of the row tiers, in document order: their values become fields */
   desc = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *desc);
@@ -1222,6 +1228,8 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
     if (is_row[E->anns[i].tier] && E->anns[i].alignable) {
       v[n].ann = i;
       v[n].tier_order = order[E->anns[i].tier];
+      v[n].start = E->anns[i].start;
+      v[n].end = E->anns[i].end;
       n++;
     }
   for (i = 0; i < E->n_anns; i++)
