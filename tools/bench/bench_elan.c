@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
       printf(" %s: %d rows, %zu bytes of EAF (%zu of JSON)\n", s->sample_id, s->n, out.len,
              ref.len);
       row("rescue_eaf_write_sample", t_ours, repeat, (double)out.len);
-      row("reference: release JSON of the sample", t_json, repeat, (double)ref.len);
+      row("reference: release JSON line (copies stored text)", t_json, repeat, (double)ref.len);
       row("reference: xmlReadMemory of the EAF bytes", t_xml, repeat, (double)out.len);
     }
     rescue_sample_iter_free(&it);
