@@ -512,7 +512,11 @@ static int import_eaf(importer *im, const char *path) {
              path, es.interpolated, es.interpolated == 1 ? "" : "s");
 end:
   im->annotator_id = saved;
-  im->done += es.json_len;
+  {
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+      im->done += (uint64_t)sb.st_size; /* what detect() counted into total */
+  }
   progress(im);
   im->res->files++;
   rescue_sample_iter_free(&it);
