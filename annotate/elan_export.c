@@ -88,6 +88,8 @@ static void attr(rescue_buf *b, const char *name, const char *v) {
 
 typedef struct erow {
   const rescue_jnode *obj;
+  eaf_code *codes;     /* how each member travels, in member order (into layout.codes) */
+  const rescue_jnode *dialogue; /* the member carried by the turn annotation, or NULL */
   const char *speaker; /* NULL: the row has no speaker usable as a participant */
   int tier;
   long long ms0, ms1;
@@ -101,6 +103,7 @@ typedef struct etier {
   char *suffix;        /* "@Alan", "@Alan#2", "", "#2" */
   const char **keys;   /* field tiers: row keys in scheme order, then first seen */
   int n_keys, cap_keys;
+  eaf_smap key_ix;     /* key -> 1 (membership) */
 } etier;
 
 typedef struct eslot {
@@ -116,6 +119,7 @@ typedef struct layout {
   etier *tiers;
   int n_tiers;
   eslot *slots;
+  eaf_code *codes;
 } layout;
 
 static int is_list_field(const rescue_field *f) {
@@ -123,20 +127,11 @@ static int is_list_field(const rescue_field *f) {
                f->type == RESCUE_F_LIST);
 }
 
-/* Has an earlier member of obj the same key as m? */
-static int dup_key(const rescue_jnode *obj, const rescue_jnode *m) {
-  const rescue_jnode *c;
-  for (c = obj->child; c != m; c = c->next)
-    if (c->keylen == m->keylen && memcmp(c->key, m->key, m->keylen) == 0)
-      return 1;
-  return 0;
-}
-
 /* How member m of a row is carried (the codes of elan_int.h). */
 eaf_code eaf_member_code(const rescue_scheme *sc, const rescue_jnode *row, const rescue_jnode *m,
-                         int speaker_ok) {
+                         int speaker_ok, int dup) {
   const rescue_jnode *c;
-  if (dup_key(row, m))
+  if (dup)
     return EAF_EMBED;
   if ((strcmp(m->key, "start_time") == 0 || strcmp(m->key, "end_time") == 0) &&
       m->type == RESCUE_JNUMBER)
@@ -211,10 +206,9 @@ static int cmp_tiers(const void *pa, const void *pb) {
 }
 
 static int tier_add_key(etier *t, const char *key) {
-  int i;
-  for (i = 0; i < t->n_keys; i++)
-    if (strcmp(t->keys[i], key) == 0)
-      return 0;
+  int r = eaf_smap_put(&t->key_ix, key, 1);
+  if (r)
+    return r < 0 ? -1 : 0;
   if (t->n_keys == t->cap_keys) {
     int nc = t->cap_keys ? t->cap_keys * 2 : 16;
     const char **nk = rescue_realloc(t->keys, (size_t)nc * sizeof *nk);
@@ -236,16 +230,37 @@ static int key_rank(const rescue_scheme *sc, const char *k) {
   return sc->n_fields;
 }
 
-static void order_keys(const rescue_scheme *sc, etier *t) {
-  /* stable insertion sort by rank (few keys; no global comparator state) */
-  int i, j;
-  for (i = 1; i < t->n_keys; i++) {
-    const char *k = t->keys[i];
-    int r = key_rank(sc, k);
-    for (j = i; j > 0 && key_rank(sc, t->keys[j - 1]) > r; j--)
-      t->keys[j] = t->keys[j - 1];
-    t->keys[j] = k;
+/*
+** Stable order by rank: the scheme's keys in scheme order first, the others as first
+** seen. (A bucket pass: one rank lookup per key.)
+*/
+static int order_keys(const rescue_scheme *sc, etier *t) {
+  const char **out, **fixed;
+  int i, n_out = 0;
+  if (t->n_keys < 2)
+    return 0;
+  out = rescue_malloc((size_t)t->n_keys * sizeof *out);
+  fixed = rescue_calloc((size_t)sc->n_fields + 1, sizeof *fixed);
+  if (!out || !fixed) {
+    rescue_free(out);
+    rescue_free(fixed);
+    return -1;
   }
+  for (i = 0; i < t->n_keys; i++) {
+    int r = key_rank(sc, t->keys[i]);
+    if (r < sc->n_fields)
+      fixed[r] = t->keys[i];
+  }
+  for (i = 0; i < sc->n_fields; i++)
+    if (fixed[i])
+      out[n_out++] = fixed[i];
+  for (i = 0; i < t->n_keys; i++)
+    if (key_rank(sc, t->keys[i]) == sc->n_fields)
+      out[n_out++] = t->keys[i];
+  memcpy(t->keys, out, (size_t)n_out * sizeof *out);
+  rescue_free(out);
+  rescue_free(fixed);
+  return 0;
 }
 
 static void layout_free(layout *L) {
@@ -253,7 +268,9 @@ static void layout_free(layout *L) {
   for (i = 0; i < L->n_tiers; i++) {
     rescue_free(L->tiers[i].suffix);
     rescue_free(L->tiers[i].keys);
+    eaf_smap_free(&L->tiers[i].key_ix);
   }
+  rescue_free(L->codes);
   rescue_free(L->tiers);
   rescue_free(L->rows);
   rescue_free(L->slots);
@@ -264,10 +281,14 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
   const rescue_jnode *r, *m;
   int i, k, n_groups = 0, cap_tiers = 0;
   rescue_buf sfx = RESCUE_BUF_INIT;
+  size_t n_members = 0, at_member = 0;
   L->n = (int)rows_arr->len;
+  for (r = rows_arr->child; r; r = r->next)
+    n_members += r->type == RESCUE_JOBJECT ? r->len : 0;
   L->rows = rescue_calloc((size_t)(L->n ? L->n : 1), sizeof *L->rows);
   L->slots = rescue_calloc((size_t)(L->n ? 2 * L->n : 1), sizeof *L->slots);
-  if (!L->rows || !L->slots)
+  L->codes = rescue_calloc(n_members ? n_members : 1, sizeof *L->codes);
+  if (!L->rows || !L->slots || !L->codes)
     return RESCUE_ENOMEM;
   for (i = 0, r = rows_arr->child; r; r = r->next, i++) {
     erow *e = &L->rows[i];
@@ -331,13 +352,30 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
     }
     e->tier = k;
     L->tiers[k].last_end = e->ms1;
-    for (m = r->child; m; m = m->next) {
-      eaf_code c = eaf_member_code(L->sc, r, m, e->speaker != NULL);
-      if ((c == EAF_STR || c == EAF_JSON || c == EAF_LIST_STR || c == EAF_LIST_JSON) &&
-          tier_add_key(&L->tiers[k], m->key)) {
-        rescue_buf_free(&sfx);
-        return RESCUE_ENOMEM;
+    /* each member's way, once (a hash finds repeated keys) */
+    e->codes = L->codes + at_member;
+    at_member += r->len;
+    {
+      eaf_smap seen = {0};
+      int j = 0, dup;
+      for (m = r->child; m; m = m->next, j++) {
+        eaf_code c;
+        if ((dup = eaf_smap_put(&seen, m->key, 0)) < 0) {
+          eaf_smap_free(&seen);
+          rescue_buf_free(&sfx);
+          return RESCUE_ENOMEM;
+        }
+        c = e->codes[j] = eaf_member_code(L->sc, r, m, e->speaker != NULL, dup);
+        if (c == EAF_DIALOGUE)
+          e->dialogue = m;
+        if ((c == EAF_STR || c == EAF_JSON || c == EAF_LIST_STR || c == EAF_LIST_JSON) &&
+            tier_add_key(&L->tiers[k], m->key)) {
+          eaf_smap_free(&seen);
+          rescue_buf_free(&sfx);
+          return RESCUE_ENOMEM;
+        }
       }
+      eaf_smap_free(&seen);
     }
     L->slots[2 * i] = (eslot){e->ms0, i, 0};
     L->slots[2 * i + 1] = (eslot){e->ms1, i, 1};
@@ -365,7 +403,8 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
     rescue_free(old);
   }
   for (i = 0; i < L->n_tiers; i++)
-    order_keys(L->sc, &L->tiers[i]);
+    if (order_keys(L->sc, &L->tiers[i]))
+      return RESCUE_ENOMEM;
   if (L->n > 1)
     qsort(L->slots, (size_t)(2 * L->n), sizeof *L->slots, cmp_slots);
   for (i = 0; i < 2 * L->n; i++) {
@@ -399,8 +438,9 @@ static void write_record(const layout *L, int i, rescue_buf *b) {
   rescue_jw_int(&w, i + 1);
   rescue_jw_key(&w, "keys");
   rescue_jw_arr(&w);
-  for (m = e->obj->child; m; m = m->next) {
-    eaf_code c = eaf_member_code(L->sc, e->obj, m, e->speaker != NULL);
+  int j = 0;
+  for (m = e->obj->child; m; m = m->next, j++) {
+    eaf_code c = e->codes[j];
     rescue_jw_arr(&w);
     rescue_jw_strn(&w, m->key, m->keylen);
     rescue_jw_str(&w, eaf_code_name(c));
@@ -697,8 +737,8 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
                         "            <ALIGNABLE_ANNOTATION ANNOTATION_ID=\"a%d\" "
                         "TIME_SLOT_REF1=\"ts%d\" TIME_SLOT_REF2=\"ts%d\"",
                         i + 1, L.rows[i].ts0, L.rows[i].ts1);
-      d = rescue_jget(L.rows[i].obj, "dialogue_cleaned");
-      if (d && eaf_member_code(sc, L.rows[i].obj, d, L.rows[i].speaker != NULL) == EAF_DIALOGUE)
+      d = L.rows[i].dialogue;
+      if (d)
         ann_value(&body, d->s, d->len, 0);
       else
         ann_value(&body, "", 0, 0);
@@ -714,18 +754,62 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
       ann_value(&body, tmp.s ? tmp.s : "", tmp.len, 1);
     }
     rescue_buf_puts(&body, "    </TIER>\n");
-    for (f = 0; f < t->n_keys; f++) {
-      const rescue_labelset *cv = field_cv(&L, t->keys[f]);
-      tier_open(&body, t->keys[f], t, t->keys[f], 1, o->annotator);
+    /* the tier's values grouped by field in one pass, then written field by field */
+    {
+      eaf_smap pos = {0};
+      int *head = rescue_malloc((size_t)(t->n_keys + 1) * sizeof *head);
+      int *tail = rescue_malloc((size_t)(t->n_keys + 1) * sizeof *tail);
+      int n_ent = 0, cap_ent = 0;
+      struct ent {
+        int row, next;
+        const rescue_jnode *m;
+        eaf_code c;
+      } *ents = NULL;
+      for (f = 0; head && tail && f < t->n_keys; f++) {
+        head[f] = tail[f] = -1;
+        if (eaf_smap_put(&pos, t->keys[f], f) < 0)
+          break;
+      }
+      if (!head || !tail || f < t->n_keys) {
+        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+        goto field_end;
+      }
       for (i = 0; i < L.n; i++) {
         const rescue_jnode *m;
+        int j = 0;
         if (L.rows[i].tier != k)
           continue;
-        for (m = L.rows[i].obj->child; m; m = m->next) {
-          eaf_code c;
-          if (strcmp(m->key, t->keys[f]) != 0)
+        for (m = L.rows[i].obj->child; m; m = m->next, j++) {
+          eaf_code c = L.rows[i].codes[j];
+          if (c != EAF_STR && c != EAF_JSON && c != EAF_LIST_STR && c != EAF_LIST_JSON)
             continue;
-          c = eaf_member_code(sc, L.rows[i].obj, m, L.rows[i].speaker != NULL);
+          f = eaf_smap_get(&pos, m->key);
+          if (n_ent == cap_ent) {
+            int nc = cap_ent ? cap_ent * 2 : 64;
+            struct ent *ne = rescue_realloc(ents, (size_t)nc * sizeof *ne);
+            if (!ne) {
+              rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+              goto field_end;
+            }
+            ents = ne;
+            cap_ent = nc;
+          }
+          ents[n_ent] = (struct ent){i, -1, m, c};
+          if (tail[f] < 0)
+            head[f] = n_ent;
+          else
+            ents[tail[f]].next = n_ent;
+          tail[f] = n_ent++;
+        }
+      }
+      for (f = 0; f < t->n_keys; f++) {
+        const rescue_labelset *cv = field_cv(&L, t->keys[f]);
+        int x;
+        tier_open(&body, t->keys[f], t, t->keys[f], 1, o->annotator);
+        for (x = head[f]; x >= 0; x = ents[x].next) {
+          const rescue_jnode *m = ents[x].m;
+          eaf_code c = ents[x].c;
+          i = ents[x].row;
           if (c == EAF_STR || c == EAF_JSON) {
             int cve = cv && c == EAF_STR ? rescue_labelset_find(cv, m->s) : -1;
             ann_open_ref(&body, next_id++, i + 1, 0);
@@ -733,7 +817,7 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
               rescue_buf_printf(&body, " CVE_REF=\"cve-%s-%d\"", cv->name, cve + 1);
             scalar_text(m, c, &tmp);
             ann_value(&body, tmp.s ? tmp.s : "", tmp.len, 1);
-          } else if (c == EAF_LIST_STR || c == EAF_LIST_JSON) {
+          } else {
             const rescue_jnode *it;
             long prev = 0;
             for (it = m->child; it; it = it->next) {
@@ -744,8 +828,15 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
             }
           }
         }
+        rescue_buf_puts(&body, "    </TIER>\n");
       }
-      rescue_buf_puts(&body, "    </TIER>\n");
+    field_end:
+      eaf_smap_free(&pos);
+      rescue_free(head);
+      rescue_free(tail);
+      rescue_free(ents);
+      if (rc)
+        goto end;
     }
   }
 
@@ -762,10 +853,16 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
       for (i = 0; i < L.tiers[k].n_keys; i++)
         if (tier_add_key(&all, L.tiers[k].keys[i])) {
           rescue_free(all.keys);
+          eaf_smap_free(&all.key_ix);
           rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
           goto end;
         }
-    order_keys(sc, &all);
+    if (order_keys(sc, &all)) {
+      rescue_free(all.keys);
+      eaf_smap_free(&all.key_ix);
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
+    }
     for (i = 0; i < all.n_keys; i++) {
       const rescue_labelset *cv = field_cv(&L, all.keys[i]);
       rescue_buf_puts(&body, "    <LINGUISTIC_TYPE");
@@ -779,6 +876,7 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
       rescue_buf_puts(&body, "/>\n");
     }
     rescue_free(all.keys);
+    eaf_smap_free(&all.key_ix);
   }
   rescue_buf_puts(&body,
                   "    <LANGUAGE LANG_ID=\"eng\" LANG_DEF=\"http://cdb.iso.org/lg/CDB-00138502-001\" "

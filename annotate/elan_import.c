@@ -18,12 +18,6 @@
 
 /* ---- a string -> index hash (ids of slots, annotations, tiers, types) ---- */
 
-typedef struct smap {
-  const char **keys;
-  int *vals;
-  size_t cap, n;
-} smap;
-
 static uint64_t hash_str(const char *s) {
   uint64_t h = 1469598103934665603ULL;
   while (*s) {
@@ -33,7 +27,7 @@ static uint64_t hash_str(const char *s) {
   return h;
 }
 
-static int smap_get(const smap *m, const char *k) {
+int eaf_smap_get(const eaf_smap *m, const char *k) {
   size_t i;
   if (!m->cap || !k)
     return -1;
@@ -44,7 +38,7 @@ static int smap_get(const smap *m, const char *k) {
 }
 
 /* Add k -> v; returns 0, 1 when k is already there, -1 when out of memory. */
-static int smap_put(smap *m, const char *k, int v) {
+int eaf_smap_put(eaf_smap *m, const char *k, int v) {
   size_t i;
   if ((m->n + 1) * 2 > m->cap) {
     size_t nc = m->cap ? m->cap * 2 : 64, j;
@@ -78,7 +72,7 @@ static int smap_put(smap *m, const char *k, int v) {
   return 0;
 }
 
-static void smap_free(smap *m) {
+void eaf_smap_free(eaf_smap *m) {
   rescue_free(m->keys);
   rescue_free(m->vals);
   memset(m, 0, sizeof *m);
@@ -147,7 +141,7 @@ typedef struct eaf {
   int n_tiers, cap_tiers;
   eann *anns;
   int n_anns, cap_anns;
-  smap slot_ix, type_ix, tier_ix, ann_ix, cv_ix, link_ix;
+  eaf_smap slot_ix, type_ix, tier_ix, ann_ix, cv_ix, link_ix;
   xmlChar **owned; /* strings to free with xmlFree */
   int n_owned, cap_owned;
   const char *p_format, *p_sample_id, *p_sample, *p_annotator;
@@ -262,7 +256,7 @@ static int read_slots(eaf *E, xmlNodePtr to) {
       sl->aligned = 1;
       sl->ms = (double)ms;
     }
-    if ((r = smap_put(&E->slot_ix, id, E->n_slots)) != 0)
+    if ((r = eaf_smap_put(&E->slot_ix, id, E->n_slots)) != 0)
       return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
                    : bad(E, s, "time slot id '%s' is used twice", id);
     E->n_slots++;
@@ -286,7 +280,7 @@ static int read_tier(eaf *E, xmlNodePtr t) {
   tr->parent_id = at(t, "PARENT_REF");
   tr->line = xmlGetLineNo(t);
   tr->parent = -1;
-  if ((r = smap_put(&E->tier_ix, id, ti)) != 0)
+  if ((r = eaf_smap_put(&E->tier_ix, id, ti)) != 0)
     return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
                  : bad(E, t, "tier id '%s' is used twice", id);
   E->n_tiers++;
@@ -318,8 +312,8 @@ static int read_tier(eaf *E, xmlNodePtr t) {
       const char *r1 = at(x, "TIME_SLOT_REF1"), *r2 = at(x, "TIME_SLOT_REF2");
       if (!r1 || !r2)
         return bad(E, x, "annotation '%s' lacks TIME_SLOT_REF%d", an->id, r1 ? 2 : 1);
-      an->ts1 = smap_get(&E->slot_ix, r1);
-      an->ts2 = smap_get(&E->slot_ix, r2);
+      an->ts1 = eaf_smap_get(&E->slot_ix, r1);
+      an->ts2 = eaf_smap_get(&E->slot_ix, r2);
       if (an->ts1 < 0 || an->ts2 < 0)
         return bad(E, x, "annotation '%s': TIME_SLOT_REF%d '%s' names no time slot", an->id,
                    an->ts1 < 0 ? 1 : 2, an->ts1 < 0 ? r1 : r2);
@@ -337,7 +331,7 @@ static int read_tier(eaf *E, xmlNodePtr t) {
       ;
     if (v && (r = text_of(E, v, &an->value)))
       return r;
-    if ((r = smap_put(&E->ann_ix, an->id, ai)) != 0)
+    if ((r = eaf_smap_put(&E->ann_ix, an->id, ai)) != 0)
       return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
                    : bad(E, x, "annotation id '%s' is used twice", an->id);
     E->n_anns++;
@@ -364,7 +358,7 @@ static int read_type(eaf *E, xmlNodePtr t) {
           ? strcmp(E->types[E->n_types].stereotype, "Time_Subdivision") == 0 ||
                 strcmp(E->types[E->n_types].stereotype, "Included_In") == 0
           : !al || strcmp(al, "false") != 0;
-  if ((r = smap_put(&E->type_ix, id, E->n_types)) != 0)
+  if ((r = eaf_smap_put(&E->type_ix, id, E->n_types)) != 0)
     return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
                  : bad(E, t, "linguistic type '%s' is defined twice", id);
   E->n_types++;
@@ -383,7 +377,7 @@ static int read_cv(eaf *E, xmlNodePtr c) {
   memset(cv, 0, sizeof *cv);
   cv->id = id;
   cv->external = at(c, "EXT_REF") != NULL;
-  if ((r = smap_put(&E->cv_ix, id, E->n_cvs)) != 0)
+  if ((r = eaf_smap_put(&E->cv_ix, id, E->n_cvs)) != 0)
     return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
                  : bad(E, c, "controlled vocabulary '%s' is defined twice", id);
   E->n_cvs++;
@@ -414,7 +408,7 @@ static int check_links(eaf *E, xmlNodePtr root) {
           const char *id = at(l, "REF_LINK_ID");
           if (!id)
             return bad(E, l, "reference link without REF_LINK_ID");
-          if ((r = smap_put(&E->link_ix, id, 0)) != 0)
+          if ((r = eaf_smap_put(&E->link_ix, id, 0)) != 0)
             return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)
                          : bad(E, l, "reference link id '%s' is used twice", id);
           continue;
@@ -431,7 +425,7 @@ static int check_links(eaf *E, xmlNodePtr root) {
             if (n && n < sizeof one) {
               memcpy(one, p, n);
               one[n] = 0;
-              if (smap_get(&E->ann_ix, one) < 0 && smap_get(&E->link_ix, one) < 0)
+              if (eaf_smap_get(&E->ann_ix, one) < 0 && eaf_smap_get(&E->link_ix, one) < 0)
                 return bad(E, l, "reference link '%s' points at '%s', which is neither an "
                                  "annotation nor a link",
                            at(l, "REF_LINK_ID"), one);
@@ -471,18 +465,18 @@ static int resolve(eaf *E) {
     if (E->cvs[i].n_entries > 1)
       qsort(E->cvs[i].entries, (size_t)E->cvs[i].n_entries, sizeof *E->cvs[i].entries, cmp_str);
   for (i = 0; i < E->n_types; i++)
-    if (E->types[i].cv_id && (E->types[i].cv = smap_get(&E->cv_ix, E->types[i].cv_id)) < 0)
+    if (E->types[i].cv_id && (E->types[i].cv = eaf_smap_get(&E->cv_ix, E->types[i].cv_id)) < 0)
       return rescue_seterr(E->err, RESCUE_EBADINPUT,
                            "%s:%ld: linguistic type '%s': CONTROLLED_VOCABULARY_REF '%s' names "
                            "no controlled vocabulary",
                            E->name, E->types[i].line, E->types[i].id, E->types[i].cv_id);
   for (i = 0; i < E->n_tiers; i++) {
     etier *t = &E->tiers[i];
-    if ((t->type = smap_get(&E->type_ix, t->type_id)) < 0)
+    if ((t->type = eaf_smap_get(&E->type_ix, t->type_id)) < 0)
       return rescue_seterr(E->err, RESCUE_EBADINPUT,
                            "%s:%ld: tier '%s': LINGUISTIC_TYPE_REF '%s' names no linguistic type",
                            E->name, t->line, t->id, t->type_id);
-    if (t->parent_id && (t->parent = smap_get(&E->tier_ix, t->parent_id)) < 0)
+    if (t->parent_id && (t->parent = eaf_smap_get(&E->tier_ix, t->parent_id)) < 0)
       return rescue_seterr(E->err, RESCUE_EBADINPUT,
                            "%s:%ld: tier '%s': PARENT_REF '%s' names no tier", E->name, t->line,
                            t->id, t->parent_id);
@@ -521,11 +515,11 @@ static int resolve(eaf *E) {
       a->interpolated = !E->slots[a->ts1].aligned || !E->slots[a->ts2].aligned;
       continue;
     }
-    if ((a->ref = smap_get(&E->ann_ix, a->ref_id)) < 0)
+    if ((a->ref = eaf_smap_get(&E->ann_ix, a->ref_id)) < 0)
       return rescue_seterr(E->err, RESCUE_EBADINPUT,
                            "%s:%ld: annotation '%s': ANNOTATION_REF '%s' names no annotation",
                            E->name, a->line, a->id, a->ref_id);
-    if (a->prev_id && smap_get(&E->ann_ix, a->prev_id) < 0)
+    if (a->prev_id && eaf_smap_get(&E->ann_ix, a->prev_id) < 0)
       return rescue_seterr(E->err, RESCUE_EBADINPUT,
                            "%s:%ld: annotation '%s': PREVIOUS_ANNOTATION '%s' names no "
                            "annotation",
@@ -698,12 +692,12 @@ static void eaf_free(eaf *E) {
   for (i = 0; i < E->n_cvs; i++)
     rescue_free(E->cvs[i].entries);
   rescue_free(E->cvs);
-  smap_free(&E->cv_ix);
-  smap_free(&E->link_ix);
-  smap_free(&E->slot_ix);
-  smap_free(&E->type_ix);
-  smap_free(&E->tier_ix);
-  smap_free(&E->ann_ix);
+  eaf_smap_free(&E->cv_ix);
+  eaf_smap_free(&E->link_ix);
+  eaf_smap_free(&E->slot_ix);
+  eaf_smap_free(&E->type_ix);
+  eaf_smap_free(&E->tier_ix);
+  eaf_smap_free(&E->ann_ix);
   if (E->doc)
     xmlFreeDoc(E->doc);
 }
@@ -763,7 +757,7 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
   const etier *tt = &E->tiers[ta->tier];
   const rescue_jnode *keys = rec ? rescue_jget(rec, "keys") : NULL, *k;
   const char *tok0 = NULL, *tok1 = NULL;
-  smap bykey = {0}, listed = {0};
+  eaf_smap bykey = {0}, listed = {0};
   int c, first = 1, subdiv, rc = 0;
   /* keys of the record, or for a turn added in ELAN those of a draft row (the values
      from its field tiers, else empty) */
@@ -790,10 +784,10 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
   /* the turn's children by key, each key's in document order (one pass, no rescans) */
   for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
     const char *key = child_key(E, c, &subdiv);
-    int h = smap_get(&bykey, key);
+    int h = eaf_smap_get(&bykey, key);
     E->next_same[c] = -1;
     if (h < 0) {
-      if (smap_put(&bykey, key, c) < 0)
+      if (eaf_smap_put(&bykey, key, c) < 0)
         goto oom;
       E->tail_same[c] = c;
     } else {
@@ -803,10 +797,10 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
   }
   for (k = keys ? keys->child : NULL; k; k = k->next)
     if (k->type == RESCUE_JARRAY && k->len >= 1 && k->child->type == RESCUE_JSTRING &&
-        smap_put(&listed, k->child->s, 0) < 0)
+        eaf_smap_put(&listed, k->child->s, 0) < 0)
       goto oom;
   for (c = 0; !keys && c < n_basic; c++)
-    if (smap_put(&listed, basic[c][0], 0) < 0)
+    if (eaf_smap_put(&listed, basic[c][0], 0) < 0)
       goto oom;
   rescue_buf_putc(out, '{');
 #define KEY(name)                                                                 \
@@ -886,7 +880,7 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
         KEY(key);
         if (list)
           rescue_buf_putc(out, '[');
-        for (c = smap_get(&bykey, key); c >= 0; c = E->next_same[c]) {
+        for (c = eaf_smap_get(&bykey, key); c >= 0; c = E->next_same[c]) {
           if (!list && n)
             break;
           if (n)
@@ -914,8 +908,8 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
   for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
     const char *key = child_key(E, c, &subdiv);
     int dd, n = 0;
-    if (strcmp(key, EAF_LT_ROW) == 0 || smap_get(&bykey, key) != c ||
-        smap_get(&listed, key) >= 0)
+    if (strcmp(key, EAF_LT_ROW) == 0 || eaf_smap_get(&bykey, key) != c ||
+        eaf_smap_get(&listed, key) >= 0)
       continue; /* the bookkeeping tier, a key seen above, or one the record lists */
     KEY(key);
     if (!subdiv) {
@@ -936,8 +930,8 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
 oom:
   rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
 end:
-  smap_free(&bykey);
-  smap_free(&listed);
+  eaf_smap_free(&bykey);
+  eaf_smap_free(&listed);
   return rc;
 }
 

@@ -42,13 +42,28 @@ typedef enum eaf_code {
   EAF_EMBED
 } eaf_code;
 
+/* A string -> int hash; keys are borrowed (they must outlive the map). {0} is empty. */
+typedef struct eaf_smap {
+  const char **keys;
+  int *vals;
+  size_t cap, n;
+} eaf_smap;
+/* The value of k, or -1. */
+int eaf_smap_get(const eaf_smap *m, const char *k);
+/* Add k -> v: 0, or 1 when k is there already (unchanged), or -1 when out of memory. */
+int eaf_smap_put(eaf_smap *m, const char *k, int v);
+void eaf_smap_free(eaf_smap *m);
+
 /* 1 when s can appear in an XML 1.0 document (no C0 controls but TAB, LF, CR). */
 int eaf_xml_ok(const char *s, size_t len);
 /* Append s escaped for element text (attr 0) or a double-quoted attribute (attr 1). */
 void eaf_xml_put(rescue_buf *b, const char *s, size_t len, int attr);
-/* How member m of row travels (speaker_ok: the row has a participant tier). */
+/*
+** How member m of row travels (speaker_ok: the row has a participant tier; dup: an
+** earlier member has the same key).
+*/
 eaf_code eaf_member_code(const rescue_scheme *sc, const rescue_jnode *row, const rescue_jnode *m,
-                         int speaker_ok);
+                         int speaker_ok, int dup);
 const char *eaf_code_name(eaf_code c);
 /* The milliseconds an export writes for a row's start and end. */
 void eaf_row_ms(const rescue_jnode *row, long long *ms0, long long *ms1);
