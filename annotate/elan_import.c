@@ -146,6 +146,7 @@ typedef struct eaf {
   int n_owned, cap_owned;
   const char *p_format, *p_sample_id, *p_sample, *p_annotator;
   char *state;     /* resolve()'s walk marks, freed with the rest */
+  double ms_per_unit; /* TIME_VALUE units (0: milliseconds) */
   int *next_same;  /* own files: the next child of the same turn and key, -1 at the end */
   int *tail_same;  /* ... and, on a chain's first child, its last one */
 } eaf;
@@ -210,6 +211,14 @@ static int text_of(eaf *E, xmlNodePtr n, const char **out) {
 
 static int read_header(eaf *E, xmlNodePtr h) {
   xmlNodePtr p;
+  const char *units = at(h, "TIME_UNITS");
+  /* time values count frames in these (old, rare) units; rows need milliseconds */
+  if (units && strcmp(units, "PAL-frames") == 0)
+    E->ms_per_unit = 40.0;
+  else if (units && strcmp(units, "NTSC-frames") == 0)
+    E->ms_per_unit = 1001.0 / 30.0;
+  else if (units && *units && strcmp(units, "milliseconds") != 0)
+    return bad(E, h, "TIME_UNITS '%s' is not milliseconds, PAL-frames or NTSC-frames", units);
   for (p = h->children; p; p = p->next) {
     const char *name, *v;
     int rc;
@@ -254,7 +263,7 @@ static int read_slots(eaf *E, xmlNodePtr to) {
         return bad(E, s, "time slot '%s': TIME_VALUE '%s' is not a whole number of "
                          "milliseconds", id, v);
       sl->aligned = 1;
-      sl->ms = (double)ms;
+      sl->ms = E->ms_per_unit > 0 ? floor((double)ms * E->ms_per_unit + 0.5) : (double)ms;
     }
     if ((r = eaf_smap_put(&E->slot_ix, id, E->n_slots)) != 0)
       return r < 0 ? rescue_seterr(E->err, RESCUE_ENOMEM, NULL)

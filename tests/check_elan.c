@@ -624,6 +624,21 @@ START_TEST(test_parse_api) {
                                          "\"primary_speaker\": \"Ann\""));
     ck_assert_ptr_nonnull(strstr(s.json, "\"elan_time_interpolated\": true"));
     rescue_eaf_sample_free(&s);
+    /* frame time units become milliseconds */
+    snprintf(buf, sizeof buf, links, "2");
+    {
+      char *h = strstr(buf, "<HEADER/>");
+      char *t3 = strstr(buf, "TIME_VALUE=\"3000\"");
+      char fixed[2048];
+      ck_assert_ptr_nonnull(h);
+      ck_assert_ptr_nonnull(t3);
+      memcpy(t3, "TIME_VALUE=\"75\"  ", 17);
+      snprintf(fixed, sizeof fixed, "%.*s<HEADER TIME_UNITS=\"PAL-frames\"/>%s", (int)(h - buf),
+               buf, h + 9);
+      ck_assert_int_eq(rescue_eaf_parse("pal.eaf", fixed, strlen(fixed), &o, &s, &e), 0);
+      ck_assert_msg(strstr(s.json, "\"start_time\": 1.5, \"end_time\": 3.0"), "%s", s.json);
+      rescue_eaf_sample_free(&s);
+    }
   }
   {
     /* loops of references and of tiers are refused; a long chain costs its length */
