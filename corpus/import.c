@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "rescue_alloc.h"
+#include "rescue_elan.h"
 #include "rescue_import.h"
 #include "rescue_similar.h"
 #include "rescue_subtitles.h"
@@ -23,7 +24,8 @@ int rescue_format_parse(const char *name, rescue_format *out) {
                {"json", RESCUE_FMT_JSON},
                {"data-root", RESCUE_FMT_DATAROOT},
                {"srt", RESCUE_FMT_SRT},
-               {"vtt", RESCUE_FMT_VTT}};
+               {"vtt", RESCUE_FMT_VTT},
+               {"eaf", RESCUE_FMT_EAF}};
   size_t i;
   for (i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i].name) == 0) {
@@ -517,6 +519,104 @@ static int import_json_file(importer *im, const char *path, const char *fixed_id
   return rc;
 }
 
+/* ---- ELAN files ---- */
+
+/*
+** An .eaf file becomes the text of one sample object, which then goes the way of any
+** single JSON sample (same checks, same row rules). A file rescue wrote lands under
+** the annotator it records unless --annotator names another.
+*/
+static int import_eaf(importer *im, const char *path) {
+  rescue_eaf_read_opts eo = {im->o->sample, im->o->tiers, NULL, NULL};
+  rescue_eaf_sample es = {0};
+  rescue_sample_iter *it = NULL;
+  rescue_buf head = RESCUE_BUF_INIT, tail = RESCUE_BUF_INIT;
+  const rescue_jnode *root;
+  int64_t saved = im->annotator_id;
+  int rc;
+
+  if (im->o->sample && rescue_sample_ref(im->st, im->o->sample, &(int64_t){0}) == 0) {
+    /* a sample already in the corpus keeps its sample-level keys */
+    rescue_view view = {RESCUE_VIEW_LATEST, 0};
+    const char *only[1] = {im->o->sample};
+    const rescue_sample *s;
+    if ((rc = rescue_sample_iter_new(im->st, &view, only, 1, &it)))
+      goto end;
+    if ((rc = rescue_sample_iter_next(it, &s)) < 0)
+      goto end;
+    if (rc == 1) {
+      if (s->has_rows) {
+        rescue_buf_puts(&head, s->head);
+        rescue_buf_puts(&tail, s->tail);
+      } else {
+        size_t hl = strlen(s->head);
+        rescue_buf_putn(&head, s->head, hl - 1);
+        rescue_buf_puts(&head, hl > 2 ? ", \"rows\": " : "\"rows\": ");
+        rescue_buf_puts(&tail, "}");
+      }
+      if (!rescue_buf_ok(&head) || !rescue_buf_ok(&tail)) {
+        rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      eo.head = head.s;
+      eo.tail = tail.s;
+    }
+  }
+  if ((rc = rescue_eaf_read(path, &eo, &es, im->err)))
+    goto end;
+  if (es.annotator && !im->o->annotator) {
+    /* checked in the checking pass, so a bad name never reaches a transaction */
+    const char *why = rescue_name_unsafe(es.annotator);
+    if (why) {
+      rc = rescue_seterr(im->err, RESCUE_EBADINPUT, "%s: the annotator name in the file %s",
+                         path, why);
+      goto end;
+    }
+    /* the annotator the file names must be registered, as --annotator must */
+    if (strcmp(es.annotator, RESCUE_DRAFT_ANNOTATOR) == 0) {
+      rc = rescue_annotator_id(im->st, es.annotator, NULL, 0, &im->annotator_id);
+    } else {
+      int retired = 0;
+      rc = rescue_annotator_lookup(im->st, es.annotator, &im->annotator_id, NULL, &retired);
+      if (!rc && retired)
+        rc = rescue_seterr(im->err, RESCUE_EBADINPUT,
+                           "%s: the file's annotator '%s' is retired (rescue annotator "
+                           "unretire brings them back, or give --annotator)",
+                           path, es.annotator);
+    }
+    if (rc) {
+      if (rc == RESCUE_ENOTFOUND)
+        rescue_err_prefix(im->err, "%s: the file's annotator", path);
+      goto end;
+    }
+  }
+  root = parse_text(im, path, 1, es.json, es.json_len);
+  if (!root) {
+    rc = im->err->code;
+    goto end;
+  }
+  rc = import_object(im, root, es.sample_id, path, 1, es.json, es.json_len);
+  if (!rc && es.interpolated && !im->res->warning[0])
+    snprintf(im->res->warning, sizeof im->res->warning,
+             "%s: %ld row%s start or end on unaligned time slots: times interpolated "
+             "(flagged elan_time_interpolated)",
+             path, es.interpolated, es.interpolated == 1 ? "" : "s");
+end:
+  im->annotator_id = saved;
+  {
+    struct stat sb;
+    if (stat(path, &sb) == 0)
+      im->done += (uint64_t)sb.st_size; /* what detect() counted into total */
+  }
+  progress(im);
+  im->res->files++;
+  rescue_sample_iter_free(&it);
+  rescue_buf_free(&head);
+  rescue_buf_free(&tail);
+  rescue_eaf_sample_free(&es);
+  return rc;
+}
+
 /* ---- data-root folders ---- */
 
 typedef struct path_list {
@@ -664,6 +764,8 @@ static int detect(importer *im, const char *path, rescue_format *f) {
       *f = RESCUE_FMT_SRT;
     else if (ends_with(path, ".vtt") || ends_with(path, ".VTT"))
       *f = RESCUE_FMT_VTT;
+    else if (ends_with(path, ".eaf") || ends_with(path, ".EAF"))
+      *f = RESCUE_FMT_EAF;
     else
       return rescue_seterr(im->err, RESCUE_EINVAL,
                            "cannot tell the format of '%s' from its name; use --format", path);
@@ -701,9 +803,14 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   if (opts->sample && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
                                   opts->format != RESCUE_FMT_JSON &&
                                   opts->format != RESCUE_FMT_SRT &&
-                                  opts->format != RESCUE_FMT_VTT)))
+                                  opts->format != RESCUE_FMT_VTT &&
+                                  opts->format != RESCUE_FMT_EAF)))
     return rescue_seterr(im.err, RESCUE_EINVAL,
-                         "--sample names the sample of one single-sample JSON or subtitle file");
+                         "--sample names the sample of one single-sample JSON, subtitle or "
+                         "EAF file");
+  if (opts->tiers && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
+                                 opts->format != RESCUE_FMT_EAF)))
+    return rescue_seterr(im.err, RESCUE_EINVAL, "--tiers applies to one EAF file");
   if (opts->annotator && (why = rescue_name_unsafe(opts->annotator)) != NULL)
     return rescue_seterr(im.err, RESCUE_EINVAL, "the annotator name %s", why);
   /* only registered annotators write under their name (a typo would become a new coder) */
@@ -731,9 +838,12 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
     fmts[i] = opts->format;
     rc = detect(&im, paths[i], &fmts[i]);
     if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON && fmts[i] != RESCUE_FMT_SRT &&
-        fmts[i] != RESCUE_FMT_VTT)
+        fmts[i] != RESCUE_FMT_VTT && fmts[i] != RESCUE_FMT_EAF)
       rc = rescue_seterr(im.err, RESCUE_EINVAL,
-                         "--sample names the sample of one single-sample JSON or subtitle file");
+                         "--sample names the sample of one single-sample JSON, subtitle or "
+                         "EAF file");
+    if (!rc && opts->tiers && fmts[i] != RESCUE_FMT_EAF)
+      rc = rescue_seterr(im.err, RESCUE_EINVAL, "--tiers applies to one EAF file");
     if (!rc && !opts->sample && (fmts[i] == RESCUE_FMT_SRT || fmts[i] == RESCUE_FMT_VTT))
       rc = rescue_seterr(im.err, RESCUE_EINVAL,
                          "subtitles belong to one sample: give --sample <id> for '%s'", paths[i]);
@@ -777,6 +887,9 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
         break;
       case RESCUE_FMT_DATAROOT:
         rc = import_dataroot(&im, paths[i]);
+        break;
+      case RESCUE_FMT_EAF:
+        rc = import_eaf(&im, paths[i]);
         break;
       case RESCUE_FMT_SRT:
       case RESCUE_FMT_VTT:

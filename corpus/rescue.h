@@ -11,6 +11,7 @@
 #include "rescue_buf.h"
 #include "rescue_clip.h"
 #include "rescue_draft.h"
+#include "rescue_elan.h"
 #include "rescue_error.h"
 #include "rescue_export.h"
 #include "rescue_import.h"

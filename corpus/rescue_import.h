@@ -13,16 +13,17 @@
 
 typedef enum rescue_format {
   RESCUE_FMT_AUTO,     /* by path: folder = data-root, .jsonl/.ndjson = jsonl, .json = json,
-                          .srt = srt, .vtt = vtt */
+                          .srt = srt, .vtt = vtt, .eaf = eaf */
   RESCUE_FMT_JSONL,
   RESCUE_FMT_JSON,
   RESCUE_FMT_DATAROOT,
   RESCUE_FMT_SRT,      /* subtitles of one sample (--sample): cues, and draft rows when the
                           sample has none (rescue_subtitles.h) */
-  RESCUE_FMT_VTT       /* the same from WebVTT */
+  RESCUE_FMT_VTT,      /* the same from WebVTT */
+  RESCUE_FMT_EAF       /* an ELAN .eaf file: one sample (rescue_elan.h) */
 } rescue_format;
 
-/* "auto", "jsonl", "json", "data-root", "srt", "vtt" -> *out; RESCUE_EINVAL otherwise. */
+/* "auto", "jsonl", "json", "data-root", "srt", "vtt", "eaf" -> *out; RESCUE_EINVAL otherwise. */
 int rescue_format_parse(const char *name, rescue_format *out);
 
 /*
@@ -71,6 +72,7 @@ typedef struct rescue_import_opts {
   void (*note)(void *arg, const rescue_import_note *note);
   void *note_arg;
   int strict;              /* unknown keys that look like typos of a field refuse the import */
+  const char *tiers;       /* eaf: comma-separated tiers that hold the turns, or NULL */
 } rescue_import_opts;
 
 typedef struct rescue_import_result {

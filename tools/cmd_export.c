@@ -1,15 +1,16 @@
 /*
-** cmd_export.c: `rescue export <db> --format samples|data-root|tasks --out <path> [options]`.
+** cmd_export.c: `rescue export <db> --format samples|data-root|tasks|eaf --out <path> [options]`.
 */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
 static const char usage[] =
-    "usage: rescue export <db> --format samples|data-root|tasks --out <path> [--force]\n"
+    "usage: rescue export <db> --format samples|data-root|tasks|eaf --out <path> [--force]\n"
     "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
     "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] [--split <name>]\n"
     "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
@@ -25,13 +26,16 @@ static const char usage[] =
     "  tasks      a folder with the six task datasets (tasks.md): <task>.jsonl each, or\n"
     "             <task>/<split>.jsonl and splits/<split>.txt once 'rescue split' ran;\n"
     "             README.md (dataset card) and manifest.json (sizes, lines, sha256)\n"
+    "  eaf        a folder of <sample_id>.eaf ELAN files (EAF 3.0): a turn tier per\n"
+    "             speaker, a tier per row field, controlled vocabularies from the scheme;\n"
+    "             'rescue import' reads them back exactly, with the edits made in ELAN\n"
     "\n"
     "An export that would write nothing fails with the reason (e.g. --view gold before\n"
     "anything is adjudicated).\n"
     "\n"
     "options:\n"
-    "  --out <path>        the file (samples) or folder (data-root, tasks) to write; '-'\n"
-    "                      streams samples JSONL, or the records of one task (--tasks\n"
+    "  --out <path>        the file (samples) or folder (data-root, tasks, eaf) to write;\n"
+    "                      '-' streams samples JSONL, or the records of one task (--tasks\n"
     "                      <task>, and --split <name> after 'rescue split'), to stdout\n"
     "  --force             replace an existing, non-empty output once the new one is done\n"
     "  --view <v>          which version of each row: the corpus view by default (gold\n"
@@ -39,7 +43,7 @@ static const char usage[] =
     "                      without gold on every row are left out), latest, or\n"
     "                      annotator:<name> (that annotator's view)\n"
     "  --samples <ids>     only these samples (comma-separated sample ids)\n"
-    "  --include-discarded also write discarded samples (samples, data-root)\n"
+    "  --include-discarded also write discarded samples (samples, data-root, eaf)\n"
     "  --annotator <name>  who runs the export, for the corpus's log (rescue log); the\n"
     "                      operating-system user is recorded in any case\n"
     "  --pseudonymise      replace every real name by the corpus's pseudonym map (rescue\n"
@@ -110,6 +114,60 @@ static int parse_count(const char *opt, const char *s, int *out) {
   return 0;
 }
 
+/*
+** The eaf format. DATE in the files is now, or SOURCE_DATE_EPOCH when set (the
+** reproducible-builds convention), so two exports of the same corpus can be compared.
+*/
+static int export_eaf(rescue_store *st, const char *out, const char *view_spec,
+                      const rescue_export_opts *o) {
+  rescue_eaf_export_opts eo;
+  rescue_eaf_export_result res;
+  cli_progress *bar;
+  const char *sde = getenv("SOURCE_DATE_EPOCH");
+  char date[40];
+  int rc;
+  memset(&eo, 0, sizeof eo);
+  eo.view = o->view;
+  if (view_spec && strncmp(view_spec, "annotator:", 10) == 0)
+    eo.annotator = view_spec + 10;
+  eo.samples = o->samples;
+  eo.n_samples = o->n_samples;
+  eo.force = o->force;
+  eo.include_discarded = o->include_discarded;
+  if (sde && *sde) {
+    char *end;
+    long long t = strtoll(sde, &end, 10);
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (*end || t < 0 || !gmtime_r(&tt, &tm))
+      return cli_usage_error(usage, "SOURCE_DATE_EPOCH is not a number of seconds: '%s'", sde);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+    eo.date = date;
+  }
+  bar = cli_progress_start("exporting");
+  eo.progress = cli_progress_update;
+  eo.progress_arg = bar;
+  rc = rescue_export_eaf(st, out, &eo, &res);
+  cli_progress_done(&bar);
+  if (rc)
+    return cli_fail(rescue_store_err(st));
+  printf("wrote %ld ELAN file%s (%ld rows) to %s/\n", res.samples, res.samples == 1 ? "" : "s",
+         res.rows, out);
+  if (res.fine_times)
+    cli_warn("%ld row time%s more than 3 decimals: ELAN shows %s to the millisecond (the "
+             "files keep the exact numbers for 'rescue import')",
+             res.fine_times, res.fine_times == 1 ? " has" : "s have",
+             res.fine_times == 1 ? "it" : "them");
+  if (res.incomplete)
+    cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
+             res.incomplete == 1 ? "" : "s");
+  if (res.discarded)
+    printf("left out %ld discarded sample%s (--include-discarded writes them)\n", res.discarded,
+           res.discarded == 1 ? "" : "s");
+  return cli_finish(0);
+}
+
+/* The tasks format: run the exporter and report. */
 
 /* The tasks format: run the exporter and report (on stderr when the records go to stdout). */
 static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to) {
@@ -262,8 +320,9 @@ int export_run(int argc, char **argv) {
     goto end;
   }
   if (strcmp(format, "samples") != 0 && strcmp(format, "data-root") != 0 &&
-      strcmp(format, "tasks") != 0) {
-    cli_usage_error(usage, "unknown format '%s' (expected samples, data-root or tasks)", format);
+      strcmp(format, "tasks") != 0 && strcmp(format, "eaf") != 0) {
+    cli_usage_error(usage, "unknown format '%s' (expected samples, data-root, tasks or eaf)",
+                    format);
     goto end;
   }
   if (!out) {
@@ -306,6 +365,10 @@ int export_run(int argc, char **argv) {
     to.n_samples = o.n_samples;
     to.force = o.force;
     rc = export_tasks(st, out, &to);
+    goto end;
+  }
+  if (strcmp(format, "eaf") == 0) {
+    rc = export_eaf(st, out, view_spec, &o);
     goto end;
   }
   bar = cli_progress_start("exporting");

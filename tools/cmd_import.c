@@ -8,9 +8,9 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt]\n"
-    "                     [--annotator <name>] [--sample <id>] [--resegment] [--strict]\n"
-    "                     [--json]\n"
+    "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt|eaf]\n"
+    "                     [--annotator <name>] [--sample <id>] [--tiers <t1>,<t2>]\n"
+    "                     [--resegment] [--strict] [--json]\n"
     "\n"
     "Read samples into the corpus, all in one transaction: any bad input refuses the whole\n"
     "import and leaves the corpus exactly as it was.\n"
@@ -22,6 +22,12 @@ static const char usage[] =
     "  srt, vtt   subtitles of the sample --sample (created when new): its cues are stored\n"
     "             (timing ground truth), and when it has no rows yet, one draft row per cue\n"
     "             (times, speaker from a 'Name:' or '[Name]' prefix, text; the rest empty)\n"
+    "  eaf        an ELAN file. One that 'rescue export --format eaf' wrote (edited in ELAN\n"
+    "             or not) names its sample and comes back row for row, under the annotator\n"
+    "             it records unless --annotator; any other EAF needs --sample: each\n"
+    "             annotation of a top-level time-aligned tier with a PARTICIPANT (or of the\n"
+    "             --tiers named) is a row, in time order, with the values of the tiers below\n"
+    "             it as extra fields named by tier. A file with a DOCTYPE is refused.\n"
     "\n"
     "Subtitle drafts: a speaker spelled differently only by case or spacing ('ANNA') takes\n"
     "the first spelling (the sample's participants and Therapist first); a cue with several\n"
@@ -41,12 +47,15 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --format <f>        auto (default): a folder is a data-root, *.jsonl and *.ndjson\n"
-    "                      are jsonl, *.json is json, *.srt is srt, *.vtt is vtt\n"
+    "                      are jsonl, *.json is json, *.srt is srt, *.vtt is vtt,\n"
+    "                      *.eaf is eaf\n"
     "  --annotator <name>  whose versions these are: a registered annotator ('rescue\n"
     "                      annotator add'; an unknown name is refused with the closest\n"
     "                      registered names). Without it the file is the draft: where\n"
     "                      every annotator's view starts, never a coder\n"
-    "  --sample <id>       the sample_id of a single JSON file or of a subtitle file\n"
+    "  --sample <id>       the sample_id of a single JSON file, a subtitle or an EAF file\n"
+    "  --tiers <list>      eaf: the tiers whose annotations are the rows (the tier id is\n"
+    "                      then the speaker)\n"
     "  --resegment         a sample whose row count differs gets a new row set (the old\n"
     "                      rows and versions stay in its history) instead of a refusal\n"
     "  --strict            refuse keys that look like typos of the scheme's fields\n"
@@ -198,9 +207,10 @@ int cmd_import(int argc, char **argv) {
                                        {"resegment", no_argument, NULL, 'r'},
                                        {"strict", no_argument, NULL, 'S'},
                                        {"json", no_argument, NULL, 'j'},
+                                       {"tiers", required_argument, NULL, 't'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
-  rescue_import_opts o = {RESCUE_FMT_AUTO, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0};
+  rescue_import_opts o = {RESCUE_FMT_AUTO, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL};
   rescue_import_result res;
   rescue_store *st = NULL;
   cli_progress *bar;
@@ -229,6 +239,7 @@ int cmd_import(int argc, char **argv) {
     case 'r': o.resegment = 1; break;
     case 'S': o.strict = 1; break;
     case 'j': N.json = 1; break;
+    case 't': o.tiers = optarg; break;
     default: return 2;
     }
   }
