@@ -44,7 +44,7 @@ static int import_text(rescue_store *st, const char *text, const char *annotator
   char *dir = tu_tmpdir();
   const char *path = tu_path(dir, "in.jsonl");
   const char *paths[1] = {path};
-  rescue_import_opts o = {RESCUE_FMT_AUTO, annotator, NULL, reseg, NULL, NULL, NULL, NULL, 0, NULL};
+  rescue_import_opts o = {.format = RESCUE_FMT_AUTO, .annotator = annotator, .resegment = reseg};
   rescue_import_result r;
   int64_t id;
   int rc;

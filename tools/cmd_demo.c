@@ -85,7 +85,7 @@ int cmd_demo(int argc, char **argv) {
   char db[4096], in_c[4096], in_f[4096], jsonl[4096], root[4096];
   rescue_error err = {0, ""};
   rescue_store *st = NULL;
-  rescue_import_opts io = {RESCUE_FMT_JSONL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL};
+  rescue_import_opts io = {.format = RESCUE_FMT_JSONL};
   rescue_import_result ir;
   rescue_export_opts eo;
   rescue_export_result er;

@@ -210,7 +210,7 @@ int cmd_import(int argc, char **argv) {
                                        {"tiers", required_argument, NULL, 't'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0, 0, 0, 0}};
-  rescue_import_opts o = {RESCUE_FMT_AUTO, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL};
+  rescue_import_opts o = {.format = RESCUE_FMT_AUTO};
   rescue_import_result res;
   rescue_store *st = NULL;
   cli_progress *bar;

@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
   rescue_store *st = NULL;
   rescue_clip_opts co;
   rescue_clip_result cr;
-  rescue_import_opts io = {RESCUE_FMT_JSONL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL};
+  rescue_import_opts io = {.format = RESCUE_FMT_JSONL};
   rescue_import_result ir;
   rescue_media_link lk;
   rescue_media_add_result ar;

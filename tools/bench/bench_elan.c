@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
   snprintf(db, sizeof db, "%s/bench.db", dir);
   {
     rescue_store *st = NULL;
-    rescue_import_opts io = {RESCUE_FMT_JSONL, NULL, NULL, 0, NULL, NULL, NULL};
+    rescue_import_opts io = {.format = RESCUE_FMT_JSONL};
     char a[4096], b[4096];
     const char *paths[2] = {a, b};
     rescue_view view = {RESCUE_VIEW_CORPUS, 0};
