@@ -308,8 +308,7 @@ START_TEST(test_tricky_rows_round_trip) {
   ck_assert_msg(tu_same_file(before, after), "the round trip changed the sample");
   /* a time moved in ELAN comes back as the new time */
   edit_file(file, "TIME_VALUE=\"2000\"", "TIME_VALUE=\"2250\"");
-  ck_assert_msg(tu_rescue(&out, &err, "import", db, file, "--annotator", "import", NULL) == 0,
-                "%s", err);
+  ck_assert_msg(tu_rescue(&out, &err, "import", db, file, NULL) == 0, "%s", err);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after,
