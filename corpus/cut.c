@@ -51,6 +51,7 @@ typedef struct cclip {
   int done[2];              /* stream passed the end */
   int wrote[2];
   int at_file_start;        /* started with no keyframe before it: the file begins later */
+  int64_t key_pts;          /* pts of the keyframe it started from, INT64_MIN: none */
   int64_t first_vpts;       /* input time base */
   int64_t vend, aend;       /* furthest pts + duration written, input time base */
   int64_t frames, samples;
@@ -197,6 +198,10 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
       c->done[V] = 1;
       return;
     }
+    /* leading pictures of an open GOP refer to the GOP before, which the clip lacks;
+       they come before the keyframe, so before the clip's start: never shown */
+    if (in->pts != AV_NOPTS_VALUE && in->pts < c->key_pts)
+      return;
     dur = in->duration > 0 ? in->duration : p->frame_dur;
   } else {
     dur = in->duration > 0 ? in->duration : p->apkt_dur;
@@ -254,8 +259,10 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
 ** read the whole clip back, so they run on a second thread beside the pass (the SHA-256
 ** alone would otherwise add half as much time again as copying).
 */
-static void finish_clip(cut_req *r) {
+static void finish_clip(const cut_source *src, cut_req *r) {
   rescue_error e = {0, ""};
+  if (src->settled)
+    (*src->settled)++;
   if (mp4_set_edits(r->tmp, r->act_end - r->act_start, r->act_end - r->act_start, &e) ||
       rescue_sha256_file(r->tmp, r->sha256, &r->bytes, &e)) {
     snprintf(r->err, sizeof r->err, "%.500s", e.msg);
@@ -283,7 +290,7 @@ static void *finisher_main(void *arg) {
     }
     r = p->fq[p->fq_out++];
     pthread_mutex_unlock(&p->mu);
-    finish_clip(r);
+    finish_clip(p->src, r);
   }
 }
 
@@ -319,7 +326,11 @@ static void clip_close(pass *p, cclip *c) {
   }
   first = to_sec(p, V, c->first_vpts);
   vend = to_sec(p, V, c->vend);
+  /* audio that went past the end is not short, even when it starts after this clip (a
+     late-starting audio stream leaves the clips before it without sound) */
   aend = p->in[A] < 0 ? vend : c->wrote[A] ? to_sec(p, A, c->aend) : r->start;
+  if (p->in[A] >= 0 && c->done[A] && aend < r->end)
+    aend = r->end;
   have = vend < aend ? vend : aend;
   r->act_start = c->at_file_start && first > r->start ? first : r->start;
   if (first > r->start + END_SLACK && !c->at_file_start) {
@@ -346,7 +357,7 @@ static void clip_close(pass *p, cclip *c) {
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
   } else {
-    finish_clip(r);
+    finish_clip(p->src, r);
   }
 }
 
@@ -404,6 +415,12 @@ static void start_clips(pass *p, int64_t before, AVPacket *tmp) {
     if (clip_open(p, c))
       continue;
     c->at_file_start = p->from_start && !p->have_key;
+    c->key_pts = INT64_MIN;
+    for (i = 0; p->have_key && i < p->nbuf; i++)
+      if (p->buf[i]->stream_index == p->in[V]) {
+        c->key_pts = pkt_time(p->buf[i]);
+        break;
+      }
     for (i = 0; i < p->nbuf && c->state == 1; i++)
       clip_feed(p, c, p->buf[i], tmp);
   }
@@ -735,6 +752,8 @@ end:
   for (i = 0; p.clips && i < n; i++) {
     if (p.clips[i].state == 1 || p.clips[i].oc)
       clip_fail(&p, &p.clips[i], "interrupted");
+    if (!reqs[i].done && p.clips[i].state != 2 && src->settled)
+      (*src->settled)++; /* failed before it was finished */
     if (!reqs[i].done) {
       if (!reqs[i].err[0])
         snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s", err && err->msg[0] ? err->msg : "failed");
