@@ -622,6 +622,12 @@ static void settle_rows(job *j) {
   }
   if (all)
     return;
+  /* the sample's message names the row that failed, not one that was held back */
+  for (i = 0; i < j->n_reqs && !j->failed; i++)
+    if (!j->skip[i] && !j->reqs[i].done) {
+      j->failed = 1;
+      snprintf(j->err, sizeof j->err, "row %d: %.900s", i + 1, j->reqs[i].err);
+    }
   for (i = 0; i < j->n_reqs; i++)
     if (!j->skip[i] && j->reqs[i].done) {
       j->reqs[i].done = 0;
