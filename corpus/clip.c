@@ -443,6 +443,30 @@ static int write_manifest(runner *rn, job *j) {
       }
     }
   }
+  /* a row this run could neither keep nor cut: its earlier entry no longer describes a
+     valid clip for the request (the request or the file changed), so it goes */
+  for (i = 0; i < j->n_rows; i++) {
+    static const char *const video_keys[] = {"clip_path", "duration_sec", "mode",
+                                             "requested_start", "requested_end",
+                                             "actual_start", "actual_end", "frames",
+                                             "audio_samples", "sha256"};
+    static const char *const audio_keys[] = {"audio_path", "audio_sha256", "wav_samples"};
+    json_t *e = byidx[i + 1];
+    size_t k;
+    if (!e || j->skip[i] || j->reqs[i].done)
+      continue;
+    if (rn->o->mode == RESCUE_CLIP_AUDIO) {
+      for (k = 0; k < sizeof audio_keys / sizeof *audio_keys; k++)
+        json_object_del(e, audio_keys[k]);
+    } else {
+      for (k = 0; k < sizeof video_keys / sizeof *video_keys; k++)
+        json_object_del(e, video_keys[k]);
+    }
+    if (!json_object_get(e, "clip_path") && !json_object_get(e, "audio_path")) {
+      json_decref(e);
+      byidx[i + 1] = NULL;
+    }
+  }
   json_object_set_new(root, "sample_id", json_string(j->sample_id));
   for (i = 0; i < j->n_reqs; i++) {
     cut_req *r = &j->reqs[i];

@@ -582,5 +582,12 @@ int main(void) {
   tcase_add_test(tc, test_long_sample);
   tcase_add_test(tc, test_concurrent_runs_and_leftovers);
   suite_add_tcase(s, tc);
-  return tu_run_suite(s);
+  {
+    int failed = tu_run_suite(s);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", media_dir); /* the generated sources */
+    if (system(cmd) != 0)
+      fprintf(stderr, "could not remove %s\n", media_dir);
+    return failed;
+  }
 }
