@@ -468,6 +468,17 @@ START_TEST(test_usage_and_selection) {
     free(out);
     free(err);
   }
+  /* span times: seconds or h:mm:ss.fff, nothing else */
+  ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, media("src.mp4"), "--sample", "c/m",
+                             "--start", "0:00:75", "--end", "3", NULL), 2);
+  ck_assert_msg(strstr(err, "--start expects seconds or h:mm:ss.fff, not '0:00:75'"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, media("src.mp4"), "--sample", "c/m",
+                             "--start", "0:00:00.500", "--end", "1h", NULL), 2);
+  ck_assert_msg(strstr(err, "--end expects seconds or h:mm:ss.fff, not '1h'"), "%s", err);
+  free(out);
+  free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, NULL), 2);
   ck_assert_msg(strstr(err, "missing --out"), "%s", err);
   free(out);

@@ -262,6 +262,7 @@ static int bench_copy(const char *label, const char *src, double minutes, int ga
          max_err, n, max_err_ff);
   printf("rescue's own check: %ld clips written, %ld failed, largest error %.3f s\n",
          cr.clips_written, cr.clips_failed, cr.max_error);
+  fflush(stdout);
   rc = cr.clips_failed ? 1 : 0;
 end:
   rescue_store_close(&st);
@@ -311,8 +312,10 @@ static int bench_exact(const char *src, double minutes, int rows) {
     printf("%-46s %9.2f s %8.2f clips/s   largest error %.3f s\n",
            jobs == 1 ? "rescue clip --mode exact --jobs 1" : "rescue clip --mode exact --jobs 2",
            secs[jobs - 1], rows / secs[jobs - 1], cr.max_error);
+    fflush(stdout);
   }
   printf("--jobs 2 against --jobs 1: %.2fx the speed\n", secs[0] / secs[1]);
+  fflush(stdout);
   rc = 0;
 end:
   rescue_store_close(&st);
