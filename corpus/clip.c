@@ -3,13 +3,17 @@
 ** sample at a time each), deterministic shards, resume, manifests, and clip records.
 ** Only the calling thread touches the store; workers get everything they need in a job.
 */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,10 +80,12 @@ typedef struct job {
   cut_req *reqs;
   int n_reqs;
   int *kept;                /* per request: kept from an earlier run */
+  int *skip;                /* per request: not asked for in this run (--rows) */
   char **paths, **tmps;
+  char **finals;            /* --rows: final names (paths[] are then staging names) */
   char err[1024];           /* sample-level failure */
   int failed;
-  int finished;
+  int started, finished;
 } job;
 
 typedef struct runner {
@@ -94,6 +100,8 @@ typedef struct runner {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int threads;              /* encoder threads per worker */
+  int split;                /* parts the rows of one sample are cut in (spare workers) */
+  _Atomic long settled;     /* requests finished, failed or kept so far */
 } runner;
 
 static void job_free(job *j) {
@@ -112,11 +120,14 @@ static void job_free(job *j) {
   for (i = 0; i < j->n_reqs; i++) {
     rescue_free(j->paths ? j->paths[i] : NULL);
     rescue_free(j->tmps ? j->tmps[i] : NULL);
+    rescue_free(j->finals ? j->finals[i] : NULL);
   }
   rescue_free(j->paths);
   rescue_free(j->tmps);
+  rescue_free(j->finals);
   rescue_free(j->reqs);
   rescue_free(j->kept);
+  rescue_free(j->skip);
 }
 
 /* ---- paths ---- */
@@ -152,6 +163,71 @@ static void relative_path(const char *base, const char *target, rescue_buf *out)
   if (*p == '/')
     p++;
   rescue_buf_puts(out, p);
+}
+
+/*
+** Remove what a killed run left in a folder: our temporary names (".<name>.part" and
+** ".<name>.<pid>.part"). Only called while holding the output folder's lock, so no other
+** run is writing them.
+*/
+static void remove_leftovers(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  rescue_buf p = RESCUE_BUF_INIT;
+  if (!d)
+    return;
+  while ((e = readdir(d)) != NULL) {
+    size_t n = strlen(e->d_name);
+    if (e->d_name[0] != '.' || n < 6 || strcmp(e->d_name + n - 5, ".part") != 0)
+      continue;
+    rescue_buf_reset(&p);
+    rescue_buf_printf(&p, "%s/%s", dir, e->d_name);
+    if (rescue_buf_ok(&p))
+      remove(p.s);
+  }
+  closedir(d);
+  rescue_buf_free(&p);
+}
+
+/*
+** Take the output folder for this run: an exclusive lock on <out>/.rescue-clip.lock (the
+** kernel drops it when the process ends, however it ends). A second run on the same
+** folder is refused at once with the first run's process id.
+*/
+static int lock_out(const char *out, int *fd_out, rescue_error *err) {
+  rescue_buf p = RESCUE_BUF_INIT;
+  char pid[32] = "";
+  int fd, rc = 0;
+  rescue_buf_printf(&p, "%s/.rescue-clip.lock", out);
+  if (!rescue_buf_ok(&p))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  fd = open(p.s, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", p.s, strerror(errno));
+  } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int busy = errno == EWOULDBLOCK;
+    ssize_t got = busy ? read(fd, pid, sizeof pid - 1) : -1;
+    if (got > 0) {
+      pid[got] = 0;
+      pid[strcspn(pid, "\n")] = 0;
+    }
+    rc = busy ? rescue_seterr(err, RESCUE_EBUSY,
+                             "'%s' is being written by another 'rescue clip' run%s%s%s: wait "
+                             "for it to finish, or cut into another --out folder",
+                             out, pid[0] ? " (process " : "", pid, pid[0] ? ")" : "")
+             : rescue_seterr(err, RESCUE_EIO, "cannot lock '%s': %s", p.s, strerror(errno));
+    close(fd);
+    fd = -1;
+  } else {
+    char line[32];
+    int n = snprintf(line, sizeof line, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)n, 0) != n) {
+      /* the pid is only for the message a second run prints */
+    }
+  }
+  rescue_buf_free(&p);
+  *fd_out = fd;
+  return rc;
 }
 
 /* ---- the worker's part ---- */
@@ -215,13 +291,21 @@ static int plan(runner *rn, job *j) {
   j->kept = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->kept);
   j->paths = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->paths);
   j->tmps = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->tmps);
-  if (!j->reqs || !j->kept || !j->paths || !j->tmps) {
+  j->skip = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->skip);
+  j->finals = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->finals);
+  if (!j->reqs || !j->kept || !j->paths || !j->tmps || !j->skip || !j->finals) {
     snprintf(j->err, sizeof j->err, "out of memory");
     return -1;
   }
   for (i = 0; i < j->n_reqs; i++) {
     cut_req *r = &j->reqs[i];
     rescue_buf p = RESCUE_BUF_INIT, t = RESCUE_BUF_INIT;
+    if (o->rows) {
+      int k;
+      j->skip[i] = 1;
+      for (k = 0; k < o->n_rows && i < j->n_rows; k++)
+        j->skip[i] &= o->rows[k] != i + 1;
+    }
     if (i < j->n_rows) {
       double s = j->row_start[i], e = j->row_end[i];
       if (!isfinite(s) || !isfinite(e) || s < 0 || e <= s) {
@@ -240,18 +324,32 @@ static int plan(runner *rn, job *j) {
       r->start = s - o->pad > 0 ? s - o->pad : 0;
       r->end = e + o->pad < limit ? e + o->pad : (e > limit ? e : limit);
       rescue_buf_printf(&p, "%s/%s/clips/%03d.%s", o->out, j->sample_id, i + 1, ext);
-      rescue_buf_printf(&t, "%s/%s/clips/.%03d.%s.part", o->out, j->sample_id, i + 1, ext);
+      rescue_buf_printf(&t, "%s/%s/clips/.%03d.%s.%ld.part", o->out, j->sample_id, i + 1, ext,
+                        (long)getpid());
     } else {
       r->start = j->seg_start;
       r->end = j->seg_end;
       rescue_buf_printf(&p, "%s/%s/segment.mp4", o->out, j->sample_id);
-      rescue_buf_printf(&t, "%s/%s/.segment.mp4.part", o->out, j->sample_id);
+      rescue_buf_printf(&t, "%s/%s/.segment.mp4.%ld.part", o->out, j->sample_id, (long)getpid());
     }
     if (!rescue_buf_ok(&p) || !rescue_buf_ok(&t)) {
       rescue_buf_free(&p);
       rescue_buf_free(&t);
       snprintf(j->err, sizeof j->err, "out of memory");
       return -1;
+    }
+    if (o->rows && i < j->n_rows) {
+      /* all or nothing: clips wait under a second temporary name until every one is done */
+      rescue_buf s = RESCUE_BUF_INIT;
+      rescue_buf_printf(&s, "%.*s.ready.part", (int)t.len - 5, t.s ? t.s : "");
+      j->finals[i] = rescue_buf_detach(&p);
+      if (!rescue_buf_ok(&s) || !j->finals[i]) {
+        rescue_buf_free(&s);
+        rescue_buf_free(&t);
+        snprintf(j->err, sizeof j->err, "out of memory");
+        return -1;
+      }
+      p = s;
     }
     j->paths[i] = rescue_buf_detach(&p);
     j->tmps[i] = rescue_buf_detach(&t);
@@ -327,7 +425,8 @@ static int write_manifest(runner *rn, job *j) {
   if (!root || !rows || !byidx)
     goto end;
   rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
-  rescue_buf_printf(&tmp, "%s/%s/.manifest.json.part", rn->o->out, j->sample_id);
+  rescue_buf_printf(&tmp, "%s/%s/.manifest.json.%ld.part", rn->o->out, j->sample_id,
+                    (long)getpid());
   if (!rescue_buf_ok(&path) || !rescue_buf_ok(&tmp))
     goto end;
   old = json_load_file(path.s, 0, NULL);
@@ -342,6 +441,30 @@ static int write_manifest(runner *rn, job *j) {
         json_decref(byidx[n]);
         byidx[n] = json_incref(e);
       }
+    }
+  }
+  /* a row this run could neither keep nor cut: its earlier entry no longer describes a
+     valid clip for the request (the request or the file changed), so it goes */
+  for (i = 0; i < j->n_rows; i++) {
+    static const char *const video_keys[] = {"clip_path", "duration_sec", "mode",
+                                             "requested_start", "requested_end",
+                                             "actual_start", "actual_end", "frames",
+                                             "audio_samples", "sha256"};
+    static const char *const audio_keys[] = {"audio_path", "audio_sha256", "wav_samples"};
+    json_t *e = byidx[i + 1];
+    size_t k;
+    if (!e || j->skip[i] || j->reqs[i].done)
+      continue;
+    if (rn->o->mode == RESCUE_CLIP_AUDIO) {
+      for (k = 0; k < sizeof audio_keys / sizeof *audio_keys; k++)
+        json_object_del(e, audio_keys[k]);
+    } else {
+      for (k = 0; k < sizeof video_keys / sizeof *video_keys; k++)
+        json_object_del(e, video_keys[k]);
+    }
+    if (!json_object_get(e, "clip_path") && !json_object_get(e, "audio_path")) {
+      json_decref(e);
+      byidx[i + 1] = NULL;
     }
   }
   json_object_set_new(root, "sample_id", json_string(j->sample_id));
@@ -422,6 +545,121 @@ end:
   return rc;
 }
 
+/* One part of a sample's requests, cut on its own thread (its own pass over the source). */
+typedef struct part {
+  const cut_source *src;
+  rescue_clip_mode mode;
+  cut_req *reqs;
+  int n, threads;
+  pthread_t tid;
+} part;
+
+static void *cut_part(void *arg) {
+  part *pt = arg;
+  rescue_error e = {0, ""};
+  switch (pt->mode) {
+  case RESCUE_CLIP_COPY: cut_copy(pt->src, pt->reqs, pt->n, 1, &e); break;
+  case RESCUE_CLIP_EXACT: cut_exact(pt->src, pt->reqs, pt->n, pt->threads, &e); break;
+  case RESCUE_CLIP_AUDIO: cut_audio(pt->src, pt->reqs, pt->n, &e); break;
+  }
+  return NULL;
+}
+
+/* Requests by start time (with their positions), for splitting into contiguous parts. */
+typedef struct by_start {
+  cut_req r;
+  int pos;
+} by_start;
+
+static int cmp_start(const void *x, const void *y) {
+  const by_start *a = x, *b = y;
+  return a->r.start < b->r.start ? -1 : a->r.start > b->r.start ? 1 : a->pos - b->pos;
+}
+
+/*
+** Cut n requests: in one pass, or (spare workers, enough rows) in rn->split parts of
+** consecutive spans, each its own pass on its own thread. map[] follows the requests.
+*/
+static void cut_all(runner *rn, const cut_source *src, cut_req *todo, int *map, int n) {
+  int parts = rn->split, i, k, from = 0;
+  part pt[64];
+  if (parts > 64)
+    parts = 64;
+  if (parts > 1 && n >= 4 * parts) {
+    by_start *bs = rescue_calloc((size_t)n, sizeof *bs);
+    if (bs) {
+      for (i = 0; i < n; i++) {
+        bs[i].r = todo[i];
+        bs[i].pos = map[i];
+      }
+      qsort(bs, (size_t)n, sizeof *bs, cmp_start);
+      for (i = 0; i < n; i++) {
+        todo[i] = bs[i].r;
+        map[i] = bs[i].pos;
+      }
+      rescue_free(bs);
+    } else {
+      parts = 1;
+    }
+  } else {
+    parts = 1;
+  }
+  for (k = 0; k < parts; k++) {
+    int to = (int)((long long)n * (k + 1) / parts);
+    pt[k].src = src;
+    pt[k].mode = rn->o->mode;
+    pt[k].reqs = todo + from;
+    pt[k].n = to - from;
+    pt[k].threads = parts > 1 ? 1 : rn->threads;
+    from = to;
+  }
+  for (k = 1; k < parts; k++)
+    if (pthread_create(&pt[k].tid, NULL, cut_part, &pt[k]) != 0)
+      pt[k].tid = 0, cut_part(&pt[k]);
+  cut_part(&pt[0]);
+  for (k = 1; k < parts; k++)
+    if (pt[k].tid)
+      pthread_join(pt[k].tid, NULL);
+}
+
+/*
+** --rows: every chosen clip is complete under its staging name. Move them all to their
+** final names; when one is missing, remove them all and fail the sample instead.
+*/
+static void settle_rows(job *j) {
+  int i, all = 1;
+  for (i = 0; i < j->n_reqs; i++)
+    if (!j->skip[i] && !j->reqs[i].done)
+      all = 0;
+  for (i = 0; i < j->n_reqs; i++) {
+    cut_req *r = &j->reqs[i];
+    if (j->skip[i] || !r->done)
+      continue;
+    if (all && rename(r->path, j->finals[i]) != 0) {
+      snprintf(r->err, sizeof r->err, "cannot rename '%.240s' to '%.240s': %s", r->path,
+               j->finals[i], strerror(errno));
+      all = 0;
+    }
+    if (!all)
+      remove(r->path);
+    r->path = j->finals[i];
+  }
+  if (all)
+    return;
+  /* the sample's message names the row that failed, not one that was held back */
+  for (i = 0; i < j->n_reqs && !j->failed; i++)
+    if (!j->skip[i] && !j->reqs[i].done) {
+      j->failed = 1;
+      snprintf(j->err, sizeof j->err, "row %d: %.900s", i + 1, j->reqs[i].err);
+    }
+  for (i = 0; i < j->n_reqs; i++)
+    if (!j->skip[i] && j->reqs[i].done) {
+      j->reqs[i].done = 0;
+      snprintf(j->reqs[i].err, sizeof j->reqs[i].err,
+               "not replaced: another chosen row failed (all or nothing)");
+    }
+}
+
 /* Cut one sample: check its source, keep valid earlier clips, cut the rest, manifest. */
 static void run_job(runner *rn, job *j) {
   const rescue_clip_opts *o = rn->o;
@@ -439,6 +677,11 @@ static void run_job(runner *rn, job *j) {
              strerror(errno));
     goto fail;
   }
+  remove_leftovers(dir.s);
+  rescue_buf_reset(&dir);
+  rescue_buf_printf(&dir, "%s/%s", o->out, j->sample_id);
+  if (rescue_buf_ok(&dir))
+    remove_leftovers(dir.s);
   todo = rescue_calloc((size_t)j->n_reqs + 1, sizeof *todo);
   map = rescue_calloc((size_t)j->n_reqs + 1, sizeof *map);
   if (!todo || !map) {
@@ -447,8 +690,11 @@ static void run_job(runner *rn, job *j) {
   }
   for (i = 0; i < j->n_reqs; i++) {
     int pos = i < j->n_rows ? i + 1 : 0;
-    if (still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id)) {
+    if (j->skip[i])
+      continue;
+    if (!o->rows && still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id)) {
       j->kept[i] = 1;
+      rn->settled++;
       continue;
     }
     if (i >= j->n_rows && o->mode == RESCUE_CLIP_EXACT) {
@@ -461,19 +707,20 @@ static void run_job(runner *rn, job *j) {
   src.path = j->src_path;
   src.label = j->src_label;
   src.duration = j->src_duration;
+  src.settled = &rn->settled;
   if (n) {
-    switch (o->mode) {
-    case RESCUE_CLIP_COPY: cut_copy(&src, todo, n, 1, &e); break;
-    case RESCUE_CLIP_EXACT: cut_exact(&src, todo, n, rn->threads, &e); break;
-    case RESCUE_CLIP_AUDIO: cut_audio(&src, todo, n, &e); break;
-    }
+    cut_all(rn, &src, todo, map, n);
     for (i = 0; i < n; i++)
       j->reqs[map[i]] = todo[i];
   }
   if (seg >= 0)
     cut_copy(&src, &j->reqs[seg], 1, 1, &e);
+  if (o->rows)
+    settle_rows(j);
   for (i = 0; i < j->n_reqs; i++) {
     cut_req *r = &j->reqs[i];
+    if (j->skip[i])
+      continue;
     if (j->kept[i]) {
       const prior *pr = &j->priors[i < j->n_rows ? i + 1 : 0];
       r->done = 1;
@@ -487,6 +734,8 @@ static void run_job(runner *rn, job *j) {
         snprintf(j->err, sizeof j->err, "segment: %.900s", r->err);
     }
   }
+  if (o->rows && j->failed)
+    goto end; /* all or nothing: the manifest stays as it was */
   if (write_manifest(rn, j))
     j->failed = 1;
   goto end;
@@ -508,6 +757,7 @@ static void *worker(void *arg) {
       return NULL;
     }
     j = &rn->jobs[rn->next++];
+    j->started = 1;
     pthread_mutex_unlock(&rn->mu);
     run_job(rn, j);
     pthread_mutex_lock(&rn->mu);
@@ -643,6 +893,8 @@ static void account(runner *rn, job *j) {
   int i;
   for (i = 0; i < j->n_reqs; i++) {
     const cut_req *r = &j->reqs[i];
+    if (j->skip && j->skip[i])
+      continue;
     if (j->kept[i]) {
       res->clips_kept++;
     } else if (r->done) {
@@ -663,6 +915,40 @@ static void account(runner *rn, job *j) {
   }
 }
 
+static double now_sec(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Tell the caller where the run is; finished: a job just recorded, or NULL. Holds rn->mu. */
+static void report(runner *rn, rescue_clip_status *stt, double t0, const job *finished) {
+  const rescue_clip_opts *o = rn->o;
+  int i;
+  long settled = rn->settled;
+  if (!o->status)
+    return;
+  stt->elapsed = now_sec() - t0;
+  stt->current = NULL;
+  for (i = 0; i < rn->n_jobs; i++)
+    if (rn->jobs[i].started && !rn->jobs[i].finished) {
+      stt->current = rn->jobs[i].sample_id;
+      break;
+    }
+  stt->rows_done = (uint64_t)settled < stt->rows_total ? (uint64_t)settled : stt->rows_total;
+  stt->finished = finished ? finished->sample_id : NULL;
+  stt->finished_ok = finished && !finished->failed;
+  stt->finished_clips = stt->finished_written = stt->finished_kept = 0;
+  for (i = 0; finished && i < finished->n_reqs; i++) {
+    if (finished->skip[i])
+      continue;
+    stt->finished_clips++;
+    stt->finished_kept += finished->kept[i];
+    stt->finished_written += finished->reqs[i].done && !finished->kept[i];
+  }
+  o->status(o->status_arg, stt);
+}
+
 int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result *res) {
   rescue_clip_result dummy;
   rescue_sample_iter *it = NULL;
@@ -671,6 +957,9 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   runner rn;
   pthread_t *tids = NULL;
   int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1, started = 0, cap = 0, recorded = 0;
+  int lock_fd = -1;
+  rescue_clip_status stt;
+  double t0 = now_sec();
   uint64_t total_rows = 0, done_rows = 0;
   rescue_error *err = rescue_store_err(st);
 
@@ -685,8 +974,17 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
     return rescue_seterr(err, RESCUE_EINVAL, "--shard must be i/n with 1 <= i <= n");
   if (o->pad < 0 || !isfinite(o->pad))
     return rescue_seterr(err, RESCUE_EINVAL, "--pad must be a number of seconds >= 0");
+  if (o->rows && o->n_samples != 1)
+    return rescue_seterr(err, RESCUE_EINVAL, "--rows needs exactly one sample (--samples <id>)");
+  for (i = 0; o->rows && i < o->n_rows; i++)
+    if (o->rows[i] < 1)
+      return rescue_seterr(err, RESCUE_EINVAL, "--rows: %d is not a row (rows count from 1)",
+                           o->rows[i]);
+  memset(&stt, 0, sizeof stt);
   if (make_dir(o->out) != 0)
     return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
+  if ((rc = lock_out(o->out, &lock_fd, err)))
+    return rc;
   rn.out_abs = realpath(o->out, NULL);
   rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
   if (!rn.out_abs || !rn.base_abs) {
@@ -695,6 +993,7 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
     goto end;
   }
   rn.threads = nthreads > 1 ? 1 : 0;
+  rn.settled = 0;
 
   /* read every job first: workers never touch the store */
   if ((rc = rescue_sample_iter_new(st, &view, o->samples, o->n_samples, &it)))
@@ -739,7 +1038,16 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
       }
       continue;
     }
+    for (i = 0; o->rows && i < o->n_rows; i++)
+      if (o->rows[i] > j->n_rows) {
+        rc = rescue_seterr(err, RESCUE_EINVAL, "--rows: sample '%s' has %d row%s, no row %d",
+                           j->sample_id, j->n_rows, j->n_rows == 1 ? "" : "s", o->rows[i]);
+        job_free(j);
+        goto end;
+      }
     total_rows += (uint64_t)j->n_rows + 1;
+    stt.rows_total += o->rows ? (uint64_t)o->n_rows
+                              : (uint64_t)j->n_rows + (j->has_span && o->mode != RESCUE_CLIP_AUDIO);
     rn.n_jobs++;
   }
   rescue_sample_iter_free(&it);
@@ -754,6 +1062,8 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto destroy;
   }
+  /* fewer samples than workers: the spare ones cut parts of a sample's rows */
+  rn.split = rn.n_jobs > 0 && nthreads > rn.n_jobs ? nthreads / rn.n_jobs : 1;
   for (i = 0; i < nthreads && i < rn.n_jobs; i++)
     if (pthread_create(&tids[i], NULL, worker, &rn) == 0)
       started++;
@@ -763,12 +1073,22 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   }
   if (o->progress)
     o->progress(o->progress_arg, 0, total_rows);
-  /* record results in job order as workers finish them */
+  stt.samples_total = rn.n_jobs;
+  /* record results in job order as workers finish them; report progress meanwhile */
   while (recorded < rn.n_jobs) {
     job *j = &rn.jobs[recorded];
     pthread_mutex_lock(&rn.mu);
-    while (!j->finished)
-      pthread_cond_wait(&rn.cv, &rn.mu);
+    while (!j->finished) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += 250000000L;
+      if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+      }
+      if (pthread_cond_timedwait(&rn.cv, &rn.mu, &until) != 0 && !j->finished)
+        report(&rn, &stt, t0, NULL);
+    }
     pthread_mutex_unlock(&rn.mu);
     if (!rc) /* after a store failure keep joining the workers; report it at the end */
       rc = record_job(&rn, j);
@@ -777,6 +1097,10 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
     if (o->progress)
       o->progress(o->progress_arg, done_rows, total_rows);
     recorded++;
+    stt.samples_done = recorded;
+    pthread_mutex_lock(&rn.mu);
+    report(&rn, &stt, t0, j);
+    pthread_mutex_unlock(&rn.mu);
   }
   for (i = 0; i < started; i++)
     pthread_join(tids[i], NULL);
@@ -796,5 +1120,7 @@ end:
   rescue_free(tids);
   free(rn.out_abs);
   free(rn.base_abs);
+  if (lock_fd >= 0)
+    close(lock_fd);
   return rc;
 }

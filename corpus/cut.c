@@ -9,6 +9,13 @@
 ** those buffered packets, then follows the live packets until both of its streams pass
 ** its end. Clips far apart are reached by seeking; a seek that lands after the start
 ** (MPEG-TS) is retried further back, one that lands far before (MKV) just reads more.
+**
+** The pass always ends: a clip gets at most one seek over a gap, and only when the source's
+** index puts the keyframe before the clip's start past what has been read already (a
+** keyframe at or before the read position is already in the buffer: reading on reaches
+** the start), plus at most MAX_TRIES seeks further back when a seek lands after its start;
+** after those the clip fails (naming the source, the start and the keyframe found) and
+** the pass goes on to the next one. Between two seeks at least one packet is read.
 */
 #include <math.h>
 #include <pthread.h>
@@ -25,6 +32,8 @@
 
 /* A gap between clips longer than this (seconds) is skipped by seeking. */
 #define SEEK_GAP 4.0
+/* Seeks further back for one clip whose seek landed after its start, then it fails. */
+#define MAX_TRIES 6
 /* Clips may be this much (seconds) shorter than asked at a source's very end. */
 #define END_SLACK 0.050
 
@@ -42,6 +51,7 @@ typedef struct cclip {
   int done[2];              /* stream passed the end */
   int wrote[2];
   int at_file_start;        /* started with no keyframe before it: the file begins later */
+  int64_t key_pts;          /* pts of the keyframe it started from, INT64_MIN: none */
   int64_t first_vpts;       /* input time base */
   int64_t vend, aend;       /* furthest pts + duration written, input time base */
   int64_t frames, samples;
@@ -67,6 +77,9 @@ typedef struct pass {
   cclip **act;              /* clips in state 1 */
   int nact;
   int from_start;           /* reading from the very start of the file */
+  int seek_for;             /* order[] position of the clip the last seek was for, -1: none */
+  int tries;                /* seeks back for that clip after landing past its start */
+  int64_t read_to;          /* furthest video time read (video time base), INT64_MIN: none */
   /* finishing written clips (edit lists, hash, rename) on a second thread */
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -185,6 +198,10 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
       c->done[V] = 1;
       return;
     }
+    /* leading pictures of an open GOP refer to the GOP before, which the clip lacks;
+       they come before the keyframe, so before the clip's start: never shown */
+    if (in->pts != AV_NOPTS_VALUE && in->pts < c->key_pts)
+      return;
     dur = in->duration > 0 ? in->duration : p->frame_dur;
   } else {
     dur = in->duration > 0 ? in->duration : p->apkt_dur;
@@ -242,8 +259,10 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
 ** read the whole clip back, so they run on a second thread beside the pass (the SHA-256
 ** alone would otherwise add half as much time again as copying).
 */
-static void finish_clip(cut_req *r) {
+static void finish_clip(const cut_source *src, cut_req *r) {
   rescue_error e = {0, ""};
+  if (src->settled)
+    (*src->settled)++;
   if (mp4_set_edits(r->tmp, r->act_end - r->act_start, r->act_end - r->act_start, &e) ||
       rescue_sha256_file(r->tmp, r->sha256, &r->bytes, &e)) {
     snprintf(r->err, sizeof r->err, "%.500s", e.msg);
@@ -271,7 +290,7 @@ static void *finisher_main(void *arg) {
     }
     r = p->fq[p->fq_out++];
     pthread_mutex_unlock(&p->mu);
-    finish_clip(r);
+    finish_clip(p->src, r);
   }
 }
 
@@ -307,7 +326,11 @@ static void clip_close(pass *p, cclip *c) {
   }
   first = to_sec(p, V, c->first_vpts);
   vend = to_sec(p, V, c->vend);
+  /* audio that went past the end is not short, even when it starts after this clip (a
+     late-starting audio stream leaves the clips before it without sound) */
   aend = p->in[A] < 0 ? vend : c->wrote[A] ? to_sec(p, A, c->aend) : r->start;
+  if (p->in[A] >= 0 && c->done[A] && aend < r->end)
+    aend = r->end;
   have = vend < aend ? vend : aend;
   r->act_start = c->at_file_start && first > r->start ? first : r->start;
   if (first > r->start + END_SLACK && !c->at_file_start) {
@@ -334,7 +357,7 @@ static void clip_close(pass *p, cclip *c) {
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
   } else {
-    finish_clip(r);
+    finish_clip(p->src, r);
   }
 }
 
@@ -392,6 +415,12 @@ static void start_clips(pass *p, int64_t before, AVPacket *tmp) {
     if (clip_open(p, c))
       continue;
     c->at_file_start = p->from_start && !p->have_key;
+    c->key_pts = INT64_MIN;
+    for (i = 0; p->have_key && i < p->nbuf; i++)
+      if (p->buf[i]->stream_index == p->in[V]) {
+        c->key_pts = pkt_time(p->buf[i]);
+        break;
+      }
     for (i = 0; i < p->nbuf && c->state == 1; i++)
       clip_feed(p, c, p->buf[i], tmp);
   }
@@ -401,6 +430,7 @@ static void start_clips(pass *p, int64_t before, AVPacket *tmp) {
 static int seek_before(pass *p, double sec) {
   int64_t ts;
   buf_clear(p);
+  p->read_to = INT64_MIN;
   if (sec <= 0) {
     p->from_start = 1;
     return avformat_seek_file(p->ic, p->in[V], INT64_MIN, to_ts(p, V, 0) - 1, to_ts(p, V, 0), 0) < 0
@@ -470,19 +500,44 @@ static void fail_rest(pass *p, const char *why, double at) {
 }
 
 /*
+** Seek to reach the next clip (order[next], nothing being written)? Not when it is near
+** (reading on is cheaper), not a second time for the same clip, and not when the index
+** says its keyframe is at or before what has been read since the last seek: that
+** keyframe's packets are in the buffer already, and a seek would only go back to them.
+*/
+static int want_seek(pass *p, double last_t) {
+  cclip *c = &p->clips[p->order[p->next]];
+  AVStream *vs = p->ic->streams[p->in[V]];
+  int k;
+  if (p->seek_for == p->next || c->req->start - last_t <= SEEK_GAP)
+    return 0;
+  k = av_index_search_timestamp(vs, c->start[V], AVSEEK_FLAG_BACKWARD);
+  if (k >= 0) {
+    const AVIndexEntry *e = avformat_index_get_entry(vs, k);
+    if (e && e->timestamp <= p->read_to)
+      return 0;
+  }
+  return 1;
+}
+
+/*
 ** The main loop: read packets in file order, start clips at keyframes from the buffer,
 ** feed the clips being written, seek over gaps, stop when every clip is finished.
 */
 static int run_pass(pass *p) {
   AVPacket *pkt = NULL, *tmp = av_packet_alloc();
-  int retries = 0, rc = 0, i;
+  int rc = 0, i;
   double last_t = 0;
   if (!tmp)
     return RESCUE_ENOMEM;
-  if (p->n && p->clips[p->order[0]].req->start > SEEK_GAP)
+  p->seek_for = -1;
+  p->read_to = INT64_MIN;
+  if (p->n && p->clips[p->order[0]].req->start > SEEK_GAP) {
+    p->seek_for = 0;
     seek_before(p, p->clips[p->order[0]].req->start);
-  else
+  } else {
     p->from_start = 1;
+  }
   for (;;) {
     int s, r;
     int64_t t;
@@ -527,21 +582,37 @@ static int run_pass(pass *p) {
     if (s == V && (pkt->flags & AV_PKT_FLAG_KEY)) {
       /* after a seek, the first keyframe must not be past the next clip's start */
       if (!p->have_key && !p->from_start && p->nact == 0 && p->next < p->n &&
-          p->clips[p->order[p->next]].start[V] < t && retries < 8) {
-        retries++;
+          p->clips[p->order[p->next]].start[V] < t) {
+        cclip *c = &p->clips[p->order[p->next]];
         av_packet_unref(pkt);
-        seek_before(p, p->clips[p->order[p->next]].req->start - (double)(1 << retries));
+        if (p->tries < MAX_TRIES) {
+          p->tries++;
+          seek_before(p, c->req->start - (double)(1 << p->tries));
+          continue;
+        }
+        clip_fail(p, c, "'%s': cannot start a clip at %.3f s: %d seeks back from it still "
+                  "land on the keyframe at %.3f s, after it", p->src->label, c->req->start,
+                  MAX_TRIES, last_t);
+        while (p->next < p->n && p->clips[p->order[p->next]].state != 0)
+          p->next++;
+        if (p->next >= p->n)
+          break;
+        /* the next clip gets its own tries */
+        p->seek_for = p->next;
+        p->tries = 0;
+        seek_before(p, p->clips[p->order[p->next]].req->start);
         continue;
       }
       start_clips(p, t, tmp);
       buf_restart(p, t);
       p->have_key = 1;
-      retries = 0;
     }
     if (s == V && !p->have_key) {
       av_packet_unref(pkt); /* not decodable without the keyframe before it */
       continue;
     }
+    if (s == V && t > p->read_to)
+      p->read_to = t;
     for (i = 0; i < p->nact; i++) {
       cclip *c = p->act[i];
       clip_feed(p, c, pkt, tmp);
@@ -564,8 +635,11 @@ static int run_pass(pass *p) {
       if (p->next >= p->n)
         break;
       /* nothing being written and the next clip is far ahead: seek to it */
-      if (s == V && p->have_key && p->clips[p->order[p->next]].req->start - last_t > SEEK_GAP)
+      if (s == V && p->have_key && want_seek(p, last_t)) {
+        p->seek_for = p->next;
+        p->tries = 0;
         seek_before(p, p->clips[p->order[p->next]].req->start);
+      }
     }
   }
   av_packet_free(&pkt);
@@ -678,6 +752,8 @@ end:
   for (i = 0; p.clips && i < n; i++) {
     if (p.clips[i].state == 1 || p.clips[i].oc)
       clip_fail(&p, &p.clips[i], "interrupted");
+    if (!reqs[i].done && p.clips[i].state != 2 && src->settled)
+      (*src->settled)++; /* failed before it was finished */
     if (!reqs[i].done) {
       if (!reqs[i].err[0])
         snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s", err && err->msg[0] ? err->msg : "failed");

@@ -321,6 +321,8 @@ int cut_audio(const cut_source *src, cut_req *reqs, int n, rescue_error *err) {
       audio_one(&d, &reqs[i], pkt, f);
     if (!reqs[i].done && !failed++ && !rc)
       rc = rescue_seterr(err, RESCUE_EMEDIA, "%.500s", reqs[i].err);
+    if (src->settled)
+      (*src->settled)++;
   }
   dsrc_close(&d);
   av_packet_free(&pkt);
@@ -673,6 +675,8 @@ int cut_exact(const cut_source *src, cut_req *reqs, int n, int threads, rescue_e
       exact_one(&d, &reqs[i], threads, pkt, f);
     if (!reqs[i].done && !failed++ && !rc)
       rc = rescue_seterr(err, RESCUE_EMEDIA, "%.500s", reqs[i].err);
+    if (src->settled)
+      (*src->settled)++;
   }
   dsrc_close(&d);
   av_packet_free(&pkt);

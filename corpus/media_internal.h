@@ -51,6 +51,7 @@ typedef struct cut_source {
   const char *path;        /* file to read */
   const char *label;       /* how messages name it (the stored path) */
   double duration;         /* seconds, from the probe */
+  _Atomic long *settled;   /* when not NULL: +1 for every request finished or failed */
 } cut_source;
 
 /*

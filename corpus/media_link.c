@@ -27,11 +27,7 @@ static int chars(const char *s, size_t n) {
   return c;
 }
 
-/*
-** Parse a time: seconds ("83.5") or [h:]m:s[.frac] ("1:23.5", "00:01:23,500").
-** Returns 0 and *out, or -1.
-*/
-static int parse_time(const char *s, double *out) {
+int rescue_media_parse_time(const char *s, double *out) {
   double parts[3] = {0, 0, 0}, v;
   int n = 0;
   const char *p = s;
@@ -193,7 +189,7 @@ int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error 
       }
       for (i = 2; i <= 3; i++) {
         double *t = i == 2 ? &lk->start : &lk->end;
-        if (parse_time(fields[i], t)) {
+        if (rescue_media_parse_time(fields[i], t)) {
           rc = rescue_seterr(err, RESCUE_EBADINPUT,
                              "%s:%ld:%d: %s '%s' is not a time (seconds, or h:mm:ss.fff)", path,
                              lineno, col[i], i == 2 ? "start" : "end", fields[i]);

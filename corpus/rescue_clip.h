@@ -27,6 +27,17 @@ typedef enum rescue_clip_mode {
 int rescue_clip_mode_parse(const char *name, rescue_clip_mode *out);
 const char *rescue_clip_mode_name(rescue_clip_mode mode);
 
+/* Where a run is (for progress lines); see rescue_clip_opts.status. */
+typedef struct rescue_clip_status {
+  long samples_done, samples_total;   /* samples with media, finished / in the run */
+  uint64_t rows_done, rows_total;     /* clips (rows and segments) settled / asked for */
+  double elapsed;                     /* seconds since the run started */
+  const char *current;                /* a sample being cut now, or NULL */
+  const char *finished;               /* the sample this call reports finished, or NULL */
+  int finished_ok;                    /* it succeeded */
+  long finished_clips, finished_written, finished_kept;
+} rescue_clip_status;
+
 typedef struct rescue_clip_opts {
   const char *out;          /* output folder (created when missing) */
   const char *path_base;    /* manifest clip_path values are relative to it (NULL: out) */
@@ -36,9 +47,18 @@ typedef struct rescue_clip_opts {
   int shard_i, shard_n;     /* only samples with fnv1a64(sample_id) % n == i - 1 (n 0: all) */
   const char *const *samples; /* only these (NULL: every sample) */
   int n_samples;
+  /* only these rows (1-based positions) of the one sample in samples[], cut again even
+     when an earlier clip is still valid; all or nothing: when one fails, no clip file and
+     no manifest entry changes (NULL: every row) */
+  const int *rows;
+  int n_rows;
   /* progress in rows; called from the calling thread; may be NULL */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
+  /* called from the calling thread about four times a second while clips are cut, and
+     once for every finished sample (status->finished set); may be NULL */
+  void (*status)(void *arg, const rescue_clip_status *status);
+  void *status_arg;
   /* one call per sample that failed (msg names the file and what is wrong), from the
      calling thread; may be NULL */
   void (*failed)(void *arg, const char *sample_id, const char *msg);
@@ -58,7 +78,10 @@ typedef struct rescue_clip_result {
 
 /*
 ** Cut clips for the selected samples with opts->jobs worker threads (each sample is one
-** unit of work; its source is opened once). Samples that fail do not stop the others.
+** unit of work; its source is opened once; when there are fewer samples than workers, the
+** rows of a sample are split among the spare ones). Samples that fail do not stop the
+** others. The output folder is locked for the run: a second run on it is refused
+** (RESCUE_EBUSY) while the first lasts, and temporaries a killed run left are removed.
 ** Returns 0 when every sample succeeded, RESCUE_EPARTIAL when some failed (a summary on
 ** the handle), or another code when nothing could be done (bad options, the store).
 */

@@ -168,6 +168,13 @@ int rescue_media_decode_check(const char *path, rescue_media_decoded *d, rescue_
 */
 void rescue_media_quiet(void);
 
+/*
+** Parse a time in a source: seconds ("83.5") or [h:]m:s[.frac] ("1:23.5", "0:01:23.500",
+** "00:01:23,500"). Returns 0 and *out, or -1 (not a time, negative, minutes or seconds
+** fields of 60 or more).
+*/
+int rescue_media_parse_time(const char *s, double *out);
+
 /* ---- synthetic media ---- */
 
 typedef struct rescue_synth_opts {

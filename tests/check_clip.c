@@ -6,6 +6,7 @@
 ** missing, no video, too short) fail per sample; shards partition the samples exactly;
 ** reruns keep verified clips.
 */
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -137,6 +138,20 @@ static double picture_offset(const char *source) {
   return d.video_start;
 }
 
+/* Temporary files (".<name>.part") in a folder. */
+static int count_parts(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  ck_assert_msg(d != NULL, "no folder %s", dir);
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    n += e->d_name[0] == '.' && len > 5 && strcmp(e->d_name + len - 5, ".part") == 0;
+  }
+  closedir(d);
+  return n;
+}
+
 static json_t *manifest(const char *out, const char *sample) {
   char p[4096];
   json_t *m;
@@ -186,7 +201,8 @@ START_TEST(test_copy_mp4_with_span) {
                    "c/a/segment.mp4");
   json_decref(m);
   /* no temporary files left behind */
-  ck_assert_int_ne(access(tu_path(o, "c/a/clips/.001.mp4.part"), F_OK), 0);
+  ck_assert_int_eq(count_parts(tu_path(o, "c/a/clips")), 0);
+  ck_assert_int_eq(count_parts(tu_path(o, "c/a")), 0);
   free(o);
   free(db);
   free(dir);
@@ -333,7 +349,7 @@ START_TEST(test_broken_sources) {
   check_video_clip(tu_path(o, "a/good/clips/002.mp4"), 1.4, 3.6, 0);
   ck_assert_int_eq(stat(tu_path(o, "b/truncated/clips/002.mp4"), &sb), -1);
   ck_assert_int_eq(stat(tu_path(o, "c/damaged/clips/001.mp4"), &sb), -1);
-  ck_assert_int_eq(stat(tu_path(o, "b/truncated/clips/.002.mp4.part"), &sb), -1);
+  ck_assert_int_eq(count_parts(tu_path(o, "b/truncated/clips")), 0);
   /* the truncated sample's first row is before the damage: cut and checked */
   check_video_clip(tu_path(o, "b/truncated/clips/001.mp4"), 0.2, 1.4, 0);
   free(o);
@@ -452,6 +468,17 @@ START_TEST(test_usage_and_selection) {
     free(out);
     free(err);
   }
+  /* span times: seconds or h:mm:ss.fff, nothing else */
+  ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, media("src.mp4"), "--sample", "c/m",
+                             "--start", "0:00:75", "--end", "3", NULL), 2);
+  ck_assert_msg(strstr(err, "--start expects seconds or h:mm:ss.fff, not '0:00:75'"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, media("src.mp4"), "--sample", "c/m",
+                             "--start", "0:00:00.500", "--end", "1h", NULL), 2);
+  ck_assert_msg(strstr(err, "--end expects seconds or h:mm:ss.fff, not '1h'"), "%s", err);
+  free(out);
+  free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, NULL), 2);
   ck_assert_msg(strstr(err, "missing --out"), "%s", err);
   free(out);
@@ -473,6 +500,153 @@ START_TEST(test_usage_and_selection) {
   ck_assert_msg(strstr(err, "c/unknown"), "%s", err);
   free(out);
   free(err);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* --rows recuts chosen rows of one sample in place; all or nothing. */
+START_TEST(test_rows_recut) {
+  static const char *const samples[] = {"c/r", "0.2-1.0,1.0-2.5,2.5-3.8", "t/r", "0.2-1.4,1.4-3.6"};
+  char *dir, *db = corpus(&dir, samples, 2), *out = NULL, *err = NULL;
+  char *o = strdup(tu_path(dir, "assets")), *fs = strdup(tu_path(dir, "v/faststart.mp4"));
+  char *before, *after, cmd[8400], trunc[4096];
+  struct stat s1, s2, s3;
+  size_t n;
+  char *b;
+  json_t *m;
+  /* a source cut short after 60 %: row 1 of t/r can be cut, row 2 cannot */
+  snprintf(trunc, sizeof trunc, "%s", tu_path(dir, "v/truncated.mp4"));
+  copy_file(media("src.mp4"), tu_path(dir, "v/plain.mp4"));
+  snprintf(cmd, sizeof cmd, "ffmpeg -nostdin -v error -y -i '%s' -c copy -movflags +faststart '%s'",
+           tu_path(dir, "v/plain.mp4"), fs);
+  ck_assert_int_eq(system(cmd), 0);
+  b = tu_read(fs, &n);
+  tu_write_n(trunc, b, n * 6 / 10);
+  free(b);
+  link_media(db, media("src.mp4"), "c/r", NULL, NULL);
+  link_media(db, trunc, "t/r", NULL, NULL);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 1);
+  free(out);
+  free(err);
+  ck_assert_int_eq(stat(tu_path(o, "c/r/clips/001.mp4"), &s1), 0);
+  ck_assert_int_eq(stat(tu_path(o, "c/r/clips/002.mp4"), &s2), 0);
+  /* row 2 again: only it is cut, the manifest keeps the other entries */
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows",
+                             "2", NULL), 0);
+  ck_assert_msg(strstr(out, "1 sample: 1 done, 0 failed, 0 without media; 1 clip written, 0 kept"),
+                "%s%s", out, err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(stat(tu_path(o, "c/r/clips/001.mp4"), &s3), 0);
+  ck_assert(s3.st_ino == s1.st_ino);
+  ck_assert_int_eq(stat(tu_path(o, "c/r/clips/002.mp4"), &s3), 0);
+  ck_assert(s3.st_ino != s2.st_ino);
+  check_video_clip(tu_path(o, "c/r/clips/002.mp4"), 1.0, 2.5, 0);
+  m = manifest(o, "c/r");
+  ck_assert_int_eq(json_array_size(json_object_get(m, "rows")), 3);
+  json_decref(m);
+  /* rows 1 and 2 of the truncated source: row 2 fails, so row 1 is not replaced either */
+  ck_assert_int_eq(stat(tu_path(o, "t/r/clips/001.mp4"), &s1), 0);
+  before = tu_read(tu_path(o, "t/r/manifest.json"), NULL);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "t/r", "--rows",
+                             "1,2", "--json", NULL), 1);
+  ck_assert_msg(strstr(out, "\"clips_cut\": 0") && strstr(out, "\"clips_failed\": 2") &&
+                    strstr(out, "\"failed\": [{\"sample_id\": \"t/r\", \"reason\": \"row 2: "),
+                "%s", out);
+  ck_assert_msg(strstr(err, "sample 't/r': row 2: 'v/truncated.mp4' ends at "), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(stat(tu_path(o, "t/r/clips/001.mp4"), &s3), 0);
+  ck_assert(s3.st_ino == s1.st_ino);
+  after = tu_read(tu_path(o, "t/r/manifest.json"), NULL);
+  ck_assert_str_eq(before, after);
+  ck_assert_int_eq(count_parts(tu_path(o, "t/r/clips")), 0);
+  free(before);
+  free(after);
+  /* usage */
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--rows", "1", NULL), 2);
+  ck_assert_msg(strstr(err, "--rows needs exactly one sample"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows",
+                             "0", NULL), 2);
+  ck_assert_msg(strstr(err, "--rows expects row numbers from 1"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows",
+                             "4", NULL), 2);
+  ck_assert_msg(strstr(err, "sample 'c/r' has 3 rows, no row 4"), "%s", err);
+  free(out);
+  free(err);
+  free(o);
+  free(fs);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* Progress: one line per finished sample without a terminal, a redrawn line on one. */
+START_TEST(test_progress_and_json) {
+  static const char *const samples[] = {"p/a", "0.2-1.0,1.0-2.5", "p/b", "0.5-1.5"};
+  char *dir, *db = corpus(&dir, samples, 2), *out = NULL, *err = NULL, cmd[8400], line[1024];
+  char *o = strdup(tu_path(dir, "assets"));
+  rescue_buf got = RESCUE_BUF_INIT;
+  FILE *p;
+  link_media(db, media("src.mp4"), "p/a", NULL, NULL);
+  link_media(db, media("src.mp4"), "p/b", NULL, NULL);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 0);
+  ck_assert_msg(strstr(err, "clip: [1/2] p/a: done, 2 clips (2 written, 0 kept)\n") &&
+                    strstr(err, "clip: [2/2] p/b: done, 1 clip (1 written, 0 kept)\n"),
+                "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--json", NULL), 0);
+  ck_assert_str_eq(out, "{\"samples\": 2, \"samples_done\": 2, \"samples_failed\": 0, "
+                        "\"samples_without_media\": 0, \"clips_cut\": 0, \"clips_kept\": 3, "
+                        "\"clips_failed\": 0, \"max_duration_error_sec\": 0.0, \"failed\": []}\n");
+  free(out);
+  free(err);
+  /* on a terminal (script(1) gives the run one) */
+  snprintf(cmd, sizeof cmd, "script -qec \"'%s' clip '%s' --out '%s/tty'\" /dev/null 2>&1",
+           RESCUE_BIN, db, dir);
+  p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  while (fgets(line, sizeof line, p))
+    rescue_buf_puts(&got, line);
+  ck_assert_int_eq(pclose(p), 0);
+  ck_assert_msg(got.s && strstr(got.s, "\r\033[Kclip: 2/2 samples, 3/3 rows, ") &&
+                    strstr(got.s, " clips/s") && !strstr(got.s, "clip: [1/2]"),
+                "%s", got.s ? got.s : "");
+  rescue_buf_free(&got);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* --jobs with one sample: its rows are split among the workers, same clips. */
+START_TEST(test_jobs_split_one_sample) {
+  static const char *const samples[] = {
+      "j/one", "0.1-0.5,0.5-0.9,0.9-1.3,1.3-1.7,1.7-2.1,2.1-2.5,2.5-2.9,2.9-3.3,3.3-3.7,"
+               "0.3-3.9,1.1-1.6,2.2-2.6"};
+  char *dir, *db = corpus(&dir, samples, 1), *out = NULL, *err = NULL;
+  char *o = strdup(tu_path(dir, "assets"));
+  static const double span[12][2] = {{0.1, 0.5}, {0.5, 0.9}, {0.9, 1.3}, {1.3, 1.7},
+                                     {1.7, 2.1}, {2.1, 2.5}, {2.5, 2.9}, {2.9, 3.3},
+                                     {3.3, 3.7}, {0.3, 3.9}, {1.1, 1.6}, {2.2, 2.6}};
+  int i;
+  link_media(db, media("src.mp4"), "j/one", NULL, NULL);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--jobs", "3", NULL), 0);
+  ck_assert_msg(strstr(out, "12 clips written"), "%s%s", out, err);
+  free(out);
+  free(err);
+  for (i = 0; i < 12; i++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/j/one/clips/%03d.mp4", o, i + 1);
+    check_video_clip(p, span[i][0], span[i][1], 0);
+  }
   free(o);
   free(db);
   free(dir);
@@ -512,6 +686,16 @@ int main(void) {
   tcase_add_test(tc, test_shards_partition);
   tcase_add_test(tc, test_resume_pad_and_path_base);
   tcase_add_test(tc, test_usage_and_selection);
+  tcase_add_test(tc, test_rows_recut);
+  tcase_add_test(tc, test_progress_and_json);
+  tcase_add_test(tc, test_jobs_split_one_sample);
   suite_add_tcase(s, tc);
-  return tu_run_suite(s);
+  {
+    int failed = tu_run_suite(s);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", media_dir); /* the generated sources */
+    if (system(cmd) != 0)
+      fprintf(stderr, "could not remove %s\n", media_dir);
+    return failed;
+  }
 }

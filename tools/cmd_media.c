@@ -87,9 +87,10 @@ int cmd_media_add(int argc, char **argv) {
       return cli_usage_error(usage_add, "--start and --end need --sample");
     if (!start_s != !end_s)
       return cli_usage_error(usage_add, "give both --start and --end, or neither");
-    if (start_s && (cli_parse_double("--start", start_s, &one.start, usage_add) ||
-                    cli_parse_double("--end", end_s, &one.end, usage_add)))
-      return 2;
+    if (start_s && rescue_media_parse_time(start_s, &one.start))
+      return cli_usage_error(usage_add, "--start expects seconds or h:mm:ss.fff, not '%s'", start_s);
+    if (end_s && rescue_media_parse_time(end_s, &one.end))
+      return cli_usage_error(usage_add, "--end expects seconds or h:mm:ss.fff, not '%s'", end_s);
     if (start_s && !(one.end > one.start && one.start >= 0))
       return cli_usage_error(usage_add, "--end must be after --start (both >= 0)");
     one.has_span = start_s != NULL;
