@@ -158,6 +158,74 @@ START_TEST(test_map_probes_once) {
 }
 END_TEST
 
+/* ---- 5: sample ids the exporters and the clip layout could not write ---- */
+
+/*
+** Ids whose files a data-root export or the clip folder layout could not write, or a
+** data-root import would not read back, are refused by the import's checking pass (they
+** used to import, and then broke `export --format data-root` for the whole corpus).
+*/
+START_TEST(test_id_rules) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL, copy[4096], long_id[600];
+  static const struct {
+    const char *id, *why;
+  } bad[] = {{".hidden/x", "starts with '.'"}, {"g/.x", "starts with '.'"},
+             {"g/manifest", "reserved"},       {"g/clips/s1", "reserved"},
+             {"g/manifest.json", "reserved"},  {"g/segment.mp4", "reserved"},
+             {NULL, "longer than 250 bytes"}};
+  size_t i;
+  const char *db;
+  memset(long_id, 'a', 2);
+  long_id[2] = '/';
+  memset(long_id + 3, 'b', 251);
+  long_id[254] = 0;
+  ck_assert_int_eq(tu_rescue(&out, &err, "init", tu_path(dir, "c.db"), NULL), 0);
+  free(out);
+  free(err);
+  db = strdup(tu_path(dir, "c.db"));
+  tu_write(tu_path(dir, "ok.jsonl"), "{\"sample_id\": \"g/s1\", \"rows\": []}\n");
+  snapshot(db, copy, sizeof copy);
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *id = bad[i].id ? bad[i].id : long_id;
+    char *line = malloc(strlen(id) + 64);
+    const char *argv[] = {"import", db, tu_path(dir, "ok.jsonl"), tu_path(dir, "bad.jsonl"), NULL};
+    const char *margv[] = {"media", "add", db, tu_path(media_dir, "src.mp4"), "--sample", id, NULL};
+    sprintf(line, "{\"sample_id\": \"%s\", \"rows\": []}\n", id);
+    tu_write(tu_path(dir, "bad.jsonl"), line);
+    free(line);
+    err = run_err(1, argv);
+    ck_assert_msg(strstr(err, "bad.jsonl:1:15: unsafe sample_id") && strstr(err, bad[i].why),
+                  "%s: %s", id, err);
+    free(err);
+    ck_assert_msg(tu_same_file(db, copy), "%s changed the store", id);
+    err = run_err(1, margv);
+    ck_assert_msg(strstr(err, "unsafe sample_id") && strstr(err, bad[i].why), "%s: %s", id, err);
+    free(err);
+    ck_assert_msg(tu_same_file(db, copy), "%s changed the store", id);
+  }
+  /* at the limits: a 250-byte component, a dot inside a name, 'clips' inside a name */
+  long_id[253] = 0;
+  {
+    char *line = malloc(strlen(long_id) + 200);
+    sprintf(line, "{\"sample_id\": \"%s\", \"rows\": []}\n"
+                  "{\"sample_id\": \"g/a.b..c\", \"rows\": []}\n"
+                  "{\"sample_id\": \"g/myclips/manifests\", \"rows\": []}\n", long_id);
+    tu_write(tu_path(dir, "fine.jsonl"), line);
+    free(line);
+  }
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "fine.jsonl"), NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "data-root", "--out",
+                             tu_path(dir, "root"), NULL),
+                   0);
+  free(out);
+  free(err);
+  free((char *)db);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hardening");
   TCase *tc = tcase_create("hardening");
@@ -176,6 +244,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_media_add_special_files);
   tcase_add_test(tc, test_map_probes_once);
+  tcase_add_test(tc, test_id_rules);
   suite_add_tcase(s, tc);
   {
     int rc = tu_run_suite(s);
