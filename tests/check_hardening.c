@@ -226,6 +226,129 @@ START_TEST(test_id_rules) {
 }
 END_TEST
 
+/* ---- 6: huge sets, many coders ---- */
+
+/*
+** One 200,000-element set per coder: sets used to be sorted by insertion (one did not
+** finish in two minutes); now O(n log n). Elements are written in descending order, the
+** worst case for an insertion sort. The 1-element difference between the two sets gives
+** known distances: Jaccard 1/200000, MASI 1 - (199999/200000) * 2/3.
+*/
+START_TEST(test_huge_sets) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  rescue_buf t = RESCUE_BUF_INIT;
+  int i, c, lvl;
+  for (c = 0; c < 2; c++) {
+    rescue_buf_printf(&t, "big\t%s\t[", c ? "b" : "a");
+    for (i = 200000 - 1; i >= c; i--)
+      rescue_buf_printf(&t, "%s\"e%06d\"", i == 200000 - 1 ? "" : ",", i);
+    rescue_buf_puts(&t, "]\n");
+  }
+  rescue_buf_puts(&t, "u2\ta\t[\"x\"]\nu2\tb\t[\"y\"]\n");
+  ck_assert(rescue_buf_ok(&t));
+  tu_write(tu_path(dir, "sets.tsv"), t.s);
+  rescue_buf_free(&t);
+  for (lvl = 0; lvl < 2; lvl++) {
+    ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "sets.tsv"),
+                               "--level", lvl ? "jaccard" : "masi", "--json", NULL),
+                     0);
+    ck_assert_msg(strstr(out, "\"units\": 2"), "%s%s", out, err);
+    free(out);
+    free(err);
+  }
+  free(dir);
+}
+END_TEST
+
+/*
+** 70,000 coders (each unit coded by two of them): more than 65,536 used to be reported as
+** "out of memory", and 5,000 took 1.85 GB for the pairwise kappas. The coefficients come
+** out; pairwise kappas are left out past what can be held, and the report says so.
+*/
+START_TEST(test_many_coders) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  rescue_buf t = RESCUE_BUF_INIT;
+  int u;
+  for (u = 0; u < 35000; u++)
+    rescue_buf_printf(&t, "u%d\tc%d\t%d\nu%d\tc%d\t%d\n", u, 2 * u, u % 3, u, 2 * u + 1,
+                      u % 7 ? u % 3 : (u + 1) % 3);
+  tu_write(tu_path(dir, "coders.tsv"), t.s);
+  rescue_buf_free(&t);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "coders.tsv"),
+                             "--level", "nominal", "--json", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\"units\": 35000") && strstr(out, "\"alpha\": 0.7") &&
+                    strstr(out, "\"pairwise_left_out\": 2449965000"),
+                "%.2000s%s",
+                out, err);
+  free(out);
+  free(err);
+  free(dir);
+}
+END_TEST
+
+/* ---- 8: control characters in messages, a BOM before a TSV header ---- */
+
+/*
+** Messages quote file names, subtitle lines and TSV unit names: their control characters
+** are escaped (\u001b), never sent raw to the terminal.
+*/
+START_TEST(test_messages_escape_controls) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL, name[4096];
+  const char *db;
+  size_t i;
+  ck_assert_int_eq(tu_rescue(&out, &err, "init", tu_path(dir, "c.db"), NULL), 0);
+  free(out);
+  free(err);
+  db = strdup(tu_path(dir, "c.db"));
+  /* a file name */
+  snprintf(name, sizeof name, "%s", tu_path(dir, "\x1b[2Jx.jsonl"));
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, name, NULL), 1);
+  ck_assert_msg(strstr(err, "\\u001b[2Jx.jsonl"), "%s", err);
+  for (i = 0; err[i]; i++)
+    ck_assert_msg((unsigned char)err[i] >= 0x20 || err[i] == '\n', "raw control in: %s", err);
+  free(out);
+  free(err);
+  /* a subtitle line */
+  tu_write(tu_path(dir, "s.srt"), "1\n\x1b]0;pwned\x07 not a timing line\n\n");
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, tu_path(dir, "s.srt"), "--sample", "g/s", NULL), 1);
+  ck_assert_msg(strstr(err, "\\u001b]0;pwned\\u0007"), "%s", err);
+  for (i = 0; err[i]; i++)
+    ck_assert_msg((unsigned char)err[i] >= 0x20 || err[i] == '\n', "raw control in: %s", err);
+  free(out);
+  free(err);
+  /* a TSV unit name (a coder giving a unit two values), and a C1 control (U+009B, CSI) */
+  tu_write(tu_path(dir, "a.tsv"), "\x1b[31mu\xc2\x9b\ta\t1\n\x1b[31mu\xc2\x9b\ta\t2\n");
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "a.tsv"), "--level",
+                             "nominal", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "unit '\\u001b[31mu\\u009b'"), "%s", err);
+  for (i = 0; err[i]; i++)
+    ck_assert_msg((unsigned char)err[i] >= 0x20 || err[i] == '\n', "raw control in: %s", err);
+  ck_assert_msg(!strstr(err, "\xc2\x9b"), "%s", err);
+  free(out);
+  free(err);
+  free((char *)db);
+  free(dir);
+}
+END_TEST
+
+/* A TSV header after a UTF-8 byte order mark is a header (it was read as data). */
+START_TEST(test_tsv_bom_header) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  tu_write(tu_path(dir, "b.tsv"), "\xef\xbb\xbfunit\tcoder\tvalue\nu1\ta\t1\nu1\tb\t2\n"
+                                  "u2\ta\t3\nu2\tb\t3\nu3\ta\t1\nu3\tb\t1\n");
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "b.tsv"), "--level",
+                             "interval", "--json", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\"units\": 3"), "%s%s", out, err);
+  free(out);
+  free(err);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hardening");
   TCase *tc = tcase_create("hardening");
@@ -245,6 +368,10 @@ int main(void) {
   tcase_add_test(tc, test_media_add_special_files);
   tcase_add_test(tc, test_map_probes_once);
   tcase_add_test(tc, test_id_rules);
+  tcase_add_test(tc, test_huge_sets);
+  tcase_add_test(tc, test_many_coders);
+  tcase_add_test(tc, test_messages_escape_controls);
+  tcase_add_test(tc, test_tsv_bom_header);
   suite_add_tcase(s, tc);
   {
     int rc = tu_run_suite(s);
