@@ -310,6 +310,8 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   }
   im->res->samples++;
   im->res->rows += n;
+  if (im->res->samples == 1)
+    rescue_crash_point("import-writing");
   return 0;
 }
 
@@ -662,6 +664,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
     int bulk = 0;
     rescue_jdoc_nocopy(im.doc, !im.write);
     if (im.write) {
+      rescue_crash_point("import-checked");
       im.done = 0;
       memset(res, 0, sizeof *res);
       rescue_store_bulk_begin(st, &bulk);
@@ -705,10 +708,12 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
         rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
       continue;
     }
-    if (rc)
+    if (rc) {
       rescue_store_rollback(st);
-    else
+    } else {
+      rescue_crash_point("import-before-commit");
       rc = rescue_store_commit(st);
+    }
     sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -2000", NULL, NULL, NULL);
     rescue_store_bulk_end(st, bulk);
     progress(&im);

@@ -493,7 +493,15 @@ START_TEST(test_export_outputs) {
   free(text);
   free(out);
   free(err);
-  /* --force replaces */
+  /* --force never replaces a file rescue did not write ... */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl,
+                             "--force", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "was not written by rescue") != NULL, "%s", err);
+  free(out);
+  free(err);
+  /* ... and replaces an earlier samples export */
+  tu_write(jl, "{\"sample_id\": \"old/x\", \"rows\": []}\n");
   ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl,
                              "--force", NULL),
                    0);

@@ -349,6 +349,47 @@ START_TEST(test_tsv_bom_header) {
 }
 END_TEST
 
+/* ---- 7: --force and leftovers ---- */
+
+/*
+** --force replaces rescue's own output only: a user's notes.txt given as --out stays (it
+** used to be overwritten). A samples export of rescue's is replaced.
+*/
+START_TEST(test_force_refuses_foreign_files) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL, *text, db[4096], notes[4096];
+  snprintf(db, sizeof db, "%s", tu_path(dir, "c.db"));
+  snprintf(notes, sizeof notes, "%s", tu_path(dir, "notes.txt"));
+  ck_assert_int_eq(tu_rescue(&out, &err, "init", db, NULL), 0);
+  free(out);
+  free(err);
+  tu_write(tu_path(dir, "a.jsonl"), "{\"sample_id\": \"g/s1\", \"rows\": []}\n");
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "a.jsonl"), NULL), 0);
+  free(out);
+  free(err);
+  tu_write(notes, "my notes: call Ana on Monday\n");
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", notes, "--force", NULL),
+      1);
+  ck_assert_msg(strstr(err, "notes.txt' was not written by rescue"), "%s", err);
+  free(out);
+  free(err);
+  text = tu_read(notes, NULL);
+  ck_assert_str_eq(text, "my notes: call Ana on Monday\n");
+  free(text);
+  /* an earlier samples export is rescue's: replaced */
+  tu_write(notes, "{\"sample_id\": \"old/x\", \"rows\": []}\n");
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", notes, "--force", NULL),
+      0);
+  free(out);
+  free(err);
+  text = tu_read(notes, NULL);
+  ck_assert_msg(strstr(text, "g/s1") && !strstr(text, "old/x"), "%s", text);
+  free(text);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hardening");
   TCase *tc = tcase_create("hardening");
@@ -372,6 +413,7 @@ int main(void) {
   tcase_add_test(tc, test_many_coders);
   tcase_add_test(tc, test_messages_escape_controls);
   tcase_add_test(tc, test_tsv_bom_header);
+  tcase_add_test(tc, test_force_refuses_foreign_files);
   suite_add_tcase(s, tc);
   {
     int rc = tu_run_suite(s);
