@@ -14,6 +14,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include "rescue_import.h"
 #include "testutil.h"
 
 static char *media_dir; /* made once in main(): src.mp4 */
@@ -152,6 +155,107 @@ START_TEST(test_map_probes_once) {
                    0);
   ck_assert_msg(strstr(out, "1 source probed (1 new, 0 already known); 3000 samples linked"),
                 "%s%s", out, err);
+  free(out);
+  free(err);
+  free(dir);
+}
+END_TEST
+
+/* ---- 4: values the store cannot hold ---- */
+
+/*
+** Import into a corpus whose handle holds at most `limit` bytes per value (SQLite's
+** length limit, lowered on the handle so the test needs no gigabyte): returns the
+** import's code, the message in msg.
+*/
+static int import_limited(const char *db, const char *path, int limit, char *msg, size_t n) {
+  rescue_store *st = NULL;
+  rescue_error e = {0, ""};
+  rescue_import_opts o;
+  const char *paths[1];
+  int rc;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  sqlite3_limit(rescue_store_db(st), SQLITE_LIMIT_LENGTH, limit);
+  memset(&o, 0, sizeof o);
+  o.format = RESCUE_FMT_AUTO;
+  paths[0] = path;
+  rc = rescue_import(st, paths, 1, &o, NULL);
+  snprintf(msg, n, "%s", rescue_store_err(st)->msg);
+  rescue_store_close(&st);
+  return rc;
+}
+
+/*
+** A value longer than the store holds (a row, the sample's other members, a whole line or
+** file) is refused by the checking pass with the limit named, and the corpus file stays
+** byte for byte as it was (a 1 GB string used to pass the check and fail in the write
+** with "NOT NULL constraint failed", changing two bytes of the file's header).
+*/
+START_TEST(test_values_past_the_limit) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL, db[4096], copy[4096], msg[1100];
+  rescue_buf big = RESCUE_BUF_INIT, line = RESCUE_BUF_INIT;
+  static const struct {
+    const char *where, *file, *msg;
+  } cases[] = {
+      {"row", "row.jsonl", "row.jsonl:1:33: sample 'g/big': row 1 is 12"},
+      {"head", "head.jsonl", "head.jsonl:1:33: sample 'g/big' is 12"},
+      {"line", "line.jsonl", "line.jsonl:2: the line is longer than 100000 bytes"},
+      {"file", "big.json", "big.json: the file is longer than 100000 bytes"},
+  };
+  size_t i;
+  int k;
+  snprintf(db, sizeof db, "%s", tu_path(dir, "c.db"));
+  ck_assert_int_eq(tu_rescue(&out, &err, "init", db, NULL), 0);
+  free(out);
+  free(err);
+  tu_write(tu_path(dir, "ok.jsonl"), "{\"sample_id\": \"g/ok\", \"rows\": []}\n");
+  ck_assert_int_eq(import_limited(db, tu_path(dir, "ok.jsonl"), 100000, msg, sizeof msg), 0);
+  /*
+  ** Compact JSON grows in the canonical form the store keeps (", " between elements): a
+  ** line of 80,000 bytes holds a value of 120,000.
+  */
+  rescue_buf_putc(&big, '[');
+  for (k = 0; k < 40000; k++)
+    rescue_buf_puts(&big, k ? ",1" : "1");
+  rescue_buf_putc(&big, ']');
+  /* a row */
+  rescue_buf_printf(&line, "{\"sample_id\": \"g/big\", \"rows\": [{\"start_time\": 0, "
+                           "\"end_time\": 1, \"target\": [], \"x\": %s}]}\n",
+                    big.s);
+  tu_write(tu_path(dir, "row.jsonl"), line.s);
+  /* a sample member outside the rows */
+  rescue_buf_reset(&line);
+  rescue_buf_printf(&line, "{\"sample_id\": \"g/big\", \"notes\": %s, \"rows\": []}\n", big.s);
+  tu_write(tu_path(dir, "head.jsonl"), line.s);
+  rescue_buf_reset(&big);
+  for (k = 0; k < 150000; k++)
+    rescue_buf_putc(&big, (char)('a' + k % 26));
+  /* a line of many small rows, longer than the limit */
+  rescue_buf_reset(&line);
+  rescue_buf_puts(&line, "{\"sample_id\": \"g/one\", \"rows\": []}\n{\"sample_id\": \"g/two\", "
+                         "\"rows\": [");
+  for (k = 0; k < 3000; k++)
+    rescue_buf_printf(&line, "%s{\"start_time\": %d, \"end_time\": %d, \"target\": []}",
+                      k ? ", " : "", k, k + 1);
+  rescue_buf_puts(&line, "]}\n");
+  tu_write(tu_path(dir, "line.jsonl"), line.s);
+  /* a single-sample file */
+  rescue_buf_reset(&line);
+  rescue_buf_printf(&line, "{\"sample_id\": \"g/f\", \"x\": \"%s\", \"rows\": []}", big.s);
+  tu_write(tu_path(dir, "big.json"), line.s);
+  ck_assert(rescue_buf_ok(&line) && rescue_buf_ok(&big));
+  rescue_buf_free(&line);
+  rescue_buf_free(&big);
+  snapshot(db, copy, sizeof copy);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int rc = import_limited(db, tu_path(dir, cases[i].file), 100000, msg, sizeof msg);
+    ck_assert_msg(rc == RESCUE_EBADINPUT, "%s: %d %s", cases[i].where, rc, msg);
+    ck_assert_msg(strstr(msg, cases[i].msg) && strstr(msg, "100000 bytes"), "%s: %s",
+                  cases[i].where, msg);
+    ck_assert_msg(tu_same_file(db, copy), "%s changed the corpus file", cases[i].where);
+  }
+  /* under the default limit the same row imports */
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "row.jsonl"), NULL), 0);
   free(out);
   free(err);
   free(dir);
@@ -408,6 +512,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_media_add_special_files);
   tcase_add_test(tc, test_map_probes_once);
+  tcase_add_test(tc, test_values_past_the_limit);
   tcase_add_test(tc, test_id_rules);
   tcase_add_test(tc, test_huge_sets);
   tcase_add_test(tc, test_many_coders);
