@@ -28,6 +28,8 @@ static const char usage[] =
     "options:\n"
     "  --out <path>        the file (samples) or folder (data-root) to write\n"
     "  --force             replace an existing, non-empty output once the new one is done\n"
+    "                      (only rescue's own earlier output: never a corpus, a folder\n"
+    "                      without .rescue-output, or a file that is not a samples export)\n"
     "  --view <v>          which version of each row: the corpus view by default (gold\n"
     "                      where adjudicated, else the latest by anyone); gold (samples\n"
     "                      without gold on every row are left out), latest, or\n"
