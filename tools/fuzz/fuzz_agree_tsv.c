@@ -5,7 +5,9 @@
 **
 ** build: CC=clang cmake -S . -B build-fuzz -DRESCUE_FUZZ=ON -DRESCUE_TESTS=OFF
 **        && cmake --build build-fuzz --target fuzz_agree_tsv
-** run:   ./build-fuzz/fuzz_agree_tsv -max_total_time=120 -timeout=1 tools/fuzz/agree_tsv
+** run:   mkdir -p build-fuzz/corpus/agree_tsv && ./build-fuzz/fuzz_agree_tsv -max_total_time=120 -timeout=1
+**        -artifact_prefix=build-fuzz/ build-fuzz/corpus/agree_tsv tools/fuzz/agree_tsv
+**        (new inputs go to the first folder; the seeds in tools/fuzz/agree_tsv stay as they are)
 */
 #include <stdint.h>
 #include <stdlib.h>

@@ -5,7 +5,9 @@
 **
 ** build: CC=clang cmake -S . -B build-fuzz -DRESCUE_FUZZ=ON -DRESCUE_TESTS=OFF
 **        && cmake --build build-fuzz --target fuzz_media_map
-** run:   ./build-fuzz/fuzz_media_map -max_total_time=120 -timeout=1 tools/fuzz/media_map
+** run:   mkdir -p build-fuzz/corpus/media_map && ./build-fuzz/fuzz_media_map -max_total_time=120 -timeout=1
+**        -artifact_prefix=build-fuzz/ build-fuzz/corpus/media_map tools/fuzz/media_map
+**        (new inputs go to the first folder; the seeds in tools/fuzz/media_map stay as they are)
 */
 #include <stdint.h>
 #include <stdlib.h>

@@ -5,7 +5,9 @@
 **
 ** build: CC=clang cmake -S . -B build-fuzz -DRESCUE_FUZZ=ON -DRESCUE_TESTS=OFF
 **        && cmake --build build-fuzz --target fuzz_scheme
-** run:   ./build-fuzz/fuzz_scheme -max_total_time=120 -timeout=1 tools/fuzz/scheme
+** run:   mkdir -p build-fuzz/corpus/scheme && ./build-fuzz/fuzz_scheme -max_total_time=120 -timeout=1
+**        -artifact_prefix=build-fuzz/ build-fuzz/corpus/scheme tools/fuzz/scheme
+**        (new inputs go to the first folder; the seeds in tools/fuzz/scheme stay as they are)
 */
 #include <stdint.h>
 #include <stdlib.h>

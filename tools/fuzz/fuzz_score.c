@@ -6,7 +6,9 @@
 **
 ** build: CC=clang cmake -S . -B build-fuzz -DRESCUE_FUZZ=ON -DRESCUE_TESTS=OFF
 **        && cmake --build build-fuzz --target fuzz_score
-** run:   ./build-fuzz/fuzz_score -max_total_time=120 -timeout=1 tools/fuzz/score
+** run:   mkdir -p build-fuzz/corpus/score && ./build-fuzz/fuzz_score -max_total_time=120 -timeout=1
+**        -artifact_prefix=build-fuzz/ build-fuzz/corpus/score tools/fuzz/score
+**        (new inputs go to the first folder; the seeds in tools/fuzz/score stay as they are)
 */
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,9 @@
 **
 ** build: CC=clang cmake -S . -B build-fuzz -DRESCUE_FUZZ=ON -DRESCUE_TESTS=OFF
 **        && cmake --build build-fuzz --target fuzz_subtitles
-** run:   ./build-fuzz/fuzz_subtitles -max_total_time=120 -timeout=1 tools/fuzz/subtitles
+** run:   mkdir -p build-fuzz/corpus/subtitles && ./build-fuzz/fuzz_subtitles -max_total_time=120 -timeout=1
+**        -artifact_prefix=build-fuzz/ build-fuzz/corpus/subtitles tools/fuzz/subtitles
+**        (new inputs go to the first folder; the seeds in tools/fuzz/subtitles stay as they are)
 */
 #include <stdint.h>
 #include <stdlib.h>
