@@ -1,7 +1,7 @@
 /*
 ** fuzz_score.c: libFuzzer driver for the prediction reader of `rescue score`, through
 ** the public entry point (rescue_score_files) so it follows any rewrite of the reader.
-** The first byte picks the task (ITP, RPP, STP, SSP, ER); the rest is the predictions
+** The first byte picks the task (ITP, RPP, STP or SSP); the rest is the predictions
 ** file, scored against a small fixed gold file of that task. What scores must print.
 **
 ** build: CC=clang cmake -S . -B build-fuzz -DRESCUE_FUZZ=ON -DRESCUE_TESTS=OFF
