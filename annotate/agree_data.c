@@ -194,7 +194,9 @@ static int64_t intern(rescue_agree_data *d, agree_map *m, const char *key, size_
 int rescue_agree_coder(rescue_agree_data *d, const char *name) {
   int added;
   int64_t i = intern(d, &d->coders, name, strlen(name), &added);
-  return i < 0 || i > 65535 ? RESCUE_ENOMEM : (int)i;
+  if (i > RESCUE_AGREE_MAX_CODERS - 1)
+    return RESCUE_EINVAL;
+  return i < 0 ? RESCUE_ENOMEM : (int)i;
 }
 
 int rescue_agree_n_coders(const rescue_agree_data *d) { return (int)d->coders.n; }
@@ -285,11 +287,28 @@ static int name_cmp(const char *a, size_t la, const char *b, size_t lb) {
   return c ? c : (la < lb ? -1 : la > lb);
 }
 
+/* An element of a set being made canonical: its name and its index. */
+typedef struct named {
+  const char *s;
+  uint32_t len;
+  int32_t idx;
+} named;
+
+static int by_name(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  return name_cmp(x->s, x->len, y->s, y->len);
+}
+
+static int by_index(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
 int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_t *lens, int n) {
   int32_t stack_idx[32], *idx = stack_idx;
   rescue_buf key = RESCUE_BUF_INIT;
   rescue_jw w;
-  int i, j, k, added, rc = RESCUE_ENOMEM;
+  int i, k, added, rc = RESCUE_ENOMEM;
   int64_t v;
   if (d->level != RESCUE_LEVEL_MASI && d->level != RESCUE_LEVEL_JACCARD)
     return RESCUE_EINVAL;
@@ -304,15 +323,21 @@ int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_
       goto end;
     idx[i] = (int32_t)e;
   }
-  for (i = 1; i < n; i++)
-    for (j = i; j > 0; j--) {
-      const agree_map *m = &d->elems;
-      int32_t a = idx[j - 1], b = idx[j];
-      if (name_cmp(d->names.s + m->off[a], m->len[a], d->names.s + m->off[b], m->len[b]) <= 0)
-        break;
-      idx[j - 1] = b;
-      idx[j] = a;
+  /* O(n log n): a set may hold hundreds of thousands of elements */
+  if (n > 1) {
+    named *by = rescue_malloc((size_t)n * sizeof *by);
+    if (!by)
+      goto end;
+    for (i = 0; i < n; i++) {
+      by[i].s = d->names.s + d->elems.off[idx[i]];
+      by[i].len = d->elems.len[idx[i]];
+      by[i].idx = idx[i];
     }
+    qsort(by, (size_t)n, sizeof *by, by_name);
+    for (i = 0; i < n; i++)
+      idx[i] = by[i].idx;
+    rescue_free(by);
+  }
   for (i = k = 0; i < n; i++)
     if (!k || idx[k - 1] != idx[i])
       idx[k++] = idx[i];
@@ -355,12 +380,8 @@ int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_
       d->set_el = se;
       d->cap_set_el = cap;
     }
-    for (i = 0; i < k; i++) {
-      int32_t x = idx[i];
-      for (j = (int)d->n_set_el + i; j > (int)d->n_set_el && d->set_el[j - 1] > x; j--)
-        d->set_el[j] = d->set_el[j - 1];
-      d->set_el[j] = x;
-    }
+    memcpy(d->set_el + d->n_set_el, idx, (size_t)k * sizeof *idx);
+    qsort(d->set_el + d->n_set_el, (size_t)k, sizeof *idx, by_index);
     d->n_set_el += (uint32_t)k;
     d->set_off[v + 1] = (int32_t)d->n_set_el;
   }

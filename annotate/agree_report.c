@@ -183,6 +183,10 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
+  if (r->pairs_left_out) {
+    rescue_jw_key(w, "pairwise_left_out");
+    rescue_jw_int(w, r->pairs_left_out);
+  }
   if (r->level == RESCUE_LEVEL_ORDINAL || r->level == RESCUE_LEVEL_INTERVAL ||
       r->level == RESCUE_LEVEL_RATIO) {
     rescue_jw_key(w, "pairwise_weighted_kappa");
@@ -336,6 +340,10 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
                            "every coder coded)\n",
                       fmt4(a, r->percent_agreement), fmt4(b, r->fleiss_kappa),
                       fmt4(c, r->gwet_ac1), r->complete_units);
+    if (r->pairs_left_out)
+      rescue_buf_printf(out, "  pairwise Cohen's kappas left out: %ld coder pairs are more than "
+                             "fit in memory (at most 4096 coders)\n",
+                        r->pairs_left_out);
     for (i = 0; i < r->n_pairs; i++) {
       const rescue_agree_pair *p = &r->pairs[i];
       rescue_buf_printf(out, "  Cohen's kappa %s / %s: %s", rescue_agree_coder_name(d, p->a),

@@ -588,8 +588,10 @@ static double weighted_expected(wsum_item *it, int n, int power) {
   return s;
 }
 
+#define AGREE_MAX_PAIR_CODERS 4096
+
 static int pair_kappas(const rescue_agree_data *d, rescue_agree_result *r) {
-  int C = (int)d->coders.n, V = (int)d->values.n, P = C * (C - 1) / 2, a, b, k, v;
+  int C = (int)d->coders.n, V = (int)d->values.n, P, a, b, k, v;
   int weighted = d->level == RESCUE_LEVEL_ORDINAL || d->level == RESCUE_LEVEL_INTERVAL ||
                  d->level == RESCUE_LEVEL_RATIO;
   double *ra = NULL, *rb = NULL, *agree = NULL, *wl = NULL, *wq = NULL, *xw = NULL;
@@ -600,8 +602,17 @@ static int pair_kappas(const rescue_agree_data *d, rescue_agree_result *r) {
   int rc = RESCUE_ENOMEM;
   if (C < 2)
     return 0;
-  if ((size_t)P * (size_t)(V ? V : 1) > (size_t)64 << 20)
-    return 0; /* too many coder pairs times values to hold: no pairwise kappas */
+  /*
+  ** Every pair of coders gets a table over the values: past 4,096 coders, or 64 Mi cells,
+  ** that is more than memory should hold (5,000 coders took 1.85 GB), so the pairwise
+  ** kappas are left out, and the result says how many.
+  */
+  if (C > AGREE_MAX_PAIR_CODERS ||
+      (size_t)C * (size_t)(C - 1) / 2 * (size_t)(V ? V : 1) > (size_t)64 << 20) {
+    r->pairs_left_out = (long)((size_t)C * (size_t)(C - 1) / 2);
+    return 0;
+  }
+  P = C * (C - 1) / 2;
   ra = rescue_calloc((size_t)P * V + 1, sizeof *ra);
   rb = rescue_calloc((size_t)P * V + 1, sizeof *rb);
   agree = rescue_calloc((size_t)P, sizeof *agree);
@@ -713,6 +724,11 @@ end:
 
 /* ---- free text: share identical and token-overlap F1 ---- */
 
+static int by_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* Sorted 64-bit hashes of the lower-cased alphanumeric tokens of s (bytes >= 0x80 count). */
 static int tokens(const char *s, uint64_t **out, int *n) {
   int cap = 0, k = 0;
@@ -743,13 +759,8 @@ static int tokens(const char *s, uint64_t **out, int *n) {
     }
     t[k++] = h;
   }
-  /* insertion sort: texts are short */
-  for (int i = 1; i < k; i++)
-    for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
-      uint64_t x = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = x;
-    }
+  if (k > 1) /* (a text may be long: no insertion sort) */
+    qsort(t, (size_t)k, sizeof *t, by_u64);
   *out = t;
   *n = k;
   return 0;

@@ -344,7 +344,9 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   ** new unit's hash slot, the second interns them, so the unit table's cache misses
   ** overlap instead of coming one after another.
   */
-  for (p = buf, end = buf + len; p < end;) {
+  /* a UTF-8 byte order mark is not part of the first line (nor of its header) */
+  p = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? buf + 3 : buf;
+  for (end = buf + len; p < end;) {
     int nb = 0, b, pending = 0;
     while (nb < BATCH && p < end) {
       tsv_line *L = &batch[nb];
@@ -417,14 +419,18 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
       if (ci < 0) {
         size_t at;
         const char *why = bad_text(t1 + 1, clen, &at);
-        int c;
+        int c = -1;
         if (why) {
           rc = fail_at(&r, line, t1 + 1 + at, lineno, why, NULL, 0);
           goto fail;
         }
         rescue_buf_reset(&r.tmp);
         rescue_buf_putn(&r.tmp, t1 + 1, clen);
-        if (!rescue_buf_ok(&r.tmp) || (c = rescue_agree_coder(r.d, r.tmp.s)) < 0 ||
+        if (rescue_buf_ok(&r.tmp) && (c = rescue_agree_coder(r.d, r.tmp.s)) == RESCUE_EINVAL) {
+          rc = fail_at(&r, line, t1 + 1, lineno, "too many coders (at most 16777216)", NULL, 0);
+          goto fail;
+        }
+        if (!rescue_buf_ok(&r.tmp) || c < 0 ||
             (ci = agree_map_add(&r.coders, (uint32_t)(t1 + 1 - buf), clen, h)) < 0 ||
             side_put(&r.coder_of, &r.cap_coder_of, (uint32_t)ci, c))
           goto fail;
@@ -503,16 +509,38 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
         lines_by_entry[at] = raw_line[i];
       }
     }
-    for (u = 0; u < U; u++) {
-      uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], x, y;
-      for (x = a; x < b; x++)
-        for (y = x + 1; y < b; y++)
-          if (d->e_coder[x] == d->e_coder[y] && (!dup_line || lines_by_entry[y] < dup_line)) {
-            dup_line = lines_by_entry[y];
-            dup_first = lines_by_entry[x];
-            dup_coder = d->e_coder[x];
-            dup_unit = u;
+    /*
+    ** A coder's second value for a unit: seen[c] is the last unit (+1) where coder c gave
+    ** a value and at[c] that entry, so the check is linear however many coders a unit has.
+    */
+    {
+      uint32_t C = (uint32_t)rescue_agree_n_coders(d), x;
+      uint32_t *seen = rescue_calloc((size_t)C + 1, sizeof *seen);
+      uint32_t *at = rescue_malloc(((size_t)C + 1) * sizeof *at);
+      if (!seen || !at) {
+        rescue_free(seen);
+        rescue_free(at);
+        if (lines_by_entry != raw_line)
+          rescue_free(lines_by_entry);
+        goto fail;
+      }
+      for (u = 0; u < U; u++)
+        for (x = d->unit_off[u]; x < d->unit_off[u + 1]; x++) {
+          int32_t c = d->e_coder[x];
+          if (seen[c] == u + 1) {
+            if (!dup_line || lines_by_entry[x] < dup_line) {
+              dup_line = lines_by_entry[x];
+              dup_first = lines_by_entry[at[c]];
+              dup_coder = c;
+              dup_unit = u;
+            }
+          } else {
+            seen[c] = u + 1;
+            at[c] = x;
           }
+        }
+      rescue_free(seen);
+      rescue_free(at);
     }
     if (lines_by_entry != raw_line)
       rescue_free(lines_by_entry);

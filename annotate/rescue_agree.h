@@ -53,7 +53,11 @@ rescue_agree_data *rescue_agree_data_new(rescue_agree_level level);
 void rescue_agree_data_free(rescue_agree_data **d);
 rescue_agree_level rescue_agree_data_level(const rescue_agree_data *d);
 
-/* The index of coder `name` (added when new), or RESCUE_ENOMEM. */
+/*
+** The index of coder `name` (added when new), RESCUE_ENOMEM, or RESCUE_EINVAL past
+** RESCUE_AGREE_MAX_CODERS coders.
+*/
+#define RESCUE_AGREE_MAX_CODERS (1 << 24)
 int rescue_agree_coder(rescue_agree_data *d, const char *name);
 int rescue_agree_n_coders(const rescue_agree_data *d);
 const char *rescue_agree_coder_name(const rescue_agree_data *d, int coder);
@@ -144,6 +148,7 @@ typedef struct rescue_agree_result {
   double fleiss_kappa, gwet_ac1;   /* NAN when undefined */
   int n_pairs;
   rescue_agree_pair *pairs;
+  long pairs_left_out;   /* coder pairs without a kappa: too many coders to hold them all */
   int n_labels;
   rescue_agree_label_stat *labels;
   int n_matrix;          /* coincidence matrix over n_matrix values (0: not kept) */

@@ -1,9 +1,11 @@
 /*
 ** alloc.c: allocation wrapper with an injectable failure point for tests.
 */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rescue_alloc.h"
 
@@ -52,3 +54,9 @@ char *rescue_strndup(const char *s, size_t n) {
 char *rescue_strdup(const char *s) { return rescue_strndup(s, strlen(s)); }
 
 void rescue_free(void *p) { free(p); }
+
+void rescue_crash_point(const char *name) {
+  const char *at = getenv("RESCUE_CRASH_AT");
+  if (at && strcmp(at, name) == 0)
+    kill(getpid(), SIGKILL); /* as `kill -9` would: no cleanup of any kind */
+}

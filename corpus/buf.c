@@ -2,8 +2,12 @@
 ** buf.c: the growable buffer of rescue_buf.h.
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rescue_alloc.h"
 #include "rescue_buf.h"
@@ -76,14 +80,59 @@ char *rescue_buf_detach(rescue_buf *b) {
   return s;
 }
 
+const char *rescue_file_kind(unsigned mode) {
+  if (S_ISDIR(mode))
+    return "a folder";
+  if (S_ISFIFO(mode))
+    return "a named pipe (FIFO)";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+int rescue_open_regular(const char *path, int64_t *size, rescue_error *err) {
+  struct stat sb;
+  int fd;
+  /* stat first: opening a FIFO for reading blocks until a writer comes, forever */
+  if (stat(path, &sb) != 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode))
+    return rescue_seterr(err, RESCUE_EIO, "'%s' is %s, not a file", path,
+                         rescue_file_kind((unsigned)sb.st_mode));
+  /* O_NONBLOCK in case the name was swapped for a FIFO since; fstat settles it */
+  fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return rescue_seterr(err, RESCUE_EIO, "'%s' is %s, not a file", path,
+                         rescue_file_kind((unsigned)sb.st_mode));
+  }
+  /* a regular file ignores O_NONBLOCK; clear it all the same for plain reads */
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (size)
+    *size = (int64_t)sb.st_size;
+  return fd;
+}
+
 int rescue_read_file(const char *path, char **out, size_t *len, rescue_error *err) {
-  FILE *f = fopen(path, "rb");
+  int fd = rescue_open_regular(path, NULL, err);
+  FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
   rescue_buf b = RESCUE_BUF_INIT;
   char chunk[65536];
   size_t n;
   *out = NULL;
-  if (!f)
-    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if (fd < 0)
+    return fd;
+  if (!f) {
+    int e = errno;
+    close(fd);
+    return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(e));
+  }
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
     rescue_buf_putn(&b, chunk, n);
   if (ferror(f)) {

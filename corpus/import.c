@@ -135,7 +135,48 @@ typedef struct importer {
   rescue_buf head, tail, id, where, show1, show2;
   uint64_t done, total;
   int write;   /* 0: the checking pass (nothing is written); 1: the writing pass */
+  long long max_value; /* the most bytes the store holds in one value (SQLite's limit) */
 } importer;
+
+/*
+** Bytes of n as rescue_jwrite writes it (the canonical form the store keeps), counted
+** without writing: the checking pass refuses what the store could not hold.
+*/
+static size_t string_len(const char *s, size_t len, int plain) {
+  size_t n = len + 2, i;
+  if (plain)
+    return n;
+  for (i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f')
+      n += 1;
+    else if (c < 0x20)
+      n += 5;
+  }
+  return n;
+}
+
+static size_t canonical_len(const rescue_jnode *n) {
+  const rescue_jnode *c;
+  size_t len = 2;
+  switch (n->type) {
+  case RESCUE_JNULL: return 4;
+  case RESCUE_JFALSE: return 5;
+  case RESCUE_JTRUE: return 4;
+  case RESCUE_JNUMBER: return n->len;
+  case RESCUE_JSTRING: return string_len(n->s, n->len, n->plain);
+  case RESCUE_JARRAY:
+    for (c = n->child; c; c = c->next)
+      len += canonical_len(c) + (c != n->child ? 2 : 0);
+    return len;
+  case RESCUE_JOBJECT:
+    for (c = n->child; c; c = c->next)
+      len += string_len(c->key, c->keylen, c->keyplain) + 2 + canonical_len(c) +
+             (c != n->child ? 2 : 0);
+    return len;
+  }
+  return 0;
+}
 
 /* "file:line:col: " prefix for a node of a text. */
 static int bad_at(importer *im, const char *file, long line0, const char *text, size_t len,
@@ -207,6 +248,7 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
                         const char *file, long line0, const char *text, size_t len) {
   const rescue_jnode *rows = rescue_jget(root, "rows"), *c;
   int n = 0, rc, have;
+  size_t rows_len = 0, other_len;
   typo_ctx typos = {im, id, file, text, line0, len, 0};
   if (rows && rows->type != RESCUE_JARRAY)
     return bad_at(im, file, line0, text, len, rows->offset, "rows is not a list");
@@ -216,12 +258,33 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
   for (c = rows ? rows->child : NULL; c; c = c->next, n++) {
     const rescue_jnode *badnode = NULL;
     rescue_error e;
+    size_t row_len;
     rc = rescue_row_input_from_json(rescue_store_scheme(im->st), c, NULL, &badnode, &e);
     if (rc == RESCUE_EBADINPUT)
       return bad_at(im, file, line0, text, len, badnode ? badnode->offset : c->offset,
                     "sample '%s': row %d: %s", id, n + 1, e.msg);
     if (rc)
       return rescue_seterr(im->err, rc, "%s", e.msg);
+    /* the store keeps each row's canonical JSON as one value */
+    row_len = canonical_len(c);
+    if ((long long)row_len > im->max_value)
+      return bad_at(im, file, line0, text, len, c->offset,
+                    "sample '%s': row %d is %zu bytes as stored, more than the %lld bytes the "
+                    "store holds in one value",
+                    id, n + 1, row_len, im->max_value);
+    rows_len += row_len;
+  }
+  /* and the sample's other members (outside the rows) as one more */
+  other_len = canonical_len(root) - (rows ? 2 + rows_len : 0);
+  if ((long long)other_len > im->max_value) {
+    const rescue_jnode *largest = root->child;
+    for (c = root->child; c; c = c->next)
+      if (c != rows && canonical_len(c) > canonical_len(largest))
+        largest = c;
+    return bad_at(im, file, line0, text, len, largest ? largest->offset : root->offset,
+                  "sample '%s' is %zu bytes as stored without its rows, more than the %lld "
+                  "bytes the store holds in one value",
+                  id, other_len, im->max_value);
   }
   im->res->samples++;
   im->res->rows += n;
@@ -389,6 +452,8 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   }
   im->res->samples++;
   im->res->rows += n;
+  if (im->res->samples == 1)
+    rescue_crash_point("import-writing");
   return 0;
 }
 
@@ -446,6 +511,14 @@ static int import_jsonl(importer *im, const char *path) {
       memmove(buf, buf + start, end - start);
       end -= start;
       start = 0;
+      /* a line the store could not hold is refused before it is all in memory */
+      if ((long long)end > im->max_value) {
+        rc = rescue_seterr(im->err, RESCUE_EBADINPUT,
+                           "%s:%ld: the line is longer than %lld bytes, the most the store "
+                           "holds in one value",
+                           path, line + 1, im->max_value);
+        break;
+      }
       if (end == cap) {
         char *nb = rescue_realloc(buf, cap * 2);
         if (!nb) {
@@ -471,6 +544,13 @@ static int import_jsonl(importer *im, const char *path) {
     llen = nl ? (size_t)(nl - (buf + start)) : end - start;
     ltext = buf + start;
     line++;
+    if ((long long)llen > im->max_value) {
+      rc = rescue_seterr(im->err, RESCUE_EBADINPUT,
+                         "%s:%ld: the line is longer than %lld bytes, the most the store holds "
+                         "in one value",
+                         path, line, im->max_value);
+      break;
+    }
     start += llen + (nl ? 1 : 0);
     im->done += llen + (nl ? 1 : 0);
     if ((line & 255) == 0)
@@ -504,8 +584,14 @@ static int import_json_file(importer *im, const char *path, const char *fixed_id
   char *text = NULL;
   size_t len = 0;
   const rescue_jnode *root;
-  int rc = rescue_read_file(path, &text, &len, im->err);
-  if (rc)
+  struct stat sb;
+  int rc;
+  if (stat(path, &sb) == 0 && (long long)sb.st_size > im->max_value)
+    return rescue_seterr(im->err, RESCUE_EBADINPUT,
+                         "%s: the file is longer than %lld bytes, the most the store holds in "
+                         "one value",
+                         path, im->max_value);
+  if ((rc = rescue_read_file(path, &text, &len, im->err)))
     return rc;
   root = parse_text(im, path, 1, text, len);
   if (!root)
@@ -800,6 +886,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   im.err = rescue_store_err(st);
   im.o = opts;
   im.res = res;
+  im.max_value = sqlite3_limit(rescue_store_db(st), SQLITE_LIMIT_LENGTH, -1);
   if (opts->sample && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
                                   opts->format != RESCUE_FMT_JSON &&
                                   opts->format != RESCUE_FMT_SRT &&
@@ -864,6 +951,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
     int bulk = 0;
     rescue_jdoc_nocopy(im.doc, !im.write);
     if (im.write) {
+      rescue_crash_point("import-checked");
       im.done = 0;
       memset(res, 0, sizeof *res);
       rescue_store_bulk_begin(st, &bulk);
@@ -911,10 +999,12 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
         rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
       continue;
     }
-    if (rc)
+    if (rc) {
       rescue_store_rollback(st);
-    else
+    } else {
+      rescue_crash_point("import-before-commit");
       rc = rescue_store_commit(st);
+    }
     sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -2000", NULL, NULL, NULL);
     rescue_store_bulk_end(st, bulk);
     progress(&im);

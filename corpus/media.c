@@ -65,13 +65,12 @@ int rescue_media_fingerprint(const char *path, int64_t *size, char hex[65], resc
   off_t tail;
   ssize_t n;
 
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || fstat(fd, &sb) != 0) {
-    rc = rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if ((fd = rescue_open_regular(path, NULL, err)) < 0) {
+    rc = fd;
     goto end;
   }
-  if (!S_ISREG(sb.st_mode)) {
-    rc = rescue_seterr(err, RESCUE_EIO, "'%s' is not a file", path);
+  if (fstat(fd, &sb) != 0) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
     goto end;
   }
   buf = rescue_malloc(MIB);
@@ -112,9 +111,8 @@ int rescue_sha256_file(const char *path, char hex[65], int64_t *size, rescue_err
   int64_t total = 0;
   int fd = -1, rc = 0;
 
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    rc = rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if ((fd = rescue_open_regular(path, NULL, err)) < 0) {
+    rc = fd;
     goto end;
   }
   buf = rescue_malloc(MIB);
@@ -163,8 +161,12 @@ void rescue_media_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
 int media_open_input(const char *path, AVFormatContext **out, rescue_error *err) {
   AVFormatContext *fmt = NULL;
   int rc;
-  if (access(path, R_OK) != 0)
+  struct stat sb;
+  if (access(path, R_OK) != 0 || stat(path, &sb) != 0)
     return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode))
+    return rescue_seterr(err, RESCUE_EIO, "'%s' is %s, not a video file", path,
+                         rescue_file_kind((unsigned)sb.st_mode));
   rc = avformat_open_input(&fmt, path, NULL, NULL);
   if (rc < 0)
     return media_averr(err, RESCUE_EMEDIA, rc, "'%s' is not a media file", path);
@@ -187,6 +189,9 @@ int rescue_media_probe(const char *path, rescue_media_info *info, rescue_error *
   info->video = info->audio = -1;
   if (stat(path, &sb) != 0)
     return rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode)) /* before anything opens it: a FIFO would block the open */
+    return rescue_seterr(err, RESCUE_EIO, "'%s' is %s, not a video file", path,
+                         rescue_file_kind((unsigned)sb.st_mode));
   if ((rc = rescue_media_fingerprint(path, &info->size, info->fingerprint, err)))
     return rc;
   info->mtime = (int64_t)sb.st_mtime;

@@ -252,8 +252,58 @@ static int create_sample(rescue_store *st, const char *sample_id, int64_t annota
 /* What one link resolved to before anything is written. */
 typedef struct prepared {
   rescue_media_info info;
+  char *real;     /* the file's absolute path without symlinks */
   char *stored;   /* path as stored */
+  int same_as;    /* index of an earlier link to the same file (probed there), or -1 */
 } prepared;
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  while (*s) {
+    h ^= (unsigned char)*s++;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+/*
+** An open-addressing index of strings (the links' sample ids, their resolved files) by
+** link number: each lookup is O(1), so a map of n lines costs O(n), not O(n^2).
+** slot[] holds link index + 1 (0: empty); key(i) gives link i's string.
+*/
+typedef struct str_index {
+  int *slot;
+  size_t mask;
+} str_index;
+
+static int index_init(str_index *x, int n) {
+  size_t cap = 16;
+  while (cap < (size_t)n * 2)
+    cap *= 2;
+  x->slot = rescue_calloc(cap, sizeof *x->slot);
+  x->mask = cap - 1;
+  return x->slot ? 0 : -1;
+}
+
+/* The earlier link whose string equals s, or -1 after adding link i under s. */
+static int index_add(str_index *x, const char *s, int i, const char *(*key)(const void *, int),
+                     const void *arg) {
+  size_t h = (size_t)hash_str(s) & x->mask;
+  while (x->slot[h]) {
+    if (strcmp(key(arg, x->slot[h] - 1), s) == 0)
+      return x->slot[h] - 1;
+    h = (h + 1) & x->mask;
+  }
+  x->slot[h] = i + 1;
+  return -1;
+}
+
+static const char *link_sample(const void *arg, int i) {
+  return ((const rescue_media_link *)arg)[i].sample_id;
+}
+static const char *prepared_real(const void *arg, int i) {
+  return ((const prepared *)arg)[i].real;
+}
 
 int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
                      const char *media_root, rescue_media_add_result *res) {
@@ -261,6 +311,7 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
   rescue_media_add_result dummy;
   rescue_buf corpus = RESCUE_BUF_INIT, rootrel = RESCUE_BUF_INIT, streams = RESCUE_BUF_INIT;
   prepared *pre = NULL;
+  str_index by_sample = {NULL, 0}, by_file = {NULL, 0};
   char *root_abs = NULL, loc[600];
   int64_t annotator = 0;
   int i, k, rc = 0, in_txn = 0;
@@ -288,30 +339,38 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
     root_abs = realpath(corpus.s, NULL);
   }
   pre = rescue_calloc((size_t)(n ? n : 1), sizeof *pre);
-  if (!root_abs || !pre || !rescue_buf_ok(&rootrel)) {
+  if (!root_abs || !pre || !rescue_buf_ok(&rootrel) || index_init(&by_sample, n) ||
+      index_init(&by_file, n)) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  /* probe everything first: nothing is written unless every link is good */
+  /*
+  ** Probe everything first: nothing is written unless every link is good. Each file is
+  ** probed once, however many links name it (by any path: they are compared resolved).
+  */
   for (i = 0; i < n; i++) {
     const rescue_media_link *lk = &links[i];
     char *real;
     size_t rl = strlen(root_abs);
     where(lk, lk->col_video, loc, sizeof loc);
-    for (k = 0; lk->sample_id && k < i; k++)
-      if (links[k].sample_id && strcmp(links[k].sample_id, lk->sample_id) == 0) {
-        where(lk, lk->col_sample, loc, sizeof loc);
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%ssample '%s' is linked twice (first at line %ld)",
-                           loc, lk->sample_id, links[k].line);
-        goto end;
-      }
+    pre[i].same_as = -1;
+    if (lk->sample_id && (k = index_add(&by_sample, lk->sample_id, i, link_sample, links)) >= 0) {
+      where(lk, lk->col_sample, loc, sizeof loc);
+      rc = rescue_seterr(err, RESCUE_EBADINPUT, "%ssample '%s' is linked twice (first at line %ld)",
+                         loc, lk->sample_id, links[k].line);
+      goto end;
+    }
     if (lk->sample_id && rescue_sample_id_unsafe(lk->sample_id, strlen(lk->sample_id))) {
       where(lk, lk->col_sample, loc, sizeof loc);
       rc = rescue_seterr(err, RESCUE_EBADINPUT, "%sunsafe sample_id '%s': %s", loc, lk->sample_id,
                          rescue_sample_id_unsafe(lk->sample_id, strlen(lk->sample_id)));
       goto end;
     }
-    if ((rc = rescue_media_probe(lk->video, &pre[i].info, err))) {
+    pre[i].real = realpath(lk->video, NULL);
+    if (pre[i].real && (k = index_add(&by_file, pre[i].real, i, prepared_real, pre)) >= 0) {
+      pre[i].info = pre[k].info;
+      pre[i].same_as = k;
+    } else if ((rc = rescue_media_probe(lk->video, &pre[i].info, err))) {
       if (*loc) /* loc ends with ": ", which rescue_err_prefix adds itself */
         rescue_err_prefix(err, "%.*s", (int)strlen(loc) - 2, loc);
       goto end;
@@ -331,7 +390,7 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
         goto end;
       }
     }
-    real = realpath(lk->video, NULL);
+    real = pre[i].real;
     if (!real) {
       rc = rescue_seterr(err, RESCUE_EIO, "%scannot resolve '%s': %s", loc, lk->video,
                          strerror(errno));
@@ -343,7 +402,6 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
       pre[i].stored = rescue_strdup(real + 1);
     else
       pre[i].stored = rescue_strdup(real);
-    free(real);
     if (!pre[i].stored) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
       goto end;
@@ -378,7 +436,9 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
       rc = rescue_store_sqlerr(st, "looking up a source");
       break;
     }
-    if (source_id) {
+    if (pre[i].same_as >= 0) {
+      /* recorded (or found) for an earlier link of this run: counted there */
+    } else if (source_id) {
       res->sources_known++;
     } else {
       rescue_buf_reset(&streams);
@@ -465,8 +525,12 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
 end:
   if (in_txn)
     rescue_store_rollback(st);
-  for (i = 0; pre && i < n; i++)
+  for (i = 0; pre && i < n; i++) {
+    free(pre[i].real);
     rescue_free(pre[i].stored);
+  }
+  rescue_free(by_sample.slot);
+  rescue_free(by_file.slot);
   rescue_free(pre);
   free(root_abs);
   rescue_buf_free(&corpus);

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include "rescue_alloc.h"
 #include "rescue_output.h"
 #include "rescue_store.h"
@@ -137,12 +139,112 @@ static char *find_corpus(const char *path, int depth) {
   return found;
 }
 
+/*
+** 1 when the file at path is what a samples export writes (its first line a JSON object
+** with a "sample_id" member) or empty: the only files --force may replace. A user's
+** notes.txt given as --out by mistake is refused.
+*/
+static int looks_like_ours(const char *path) {
+  char buf[65536], *nl;
+  ssize_t n;
+  size_t i = 0;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return n == 0;
+  buf[n] = 0;
+  while (i < (size_t)n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+    i++;
+  if (i == (size_t)n)
+    return 1;
+  if (buf[i] != '{')
+    return 0;
+  nl = memchr(buf + i, '\n', (size_t)n - i);
+  if (nl)
+    *nl = 0;
+  return strstr(buf + i, "\"sample_id\"") != NULL;
+}
+
+/* 1 while process pid runs (or cannot be asked about); the owner of a temporary name. */
+static int pid_alive(long pid) {
+  return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/*
+** Clean up after killed runs that wrote `final`: temporaries "<final>.tmp-<pid>-XXXXXX"
+** and old outputs moved aside, "<final>.old-<pid>-XXXXXX", whose process is gone. A
+** temporary folder must carry the mark (rescue made it). An old output moved aside by a
+** run killed before the new one went in is put back when nothing took its place;
+** otherwise removed. Runs still alive are left alone.
+*/
+static void clean_leftovers(const char *final) {
+  const char *slash = strrchr(final, '/'), *base = slash ? slash + 1 : final;
+  size_t bl = strlen(base), dl = slash ? (size_t)(slash - final) : 0;
+  char dir[4096], p[4096];
+  DIR *d;
+  struct dirent *e;
+  if (dl >= sizeof dir || !bl)
+    return;
+  if (slash)
+    snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), final);
+  else
+    snprintf(dir, sizeof dir, ".");
+  if (!(d = opendir(dir)))
+    return;
+  while ((e = readdir(d)) != NULL) {
+    const char *rest = e->d_name + bl;
+    char *end;
+    long pid;
+    int is_tmp;
+    struct stat sb;
+    if (strncmp(e->d_name, base, bl) != 0)
+      continue;
+    if (strncmp(rest, ".tmp-", 5) == 0)
+      is_tmp = 1;
+    else if (strncmp(rest, ".old-", 5) == 0)
+      is_tmp = 0;
+    else
+      continue;
+    pid = strtol(rest + 5, &end, 10);
+    if (end == rest + 5 || *end != '-' || strlen(end + 1) != 6 || pid_alive(pid))
+      continue;
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= sizeof p ||
+        lstat(p, &sb) != 0)
+      continue;
+    if (S_ISDIR(sb.st_mode)) {
+      char mark[4200];
+      snprintf(mark, sizeof mark, "%s/%s", p, OUTPUT_MARK);
+      if (access(mark, F_OK) != 0)
+        continue; /* not a folder rescue made */
+      if (!is_tmp && access(final, F_OK) != 0 && errno == ENOENT && rename(p, final) == 0)
+        continue; /* the old output goes back where it was */
+    } else if (!S_ISREG(sb.st_mode)) {
+      continue;
+    }
+    rescue_remove_tree(p);
+  }
+  closedir(d);
+}
+
 int rescue_output_begin(const char *path, int is_dir, int force, rescue_output **out,
                         rescue_error *err) {
   rescue_output *o;
   int existing_dir, exists, full;
   size_t n;
   *out = NULL;
+  {
+    /* (the trailing '/' of "out/" is not part of the name its leftovers carry) */
+    char *trimmed = rescue_strdup(path);
+    size_t tl = trimmed ? strlen(trimmed) : 0;
+    while (tl > 1 && trimmed[tl - 1] == '/')
+      trimmed[--tl] = 0;
+    if (trimmed)
+      clean_leftovers(trimmed);
+    rescue_free(trimmed);
+  }
   full = has_content(path, &existing_dir, &exists);
   if (full && !force)
     return rescue_seterr(err, RESCUE_EEXISTS,
@@ -166,6 +268,12 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
       return rc;
     }
   }
+  if (full && force && !existing_dir && !looks_like_ours(path))
+    return rescue_seterr(err, RESCUE_EEXISTS,
+                         "'%s' was not written by rescue (it is not a samples export); --force "
+                         "only replaces rescue's own output: remove it yourself or choose "
+                         "another --out",
+                         path);
   if (full && force && existing_dir) {
     size_t ml = strlen(path) + sizeof OUTPUT_MARK + 2;
     char *mark = rescue_malloc(ml);
@@ -190,13 +298,14 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
   n = strlen(path);
   while (n > 1 && path[n - 1] == '/')
     n--;
-  o->tmp = rescue_malloc(n + 32);
+  o->tmp = rescue_malloc(n + 48);
   if (!o->final || !o->tmp) {
     rescue_output_abort(&o);
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   }
   o->final[n] = 0;
-  snprintf(o->tmp, n + 32, "%.*s.tmp-XXXXXX", (int)n, path);
+  /* the pid tells a later run whether this temporary's writer is still at work */
+  snprintf(o->tmp, n + 48, "%.*s.tmp-%ld-XXXXXX", (int)n, path, (long)getpid());
   if (rescue_make_parents(o->final) != 0) {
     int e = errno;
     rescue_output_abort(&o);
@@ -239,6 +348,7 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
     close(fd);
   }
   *out = o;
+  rescue_crash_point("export-started");
   return 0;
 }
 
@@ -287,27 +397,39 @@ int rescue_output_commit(rescue_output **op, rescue_error *err) {
     rescue_output_abort(op);
     return rc;
   }
+  rescue_crash_point("export-complete");
   if (lstat(o->final, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    /* rename() cannot replace a non-empty folder: move the old one aside first */
-    size_t n = strlen(o->final) + 32;
-    char *old = rescue_malloc(n);
-    if (!old) {
-      rescue_output_abort(op);
-      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    }
-    snprintf(old, n, "%s.old-XXXXXX", o->final);
-    if (!mkdtemp(old) || rename(o->final, old) != 0) {
-      rc = rescue_seterr(err, RESCUE_EIO, "cannot move '%s' aside: %s", o->final,
-                         strerror(errno));
-      rmdir(old);
-    } else if (rename(o->tmp, o->final) != 0) {
-      rc = rescue_seterr(err, RESCUE_EIO, "cannot rename into '%s': %s", o->final,
-                         strerror(errno));
-      rename(old, o->final); /* put the old output back */
+    /*
+    ** rename() cannot replace a non-empty folder. Swap the two in one step where the
+    ** file system can (the temporary name then holds the old output, removed after);
+    ** else move the old one aside first, under a name the next run recognises and puts
+    ** back should this one be killed between the two renames.
+    */
+    if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->final, RENAME_EXCHANGE) == 0) {
+      rescue_crash_point("export-replaced");
+      rescue_remove_tree(o->tmp);
     } else {
-      rescue_remove_tree(old);
+      size_t n = strlen(o->final) + 48;
+      char *old = rescue_malloc(n);
+      if (!old) {
+        rescue_output_abort(op);
+        return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      }
+      snprintf(old, n, "%s.old-%ld-XXXXXX", o->final, (long)getpid());
+      if (!mkdtemp(old) || rename(o->final, old) != 0) {
+        rc = rescue_seterr(err, RESCUE_EIO, "cannot move '%s' aside: %s", o->final,
+                           strerror(errno));
+        rmdir(old);
+      } else if (rename(o->tmp, o->final) != 0) {
+        rc = rescue_seterr(err, RESCUE_EIO, "cannot rename into '%s': %s", o->final,
+                           strerror(errno));
+        rename(old, o->final); /* put the old output back */
+      } else {
+        rescue_crash_point("export-replaced");
+        rescue_remove_tree(old);
+      }
+      rescue_free(old);
     }
-    rescue_free(old);
   } else if (rename(o->tmp, o->final) != 0) {
     rc = rescue_seterr(err, RESCUE_EIO, "cannot rename into '%s': %s", o->final, strerror(errno));
   }

@@ -22,4 +22,15 @@ void rescue_free(void *p);
 */
 unsigned long rescue_alloc_fail_at(unsigned long nth);
 
+/*
+** Test hook: when the environment variable RESCUE_CRASH_AT equals name, the process
+** kills itself with SIGKILL here (as `kill -9` at that moment would), so a test can check
+** what a killed import or export leaves behind. The points: import-checked (checking
+** pass done, nothing written), import-writing (first sample written, not committed),
+** import-before-commit; export-started (temporary output made), export-complete (written
+** and flushed, not renamed), export-replaced (new output in place, the old one not yet
+** removed).
+*/
+void rescue_crash_point(const char *name);
+
 #endif

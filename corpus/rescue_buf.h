@@ -11,6 +11,7 @@
 #define RESCUE_BUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rescue_error.h"
@@ -38,6 +39,16 @@ char *rescue_buf_detach(rescue_buf *b);
 ** RESCUE_ENOMEM, with the message in err.
 */
 int rescue_read_file(const char *path, char **out, size_t *len, rescue_error *err);
+
+/* What a file of this st_mode is, for messages ("a folder", "a named pipe (FIFO)", ...). */
+const char *rescue_file_kind(unsigned mode);
+/*
+** Open a regular file for reading without ever blocking: a folder, FIFO, device or
+** socket is refused by kind ("'path' is a named pipe (FIFO), not a file") before it is
+** opened. Returns the descriptor (the caller closes it) and its size in *size (may be
+** NULL), or a negative code with the message in err.
+*/
+int rescue_open_regular(const char *path, int64_t *size, rescue_error *err);
 
 static inline void rescue_buf_reset(rescue_buf *b) {
   b->len = 0;

@@ -239,9 +239,13 @@ void rescue_sample_participants_json(const rescue_scheme *sc, const rescue_sampl
 /* The group of a sample_id: everything before the last '/', or "" when there is none. */
 void rescue_sample_group(const char *sample_id, rescue_buf *out);
 /*
-** Is sample_id safe as a relative path? Returns NULL when it is, else the reason
-** ("empty", "absolute path", "'..' component", ...).
+** Is sample_id safe as a relative path that every output layout can write and read back?
+** Returns NULL when it is, else the reason: empty, absolute, an empty, '.' or '..'
+** component, a control character, a backslash, invalid UTF-8, a component that starts
+** with '.' or is longer than RESCUE_ID_COMPONENT_MAX bytes, or a reserved name ("clips",
+** "manifest.json", "segment.mp4"; "manifest" as the last component).
 */
+#define RESCUE_ID_COMPONENT_MAX 250
 const char *rescue_sample_id_unsafe(const char *id, size_t len);
 
 /*

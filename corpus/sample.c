@@ -14,6 +14,21 @@
 
 /* ---- sample ids and groups ---- */
 
+/*
+** 1 when the path component c[0..n) is a name the output layouts use themselves: a
+** sample's clip folder holds clips/, manifest.json and segment.mp4 (a sample "g/clips"
+** would land inside sample "g"'s), and a data-root import skips files named
+** manifest.json (the last component "manifest").
+*/
+static int reserved(const char *c, size_t n, int last) {
+  static const char *const names[] = {"clips", "manifest.json", "segment.mp4"};
+  size_t k;
+  for (k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (strlen(names[k]) == n && memcmp(c, names[k], n) == 0)
+      return 1;
+  return last && n == 8 && memcmp(c, "manifest", 8) == 0;
+}
+
 const char *rescue_sample_id_unsafe(const char *id, size_t len) {
   size_t i, comp = 0;
   if (len == 0)
@@ -41,6 +56,16 @@ const char *rescue_sample_id_unsafe(const char *id, size_t len) {
         return "it has a '.' path component";
       if (n == 2 && id[comp] == '.' && id[comp + 1] == '.')
         return "it has a '..' path component";
+      if (id[comp] == '.')
+        return "a path component starts with '.' (a data-root import skips such names, and "
+               "clip folders use them for temporary files)";
+      if (n > RESCUE_ID_COMPONENT_MAX)
+        return "a path component is longer than 250 bytes (a file name holds 255, and the "
+               "data-root export adds '.json')";
+      if (reserved(id + comp, n, i == len))
+        return "a path component is a reserved name ('clips', 'manifest.json' and "
+               "'segment.mp4' are names in a sample's clip folder; a last component "
+               "'manifest' would be a data-root's manifest.json)";
       comp = i + 1;
     }
   }

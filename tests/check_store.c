@@ -415,9 +415,9 @@ END_TEST
 
 START_TEST(test_unsafe_ids) {
   static const char *bad[] = {"", "/abs", "a//b", "a/", "./a", "a/./b", "..", "a/../b",
-                              "a\\b", "a\tb", "a\x7f"};
+                              "a\\b", "a\tb", "a\x7f", ".hidden/x", "g/clips/x", "g/manifest"};
   static const char *good[] = {"a", "a/b", "alan_and_evelyn/001_s01e01_ct25_segment04",
-                               "family_therapy/003/merged", "a.b/c..d", ".hidden/x",
+                               "family_therapy/003/merged", "a.b/c..d", "manifest/x",
                                "caf\xc3\xa9/1"};
   size_t i;
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++)

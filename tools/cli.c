@@ -16,11 +16,38 @@
 const char *cli_name = "";
 char *cli_cmdline = NULL;
 
+/*
+** Write s to stderr with control characters (C0, DEL and the C1 range U+0080..U+009F)
+** escaped as \u00XX: messages quote file names, subtitle lines and table cells, which must
+** neither drive the terminal nor fake a line of their own.
+*/
+static void put_escaped(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f)
+      fprintf(stderr, "\\u%04x", *p);
+    else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+      fprintf(stderr, "\\u%04x", *++p);
+    else
+      fputc(*p, stderr);
+  }
+}
+
 static void vmessage(const char *kind, const char *fmt, va_list ap) {
+  char small[1024], *msg = small;
+  va_list ap2;
+  int n;
+  va_copy(ap2, ap);
+  n = vsnprintf(small, sizeof small, fmt, ap);
+  if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)) != NULL)
+    vsnprintf(msg, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
   fflush(stdout);
   fprintf(stderr, "rescue: %s: %s", cli_name, kind);
-  vfprintf(stderr, fmt, ap);
+  put_escaped(msg ? msg : small);
   fputc('\n', stderr);
+  if (msg != small)
+    free(msg);
 }
 
 void cli_error(const char *fmt, ...) {

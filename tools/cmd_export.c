@@ -38,6 +38,8 @@ static const char usage[] =
     "                      '-' streams samples JSONL, or the records of one task (--tasks\n"
     "                      <task>, and --split <name> after 'rescue split'), to stdout\n"
     "  --force             replace an existing, non-empty output once the new one is done\n"
+    "                      (only rescue's own earlier output: never a corpus, a folder\n"
+    "                      without .rescue-output, or a file that is not a samples export)\n"
     "  --view <v>          which version of each row: the corpus view by default (gold\n"
     "                      where adjudicated, else the latest by anyone); gold (samples\n"
     "                      without gold on every row are left out), latest, or\n"
