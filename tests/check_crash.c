@@ -27,7 +27,9 @@ static void write_samples(const char *path, const char *group, int n) {
         "\"Ben\"], \"rows\": [{\"start_time\": 0.0, \"end_time\": 11.5, \"primary_speaker\": "
         "\"Ana\", \"target\": [\"Ben\"], \"dialogue_cleaned\": \"You never listen.\"}, "
         "{\"start_time\": 11.5, \"end_time\": 40.0, \"primary_speaker\": \"Therapist\", "
-        "\"target\": [\"Ana\", \"Ben\"], \"dialogue_cleaned\": \"Let us slow down.\"}, "
+        "\"target\": [\"Ana\", \"Ben\"], \"dialogue_cleaned\": \"Let us slow down.\", "
+        "\"support_strategy\": [{\"provider\": \"Therapist\", \"target\": [\"Ana\"], "
+        "\"strategy_type\": \"track\", \"strategy_content\": \"names the cycle\"}]}, "
         "{\"start_time\": 52.0, \"end_time\": 53.0, \"primary_speaker\": \"Ben\", \"target\": "
         "[\"Ana\"], \"dialogue_cleaned\": \"Fine.\"}]}\n",
         group, i);
