@@ -19,6 +19,7 @@
 #include "rescue_output.h"
 #include "rescue_scheme.h"
 #include "rescue_score.h"
+#include "rescue_serve.h"
 #include "rescue_sha256.h"
 #include "rescue_split.h"
 #include "rescue_stats.h"

@@ -80,6 +80,7 @@ int cmd_annotator_add(int argc, char **argv);
 int cmd_annotator_list(int argc, char **argv);
 int cmd_assign(int argc, char **argv);
 int cmd_adjudicate(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* Demo steps of the modules (tools/demo_<module>.c); 0 or 1 after a message. */
 int demo_agree(const char *dir, rescue_store *st);

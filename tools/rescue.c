@@ -22,6 +22,7 @@ static const cli_command commands[] = {
     {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R19)"},
     {"agree", cmd_agree, "agreement between annotators (corpus) or coders (TSV table)"},
     {"adjudicate", cmd_adjudicate, "settle disagreements into gold versions"},
+    {"serve", cmd_serve, "the review web server: annotators review rows in a browser"},
     {"split", cmd_split, "assign groups to train/validation/test splits"},
     {"score", cmd_score, "score model predictions against an exported task file"},
     {"demo", cmd_demo, "build a small demo corpus and run every capability on it"},
