@@ -528,6 +528,58 @@ static void start_review(srv_req *r, const char *sample_id, const char *status) 
     rescue_sample_set_status(r->st, sample_id, "in_review", NULL, r->who.id);
 }
 
+/*
+** Write n as JSON, keeping the spelling of numbers the old version had where the value is
+** the same (a browser sends 0.0 back as 0), and writing a changed number as a real when
+** the old one was a real (end_time 3 becomes 3.0): a save through the page changes only
+** what the annotator changed.
+*/
+static void write_like(rescue_buf *b, const rescue_jnode *n, const rescue_jnode *old) {
+  const rescue_jnode *c, *o;
+  int first = 1, i;
+  switch (n->type) {
+  case RESCUE_JNUMBER:
+    if (old && old->type == RESCUE_JNUMBER && old->num == n->num)
+      rescue_buf_putn(b, old->s, old->len);
+    else if (old && old->type == RESCUE_JNUMBER && !old->is_int && n->is_int)
+      rescue_jwrite_double(b, n->num);
+    else
+      rescue_jwrite(b, n);
+    return;
+  case RESCUE_JOBJECT:
+    rescue_buf_putc(b, '{');
+    for (c = n->child; c; c = c->next) {
+      if (!first)
+        rescue_buf_puts(b, ", ");
+      first = 0;
+      rescue_jwrite_string(b, c->key, c->keylen);
+      rescue_buf_puts(b, ": ");
+      write_like(b, c, old && old->type == RESCUE_JOBJECT ? rescue_jget(old, c->key) : NULL);
+    }
+    rescue_buf_putc(b, '}');
+    return;
+  case RESCUE_JARRAY:
+    rescue_buf_putc(b, '[');
+    o = old && old->type == RESCUE_JARRAY ? old->child : NULL;
+    for (c = n->child, i = 0; c; c = c->next, i++) {
+      if (!first)
+        rescue_buf_puts(b, ", ");
+      first = 0;
+      write_like(b, c, o);
+      if (o)
+        o = o->next;
+    }
+    rescue_buf_putc(b, ']');
+    return;
+  case RESCUE_JNULL:
+  case RESCUE_JFALSE:
+  case RESCUE_JTRUE:
+  case RESCUE_JSTRING:
+    rescue_jwrite(b, n);
+    return;
+  }
+}
+
 /* Save one row; r->out gets 200/400/409 bodies. Caller holds nothing. */
 static void save_row(srv_req *r, const char *sample_id, int position, int64_t base,
                      const rescue_jnode *row) {
@@ -564,7 +616,7 @@ static void save_row(srv_req *r, const char *sample_id, int position, int64_t ba
     r->status = 400;
     goto done;
   }
-  rescue_jwrite(&text, row);
+  write_like(&text, row, L.rows[position - 1]);
   if (!rescue_buf_ok(&text)) {
     srv_error(r, 500, "out of memory");
     goto done;
