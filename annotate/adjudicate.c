@@ -74,6 +74,8 @@ static int undecided(adj *a, const char *sample_id, int row, const char *reason)
   u->sample_id = rescue_strdup(sample_id);
   u->reason = rescue_strdup(reason);
   u->row = row;
+  u->n_fields = 0;
+  u->fields = NULL;
   if (!u->sample_id || !u->reason) {
     rescue_free(u->sample_id);
     rescue_free(u->reason);
@@ -459,11 +461,24 @@ end:
 }
 
 void rescue_adjudicate_result_free(rescue_adjudicate_result *res) {
-  int i;
+  int i, f, k;
   for (i = 0; i < res->n_undecided; i++) {
-    rescue_free(res->undecided[i].sample_id);
-    rescue_free(res->undecided[i].reason);
+    rescue_adj_undecided *u = &res->undecided[i];
+    rescue_free(u->sample_id);
+    rescue_free(u->reason);
+    for (f = 0; f < u->n_fields; f++) {
+      for (k = 0; k < u->fields[f].n_values; k++) {
+        rescue_free(u->fields[f].values[k].coder);
+        rescue_free(u->fields[f].values[k].value);
+      }
+      rescue_free(u->fields[f].values);
+      rescue_free(u->fields[f].field);
+    }
+    rescue_free(u->fields);
   }
+  for (i = 0; i < res->n_coders; i++)
+    rescue_free(res->coders[i]);
+  rescue_free(res->coders);
   rescue_free(res->undecided);
   rescue_free(res->lead);
   memset(res, 0, sizeof *res);

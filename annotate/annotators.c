@@ -34,6 +34,8 @@ const char *rescue_annotator_name_invalid(const char *name) {
   }
   if (strcmp(name, RESCUE_ADJUDICATION_ANNOTATOR) == 0)
     return "the name is reserved for adjudicated gold";
+  if (strcmp(name, RESCUE_DRAFT_ANNOTATOR) == 0)
+    return "the name is reserved for drafts (an import without --annotator)";
   return NULL;
 }
 
@@ -196,6 +198,7 @@ int rescue_annotator_list(rescue_store *st, rescue_annotator_info **out, int *n,
     a->samples = (long)sqlite3_column_int64(s, 7);
     a->assigned = (long)sqlite3_column_int64(s, 8);
     a->shared = (long)sqlite3_column_int64(s, 9);
+    a->retired = sqlite3_column_int(s, 10);
     k++;
     if (!a->name || !a->role || !a->created_at)
       break;
@@ -289,4 +292,172 @@ void rescue_assigned_samples_free(char **ids, int n) {
   for (i = 0; i < n; i++)
     rescue_free(ids[i]);
   rescue_free(ids);
+}
+
+/* ---- registered annotators ---- */
+
+/* Edit distance between a and b, ASCII letters compared without case. */
+static int distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), i, j;
+  int *row, d;
+  if (la > 64 || lb > 64)
+    return 1000;
+  row = rescue_malloc((lb + 1) * sizeof *row);
+  if (!row)
+    return 1000;
+  for (j = 0; j <= lb; j++)
+    row[j] = (int)j;
+  for (i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (j = 1; j <= lb; j++) {
+      char ca = a[i - 1], cb = b[j - 1];
+      int up = row[j], best;
+      if (ca >= 'A' && ca <= 'Z')
+        ca = (char)(ca - 'A' + 'a');
+      if (cb >= 'A' && cb <= 'Z')
+        cb = (char)(cb - 'A' + 'a');
+      best = diag + (ca != cb);
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      if (up + 1 < best)
+        best = up + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  d = row[lb];
+  rescue_free(row);
+  return d;
+}
+
+/*
+** The "no annotator" message: up to three registered names nearest to `name` by edit
+** distance (all of them when there are three or fewer), and how to add one.
+*/
+static int unknown_annotator(rescue_store *st, const char *name) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "annotator_names");
+  char best[3][72];
+  int dist[3] = {1 << 30, 1 << 30, 1 << 30}, n = 0, rc, i, k;
+  rescue_buf msg = RESCUE_BUF_INIT;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *cand = (const char *)sqlite3_column_text(s, 0);
+    int d = distance(name, cand);
+    n++;
+    for (i = 0; i < 3 && dist[i] <= d; i++)
+      ;
+    if (i == 3)
+      continue;
+    for (k = 2; k > i; k--) {
+      dist[k] = dist[k - 1];
+      memcpy(best[k], best[k - 1], sizeof best[k]);
+    }
+    dist[i] = d;
+    snprintf(best[i], sizeof best[i], "%s", cand);
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading annotators");
+  rescue_buf_printf(&msg, "no registered annotator named '%s'", name);
+  if (n) {
+    rescue_buf_puts(&msg, n > 3 ? " (closest: " : " (registered: ");
+    for (i = 0; i < 3 && i < n; i++)
+      rescue_buf_printf(&msg, "%s%s", i ? ", " : "", best[i]);
+    rescue_buf_putc(&msg, ')');
+  } else {
+    rescue_buf_puts(&msg, " (none is registered yet)");
+  }
+  rescue_buf_printf(&msg, "; add one with 'rescue annotator add %s <name>'", rescue_store_path(st));
+  rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "%s",
+                     rescue_buf_ok(&msg) && msg.s ? msg.s : "no such annotator");
+  rescue_buf_free(&msg);
+  return rc;
+}
+
+int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, const char **role,
+                            int *retired) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "annotator_registered");
+  int rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":name", name, -1);
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    const char *r = (const char *)sqlite3_column_text(s, 1);
+    *id = sqlite3_column_int64(s, 0);
+    if (role)
+      *role = strcmp(r, "lead") == 0 ? "lead" : strcmp(r, "model") == 0 ? "model" : "annotator";
+    if (retired)
+      *retired = sqlite3_column_int(s, 2);
+  }
+  sqlite3_reset(s);
+  if (rc == SQLITE_ROW)
+    return 0;
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "looking up an annotator");
+  return unknown_annotator(st, name);
+}
+
+/* Retire (retired = 1) or bring back (0) an annotator, with the change recorded. */
+static int set_retired(rescue_store *st, const char *name, int retired, const char *reason) {
+  sqlite3_stmt *s;
+  char now[32];
+  int64_t id;
+  int rc, was = 0;
+  if (retired && (!reason || !*reason))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "retiring an annotator needs a reason (--reason <text>)");
+  if (reason && rescue_name_unsafe(reason) && *reason)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "the reason %s",
+                         rescue_name_unsafe(reason));
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = rescue_annotator_lookup(st, name, &id, NULL, &was)))
+    goto fail;
+  if (was == retired) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "annotator '%s' is %s", name,
+                       retired ? "already retired" : "not retired");
+    goto fail;
+  }
+  rescue_now_iso(now);
+  if (!(s = rescue_store_stmt(st, "annotator_retirement_insert"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_int(s, ":annotator_id", id);
+  rescue_bind_int(s, ":retired", retired);
+  rescue_bind_text(s, ":reason", reason && *reason ? reason : NULL, -1);
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a retirement");
+    goto fail;
+  }
+  if (!(s = rescue_store_stmt(st, "annotator_set_retired"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_int(s, ":retired", retired);
+  rescue_bind_int(s, ":id", id);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "recording a retirement");
+    goto fail;
+  }
+  return rescue_store_commit(st);
+fail:
+  rescue_store_rollback(st);
+  return rc;
+}
+
+int rescue_annotator_retire(rescue_store *st, const char *name, const char *reason) {
+  return set_retired(st, name, 1, reason);
+}
+
+int rescue_annotator_unretire(rescue_store *st, const char *name, const char *reason) {
+  return set_retired(st, name, 0, reason);
 }

@@ -1,9 +1,12 @@
 /*
-** rescue_adjudicate.h: settling disagreements into gold (public). Per row, the whole row
-** content is decided by a policy and written as a gold version (kind "gold", with the
-** policy and the versions it came from) under the pseudo-annotator "adjudication". Rows
-** that cannot be decided are listed, never broken silently. Exports then use gold where
-** it exists (the corpus view).
+** rescue_adjudicate.h: settling disagreements into gold (public), field by field. The
+** fields (top-level keys of a row object) on which the coders agree are decided at once;
+** a row is undecided only in the fields where they differ, and each such field is listed
+** with every coder's value. A lead settles those with decisions (rescue_adjudicate_decide),
+** each recorded with the lead's name. A row's gold version (kind "gold", with the policy
+** and the versions it came from, under the pseudo-annotator "adjudication") is written
+** only once its last field is decided, so the gold view never holds a half-decided row.
+** A lead's own versions are a coder's like any other unless the policy is "lead".
 */
 #ifndef RESCUE_ADJUDICATE_H
 #define RESCUE_ADJUDICATE_H
@@ -12,9 +15,10 @@
 #include "rescue_store.h"
 
 typedef enum rescue_adj_policy {
-  RESCUE_ADJ_LEAD,      /* the lead's version where the lead made one, else what all coders share */
-  RESCUE_ADJ_MAJORITY,  /* the content most coders share (a tie is undecided) */
-  RESCUE_ADJ_LATEST     /* the latest version by anyone */
+  RESCUE_ADJ_LEAD,      /* the lead's version where the lead made one, else field by field
+                           what all other coders share */
+  RESCUE_ADJ_MAJORITY,  /* field by field, the value most coders share (a tie is undecided) */
+  RESCUE_ADJ_LATEST     /* the latest version by any coder, whole row */
 } rescue_adj_policy;
 
 int rescue_adj_policy_parse(const char *name, rescue_adj_policy *out);
@@ -25,12 +29,31 @@ typedef struct rescue_adjudicate_opts {
   const char *lead;               /* lead policy: the lead (NULL: the corpus's only lead) */
   const char *const *samples;     /* only these (discarded ones only when named) */
   int n_samples;
+  const char *const *coders;      /* the coders (registered names); NULL or 0: every
+                                     annotator or lead, not retired, with a saved version */
+  int n_coders;
+  int dry_run;                    /* decide and report, write nothing */
 } rescue_adjudicate_opts;
+
+/* One coder's value of a field: canonical JSON, or NULL when their row lacks the key. */
+typedef struct rescue_adj_value {
+  char *coder;
+  char *value;
+} rescue_adj_value;
+
+/* A field the coders differ on. */
+typedef struct rescue_adj_field {
+  char *field;
+  int n_values;
+  rescue_adj_value *values;       /* one per coder, in coder order */
+} rescue_adj_field;
 
 typedef struct rescue_adj_undecided {
   char *sample_id;
   int row;                        /* position */
   char *reason;
+  int n_fields;                   /* the fields still undecided (0: the reason says why) */
+  rescue_adj_field *fields;
 } rescue_adj_undecided;
 
 typedef struct rescue_adjudicate_result {
@@ -38,20 +61,44 @@ typedef struct rescue_adjudicate_result {
   long samples, rows;             /* looked at */
   long written;                   /* gold versions written */
   long unchanged;                 /* decided as the current gold already is */
+  long fields_agreed;             /* fields decided because the coders agree */
+  long fields_decided;            /* fields decided by a lead's decision or by majority */
+  long decisions;                 /* decisions recorded (rescue_adjudicate_decide) */
+  char **coders;                  /* the coders used, in order */
+  int n_coders;
   int n_undecided, cap_undecided;
   rescue_adj_undecided *undecided;
 } rescue_adjudicate_result;
 
 /*
-** Coders of a sample: the people (not models, not the adjudication pseudo-annotator) with
-** a version of one of its rows; each one's content for a row is their latest version, else
-** the row's first version (a row they left alone is one they accepted). All in one
-** transaction; errors on the store handle.
+** Coders: o->coders, else every annotator or lead (not a model, not retired, not the
+** draft) who saved at least one version. A coder takes part in a sample when they saved a
+** version of one of its current rows; their content for a row is their view of it (their
+** own version, else the draft). All in one transaction (rolled back for a dry run);
+** errors on the store handle.
 */
 int rescue_adjudicate(rescue_store *st, const rescue_adjudicate_opts *o,
                       rescue_adjudicate_result *res);
 void rescue_adjudicate_result_free(rescue_adjudicate_result *res);
-/* {"policy", "lead", "samples", "rows", "written", "unchanged", "undecided": [...]} */
+
+/*
+** Apply a lead's decisions from a JSONL file, one object per line:
+**   {"sample_id": "...", "row_index": n, "field": "...", "value": <any JSON>}
+**   {"sample_id": "...", "row_index": n, "field": "...", "take": "<coder>"}
+** ("take" copies that coder's value of the field). Each is recorded with the lead (a
+** registered annotator), then every row they touch is adjudicated again field by field
+** (policy majority, o->coders as given) and gold is written for rows now fully decided.
+** Bad input: RESCUE_EBADINPUT with "file:line:column: what", nothing written. o->policy
+** is ignored; o->samples restricts nothing (the file says which rows).
+*/
+int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lead,
+                             const rescue_adjudicate_opts *o, rescue_adjudicate_result *res);
+/*
+** {"policy", "lead", "dry_run", "coders", "samples", "rows", "written", "unchanged",
+**  "fields_agreed", "fields_decided", "decisions",
+**  "undecided": [{"sample", "row", "reason", "fields": [{"field", "values":
+**  [{"coder", "value"}]}]}]}
+*/
 void rescue_adjudicate_result_json(const rescue_adjudicate_opts *o,
                                    const rescue_adjudicate_result *res, rescue_buf *out);
 

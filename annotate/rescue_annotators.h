@@ -12,6 +12,12 @@
 
 /* The pseudo-annotator that adjudicated gold versions are written under (role lead). */
 #define RESCUE_ADJUDICATION_ANNOTATOR "adjudication"
+/*
+** The pseudo-annotator of drafts: an import without --annotator (a release file, a
+** subtitle draft). Its versions are where every annotator's view starts; it is never a
+** coder.
+*/
+#define RESCUE_DRAFT_ANNOTATOR "import"
 
 /* NULL when name can be an annotator name, else why not. */
 const char *rescue_annotator_name_invalid(const char *name);
@@ -31,6 +37,25 @@ void rescue_token_hash(const char *token, char hex[65]);
 int rescue_annotator_add(rescue_store *st, const char *name, const char *role, char token[65],
                          int *existed);
 
+/*
+** Id of the registered annotator `name` (one added with rescue_annotator_add, or an older
+** store's); the draft and adjudication pseudo-annotators are not registered annotators.
+** An unknown name is RESCUE_ENOTFOUND with a message naming the closest registered names
+** and pointing to `rescue annotator add`. *role (may be NULL) gets a static copy of the
+** role ("annotator", "lead", "model"), *retired (may be NULL) whether it is retired.
+*/
+int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, const char **role,
+                            int *retired);
+
+/*
+** Retire annotator `name` (reason required): their versions stay in the store and its
+** history, but leave every view, agreement and adjudication. Unretire brings them back
+** (reason optional). Both are recorded with the time; each runs its own transaction.
+** RESCUE_EINVAL when already in that state or when a reason is missing.
+*/
+int rescue_annotator_retire(rescue_store *st, const char *name, const char *reason);
+int rescue_annotator_unretire(rescue_store *st, const char *name, const char *reason);
+
 /* The annotator whose token this is (RESCUE_ENOTFOUND otherwise): the review server's sign-in. */
 int rescue_annotator_by_token(rescue_store *st, const char *token, int64_t *id);
 
@@ -43,6 +68,7 @@ typedef struct rescue_annotator_info {
   long samples;         /* samples with a version of theirs */
   long assigned;        /* samples assigned in the latest run */
   long shared;          /* of those, also assigned to someone else */
+  int retired;          /* 1: retired (rescue_annotator_retire) */
 } rescue_annotator_info;
 
 typedef struct rescue_assign_run {

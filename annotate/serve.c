@@ -328,6 +328,10 @@ static int who_fill(rescue_store *st, srv_who *who) {
   if (rc == SQLITE_ROW) {
     snprintf(who->name, sizeof who->name, "%s", (const char *)sqlite3_column_text(q, 0));
     snprintf(who->role, sizeof who->role, "%s", (const char *)sqlite3_column_text(q, 1));
+    if (sqlite3_column_int(q, 2)) {
+      sqlite3_reset(q);
+      return RESCUE_EINVAL; /* retired: signed out everywhere */
+    }
   }
   sqlite3_reset(q);
   if (rc == SQLITE_ROW)
@@ -381,7 +385,7 @@ static int authenticate(srv_req *r, int write) {
     return 0;
   }
   if (who_fill(r->st, &r->who)) {
-    srv_error(r, 401, "unknown annotator");
+    srv_error(r, 401, "unknown or retired annotator");
     return 0;
   }
   return 1;
@@ -460,7 +464,7 @@ static void api_login(srv_req *r) {
   }
   r->who.id = id;
   if (who_fill(r->st, &r->who)) {
-    srv_error(r, 401, "unknown annotator");
+    srv_error(r, 401, "this annotator is retired");
     goto done;
   }
   if (session_new(r->srv, id, &ss)) {

@@ -15,6 +15,7 @@
 #include "rescue_lint.h"
 #include "rescue_stats.h"
 #include "rescue_subtitles.h"
+#include "rescue_workflow.h"
 #include "serve_int.h"
 
 /* ---- the scheme ---- */
@@ -471,6 +472,60 @@ void api_sample(srv_req *r, const char *sample_id) {
     rescue_jw_null(&w);
   rescue_jw_key(&w, "lint");
   put_findings(&w, &res, 0);
+  rescue_jw_key(&w, "comments");
+  {
+    rescue_comment *cl = NULL;
+    int nc = 0;
+    const char *only[1] = {sample_id};
+    rescue_jw_arr(&w);
+    if (rescue_comments_list(r->st, only, 1, &cl, &nc) == 0) {
+      for (i = 0; i < nc; i++) {
+        rescue_jw_obj(&w);
+        rescue_jw_key(&w, "row");
+        rescue_jw_int(&w, cl[i].row);
+        rescue_jw_key(&w, "annotator");
+        if (cl[i].annotator)
+          rescue_jw_str(&w, cl[i].annotator);
+        else
+          rescue_jw_null(&w);
+        rescue_jw_key(&w, "text");
+        rescue_jw_str(&w, cl[i].text);
+        rescue_jw_key(&w, "created_at");
+        rescue_jw_str(&w, cl[i].created_at);
+        rescue_jw_end(&w);
+      }
+      rescue_comments_free(&cl, nc);
+    }
+    rescue_jw_end(&w);
+  }
+  rescue_jw_key(&w, "history");
+  {
+    rescue_status_entry *h = NULL;
+    int nh = 0;
+    rescue_jw_arr(&w);
+    if (rescue_status_history(r->st, sample_id, &h, &nh) == 0) {
+      for (i = 0; i < nh; i++) {
+        rescue_jw_obj(&w);
+        rescue_jw_key(&w, "status");
+        rescue_jw_str(&w, h[i].status);
+        rescue_jw_key(&w, "reason");
+        if (h[i].reason)
+          rescue_jw_str(&w, h[i].reason);
+        else
+          rescue_jw_null(&w);
+        rescue_jw_key(&w, "annotator");
+        if (h[i].annotator)
+          rescue_jw_str(&w, h[i].annotator);
+        else
+          rescue_jw_null(&w);
+        rescue_jw_key(&w, "created_at");
+        rescue_jw_str(&w, h[i].created_at);
+        rescue_jw_end(&w);
+      }
+      rescue_status_history_free(&h, nh);
+    }
+    rescue_jw_end(&w);
+  }
   rescue_jw_key(&w, "cues");
   rescue_jw_arr(&w);
   for (i = 0; i < cues.n; i++) {
@@ -1041,8 +1096,45 @@ done:
   rescue_jdoc_free(&doc);
 }
 
+/* POST /api/samples/<id>/comments {"text": "...", "row": n (optional; none: the sample)} */
 void api_comments(srv_req *r, const char *sample_id) {
-  srv_error(r, 501, "comments are not available in this build");
+  rescue_jdoc *doc = rescue_jdoc_new();
+  const rescue_jnode *root, *text, *row;
+  int64_t id = 0, pos = 0;
+  int rc;
+  if (!doc) {
+    srv_error(r, 500, "out of memory");
+    return;
+  }
+  if (!(root = srv_body_json(r, doc)))
+    goto done;
+  text = rescue_jget(root, "text");
+  row = rescue_jget(root, "row");
+  if (!text || text->type != RESCUE_JSTRING) {
+    srv_error(r, 400, "'text' must be a string");
+    goto done;
+  }
+  if (row && row->type != RESCUE_JNULL && !int_member(r, root, "row", &pos))
+    goto done;
+  if (rescue_sample_ref(r->st, sample_id, &(int64_t){0})) {
+    srv_error(r, 404, "no sample '%s'", sample_id);
+    goto done;
+  }
+  if (pos < 0 || pos > 1000000000) {
+    srv_error(r, 400, "no row %lld", (long long)pos);
+    goto done;
+  }
+  pthread_mutex_lock(&r->srv->write_mu);
+  rc = rescue_comment_add(r->st, sample_id, (int)pos, text->s, r->who.id, &id);
+  pthread_mutex_unlock(&r->srv->write_mu);
+  if (rc) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    goto done;
+  }
+  rescue_buf_printf(&r->out, "{\"id\": %lld}", (long long)id);
+  r->status = 200;
+done:
+  rescue_jdoc_free(&doc);
 }
 
 /* ---- the dashboard ---- */
@@ -1102,6 +1194,7 @@ void api_dashboard(srv_req *r) {
   if (!(q = rescue_store_stmt(r->st, "serve_dash_people")))
     goto sqlfail;
   rescue_bind_text(q, ":reserved", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  rescue_bind_text(q, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     rescue_jw_obj(&w);
     rescue_jw_key(&w, "name");
@@ -1122,6 +1215,16 @@ void api_dashboard(srv_req *r) {
   if (rc != SQLITE_DONE)
     goto sqlfail;
   rescue_jw_end(&w);
+
+  rescue_jw_key(&w, "commented_samples");
+  if (!(q = rescue_store_stmt(r->st, "serve_commented")))
+    goto sqlfail;
+  if (sqlite3_step(q) != SQLITE_ROW) {
+    sqlite3_reset(q);
+    goto sqlfail;
+  }
+  rescue_jw_int(&w, sqlite3_column_int(q, 0));
+  sqlite3_reset(q);
 
   memset(&ao, 0, sizeof ao);
   ao.stats.ci_replicates = 200;

@@ -27,5 +27,6 @@
 #include "rescue_store.h"
 #include "rescue_tasks.h"
 #include "rescue_version.h"
+#include "rescue_workflow.h"
 
 #endif

@@ -118,7 +118,8 @@ typedef enum rescue_view_kind {
   RESCUE_VIEW_CORPUS,    /* gold where it exists, else the latest version by anyone */
   RESCUE_VIEW_GOLD,      /* adjudicated gold only (rows without gold are missing) */
   RESCUE_VIEW_LATEST,    /* the latest version by anyone, gold or not */
-  RESCUE_VIEW_ANNOTATOR  /* the annotator's latest, else the row's first version */
+  RESCUE_VIEW_ANNOTATOR  /* the annotator's own latest, else carried over from their version
+                            before a resegmentation, else the draft (never anyone else's) */
 } rescue_view_kind;
 
 typedef struct rescue_view {
@@ -146,7 +147,22 @@ typedef struct rescue_row {
   const char *utterance_type;       /* cleaned; NULL when the key is absent */
   const char *relation_cycle_state; /* cleaned; NULL when absent */
   const char *relation_pattern;     /* cleaned; NULL when absent */
+  /*
+  ** Annotator views only: how the shown version reached this row. RESCUE_ROW_OWN: the
+  ** annotator's own version of it, or the draft's; otherwise it was carried over from the
+  ** row set before a resegmentation (the annotator's version of the old row).
+  */
+  int origin;
+  /* Annotator views only: someone else's resegmentation changed this row's span. */
+  int seg_changed;
 } rescue_row;
+
+enum {
+  RESCUE_ROW_OWN = 0,     /* this row's own version (the annotator's or the draft) */
+  RESCUE_ROW_CARRIED,     /* the same span in the previous row set */
+  RESCUE_ROW_SPLIT,       /* from the row it was split from (its times are the parent's) */
+  RESCUE_ROW_MERGED       /* from the first of the rows merged into it */
+};
 
 typedef struct rescue_sample {
   int64_t ref;             /* sample.id */
@@ -262,6 +278,7 @@ typedef struct rescue_sample_input {
 typedef struct rescue_put_stats {
   long samples_new, samples_changed, samples_unchanged;
   long rows_new, row_versions, rowsets;
+  long rows_carried;    /* resegmentations: new rows that keep an old row's span */
 } rescue_put_stats;
 
 enum {

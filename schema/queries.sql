@@ -159,7 +159,8 @@ SELECT a.id, a.name, a.role, a.token_hash IS NOT NULL, a.created_at,
        (SELECT count(*) FROM assignment s
          WHERE s.annotator_id = a.id AND s.run_id = (SELECT max(id) FROM assign_run)
            AND EXISTS (SELECT 1 FROM assignment o WHERE o.run_id = s.run_id
-                         AND o.sample_ref = s.sample_ref AND o.annotator_id <> s.annotator_id))
+                         AND o.sample_ref = s.sample_ref AND o.annotator_id <> s.annotator_id)),
+       a.retired
   FROM annotator a
   LEFT JOIN (SELECT v.annotator_id AS annotator_id, sum(v.kind <> 'gold') AS versions,
                     sum(v.kind = 'gold') AS gold, count(DISTINCT rs.sample_ref) AS samples
@@ -305,7 +306,7 @@ SELECT r.id, v.id, v.content, v.annotator_id
  WHERE s.sample_id = :sample_id;
 
 -- name: serve_annotator
-SELECT name, role FROM annotator WHERE id = :id;
+SELECT name, role, retired FROM annotator WHERE id = :id;
 
 -- name: serve_assigned
 -- Whether the latest assignment run gives anyone the sample, and whether it gives it to
@@ -362,5 +363,99 @@ SELECT an.name, an.role,
          WHERE a.annotator_id = an.id AND a.run_id = (SELECT max(id) FROM assign_run)
            AND s.status = 'reviewed')
   FROM annotator an
- WHERE an.role <> 'model' AND an.name <> :reserved
+ WHERE an.role <> 'model' AND an.name <> :reserved AND an.name <> :draft AND an.retired = 0
  ORDER BY an.name;
+
+-- name: serve_commented
+SELECT count(DISTINCT c.sample_ref) FROM comment c JOIN sample s ON s.id = c.sample_ref
+ WHERE s.status <> 'discarded';
+-- ---------------------------------------------------------------------------------
+-- Double annotation: registered annotators, retiring, statuses, comments, assignment
+-- lists, row lineage, per-field decisions (annotate/workflow.c, annotators.c,
+-- corpus/sample.c, annotate/adjudicate.c)
+
+-- name: annotator_registered
+SELECT id, role, retired FROM annotator
+ WHERE name = :name AND name <> :draft AND name <> :adjudication;
+
+-- name: annotator_names
+SELECT name FROM annotator WHERE name <> :draft AND name <> :adjudication ORDER BY name;
+
+-- name: annotator_set_retired
+UPDATE annotator SET retired = :retired WHERE id = :id;
+
+-- name: annotator_retirement_insert
+INSERT INTO annotator_retirement(annotator_id, retired, reason, created_at)
+  VALUES (:annotator_id, :retired, :reason, :now);
+
+-- name: status_history
+SELECT h.status, h.reason, a.name, h.created_at
+  FROM sample_status h LEFT JOIN annotator a ON a.id = h.annotator_id
+ WHERE h.sample_ref = :sample_ref ORDER BY h.id;
+
+-- name: comment_row
+SELECT r.id FROM sample s JOIN row r ON r.rowset_id = s.rowset_id
+ WHERE s.id = :sample_ref AND r.position = :position;
+
+-- name: comment_insert
+INSERT INTO comment(sample_ref, row_id, position, annotator_id, text, created_at)
+  VALUES (:sample_ref, :row_id, :position, :annotator_id, :text, :now);
+
+-- name: comments_list
+SELECT c.id, s.sample_id, c.position, a.name, c.text, c.created_at, s.id
+  FROM comment c JOIN sample s ON s.id = c.sample_ref
+  LEFT JOIN annotator a ON a.id = c.annotator_id
+ ORDER BY s.sort_key, c.id;
+
+-- name: assign_list
+SELECT s.sample_id, a.name, s.status, s.status_reason,
+       (SELECT n_rows FROM rowset WHERE id = s.rowset_id),
+       (SELECT count(*) FROM row r WHERE r.rowset_id = s.rowset_id
+           AND EXISTS (SELECT 1 FROM row_version v WHERE v.row_id = r.id
+                         AND v.annotator_id = a.id AND v.kind <> 'gold')),
+       (SELECT count(*) FROM comment c WHERE c.sample_ref = s.id)
+  FROM assignment x
+  JOIN sample s ON s.id = x.sample_ref
+  JOIN annotator a ON a.id = x.annotator_id
+ WHERE x.run_id = (SELECT max(id) FROM assign_run)
+   AND (:annotator_id = 0 OR x.annotator_id = :annotator_id)
+ ORDER BY s.sort_key, a.name;
+
+-- name: default_coders
+-- Annotators and leads, not retired, with at least one saved (not gold) version.
+SELECT a.id, a.name FROM annotator a
+ WHERE a.role <> 'model' AND a.retired = 0 AND a.name <> :draft AND a.name <> :adjudication
+   AND EXISTS (SELECT 1 FROM row_version v WHERE v.annotator_id = a.id AND v.kind <> 'gold')
+ ORDER BY a.name;
+
+-- name: row_spans_for
+-- The rows of a row set with the span `annotator_id` sees (their latest, else the draft,
+-- else the row's first version), for the alignment check and resegment lineage.
+SELECT r.id, r.position, v.start_time, v.end_time
+  FROM row r
+  LEFT JOIN row_version v ON v.id = COALESCE(
+    (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id
+        AND kind <> 'gold'),
+    (SELECT max(x.id) FROM row_version x JOIN annotator d ON d.id = x.annotator_id
+      WHERE x.row_id = r.id AND x.kind <> 'gold' AND d.retired = 0
+        AND (d.name = :draft OR d.role = 'model')),
+    (SELECT min(id) FROM row_version WHERE row_id = r.id))
+ WHERE r.rowset_id = :rowset_id
+ ORDER BY r.position;
+
+-- name: row_origin_insert
+INSERT INTO row_origin(row_id, part, parent_id, relation)
+  VALUES (:row_id, :part, :parent_id, :relation);
+
+-- name: rowset_rows
+SELECT id, position FROM row WHERE rowset_id = :rowset_id ORDER BY position;
+
+-- name: field_decision_insert
+INSERT INTO field_decision(row_id, field, value, take_id, lead_id, created_at)
+  VALUES (:row_id, :field, :value, :take_id, :lead_id, :now);
+
+-- name: field_decisions_of_rowset
+SELECT d.row_id, d.field, d.value, d.id FROM field_decision d JOIN row r ON r.id = d.row_id
+ WHERE r.rowset_id = :rowset_id
+   AND d.id = (SELECT max(id) FROM field_decision e WHERE e.row_id = d.row_id AND e.field = d.field)
+ ORDER BY d.row_id, d.field;

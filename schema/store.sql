@@ -224,3 +224,60 @@ CREATE TABLE assignment(
   annotator_id  INTEGER NOT NULL REFERENCES annotator(id),
   PRIMARY KEY (run_id, sample_ref, annotator_id)
 );
+
+-- @migration 2
+-- Double annotation: retiring annotators, comments, row lineage across row sets,
+-- and a lead's per-field adjudication decisions.
+
+ALTER TABLE annotator ADD COLUMN retired INTEGER NOT NULL DEFAULT 0;
+                                     -- current pointer: 1 while retired (the latest
+                                     -- annotator_retirement row says why)
+
+CREATE TABLE annotator_retirement(
+  id            INTEGER PRIMARY KEY,
+  annotator_id  INTEGER NOT NULL REFERENCES annotator(id),
+  retired       INTEGER NOT NULL,    -- 1: retired; 0: brought back
+  reason        TEXT,                -- why
+  created_at    TEXT NOT NULL
+);
+CREATE INDEX annotator_retirement_by_annotator ON annotator_retirement(annotator_id, id);
+
+CREATE TABLE comment(
+  id            INTEGER PRIMARY KEY,
+  sample_ref    INTEGER NOT NULL REFERENCES sample(id),
+  row_id        INTEGER REFERENCES row(id),  -- the row commented on; NULL: the whole sample
+  position      INTEGER,             -- that row's 1-based position when the comment was made
+  annotator_id  INTEGER REFERENCES annotator(id),  -- who wrote it; NULL: not given
+  text          TEXT NOT NULL,
+  created_at    TEXT NOT NULL
+);
+CREATE INDEX comment_by_sample ON comment(sample_ref, id);
+
+-- Where the rows of a row set made by --resegment came from: one line per (new row,
+-- old row of the previous row set). A new row without a line is new material.
+CREATE TABLE row_origin(
+  row_id     INTEGER NOT NULL REFERENCES row(id),   -- the new row
+  part       INTEGER NOT NULL,       -- 1.. in time order of the old rows it came from
+  parent_id  INTEGER NOT NULL REFERENCES row(id),   -- an old row
+  relation   TEXT NOT NULL CHECK (relation = 'same' OR relation = 'split' OR
+                                  relation = 'merged'),
+                                     -- same: one old row, same span (within the overlap
+                                     -- rule); split: part of one old row that became several;
+                                     -- merged: one of several old rows that became this one
+  PRIMARY KEY (row_id, part)
+);
+CREATE INDEX row_origin_by_parent ON row_origin(parent_id);
+
+-- A lead's decision on one field of one row (rescue adjudicate --decide); the latest per
+-- (row, field) is in use. Gold versions are written from them once a row is decided.
+CREATE TABLE field_decision(
+  id            INTEGER PRIMARY KEY,
+  row_id        INTEGER NOT NULL REFERENCES row(id),
+  field         TEXT NOT NULL,       -- top-level key of the row object
+  value         TEXT,                -- the decided value as canonical JSON; NULL: the key is
+                                     -- left out of the row
+  take_id       INTEGER REFERENCES annotator(id),  -- set when the lead took a coder's value
+  lead_id       INTEGER NOT NULL REFERENCES annotator(id),
+  created_at    TEXT NOT NULL
+);
+CREATE INDEX field_decision_by_row ON field_decision(row_id, field, id);

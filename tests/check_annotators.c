@@ -119,18 +119,17 @@ START_TEST(test_add_and_token) {
   ck_assert(tu_same_file(db, copy));
   free(out);
   free(err);
-  /* the import's annotator gets a token and a role */
+  /* the draft pseudo-annotator 'import' is reserved: drafts are never a person or model */
   ck_assert_int_eq(tu_rescue(&out, &err, "annotator", "add", db, "import", "--role", "model", NULL),
-                   0);
-  ck_assert_ptr_nonnull(strstr(out, "issued a sign-in token to the existing annotator 'import' "
-                                    "(role model)"));
+                   2);
+  ck_assert_ptr_nonnull(strstr(err, "reserved for drafts"));
   free(out);
   free(err);
   /* bad names and roles: usage errors, store unchanged */
   free(copy);
   copy = copy_of(db);
   {
-    static const char *bad[] = {"", "a,b", "adjudication", " ann", "x\ty"};
+    static const char *bad[] = {"", "a,b", "adjudication", "import", " ann", "x\ty"};
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       ck_assert_int_eq(tu_rescue(&out, &err, "annotator", "add", db, bad[i], NULL), 2);

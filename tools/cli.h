@@ -81,6 +81,11 @@ int cmd_annotator_list(int argc, char **argv);
 int cmd_assign(int argc, char **argv);
 int cmd_adjudicate(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_annotator_retire(int argc, char **argv);
+int cmd_annotator_unretire(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_comment(int argc, char **argv);
+int cmd_comments(int argc, char **argv);
 
 /* Demo steps of the modules (tools/demo_<module>.c); 0 or 1 after a message. */
 int demo_agree(const char *dir, rescue_store *st);

@@ -1,5 +1,6 @@
 /*
-** cmd_annotator.c: `rescue annotator add` (with a sign-in token) and `rescue annotator list`.
+** cmd_annotator.c: `rescue annotator add` (with a sign-in token), `rescue annotator list`
+** and `rescue annotator retire|unretire`.
 */
 #include <getopt.h>
 #include <stdio.h>
@@ -12,8 +13,12 @@ static const char usage_add[] =
     "\n"
     "Add an annotator and print a sign-in token for the review server. The token is shown\n"
     "only now: the corpus keeps its SHA-256. A model annotator holds machine\n"
-    "pre-annotations. An annotator that an import created (without a token) gets one,\n"
-    "and the role when --role is given.\n"
+    "pre-annotations. An annotator that an older import created (without a token) gets\n"
+    "one, and the role when --role is given.\n"
+    "\n"
+    "Only registered annotators can import (--annotator), comment, change statuses or be\n"
+    "coders in agree and adjudicate; the names 'import' (drafts) and 'adjudication' (gold)\n"
+    "are reserved.\n"
     "\n"
     "options:\n"
     "  --role <role>  annotator (default), lead or model\n"
@@ -22,7 +27,8 @@ static const char usage_add[] =
 static const char usage_list[] =
     "usage: rescue annotator list <db> [--json]\n"
     "\n"
-    "Every annotator with their role, row versions (and gold written under their name),\n"
+    "Every annotator with their role, whether retired, row versions (and gold written\n"
+    "under their name),\n"
     "the samples they have versions in, the samples the latest assignment gives them (and\n"
     "how many of those are shared for double review), and whether a token was issued.\n"
     "\n"
@@ -120,6 +126,8 @@ int cmd_annotator_list(int argc, char **argv) {
       rescue_jw_int(&w, list[i].shared);
       rescue_jw_key(&w, "token");
       rescue_jw_bool(&w, list[i].has_token);
+      rescue_jw_key(&w, "retired");
+      rescue_jw_bool(&w, list[i].retired);
       rescue_jw_key(&w, "created_at");
       rescue_jw_str(&w, list[i].created_at);
       rescue_jw_end(&w);
@@ -148,9 +156,10 @@ int cmd_annotator_list(int argc, char **argv) {
     rescue_buf_printf(&out, "%-20s %-9s %9s %6s %8s %9s %7s  %s\n", "name", "role", "versions",
                       "gold", "samples", "assigned", "shared", "token");
     for (i = 0; i < n; i++)
-      rescue_buf_printf(&out, "%-20s %-9s %9ld %6ld %8ld %9ld %7ld  %s\n", list[i].name,
+      rescue_buf_printf(&out, "%-20s %-9s %9ld %6ld %8ld %9ld %7ld  %s%s\n", list[i].name,
                         list[i].role, list[i].versions, list[i].gold, list[i].samples,
-                        list[i].assigned, list[i].shared, list[i].has_token ? "yes" : "no");
+                        list[i].assigned, list[i].shared, list[i].has_token ? "yes" : "no",
+                        list[i].retired ? "  (retired)" : "");
     if (run.id)
       rescue_buf_printf(&out, "\nassignment in use: run %lld of %s (seed %llu, overlap %g, "
                               "annotators %s)\n",
@@ -165,3 +174,58 @@ int cmd_annotator_list(int argc, char **argv) {
   rescue_buf_free(&out);
   return rc;
 }
+
+static const char usage_retire[] =
+    "usage: rescue annotator retire <db> <name> --reason <text>\n"
+    "       rescue annotator unretire <db> <name> [--reason <text>]\n"
+    "\n"
+    "Retire an annotator: their versions stay in the corpus and its history, but leave\n"
+    "every view, agreement and adjudication (and they no longer count as a coder).\n"
+    "Unretire brings them back. Both changes are recorded with the time and reason.\n"
+    "\n"
+    "options:\n"
+    "  --reason <text>  why (required to retire)\n"
+    "  -h, --help       show this help\n";
+
+/* retire (1) or unretire (0) */
+static int retire(int argc, char **argv, int on) {
+  static const struct option opts[] = {
+      {"reason", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  const char *reason = NULL;
+  rescue_store *st = NULL;
+  int c, rc;
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_retire)) != -1) {
+    switch (c) {
+    case 'h': return cli_help(usage_retire);
+    case 'r': reason = optarg; break;
+    default: return 2;
+    }
+  }
+  if (argc - optind != 2)
+    return cli_usage_error(usage_retire, argc - optind > 2 ? "too many arguments"
+                                         : argc - optind ? "missing <name>"
+                                                         : "missing <db> and <name>");
+  if (on && (!reason || !*reason))
+    return cli_usage_error(usage_retire, "retiring an annotator needs a reason (--reason <text>)");
+  if ((rc = cli_open_store(argv[optind], 0, &st)))
+    return rc;
+  if (on ? rescue_annotator_retire(st, argv[optind + 1], reason)
+         : rescue_annotator_unretire(st, argv[optind + 1], reason)) {
+    rc = cli_fail(rescue_store_err(st));
+    rescue_store_close(&st);
+    return rc;
+  }
+  rescue_store_close(&st);
+  if (on)
+    printf("retired annotator '%s' (%s): their versions stay in the history but leave views, "
+           "agreement and adjudication\n",
+           argv[optind + 1], reason);
+  else
+    printf("annotator '%s' is back: their versions are in views, agreement and adjudication "
+           "again\n",
+           argv[optind + 1]);
+  return cli_finish(0);
+}
+
+int cmd_annotator_retire(int argc, char **argv) { return retire(argc, argv, 1); }
+int cmd_annotator_unretire(int argc, char **argv) { return retire(argc, argv, 0); }

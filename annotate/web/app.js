@@ -139,6 +139,7 @@ async function openSample(id, keepSel) {
   for (const b of document.querySelectorAll('#segment-tools button, #status-tools button, #comment-tools button, #save-btn'))
     b.disabled = s.readonly;
   if (switched) setupPlayer();
+  drawComments();
   drawRows();
   if (!keepSel || state.sel >= s.rows.length) state.sel = 0;
   selectRow(state.sel, false);
@@ -238,6 +239,14 @@ function drawCues() {
   const cues = s.cues.filter((c) => c.end > a && c.start < b);
   $('cues').replaceChildren(...(cues.length ? cues.map((c) => el('div', { class: 'cue' + (t >= c.start && t < c.end ? ' now' : '') },
     c.speaker ? el('span', { class: 'spk', text: c.speaker + ':' }) : null, c.text)) : [el('div', { class: 'muted', text: s.cues.length ? 'no subtitle cue in this span' : 'no subtitles stored' })]));
+}
+
+function drawComments() {
+  const s = state.sample;
+  $('comments').replaceChildren(...s.comments.map((c) => el('li', {},
+    el('div', { class: 'meta', text: (c.row ? 'row ' + c.row : 'sample') + ' · ' + (c.annotator || '?') + ' · ' + c.created_at }), c.text)));
+  $('history').replaceChildren(...s.history.map((h) => el('li', {},
+    el('span', { class: 'meta', text: h.created_at + ' · ' + (h.annotator || '?') + ': ' }), h.status + (h.reason ? ' (' + h.reason + ')' : ''))));
 }
 
 // ---- the form, built from the scheme ----
@@ -471,9 +480,7 @@ async function setStatus(status, reason) {
   const s = state.sample;
   const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/status', { status, reason });
   if (res.status !== 200) { setMsg(res.data.error || String(res.status), false); return; }
-  s.status = status;
-  $('sample-status').textContent = status;
-  $('sample-status').className = 'badge ' + status;
+  await openSample(s.sample_id, true);
 }
 $('mark-reviewed').addEventListener('click', () => setStatus('reviewed'));
 $('mark-inreview').addEventListener('click', () => setStatus('in_review'));
@@ -489,7 +496,7 @@ $('comment-btn').addEventListener('click', async () => {
   if (!$('comment-sample').checked) body.row = s.rows[state.sel].index;
   const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/comments', body);
   $('comment-msg').textContent = res.status === 200 ? 'comment added' : (res.data.error || String(res.status));
-  if (res.status === 200) $('comment-text').value = '';
+  if (res.status === 200) { $('comment-text').value = ''; await openSample(s.sample_id, true); }
 });
 
 // lead: whose view, and compare with whom
@@ -526,11 +533,11 @@ document.addEventListener('keydown', (ev) => {
 // ---- dashboard ----
 
 function barChart(title, entries, opts) {
-  const w = 420, bh = 16, lw = 170, max = Math.max(1, ...entries.map((e) => e[1]));
+  const w = (opts && opts.width) || 420, bh = 16, lw = 170, max = Math.max(1, ...entries.map((e) => e[1]));
   const svg = sv('svg', { width: w, height: 22 + entries.length * (bh + 4), role: 'img', 'aria-label': title });
   svg.append(sv('text', { x: 0, y: 12, 'font-weight': 600 }, title));
   entries.forEach(([name, v, label], i) => {
-    const y = 20 + i * (bh + 4), bw = ((w - lw - 50) * v) / max;
+    const y = 20 + i * (bh + 4), bw = ((w - lw - ((opts && opts.labelw) || 50)) * v) / max;
     svg.append(sv('text', { x: lw - 6, y: y + 12, 'text-anchor': 'end' }, name));
     svg.append(sv('rect', { x: lw, y, width: Math.max(0, bw), height: bh, fill: (opts && opts.color) || '#2f6fb0', rx: 2 }));
     svg.append(sv('text', { x: lw + bw + 4, y: y + 12 }, label != null ? label : String(v)));
@@ -544,12 +551,17 @@ function agreementChart(fields) {
   const x = (a) => lw + ((Math.max(-1, Math.min(1, a)) + 1) / 2) * plot;
   for (const t of [-1, -0.5, 0, 0.5, 0.667, 0.8, 1]) {
     svg.append(sv('line', { x1: x(t), x2: x(t), y1: 14, y2: 20 + fields.length * rowh, stroke: t === 0.8 || t === 0.667 ? '#9bd3a8' : '#e3e8ee' }));
-    svg.append(sv('text', { x: x(t), y: 10, 'text-anchor': 'middle' }, t === 0.667 ? '.67' : String(t)));
+    if (t !== 0.667) svg.append(sv('text', { x: x(t), y: 10, 'text-anchor': 'middle' }, String(t)));
   }
   fields.forEach((f, i) => {
     const y = 26 + i * rowh;
     svg.append(sv('text', { x: lw - 6, y: y + 4, 'text-anchor': 'end' }, f.field));
-    if (f.alpha == null) { svg.append(sv('text', { x: lw + 4, y: y + 4, fill: '#66707a' }, f.status.replace(/_/g, ' '))); return; }
+    if (f.alpha == null) {
+      const txt = f.share_identical != null ? 'free text: ' + Math.round(100 * f.share_identical) + '% identical, token F1 ' + (f.token_f1 != null ? f.token_f1.toFixed(2) : '–')
+        : f.status.replace(/_/g, ' ');
+      svg.append(sv('text', { x: lw + 4, y: y + 4, fill: '#66707a' }, txt));
+      return;
+    }
     if (f.ci && f.ci.low != null && f.ci.high != null)
       svg.append(sv('line', { x1: x(f.ci.low), x2: x(f.ci.high), y1: y, y2: y, stroke: '#2f6fb0', 'stroke-width': 2 }));
     svg.append(sv('circle', { cx: x(f.alpha), cy: y, r: 4, fill: '#23313f' }));
@@ -559,8 +571,8 @@ function agreementChart(fields) {
 }
 
 function heatmap(title, t) {
-  const n = t.labels.length, cell = 26, lw = 170, top = 130;
-  const svg = sv('svg', { width: lw + n * cell + 10, height: top + n * cell + 10, role: 'img', 'aria-label': title });
+  const n = t.labels.length, cell = 26, lw = 170, top = 140;
+  const svg = sv('svg', { width: lw + n * cell + 130, height: top + n * cell + 10, role: 'img', 'aria-label': title });
   svg.append(sv('text', { x: 0, y: 12, 'font-weight': 600 }, title + ' (' + t.transitions + ' transitions; row = from)'));
   t.labels.forEach((l, j) => {
     const tx = lw + j * cell + cell / 2;
@@ -585,7 +597,7 @@ async function showDashboard() {
     card('discarded samples', d.status.discarded || 0),
     card('commented samples', d.commented_samples == null ? '–' : d.commented_samples));
   $('dash-people').replaceChildren(barChart('rows saved (of rows assigned)', d.people.map((p) => [p.name, p.rows_saved,
-    p.rows_saved + (p.assigned_rows ? ' / ' + p.assigned_rows : '') + (p.assigned ? ', ' + p.reviewed + ' of ' + p.assigned + ' samples reviewed' : '')])));
+    p.rows_saved + (p.assigned_rows ? ' / ' + p.assigned_rows : '') + (p.assigned ? ' rows; ' + p.reviewed + '/' + p.assigned + ' samples reviewed' : '')]), { width: 620, labelw: 230 }));
   const ag = d.agreement;
   $('dash-agree').replaceChildren(ag && ag.fields ? agreementChart(ag.fields) : el('p', { class: 'muted', text: 'no agreement data' }),
     el('p', { class: 'muted', text: ag && ag.coders ? 'coders: ' + ag.coders.join(', ') + '; samples: ' + ag.samples : '' }));

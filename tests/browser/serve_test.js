@@ -208,6 +208,13 @@ async function selectRow(page, index) {
     await a.waitForFunction(() => /saved \(version/.test(document.getElementById('save-msg').textContent));
     check(true, 'Ctrl+S saves the row');
 
+    // ---- a comment on a row, and the sample's status ----
+    await selectRow(a, 5);
+    await a.fill('#comment-text', 'the sigh here matters');
+    await a.click('#comment-btn');
+    await a.waitForFunction(() => document.getElementById('comments').textContent.includes('the sigh here matters'));
+    check((await a.textContent('#comments')).includes('row 5'), 'a row comment is listed with its row');
+
     // ---- the lead's dashboard ----
     const ctxL = await browser.newContext({ viewport: { width: 1400, height: 1100 } });
     const l = await ctxL.newPage();

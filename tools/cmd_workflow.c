@@ -1,0 +1,283 @@
+/*
+** cmd_workflow.c: `rescue status`, `rescue comment` and `rescue comments`: the review
+** workflow's state, shared with the review server. None of it enters exports.
+*/
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_status[] =
+    "usage: rescue status <db> <sample_id> new|in_review|reviewed|discarded\n"
+    "                     [--reason <text>] [--annotator <name>] [--json]\n"
+    "       rescue status <db> <sample_id> [--json]\n"
+    "\n"
+    "Set a sample's review status, or (without a status) show its status history. Every\n"
+    "change is kept in the history with its time, reason and annotator. Discarding needs\n"
+    "a reason; a discarded sample stays in the corpus, and exports and statistics leave\n"
+    "it out. Statuses are never written into exports.\n"
+    "\n"
+    "options:\n"
+    "  --reason <text>     why (required for discarded)\n"
+    "  --annotator <name>  who changes it (a registered annotator)\n"
+    "  --json              one JSON document: the sample's status history\n"
+    "  -h, --help          show this help\n";
+
+static const char usage_comment[] =
+    "usage: rescue comment <db> <sample_id>[:<row>] <text> [--annotator <name>]\n"
+    "\n"
+    "Add a comment on a sample, or on one of its rows (<row> is the 1-based position in\n"
+    "the sample's current row set). Comments are kept in the corpus with their time and\n"
+    "author, listed by 'rescue comments' and the review server, and never written into\n"
+    "exports (write notes here, not as extra keys in rows).\n"
+    "\n"
+    "options:\n"
+    "  --annotator <name>  who writes it (a registered annotator)\n"
+    "  -h, --help          show this help\n";
+
+static const char usage_comments[] =
+    "usage: rescue comments <db> [--samples <id>,...] [--json]\n"
+    "\n"
+    "List comments in sample order, oldest first.\n"
+    "\n"
+    "options:\n"
+    "  --samples <ids>  only these samples\n"
+    "  --json           one JSON document: {\"comments\": [{\"id\", \"sample_id\", \"row\",\n"
+    "                   \"annotator\", \"text\", \"created_at\"}]}\n"
+    "  -h, --help       show this help\n";
+
+/* The registered annotator's id, or print the error and return 1. */
+static int who(rescue_store *st, const char *name, int64_t *id) {
+  *id = 0;
+  if (!name)
+    return 0;
+  if (rescue_annotator_lookup(st, name, id, NULL, NULL))
+    return cli_fail(rescue_store_err(st));
+  return 0;
+}
+
+static void status_json(const char *sample_id, const rescue_status_entry *h, int n,
+                        rescue_buf *out) {
+  rescue_jw w;
+  int i;
+  rescue_jw_init(&w, out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "sample_id");
+  rescue_jw_str(&w, sample_id);
+  rescue_jw_key(&w, "status");
+  rescue_jw_str(&w, n ? h[n - 1].status : "new");
+  rescue_jw_key(&w, "reason");
+  if (n && h[n - 1].reason)
+    rescue_jw_str(&w, h[n - 1].reason);
+  else
+    rescue_jw_null(&w);
+  rescue_jw_key(&w, "history");
+  rescue_jw_arr(&w);
+  for (i = 0; i < n; i++) {
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "status");
+    rescue_jw_str(&w, h[i].status);
+    rescue_jw_key(&w, "reason");
+    if (h[i].reason)
+      rescue_jw_str(&w, h[i].reason);
+    else
+      rescue_jw_null(&w);
+    rescue_jw_key(&w, "annotator");
+    if (h[i].annotator)
+      rescue_jw_str(&w, h[i].annotator);
+    else
+      rescue_jw_null(&w);
+    rescue_jw_key(&w, "created_at");
+    rescue_jw_str(&w, h[i].created_at);
+    rescue_jw_end(&w);
+  }
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+  rescue_buf_putc(out, '\n');
+}
+
+int cmd_status(int argc, char **argv) {
+  static const struct option opts[] = {{"reason", required_argument, NULL, 'r'},
+                                       {"annotator", required_argument, NULL, 'a'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *reason = NULL, *annotator = NULL, *status = NULL, *sample;
+  rescue_store *st = NULL;
+  rescue_status_entry *h = NULL;
+  rescue_buf out = RESCUE_BUF_INIT;
+  int64_t id = 0;
+  int c, rc, json = 0, n = 0, i;
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_status)) != -1) {
+    switch (c) {
+    case 'h': return cli_help(usage_status);
+    case 'r': reason = optarg; break;
+    case 'a': annotator = optarg; break;
+    case 'j': json = 1; break;
+    default: return 2;
+    }
+  }
+  if (argc - optind < 2 || argc - optind > 3)
+    return cli_usage_error(usage_status, argc - optind > 3 ? "too many arguments"
+                                         : argc - optind ? "missing <sample_id>"
+                                                         : "missing <db> and <sample_id>");
+  sample = argv[optind + 1];
+  if (argc - optind == 3) {
+    status = argv[optind + 2];
+    if (!rescue_status_valid(status))
+      return cli_usage_error(usage_status,
+                             "unknown status '%s' (expected new, in_review, reviewed or discarded)",
+                             status);
+    if (strcmp(status, "discarded") == 0 && (!reason || !*reason))
+      return cli_usage_error(usage_status, "discarding a sample needs a reason (--reason <text>)");
+  } else if (reason || annotator) {
+    return cli_usage_error(usage_status, "--reason and --annotator go with a new status");
+  }
+  if ((rc = cli_open_store(argv[optind], status ? 0 : RESCUE_OPEN_READONLY, &st)))
+    return rc;
+  if ((rc = who(st, annotator, &id)))
+    goto end;
+  if (status && rescue_sample_set_status(st, sample, status, reason, id)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  if (rescue_status_history(st, sample, &h, &n)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  if (json) {
+    status_json(sample, h, n, &out);
+  } else if (status) {
+    rescue_buf_printf(&out, "%s: %s%s%s%s\n", sample, status, reason ? " (" : "",
+                      reason ? reason : "", reason ? ")" : "");
+  } else {
+    rescue_buf_printf(&out, "%s: %s\n", sample, n ? h[n - 1].status : "new");
+    for (i = 0; i < n; i++)
+      rescue_buf_printf(&out, "  %s  %-10s %s%s%s%s\n", h[i].created_at, h[i].status,
+                        h[i].annotator ? "by " : "", h[i].annotator ? h[i].annotator : "",
+                        h[i].reason ? (h[i].annotator ? ": " : "") : "",
+                        h[i].reason ? h[i].reason : "");
+  }
+  rc = cli_print(&out);
+end:
+  rescue_status_history_free(&h, n);
+  rescue_buf_free(&out);
+  rescue_store_close(&st);
+  return rc;
+}
+
+int cmd_comment(int argc, char **argv) {
+  static const struct option opts[] = {{"annotator", required_argument, NULL, 'a'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *annotator = NULL, *colon;
+  char *sample = NULL;
+  rescue_store *st = NULL;
+  int64_t id = 0, cid = 0;
+  long row = 0;
+  int c, rc;
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_comment)) != -1) {
+    switch (c) {
+    case 'h': return cli_help(usage_comment);
+    case 'a': annotator = optarg; break;
+    default: return 2;
+    }
+  }
+  if (argc - optind != 3)
+    return cli_usage_error(usage_comment, argc - optind > 3 ? "too many arguments (quote the text)"
+                                          : argc - optind == 2 ? "missing <text>"
+                                          : argc - optind ? "missing <sample_id> and <text>"
+                                                          : "missing <db>, <sample_id> and <text>");
+  /* sample ids never contain ':' followed only by digits at their end: that is the row */
+  colon = strrchr(argv[optind + 1], ':');
+  if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+    row = strtol(colon + 1, NULL, 10);
+    if (row < 1 || row > 1000000)
+      return cli_usage_error(usage_comment, "row '%s' is not a row position (1, 2, ...)",
+                             colon + 1);
+    sample = strndup(argv[optind + 1], (size_t)(colon - argv[optind + 1]));
+  } else {
+    sample = strdup(argv[optind + 1]);
+  }
+  if (!sample) {
+    cli_error("out of memory");
+    return 1;
+  }
+  if ((rc = cli_open_store(argv[optind], 0, &st)))
+    goto end;
+  if ((rc = who(st, annotator, &id)))
+    goto end;
+  if (rescue_comment_add(st, sample, (int)row, argv[optind + 2], id, &cid)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  if (row)
+    printf("comment %lld added to %s row %ld\n", (long long)cid, sample, row);
+  else
+    printf("comment %lld added to %s\n", (long long)cid, sample);
+  rc = cli_finish(0);
+end:
+  free(sample);
+  rescue_store_close(&st);
+  return rc;
+}
+
+int cmd_comments(int argc, char **argv) {
+  static const struct option opts[] = {{"samples", required_argument, NULL, 's'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {0, 0, 0, 0}};
+  char **samples = NULL;
+  rescue_store *st = NULL;
+  rescue_comment *list = NULL;
+  rescue_buf out = RESCUE_BUF_INIT;
+  int c, rc = 2, json = 0, n_samples = 0, n = 0, i;
+  while ((c = cli_getopt(argc, argv, "h", opts, usage_comments)) != -1) {
+    switch (c) {
+    case 'h': cli_free_list(samples); return cli_help(usage_comments);
+    case 's':
+      cli_free_list(samples);
+      samples = cli_split_list(optarg, &n_samples);
+      if (!samples || !n_samples) {
+        cli_usage_error(usage_comments, "--samples needs at least one sample id");
+        goto end;
+      }
+      break;
+    case 'j': json = 1; break;
+    default: goto end;
+    }
+  }
+  if (argc - optind != 1) {
+    cli_usage_error(usage_comments, argc - optind ? "too many arguments" : "missing <db>");
+    goto end;
+  }
+  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+    goto end;
+  if (rescue_comments_list(st, (const char *const *)samples, n_samples, &list, &n)) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  if (json) {
+    rescue_comments_json(list, n, &out);
+    rescue_buf_putc(&out, '\n');
+  } else {
+    if (!n)
+      rescue_buf_puts(&out, "no comments\n");
+    for (i = 0; i < n; i++) {
+      rescue_buf_printf(&out, "%s", list[i].sample_id);
+      if (list[i].row)
+        rescue_buf_printf(&out, ":%d", list[i].row);
+      rescue_buf_printf(&out, "  %s  %s: %s\n", list[i].created_at,
+                        list[i].annotator ? list[i].annotator : "(no name)", list[i].text);
+    }
+  }
+  rc = cli_print(&out);
+end:
+  rescue_comments_free(&list, n);
+  rescue_buf_free(&out);
+  rescue_store_close(&st);
+  cli_free_list(samples);
+  return rc;
+}
