@@ -9,37 +9,64 @@
 #include "rescue_store.h"
 
 /*
-** Look up the annotator's current version of a row inside whatever transaction is open:
-** *row_id, *version and the content (appended when content is not NULL).
+** The annotator's current version of a row: their own latest version of it, else what
+** their view shows (the draft, or a version carried over a resegmentation) inside whatever transaction is open:
+** *row_id, *version, whether that version is their own, and its content (appended when
+** content is not NULL).
 */
 static int current(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
                    int64_t *row_id, int64_t *version, rescue_buf *content, int *mine) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "row_save_current");
+  rescue_view v = {RESCUE_VIEW_ANNOTATOR, annotator_id};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s = NULL;
+  const char *only[1] = {sample_id};
+  const rescue_row *r;
+  sqlite3_stmt *q = rescue_store_stmt(st, "row_save_mine");
   int rc;
-  if (!s)
+  /* the usual case, cheaply: the annotator has a version of this row, and a view always
+     shows its own latest first */
+  if (!q)
     return rescue_store_err(st)->code;
-  rescue_bind_text(s, ":sample_id", sample_id, -1);
-  rescue_bind_int(s, ":position", position);
-  rescue_bind_int(s, ":annotator_id", annotator_id);
-  rc = sqlite3_step(s);
-  if (rc == SQLITE_ROW) {
+  rescue_bind_text(q, ":sample_id", sample_id, -1);
+  rescue_bind_int(q, ":position", position);
+  rescue_bind_int(q, ":annotator_id", annotator_id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW && sqlite3_column_type(q, 1) != SQLITE_NULL) {
     if (row_id)
-      *row_id = sqlite3_column_int64(s, 0);
-    *version = sqlite3_column_int64(s, 1);
+      *row_id = sqlite3_column_int64(q, 0);
+    *version = sqlite3_column_int64(q, 1);
     if (mine)
-      *mine = sqlite3_column_int64(s, 3) == annotator_id;
+      *mine = 1;
     if (content)
-      rescue_buf_putn(content, sqlite3_column_text(s, 2), (size_t)sqlite3_column_bytes(s, 2));
-    sqlite3_reset(s);
+      rescue_buf_putn(content, sqlite3_column_text(q, 2), (size_t)sqlite3_column_bytes(q, 2));
+    sqlite3_reset(q);
     return 0;
   }
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE)
+  sqlite3_reset(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
     return rescue_store_sqlerr(st, "reading a row");
-  if (rescue_sample_ref(st, sample_id, &(int64_t){0}) == RESCUE_ENOTFOUND)
-    return RESCUE_ENOTFOUND; /* message set by rescue_sample_ref */
-  return rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "sample '%s' has no row %d",
+  if ((rc = rescue_sample_iter_new(st, &v, only, 1, &it)))
+    return rc;
+  rc = rescue_sample_iter_next(it, &s);
+  if (rc < 0)
+    goto done;
+  if (rc == 0 || position < 1 || position > s->n) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "sample '%s' has no row %d",
                        sample_id, position);
+    goto done;
+  }
+  r = &s->rows[position - 1];
+  if (row_id)
+    *row_id = r->row_id;
+  *version = r->version_id;
+  if (mine)
+    *mine = r->annotator_id == annotator_id;
+  if (content)
+    rescue_buf_putn(content, r->content, r->content_len);
+  rc = 0;
+done:
+  rescue_sample_iter_free(&it);
+  return rc;
 }
 
 int rescue_row_current(rescue_store *st, const char *sample_id, int position,

@@ -291,18 +291,16 @@ SELECT seq, start, end, speaker, text, file, line FROM cue
    AND import_id = (SELECT max(import_id) FROM cue WHERE sample_ref = :sample_ref)
  ORDER BY seq;
 
--- ---- review server: saving one row (corpus/row_save.c) and serving samples
--- ---- (annotate/serve*.c) ----
+-- ---- review server (annotate/serve*.c) and saving one row (corpus/row_save.c) ----
 
--- name: row_save_current
--- The annotator's current version of a row of the sample's current row set: their
--- latest, else the row's first (the annotator view of view_rows).
-SELECT r.id, v.id, v.content, v.annotator_id
+-- name: row_save_mine
+-- A row of the sample's current row set and the annotator's latest version of it (NULL
+-- when they have none) with its content.
+SELECT r.id, v.id, v.content
   FROM sample s
   JOIN row r ON r.rowset_id = s.rowset_id AND r.position = :position
-  JOIN row_version v ON v.id = COALESCE(
-        (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id),
-        (SELECT min(id) FROM row_version WHERE row_id = r.id))
+  LEFT JOIN row_version v ON v.id =
+       (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id)
  WHERE s.sample_id = :sample_id;
 
 -- name: serve_annotator
