@@ -278,6 +278,17 @@ START_TEST(test_auth_and_headers) {
   r = http(port, "GET", "/api/samples/no/such_sample", bearer(tok_ann), NULL, 0);
   expect(&r, 404);
   resp_free(&r);
+  /* a retired annotator cannot sign in any more */
+  r = http(port, "GET", "/api/samples", bearer(tok_bob), NULL, 0);
+  expect(&r, 200);
+  resp_free(&r);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "retire", db, "bob", "--reason", "left",
+                             NULL),
+                   0);
+  r = http(port, "GET", "/api/samples", bearer(tok_bob), NULL, 0);
+  expect(&r, 401);
+  ck_assert_ptr_nonnull(strstr(r.body, "retired"));
+  resp_free(&r);
 }
 END_TEST
 

@@ -546,7 +546,7 @@ function barChart(title, entries, opts) {
 }
 
 function agreementChart(fields) {
-  const w = 460, lw = 170, rowh = 20, plot = w - lw - 60;
+  const w = 500, lw = 170, rowh = 20, plot = w - lw - 100;
   const svg = sv('svg', { width: w, height: 34 + fields.length * rowh, role: 'img', 'aria-label': 'agreement per field' });
   const x = (a) => lw + ((Math.max(-1, Math.min(1, a)) + 1) / 2) * plot;
   for (const t of [-1, -0.5, 0, 0.5, 0.667, 0.8, 1]) {
@@ -565,7 +565,7 @@ function agreementChart(fields) {
     if (f.ci && f.ci.low != null && f.ci.high != null)
       svg.append(sv('line', { x1: x(f.ci.low), x2: x(f.ci.high), y1: y, y2: y, stroke: '#2f6fb0', 'stroke-width': 2 }));
     svg.append(sv('circle', { cx: x(f.alpha), cy: y, r: 4, fill: '#23313f' }));
-    svg.append(sv('text', { x: w - 50, y: y + 4 }, f.alpha.toFixed(2)));
+    svg.append(sv('text', { x: w - 90, y: y + 4 }, f.alpha.toFixed(2) + (f.ci && f.ci.low == null ? ' (no interval)' : '')));
   });
   return svg;
 }
