@@ -167,9 +167,10 @@ static void teardown(void) {
   free(dir);
 }
 
-static char auth_buf[4][128];
+/* The header line for a token (a ring of thread-local buffers: the writers run at once). */
+static _Thread_local char auth_buf[4][128];
 static const char *bearer(const char *tok) {
-  static int k;
+  static _Thread_local int k;
   k = (k + 1) % 4;
   snprintf(auth_buf[k], sizeof auth_buf[k], "Authorization: Bearer %s\r\n", tok);
   return auth_buf[k];
@@ -758,7 +759,7 @@ static void *writer(void *arg) {
     snprintf(tone, sizeof tone, "writer %d cycle %d", k, i);
     body = edit_body(writer_tok[k], writer_rows[k % 8], tone, &base);
     if (put_row(bearer(writer_tok[k]), writer_rows[k % 8], body, &r) != 200) {
-      fprintf(stderr, "writer %d: %d %s\n", k, r.status, r.body);
+      fprintf(stderr, "writer %d (base %lld): %d %.300s\n", k, base, r.status, r.body);
       errors++;
     }
     resp_free(&r);
