@@ -292,19 +292,31 @@ static int load_view(rescue_store *st, const char *sample_id, int64_t annotator_
   return 0;
 }
 
-/* Lint the loaded sample, with row `position` replaced by `row` when position > 0. */
+/*
+** Lint the loaded sample. position 0: the whole sample, with its subtitle cues (what the
+** sample view shows). position > 0: a save of `row` there; only that row and the one
+** before it (for the time-order rules) are checked, which is what the save needs and a
+** small fraction of the work on a long sample.
+*/
 static int lint_loaded(rescue_store *st, const char *sample_id, const loaded *L, int position,
                        const rescue_jnode *row, rescue_lint_result *res) {
-  const rescue_jnode **rows = rescue_calloc((size_t)L->n + 1, sizeof *rows);
+  const rescue_jnode *rows[2];
   rescue_cues cues;
   rescue_lint_cue *lc = NULL;
   rescue_lint_media media;
-  int i, rc;
+  int pos[2], i, rc;
+  if (position > 0) {
+    int n = 0;
+    if (position > 1) {
+      rows[n] = L->rows[position - 2];
+      pos[n++] = position - 1;
+    }
+    rows[n] = row;
+    pos[n++] = position;
+    return rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, rows, pos, n,
+                              L->n_rows, NULL, res);
+  }
   memset(&cues, 0, sizeof cues);
-  if (!rows)
-    return RESCUE_ENOMEM;
-  for (i = 0; i < L->n; i++)
-    rows[i] = i + 1 == position ? row : L->rows[i];
   media.duration = NAN;
   media.n_cues = 0;
   media.cues = NULL;
@@ -321,11 +333,10 @@ static int lint_loaded(rescue_store *st, const char *sample_id, const loaded *L,
       media.cues = lc;
     }
   }
-  rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, rows, NULL, L->n,
+  rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, L->rows, NULL, L->n,
                           L->n_rows, &media, res);
   rescue_free(lc);
   rescue_cues_free(&cues);
-  rescue_free(rows);
   return rc;
 }
 
