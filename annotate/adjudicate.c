@@ -1,7 +1,9 @@
 /*
-** adjudicate.c: decide each row's gold content by a policy (lead, majority, latest) from
-** the coders' views, and write it as gold versions in one transaction. Undecided rows
-** (disagreement without a lead version, ties) are reported, never settled silently.
+** adjudicate.c: decide each row's gold content from the coders' views, field by field
+** (fields the coders agree on at once; majority, or a lead's recorded decisions, for the
+** rest; a lead's whole version only under the lead policy), and write a gold version once
+** a row's last field is decided, all in one transaction. Undecided fields are reported
+** with every coder's value, never settled silently.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,32 +35,41 @@ const char *rescue_adj_policy_name(rescue_adj_policy p) {
   return "unknown";
 }
 
-/* One stored version of a row of the sample being decided. */
-typedef struct ver {
-  int64_t row_id, id, annotator;
-  int position;
-  int person;        /* a coder: not a model, not the adjudication pseudo-annotator */
-  int gold;
-  size_t name, content, len;  /* offsets into the arena */
-} ver;
+/* A coder and their view of the sample being decided. */
+typedef struct coder {
+  int64_t id;
+  char *name;
+  int is_lead;                  /* lead policy: the lead (decides by a version, not a vote) */
+  rescue_sample_iter *it;
+  const rescue_sample *cur;
+  int covers;                   /* saved a version of this sample's rows (or their origins) */
+  rescue_jdoc *doc;
+  const rescue_jnode *row;      /* their row at the position being decided, or NULL */
+  const rescue_row *vrow;
+} coder;
 
 typedef struct adj {
   rescue_store *st;
   const rescue_adjudicate_opts *o;
   rescue_adjudicate_result *res;
   int64_t lead_id, adj_id;
-  rescue_buf arena;
-  ver *v;
-  int n, cap;
-  int64_t *coders;    /* this sample's coders, by name */
-  int n_coders;
-  rescue_jdoc *doc;
+  coder *c;
+  int K;
+  rescue_sample_iter *driver;   /* the latest view: sample list, row ids, the latest policy */
+  rescue_jdoc *gdoc;
   rescue_row_input in;
-  rescue_buf msg, sources;
+  rescue_buf msg, sources, gold, vals;
+  const char **keys;            /* fields of the row being decided */
+  int n_keys, cap_keys;
+  size_t *voff;                 /* per (field, coder): offset into vals, or (size_t)-1 */
+  int cap_voff;
+  size_t *decided;              /* per field: offset into vals of the decided value, or -1 */
+  int *state;                   /* per field: 0 undecided, 1 decided */
 } adj;
 
-static const char *A(const adj *a, size_t off) { return a->arena.s + off; }
+static int nomem(adj *a) { return rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL); }
 
+/* Append an undecided row; fields are added to it afterwards (add_field). */
 static int undecided(adj *a, const char *sample_id, int row, const char *reason) {
   rescue_adjudicate_result *r = a->res;
   rescue_adj_undecided *u;
@@ -66,133 +77,45 @@ static int undecided(adj *a, const char *sample_id, int row, const char *reason)
     int cap = r->cap_undecided ? r->cap_undecided * 2 : 32;
     rescue_adj_undecided *nu = rescue_realloc(r->undecided, (size_t)cap * sizeof *nu);
     if (!nu)
-      return RESCUE_ENOMEM;
+      return nomem(a);
     r->undecided = nu;
     r->cap_undecided = cap;
   }
   u = &r->undecided[r->n_undecided];
+  memset(u, 0, sizeof *u);
   u->sample_id = rescue_strdup(sample_id);
   u->reason = rescue_strdup(reason);
   u->row = row;
-  u->n_fields = 0;
-  u->fields = NULL;
-  if (!u->sample_id || !u->reason) {
-    rescue_free(u->sample_id);
-    rescue_free(u->reason);
-    return RESCUE_ENOMEM;
-  }
   r->n_undecided++;
+  if (!u->sample_id || !u->reason)
+    return nomem(a);
   return 0;
 }
 
-/* Read every version of the row set (gold too), in row then version order. */
-static int load_versions(adj *a, int64_t rowset_id) {
-  sqlite3_stmt *s = rescue_store_stmt(a->st, "adj_versions");
-  int rc;
-  a->n = 0;
-  rescue_buf_reset(&a->arena);
-  rescue_buf_putc(&a->arena, 0);
-  if (!s)
-    return rescue_store_err(a->st)->code;
-  rescue_bind_int(s, ":rowset_id", rowset_id);
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    ver *x;
-    const char *name = (const char *)sqlite3_column_text(s, 4);
-    const char *role = (const char *)sqlite3_column_text(s, 5);
-    const char *kind = (const char *)sqlite3_column_text(s, 6);
-    if (a->n == a->cap) {
-      int cap = a->cap ? a->cap * 2 : 256;
-      ver *nv = rescue_realloc(a->v, (size_t)cap * sizeof *nv);
-      if (!nv) {
-        sqlite3_reset(s);
-        return rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL);
-      }
-      a->v = nv;
-      a->cap = cap;
-    }
-    x = &a->v[a->n++];
-    x->row_id = sqlite3_column_int64(s, 0);
-    x->position = sqlite3_column_int(s, 1);
-    x->id = sqlite3_column_int64(s, 2);
-    x->annotator = sqlite3_column_int64(s, 3);
-    x->gold = strcmp(kind, "gold") == 0;
-    x->person = strcmp(role, "model") != 0 && strcmp(name, RESCUE_ADJUDICATION_ANNOTATOR) != 0;
-    x->name = a->arena.len;
-    rescue_buf_puts(&a->arena, name);
-    rescue_buf_putc(&a->arena, 0);
-    x->content = a->arena.len;
-    x->len = (size_t)sqlite3_column_bytes(s, 7);
-    rescue_buf_putn(&a->arena, sqlite3_column_text(s, 7), x->len);
-    rescue_buf_putc(&a->arena, 0);
-  }
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE)
-    return rescue_store_sqlerr(a->st, "reading versions");
-  if (!rescue_buf_ok(&a->arena))
-    return rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL);
-  return 0;
-}
-
-/* The sample's coders: people with a version (not gold) of one of its rows, by name. */
-static int find_coders(adj *a) {
-  int i, j, k = 0;
-  rescue_free(a->coders);
-  a->coders = rescue_malloc(((size_t)a->n + 1) * sizeof *a->coders);
-  if (!a->coders)
-    return RESCUE_ENOMEM;
-  for (i = 0; i < a->n; i++) {
-    int dup = 0;
-    if (a->v[i].gold || !a->v[i].person)
+/* Add field k of the current row, with every viewing coder's value, to the last undecided. */
+static int add_field(adj *a, int k) {
+  rescue_adj_undecided *u = &a->res->undecided[a->res->n_undecided - 1];
+  rescue_adj_field *f, *nf = rescue_realloc(u->fields, ((size_t)u->n_fields + 1) * sizeof *nf);
+  int c;
+  if (!nf)
+    return nomem(a);
+  u->fields = nf;
+  f = &u->fields[u->n_fields++];
+  memset(f, 0, sizeof *f);
+  if (!(f->field = rescue_strdup(a->keys[k])) ||
+      !(f->values = rescue_calloc((size_t)a->K + 1, sizeof *f->values)))
+    return nomem(a);
+  for (c = 0; c < a->K; c++) {
+    size_t off = a->voff[(size_t)k * (size_t)a->K + (size_t)c];
+    rescue_adj_value *v;
+    if (!a->c[c].row || a->c[c].is_lead)
       continue;
-    for (j = 0; j < k; j++)
-      dup |= a->coders[j] == a->v[i].annotator;
-    if (!dup)
-      a->coders[k++] = a->v[i].annotator;
+    v = &f->values[f->n_values++];
+    v->coder = rescue_strdup(a->c[c].name);
+    v->value = off == (size_t)-1 ? NULL : rescue_strdup(a->vals.s + off);
+    if (!v->coder || (off != (size_t)-1 && !v->value))
+      return nomem(a);
   }
-  a->n_coders = k;
-  return 0;
-}
-
-/* Name of annotator id as seen in the versions. */
-static const char *name_of(const adj *a, int64_t id) {
-  int i;
-  for (i = 0; i < a->n; i++)
-    if (a->v[i].annotator == id)
-      return A(a, a->v[i].name);
-  return "?";
-}
-
-static int same_content(const adj *a, const ver *x, const ver *y) {
-  return x->len == y->len && memcmp(A(a, x->content), A(a, y->content), x->len) == 0;
-}
-
-/* Write a gold version of row (content of `chosen`) unless the current gold already is it. */
-static int write_gold(adj *a, const ver *chosen, const ver *cur_gold, const int64_t *src, int n_src) {
-  const rescue_jnode *root, *bad;
-  rescue_jerror je;
-  rescue_error *err = rescue_store_err(a->st);
-  int i, rc;
-  if (cur_gold && same_content(a, chosen, cur_gold)) {
-    a->res->unchanged++;
-    return 0;
-  }
-  root = rescue_jparse(a->doc, A(a, chosen->content), chosen->len, &je);
-  if (!root)
-    return rescue_seterr(err, RESCUE_EINTERNAL, "version %lld does not parse: %s",
-                         (long long)chosen->id, je.msg);
-  if ((rc = rescue_row_input_from_json(rescue_store_scheme(a->st), root, &a->in, &bad, err)))
-    return rc;
-  rescue_buf_reset(&a->sources);
-  rescue_buf_putc(&a->sources, '[');
-  for (i = 0; i < n_src; i++)
-    rescue_buf_printf(&a->sources, "%s%lld", i ? ", " : "", (long long)src[i]);
-  rescue_buf_putc(&a->sources, ']');
-  if (!rescue_buf_ok(&a->sources))
-    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  if ((rc = rescue_store_add_row_version(a->st, chosen->row_id, a->adj_id, "gold", &a->in,
-                                         rescue_adj_policy_name(a->o->policy), a->sources.s, NULL)))
-    return rc;
-  a->res->written++;
   return 0;
 }
 
@@ -211,143 +134,318 @@ static int uniq_ids(int64_t *v, int n) {
   return k;
 }
 
-/* Decide one row: versions a->v[lo..hi). */
-static int decide_row(adj *a, const char *sample_id, int lo, int hi) {
-  const ver *first = NULL, *latest = NULL, *gold = NULL, *lead = NULL;
-  const ver **view = NULL;
-  int64_t *src = NULL, *view_coder = NULL;
-  int i, c, rc = 0, position = a->v[lo].position, n_view = 0;
-  for (i = lo; i < hi; i++) {
-    const ver *x = &a->v[i];
-    if (x->gold) {
-      gold = x;
+/*
+** Write a gold version of row_id with content text[0..len) unless the current gold already
+** is it. src: the versions it was decided from.
+*/
+static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int64_t *src,
+                      int n_src) {
+  sqlite3_stmt *s = rescue_store_stmt(a->st, "gold_of_row");
+  const rescue_jnode *root, *bad;
+  rescue_jerror je;
+  rescue_error *err = rescue_store_err(a->st);
+  int i, rc, same = 0;
+  if (!s)
+    return err->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW)
+    same = (size_t)sqlite3_column_bytes(s, 0) == len &&
+           memcmp(sqlite3_column_text(s, 0), text, len) == 0;
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(a->st, "reading gold");
+  if (same) {
+    a->res->unchanged++;
+    return 0;
+  }
+  root = rescue_jparse(a->gdoc, text, len, &je);
+  if (!root)
+    return rescue_seterr(err, RESCUE_EINTERNAL, "decided row does not parse: %s", je.msg);
+  if ((rc = rescue_row_input_from_json(rescue_store_scheme(a->st), root, &a->in, &bad, err)))
+    return rc;
+  n_src = uniq_ids(src, n_src);
+  rescue_buf_reset(&a->sources);
+  rescue_buf_putc(&a->sources, '[');
+  for (i = 0; i < n_src; i++)
+    rescue_buf_printf(&a->sources, "%s%lld", i ? ", " : "", (long long)src[i]);
+  rescue_buf_putc(&a->sources, ']');
+  if (!rescue_buf_ok(&a->sources))
+    return nomem(a);
+  if ((rc = rescue_store_add_row_version(a->st, row_id, a->adj_id, "gold", &a->in,
+                                         rescue_adj_policy_name(a->o->policy), a->sources.s, NULL)))
+    return rc;
+  a->res->written++;
+  return 0;
+}
+
+/* The lead's latest decision on (row_id, field): 1 and *off set (or -1: key left out), 0 none. */
+static int decision(adj *a, int64_t row_id, const char *field, size_t *off) {
+  sqlite3_stmt *s = rescue_store_stmt(a->st, "field_decision_latest");
+  int rc;
+  if (!s)
+    return rescue_store_err(a->st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  rescue_bind_text(s, ":field", field, -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    if (sqlite3_column_type(s, 0) == SQLITE_NULL) {
+      *off = (size_t)-1;
+    } else {
+      *off = a->vals.len;
+      rescue_buf_putn(&a->vals, sqlite3_column_text(s, 0), (size_t)sqlite3_column_bytes(s, 0));
+      rescue_buf_putc(&a->vals, 0);
+    }
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(a->st, "reading decisions");
+  return rc == SQLITE_ROW;
+}
+
+/* Two value offsets hold the same value (-1: the key is absent). */
+static int same_val(const adj *a, size_t x, size_t y) {
+  if (x == (size_t)-1 || y == (size_t)-1)
+    return x == y;
+  return strcmp(a->vals.s + x, a->vals.s + y) == 0;
+}
+
+/* Collect the fields of the viewing voters' rows (first seen order) and their values. */
+static int collect_fields(adj *a) {
+  int c, k;
+  a->n_keys = 0;
+  rescue_buf_reset(&a->vals);
+  rescue_buf_putc(&a->vals, 0);
+  for (c = 0; c < a->K; c++) {
+    const rescue_jnode *m;
+    if (!a->c[c].row || a->c[c].is_lead)
+      continue;
+    for (m = a->c[c].row->child; m; m = m->next) {
+      int dup = 0;
+      for (k = 0; k < a->n_keys && !dup; k++)
+        dup = strcmp(a->keys[k], m->key) == 0;
+      if (dup)
+        continue;
+      if (a->n_keys == a->cap_keys) {
+        int cap = a->cap_keys ? a->cap_keys * 2 : 32;
+        const char **nk = rescue_realloc(a->keys, (size_t)cap * sizeof *nk);
+        size_t *nd = rescue_realloc(a->decided, (size_t)cap * sizeof *nd);
+        int *ns;
+        if (nk)
+          a->keys = nk;
+        if (nd)
+          a->decided = nd;
+        if (!nk || !nd || !(ns = rescue_realloc(a->state, (size_t)cap * sizeof *ns)))
+          return nomem(a);
+        a->state = ns;
+        a->cap_keys = cap;
+      }
+      a->keys[a->n_keys++] = m->key;
+    }
+  }
+  if ((size_t)a->n_keys * (size_t)a->K > (size_t)a->cap_voff) {
+    int cap = a->n_keys * a->K * 2;
+    size_t *nv = rescue_realloc(a->voff, (size_t)cap * sizeof *nv);
+    if (!nv)
+      return nomem(a);
+    a->voff = nv;
+    a->cap_voff = cap;
+  }
+  for (k = 0; k < a->n_keys; k++)
+    for (c = 0; c < a->K; c++) {
+      const rescue_jnode *v = a->c[c].row && !a->c[c].is_lead ? rescue_jget(a->c[c].row, a->keys[k])
+                                                              : NULL;
+      size_t *off = &a->voff[(size_t)k * (size_t)a->K + (size_t)c];
+      *off = (size_t)-1;
+      if (v) {
+        *off = a->vals.len;
+        rescue_jwrite(&a->vals, v);
+        rescue_buf_putc(&a->vals, 0);
+      }
+    }
+  return rescue_buf_ok(&a->vals) ? 0 : nomem(a);
+}
+
+/*
+** Decide the fields of the current row: a lead's decision, else the value every voter
+** shares, else (majority) the value most share. Returns the number still undecided, or
+** a negative error.
+*/
+static int decide_fields(adj *a, int64_t row_id) {
+  int k, c, open = 0, rc;
+  for (k = 0; k < a->n_keys; k++) {
+    size_t off = (size_t)-1;
+    int best = -1, best_n = 0, tie = 0, all = 1, first = -1;
+    a->state[k] = 0;
+    if ((rc = decision(a, row_id, a->keys[k], &off)) < 0)
+      return rc;
+    if (rc == 1) {
+      a->decided[k] = off;
+      a->state[k] = 1;
+      a->res->fields_decided++;
       continue;
     }
-    if (!first)
-      first = x;
-    latest = x;
-    if (a->lead_id && x->annotator == a->lead_id)
-      lead = x;
-  }
-  a->res->rows++;
-  if (!first)
-    return 0; /* nothing but gold: nothing to decide from */
-  view = rescue_calloc((size_t)a->n_coders + 1, sizeof *view);
-  src = rescue_calloc((size_t)a->n_coders + 2, sizeof *src);
-  view_coder = rescue_calloc((size_t)a->n_coders + 1, sizeof *view_coder);
-  if (!view || !src || !view_coder) {
-    rc = rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL);
-    goto end;
-  }
-  /* each coder's view of the row: their latest version, else the first one */
-  for (c = 0; c < a->n_coders; c++) {
-    const ver *own = NULL;
-    if (a->o->policy == RESCUE_ADJ_LEAD && a->coders[c] == a->lead_id)
-      continue; /* the lead decides with a version, or defers */
-    for (i = lo; i < hi; i++)
-      if (!a->v[i].gold && a->v[i].annotator == a->coders[c])
-        own = &a->v[i];
-    view_coder[n_view] = a->coders[c];
-    view[n_view++] = own ? own : first;
-  }
-  rescue_buf_reset(&a->msg);
-  switch (a->o->policy) {
-  case RESCUE_ADJ_LATEST:
-    src[0] = latest->id;
-    rc = write_gold(a, latest, gold, src, 1);
-    break;
-  case RESCUE_ADJ_LEAD:
-    if (lead) {
-      src[0] = lead->id;
-      rc = write_gold(a, lead, gold, src, 1);
-      break;
-    }
-    /* fall through to "what every coder shares" */
-    {
-      int all = n_view > 0;
-      for (c = 1; c < n_view; c++)
-        all &= same_content(a, view[c], view[0]);
-      if (all) {
-        for (c = 0; c < n_view; c++)
-          src[c] = view[c]->id;
-        rc = write_gold(a, view[0], gold, src, uniq_ids(src, n_view));
-        break;
-      }
-      if (!n_view)
-        rescue_buf_printf(&a->msg, "the lead (%s) made no version and no other coder worked on "
-                                   "this sample",
-                          a->res->lead);
-      else {
-        rescue_buf_printf(&a->msg, "the lead (%s) made no version and the coders disagree (",
-                          a->res->lead);
-        for (c = 0; c < a->n_coders; c++)
-          if (a->coders[c] != a->lead_id)
-            rescue_buf_printf(&a->msg, "%s%s", a->msg.s[a->msg.len - 1] == '(' ? "" : ", ",
-                              name_of(a, a->coders[c]));
-        rescue_buf_putc(&a->msg, ')');
-      }
-    }
-    break;
-  case RESCUE_ADJ_MAJORITY: {
-    /* the content with the most coders; a tie at the top is undecided */
-    int best = -1, best_n = 0, tie = 0, k;
-    for (c = 0; c < n_view; c++) {
-      int cnt = 0;
-      for (k = 0; k < n_view; k++)
-        cnt += same_content(a, view[k], view[c]);
-      if (cnt > best_n) {
+    for (c = 0; c < a->K; c++) {
+      size_t v = a->voff[(size_t)k * (size_t)a->K + (size_t)c];
+      int n = 0, d;
+      if (!a->c[c].row || a->c[c].is_lead)
+        continue;
+      if (first < 0)
+        first = c;
+      else
+        all &= same_val(a, v, a->voff[(size_t)k * (size_t)a->K + (size_t)first]);
+      for (d = 0; d < a->K; d++)
+        if (a->c[d].row && !a->c[d].is_lead &&
+            same_val(a, v, a->voff[(size_t)k * (size_t)a->K + (size_t)d]))
+          n++;
+      if (n > best_n) {
         best = c;
-        best_n = cnt;
+        best_n = n;
         tie = 0;
-      } else if (cnt == best_n && !same_content(a, view[c], view[best])) {
+      } else if (n == best_n &&
+                 !same_val(a, v, a->voff[(size_t)k * (size_t)a->K + (size_t)best])) {
         tie = 1;
       }
     }
-    if (best < 0) {
+    if (first >= 0 && all) {
+      a->decided[k] = a->voff[(size_t)k * (size_t)a->K + (size_t)first];
+      a->state[k] = 1;
+      a->res->fields_agreed++;
+    } else if (a->o->policy == RESCUE_ADJ_MAJORITY && best >= 0 && !tie) {
+      a->decided[k] = a->voff[(size_t)k * (size_t)a->K + (size_t)best];
+      a->state[k] = 1;
+      a->res->fields_decided++;
+    } else {
+      open++;
+    }
+  }
+  return open;
+}
+
+/* The gold row from the decided fields, in field order (absent values left out). */
+static void build_gold(adj *a) {
+  int k, n = 0;
+  rescue_buf_reset(&a->gold);
+  rescue_buf_putc(&a->gold, '{');
+  for (k = 0; k < a->n_keys; k++) {
+    if (a->decided[k] == (size_t)-1)
+      continue;
+    if (n++)
+      rescue_buf_puts(&a->gold, ", ");
+    rescue_jwrite_string(&a->gold, a->keys[k], strlen(a->keys[k]));
+    rescue_buf_puts(&a->gold, ": ");
+    rescue_buf_puts(&a->gold, a->vals.s + a->decided[k]);
+  }
+  rescue_buf_putc(&a->gold, '}');
+}
+
+/* Decide row `position` of the current sample; drv is the latest view's row (or NULL). */
+static int decide_row(adj *a, const rescue_sample *s, int position, const rescue_row *drv) {
+  int64_t *src = NULL, row_id = drv ? drv->row_id : 0;
+  const coder *lead = NULL;
+  int c, i, rc = 0, n_view = 0, n_src = 0, open;
+  a->res->rows++;
+  for (c = 0; c < a->K; c++) {
+    coder *x = &a->c[c];
+    const rescue_sample *cs = x->cur;
+    rescue_jerror je;
+    x->row = NULL;
+    x->vrow = NULL;
+    if (!x->covers)
+      continue;
+    for (i = 0; i < cs->n && !x->vrow; i++)
+      if (cs->rows[i].position == position)
+        x->vrow = &cs->rows[i];
+    /* a split or merged row they never saved holds their old row's labels: no vote */
+    if (!x->vrow || x->vrow->origin == RESCUE_ROW_SPLIT || x->vrow->origin == RESCUE_ROW_MERGED) {
+      x->vrow = NULL;
+      continue;
+    }
+    if (!(x->row = rescue_jparse(x->doc, x->vrow->content, x->vrow->content_len, &je)))
+      return rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
+                           "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
+                           position, je.msg);
+    if (x->row->type != RESCUE_JOBJECT) {
+      x->row = NULL;
+      continue;
+    }
+    row_id = x->vrow->row_id;
+    if (x->is_lead)
+      lead = x;
+    else
+      n_view++;
+  }
+  if (!row_id)
+    return 0;
+  if (!(src = rescue_calloc((size_t)a->K + 2, sizeof *src)))
+    return nomem(a);
+  rescue_buf_reset(&a->msg);
+  if (a->o->policy == RESCUE_ADJ_LATEST) {
+    const rescue_row *best = NULL;
+    for (c = 0; c < a->K; c++)
+      if (a->c[c].vrow && (!best || a->c[c].vrow->version_id > best->version_id))
+        best = a->c[c].vrow;
+    if (!best && drv && strcmp(drv->kind, "gold") != 0)
+      best = drv;  /* nobody coded it: the latest version there is (a model's draft) */
+    if (best) {
+      src[0] = best->version_id;
+      rc = write_gold(a, row_id, best->content, best->content_len, src, 1);
+    } else if (!drv || strcmp(drv->kind, "gold") != 0) {
+      rc = undecided(a, s->sample_id, position, "no coder worked on this sample");
+    } else {
+      a->res->unchanged++;
+    }
+    goto end;
+  }
+  if (lead && lead->vrow->annotator_id == a->lead_id) {
+    src[0] = lead->vrow->version_id;
+    rc = write_gold(a, row_id, lead->vrow->content, lead->vrow->content_len, src, 1);
+    goto end;
+  }
+  if (!n_view) {
+    if (a->o->policy == RESCUE_ADJ_LEAD)
+      rescue_buf_printf(&a->msg, "the lead (%s) made no version and no other coder worked on "
+                                 "this sample",
+                        a->res->lead);
+    else
       rescue_buf_puts(&a->msg, "no coder worked on this sample");
-      break;
-    }
-    if (tie) {
-      /* name the groups: "ann, cyd | bob, dan" */
-      int *done = rescue_calloc((size_t)n_view + 1, sizeof *done), g = 0;
-      if (!done) {
-        rc = rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      rescue_buf_printf(&a->msg, "a tie: %d coder%s each for different contents (", best_n,
-                        best_n == 1 ? "" : "s");
-      for (c = 0; c < n_view; c++) {
-        int first_in = 1;
-        if (done[c])
-          continue;
-        if (g++)
-          rescue_buf_puts(&a->msg, " | ");
-        for (k = c; k < n_view; k++)
-          if (!done[k] && same_content(a, view[k], view[c])) {
-            done[k] = 1;
-            rescue_buf_printf(&a->msg, "%s%s", first_in ? "" : ", ", name_of(a, view_coder[k]));
-            first_in = 0;
-          }
-      }
-      rescue_buf_putc(&a->msg, ')');
-      rescue_free(done);
-      break;
-    }
-    for (c = k = 0; c < n_view; c++)
-      if (same_content(a, view[c], view[best]))
-        src[k++] = view[c]->id;
-    rc = write_gold(a, view[best], gold, src, uniq_ids(src, k));
-    break;
+    rc = rescue_buf_ok(&a->msg) ? undecided(a, s->sample_id, position, a->msg.s) : nomem(a);
+    goto end;
   }
+  if ((rc = collect_fields(a)) || (open = decide_fields(a, row_id)) < 0) {
+    rc = rc ? rc : open;
+    goto end;
   }
-  if (!rc && a->msg.len) {
-    if (!rescue_buf_ok(&a->msg) || undecided(a, sample_id, position, a->msg.s))
-      rc = rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL);
+  if (open == 0) {
+    for (c = 0; c < a->K; c++)
+      if (a->c[c].row && !a->c[c].is_lead)
+        src[n_src++] = a->c[c].vrow->version_id;
+    build_gold(a);
+    rc = rescue_buf_ok(&a->gold) ? write_gold(a, row_id, a->gold.s, a->gold.len, src, n_src)
+                                 : nomem(a);
+    goto end;
   }
+  if (a->o->policy == RESCUE_ADJ_LEAD)
+    rescue_buf_printf(&a->msg, "the lead (%s) made no version and the coders differ in %d "
+                               "field%s (",
+                      a->res->lead, open, open == 1 ? "" : "s");
+  else
+    rescue_buf_printf(&a->msg, "no majority in %d field%s (", open, open == 1 ? "" : "s");
+  for (i = 0, c = 0; i < a->n_keys; i++)
+    if (!a->state[i])
+      rescue_buf_printf(&a->msg, "%s%s", c++ ? ", " : "", a->keys[i]);
+  rescue_buf_putc(&a->msg, ')');
+  if (!rescue_buf_ok(&a->msg)) {
+    rc = nomem(a);
+    goto end;
+  }
+  if ((rc = undecided(a, s->sample_id, position, a->msg.s)))
+    goto end;
+  for (i = 0; i < a->n_keys && !rc; i++)
+    if (!a->state[i])
+      rc = add_field(a, i);
 end:
-  rescue_free(view);
   rescue_free(src);
-  rescue_free(view_coder);
   return rc;
 }
 
@@ -360,10 +458,10 @@ static int pick_lead(adj *a) {
     if (strcmp(a->o->lead, RESCUE_ADJUDICATION_ANNOTATOR) == 0)
       return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
                            "'%s' writes gold; name the person who leads", a->o->lead);
-    if ((rc = rescue_annotator_id(a->st, a->o->lead, NULL, 0, &a->lead_id)))
+    if ((rc = rescue_annotator_lookup(a->st, a->o->lead, &a->lead_id, NULL, NULL)))
       return rc;
     a->res->lead = rescue_strdup(a->o->lead);
-    return a->res->lead ? 0 : rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL);
+    return a->res->lead ? 0 : nomem(a);
   }
   if (!(s = rescue_store_stmt(a->st, "annotator_leads")))
     return rescue_store_err(a->st)->code;
@@ -389,72 +487,439 @@ static int pick_lead(adj *a) {
                        "the corpus has %d leads (%s): choose one with --lead", n,
                        names.s ? names.s : "");
   else
-    rc = a->res->lead ? 0 : rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL);
+    rc = a->res->lead ? 0 : nomem(a);
   rescue_buf_free(&names);
+  return rc;
+}
+
+/* Add a coder (id, name) to a->c; is_lead marks the lead of the lead policy. */
+static int add_coder(adj *a, int64_t id, const char *name, int is_lead) {
+  coder *nc = rescue_realloc(a->c, ((size_t)a->K + 1) * sizeof *nc);
+  if (!nc)
+    return nomem(a);
+  a->c = nc;
+  memset(&a->c[a->K], 0, sizeof a->c[a->K]);
+  a->c[a->K].id = id;
+  a->c[a->K].is_lead = is_lead;
+  a->c[a->K].name = rescue_strdup(name);
+  a->K++;
+  if (!a->c[a->K - 1].name || !(a->c[a->K - 1].doc = rescue_jdoc_new()))
+    return nomem(a);
+  return 0;
+}
+
+/* The coders: as named, else the default; under the lead policy the lead is added apart. */
+static int pick_coders(adj *a) {
+  int i, j, rc, have_lead = 0;
+  if (a->o->n_coders > 0) {
+    for (i = 0; i < a->o->n_coders; i++) {
+      int64_t id;
+      int retired = 0;
+      for (j = 0; j < i; j++)
+        if (strcmp(a->o->coders[i], a->o->coders[j]) == 0)
+          return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
+                               "coder '%s' is listed twice", a->o->coders[i]);
+      if ((rc = rescue_annotator_lookup(a->st, a->o->coders[i], &id, NULL, &retired)))
+        return rc;
+      if (retired)
+        return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
+                             "coder '%s' is retired (rescue annotator unretire brings them back)",
+                             a->o->coders[i]);
+      if ((rc = add_coder(a, id, a->o->coders[i], a->lead_id && id == a->lead_id)))
+        return rc;
+      have_lead |= a->lead_id && id == a->lead_id;
+    }
+  } else {
+    sqlite3_stmt *s = rescue_store_stmt(a->st, "default_coders");
+    if (!s)
+      return rescue_store_err(a->st)->code;
+    rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+    rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      int64_t id = sqlite3_column_int64(s, 0);
+      int is_lead = a->lead_id && id == a->lead_id;
+      have_lead |= is_lead;
+      if ((rc = add_coder(a, id, (const char *)sqlite3_column_text(s, 1), is_lead))) {
+        sqlite3_reset(s);
+        return rc;
+      }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+      return rescue_store_sqlerr(a->st, "reading coders");
+  }
+  if (a->o->policy == RESCUE_ADJ_LEAD && !have_lead &&
+      (rc = add_coder(a, a->lead_id, a->res->lead, 1)))
+    return rc;
+  if (!(a->res->coders = rescue_calloc((size_t)a->K + 1, sizeof *a->res->coders)))
+    return nomem(a);
+  for (i = 0; i < a->K; i++) {
+    if (a->c[i].is_lead)
+      continue;
+    if (!(a->res->coders[a->res->n_coders] = rescue_strdup(a->c[i].name)))
+      return nomem(a);
+    a->res->n_coders++;
+  }
+  return 0;
+}
+
+/* Which coders saved a version of the row set's rows (or of the rows they came from). */
+static int coverage(adj *a, int64_t rowset_id) {
+  sqlite3_stmt *s = rescue_store_stmt(a->st, "rowset_coders");
+  int c, rc;
+  if (!s)
+    return rescue_store_err(a->st)->code;
+  for (c = 0; c < a->K; c++)
+    a->c[c].covers = 0;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(s, 0);
+    for (c = 0; c < a->K; c++)
+      a->c[c].covers |= a->c[c].id == id;
+  }
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(a->st, "reading coders");
+}
+
+/* Adjudicate the samples (all, or samples[0..n)) inside the caller's transaction. */
+static int run(adj *a, const char *const *samples, int n_samples) {
+  rescue_view latest = {RESCUE_VIEW_LATEST, 0};
+  const rescue_sample *s;
+  int c, rc;
+  if ((rc = rescue_sample_iter_new(a->st, &latest, samples, n_samples, &a->driver)))
+    return rc;
+  for (c = 0; c < a->K; c++) {
+    rescue_view v = {RESCUE_VIEW_ANNOTATOR, a->c[c].id};
+    if ((rc = rescue_sample_iter_new(a->st, &v, samples, n_samples, &a->c[c].it)))
+      return rc;
+  }
+  while ((rc = rescue_sample_iter_next(a->driver, &s)) == 1) {
+    int i, p, named = 0;
+    for (c = 0; c < a->K; c++)
+      if ((rc = rescue_sample_iter_next(a->c[c].it, &a->c[c].cur)) != 1)
+        return rc < 0 ? rc : rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
+                                           "views out of step");
+    for (i = 0; i < n_samples; i++)
+      named |= strcmp(samples[i], s->sample_id) == 0;
+    if (strcmp(s->status, "discarded") == 0 && !named)
+      continue;
+    a->res->samples++;
+    if ((rc = coverage(a, s->rowset_id)))
+      return rc;
+    for (p = 1; p <= s->n_rows; p++) {
+      const rescue_row *drv = NULL;
+      for (i = 0; i < s->n && !drv; i++)
+        if (s->rows[i].position == p)
+          drv = &s->rows[i];
+      if ((rc = decide_row(a, s, p, drv)))
+        return rc;
+    }
+  }
+  return rc < 0 ? rc : 0;
+}
+
+static void adj_free(adj *a) {
+  int c;
+  rescue_sample_iter_free(&a->driver);
+  for (c = 0; c < a->K; c++) {
+    rescue_sample_iter_free(&a->c[c].it);
+    rescue_jdoc_free(&a->c[c].doc);
+    rescue_free(a->c[c].name);
+  }
+  rescue_free(a->c);
+  rescue_jdoc_free(&a->gdoc);
+  rescue_row_input_free(&a->in);
+  rescue_buf_free(&a->msg);
+  rescue_buf_free(&a->sources);
+  rescue_buf_free(&a->gold);
+  rescue_buf_free(&a->vals);
+  rescue_free(a->keys);
+  rescue_free(a->voff);
+  rescue_free(a->decided);
+  rescue_free(a->state);
+}
+
+/* Set up, pick the lead and coders, and begin the transaction. */
+static int start(adj *a, rescue_store *st, const rescue_adjudicate_opts *o,
+                 rescue_adjudicate_result *res) {
+  int rc;
+  memset(a, 0, sizeof *a);
+  memset(res, 0, sizeof *res);
+  a->st = st;
+  a->o = o;
+  a->res = res;
+  if (!(a->gdoc = rescue_jdoc_new()))
+    return nomem(a);
+  if (o->policy == RESCUE_ADJ_LEAD && (rc = pick_lead(a)))
+    return rc;
+  if ((rc = pick_coders(a)))
+    return rc;
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, "lead", 1, &a->adj_id))) {
+    rescue_store_rollback(st);
+    return rc;
+  }
+  return 0;
+}
+
+/* Commit (or roll back a dry run / a failure). */
+static int finish(adj *a, int rc) {
+  rescue_sample_iter_free(&a->driver);
+  for (int c = 0; c < a->K; c++)
+    rescue_sample_iter_free(&a->c[c].it);
+  if (rc || a->o->dry_run)
+    rescue_store_rollback(a->st);
+  else
+    rc = rescue_store_commit(a->st);
   return rc;
 }
 
 int rescue_adjudicate(rescue_store *st, const rescue_adjudicate_opts *o,
                       rescue_adjudicate_result *res) {
   adj a;
-  rescue_view corpus = {RESCUE_VIEW_CORPUS, 0};
-  rescue_sample_iter *it = NULL;
-  const rescue_sample *s;
-  int rc, in_txn = 0;
-  memset(&a, 0, sizeof a);
+  int rc = start(&a, st, o, res);
+  if (!rc)
+    rc = finish(&a, run(&a, o->samples, o->n_samples));
+  adj_free(&a);
+  if (rc)
+    rescue_adjudicate_result_free(res);
+  return rc;
+}
+
+/* ---- a lead's decisions ---- */
+
+/* "file:line:col: " + message, as bad input. */
+static int bad_line(rescue_store *st, const char *path, long line, long col, const char *fmt,
+                    const char *detail) {
+  char msg[400];
+  snprintf(msg, sizeof msg, fmt, detail ? detail : "");
+  return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s:%ld:%ld: %s", path, line, col,
+                       msg);
+}
+
+/* Column (1-based, in bytes) of a node in its line. */
+static long col_of(const rescue_jnode *n) { return n ? (long)n->offset + 1 : 1; }
+
+int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lead,
+                             const rescue_adjudicate_opts *o, rescue_adjudicate_result *res) {
+  rescue_adjudicate_opts mo;
+  adj a;
+  FILE *f = NULL;
+  char *line = NULL, now[32];
+  size_t cap = 0;
+  ssize_t len;
+  long lineno = 0;
+  int64_t lead_id = 0;
+  const char *role = NULL;
+  rescue_jdoc *doc = NULL, *cdoc = NULL;
+  rescue_buf val = RESCUE_BUF_INIT;
+  char **touched = NULL;
+  int n_touched = 0, rc, i, in_txn = 0;
   memset(res, 0, sizeof *res);
-  a.st = st;
-  a.o = o;
-  a.res = res;
-  if (!(a.doc = rescue_jdoc_new())) {
+  memset(&a, 0, sizeof a);
+  mo = *o;
+  mo.policy = RESCUE_ADJ_MAJORITY;
+  mo.lead = NULL;
+  if ((rc = rescue_annotator_lookup(st, lead, &lead_id, &role, NULL)))
+    return rc;
+  if (strcmp(role, "lead") != 0)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "'%s' is not a lead (role %s): decisions are a lead's", lead, role);
+  if (!(f = fopen(path, "r")))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EIO, "cannot read '%s'", path);
+  if (!(doc = rescue_jdoc_new()) || !(cdoc = rescue_jdoc_new())) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto end;
   }
-  if (o->policy == RESCUE_ADJ_LEAD && (rc = pick_lead(&a)))
-    goto end;
   if ((rc = rescue_store_begin(st)))
     goto end;
   in_txn = 1;
-  if ((rc = rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, "lead", 1, &a.adj_id)))
-    goto end;
-  if ((rc = rescue_sample_iter_new(st, &corpus, o->samples, o->n_samples, &it)))
-    goto end;
-  while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
-    int i, lo, named = 0;
-    for (i = 0; i < o->n_samples; i++)
-      named |= strcmp(o->samples[i], s->sample_id) == 0;
-    if (strcmp(s->status, "discarded") == 0 && !named)
+  rescue_now_iso(now);
+  while ((len = getline(&line, &cap, f)) >= 0) {
+    const rescue_jnode *root, *sid, *ri, *fld, *value, *take;
+    rescue_jerror je;
+    sqlite3_stmt *s;
+    int64_t row_id = 0, take_id = 0;
+    long lc, cc;
+    lineno++;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = 0;
+    if (len == 0 || strspn(line, " \t") == (size_t)len)
       continue;
-    res->samples++;
-    if ((rc = load_versions(&a, s->rowset_id)) || (rc = find_coders(&a)))
+    if (!(root = rescue_jparse(doc, line, (size_t)len, &je))) {
+      rescue_jposition(line, (size_t)len, je.offset, &lc, &cc);
+      rc = bad_line(st, path, lineno, cc, "%s", je.msg);
       goto end;
-    for (lo = 0; lo < a.n;) {
-      int hi = lo;
-      while (hi < a.n && a.v[hi].position == a.v[lo].position)
-        hi++;
-      if ((rc = decide_row(&a, s->sample_id, lo, hi)))
+    }
+    if (root->type != RESCUE_JOBJECT) {
+      rc = bad_line(st, path, lineno, 1, "a decision is a JSON object%s", NULL);
+      goto end;
+    }
+    sid = rescue_jget(root, "sample_id");
+    ri = rescue_jget(root, "row_index");
+    fld = rescue_jget(root, "field");
+    value = rescue_jget(root, "value");
+    take = rescue_jget(root, "take");
+    if (!sid || sid->type != RESCUE_JSTRING) {
+      rc = bad_line(st, path, lineno, col_of(sid ? sid : root), "\"sample_id\" must be a string%s",
+                    NULL);
+      goto end;
+    }
+    if (!ri || ri->type != RESCUE_JNUMBER || !ri->is_int || ri->num < 1) {
+      rc = bad_line(st, path, lineno, col_of(ri ? ri : root),
+                    "\"row_index\" must be a row position (1, 2, ...)%s", NULL);
+      goto end;
+    }
+    if (!fld || fld->type != RESCUE_JSTRING || !fld->len) {
+      rc = bad_line(st, path, lineno, col_of(fld ? fld : root),
+                    "\"field\" must name a field of the row%s", NULL);
+      goto end;
+    }
+    if (!value == !take) {
+      rc = bad_line(st, path, lineno, col_of(root),
+                    "give either \"value\" or \"take\" (a coder's name)%s", NULL);
+      goto end;
+    }
+    if (take && take->type != RESCUE_JSTRING) {
+      rc = bad_line(st, path, lineno, col_of(take), "\"take\" must be a coder's name%s", NULL);
+      goto end;
+    }
+    if (!(s = rescue_store_stmt(st, "row_at"))) {
+      rc = rescue_store_err(st)->code;
+      goto end;
+    }
+    rescue_bind_text(s, ":sample_id", sid->s, (int)sid->len);
+    rescue_bind_int(s, ":position", (int64_t)ri->num);
+    if (sqlite3_step(s) == SQLITE_ROW)
+      row_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (!row_id) {
+      char what[300];
+      snprintf(what, sizeof what, "sample '%s' has no row %lld", sid->s, (long long)ri->num);
+      rc = bad_line(st, path, lineno, col_of(sid), "%s", what);
+      goto end;
+    }
+    rescue_buf_reset(&val);
+    if (value) {
+      rescue_jwrite(&val, value);
+    } else {
+      /* the coder's value: their view of the row (their own version, else the draft) */
+      rescue_view v = {RESCUE_VIEW_ANNOTATOR, 0};
+      rescue_sample_iter *it = NULL;
+      const rescue_sample *smp;
+      const char *one[1];
+      const rescue_jnode *crow = NULL, *cv;
+      if (rescue_annotator_lookup(st, take->s, &take_id, NULL, NULL)) {
+        char what[400];
+        snprintf(what, sizeof what, "\"take\": %s", rescue_store_errmsg(st));
+        rc = bad_line(st, path, lineno, col_of(take), "%s", what);
         goto end;
-      lo = hi;
+      }
+      v.annotator_id = take_id;
+      one[0] = sid->s;
+      if ((rc = rescue_sample_iter_new(st, &v, one, 1, &it)))
+        goto end;
+      if ((rc = rescue_sample_iter_next(it, &smp)) == 1)
+        for (i = 0; i < smp->n; i++)
+          if (smp->rows[i].position == (int)ri->num)
+            crow = rescue_jparse(cdoc, smp->rows[i].content, smp->rows[i].content_len, &je);
+      rescue_sample_iter_free(&it);
+      if (rc < 0)
+        goto end;
+      if (!crow) {
+        char what[300];
+        snprintf(what, sizeof what, "'%s' has no version of sample '%s' row %lld", take->s,
+                 sid->s, (long long)ri->num);
+        rc = bad_line(st, path, lineno, col_of(take), "%s", what);
+        goto end;
+      }
+      if ((cv = rescue_jget(crow, fld->s)))
+        rescue_jwrite(&val, cv);
+    }
+    if (!rescue_buf_ok(&val)) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    if (!(s = rescue_store_stmt(st, "field_decision_insert"))) {
+      rc = rescue_store_err(st)->code;
+      goto end;
+    }
+    rescue_bind_int(s, ":row_id", row_id);
+    rescue_bind_text(s, ":field", fld->s, (int)fld->len);
+    rescue_bind_text(s, ":value", val.len ? val.s : NULL, (int)val.len);
+    if (take_id)
+      rescue_bind_int(s, ":take_id", take_id);
+    else
+      rescue_bind_null(s, ":take_id");
+    rescue_bind_int(s, ":lead_id", lead_id);
+    rescue_bind_text(s, ":now", now, -1);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+      rc = rescue_store_sqlerr(st, "recording a decision");
+      goto end;
+    }
+    res->decisions++;
+    for (i = 0; i < n_touched && strcmp(touched[i], sid->s) != 0; i++)
+      ;
+    if (i == n_touched) {
+      char **nt = rescue_realloc(touched, ((size_t)n_touched + 1) * sizeof *nt);
+      if (!nt || !(nt[n_touched] = rescue_strdup(sid->s))) {
+        if (nt)
+          touched = nt;
+        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+        goto end;
+      }
+      touched = nt;
+      n_touched++;
     }
   }
-  if (rc < 0)
+  if (!res->decisions) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s: no decisions in the file",
+                       path);
     goto end;
-  rescue_sample_iter_free(&it);
-  if ((rc = rescue_store_commit(st)))
+  }
+  {
+    /* adjudicate the touched samples again, inside this transaction */
+    long decisions = res->decisions;
+
+    memset(&a, 0, sizeof a);
+    a.st = st;
+    a.o = &mo;
+    a.res = res;
+    res->decisions = 0;
+    if (!(a.gdoc = rescue_jdoc_new())) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto end;
+    }
+    if ((rc = pick_coders(&a)) ||
+        (rc = rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, "lead", 1, &a.adj_id)) ||
+        (rc = run(&a, (const char *const *)touched, n_touched)))
+      goto end;
+    res->decisions = decisions;
+    res->lead = rescue_strdup(lead);
+  }
+  rescue_sample_iter_free(&a.driver);
+  for (i = 0; i < a.K; i++)
+    rescue_sample_iter_free(&a.c[i].it);
+  if (o->dry_run)
+    rescue_store_rollback(st);
+  else if ((rc = rescue_store_commit(st)))
     goto end;
   in_txn = 0;
   rc = 0;
 end:
-  rescue_sample_iter_free(&it);
   if (in_txn)
     rescue_store_rollback(st);
-  rescue_jdoc_free(&a.doc);
-  rescue_row_input_free(&a.in);
-  rescue_buf_free(&a.arena);
-  rescue_buf_free(&a.msg);
-  rescue_buf_free(&a.sources);
-  rescue_free(a.v);
-  rescue_free(a.coders);
+  adj_free(&a);
+  for (i = 0; i < n_touched; i++)
+    rescue_free(touched[i]);
+  rescue_free(touched);
+  free(line);
+  if (f)
+    fclose(f);
+  rescue_jdoc_free(&doc);
+  rescue_jdoc_free(&cdoc);
+  rescue_buf_free(&val);
   if (rc)
     rescue_adjudicate_result_free(res);
   return rc;
@@ -487,7 +952,7 @@ void rescue_adjudicate_result_free(rescue_adjudicate_result *res) {
 void rescue_adjudicate_result_json(const rescue_adjudicate_opts *o,
                                    const rescue_adjudicate_result *res, rescue_buf *out) {
   rescue_jw w;
-  int i;
+  int i, f, k;
   rescue_jw_init(&w, out);
   rescue_jw_obj(&w);
   rescue_jw_key(&w, "policy");
@@ -499,6 +964,13 @@ void rescue_adjudicate_result_json(const rescue_adjudicate_opts *o,
     rescue_jw_null(&w);
   rescue_jw_key(&w, "annotator");
   rescue_jw_str(&w, RESCUE_ADJUDICATION_ANNOTATOR);
+  rescue_jw_key(&w, "dry_run");
+  rescue_jw_bool(&w, o->dry_run);
+  rescue_jw_key(&w, "coders");
+  rescue_jw_arr(&w);
+  for (i = 0; i < res->n_coders; i++)
+    rescue_jw_str(&w, res->coders[i]);
+  rescue_jw_end(&w);
   rescue_jw_key(&w, "samples");
   rescue_jw_int(&w, res->samples);
   rescue_jw_key(&w, "rows");
@@ -507,6 +979,12 @@ void rescue_adjudicate_result_json(const rescue_adjudicate_opts *o,
   rescue_jw_int(&w, res->written);
   rescue_jw_key(&w, "unchanged");
   rescue_jw_int(&w, res->unchanged);
+  rescue_jw_key(&w, "fields_agreed");
+  rescue_jw_int(&w, res->fields_agreed);
+  rescue_jw_key(&w, "fields_decided");
+  rescue_jw_int(&w, res->fields_decided);
+  rescue_jw_key(&w, "decisions");
+  rescue_jw_int(&w, res->decisions);
   rescue_jw_key(&w, "undecided");
   rescue_jw_arr(&w);
   for (i = 0; i < res->n_undecided; i++) {
@@ -517,6 +995,32 @@ void rescue_adjudicate_result_json(const rescue_adjudicate_opts *o,
     rescue_jw_int(&w, res->undecided[i].row);
     rescue_jw_key(&w, "reason");
     rescue_jw_str(&w, res->undecided[i].reason);
+    rescue_jw_key(&w, "fields");
+    rescue_jw_arr(&w);
+    for (f = 0; f < res->undecided[i].n_fields; f++) {
+      const rescue_adj_field *fd = &res->undecided[i].fields[f];
+      rescue_jw_obj(&w);
+      rescue_jw_key(&w, "field");
+      rescue_jw_str(&w, fd->field);
+      rescue_jw_key(&w, "values");
+      rescue_jw_arr(&w);
+      for (k = 0; k < fd->n_values; k++) {
+        rescue_jw_obj(&w);
+        rescue_jw_key(&w, "coder");
+        rescue_jw_str(&w, fd->values[k].coder);
+        rescue_jw_key(&w, "value");
+        if (fd->values[k].value)
+          rescue_jw_raw(&w, fd->values[k].value, strlen(fd->values[k].value));
+        else
+          rescue_jw_null(&w);
+        rescue_jw_key(&w, "present");
+        rescue_jw_bool(&w, fd->values[k].value != NULL);
+        rescue_jw_end(&w);
+      }
+      rescue_jw_end(&w);
+      rescue_jw_end(&w);
+    }
+    rescue_jw_end(&w);
     rescue_jw_end(&w);
   }
   rescue_jw_end(&w);

@@ -3,9 +3,12 @@
 ** data, one data set per field (agreement.md "Fields of a RESCUE corpus"), and measure
 ** how much of a model's draft each human changed.
 **
-** Coverage: a coder takes part in a sample when they wrote a version (not gold) of one of
-** its current rows; within it, every row is read through their view (their latest
-** version, else the row's first one: a row they left alone is a row they accepted).
+** Coders: as named, else every annotator or lead (not retired) who saved a version; the
+** draft is never one, and models are compared with the humans who revised them.
+** Coverage: a coder takes part in a sample when they saved a version (not gold) of one of
+** its current rows or of a row those came from; within it, every row is read through
+** their view (their own version, carried over a resegmentation where the span stayed,
+** else the draft). A split or merged row they never saved is missing for them.
 */
 #include <math.h>
 #include <stdio.h>
@@ -628,7 +631,8 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
         for (j = 0; j < s->n && !row; j++)
           if (s->rows[j].position == p + 1)
             row = &s->rows[j];
-        if (!row)
+        /* a split or merged row they never saved holds their old row's labels: missing */
+        if (!row || row->origin == RESCUE_ROW_SPLIT || row->origin == RESCUE_ROW_MERGED)
           continue;
         x.rows[k] = rescue_jparse(x.docs[k], row->content, row->content_len, &je);
         if (!x.rows[k]) {
@@ -805,6 +809,8 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
       rc = rescue_store_err(st)->code;
       goto end;
     }
+    rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+    rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
       const char *name = (const char *)sqlite3_column_text(s, 1);
       const char *role = (const char *)sqlite3_column_text(s, 2);
@@ -873,8 +879,17 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
                              o->coders[i]);
           goto end;
         }
-      if ((rc = rescue_annotator_id(st, o->coders[i], NULL, 0, &ids[i])))
-        goto end;
+      {
+        int retired = 0;
+        if ((rc = rescue_annotator_lookup(st, o->coders[i], &ids[i], NULL, &retired)))
+          goto end;
+        if (retired) {
+          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                             "coder '%s' is retired (rescue annotator unretire brings them back)",
+                             o->coders[i]);
+          goto end;
+        }
+      }
       if (!(r->coders[i] = rescue_strdup(o->coders[i]))) {
         rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
         goto end;

@@ -40,6 +40,8 @@ static const struct {
     {RESCUE_LINT_WARNING, "rows start in time order"},
     {RESCUE_LINT_WARNING, "a row does not overlap the previous row of the same speaker"},
     {RESCUE_LINT_ERROR, "given scenario and participants agree with the derived ones"},
+    {RESCUE_LINT_WARNING, "segmentation changed: someone else's resegmentation split, merged or "
+                          "added this row (annotator views)"},
 };
 
 rescue_lint_severity rescue_lint_rule_severity(int rule) {
@@ -1118,6 +1120,26 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
     if (rescue_lint_sample(sc, s->sample_id, sample, rows, pos, s->n, s->n_rows, &media, res)) {
       rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
       goto end;
+    }
+    /* R20: an annotator's rows that someone else's resegmentation changed */
+    for (i = 0; i < s->n; i++) {
+      linter L;
+      if (!s->rows[i].seg_changed)
+        continue;
+      memset(&L, 0, sizeof L);
+      L.res = res;
+      L.sample_id = s->sample_id;
+      add(&L, 20, s->rows[i].position, "start_time", "%s",
+          s->rows[i].origin == RESCUE_ROW_SPLIT    ? "segmentation changed: split by another "
+                                                     "annotator's resegmentation; review it"
+          : s->rows[i].origin == RESCUE_ROW_MERGED ? "segmentation changed: merged by another "
+                                                     "annotator's resegmentation; review it"
+                                                   : "segmentation changed: a new row from "
+                                                     "another annotator's resegmentation");
+      if (L.oom) {
+        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+        goto end;
+      }
     }
   }
 end:

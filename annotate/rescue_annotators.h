@@ -10,14 +10,10 @@
 
 #include "rescue_store.h"
 
-/* The pseudo-annotator that adjudicated gold versions are written under (role lead). */
-#define RESCUE_ADJUDICATION_ANNOTATOR "adjudication"
 /*
-** The pseudo-annotator of drafts: an import without --annotator (a release file, a
-** subtitle draft). Its versions are where every annotator's view starts; it is never a
-** coder.
+** RESCUE_ADJUDICATION_ANNOTATOR ("adjudication", gold) and RESCUE_DRAFT_ANNOTATOR
+** ("import", drafts), the two pseudo-annotators, are defined in rescue_store.h.
 */
-#define RESCUE_DRAFT_ANNOTATOR "import"
 
 /* NULL when name can be an annotator name, else why not. */
 const char *rescue_annotator_name_invalid(const char *name);
@@ -37,15 +33,7 @@ void rescue_token_hash(const char *token, char hex[65]);
 int rescue_annotator_add(rescue_store *st, const char *name, const char *role, char token[65],
                          int *existed);
 
-/*
-** Id of the registered annotator `name` (one added with rescue_annotator_add, or an older
-** store's); the draft and adjudication pseudo-annotators are not registered annotators.
-** An unknown name is RESCUE_ENOTFOUND with a message naming the closest registered names
-** and pointing to `rescue annotator add`. *role (may be NULL) gets a static copy of the
-** role ("annotator", "lead", "model"), *retired (may be NULL) whether it is retired.
-*/
-int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, const char **role,
-                            int *retired);
+/* rescue_annotator_lookup (a registered annotator by name) is in rescue_store.h. */
 
 /*
 ** Retire annotator `name` (reason required): their versions stay in the store and its

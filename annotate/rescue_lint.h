@@ -13,7 +13,7 @@
 
 typedef enum rescue_lint_severity { RESCUE_LINT_ERROR, RESCUE_LINT_WARNING } rescue_lint_severity;
 
-#define RESCUE_LINT_RULES 19
+#define RESCUE_LINT_RULES 20 /* R20: in an annotator view, a row someone else resegmented */
 
 typedef struct rescue_lint_finding {
   int rule;                      /* 1..19 (R01..R19) */

@@ -223,7 +223,9 @@ typedef struct loaded {
   const rescue_jnode *sample;
   const rescue_jnode **rows; /* n */
   int64_t *versions;         /* n */
-  int *mine;                 /* n: the version shown is the annotator's own */
+  int *mine;                 /* n: the version shown is the annotator's own, of this row */
+  int *origin;               /* n: RESCUE_ROW_OWN, _CARRIED, _SPLIT, _MERGED */
+  int *seg_changed;          /* n: someone else's resegmentation changed the row */
   int n, n_rows;
   char status[16];
   char scenario[16];
@@ -236,6 +238,8 @@ static void loaded_free(loaded *L) {
   rescue_free(L->rows);
   rescue_free(L->versions);
   rescue_free(L->mine);
+  rescue_free(L->origin);
+  rescue_free(L->seg_changed);
   rescue_free(L->group);
   memset(L, 0, sizeof *L);
 }
@@ -268,15 +272,20 @@ static int load_view(rescue_store *st, const char *sample_id, int64_t annotator_
   L->rows = rescue_calloc((size_t)s->n + 1, sizeof *L->rows);
   L->versions = rescue_calloc((size_t)s->n + 1, sizeof *L->versions);
   L->mine = rescue_calloc((size_t)s->n + 1, sizeof *L->mine);
+  L->origin = rescue_calloc((size_t)s->n + 1, sizeof *L->origin);
+  L->seg_changed = rescue_calloc((size_t)s->n + 1, sizeof *L->seg_changed);
   L->doc = rescue_jdoc_new();
-  if (!L->rows || !L->versions || !L->mine || !L->doc || !L->group || !rescue_buf_ok(&L->json)) {
+  if (!L->rows || !L->versions || !L->mine || !L->origin || !L->seg_changed || !L->doc ||
+      !L->group || !rescue_buf_ok(&L->json)) {
     rescue_sample_iter_free(&it);
     loaded_free(L);
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   }
   for (i = 0; i < s->n; i++) {
     L->versions[i] = s->rows[i].version_id;
-    L->mine[i] = s->rows[i].annotator_id == annotator_id;
+    L->mine[i] = s->rows[i].annotator_id == annotator_id && s->rows[i].origin == RESCUE_ROW_OWN;
+    L->origin[i] = s->rows[i].origin;
+    L->seg_changed[i] = s->rows[i].seg_changed;
   }
   rescue_sample_iter_free(&it);
   L->sample = rescue_jparse(L->doc, L->json.s, L->json.len, &je);
@@ -462,6 +471,13 @@ void api_sample(srv_req *r, const char *sample_id) {
     rescue_jw_int(&w, L.versions[i]);
     rescue_jw_key(&w, "mine");
     rescue_jw_bool(&w, L.mine[i]);
+    rescue_jw_key(&w, "origin");
+    rescue_jw_str(&w, L.origin[i] == RESCUE_ROW_CARRIED ? "carried"
+                      : L.origin[i] == RESCUE_ROW_SPLIT ? "split"
+                      : L.origin[i] == RESCUE_ROW_MERGED ? "merged"
+                                                         : "own");
+    rescue_jw_key(&w, "seg_changed");
+    rescue_jw_bool(&w, L.seg_changed[i]);
     rescue_jw_key(&w, "row");
     rescue_jw_node(&w, L.rows[i]);
     rescue_jw_key(&w, "clip");
@@ -646,12 +662,38 @@ static void write_like(rescue_buf *b, const rescue_jnode *n, const rescue_jnode 
   }
 }
 
+/*
+** The row to store: write_like, with a row_index member set to the row's position (a
+** position is not an annotation; a row that came from a split elsewhere carries its
+** parent's number, which would otherwise block every save with R16).
+*/
+static void write_saved(rescue_buf *b, const rescue_jnode *row, const rescue_jnode *old,
+                        int position) {
+  const rescue_jnode *c;
+  int first = 1;
+  rescue_buf_putc(b, '{');
+  for (c = row->child; c; c = c->next) {
+    if (!first)
+      rescue_buf_puts(b, ", ");
+    first = 0;
+    rescue_jwrite_string(b, c->key, c->keylen);
+    rescue_buf_puts(b, ": ");
+    if (strcmp(c->key, "row_index") == 0 && c->type == RESCUE_JNUMBER)
+      rescue_buf_printf(b, "%d", position);
+    else
+      write_like(b, c, old && old->type == RESCUE_JOBJECT ? rescue_jget(old, c->key) : NULL);
+  }
+  rescue_buf_putc(b, '}');
+}
+
 /* Save one row; r->out gets 200/400/409 bodies. Caller holds nothing. */
 static void save_row(srv_req *r, const char *sample_id, int position, int64_t base,
                      const rescue_jnode *row) {
   loaded L;
   rescue_lint_result res;
   rescue_buf text = RESCUE_BUF_INIT;
+  rescue_jdoc *fixed = NULL;
+  rescue_jerror je;
   int64_t version = 0;
   int rc, unchanged = 0, errors = 0, i;
   rescue_jw w;
@@ -663,6 +705,12 @@ static void save_row(srv_req *r, const char *sample_id, int position, int64_t ba
   }
   if (position > L.n) {
     srv_error(r, 404, "sample '%s' has no row %d", sample_id, position);
+    goto done;
+  }
+  write_saved(&text, row, L.rows[position - 1], position);
+  if (!rescue_buf_ok(&text) || !(fixed = rescue_jdoc_new()) ||
+      !(row = rescue_jparse(fixed, text.s, text.len, &je))) {
+    srv_error(r, 500, "out of memory");
     goto done;
   }
   if ((rc = lint_loaded(r->st, sample_id, &L, position, row, &res))) {
@@ -680,11 +728,6 @@ static void save_row(srv_req *r, const char *sample_id, int position, int64_t ba
     put_findings(&w, &res, position);
     rescue_jw_end(&w);
     r->status = 400;
-    goto done;
-  }
-  write_like(&text, row, L.rows[position - 1]);
-  if (!rescue_buf_ok(&text)) {
-    srv_error(r, 500, "out of memory");
     goto done;
   }
   pthread_mutex_lock(&r->srv->write_mu);
@@ -712,6 +755,7 @@ static void save_row(srv_req *r, const char *sample_id, int position, int64_t ba
   rescue_jw_end(&w);
   r->status = 200;
 done:
+  rescue_jdoc_free(&fixed);
   rescue_buf_free(&text);
   rescue_lint_result_free(&res);
   loaded_free(&L);

@@ -124,6 +124,7 @@ typedef struct importer {
   const rescue_import_opts *o;
   rescue_import_result *res;
   int64_t annotator_id;
+  int64_t check_annotator;  /* the checking pass: who imports (0: a draft not stored yet) */
   rescue_jdoc *doc;
   seen_set seen;
   rescue_row_input *rows;   /* reused between samples */
@@ -186,6 +187,33 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
                   "sample '%s' has %d rows in the corpus but %d here "
                   "(use --resegment to record a new row set)",
                   id, have, n);
+  if (have == n && n > 0 && !im->o->resegment) {
+    /* row identity: the same count must also line up span by span */
+    double *v = rescue_calloc(2 * (size_t)n, sizeof *v);
+    const rescue_jnode *r;
+    int i = 0, bad = 0;
+    if (!v)
+      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    for (r = rows->child; r; r = r->next, i++) {
+      const rescue_jnode *s0 = rescue_jget(r, "start_time"), *e0 = rescue_jget(r, "end_time");
+      v[i] = s0 ? s0->num : 0;
+      v[n + i] = e0 ? e0->num : 0;
+    }
+    rc = rescue_store_check_rows(im->st, id, n, v, v + n, im->check_annotator, &bad);
+    rescue_free(v);
+    if (rc == RESCUE_EBADINPUT) {
+      const rescue_jnode *at = rows->child;
+      for (i = 1; i < bad && at; i++)
+        at = at->next;
+      return bad_at(im, file, line0, text, len, at ? at->offset : rows->offset, "%s",
+                    rescue_store_errmsg(im->st));
+    }
+    if (rc) {
+      if (im->err != rescue_store_err(im->st))
+        *im->err = *rescue_store_err(im->st);
+      return rc;
+    }
+  }
   return 0;
 }
 
@@ -629,6 +657,21 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
                          "--sample names the sample of one single-sample JSON or subtitle file");
   if (opts->annotator && (why = rescue_name_unsafe(opts->annotator)) != NULL)
     return rescue_seterr(im.err, RESCUE_EINVAL, "the annotator name %s", why);
+  /* only registered annotators write under their name (a typo would become a new coder) */
+  if (opts->annotator) {
+    int64_t id;
+    int retired = 0;
+    if ((rc = rescue_annotator_lookup(st, opts->annotator, &id, NULL, &retired)))
+      return rc;
+    im.check_annotator = id;
+    if (retired)
+      return rescue_seterr(im.err, RESCUE_EINVAL,
+                           "annotator '%s' is retired (rescue annotator unretire brings them back)",
+                           opts->annotator);
+  }
+  if (!opts->annotator &&
+      rescue_annotator_id(st, RESCUE_DRAFT_ANNOTATOR, NULL, 0, &im.check_annotator))
+    im.check_annotator = 0;
   fmts = rescue_calloc((size_t)(n ? n : 1), sizeof *fmts);
   im.doc = rescue_jdoc_new();
   if (!fmts || !im.doc) {
@@ -671,8 +714,9 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
         rescue_store_bulk_end(st, bulk);
         break;
       }
-      rc = rescue_annotator_id(st, opts->annotator ? opts->annotator : "import", "annotator", 1,
-                               &im.annotator_id);
+      rc = opts->annotator
+               ? rescue_annotator_lookup(st, opts->annotator, &im.annotator_id, NULL, NULL)
+               : rescue_annotator_id(st, RESCUE_DRAFT_ANNOTATOR, "annotator", 1, &im.annotator_id);
     }
     for (i = 0; i < n && !rc; i++) {
       switch (fmts[i]) {

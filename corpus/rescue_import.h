@@ -27,7 +27,9 @@ int rescue_format_parse(const char *name, rescue_format *out);
 
 typedef struct rescue_import_opts {
   rescue_format format;
-  const char *annotator;   /* NULL: "import" */
+  const char *annotator;   /* a registered annotator (RESCUE_ENOTFOUND otherwise, with the
+                              closest names); NULL: the draft ("import"), where every
+                              annotator's view starts */
   const char *sample;      /* sample_id for a single JSON file without one, or of a
                               subtitle file (required there), or NULL */
   int resegment;           /* allow a different row count (records a new row set) */

@@ -98,11 +98,30 @@ void rescue_now_iso(char out[32]);
 /* ---- annotators ---- */
 
 /*
+** The pseudo-annotator of drafts: an import without --annotator (a release file, a
+** subtitle draft). Its versions (and a model's) are where every annotator's view starts;
+** it is never a coder.
+*/
+#define RESCUE_DRAFT_ANNOTATOR "import"
+/* The pseudo-annotator that adjudicated gold versions are written under (role lead). */
+#define RESCUE_ADJUDICATION_ANNOTATOR "adjudication"
+
+/*
 ** Id of annotator `name`; when absent and create is set, adds it with `role`
 ** ("annotator", "lead" or "model"). RESCUE_ENOTFOUND when absent and not created.
 */
 int rescue_annotator_id(rescue_store *st, const char *name, const char *role, int create,
                         int64_t *id);
+/*
+** Id of the registered annotator `name` (one added with rescue_annotator_add, or an older
+** store's); the draft and adjudication pseudo-annotators are not registered annotators.
+** An unknown name is RESCUE_ENOTFOUND with a message naming the closest registered names
+** and pointing to `rescue annotator add`. *role (may be NULL) gets a static copy of the
+** role ("annotator", "lead", "model"), *retired (may be NULL) whether it is retired.
+*/
+int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, const char **role,
+                            int *retired);
+
 /*
 ** Why `name` cannot be stored as a name ("is empty", "is not valid UTF-8", "contains a
 ** control character"), or NULL when it can: names end up in JSON outputs and on
@@ -282,20 +301,36 @@ typedef struct rescue_put_stats {
 } rescue_put_stats;
 
 enum {
-  RESCUE_PUT_RESEGMENT = 1,  /* a different row count records a new row set */
+  RESCUE_PUT_RESEGMENT = 1,  /* a different row count, or rows that no longer line up,
+                                records a new row set */
 };
 
 /*
 ** Store one sample under an annotator, inside the caller's transaction. A new sample
 ** gets its row set and a first version of every row. For an existing sample, each row
 ** whose content differs from this annotator's own latest version of it (or that this
-** annotator never versioned) gets a new version; the sample-level keys likewise. A row
-** count different from the current row set is refused (RESCUE_EBADINPUT) unless
-** RESCUE_PUT_RESEGMENT. `kind` is "import", "edit" or "gold".
+** annotator never versioned) gets a new version; the sample-level keys likewise. Rows
+** are matched by identity, not just position: with the same row count, each input row's
+** span must overlap the span of the row it replaces (as this annotator sees it) by at
+** least half of the shorter one. A different row count or a misaligned row is refused
+** (RESCUE_EBADINPUT, naming the first misaligned row) unless RESCUE_PUT_RESEGMENT, which
+** records a new row set and, per new row, the old rows it came from (same span, split
+** from, merged from). `kind` is "import", "edit" or "gold".
 */
 int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
                             int64_t annotator_id, const char *kind, int flags,
                             rescue_put_stats *stats);
+
+/*
+** The row identity check of rescue_store_put_sample on its own, reading only: when
+** sample_id is in the store with n rows, each input span (start[i]..end[i]) must overlap
+** the span annotator_id sees for row i+1 by at least half of the shorter one. 0 when it
+** does (or the sample is new, or the counts differ); RESCUE_EBADINPUT naming the first
+** misaligned row (*bad_row, may be NULL, gets it) otherwise. Importers call it in their
+** checking pass, before anything is written.
+*/
+int rescue_store_check_rows(rescue_store *st, const char *sample_id, int n, const double *start,
+                            const double *end, int64_t annotator_id, int *bad_row);
 
 /*
 ** Add one version of an existing row (row.id) inside the caller's transaction. For

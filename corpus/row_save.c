@@ -60,7 +60,7 @@ static int current(rescue_store *st, const char *sample_id, int position, int64_
     *row_id = r->row_id;
   *version = r->version_id;
   if (mine)
-    *mine = r->annotator_id == annotator_id;
+    *mine = r->annotator_id == annotator_id && r->origin == RESCUE_ROW_OWN;
   if (content)
     rescue_buf_putn(content, r->content, r->content_len);
   rc = 0;

@@ -392,48 +392,255 @@ int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annot
   return 0;
 }
 
-/* Insert a row set of n rows with a first version each (from in->rows). */
-static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_input *in,
-                      int64_t annotator_id, const char *kind, const char *note,
-                      const char *now, rescue_put_stats *stats) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "rowset_insert");
-  int64_t rowset_id;
-  int i, rc;
+/* ---- row identity ---- */
+
+/* A row of the current row set with the span the importing annotator sees. */
+typedef struct span {
+  int64_t row_id;
+  int position;
+  int known;          /* 0: no version gives it a span */
+  double start, end;
+} span;
+
+/*
+** The overlap rule: two spans are the same row when they overlap by at least half of the
+** shorter one (zero-length spans: when they touch). Editing a row's times within that is
+** an ordinary edit; rows that were split or merged shift their neighbours past it.
+*/
+static int same_row(double s1, double e1, double s2, double e2) {
+  double ov = (e1 < e2 ? e1 : e2) - (s1 > s2 ? s1 : s2);
+  double d1 = e1 - s1, d2 = e2 - s2, shorter = d1 < d2 ? d1 : d2;
+  if (shorter <= 0)
+    return ov >= 0;
+  return ov >= 0.5 * shorter;
+}
+
+/* The spans of rowset_id's rows as annotator_id sees them; *out owned by the caller. */
+static int load_spans(rescue_store *st, int64_t rowset_id, int64_t annotator_id, span **out,
+                      int *n) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "row_spans_for");
+  span *v = NULL;
+  int k = 0, cap = 0, rc;
+  *out = NULL;
+  *n = 0;
   if (!s)
     return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  rescue_bind_int(s, ":annotator_id", annotator_id);
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (k == cap) {
+      span *nv = rescue_realloc(v, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *nv);
+      if (!nv)
+        break;
+      v = nv;
+    }
+    v[k].row_id = sqlite3_column_int64(s, 0);
+    v[k].position = sqlite3_column_int(s, 1);
+    v[k].known = sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_type(s, 3) != SQLITE_NULL;
+    v[k].start = sqlite3_column_double(s, 2);
+    v[k].end = sqlite3_column_double(s, 3);
+    k++;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    rescue_free(v);
+    return rc == SQLITE_ROW ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL)
+                            : rescue_store_sqlerr(st, "reading row spans");
+  }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+/*
+** Rows (spans start[i]..end[i], n of them) with as many rows as the row set must align
+** with it row by row (same_row); the first row that does not is refused with a pointer to
+** --resegment (*bad_row, when not NULL, gets its 1-based position).
+*/
+static int check_alignment_spans(rescue_store *st, const char *sample_id, int n_in,
+                                 const double *start, const double *end, int64_t rowset_id,
+                                 int64_t annotator_id, int *bad_row) {
+  span *old = NULL;
+  int n = 0, i, rc;
+  if ((rc = load_spans(st, rowset_id, annotator_id, &old, &n)))
+    return rc;
+  for (i = 0; i < n && i < n_in; i++) {
+    if (!old[i].known || same_row(start[i], end[i], old[i].start, old[i].end))
+      continue;
+    if (bad_row)
+      *bad_row = i + 1;
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
+                       "sample '%s': row %d (%.2f-%.2f s) does not line up with row %d in the "
+                       "corpus (%.2f-%.2f s): the spans must overlap by at least half of the "
+                       "shorter one. Rows look split or merged; if so, import with "
+                       "--resegment to record a new row set",
+                       sample_id, i + 1, start[i], end[i], old[i].position, old[i].start,
+                       old[i].end);
+    break;
+  }
+  rescue_free(old);
+  return rc;
+}
+
+static int check_alignment(rescue_store *st, const rescue_sample_input *in, int64_t rowset_id,
+                           int64_t annotator_id) {
+  double *v = rescue_calloc(2 * (size_t)in->n_rows + 1, sizeof *v);
+  int i, rc;
+  if (!v)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  for (i = 0; i < in->n_rows; i++) {
+    v[i] = in->rows[i].start_time;
+    v[in->n_rows + i] = in->rows[i].end_time;
+  }
+  rc = check_alignment_spans(st, in->sample_id, in->n_rows, v, v + in->n_rows, rowset_id,
+                             annotator_id, NULL);
+  rescue_free(v);
+  return rc;
+}
+
+int rescue_store_check_rows(rescue_store *st, const char *sample_id, int n, const double *start,
+                            const double *end, int64_t annotator_id, int *bad_row) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
+  int64_t rowset_id = 0;
+  int rc, have = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":sample_id", sample_id, -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    rowset_id = sqlite3_column_int64(s, 1);
+    have = sqlite3_column_int(s, 2);
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "looking up a sample");
+  if (rc == SQLITE_DONE || have != n)
+    return 0;
+  return check_alignment_spans(st, sample_id, n, start, end, rowset_id, annotator_id, bad_row);
+}
+
+/*
+** Record where each row of a new row set came from (row_origin): the old rows it lines up
+** with by the overlap rule. One old row that only this new row takes: same; one old row
+** shared by several new rows: split; several old rows: merged (parts in time order).
+*/
+static int record_lineage(rescue_store *st, const rescue_sample_input *in, const int64_t *new_ids,
+                          const span *old, int n_old, rescue_put_stats *stats) {
+  int *children = rescue_calloc((size_t)n_old + 1, sizeof *children);
+  int i, j, rc = 0;
+  if (!children)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  for (j = 0; j < in->n_rows; j++)
+    for (i = 0; i < n_old; i++)
+      children[i] += old[i].known && same_row(in->rows[j].start_time, in->rows[j].end_time,
+                                             old[i].start, old[i].end);
+  for (j = 0; j < in->n_rows && !rc; j++) {
+    int parents = 0, part = 0;
+    for (i = 0; i < n_old; i++)
+      parents += old[i].known && same_row(in->rows[j].start_time, in->rows[j].end_time,
+                                          old[i].start, old[i].end);
+    for (i = 0; i < n_old && !rc; i++) {
+      sqlite3_stmt *s;
+      const char *rel;
+      if (!old[i].known ||
+          !same_row(in->rows[j].start_time, in->rows[j].end_time, old[i].start, old[i].end))
+        continue;
+      rel = parents > 1 ? "merged" : children[i] > 1 ? "split" : "same";
+      if (!(s = rescue_store_stmt(st, "row_origin_insert"))) {
+        rc = rescue_store_err(st)->code;
+        break;
+      }
+      rescue_bind_int(s, ":row_id", new_ids[j]);
+      rescue_bind_int(s, ":part", ++part);
+      rescue_bind_int(s, ":parent_id", old[i].row_id);
+      rescue_bind_text(s, ":relation", rel, -1);
+      if (sqlite3_step(s) != SQLITE_DONE)
+        rc = rescue_store_sqlerr(st, "recording where a row came from");
+      else if (rel[1] == 'a') /* "same" */
+        stats->rows_carried++;
+    }
+  }
+  rescue_free(children);
+  return rc;
+}
+
+/*
+** Insert a row set of n rows with a first version each (from in->rows). When it replaces
+** old_rowset (a resegmentation), the lineage of its rows is recorded too.
+*/
+static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_input *in,
+                      int64_t annotator_id, const char *kind, const char *note,
+                      int64_t old_rowset, const char *now, rescue_put_stats *stats) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "rowset_insert");
+  int64_t rowset_id, *new_ids = NULL;
+  span *old = NULL;
+  int i, rc, n_old = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  if (old_rowset) {
+    if ((rc = load_spans(st, old_rowset, annotator_id, &old, &n_old)))
+      return rc;
+    if (!(new_ids = rescue_calloc((size_t)in->n_rows + 1, sizeof *new_ids))) {
+      rescue_free(old);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    }
+    if (!(s = rescue_store_stmt(st, "rowset_insert"))) {
+      rc = rescue_store_err(st)->code;
+      goto end;
+    }
+  }
   rescue_bind_int(s, ":sample_ref", sample_ref);
   rescue_bind_int(s, ":annotator_id", annotator_id);
   rescue_bind_text(s, ":now", now, -1);
   rescue_bind_int(s, ":n_rows", in->n_rows);
   rescue_bind_text(s, ":note", note, -1);
-  if (sqlite3_step(s) != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "writing a row set");
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "writing a row set");
+    goto end;
+  }
   rowset_id = sqlite3_last_insert_rowid(rescue_store_db(st));
   s = rescue_store_stmt(st, "sample_set_rowset");
-  if (!s)
-    return rescue_store_err(st)->code;
+  if (!s) {
+    rc = rescue_store_err(st)->code;
+    goto end;
+  }
   rescue_bind_int(s, ":rowset_id", rowset_id);
   rescue_bind_int(s, ":id", sample_ref);
-  if (sqlite3_step(s) != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "writing a sample");
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "writing a sample");
+    goto end;
+  }
   for (i = 0; i < in->n_rows; i++) {
     int64_t row_id;
     s = rescue_store_stmt(st, "row_insert");
-    if (!s)
-      return rescue_store_err(st)->code;
+    if (!s) {
+      rc = rescue_store_err(st)->code;
+      goto end;
+    }
     rescue_bind_int(s, ":rowset_id", rowset_id);
     rescue_bind_int(s, ":position", i + 1);
-    if (sqlite3_step(s) != SQLITE_DONE)
-      return rescue_store_sqlerr(st, "writing a row");
+    if (sqlite3_step(s) != SQLITE_DONE) {
+      rc = rescue_store_sqlerr(st, "writing a row");
+      goto end;
+    }
     row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+    if (new_ids)
+      new_ids[i] = row_id;
     if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL,
                                            NULL, NULL)))
-      return rc;
+      goto end;
   }
+  if (old && (rc = record_lineage(st, in, new_ids, old, n_old, stats)))
+    goto end;
   stats->rowsets++;
   stats->rows_new += in->n_rows;
   stats->row_versions += in->n_rows;
-  return 0;
+  rc = 0;
+end:
+  rescue_free(old);
+  rescue_free(new_ids);
+  return rc;
 }
 
 /* Add a sample version unless this annotator's latest one is the same. *added set to 1 if so. */
@@ -483,7 +690,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
   rescue_buf key = RESCUE_BUF_INIT;
   char now[32];
   int64_t ref, rowset_id;
-  int rc, n_rows, added = 0, changed = 0;
+  int rc, n_rows, added = 0, changed = 0, resegment;
 
   if (!stats)
     stats = &dummy;
@@ -537,7 +744,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
     if (rc != SQLITE_DONE)
       return rescue_store_sqlerr(st, "writing a sample");
     ref = sqlite3_last_insert_rowid(rescue_store_db(st));
-    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", now, stats)) ||
+    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", 0, now, stats)) ||
         (rc = put_sample_version(st, ref, in, annotator_id, now, 0, &added)))
       return rc;
     stats->samples_new++;
@@ -550,13 +757,22 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
   n_rows = sqlite3_column_int(s, 2);
   sqlite3_reset(s);
 
-  if (n_rows != in->n_rows) {
+  /* same row count: an edit when the rows line up, else a resegmentation or a refusal */
+  resegment = n_rows != in->n_rows;
+  if (!resegment && strcmp(kind, "gold") != 0) {
+    rc = check_alignment(st, in, rowset_id, annotator_id);
+    if (rc == RESCUE_EBADINPUT && (flags & RESCUE_PUT_RESEGMENT))
+      resegment = 1;
+    else if (rc)
+      return rc;
+  }
+  if (resegment) {
     if (!(flags & RESCUE_PUT_RESEGMENT))
       return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
                            "sample '%s' has %d rows in the corpus but %d in the input "
                            "(use --resegment to record a new row set)",
                            in->sample_id, n_rows, in->n_rows);
-    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", now, stats)))
+    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", rowset_id, now, stats)))
       return rc;
     changed = 1;
   } else {

@@ -694,6 +694,114 @@ int rescue_annotator_id(rescue_store *st, const char *name, const char *role, in
   return 0;
 }
 
+/* Edit distance between a and b, ASCII letters compared without case. */
+static int distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), i, j;
+  int *row, d;
+  if (la > 64 || lb > 64)
+    return 1000;
+  row = rescue_malloc((lb + 1) * sizeof *row);
+  if (!row)
+    return 1000;
+  for (j = 0; j <= lb; j++)
+    row[j] = (int)j;
+  for (i = 1; i <= la; i++) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (j = 1; j <= lb; j++) {
+      char ca = a[i - 1], cb = b[j - 1];
+      int up = row[j], best;
+      if (ca >= 'A' && ca <= 'Z')
+        ca = (char)(ca - 'A' + 'a');
+      if (cb >= 'A' && cb <= 'Z')
+        cb = (char)(cb - 'A' + 'a');
+      best = diag + (ca != cb);
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      if (up + 1 < best)
+        best = up + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  d = row[lb];
+  rescue_free(row);
+  return d;
+}
+
+/*
+** The "no annotator" message: up to three registered names nearest to `name` by edit
+** distance (all of them when there are three or fewer), and how to add one.
+*/
+static int unknown_annotator(rescue_store *st, const char *name) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "annotator_names");
+  char best[3][72];
+  int dist[3] = {1 << 30, 1 << 30, 1 << 30}, n = 0, rc, i, k;
+  rescue_buf msg = RESCUE_BUF_INIT;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *cand = (const char *)sqlite3_column_text(s, 0);
+    int d = distance(name, cand);
+    n++;
+    for (i = 0; i < 3 && dist[i] <= d; i++)
+      ;
+    if (i == 3)
+      continue;
+    for (k = 2; k > i; k--) {
+      dist[k] = dist[k - 1];
+      memcpy(best[k], best[k - 1], sizeof best[k]);
+    }
+    dist[i] = d;
+    snprintf(best[i], sizeof best[i], "%s", cand);
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading annotators");
+  rescue_buf_printf(&msg, "no registered annotator named '%s'", name);
+  if (n) {
+    rescue_buf_puts(&msg, n > 3 ? " (closest: " : " (registered: ");
+    for (i = 0; i < 3 && i < n; i++)
+      rescue_buf_printf(&msg, "%s%s", i ? ", " : "", best[i]);
+    rescue_buf_putc(&msg, ')');
+  } else {
+    rescue_buf_puts(&msg, " (none is registered yet)");
+  }
+  rescue_buf_printf(&msg, "; add one with 'rescue annotator add %s <name>'", rescue_store_path(st));
+  rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "%s",
+                     rescue_buf_ok(&msg) && msg.s ? msg.s : "no such annotator");
+  rescue_buf_free(&msg);
+  return rc;
+}
+
+int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, const char **role,
+                            int *retired) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "annotator_registered");
+  int rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":name", name, -1);
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    const char *r = (const char *)sqlite3_column_text(s, 1);
+    *id = sqlite3_column_int64(s, 0);
+    if (role)
+      *role = strcmp(r, "lead") == 0 ? "lead" : strcmp(r, "model") == 0 ? "model" : "annotator";
+    if (retired)
+      *retired = sqlite3_column_int(s, 2);
+  }
+  sqlite3_reset(s);
+  if (rc == SQLITE_ROW)
+    return 0;
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "looking up an annotator");
+  return unknown_annotator(st, name);
+}
+
 int rescue_view_parse(rescue_store *st, const char *spec, rescue_view *out) {
   out->annotator_id = 0;
   if (!spec || strcmp(spec, "corpus") == 0) {
@@ -816,6 +924,7 @@ int rescue_sample_iter_new(rescue_store *st, const rescue_view *view, const char
   }
   rescue_bind_int(it->samples, ":view", view->kind);
   rescue_bind_int(it->samples, ":annotator_id", view->annotator_id);
+  rescue_bind_text(it->samples, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
   /* one sample (the review server's case): let SQLite find it instead of scanning all */
   if (it->n_refs == 1)
     rescue_bind_int(it->samples, ":sample_ref", it->refs[0]);
@@ -889,11 +998,18 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   it->cur.has_rows = sqlite3_column_int(s, 10);
   it->cur.given_keys = sqlite3_column_int(s, 11);
 
-  r = rescue_store_stmt(st, "view_rows");
-  if (!r)
-    return st->err.code;
-  rescue_bind_int(r, ":view", it->view.kind);
-  rescue_bind_int(r, ":annotator_id", it->view.annotator_id);
+  if (it->view.kind == RESCUE_VIEW_ANNOTATOR) {
+    r = rescue_store_stmt(st, "view_rows_annotator");
+    if (!r)
+      return st->err.code;
+    rescue_bind_int(r, ":annotator_id", it->view.annotator_id);
+    rescue_bind_text(r, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  } else {
+    r = rescue_store_stmt(st, "view_rows");
+    if (!r)
+      return st->err.code;
+    rescue_bind_int(r, ":view", it->view.kind);
+  }
   rescue_bind_int(r, ":rowset_id", it->cur.rowset_id);
   while ((rc = sqlite3_step(r)) == SQLITE_ROW) {
     rescue_row *row;
@@ -934,6 +1050,8 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
     offs[n].utt = put_col(&it->text, r, 10);
     offs[n].cycle = put_col(&it->text, r, 11);
     offs[n].pattern = put_col(&it->text, r, 12);
+    row->origin = sqlite3_column_int(r, 13);
+    row->seg_changed = sqlite3_column_int(r, 14);
     n++;
   }
   sqlite3_reset(r);

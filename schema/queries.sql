@@ -6,8 +6,9 @@
 -- prepared once per connection and cached.
 --
 -- The views of DESIGN.md ("Which version of a row each command sees") are spelled out
--- in view_rows and view_samples, with :view = 0 corpus (gold, else latest by anyone),
--- 1 gold only, 2 latest by anyone, 3 one annotator's (their latest, else the row's first).
+-- in view_rows, view_rows_annotator and view_samples, with :view = 0 corpus (gold, else
+-- latest by anyone not retired), 1 gold only, 2 latest by anyone not retired, 3 one
+-- annotator's (view_rows_annotator: their own, else carried over, else the draft).
 
 -- name: meta_get
 SELECT value FROM meta WHERE key = :key;
@@ -88,6 +89,9 @@ SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
     CASE WHEN :view = 3 THEN
       COALESCE((SELECT max(id) FROM sample_version WHERE sample_ref = s.id
                   AND annotator_id = :annotator_id),
+               (SELECT max(x.id) FROM sample_version x JOIN annotator d ON d.id = x.annotator_id
+                 WHERE x.sample_ref = s.id AND d.retired = 0
+                   AND (d.name = :draft OR d.role = 'model')),
                (SELECT min(id) FROM sample_version WHERE sample_ref = s.id))
     ELSE (SELECT max(id) FROM sample_version WHERE sample_ref = s.id)
     END)
@@ -96,24 +100,70 @@ SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
 
 -- name: view_rows
 -- (max()/min() rather than ORDER BY ... LIMIT 1: no temporary B-tree per row)
+-- Retired annotators' versions are left out. The annotator view is view_rows_annotator.
 SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
-       v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern
+       v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern,
+       0, 0
   FROM row r
   JOIN row_version v ON v.id = (
     CASE :view
       WHEN 0 THEN COALESCE(
         (SELECT max(id) FROM row_version WHERE row_id = r.id AND kind = 'gold'),
-        (SELECT max(id) FROM row_version WHERE row_id = r.id))
+        (SELECT max(id) FROM row_version WHERE row_id = r.id
+            AND annotator_id NOT IN (SELECT id FROM annotator WHERE retired = 1)))
       WHEN 1 THEN
         (SELECT max(id) FROM row_version WHERE row_id = r.id AND kind = 'gold')
-      WHEN 2 THEN
-        (SELECT max(id) FROM row_version WHERE row_id = r.id)
-      ELSE COALESCE(
-        (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id),
-        (SELECT min(id) FROM row_version WHERE row_id = r.id))
+      ELSE
+        (SELECT max(id) FROM row_version WHERE row_id = r.id
+            AND annotator_id NOT IN (SELECT id FROM annotator WHERE retired = 1))
     END)
  WHERE r.rowset_id = :rowset_id
  ORDER BY r.position;
+
+-- name: view_rows_annotator
+-- One annotator's view, built only from the draft and their own versions. Each current
+-- row is followed back through the row sets before it (row_origin, first part): the
+-- nearest row on that line with the annotator's own version wins, else the nearest with a
+-- draft version (the import pseudo-annotator or a model; never another person's). The
+-- origin column says how it got here (0 this row, 1 same span, 2 split, 3 merged: the
+-- strongest change on the line); seg_changed marks rows that someone else's
+-- resegmentation split, merged or added.
+WITH RECURSIVE line(row_id, anc_id, depth, rel) AS (
+  SELECT id, id, 0, 0 FROM row WHERE rowset_id = :rowset_id
+  UNION ALL
+  SELECT l.row_id, o.parent_id, l.depth + 1,
+         max(l.rel, CASE o.relation WHEN 'same' THEN 1 WHEN 'split' THEN 2 ELSE 3 END)
+    FROM line l JOIN row_origin o ON o.row_id = l.anc_id AND o.part = 1
+   WHERE l.depth < 32
+),
+cand AS (
+  SELECT l.row_id, l.depth, l.rel,
+         (SELECT max(id) FROM row_version WHERE row_id = l.anc_id
+             AND annotator_id = :annotator_id AND kind <> 'gold') AS own,
+         (SELECT max(x.id) FROM row_version x JOIN annotator d ON d.id = x.annotator_id
+           WHERE x.row_id = l.anc_id AND x.kind <> 'gold' AND d.retired = 0
+             AND (d.name = :draft OR d.role = 'model')) AS draft
+    FROM line l
+),
+pick AS (
+  SELECT r.id AS row_id, r.position AS position,
+         COALESCE(
+           (SELECT own FROM cand c WHERE c.row_id = r.id AND own IS NOT NULL
+             ORDER BY depth LIMIT 1),
+           (SELECT draft FROM cand c WHERE c.row_id = r.id AND draft IS NOT NULL
+             ORDER BY depth LIMIT 1)) AS vid
+    FROM row r WHERE r.rowset_id = :rowset_id
+)
+SELECT p.row_id, p.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
+       v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern,
+       (SELECT c.rel FROM cand c WHERE c.row_id = p.row_id AND (c.own = p.vid OR c.draft = p.vid)
+         ORDER BY c.depth LIMIT 1),
+       (SELECT rs.note = 'resegment' AND rs.annotator_id <> :annotator_id
+               AND NOT EXISTS (SELECT 1 FROM row_origin o WHERE o.row_id = p.row_id
+                                  AND o.part = 1 AND o.relation = 'same')
+          FROM rowset rs WHERE rs.id = :rowset_id)
+  FROM pick p JOIN row_version v ON v.id = p.vid
+ ORDER BY p.position;
 
 -- name: sample_count
 SELECT count(*) FROM sample;
@@ -128,13 +178,23 @@ SELECT CASE WHEN g.start IS NOT NULL AND g.end IS NOT NULL THEN g.end - g.start
 -- ---- annotate/: annotators, assignment, agreement, lint, adjudication ----
 
 -- name: agree_annotators
+-- Annotators with saved versions, without the draft, gold and retired annotators.
 SELECT a.id, a.name, a.role FROM annotator a
  WHERE a.id IN (SELECT annotator_id FROM row_version WHERE kind <> 'gold')
+   AND a.retired = 0 AND a.name <> :draft AND a.name <> :adjudication
  ORDER BY a.id;
 
 -- name: rowset_coders
-SELECT DISTINCT v.annotator_id FROM row r JOIN row_version v ON v.row_id = r.id
- WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold';
+-- Who saved a version of one of the row set's rows, or of a row they came from (their
+-- versions carry over a resegmentation).
+WITH RECURSIVE line(id, depth) AS (
+  SELECT id, 0 FROM row WHERE rowset_id = :rowset_id
+  UNION
+  SELECT o.parent_id, l.depth + 1 FROM line l JOIN row_origin o ON o.row_id = l.id
+   WHERE l.depth < 32
+)
+SELECT DISTINCT v.annotator_id FROM line l JOIN row_version v ON v.row_id = l.id
+ WHERE v.kind <> 'gold';
 
 -- name: lint_cues
 SELECT seq, start, end, text FROM cue
@@ -457,3 +517,15 @@ SELECT d.row_id, d.field, d.value, d.id FROM field_decision d JOIN row r ON r.id
  WHERE r.rowset_id = :rowset_id
    AND d.id = (SELECT max(id) FROM field_decision e WHERE e.row_id = d.row_id AND e.field = d.field)
  ORDER BY d.row_id, d.field;
+
+-- name: gold_of_row
+SELECT content FROM row_version
+ WHERE id = (SELECT max(id) FROM row_version WHERE row_id = :row_id AND kind = 'gold');
+
+-- name: row_at
+SELECT r.id FROM sample s JOIN row r ON r.rowset_id = s.rowset_id
+ WHERE s.sample_id = :sample_id AND r.position = :position;
+
+-- name: field_decision_latest
+SELECT value FROM field_decision
+ WHERE id = (SELECT max(id) FROM field_decision WHERE row_id = :row_id AND field = :field);

@@ -57,6 +57,8 @@ static fixture make(void) {
   *strrchr(f.dir, '/') = 0;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "gpt", "--role", "model", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "lea", "--role", "lead", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "bob", NULL), 0);
   sample(&b, "g/s1", draft);
   sample(&b, "g/s2", draft);
   tu_write(tu_path(f.dir, "gpt.jsonl"), b.s);
@@ -161,8 +163,10 @@ START_TEST(test_lead_policy) {
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "adjudicated 2 samples (8 rows) by policy lead (lead lea): "
                                     "3 gold versions written, 0 already gold, 5 undecided"));
+  /* row 4: only the field the coders differ on is undecided, with each coder's value */
   ck_assert_ptr_nonnull(strstr(out, "  g/s1:4: the lead (lea) made no version and the coders "
-                                    "disagree (ann, bob)\n"));
+                                    "differ in 1 field (utterance_type)\n"
+                                    "      utterance_type: ann \"validation\" | bob \"reflection\"\n"));
   /* the model's draft alone decides nothing */
   ck_assert_ptr_nonnull(strstr(out, "  g/s2:1: the lead (lea) made no version and no other coder "
                                     "worked on this sample\n"));
@@ -250,9 +254,11 @@ START_TEST(test_majority_policy) {
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "majority", NULL), 0);
   /* coders: ann, bob, lea (lea's view is the draft where she made no version) */
   ck_assert_ptr_nonnull(strstr(out, "2 gold versions written, 0 already gold, 6 undecided"));
-  ck_assert_ptr_nonnull(strstr(out, "  g/s1:2: a tie: 1 coder each for different contents (ann | "
-                                    "bob | lea)\n"));
-  ck_assert_ptr_nonnull(strstr(out, "  g/s1:4: a tie: 1 coder each for different contents"));
+  /* row 2: a three-way tie on utterance_type; lea's extra "note" key is outvoted, not a tie */
+  ck_assert_ptr_nonnull(strstr(out, "  g/s1:2: no majority in 1 field (utterance_type)\n"
+                                    "      utterance_type: ann \"defense\" | bob \"withdrawal\" | "
+                                    "lea \"request\"\n"));
+  ck_assert_ptr_nonnull(strstr(out, "  g/s1:4: no majority in 1 field (utterance_type)"));
   ck_assert_ptr_nonnull(strstr(out, "  g/s2:1: no coder worked on this sample\n"));
   free(out);
   free(err);
@@ -262,8 +268,12 @@ START_TEST(test_majority_policy) {
   ck_assert_str_eq(utt_of(g, "g/s1:3"), "repair");
   ck_assert_str_eq(json_string_value(json_object_get(json_object_get(g, "g/s1:3"), "policy")),
                    "majority");
+  /* decided field by field from every coder's view: ann's, bob's and the draft lea saw */
   src = json_object_get(json_object_get(g, "g/s1:3"), "sources");
-  ck_assert_int_eq((int)json_array_size(src), 2);
+  ck_assert_int_eq((int)json_array_size(src), 3);
+  ck_assert_int_eq(json_integer_value(json_array_get(src, 1)), version_of(f.db, "ann", 3));
+  ck_assert_int_eq(json_integer_value(json_array_get(src, 2)), version_of(f.db, "bob", 3));
+  ck_assert_int_eq(json_integer_value(json_array_get(src, 0)), version_of(f.db, "gpt", 3));
   json_decref(g);
   done(&f);
 }
@@ -328,7 +338,7 @@ START_TEST(test_refusals) {
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--lead", "zed",
                              NULL),
                    1);
-  ck_assert_ptr_nonnull(strstr(err, "no annotator named 'zed'"));
+  ck_assert_ptr_nonnull(strstr(err, "no registered annotator named 'zed'"));
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--samples",

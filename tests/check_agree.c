@@ -858,6 +858,9 @@ START_TEST(test_corpus_mode) {
   rescue_buf_reset(&b);
   sample_line(&b, "g1/s1", u_bob, t2, i_bob);
   tu_write(tu_path(dir, "bob.jsonl"), b.s);
+  /* people import under registered names */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "model.jsonl"), "--annotator",
                              "gpt", NULL),
                    0);
@@ -966,7 +969,8 @@ START_TEST(test_corpus_mode) {
   free(err);
   /* errors */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--coders", "ann,zed", NULL), 1);
-  ck_assert_ptr_nonnull(strstr(err, "rescue: agree: no annotator named 'zed'"));
+  ck_assert_ptr_nonnull(strstr(err, "rescue: agree: no registered annotator named 'zed'"));
+  ck_assert_ptr_nonnull(strstr(err, "rescue annotator add"));
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--field", "mood", NULL), 2);

@@ -403,6 +403,7 @@ START_TEST(test_cli) {
   free(err);
   /* ann's version has an error; the corpus view (latest) shows it, the import view not */
   write_sample(tu_path(dir, "bad.json"), m_target_speaker);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bad.json"), "--annotator",
                              "ann", NULL),
                    0);

@@ -571,6 +571,24 @@ START_TEST(test_status_comments_segmentation) {
   ck_assert_ptr_nonnull(strstr(r.body, "\"start_time\": 2.0, "));
   ck_assert_ptr_nonnull(strstr(r.body, "\"n_rows\": 10"));
   resp_free(&r);
+  /* bob's view after ann's split: the new rows are marked for him, start from his own
+     (here: the draft's) content, and his saves on them go through */
+  r = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"seg_changed\": true"));
+  resp_free(&r);
+  {
+    char *body = edit_body(tok_bob, 2, "bob after the split", &v1);
+    put_row(bearer(tok_bob), 2, body, &r);
+    expect(&r, 200);
+    resp_free(&r);
+    free(body);
+    body = edit_body(tok_bob, 2, "bob again", &v2);
+    ck_assert_int_gt(v2, v1);
+    ck_assert_int_eq(put_row(bearer(tok_bob), 2, body, &r), 200);
+    resp_free(&r);
+    free(body);
+  }
   /* merge rows 1 and 2 back */
   {
     char *body = edit_body(tok_ann, 1, "x", &v1);

@@ -29,8 +29,10 @@ static const char usage[] =
     "options:\n"
     "  --format <f>        auto (default): a folder is a data-root, *.jsonl and *.ndjson\n"
     "                      are jsonl, *.json is json, *.srt is srt, *.vtt is vtt\n"
-    "  --annotator <name>  whose versions these are (default: import); created if new,\n"
-    "                      under the naming rules of 'rescue annotator add'\n"
+    "  --annotator <name>  whose versions these are: a registered annotator ('rescue\n"
+    "                      annotator add'; an unknown name is refused with the closest\n"
+    "                      registered names). Without it the file is the draft: where\n"
+    "                      every annotator's view starts, never a coder\n"
     "  --sample <id>       the sample_id of a single JSON file or of a subtitle file\n"
     "  --resegment         a sample whose row count differs gets a new row set (the old\n"
     "                      rows and versions stay in its history) instead of a refusal\n"
@@ -91,6 +93,13 @@ int cmd_import(int argc, char **argv) {
          res.samples, res.samples == 1 ? "" : "s", res.rows, res.files, res.files == 1 ? "" : "s",
          res.put.samples_new, res.put.samples_changed, res.put.samples_unchanged,
          res.put.row_versions);
+  if (o.annotator)
+    printf(" as annotator '%s'", o.annotator);
+  else
+    printf(" as the draft (no --annotator: where every annotator's view starts, never a coder)");
+  if (res.put.rowsets && res.put.rows_carried)
+    printf("; %ld row%s kept %s span across a new row set", res.put.rows_carried,
+           res.put.rows_carried == 1 ? "" : "s", res.put.rows_carried == 1 ? "its" : "their");
   if (res.cues)
     printf("; %ld subtitle cue%s", res.cues, res.cues == 1 ? "" : "s");
   printf("\n");

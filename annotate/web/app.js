@@ -177,7 +177,8 @@ function drawRows() {
       el('td', { text: row.primary_speaker || '' }),
       el('td', { text: Array.isArray(row.target) ? row.target.join(', ') : '' }),
       el('td', { class: 'text', text: row.dialogue_cleaned || '' }),
-      el('td', { class: 'state ' + (r.mine ? 'mine' : 'draft'), text: r.mine ? 'saved' : 'draft' }),
+      el('td', { class: 'state ' + (r.mine ? 'mine' : 'draft'), title: r.seg_changed ? "someone else's resegmentation changed this row: review it" : r.origin !== 'own' ? 'your version, carried over from the row it came from (' + r.origin + ')' : '',
+        text: (r.mine ? 'saved' : r.origin !== 'own' ? r.origin : 'draft') + (r.seg_changed ? ' ⚑' : '') }),
       el('td', {}, l.e.length ? el('span', { class: 'lint-e', title: l.e.map((x) => x.rule + ' ' + x.field + ': ' + x.reason).join('\n'), text: l.e.length + '✗' }) : null,
         l.w.length ? el('span', { class: 'lint-w', title: l.w.map((x) => x.rule + ' ' + x.field + ': ' + x.reason).join('\n'), text: ' ' + l.w.length + '!' }) : null));
     tr.addEventListener('click', () => selectRow(i, true));

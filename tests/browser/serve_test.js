@@ -90,6 +90,7 @@ async function selectRow(page, index) {
     rescue('import', db, path.join(src, 'tools/demo/couple.jsonl'));
     const ann = tokenOf(rescue('annotator', 'add', db, 'ann'));
     const lead = tokenOf(rescue('annotator', 'add', db, 'lea', '--role', 'lead'));
+    rescue('annotator', 'add', db, 'bob');
     const line = JSON.parse(fs.readFileSync(path.join(src, 'tools/demo/couple.jsonl'), 'utf8').split('\n')[0]);
     line.rows[1].utterance_type = 'withdrawal';
     line.rows[4].utterance_type = 'disclosure';
