@@ -293,8 +293,20 @@ function inputFor(f, value, set, path) {
   case 'entity': {
     inp = el('select', { 'data-path': path });
     for (const e of ['', ...entityOptions(value)]) inp.append(el('option', { value: e, text: e || '—' }));
+    inp.append(el('option', { value: '\u0000new', text: 'another participant…' }));
     inp.value = typeof value === 'string' ? value : '';
-    inp.addEventListener('change', () => set(inp.value));
+    let prev = inp.value;
+    inp.addEventListener('change', () => {
+      if (inp.value === '\u0000new') {
+        const n = (prompt('Name of the participant (as on screen)') || '').trim();
+        if (!n) { inp.value = prev; return; }
+        if (!state.sample.entities.includes(n)) state.sample.entities.push(n);
+        inp.insertBefore(el('option', { value: n, text: n }), inp.lastChild);
+        inp.value = n;
+      }
+      prev = inp.value;
+      set(inp.value);
+    });
     return inp;
   }
   case 'entities': {
@@ -311,6 +323,16 @@ function inputFor(f, value, set, path) {
       });
       box.append(el('label', {}, cb, ' ' + e));
     }
+    box.append(el('button', { type: 'button', class: 'add-entity', text: '+', title: 'another participant', onclick: () => {
+      const n = (prompt('Name of the participant (as on screen)') || '').trim();
+      if (!n) return;
+      if (!state.sample.entities.includes(n)) state.sample.entities.push(n);
+      const cb = el('input', { type: 'checkbox', value: n });
+      cb.checked = true;
+      cb.addEventListener('change', () => set([...box.querySelectorAll('input')].filter((x) => x.checked).map((x) => x.value)));
+      box.insertBefore(el('label', {}, cb, ' ' + n), box.lastChild);
+      set([...box.querySelectorAll('input')].filter((x) => x.checked).map((x) => x.value));
+    } }));
     return box;
   }
   case 'label': {

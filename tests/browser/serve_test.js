@@ -194,6 +194,12 @@ async function selectRow(page, index) {
     await a.waitForSelector('#rows tbody tr');
     check(!(await a.textContent('#rows tbody tr[data-index="2"] td:nth-child(4)')).includes('Daniel'), 'the refused edit was not stored');
 
+    // ---- a participant the draft does not name yet can be added to a target ----
+    await selectRow(a, 6);
+    a.once('dialog', (d) => d.accept('Ben'));
+    await a.click('#fields [data-path="target"] .add-entity');
+    check(await a.isChecked('#fields [data-path="target"] input[value="Ben"]'), 'another participant can be added to a target');
+
     // ---- keyboard navigation ----
     await selectRow(a, 4);
     await a.focus('#rows');
