@@ -24,7 +24,8 @@
   X(VERSION, -11, "corpus was written by a newer rescue")                   \
   X(MEDIA, -12, "media error")                                              \
   X(PARTIAL, -13, "finished with failures")                                 \
-  X(INTERNAL, -14, "internal error")
+  X(INTERNAL, -14, "internal error")                                        \
+  X(CONFLICT, -15, "changed since it was read")
 
 typedef enum rescue_errcode {
   RESCUE_OK = 0,

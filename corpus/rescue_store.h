@@ -346,4 +346,30 @@ int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annot
                                  const char *gold_policy, const char *gold_sources,
                                  int64_t *version_id);
 
+/* ---- saving one row (the review server's save) ---- */
+
+/*
+** Save a new version of row `position` (1-based) of sample_id under annotator_id, in
+** its own transaction, given the version the caller's edit was based on. base_version
+** must still be the annotator's current version of that row (their latest, else the
+** row's first version, as their view shows it); otherwise nothing is written and
+** RESCUE_ECONFLICT is returned with *version set to the current one (another tab or
+** client saved first; the caller reads it and decides). row_json is one JSON object
+** (the row), checked as an import checks a row (RESCUE_EBADINPUT with the reason).
+** Saving what the annotator's own latest version already holds writes nothing and gives
+** it back in *version with *unchanged (may be NULL) set; saving the draft's content
+** unchanged records the annotator's own version (they reviewed the row and kept it). A sample or row that does not exist is
+** RESCUE_ENOTFOUND; a store held by another writer past the busy timeout RESCUE_EBUSY.
+*/
+int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
+                    int64_t base_version, const char *row_json, size_t len, int64_t *version,
+                    int *unchanged);
+
+/*
+** The annotator's current version of row `position` of sample_id (as rescue_row_save
+** checks it): *version and, when content is not NULL, its JSON appended to content.
+*/
+int rescue_row_current(rescue_store *st, const char *sample_id, int position,
+                       int64_t annotator_id, int64_t *version, rescue_buf *content);
+
 #endif

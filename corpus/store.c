@@ -925,7 +925,11 @@ int rescue_sample_iter_new(rescue_store *st, const rescue_view *view, const char
   rescue_bind_int(it->samples, ":view", view->kind);
   rescue_bind_int(it->samples, ":annotator_id", view->annotator_id);
   rescue_bind_text(it->samples, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
-  rescue_bind_null(it->samples, ":sample_ref");
+  /* one sample (the review server's case): let SQLite find it instead of scanning all */
+  if (it->n_refs == 1)
+    rescue_bind_int(it->samples, ":sample_ref", it->refs[0]);
+  else
+    rescue_bind_null(it->samples, ":sample_ref");
   *out = it;
   return 0;
 fail:

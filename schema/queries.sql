@@ -435,6 +435,82 @@ SELECT st.created_at, 'status', NULL, a.name, NULL, NULL, 0, NULL, NULL,
   FROM sample_status st JOIN sample s ON s.id = st.sample_ref
   LEFT JOIN annotator a ON a.id = st.annotator_id
  ORDER BY 1;
+-- ---- review server (annotate/serve*.c) and saving one row (corpus/row_save.c) ----
+
+-- name: row_save_mine
+-- A row of the sample's current row set and the annotator's latest version of it (NULL
+-- when they have none) with its content.
+SELECT r.id, v.id, v.content
+  FROM sample s
+  JOIN row r ON r.rowset_id = s.rowset_id AND r.position = :position
+  LEFT JOIN row_version v ON v.id =
+       (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id)
+ WHERE s.sample_id = :sample_id;
+
+-- name: serve_annotator
+SELECT name, role, retired FROM annotator WHERE id = :id;
+
+-- name: serve_assigned
+-- Whether the latest assignment run gives anyone the sample, and whether it gives it to
+-- this annotator (no run at all: 0, 0).
+SELECT EXISTS (SELECT 1 FROM assignment a JOIN sample s ON s.id = a.sample_ref
+                WHERE s.sample_id = :sample_id AND a.run_id = (SELECT max(id) FROM assign_run)),
+       EXISTS (SELECT 1 FROM assignment a JOIN sample s ON s.id = a.sample_ref
+                WHERE s.sample_id = :sample_id AND a.annotator_id = :annotator_id
+                  AND a.run_id = (SELECT max(id) FROM assign_run));
+
+-- name: serve_samples
+-- Every sample with its status, rows, the rows this annotator has versions of, whether the
+-- latest assignment gives it to them, who it is assigned to, and whether any row of its
+-- row set names the family group label (for the scenario rule).
+SELECT s.sample_id, g.name, s.status, s.status_reason, coalesce(rs.n_rows, 0),
+       (SELECT count(*) FROM row r WHERE r.rowset_id = s.rowset_id
+           AND EXISTS (SELECT 1 FROM row_version v WHERE v.row_id = r.id
+                         AND v.annotator_id = :annotator_id)),
+       EXISTS (SELECT 1 FROM assignment a WHERE a.sample_ref = s.id
+                  AND a.annotator_id = :annotator_id
+                  AND a.run_id = (SELECT max(id) FROM assign_run)),
+       (SELECT group_concat(an.name, ',') FROM assignment a JOIN annotator an ON an.id = a.annotator_id
+         WHERE a.sample_ref = s.id AND a.run_id = (SELECT max(id) FROM assign_run)),
+       EXISTS (SELECT 1 FROM row r JOIN row_version v ON v.row_id = r.id
+                WHERE r.rowset_id = s.rowset_id
+                  AND (v.entities = :family OR v.entities LIKE :family || char(31) || '%'
+                       OR v.entities LIKE '%' || char(31) || :family
+                       OR v.entities LIKE '%' || char(31) || :family || char(31) || '%'))
+  FROM sample s JOIN grp g ON g.id = s.group_id LEFT JOIN rowset rs ON rs.id = s.rowset_id
+ ORDER BY s.sort_key;
+
+-- name: serve_any_assignment
+SELECT EXISTS (SELECT 1 FROM assign_run);
+
+-- name: serve_dash_status
+SELECT s.status, count(*), coalesce(sum(rs.n_rows), 0), sum(s.rowset_id IS NOT NULL)
+  FROM sample s LEFT JOIN rowset rs ON rs.id = s.rowset_id
+ GROUP BY s.status;
+
+-- name: serve_dash_people
+-- Per person (not models, not the adjudication pseudo-annotator): samples assigned in the
+-- latest run, rows in them, rows of current row sets they saved in review, and how many
+-- of their samples are reviewed.
+SELECT an.name, an.role,
+       (SELECT count(*) FROM assignment a
+         WHERE a.annotator_id = an.id AND a.run_id = (SELECT max(id) FROM assign_run)),
+       (SELECT coalesce(sum(rs.n_rows), 0) FROM assignment a
+          JOIN sample s ON s.id = a.sample_ref JOIN rowset rs ON rs.id = s.rowset_id
+         WHERE a.annotator_id = an.id AND a.run_id = (SELECT max(id) FROM assign_run)),
+       (SELECT count(DISTINCT v.row_id) FROM row_version v
+          JOIN row r ON r.id = v.row_id JOIN sample s ON s.rowset_id = r.rowset_id
+         WHERE v.annotator_id = an.id AND v.kind = 'edit'),
+       (SELECT count(*) FROM assignment a JOIN sample s ON s.id = a.sample_ref
+         WHERE a.annotator_id = an.id AND a.run_id = (SELECT max(id) FROM assign_run)
+           AND s.status = 'reviewed')
+  FROM annotator an
+ WHERE an.role <> 'model' AND an.name <> :reserved AND an.name <> :draft AND an.retired = 0
+ ORDER BY an.name;
+
+-- name: serve_commented
+SELECT count(DISTINCT c.sample_ref) FROM comment c JOIN sample s ON s.id = c.sample_ref
+ WHERE s.status <> 'discarded';
 -- ---------------------------------------------------------------------------------
 -- Double annotation: registered annotators, retiring, statuses, comments, assignment
 -- lists, row lineage, per-field decisions (annotate/workflow.c, annotators.c,

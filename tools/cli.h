@@ -98,6 +98,7 @@ int export_run(int argc, char **argv);
 int cmd_pseudonyms(int argc, char **argv);
 int cmd_leakcheck(int argc, char **argv);
 int cmd_log(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_annotator_retire(int argc, char **argv);
 int cmd_annotator_unretire(int argc, char **argv);
 int cmd_status(int argc, char **argv);

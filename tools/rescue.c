@@ -27,6 +27,7 @@ static const cli_command commands[] = {
     {"lint", cmd_lint, "check the corpus against the annotation guideline (R01-R21)"},
     {"agree", cmd_agree, "agreement between annotators (corpus) or coders (TSV table)"},
     {"adjudicate", cmd_adjudicate, "settle disagreements into gold versions"},
+    {"serve", cmd_serve, "the review web server: annotators review rows in a browser"},
     {"split", cmd_split, "assign groups to train/validation/test splits"},
     {"draft", cmd_draft, "pre-annotate rows with any model command, checked by lint"},
     {"score", cmd_score, "score model predictions against an exported task file"},

@@ -1,0 +1,145 @@
+/*
+** row_save.c: saving one row with a check that nobody saved it first (optimistic
+** concurrency for the review server): the caller names the version its edit started
+** from, and the save is refused with the current version when that is stale.
+*/
+#include <string.h>
+
+#include "rescue_alloc.h"
+#include "rescue_store.h"
+
+/*
+** The annotator's current version of a row: their own latest version of it, else what
+** their view shows (the draft, or a version carried over a resegmentation) inside whatever transaction is open:
+** *row_id, *version, whether that version is their own, and its content (appended when
+** content is not NULL).
+*/
+static int current(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
+                   int64_t *row_id, int64_t *version, rescue_buf *content, int *mine) {
+  rescue_view v = {RESCUE_VIEW_ANNOTATOR, annotator_id};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s = NULL;
+  const char *only[1] = {sample_id};
+  const rescue_row *r;
+  sqlite3_stmt *q = rescue_store_stmt(st, "row_save_mine");
+  int rc;
+  /* the usual case, cheaply: the annotator has a version of this row, and a view always
+     shows its own latest first */
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(q, ":sample_id", sample_id, -1);
+  rescue_bind_int(q, ":position", position);
+  rescue_bind_int(q, ":annotator_id", annotator_id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW && sqlite3_column_type(q, 1) != SQLITE_NULL) {
+    if (row_id)
+      *row_id = sqlite3_column_int64(q, 0);
+    *version = sqlite3_column_int64(q, 1);
+    if (mine)
+      *mine = 1;
+    if (content)
+      rescue_buf_putn(content, sqlite3_column_text(q, 2), (size_t)sqlite3_column_bytes(q, 2));
+    sqlite3_reset(q);
+    return 0;
+  }
+  sqlite3_reset(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading a row");
+  if ((rc = rescue_sample_iter_new(st, &v, only, 1, &it)))
+    return rc;
+  rc = rescue_sample_iter_next(it, &s);
+  if (rc < 0)
+    goto done;
+  if (rc == 0 || position < 1 || position > s->n) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "sample '%s' has no row %d",
+                       sample_id, position);
+    goto done;
+  }
+  r = &s->rows[position - 1];
+  if (row_id)
+    *row_id = r->row_id;
+  *version = r->version_id;
+  if (mine)
+    *mine = r->annotator_id == annotator_id && r->origin == RESCUE_ROW_OWN;
+  if (content)
+    rescue_buf_putn(content, r->content, r->content_len);
+  rc = 0;
+done:
+  rescue_sample_iter_free(&it);
+  return rc;
+}
+
+int rescue_row_current(rescue_store *st, const char *sample_id, int position,
+                       int64_t annotator_id, int64_t *version, rescue_buf *content) {
+  return current(st, sample_id, position, annotator_id, NULL, version, content, NULL);
+}
+
+int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
+                    int64_t base_version, const char *row_json, size_t len, int64_t *version,
+                    int *unchanged) {
+  rescue_jdoc *doc = NULL;
+  rescue_jerror je;
+  const rescue_jnode *root, *bad = NULL;
+  rescue_row_input in;
+  rescue_buf cur = RESCUE_BUF_INIT;
+  int64_t row_id = 0, cur_version = 0;
+  int rc, mine = 0;
+
+  memset(&in, 0, sizeof in);
+  if (unchanged)
+    *unchanged = 0;
+  /* check the row before taking the write lock: a bad row never waits for one */
+  if (!(doc = rescue_jdoc_new()))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  root = rescue_jparse(doc, row_json, len, &je);
+  if (!root) {
+    long line, col;
+    rescue_jposition(row_json, len, je.offset, &line, &col);
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row:%ld:%ld: %s", line, col,
+                       je.msg);
+    goto done;
+  }
+  if (root->type != RESCUE_JOBJECT) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "a row must be a JSON object");
+    goto done;
+  }
+  if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &in, &bad,
+                                       rescue_store_err(st))))
+    goto done;
+  if ((rc = rescue_store_begin(st)))
+    goto done;
+  if ((rc = current(st, sample_id, position, annotator_id, &row_id, &cur_version, &cur, &mine)))
+    goto rollback;
+  if (!rescue_buf_ok(&cur)) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto rollback;
+  }
+  if (cur_version != base_version) {
+    *version = cur_version;
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
+                       "row %d of '%s' was saved again (version %lld) after version %lld that "
+                       "this edit started from",
+                       position, sample_id, (long long)cur_version, (long long)base_version);
+    goto rollback;
+  }
+  if (mine && cur.len == in.content.len && memcmp(cur.s, in.content.s, cur.len) == 0) {
+    *version = cur_version;
+    if (unchanged)
+      *unchanged = 1;
+    rescue_store_rollback(st);
+    rc = 0;
+    goto done;
+  }
+  if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, "edit", &in, NULL, NULL,
+                                         version)))
+    goto rollback;
+  rc = rescue_store_commit(st);
+  goto done;
+rollback:
+  rescue_store_rollback(st);
+done:
+  rescue_buf_free(&cur);
+  rescue_row_input_free(&in);
+  rescue_jdoc_free(&doc);
+  return rc;
+}

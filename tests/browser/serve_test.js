@@ -1,0 +1,278 @@
+// serve_test.js: browser tests of `rescue serve` in headless Debian chromium driven by
+// playwright-core: sign in, open a sample, play a row's clip (an H.264 segment made with
+// ffmpeg, 10 s GOP), edit and save, reload, a conflicting save from a second browser
+// context, a lint error blocking a save, a split, keyboard navigation, and screenshots of
+// the sample view and the dashboard. Exit 0 pass, 1 fail, 77 skipped (no browser).
+//
+// Environment: RESCUE_BIN (the rescue binary), RESCUE_SOURCE_DIR, RESCUE_SCREENSHOTS (where
+// the screenshots go; default ./browser-screenshots), RESCUE_REQUIRE_FIXTURES (when set,
+// a missing browser fails instead of skipping).
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn, execFileSync } = require('child_process');
+
+const CHROMIUM = '/usr/bin/chromium';
+const bin = process.env.RESCUE_BIN || path.resolve(__dirname, '../../build/rescue');
+const src = process.env.RESCUE_SOURCE_DIR || path.resolve(__dirname, '../..');
+const shots = process.env.RESCUE_SCREENSHOTS || path.resolve('browser-screenshots');
+const SAMPLE = 'maya_and_daniel/001_s01e01_segment01';
+
+function skip(why) {
+  if (process.env.RESCUE_REQUIRE_FIXTURES) {
+    console.error('browser tests cannot run: ' + why);
+    process.exit(1);
+  }
+  console.log('SKIPPED: ' + why);
+  process.exit(77);
+}
+
+let chromium;
+try {
+  ({ chromium } = require('playwright-core'));
+} catch (e) {
+  skip('playwright-core is not installed (npm ci in tests/browser)');
+}
+if (!fs.existsSync(CHROMIUM)) skip(CHROMIUM + ' is missing (apt-get install chromium)');
+
+let failures = 0, passes = 0;
+function check(cond, what) {
+  if (cond) { passes++; console.log('ok - ' + what); }
+  else { failures++; console.log('FAIL - ' + what); }
+}
+
+function rescue(...args) {
+  return execFileSync(bin, args, { encoding: 'utf8' });
+}
+const tokenOf = (out) => /sign-in token: ([0-9a-f]{64})/.exec(out)[1];
+
+async function startServer(db, assets) {
+  const p = spawn(bin, ['serve', db, '--listen', '127.0.0.1:0', '--assets', assets], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const port = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('server did not start: ' + out)), 15000);
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) { clearTimeout(t); resolve(Number(m[1])); }
+    });
+    p.stderr.on('data', (d) => { out += d; });
+    p.on('exit', (c) => reject(new Error('server exited ' + c + ': ' + out)));
+  });
+  return { p, port };
+}
+
+async function signIn(page, base, token) {
+  await page.goto(base + '/');
+  await page.fill('#token', token);
+  await page.click('#signin-btn');
+  await page.waitForSelector('#nav:not([hidden])');
+}
+
+async function openSample(page, base) {
+  await page.goto(base + '/#/sample/' + SAMPLE);
+  await page.waitForSelector('#rows tbody tr');
+}
+
+async function selectRow(page, index) {
+  await page.click('#rows tbody tr[data-index="' + index + '"] td:nth-child(3)');
+  await page.waitForSelector('#rows tbody tr.selected[data-index="' + index + '"]');
+}
+
+(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rescue-browser-'));
+  const db = path.join(dir, 'c.db'), assets = path.join(dir, 'assets');
+  let server = null, browser = null;
+  try {
+    // ---- a corpus with a draft, a second coder, assignments and subtitles ----
+    rescue('init', db);
+    rescue('import', db, path.join(src, 'tools/demo/couple.jsonl'));
+    const ann = tokenOf(rescue('annotator', 'add', db, 'ann'));
+    const lead = tokenOf(rescue('annotator', 'add', db, 'lea', '--role', 'lead'));
+    rescue('annotator', 'add', db, 'bob');
+    const line = JSON.parse(fs.readFileSync(path.join(src, 'tools/demo/couple.jsonl'), 'utf8').split('\n')[0]);
+    line.rows[1].utterance_type = 'withdrawal';
+    line.rows[4].utterance_type = 'disclosure';
+    line.rows[0].internal_emotion[0].intensity = 4;
+    fs.writeFileSync(path.join(dir, 'bob.jsonl'), JSON.stringify(line) + '\n');
+    rescue('import', db, path.join(dir, 'bob.jsonl'), '--annotator', 'bob');
+    rescue('assign', db, '--annotators', 'ann,bob', '--overlap', '1', '--seed', '1');
+    fs.writeFileSync(path.join(dir, 'sub.srt'),
+      '1\n00:00:00,000 --> 00:00:05,400\nMAYA: Every time I bring up the budget he just goes quiet.\n\n' +
+      '2\n00:00:05,400 --> 00:00:09,860\nDANIEL: I go quiet because it always turns into a fight.\n\n' +
+      '3\n00:00:09,860 --> 00:00:14,200\nMAYA: It turns into a fight because you won\'t talk.\n');
+    rescue('import', db, path.join(dir, 'sub.srt'), '--sample', SAMPLE);
+    // 50 s of H.264 with a 10 s GOP, like the release's segment clips
+    fs.mkdirSync(path.join(assets, SAMPLE), { recursive: true });
+    execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x180:rate=10:duration=50',
+      '-f', 'lavfi', '-i', 'sine=frequency=440:duration=50', '-c:v', 'libx264', '-preset', 'ultrafast',
+      '-g', '100', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart',
+      path.join(assets, SAMPLE, 'segment.mp4')]);
+
+    server = await startServer(db, assets);
+    const base = 'http://127.0.0.1:' + server.port;
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
+      args: ['--autoplay-policy=no-user-gesture-required', '--no-sandbox', '--mute-audio'] });
+
+    // ---- sign in, my work, open a sample ----
+    const ctxA = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const a = await ctxA.newPage();
+    const pageErrors = [];
+    a.on('pageerror', (e) => pageErrors.push(String(e)));
+    // HTTP errors the test provokes (401, 409, 400) are logged too; keep script errors and CSP refusals
+    a.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text()); });
+    await a.goto(base + '/');
+    await a.waitForSelector('#view-signin:not([hidden])');
+    await a.fill('#token', 'not-a-token');
+    await a.click('#signin-btn');
+    await a.waitForFunction(() => document.getElementById('signin-error').textContent.length > 0);
+    check((await a.textContent('#signin-error')).includes('unknown token'), 'a wrong token is refused');
+    await a.fill('#token', ann);
+    await a.click('#signin-btn');
+    await a.waitForSelector('#samples tbody tr');
+    check((await a.textContent('#who')).includes('ann'), 'signed in as ann');
+    check((await a.textContent('#samples tbody')).includes(SAMPLE), 'my work lists the assigned sample');
+    const cookies = await ctxA.cookies();
+    const sc = cookies.find((c) => c.name === 'rescue_session');
+    check(sc && sc.httpOnly && sc.sameSite === 'Strict', 'session cookie is HttpOnly and SameSite=Strict');
+    await a.click('#samples tbody a');
+    await a.waitForSelector('#rows tbody tr');
+    check((await a.$$('#rows tbody tr')).length === 9, 'the sample shows its 9 rows');
+    check((await a.textContent('#rows tbody tr[data-index="7"] td:last-child')).includes('✗'), 'row 7 carries a lint mark');
+
+    // ---- play a row's clip: the player lands inside the row's span ----
+    await selectRow(a, 3);
+    await a.waitForFunction(() => {
+      const p = document.getElementById('player');
+      return p.readyState >= 2 && p.currentTime > 9.9;
+    }, null, { timeout: 20000 });
+    await a.waitForTimeout(600);
+    const t = await a.evaluate(() => document.getElementById('player').currentTime);
+    check(t >= 9.86 - 0.05 && t <= 14.2 + 0.3, 'playing row 3 puts the player inside 9.86-14.2 s (at ' + t.toFixed(2) + ')');
+    check((await a.textContent('#cues')).includes("It turns into a fight"), 'the subtitle cue of the row is shown');
+    await a.evaluate(() => document.getElementById('player').pause());
+
+    // ---- edit a field, save, reload, see it ----
+    await a.fill('#fields [data-path="tone_of_voice"]', 'sharp, rising');
+    await a.click('#save-btn');
+    await a.waitForFunction(() => /saved \(version/.test(document.getElementById('save-msg').textContent));
+    check(true, 'saving an edit reports the new version');
+    await a.reload();
+    await a.waitForSelector('#rows tbody tr');
+    await selectRow(a, 3);
+    check((await a.inputValue('#fields [data-path="tone_of_voice"]')) === 'sharp, rising', 'after a reload the saved value is there');
+    check((await a.textContent('#rows tbody tr[data-index="3"] td.state')) === 'saved', 'the row shows as saved by me');
+
+    // ---- a conflicting save from a second browser context ----
+    const ctxB = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const b = await ctxB.newPage();
+    await signIn(b, base, ann);
+    await openSample(b, base);
+    await selectRow(b, 3);
+    await b.fill('#fields [data-path="tone_of_voice"]', 'from the second tab');
+    await b.click('#save-btn');
+    await b.waitForFunction(() => /saved \(version/.test(document.getElementById('save-msg').textContent));
+    await a.fill('#fields [data-path="tone_of_voice"]', 'from the first tab');
+    await a.click('#save-btn');
+    await a.waitForSelector('#conflict:not([hidden])');
+    const mine = await a.textContent('#conflict-rows .mine-value');
+    const theirs = await a.textContent('#conflict-rows .theirs-value');
+    check(mine.includes('from the first tab') && theirs.includes('from the second tab'), 'a conflicting save shows both versions');
+    await a.click('#keep-mine');
+    await a.waitForFunction(() => /saved \(version/.test(document.getElementById('save-msg').textContent));
+    check(true, 'keeping mine after the conflict saves over the newer version');
+
+    // ---- a lint error blocks the save ----
+    await selectRow(a, 2);
+    await a.check('#fields [data-path="target"] input[value="Daniel"]');
+    await a.click('#save-btn');
+    await a.waitForFunction(() => /not saved/.test(document.getElementById('save-msg').textContent));
+    check((await a.textContent('#save-msg')).includes('R05'), 'a target containing the speaker is refused with R05');
+    check((await a.$$('#fields .field[data-key="target"].has-error .lint-msg')).length > 0, 'the reason shows next to the field');
+    await a.reload();
+    await a.waitForSelector('#rows tbody tr');
+    check(!(await a.textContent('#rows tbody tr[data-index="2"] td:nth-child(4)')).includes('Daniel'), 'the refused edit was not stored');
+
+    // ---- a participant the draft does not name yet can be added to a target ----
+    await selectRow(a, 6);
+    a.once('dialog', (d) => d.accept('Ben'));
+    await a.click('#fields [data-path="target"] .add-entity');
+    check(await a.isChecked('#fields [data-path="target"] input[value="Ben"]'), 'another participant can be added to a target');
+
+    // ---- keyboard navigation ----
+    await selectRow(a, 4);
+    await a.focus('#rows');
+    await a.evaluate(() => document.activeElement.blur());
+    await a.keyboard.press('j');
+    check(await a.$('#rows tbody tr.selected[data-index="5"]') !== null, 'j selects the next row');
+    await a.keyboard.press('ArrowDown');
+    check(await a.$('#rows tbody tr.selected[data-index="6"]') !== null, 'arrow down selects the next row');
+    await a.keyboard.press('k');
+    check(await a.$('#rows tbody tr.selected[data-index="5"]') !== null, 'k selects the previous row');
+    await a.fill('#fields [data-path="tone_of_voice"]', 'flat, tired');
+    await a.keyboard.press('Control+s');
+    await a.waitForFunction(() => /saved \(version/.test(document.getElementById('save-msg').textContent));
+    check(true, 'Ctrl+S saves the row');
+
+    // ---- a comment on a row, and the sample's status ----
+    await selectRow(a, 5);
+    await a.fill('#comment-text', 'the sigh here matters');
+    await a.click('#comment-btn');
+    await a.waitForFunction(() => document.getElementById('comments').textContent.includes('the sigh here matters'));
+    check((await a.textContent('#comments')).includes('row 5'), 'a row comment is listed with its row');
+
+    // ---- the lead's dashboard ----
+    const ctxL = await browser.newContext({ viewport: { width: 1400, height: 1100 } });
+    const l = await ctxL.newPage();
+    await signIn(l, base, lead);
+    await l.click('#nav-dashboard');
+    await l.waitForSelector('#dash-agree svg');
+    check((await l.$$('#dash-labels svg')).length >= 2, 'the dashboard draws label distributions');
+    check((await l.$$('#dash-trans svg')).length >= 1, 'the dashboard draws the transition matrix');
+    check((await l.textContent('#dash-people')).includes('ann'), 'progress per annotator lists ann');
+    await l.screenshot({ path: path.join(shots, 'dashboard.png'), fullPage: true });
+    // a lead opens ann's view read-only, compared with bob's
+    await l.goto(base + '/#/sample/' + SAMPLE);
+    await l.waitForSelector('#rows tbody tr');
+    await l.selectOption('#view-select', 'ann');
+    await l.waitForFunction(() => document.getElementById('sample-view-note').textContent.includes('read-only'));
+    await l.selectOption('#compare-select', 'bob');
+    await l.waitForSelector('#rows tbody tr.differs');
+    check(true, 'a lead sees where ann\'s and bob\'s views differ');
+    check(await l.$eval('#save-btn', (x) => x.disabled), 'another annotator\'s view is read-only');
+    await l.screenshot({ path: path.join(shots, 'compare.png'), fullPage: false });
+
+    // ---- split a row at the playhead ----
+    await selectRow(a, 1);
+    await a.evaluate(() => document.getElementById('player').pause());
+    await a.evaluate(() => new Promise((res) => {
+      const p = document.getElementById('player');
+      p.addEventListener('seeked', () => res(), { once: true });
+      p.currentTime = 2.0;
+    }));
+    await a.click('#split-btn');
+    await a.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length === 10);
+    const times = await a.$$eval('#rows tbody tr', (trs) => trs.slice(0, 2).map((tr) => tr.children[1].textContent));
+    check(times[0] === '0.00–2.00' && times[1] === '2.00–5.40', 'split at 2.0 s gives rows 0-2 and 2-5.4 (' + times.join(', ') + ')');
+    await a.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
+    await a.evaluate(() => document.getElementById('player').pause());
+    await a.waitForTimeout(300);
+    fs.mkdirSync(shots, { recursive: true });
+    await a.screenshot({ path: path.join(shots, 'sample.png'), fullPage: false });
+
+    check(pageErrors.length === 0, 'no script errors or CSP violations on the page' + (pageErrors.length ? ': ' + pageErrors.join(' | ') : ''));
+  } catch (e) {
+    failures++;
+    console.log('FAIL - ' + (e && e.stack ? e.stack : e));
+  } finally {
+    if (browser) await browser.close();
+    if (server) {
+      server.p.kill('SIGINT');
+      await new Promise((res) => server.p.on('exit', res));
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(passes + ' passed, ' + failures + ' failed');
+  process.exit(failures ? 1 : 0);
+})();

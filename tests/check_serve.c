@@ -1,0 +1,910 @@
+/*
+** check_serve.c: the review server's API over real HTTP on a loopback port: every status
+** code the API promises (200, 206, 400, 401, 403, 404, 405, 409, 413, 416, 503), sign-in
+** and sessions with CSRF, malformed and wrongly typed bodies, lint blocking a save,
+** segmentation, clips with Range, path traversal and symlinks out of the clip folder, the
+** Content-Security-Policy on every response, and 20 concurrent writers with the versions
+** counted in the store afterwards.
+*/
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define SAMPLE "maya_and_daniel/001_s01e01_segment01"
+#define SPATH "/api/samples/" SAMPLE
+
+typedef struct resp {
+  int status;
+  char *head;   /* status line and headers */
+  char *body;
+  size_t body_len;
+} resp;
+
+static void resp_free(resp *r) {
+  free(r->head);
+  free(r->body);
+  memset(r, 0, sizeof *r);
+}
+
+/*
+** One HTTP/1.1 request on a fresh connection ("Connection: close"); extra headers are
+** "Name: value\r\n" lines. The whole response is read until the server closes.
+*/
+static resp http(int port, const char *method, const char *path, const char *headers,
+                 const char *body, size_t blen) {
+  struct sockaddr_in a;
+  rescue_buf req = RESCUE_BUF_INIT, in = RESCUE_BUF_INIT;
+  resp r;
+  char buf[65536], *sep;
+  size_t off = 0;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  memset(&r, 0, sizeof r);
+  ck_assert_int_ge(fd, 0);
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s", method,
+                    path, headers ? headers : "");
+  if (body)
+    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n", blen);
+  rescue_buf_puts(&req, "\r\n");
+  if (body)
+    rescue_buf_putn(&req, body, blen);
+  while (off < req.len) {
+    ssize_t n = send(fd, req.s + off, req.len - off, MSG_NOSIGNAL);
+    if (n <= 0)
+      break; /* the server may answer (413) and close before the body is sent */
+    off += (size_t)n;
+  }
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0)
+      break;
+    rescue_buf_putn(&in, buf, (size_t)n);
+  }
+  close(fd);
+  rescue_buf_free(&req);
+  ck_assert_msg(in.len > 12, "no response to %s %s", method, path);
+  r.status = atoi(in.s + 9);
+  sep = strstr(in.s, "\r\n\r\n");
+  ck_assert_ptr_nonnull(sep);
+  r.head = strndup(in.s, (size_t)(sep - in.s) + 2);
+  r.body_len = in.len - (size_t)(sep + 4 - in.s);
+  r.body = malloc(r.body_len + 1);
+  memcpy(r.body, sep + 4, r.body_len);
+  r.body[r.body_len] = 0;
+  rescue_buf_free(&in);
+  return r;
+}
+
+/* Value of header `name` in r (case-insensitive), in a static buffer; NULL if absent. */
+static const char *header(const resp *r, const char *name) {
+  static char val[512];
+  const char *p = r->head;
+  size_t n = strlen(name);
+  while ((p = strstr(p, "\r\n")) != NULL) {
+    p += 2;
+    if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+      const char *e = strstr(p, "\r\n");
+      p += n + 1;
+      while (*p == ' ')
+        p++;
+      snprintf(val, sizeof val, "%.*s", (int)(e - p), p);
+      return val;
+    }
+  }
+  return NULL;
+}
+
+/* The status must be `want`; the body is shown when it is not. */
+#define expect(r, want) \
+  ck_assert_msg((r)->status == (want), "status %d, want %d: %s", (r)->status, (want), (r)->body)
+
+/* ---- the world: a corpus, annotators, clips, a server ---- */
+
+static char *dir, *db;
+static char tok_ann[65], tok_bob[65], tok_lead[65];
+static rescue_server *srv;
+static int port;
+
+static void add_annotator(rescue_store *st, const char *name, const char *role, char tok[65]) {
+  int existed;
+  ck_assert_msg(rescue_annotator_add(st, name, role, tok, &existed) == 0, "%s",
+                rescue_store_errmsg(st));
+}
+
+static void setup(void) {
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  rescue_serve_opts o;
+  char path[4096], *assets;
+  unsigned char bytes[1000];
+  int i;
+  db = tu_new_corpus();
+  dir = strdup(db);
+  *strrchr(dir, '/') = 0;
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  add_annotator(st, "ann", NULL, tok_ann);
+  add_annotator(st, "bob", NULL, tok_bob);
+  add_annotator(st, "lea", "lead", tok_lead);
+  rescue_store_close(&st);
+  /* clips: a 1000-byte file with a known pattern, a file outside, symlinks in and out */
+  for (i = 0; i < 1000; i++)
+    bytes[i] = (unsigned char)(i % 251);
+  tu_write_n(tu_path(dir, "assets/" SAMPLE "/segment.mp4"), bytes, sizeof bytes);
+  tu_write(tu_path(dir, "secret.txt"), "outside the clip folder\n");
+  assets = strdup(tu_path(dir, "assets"));
+  ck_assert_int_eq(symlink("../secret.txt", tu_path(dir, "assets/escape.txt")), 0);
+  ck_assert_int_eq(symlink(SAMPLE "/segment.mp4", tu_path(dir, "assets/inside.mp4")), 0);
+  memset(&o, 0, sizeof o);
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  o.assets = assets;
+  ck_assert_msg(rescue_serve_start(&o, &srv, &err) == 0, "%s", err.msg);
+  port = rescue_serve_port(srv);
+  ck_assert_int_gt(port, 0);
+  free(assets);
+}
+
+static void teardown(void) {
+  rescue_serve_stop(&srv);
+  free(db);
+  free(dir);
+}
+
+/* The header line for a token (a ring of thread-local buffers: the writers run at once). */
+static _Thread_local char auth_buf[4][128];
+static const char *bearer(const char *tok) {
+  static _Thread_local int k;
+  k = (k + 1) % 4;
+  snprintf(auth_buf[k], sizeof auth_buf[k], "Authorization: Bearer %s\r\n", tok);
+  return auth_buf[k];
+}
+
+/* A member of a JSON body as an integer (-1 when absent). */
+static long long jint(const char *body, const char *key) {
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *root = rescue_jparse(d, body, strlen(body), &je), *n;
+  long long v = -1;
+  if (root && (n = rescue_jget(root, key)) && n->type == RESCUE_JNUMBER)
+    v = (long long)n->num;
+  rescue_jdoc_free(&d);
+  return v;
+}
+
+/*
+** The save body for row `pos` as `tok` sees it: its version as base and its row with
+** tone_of_voice set to tone. Caller frees.
+*/
+static char *edit_body(const char *tok, int pos, const char *tone, long long *base) {
+  resp r = http(port, "GET", SPATH, bearer(tok), NULL, 0);
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *root, *rows, *row, *m;
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  int i;
+  expect(&r, 200);
+  root = rescue_jparse(d, r.body, r.body_len, &je);
+  ck_assert_ptr_nonnull(root);
+  rows = rescue_jget(root, "rows");
+  for (row = rows->child, i = 1; i < pos; i++)
+    row = row->next;
+  *base = (long long)rescue_jget(row, "version")->num;
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "base_version");
+  rescue_jw_int(&w, *base);
+  rescue_jw_key(&w, "row");
+  rescue_jw_obj(&w);
+  for (m = rescue_jget(row, "row")->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, "tone_of_voice") == 0)
+      rescue_jw_str(&w, tone);
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+  rescue_jdoc_free(&d);
+  resp_free(&r);
+  return rescue_buf_detach(&b);
+}
+
+static int put_row(const char *headers, int pos, const char *body, resp *out) {
+  char path[256];
+  snprintf(path, sizeof path, SPATH "/rows/%d", pos);
+  *out = http(port, "PUT", path, headers, body, strlen(body));
+  return out->status;
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_auth_and_headers) {
+  resp r = http(port, "GET", "/api/samples", NULL, NULL, 0);
+  expect(&r, 401);
+  ck_assert_ptr_nonnull(header(&r, "Content-Security-Policy"));
+  ck_assert_ptr_nonnull(strstr(header(&r, "Content-Security-Policy"), "default-src 'none'"));
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer("0123"), NULL, 0);
+  expect(&r, 401);
+  ck_assert_ptr_nonnull(strstr(r.body, "unknown token"));
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", "Authorization: Basic abc\r\n", NULL, 0);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, SAMPLE));
+  ck_assert_ptr_nonnull(header(&r, "Content-Security-Policy"));
+  resp_free(&r);
+  /* the page itself: no auth, CSP, nothing from elsewhere */
+  r = http(port, "GET", "/", NULL, NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(header(&r, "Content-Type"), "text/html"));
+  ck_assert_ptr_null(strstr(r.body, "http://"));
+  ck_assert_ptr_null(strstr(r.body, "https://"));
+  ck_assert_ptr_nonnull(header(&r, "Content-Security-Policy"));
+  resp_free(&r);
+  r = http(port, "GET", "/app.js", NULL, NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_null(strstr(r.body, "https://"));
+  resp_free(&r);
+  r = http(port, "GET", "/nothing", NULL, NULL, 0);
+  expect(&r, 404);
+  ck_assert_ptr_nonnull(header(&r, "Content-Security-Policy"));
+  resp_free(&r);
+  r = http(port, "GET", "/api/nothing", bearer(tok_ann), NULL, 0);
+  expect(&r, 404);
+  resp_free(&r);
+  r = http(port, "DELETE", SPATH, bearer(tok_ann), NULL, 0);
+  expect(&r, 405);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples/no/such_sample", bearer(tok_ann), NULL, 0);
+  expect(&r, 404);
+  resp_free(&r);
+  /* a retired annotator cannot sign in any more */
+  r = http(port, "GET", "/api/samples", bearer(tok_bob), NULL, 0);
+  expect(&r, 200);
+  resp_free(&r);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "retire", db, "bob", "--reason", "left",
+                             NULL),
+                   0);
+  r = http(port, "GET", "/api/samples", bearer(tok_bob), NULL, 0);
+  expect(&r, 401);
+  ck_assert_ptr_nonnull(strstr(r.body, "retired"));
+  resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_login_session_csrf) {
+  resp r;
+  char cookie[256], csrf[80], hdr[512], *body;
+  const char *sc, *p;
+  long long base;
+  r = http(port, "POST", "/api/login", NULL, "{\"token\": ", 10);
+  expect(&r, 400);
+  ck_assert_ptr_nonnull(strstr(r.body, "malformed JSON"));
+  resp_free(&r);
+  r = http(port, "POST", "/api/login", NULL, "{\"token\": 12}", 13);
+  expect(&r, 400);
+  ck_assert_ptr_nonnull(strstr(r.body, "'token' must be a non-empty string"));
+  resp_free(&r);
+  r = http(port, "POST", "/api/login", NULL, "[1, 2]", 6);
+  expect(&r, 400);
+  resp_free(&r);
+  r = http(port, "POST", "/api/login", NULL, "{\"token\": \"nope\"}", 17);
+  expect(&r, 401);
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "{\"token\": \"%s\"}", tok_ann);
+  r = http(port, "POST", "/api/login", NULL, hdr, strlen(hdr));
+  expect(&r, 200);
+  sc = header(&r, "Set-Cookie");
+  ck_assert_ptr_nonnull(sc);
+  ck_assert_ptr_nonnull(strstr(sc, "HttpOnly"));
+  ck_assert_ptr_nonnull(strstr(sc, "SameSite=Strict"));
+  snprintf(cookie, sizeof cookie, "%.*s", (int)strcspn(sc, ";"), sc);
+  p = strstr(r.body, "\"csrf\": \"");
+  ck_assert_ptr_nonnull(p);
+  snprintf(csrf, sizeof csrf, "%.64s", p + 9);
+  resp_free(&r);
+
+  /* reads need only the cookie */
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", cookie);
+  r = http(port, "GET", "/api/me", hdr, NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, csrf));
+  resp_free(&r);
+  /* writes need the CSRF token too */
+  body = edit_body(tok_ann, 1, "csrf test", &base);
+  ck_assert_int_eq(put_row(hdr, 1, body, &r), 403);
+  ck_assert_ptr_nonnull(strstr(r.body, "CSRF"));
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\nX-CSRF-Token: %064d\r\n", cookie, 0);
+  ck_assert_int_eq(put_row(hdr, 1, body, &r), 403);
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\nX-CSRF-Token: %s\r\n", cookie, csrf);
+  ck_assert_int_eq(put_row(hdr, 1, body, &r), 200);
+  resp_free(&r);
+  free(body);
+  /* sign-out ends the session */
+  r = http(port, "POST", "/api/logout", hdr, NULL, 0);
+  expect(&r, 200);
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", cookie);
+  r = http(port, "GET", "/api/me", hdr, NULL, 0);
+  expect(&r, 401);
+  resp_free(&r);
+  /* a forged cookie */
+  r = http(port, "GET", "/api/me", "Cookie: rescue_session=abcdef\r\n", NULL, 0);
+  expect(&r, 401);
+  resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_save_conflict_lint) {
+  resp r, g;
+  char *body, *stale;
+  long long base;
+  int64_t v1, v2, ann_id;
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  rescue_buf out = RESCUE_BUF_INIT;
+  body = edit_body(tok_ann, 3, "first save", &base);
+  ck_assert_int_eq(put_row(bearer(tok_ann), 3, body, &r), 200);
+  v1 = jint(r.body, "version");
+  ck_assert_int_gt(v1, base);
+  resp_free(&r);
+  /* the same body again is based on a version that is no longer current: 409 with the newer */
+  ck_assert_int_eq(put_row(bearer(tok_ann), 3, body, &r), 409);
+  ck_assert_int_eq(jint(r.body, "version"), v1);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"row\": {"));
+  ck_assert_ptr_nonnull(strstr(r.body, "first save"));
+  resp_free(&r);
+  stale = body;
+  /* based on the current version it saves */
+  body = edit_body(tok_ann, 3, "second save", &base);
+  ck_assert_int_eq(base, v1);
+  ck_assert_int_eq(put_row(bearer(tok_ann), 3, body, &r), 200);
+  v2 = jint(r.body, "version");
+  ck_assert_int_gt(v2, v1);
+  resp_free(&r);
+  free(body);
+  free(stale);
+  /* bob's view is his own: his base is still the draft, and ann's save is not in it */
+  body = edit_body(tok_bob, 3, "bob's", &base);
+  ck_assert_int_lt(base, v1);
+  ck_assert_int_eq(put_row(bearer(tok_bob), 3, body, &r), 200);
+  resp_free(&r);
+  free(body);
+  g = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(g.body, "second save"));
+  ck_assert_ptr_null(strstr(g.body, "bob's"));
+  resp_free(&g);
+  /* saving the current content again writes nothing */
+  body = edit_body(tok_ann, 3, "second save", &base);
+  ck_assert_int_eq(put_row(bearer(tok_ann), 3, body, &r), 200);
+  ck_assert_int_eq(jint(r.body, "version"), v2);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"unchanged\": true"));
+  resp_free(&r);
+  free(body);
+  /* a lint error (R05: target contains the speaker) blocks the save with the reason */
+  body = edit_body(tok_ann, 3, "x", &base);
+  {
+    char *t = strstr(body, "\"target\": [\"Daniel\"]");
+    ck_assert_ptr_nonnull(t);
+    memcpy(t, "\"target\": [\"Maya\"]  ", 20);
+  }
+  ck_assert_int_eq(put_row(bearer(tok_ann), 3, body, &r), 400);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"rule\": \"R05\""));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"field\": \"target\""));
+  resp_free(&r);
+  free(body);
+  /* numbers the page sends back respelled (0.0 as 0) keep the stored spelling */
+  body = edit_body(tok_ann, 1, "respell", &base);
+  {
+    char *t = strstr(body, "\"start_time\": 0.0,");
+    ck_assert_ptr_nonnull(t);
+    memcpy(t, "\"start_time\": 0,  ", 18);
+  }
+  ck_assert_int_eq(put_row(bearer(tok_ann), 1, body, &r), 200);
+  resp_free(&r);
+  free(body);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_int_eq(rescue_annotator_id(st, "ann", NULL, 0, &ann_id), 0);
+  ck_assert_int_eq(rescue_row_current(st, SAMPLE, 1, ann_id, &v1, &out), 0);
+  ck_assert_ptr_nonnull(strstr(out.s, "\"start_time\": 0.0,"));
+  rescue_buf_free(&out);
+  rescue_store_close(&st);
+}
+END_TEST
+
+START_TEST(test_bad_bodies) {
+  resp r;
+  char *big;
+  const char *bodies[] = {
+      "{\"base_version\": 1, \"row\": ",            /* malformed */
+      "{\"base_version\": \"1\", \"row\": {}}",     /* wrong type */
+      "{\"base_version\": 1.5, \"row\": {}}",       /* not an integer */
+      "{\"base_version\": 1, \"row\": [1]}",        /* row not an object */
+      "{\"base_version\": 1}",                      /* row missing */
+      "[]",                                         /* not an object */
+      "{\"base_version\": 1, \"row\": {\"start_time\": \"x\"}}", /* row with a bad type */
+      "\xff\xfe",                                   /* not UTF-8 */
+  };
+  size_t i;
+  for (i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+    ck_assert_msg(put_row(bearer(tok_ann), 1, bodies[i], &r) == 400, "body %zu: %d %s", i,
+                  r.status, r.body);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"error\": "));
+    resp_free(&r);
+  }
+  ck_assert_int_eq(put_row(bearer(tok_ann), 1, "", &r), 400);
+  resp_free(&r);
+  /* unknown row, unknown sample, bad row numbers */
+  ck_assert_int_eq(put_row(bearer(tok_ann), 99, "{\"base_version\": 1, \"row\": {\"start_time\": 0.0, \"end_time\": 1.0, \"target\": []}}", &r), 404);
+  resp_free(&r);
+  r = http(port, "PUT", SPATH "/rows/abc", bearer(tok_ann), "{}", 2);
+  expect(&r, 404);
+  resp_free(&r);
+  r = http(port, "PUT", "/api/samples/nope/x/rows/1", bearer(tok_ann), "{\"base_version\": 1, \"row\": {}}", 30);
+  expect(&r, 404);
+  resp_free(&r);
+  /* a body over 1 MiB: 413, and the server stays up */
+  big = malloc(1024 * 1024 + 100);
+  memset(big, ' ', 1024 * 1024 + 100);
+  big[0] = '{';
+  big[1024 * 1024 + 99] = '}';
+  r = http(port, "PUT", SPATH "/rows/1", bearer(tok_ann), big, 1024 * 1024 + 100);
+  expect(&r, 413);
+  resp_free(&r);
+  free(big);
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL, 0);
+  expect(&r, 200);
+  resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_forbidden) {
+  resp r;
+  char *body;
+  long long base;
+  body = edit_body(tok_ann, 2, "x", &base);
+  /* writing through someone else's view */
+  r = http(port, "PUT", SPATH "/rows/2?view=bob", bearer(tok_ann), body, strlen(body));
+  expect(&r, 403);
+  resp_free(&r);
+  /* reading someone else's view: leads only */
+  r = http(port, "GET", SPATH "?view=bob", bearer(tok_ann), NULL, 0);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "GET", SPATH "?view=bob", bearer(tok_lead), NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"readonly\": true"));
+  resp_free(&r);
+  r = http(port, "GET", "/api/dashboard", bearer(tok_ann), NULL, 0);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "GET", "/api/dashboard", bearer(tok_lead), NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"agreement\": "));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"relation_transitions\": "));
+  resp_free(&r);
+  /* once samples are assigned, a sample given to someone else is not yours to write */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "bob", "--overlap", "0", NULL), 0);
+  ck_assert_int_eq(put_row(bearer(tok_ann), 2, body, &r), 403);
+  ck_assert_ptr_nonnull(strstr(r.body, "not assigned"));
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_null(strstr(r.body, SAMPLE));
+  resp_free(&r);
+  free(body);
+  body = edit_body(tok_bob, 2, "x", &base);
+  ck_assert_int_eq(put_row(bearer(tok_bob), 2, body, &r), 200);
+  resp_free(&r);
+  free(body);
+}
+END_TEST
+
+START_TEST(test_status_comments_segmentation) {
+  resp r;
+  char b[512];
+  long long v1, v2;
+  r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"discarded\"}", 23);
+  expect(&r, 400);
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"done\"}", 18);
+  expect(&r, 400);
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": 3}", 13);
+  expect(&r, 400);
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/comments", bearer(tok_ann), "{\"text\": \"check row 2\", \"row\": 2}", 33);
+  expect(&r, 200);
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/comments", bearer(tok_ann), "{\"text\": \"x\", \"row\": 99}", 25);
+  ck_assert_int_ge(r.status, 400);
+  ck_assert_int_lt(r.status, 500);
+  resp_free(&r);
+  r = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(r.body, "check row 2"));
+  resp_free(&r);
+  /* split row 1 at 2.0 s */
+  {
+    char *body = edit_body(tok_ann, 1, "x", &v1);
+    free(body);
+  }
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), "{\"op\": \"cut\"}", 13);
+  expect(&r, 400);
+  resp_free(&r);
+  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 1, \"at\": 9.0, \"base_version\": %lld}", v1);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 400); /* outside the row */
+  resp_free(&r);
+  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 1, \"at\": 2.0, \"base_version\": %lld}", v1 + 1000);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 409);
+  resp_free(&r);
+  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 1, \"at\": 2.0, \"base_version\": %lld}", v1);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"rows\": 10"));
+  resp_free(&r);
+  r = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"end_time\": 2.0, "));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"start_time\": 2.0, "));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"n_rows\": 10"));
+  resp_free(&r);
+  /* bob's view after ann's split: the new rows are marked for him, start from his own
+     (here: the draft's) content, and his saves on them go through */
+  r = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"seg_changed\": true"));
+  resp_free(&r);
+  {
+    char *body = edit_body(tok_bob, 2, "bob after the split", &v1);
+    put_row(bearer(tok_bob), 2, body, &r);
+    expect(&r, 200);
+    resp_free(&r);
+    free(body);
+    body = edit_body(tok_bob, 2, "bob again", &v2);
+    ck_assert_int_gt(v2, v1);
+    ck_assert_int_eq(put_row(bearer(tok_bob), 2, body, &r), 200);
+    resp_free(&r);
+    free(body);
+  }
+  /* merge rows 1 and 2 back */
+  {
+    char *body = edit_body(tok_ann, 1, "x", &v1);
+    free(body);
+    body = edit_body(tok_ann, 2, "x", &v2);
+    free(body);
+  }
+  snprintf(b, sizeof b, "{\"op\": \"merge\", \"row\": 1, \"base_version\": %lld, \"next_version\": %lld}", v1, v2);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"rows\": 9"));
+  resp_free(&r);
+  /* times */
+  {
+    char *body = edit_body(tok_ann, 2, "x", &v1);
+    free(body);
+  }
+  snprintf(b, sizeof b, "{\"op\": \"times\", \"row\": 2, \"start\": 5.5, \"end\": 9.5, \"base_version\": %lld}", v1);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 200);
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"reviewed\"}", 22);
+  expect(&r, 200);
+  resp_free(&r);
+  /* segmentation is closed once the sample is reviewed */
+  {
+    char *body = edit_body(tok_ann, 2, "x", &v1);
+    free(body);
+  }
+  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 2, \"at\": 7.0, \"base_version\": %lld}", v1);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 409);
+  resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_clips) {
+  resp r;
+  char h[512];
+  int i;
+  r = http(port, "GET", "/clips/" SAMPLE "/segment.mp4", NULL, NULL, 0);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(port, "GET", "/clips/" SAMPLE "/segment.mp4", bearer(tok_ann), NULL, 0);
+  expect(&r, 200);
+  ck_assert_int_eq(r.body_len, 1000);
+  ck_assert_str_eq(header(&r, "Accept-Ranges"), "bytes");
+  ck_assert_str_eq(header(&r, "Content-Type"), "video/mp4");
+  ck_assert_ptr_nonnull(header(&r, "Content-Security-Policy"));
+  resp_free(&r);
+  snprintf(h, sizeof h, "%sRange: bytes=10-19\r\n", bearer(tok_ann));
+  r = http(port, "GET", "/clips/" SAMPLE "/segment.mp4", h, NULL, 0);
+  expect(&r, 206);
+  ck_assert_int_eq(r.body_len, 10);
+  for (i = 0; i < 10; i++)
+    ck_assert_int_eq((unsigned char)r.body[i], (10 + i) % 251);
+  ck_assert_str_eq(header(&r, "Content-Range"), "bytes 10-19/1000");
+  resp_free(&r);
+  snprintf(h, sizeof h, "%sRange: bytes=990-\r\n", bearer(tok_ann));
+  r = http(port, "GET", "/clips/" SAMPLE "/segment.mp4", h, NULL, 0);
+  expect(&r, 206);
+  ck_assert_int_eq(r.body_len, 10);
+  ck_assert_str_eq(header(&r, "Content-Range"), "bytes 990-999/1000");
+  resp_free(&r);
+  snprintf(h, sizeof h, "%sRange: bytes=-4\r\n", bearer(tok_ann));
+  r = http(port, "GET", "/clips/" SAMPLE "/segment.mp4", h, NULL, 0);
+  expect(&r, 206);
+  ck_assert_int_eq(r.body_len, 4);
+  ck_assert_int_eq((unsigned char)r.body[0], 996 % 251);
+  resp_free(&r);
+  snprintf(h, sizeof h, "%sRange: bytes=5000-6000\r\n", bearer(tok_ann));
+  r = http(port, "GET", "/clips/" SAMPLE "/segment.mp4", h, NULL, 0);
+  expect(&r, 416);
+  ck_assert_str_eq(header(&r, "Content-Range"), "bytes */1000");
+  resp_free(&r);
+  /* traversal, plain and percent-encoded, and symlinks */
+  r = http(port, "GET", "/clips/../secret.txt", bearer(tok_ann), NULL, 0);
+  expect(&r, 403);
+  ck_assert_ptr_null(strstr(r.body, "outside the clip folder"));
+  resp_free(&r);
+  r = http(port, "GET", "/clips/%2e%2e/secret.txt", bearer(tok_ann), NULL, 0);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "GET", "/clips/" SAMPLE "/../../../secret.txt", bearer(tok_ann), NULL, 0);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "GET", "/clips//etc/passwd", bearer(tok_ann), NULL, 0);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "GET", "/clips/escape.txt", bearer(tok_ann), NULL, 0);
+  expect(&r, 403);
+  ck_assert_ptr_null(strstr(r.body, "outside the clip folder"));
+  resp_free(&r);
+  r = http(port, "GET", "/clips/inside.mp4", bearer(tok_ann), NULL, 0);
+  expect(&r, 200);
+  ck_assert_int_eq(r.body_len, 1000);
+  resp_free(&r);
+  r = http(port, "GET", "/clips/missing.mp4", bearer(tok_ann), NULL, 0);
+  expect(&r, 404);
+  resp_free(&r);
+  r = http(port, "GET", "/clips/" SAMPLE, bearer(tok_ann), NULL, 0);
+  expect(&r, 404); /* a folder */
+  resp_free(&r);
+}
+END_TEST
+
+/* Hold the corpus's write lock from another connection for `ms`, then let go. */
+typedef struct holder {
+  int ms;
+  int ready;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+} holder;
+
+static void *hold_lock(void *arg) {
+  holder *h = arg;
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_int_eq(rescue_store_begin(st), 0);
+  pthread_mutex_lock(&h->mu);
+  h->ready = 1;
+  pthread_cond_signal(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+  usleep((useconds_t)h->ms * 1000);
+  ck_assert_int_eq(rescue_store_commit(st), 0);
+  rescue_store_close(&st);
+  return NULL;
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void locked_save(int ms, int want) {
+  holder h = {ms, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+  pthread_t th;
+  resp r;
+  long long base;
+  char tone[32];
+  char *body;
+  double t0;
+  snprintf(tone, sizeof tone, "held %d", ms);
+  body = edit_body(tok_ann, 4, tone, &base);
+  pthread_create(&th, NULL, hold_lock, &h);
+  pthread_mutex_lock(&h.mu);
+  while (!h.ready)
+    pthread_cond_wait(&h.cv, &h.mu);
+  pthread_mutex_unlock(&h.mu);
+  t0 = now_s();
+  ck_assert_int_eq(put_row(bearer(tok_ann), 4, body, &r), want);
+  if (want == 200)
+    ck_assert_msg(now_s() - t0 > ms / 1000.0 * 0.8, "the save waited for the other writer");
+  else {
+    ck_assert_ptr_nonnull(strstr(r.body, "corpus busy"));
+    ck_assert_ptr_nonnull(header(&r, "Retry-After"));
+  }
+  resp_free(&r);
+  pthread_join(th, NULL);
+  free(body);
+}
+
+START_TEST(test_busy_waits_then_503) {
+  /* a command-line writer holding the corpus for 1.5 s: the save waits and succeeds */
+  locked_save(1500, 200);
+  /* past 10 s: 503 "corpus busy", nothing half-written */
+  locked_save(11500, 503);
+}
+END_TEST
+
+#define WRITERS 20
+#define CYCLES 15
+static char writer_tok[WRITERS][65];
+/* rows without lint errors in the demo sample (row 7 has an R10 error, which blocks saves) */
+static const int writer_rows[8] = {1, 2, 3, 4, 5, 6, 8, 9};
+
+static void *writer(void *arg) {
+  int k = (int)(intptr_t)arg, i, errors = 0;
+  for (i = 0; i < CYCLES; i++) {
+    long long base;
+    char tone[64];
+    char *body;
+    resp r;
+    snprintf(tone, sizeof tone, "writer %d cycle %d", k, i);
+    body = edit_body(writer_tok[k], writer_rows[k % 8], tone, &base);
+    if (put_row(bearer(writer_tok[k]), writer_rows[k % 8], body, &r) != 200) {
+      fprintf(stderr, "writer %d (base %lld): %d %.300s\n", k, base, r.status, r.body);
+      errors++;
+    }
+    resp_free(&r);
+    free(body);
+  }
+  return (void *)(intptr_t)errors;
+}
+
+START_TEST(test_concurrent_writers) {
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  pthread_t th[WRITERS];
+  sqlite3 *h = NULL;
+  sqlite3_stmt *s = NULL;
+  int k, errors = 0;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  for (k = 0; k < WRITERS; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "w%02d", k);
+    add_annotator(st, name, NULL, writer_tok[k]);
+  }
+  rescue_store_close(&st);
+  for (k = 0; k < WRITERS; k++)
+    pthread_create(&th[k], NULL, writer, (void *)(intptr_t)k);
+  for (k = 0; k < WRITERS; k++) {
+    void *e;
+    pthread_join(th[k], &e);
+    errors += (int)(intptr_t)e;
+  }
+  ck_assert_int_eq(errors, 0);
+  /* every save is a version: WRITERS * CYCLES edits, CYCLES per writer, none lost */
+  ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_prepare_v2(h,
+                                      "SELECT count(*), count(DISTINCT v.annotator_id), "
+                                      "count(DISTINCT v.content) FROM row_version v "
+                                      "JOIN annotator a ON a.id = v.annotator_id "
+                                      "WHERE v.kind = 'edit' AND a.name LIKE 'w%'",
+                                      -1, &s, NULL),
+                   SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+  ck_assert_int_eq(sqlite3_column_int(s, 0), WRITERS * CYCLES);
+  ck_assert_int_eq(sqlite3_column_int(s, 1), WRITERS);
+  ck_assert_int_eq(sqlite3_column_int(s, 2), WRITERS * CYCLES);
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+}
+END_TEST
+
+START_TEST(test_listen_addresses) {
+  rescue_error err = {0, ""};
+  int lb = -1;
+  ck_assert_int_eq(rescue_serve_parse_listen("127.0.0.1:8080", &lb, &err), 0);
+  ck_assert_int_eq(lb, 1);
+  ck_assert_int_eq(rescue_serve_parse_listen("[::1]:80", &lb, &err), 0);
+  ck_assert_int_eq(lb, 1);
+  ck_assert_int_eq(rescue_serve_parse_listen("localhost:0", &lb, &err), 0);
+  ck_assert_int_eq(lb, 1);
+  ck_assert_int_eq(rescue_serve_parse_listen("0.0.0.0:8080", &lb, &err), 0);
+  ck_assert_int_eq(lb, 0);
+  ck_assert_int_eq(rescue_serve_parse_listen("192.168.1.5:8080", &lb, &err), 0);
+  ck_assert_int_eq(lb, 0);
+  ck_assert_int_eq(rescue_serve_parse_listen("8080", &lb, &err), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_serve_parse_listen("127.0.0.1:99999", &lb, &err), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_serve_parse_listen("example.org:80", &lb, &err), RESCUE_EINVAL);
+}
+END_TEST
+
+/* The CLI: usage errors, the non-loopback warning, and Ctrl-C stopping it cleanly. */
+START_TEST(test_cli) {
+  char *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(&out, &err, "serve", NULL), 2);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "serve", "x.db", "--listen", "nowhere", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(err, "rescue: serve: --listen"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "serve", tu_path(dir, "missing.db"), "--listen",
+                             "127.0.0.1:0", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "rescue init"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "serve", "-h", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "--assets"));
+  free(out);
+  free(err);
+  /* run it, then SIGINT: it says it stopped and exits 0 */
+  {
+    char cmd[8192], line[512] = "";
+    FILE *p;
+    snprintf(cmd, sizeof cmd,
+             "'%s' serve '%s' --listen 127.0.0.1:0 & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; "
+             "echo exit=$?",
+             RESCUE_BIN, db);
+    p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    {
+      rescue_buf all = RESCUE_BUF_INIT;
+      while (fgets(line, sizeof line, p))
+        rescue_buf_puts(&all, line);
+      pclose(p);
+      ck_assert_ptr_nonnull(strstr(all.s, "serving "));
+      ck_assert_ptr_nonnull(strstr(all.s, "stopped"));
+      ck_assert_ptr_nonnull(strstr(all.s, "exit=0"));
+      rescue_buf_free(&all);
+    }
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("serve");
+  TCase *tc = tcase_create("api");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_auth_and_headers);
+  tcase_add_test(tc, test_login_session_csrf);
+  tcase_add_test(tc, test_save_conflict_lint);
+  tcase_add_test(tc, test_bad_bodies);
+  tcase_add_test(tc, test_forbidden);
+  tcase_add_test(tc, test_status_comments_segmentation);
+  tcase_add_test(tc, test_clips);
+  tcase_add_test(tc, test_busy_waits_then_503);
+  tcase_add_test(tc, test_concurrent_writers);
+  tcase_add_test(tc, test_listen_addresses);
+  tcase_add_test(tc, test_cli);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}

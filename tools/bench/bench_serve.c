@@ -1,0 +1,451 @@
+/*
+** bench_serve.c: load on the review server: C concurrent clients (default 20), each signed
+** in as its own annotator and working on its own sample, doing read-modify-save cycles
+** (GET the sample, change one row, PUT it with its base version, on one kept-alive
+** connection per client, as a browser does) for D seconds; prints
+** saves/s, p50/p99 save latency, lost writes (successful saves minus the versions counted
+** in the store afterwards) and errors. The reference run, in the same process, does the
+** same cycles single-threaded straight through the library (rescue_row_save), so the ratio
+** shows what HTTP, JSON and the server add.
+**
+** usage: bench_serve [--clients C] [--seconds D] [--dir DIR]
+*/
+#define _GNU_SOURCE /* strcasestr */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "benchutil.h"
+#include "rescue.h"
+
+static int port;
+static double t_end;
+
+typedef struct client {
+  int k;
+  char token[65];
+  char sample[256];
+  long saves, errors, unchanged;
+  double *lat;     /* save latencies, seconds */
+  long n_lat, cap_lat;
+  char first_error[300];
+} client;
+
+static int connect_server(void) {
+  struct sockaddr_in a;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    return -1;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/*
+** One request on the client's kept-alive connection (*fd; reconnects when the server
+** closed it), as a browser does; returns the status with the body in *resp.
+*/
+static int http(int *fd, const char *method, const char *path, const char *token,
+                const char *body, size_t blen, rescue_buf *resp) {
+  rescue_buf req = RESCUE_BUF_INIT;
+  char buf[65536], *sep = NULL;
+  size_t off = 0, need = 0, head = 0;
+  int status = 0, attempt;
+  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n",
+                    method, path, token);
+  if (body)
+    rescue_buf_printf(&req, "Content-Length: %zu\r\n", blen);
+  rescue_buf_puts(&req, "\r\n");
+  if (body)
+    rescue_buf_putn(&req, body, blen);
+  for (attempt = 0; attempt < 2; attempt++) {
+    rescue_buf_reset(resp);
+    if (*fd < 0 && (*fd = connect_server()) < 0)
+      break;
+    for (off = 0; off < req.len;) {
+      ssize_t n = send(*fd, req.s + off, req.len - off, MSG_NOSIGNAL);
+      if (n <= 0)
+        break;
+      off += (size_t)n;
+    }
+    sep = NULL;
+    for (;;) {
+      ssize_t n;
+      if (sep && resp->len >= head + need)
+        break;
+      n = recv(*fd, buf, sizeof buf, 0);
+      if (n <= 0)
+        break;
+      rescue_buf_putn(resp, buf, (size_t)n);
+      if (!sep && (sep = strstr(resp->s, "\r\n\r\n")) != NULL) {
+        const char *cl = strcasestr(resp->s, "\r\nContent-Length:");
+        head = (size_t)(sep + 4 - resp->s);
+        need = cl && cl < sep ? (size_t)strtoul(cl + 17, NULL, 10) : 0;
+      }
+    }
+    if (sep && resp->len >= head + need)
+      break;
+    close(*fd); /* closed under us (a kept-alive connection timed out): once more */
+    *fd = -1;
+  }
+  rescue_buf_free(&req);
+  if (!sep || resp->len < head + need)
+    return -1;
+  status = atoi(resp->s + 9);
+  memmove(resp->s, resp->s + head, need);
+  resp->len = need;
+  resp->s[need] = 0;
+  return status;
+}
+
+/* Write row with tone_of_voice replaced by tone. */
+static void edited(rescue_buf *b, const rescue_jnode *row, const char *tone) {
+  rescue_jw w;
+  const rescue_jnode *m;
+  rescue_jw_init(&w, b);
+  rescue_jw_obj(&w);
+  for (m = row->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, "tone_of_voice") == 0)
+      rescue_jw_str(&w, tone);
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+}
+
+/* Rows (1-based) of a GET /api/samples/<id> body without lint errors, into ok[]. */
+static int clean_rows(const rescue_jnode *root, int *ok, int max) {
+  const rescue_jnode *rows = rescue_jget(root, "rows"), *lint = rescue_jget(root, "lint"), *r, *f;
+  int n = 0, i = 0;
+  for (r = rows ? rows->child : NULL; r && n < max; r = r->next) {
+    int bad = 0;
+    i++;
+    for (f = lint ? lint->child : NULL; f; f = f->next) {
+      const rescue_jnode *fr = rescue_jget(f, "row"), *sv = rescue_jget(f, "severity");
+      if (fr && (int)fr->num == i && sv && strcmp(sv->s, "error") == 0)
+        bad = 1;
+    }
+    if (!bad)
+      ok[n++] = i;
+  }
+  return n;
+}
+
+static void *run_client(void *arg) {
+  client *c = arg;
+  rescue_buf resp = RESCUE_BUF_INIT, body = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT,
+             put = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = rescue_jdoc_new();
+  int ok[512], n_ok = 0, cycle = 0, fd = -1;
+  rescue_buf_printf(&path, "/api/samples/%s", c->sample);
+  while (bench_now() < t_end) {
+    rescue_jerror je;
+    const rescue_jnode *root, *rows, *row;
+    char tone[64];
+    int pos, i, st;
+    double t0;
+    st = http(&fd, "GET", path.s, c->token, NULL, 0, &resp);
+    root = st == 200 ? rescue_jparse(doc, resp.s, resp.len, &je) : NULL;
+    if (!root) {
+      c->errors++;
+      continue;
+    }
+    if (!n_ok)
+      n_ok = clean_rows(root, ok, 512);
+    if (!n_ok)
+      break;
+    pos = ok[cycle % n_ok];
+    rows = rescue_jget(root, "rows");
+    for (row = rows->child, i = 1; i < pos; i++)
+      row = row->next;
+    snprintf(tone, sizeof tone, "client %d cycle %d", c->k, cycle++);
+    rescue_buf_reset(&body);
+    rescue_buf_printf(&body, "{\"base_version\": %lld, \"row\": ",
+                      (long long)rescue_jget(row, "version")->num);
+    edited(&body, rescue_jget(row, "row"), tone);
+    rescue_buf_puts(&body, "}");
+    rescue_buf_reset(&put);
+    rescue_buf_printf(&put, "%s/rows/%d", path.s, pos);
+    t0 = bench_now();
+    st = http(&fd, "PUT", put.s, c->token, body.s, body.len, &resp);
+    if (c->n_lat == c->cap_lat) {
+      c->cap_lat = c->cap_lat ? c->cap_lat * 2 : 1024;
+      c->lat = realloc(c->lat, (size_t)c->cap_lat * sizeof *c->lat);
+    }
+    c->lat[c->n_lat++] = bench_now() - t0;
+    if (st == 200) {
+      c->saves++;
+      if (strstr(resp.s, "\"unchanged\": true"))
+        c->unchanged++;
+    } else {
+      if (!c->errors)
+        snprintf(c->first_error, sizeof c->first_error, "%d %.280s", st, resp.s ? resp.s : "");
+      c->errors++;
+    }
+  }
+  if (fd >= 0)
+    close(fd);
+  rescue_jdoc_free(&doc);
+  rescue_buf_free(&resp);
+  rescue_buf_free(&body);
+  rescue_buf_free(&path);
+  rescue_buf_free(&put);
+  return NULL;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The same cycle through the library, single-threaded, for `secs` seconds. */
+static void reference(const char *db, const char *sample, int64_t annotator, double secs,
+                      long *saves, double *p50, double *p99) {
+  rescue_store *st = NULL;
+  rescue_error err = {0, ""};
+  rescue_buf cur = RESCUE_BUF_INIT, text = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = rescue_jdoc_new();
+  double end, *lat = NULL;
+  long n = 0, cap = 0;
+  int pos = 1, rows = 0;
+  *saves = 0;
+  if (rescue_store_open(&st, db, 0, &err)) {
+    fprintf(stderr, "bench_serve: %s\n", err.msg);
+    return;
+  }
+  rescue_sample_rowcount(st, sample, &rows);
+  end = bench_now() + secs;
+  while (bench_now() < end && rows > 0) {
+    int64_t v = 0, nv = 0;
+    rescue_jerror je;
+    const rescue_jnode *row;
+    char tone[64];
+    double t0 = bench_now();
+    rescue_buf_reset(&cur);
+    rescue_buf_reset(&text);
+    if (rescue_row_current(st, sample, pos, annotator, &v, &cur))
+      break;
+    row = rescue_jparse(doc, cur.s, cur.len, &je);
+    snprintf(tone, sizeof tone, "reference %ld", n);
+    edited(&text, row, tone);
+    if (rescue_row_save(st, sample, pos, annotator, v, text.s, text.len, &nv, NULL) == 0)
+      (*saves)++;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      lat = realloc(lat, (size_t)cap * sizeof *lat);
+    }
+    lat[n++] = bench_now() - t0;
+    pos = pos % rows + 1;
+  }
+  if (n) {
+    qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+    *p50 = lat[n / 2];
+    *p99 = lat[(long)(n * 0.99)];
+  }
+  free(lat);
+  rescue_buf_free(&cur);
+  rescue_buf_free(&text);
+  rescue_jdoc_free(&doc);
+  rescue_store_close(&st);
+}
+
+int main(int argc, char **argv) {
+  int clients = 20, i, made_dir = 0;
+  double seconds = 30, t0, elapsed, *all = NULL, ref_p50 = 0, ref_p99 = 0;
+  const char *dir = NULL;
+  char tmpl[] = "/tmp/bench_serve.XXXXXX", db[4096], jsonl[4096];
+  char *args[8];
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_error err = {0, ""};
+  rescue_store *st = NULL;
+  rescue_server *srv = NULL;
+  rescue_serve_opts o;
+  client *cs;
+  pthread_t *th;
+  long saves = 0, errors = 0, unchanged = 0, n_all = 0, versions = 0, ref_saves = 0;
+  int64_t ref_annotator = 0;
+  FILE *f;
+
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--clients") && i + 1 < argc)
+      clients = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+      seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+      dir = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_serve [--clients C] [--seconds D] [--dir DIR]\n");
+      return 2;
+    }
+  }
+  if (clients < 1 || clients > 500 || seconds <= 0) {
+    fprintf(stderr, "bench_serve: --clients 1..500 and --seconds > 0\n");
+    return 2;
+  }
+  if (!dir) {
+    dir = mkdtemp(tmpl);
+    made_dir = 1;
+  }
+  snprintf(db, sizeof db, "%s/bench.db", dir);
+  snprintf(jsonl, sizeof jsonl, "%s/bench.jsonl", dir);
+  unlink(db);
+  /* one generated sample per client (plus one for the reference run) */
+  for (i = 0; i <= clients; i++) {
+    bench_gen_sample(&b, i, 0);
+    rescue_buf_putc(&b, '\n');
+  }
+  f = fopen(jsonl, "w");
+  if (!f || fwrite(b.s, 1, b.len, f) != b.len || fclose(f)) {
+    fprintf(stderr, "bench_serve: cannot write %s\n", jsonl);
+    return 1;
+  }
+  args[0] = (char *)RESCUE_BIN;
+  args[1] = "init";
+  args[2] = db;
+  args[3] = NULL;
+  if (bench_run(args, &t0, &elapsed))
+    return 1;
+  args[1] = "import";
+  args[3] = jsonl;
+  args[4] = NULL;
+  if (bench_run(args, &t0, &elapsed))
+    return 1;
+
+  cs = calloc((size_t)clients, sizeof *cs);
+  th = calloc((size_t)clients, sizeof *th);
+  if (rescue_store_open(&st, db, 0, &err)) {
+    fprintf(stderr, "bench_serve: %s\n", err.msg);
+    return 1;
+  }
+  {
+    /* sample ids in store order: client k gets the k-th, the reference the last */
+    rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+    rescue_sample_iter *it = NULL;
+    const rescue_sample *s;
+    int k = 0;
+    rescue_sample_iter_new(st, &v, NULL, 0, &it);
+    while (rescue_sample_iter_next(it, &s) == 1) {
+      if (k < clients)
+        snprintf(cs[k].sample, sizeof cs[k].sample, "%s", s->sample_id);
+      else if (k == clients)
+        snprintf(jsonl, sizeof jsonl, "%s", s->sample_id); /* reused: the reference sample */
+      k++;
+    }
+    rescue_sample_iter_free(&it);
+  }
+  for (i = 0; i < clients; i++) {
+    char name[32];
+    int existed;
+    cs[i].k = i;
+    snprintf(name, sizeof name, "client%03d", i);
+    if (rescue_annotator_add(st, name, NULL, cs[i].token, &existed)) {
+      fprintf(stderr, "bench_serve: %s\n", rescue_store_errmsg(st));
+      return 1;
+    }
+  }
+  {
+    char tok[65];
+    int existed;
+    rescue_annotator_add(st, "reference", NULL, tok, &existed);
+    rescue_annotator_id(st, "reference", NULL, 0, &ref_annotator);
+  }
+  rescue_store_close(&st);
+
+  /* reference: the library alone, single-threaded, a tenth of the time (at least 2 s) */
+  reference(db, jsonl, ref_annotator, seconds / 10 > 2 ? seconds / 10 : 2, &ref_saves, &ref_p50,
+            &ref_p99);
+
+  memset(&o, 0, sizeof o);
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  if (rescue_serve_start(&o, &srv, &err)) {
+    fprintf(stderr, "bench_serve: %s\n", err.msg);
+    return 1;
+  }
+  port = rescue_serve_port(srv);
+  t0 = bench_now();
+  t_end = t0 + seconds;
+  for (i = 0; i < clients; i++)
+    pthread_create(&th[i], NULL, run_client, &cs[i]);
+  for (i = 0; i < clients; i++)
+    pthread_join(th[i], NULL);
+  elapsed = bench_now() - t0;
+  rescue_serve_stop(&srv);
+
+  for (i = 0; i < clients; i++) {
+    saves += cs[i].saves;
+    errors += cs[i].errors;
+    unchanged += cs[i].unchanged;
+    n_all += cs[i].n_lat;
+  }
+  all = malloc((size_t)(n_all ? n_all : 1) * sizeof *all);
+  n_all = 0;
+  for (i = 0; i < clients; i++) {
+    memcpy(all + n_all, cs[i].lat, (size_t)cs[i].n_lat * sizeof *all);
+    n_all += cs[i].n_lat;
+  }
+  qsort(all, (size_t)n_all, sizeof *all, cmp_double);
+  {
+    sqlite3 *h = NULL;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h,
+                           "SELECT count(*) FROM row_version v JOIN annotator a ON "
+                           "a.id = v.annotator_id WHERE v.kind = 'edit' AND a.name LIKE 'client%'",
+                           -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+      versions = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+  }
+  printf("bench_serve: %d clients, read-modify-save on distinct rows for %.1f s\n", clients,
+         elapsed);
+  printf("  server:    %8.1f saves/s   p50 %6.2f ms   p99 %6.2f ms   (%ld saves)\n",
+         saves / elapsed, n_all ? all[n_all / 2] * 1e3 : 0, n_all ? all[(long)(n_all * 0.99)] * 1e3 : 0,
+         saves);
+  printf("  reference: %8.1f saves/s   p50 %6.2f ms   p99 %6.2f ms   (library, 1 thread, "
+         "read + save, no HTTP)\n",
+         ref_saves / (seconds / 10 > 2 ? seconds / 10 : 2), ref_p50 * 1e3, ref_p99 * 1e3);
+  printf("  lost writes: %ld (saves answered 200 and not unchanged: %ld; versions in the store: "
+         "%ld)\n",
+         (saves - unchanged) - versions, saves - unchanged, versions);
+  printf("  errors: %ld\n", errors);
+  for (i = 0; i < clients; i++)
+    if (cs[i].first_error[0]) {
+      printf("  first error (client %d): %s\n", i, cs[i].first_error);
+      break;
+    }
+  for (i = 0; i < clients; i++)
+    free(cs[i].lat);
+  free(cs);
+  free(th);
+  free(all);
+  rescue_buf_free(&b);
+  if (made_dir) {
+    unlink(db);
+    {
+      char side[4200];
+      snprintf(side, sizeof side, "%s-wal", db);
+      unlink(side);
+      snprintf(side, sizeof side, "%s-shm", db);
+      unlink(side);
+    }
+    snprintf(db, sizeof db, "%s/bench.jsonl", dir);
+    unlink(db);
+    rmdir(dir);
+  }
+  return errors || (saves - unchanged) != versions ? 1 : 0;
+}
