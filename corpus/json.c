@@ -328,7 +328,7 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
     case 'r': *o++ = '\r'; p++; *plain = 0; break;
     case 't': *o++ = '\t'; p++; *plain = 0; break;
     case 'u': {
-      unsigned v, lo;
+      unsigned v = 0, lo = 0xDC00; /* the first pass checked both escapes */
       read_hex4(p + 1, q, &v);
       p += 5;
       if (v >= 0xD800 && v <= 0xDBFF) {
