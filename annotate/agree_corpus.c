@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
 #include "rescue_alloc.h"
+#include "store_int.h"
 
 typedef enum unit_kind { U_ROW, U_PERSON, U_PAIR } unit_kind;
 typedef enum val_kind { V_LABEL, V_NUMBER, V_SET, V_PRESENCE, V_TEXT } val_kind;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
 #include "rescue_alloc.h"
 
 /* A number, or null when undefined. */

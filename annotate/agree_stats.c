@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
 #include "rescue_alloc.h"
 
 /* Dense tables (distances, coincidences) are kept only up to this many values. */

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
 #include "rescue_alloc.h"
 
 /*

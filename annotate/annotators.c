@@ -14,6 +14,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
+#include "store_int.h"
 
 const char *rescue_annotator_name_invalid(const char *name) {
   const unsigned char *p = (const unsigned char *)name;

@@ -11,6 +11,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
+#include "store_int.h"
 
 typedef struct agroup {
   char *name;

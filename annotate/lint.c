@@ -15,6 +15,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_lint.h"
+#include "store_int.h"
 
 static const struct {
   rescue_lint_severity sev;

@@ -13,11 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_alloc.h"
 #include "rescue_clip.h"
 #include "rescue_media.h"
 #include "rescue_output.h"
+#include "store_int.h"
 
 /* Row times further than this past the source's end fail the sample before cutting. */
 #define LEN_SLACK 0.050

@@ -12,6 +12,7 @@
 #include "rescue_alloc.h"
 #include "rescue_import.h"
 #include "rescue_subtitles.h"
+#include "store_int.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {
@@ -131,6 +132,7 @@ typedef struct importer {
   rescue_buf head, tail, id, where, show1, show2;
   uint64_t done, total;
   int write;   /* 0: the checking pass (nothing is written); 1: the writing pass */
+  int edit;    /* rescue_import_edits: rows are stored as edits of existing samples */
 } importer;
 
 /* "file:line:col: " prefix for a node of a text. */
@@ -299,8 +301,10 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   in.given_keys = given;
   in.n_rows = n;
   in.rows = im->rows;
-  rc = rescue_store_put_sample(im->st, &in, im->annotator_id, "import",
-                               im->o->resegment ? RESCUE_PUT_RESEGMENT : 0, &im->res->put);
+  rc = rescue_store_put_sample(im->st, &in, im->annotator_id, im->edit ? "edit" : "import",
+                               im->edit ? RESCUE_PUT_EDIT
+                                        : im->o->resegment ? RESCUE_PUT_RESEGMENT : 0,
+                               &im->res->put);
   if (rc) {
     if (im->err != rescue_store_err(im->st))
       *im->err = *rescue_store_err(im->st);
@@ -605,8 +609,9 @@ static int detect(importer *im, const char *path, rescue_format *f) {
   return 0;
 }
 
-int rescue_import(rescue_store *st, const char *const *paths, int n,
-                  const rescue_import_opts *opts, rescue_import_result *res) {
+/* rescue_import and rescue_import_edits: edit says which. */
+static int import_run(rescue_store *st, const char *const *paths, int n,
+                      const rescue_import_opts *opts, rescue_import_result *res, int edit) {
   importer im;
   rescue_import_result dummy;
   rescue_format *fmts = NULL;
@@ -621,6 +626,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   im.err = rescue_store_err(st);
   im.o = opts;
   im.res = res;
+  im.edit = edit;
   if (opts->sample && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
                                   opts->format != RESCUE_FMT_JSON &&
                                   opts->format != RESCUE_FMT_SRT &&
@@ -727,4 +733,14 @@ end:
   rescue_jdoc_free(&im.doc);
   rescue_free(fmts);
   return rc;
+}
+
+int rescue_import(rescue_store *st, const char *const *paths, int n,
+                  const rescue_import_opts *opts, rescue_import_result *res) {
+  return import_run(st, paths, n, opts, res, 0);
+}
+
+int rescue_import_edits(rescue_store *st, const char *const *paths, int n,
+                        const rescue_import_opts *opts, rescue_import_result *res) {
+  return import_run(st, paths, n, opts, res, 1);
 }

@@ -1,5 +1,5 @@
 /*
-** media.c: probing media files with libavformat, SHA-256 of files (OpenSSL), the
+** media.c: probing media files with libavformat, SHA-256 of files (sha256.c), the
 ** cheap fingerprint of rescue_media.h, and where stored source paths are on disk.
 */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_alloc.h"
 #include "rescue_sha256.h"
 #include "rescue_media.h"

@@ -17,6 +17,7 @@
 #include "rescue_alloc.h"
 #include "rescue_store.h"
 #include "rescue_version.h"
+#include "store_int.h"
 
 extern const unsigned char rescue_sql_store[];
 extern const size_t rescue_sql_store_len;

@@ -10,6 +10,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_split.h"
+#include "store_int.h"
 
 static const char *const split_names[RESCUE_SPLIT_COUNT] = {"train", "validation", "test"};
 

@@ -10,6 +10,7 @@
 
 #include "rescue_alloc.h"
 #include "tasks_int.h"
+#include "store_int.h"
 
 /* ---- small helpers ---- */
 

@@ -14,6 +14,9 @@
 #include "rescue_store.h"
 #include "rescue_tasks.h"
 
+/* private to the library: not exported from librescue.so */
+#pragma GCC visibility push(hidden)
+
 /* A value span [a, b) inside tk_sample.recs. */
 typedef struct tk_span {
   size_t a, b;
@@ -187,5 +190,7 @@ int rescue_tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k);
 int rescue_tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k);
 int rescue_tk_build_er(tk_sample *t, const tk_opts *o, tk_sink *k);
 int rescue_tk_build_vp(tk_sample *t, const tk_opts *o, tk_sink *k);
+
+#pragma GCC visibility pop
 
 #endif

@@ -1,6 +1,7 @@
 -- queries.sql: every SQL statement the library runs, by name.
--- (No RETURNING clauses: SQLite runs each through a temporary B-tree, which made every
--- inserted row cost a page allocation; callers use sqlite3_last_insert_rowid.)
+-- Inserts on the hot import path (rows, row versions) use no RETURNING clause: SQLite runs
+-- such a statement through a temporary B-tree, which made every inserted row cost a page
+-- allocation; those callers use sqlite3_last_insert_rowid. Inserts done once per run may.
 -- Each starts with a line "-- name: <name>"; code asks for it with
 -- rescue_store_stmt(st, "<name>") and binds parameters by :name. Statements are
 -- prepared once per connection and cached.
@@ -289,3 +290,23 @@ SELECT seq, start, end, speaker, text, file, line FROM cue
  WHERE sample_ref = :sample_ref
    AND import_id = (SELECT max(import_id) FROM cue WHERE sample_ref = :sample_ref)
  ORDER BY seq;
+
+-- ---- edits through the import path (rescue_import_edits) ----
+
+-- The version an annotator sees of each row of a row set (the annotator view): their
+-- latest, else the row's first version.
+-- name: rows_seen
+SELECT r.id, r.position,
+       (SELECT v.content FROM row_version v WHERE v.id = coalesce(
+          (SELECT max(id) FROM row_version
+            WHERE row_id = r.id AND annotator_id = :annotator_id),
+          (SELECT min(id) FROM row_version WHERE row_id = r.id)))
+  FROM row r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+
+-- The sample-level keys an annotator sees: their latest sample version, else the first.
+-- name: sample_version_seen
+SELECT head, tail, has_rows, given_keys FROM sample_version
+ WHERE sample_ref = :sample_ref
+ ORDER BY annotator_id = :annotator_id DESC,
+          CASE WHEN annotator_id = :annotator_id THEN -id ELSE id END
+ LIMIT 1;

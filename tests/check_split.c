@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "taskutil.h"
+#include "store_int.h"
 
 /* 10 couple groups and 3 family groups, 1-3 samples each, each with ITP instances. */
 static char *split_corpus(void) {

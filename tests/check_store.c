@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "store_int.h"
 
 /* A minimal valid row; `speaker`, `target` and `dialogue` vary. */
 static void row_json(rescue_buf *b, int i, const char *speaker, const char *target,
