@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agree_int.h"
+#include "prim_int.h"
 #include "rescue_alloc.h"
 
 /* Dense tables (distances, coincidences) are kept only up to this many values. */
@@ -719,7 +720,7 @@ static int tokens(const char *s, uint64_t **out, int *n) {
   uint64_t *t = NULL;
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = RESCUE_FNV1A64_BASIS;
     int len = 0;
     while (*p && !((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
                    (*p >= 'A' && *p <= 'Z') || *p >= 0x80))
@@ -727,7 +728,7 @@ static int tokens(const char *s, uint64_t **out, int *n) {
     while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
            *p >= 0x80) {
       unsigned char c = *p >= 'A' && *p <= 'Z' ? (unsigned char)(*p + 32) : *p;
-      h = (h ^ c) * 1099511628211ULL;
+      h = rescue_fnv1a64_step(h, c);
       p++;
       len++;
     }
@@ -1050,7 +1051,10 @@ static rescue_agree_status boot_alpha(const boot *bs, metric *mt, const int *w, 
   return alpha_from(n, live, mixed, dsum, de, alpha);
 }
 
-/* xoshiro256** seeded by splitmix64: the bootstrap's generator, the same on every machine. */
+/*
+** xoshiro256** seeded by SplitMix64 (prim_int.h): the bootstrap's generator, the same on
+** every machine (xoshiro is kept for the bootstrap's millions of draws).
+*/
 typedef struct rng {
   uint64_t s[4];
 } rng;
@@ -1059,12 +1063,8 @@ static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static void rng_seed(rng *g, uint64_t seed) {
   int i;
-  for (i = 0; i < 4; i++) {
-    uint64_t z = (seed += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    g->s[i] = z ^ (z >> 31);
-  }
+  for (i = 0; i < 4; i++)
+    g->s[i] = rescue_splitmix64(&seed);
 }
 
 static uint64_t rng_next(rng *g) {

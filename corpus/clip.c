@@ -44,15 +44,6 @@ const char *rescue_clip_mode_name(rescue_clip_mode mode) {
   return "copy";
 }
 
-uint64_t rescue_fnv1a64(const char *s) {
-  uint64_t h = 14695981039346656037ULL;
-  for (; *s; s++) {
-    h ^= (unsigned char)*s;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 /* A clip recorded by an earlier run (the current record of its position and mode). */
 typedef struct prior {
   char *path, *sha256;

@@ -13,6 +13,7 @@
 #include "rescue_import.h"
 #include "rescue_subtitles.h"
 #include "store_int.h"
+#include "prim_int.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {
@@ -45,15 +46,6 @@ typedef struct seen_set {
   size_t cap, n;
 } seen_set;
 
-static uint64_t fnv1a(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  while (*s) {
-    h ^= (unsigned char)*s++;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 /* Returns NULL when added, the first location when id was seen, or "" when out of memory. */
 static const char *seen_add(seen_set *set, const char *id, const char *where) {
   size_t i;
@@ -65,7 +57,7 @@ static const char *seen_add(seen_set *set, const char *id, const char *where) {
     for (j = 0; j < set->cap; j++) {
       if (!set->slots[j].id)
         continue;
-      i = fnv1a(set->slots[j].id) & (cap - 1);
+      i = rescue_fnv1a64(set->slots[j].id) & (cap - 1);
       while (ns[i].id)
         i = (i + 1) & (cap - 1);
       ns[i] = set->slots[j];
@@ -74,7 +66,7 @@ static const char *seen_add(seen_set *set, const char *id, const char *where) {
     set->slots = ns;
     set->cap = cap;
   }
-  i = fnv1a(id) & (set->cap - 1);
+  i = rescue_fnv1a64(id) & (set->cap - 1);
   while (set->slots[i].id) {
     if (strcmp(set->slots[i].id, id) == 0)
       return set->slots[i].where;

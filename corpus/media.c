@@ -15,21 +15,12 @@
 #include <libavutil/avutil.h>
 
 #include "media_int.h"
+#include "prim_int.h"
 #include "rescue_alloc.h"
 #include "rescue_sha256.h"
 #include "rescue_media.h"
 
 #define MIB (1 << 20)
-
-void media_hex(const unsigned char *d, size_t n, char *hex) {
-  static const char digits[] = "0123456789abcdef";
-  size_t i;
-  for (i = 0; i < n; i++) {
-    hex[2 * i] = digits[d[i] >> 4];
-    hex[2 * i + 1] = digits[d[i] & 15];
-  }
-  hex[2 * n] = 0;
-}
 
 int media_averr(rescue_error *err, int code, int averr, const char *fmt, ...) {
   char what[600], why[AV_ERROR_MAX_STRING_SIZE];
@@ -93,7 +84,7 @@ int rescue_media_fingerprint(const char *path, int64_t *size, char hex[65], resc
     goto ioerr;
   rescue_sha256_update(&ctx, buf, (size_t)n);
   rescue_sha256_final(&ctx, d);
-  media_hex(d, 32, hex);
+  rescue_hex(d, 32, hex);
   if (size)
     *size = (int64_t)sb.st_size;
   goto end;
@@ -137,7 +128,7 @@ int rescue_sha256_file(const char *path, char hex[65], int64_t *size, rescue_err
     total += n;
   }
   rescue_sha256_final(&ctx, d);
-  media_hex(d, 32, hex);
+  rescue_hex(d, 32, hex);
   if (size)
     *size = total;
 end:

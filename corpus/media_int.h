@@ -18,8 +18,6 @@
 /* private to the library: not exported from librescue.so */
 #pragma GCC visibility push(hidden)
 
-/* Lowercase hex of n bytes into hex (2n+1 bytes). */
-void media_hex(const unsigned char *d, size_t n, char *hex);
 /* rescue_seterr with libav's text for averr appended: "<fmt...>: <av_strerror>". */
 int media_averr(rescue_error *err, int code, int averr, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
