@@ -420,7 +420,7 @@ START_TEST(test_unsafe_ids) {
   ck_assert_ptr_nonnull(rescue_sample_id_unsafe("a\0b", 3));
   /* ids from paths or --sample never went through the JSON reader: UTF-8 is checked here */
   {
-    static const char *bad8[] = {"a\xff" "b", "g/\xc0\xaf", "g/\xed\xa0\x80", "g/\xc3", "\xf4\x90\x80\x80"};
+    static const char *bad8[] = {("a\xff" "b"), "g/\xc0\xaf", "g/\xed\xa0\x80", "g/\xc3", "\xf4\x90\x80\x80"};
     for (i = 0; i < sizeof bad8 / sizeof bad8[0]; i++) {
       const char *why = rescue_sample_id_unsafe(bad8[i], strlen(bad8[i]));
       ck_assert_msg(why && strstr(why, "UTF-8"), "accepted bad UTF-8 #%zu", i);
