@@ -1,6 +1,6 @@
 /*
 ** agree_corpus.c: corpus mode: turn the coders' views of a RESCUE corpus into reliability
-** data, one data set per field (agreement.md "Fields of a RESCUE corpus"), and measure
+** data, one data set per field (annotate/AGREEMENT.md "Fields of a RESCUE corpus"), and measure
 ** how much of a model's draft each human changed.
 **
 ** Coverage: a coder takes part in a sample when they wrote a version (not gold) of one of
@@ -170,7 +170,7 @@ typedef struct xctx {
   int el_cap;
 } xctx;
 
-/* The cleaned string of a value (tasks.md §0.1) in buffer b; "" for missing. */
+/* The cleaned string of a value (corpus/FORMAT.md §6.1) in buffer b; "" for missing. */
 static const char *clean(rescue_buf *b, const rescue_jnode *n) {
   rescue_buf_reset(b);
   rescue_jclean(b, n);

@@ -1,5 +1,5 @@
 /*
-** agree_report.c: agreement results as the JSON document of agreement.md ("Output") and
+** agree_report.c: agreement results as the JSON document of annotate/AGREEMENT.md ("Output") and
 ** as a readable report; the report container; table mode end to end.
 */
 #include <math.h>

@@ -2,7 +2,7 @@
 ** agree_stats.c: the coefficients: Krippendorff's alpha at every level through the
 ** coincidence of value pairs within units, one-vs-rest alpha per label, Cohen's kappa
 ** (plain and weighted) per coder pair, Fleiss' kappa, Gwet's AC1, percent agreement, text
-** overlap, the bootstrap interval and per-group alpha. Formulas: agreement.md.
+** overlap, the bootstrap interval and per-group alpha. Formulas: annotate/AGREEMENT.md.
 */
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
-** rescue_lint.h: the annotation guideline as checks (public): rules R01-R19 of format.md §5,
+** rescue_lint.h: the annotation guideline as checks (public): rules R01-R19 of annotate/LINT.md,
 ** driven by the corpus's scheme (types, closed label sets per scenario, entity fields,
 ** ranges). Each finding names its rule, severity, sample, row, field and a one-line reason.
 */

@@ -465,7 +465,7 @@ static void path_free(path_list *l) {
   rescue_free(l->v);
 }
 
-/* Path-component order (tasks.md §1.1): '/' sorts before every other byte. */
+/* Path-component order (corpus/FORMAT.md §6.2): '/' sorts before every other byte. */
 static int cmp_paths(const void *a, const void *b) {
   const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
   for (;; x++, y++) {

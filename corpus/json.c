@@ -843,7 +843,7 @@ void rescue_jw_raw(rescue_jw *w, const char *json, size_t len) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Cleaning (tasks.md §0.1)                                                  */
+/* Cleaning (corpus/FORMAT.md §6.1)                                                  */
 
 /* Length of a Python str.strip() whitespace character at p, or 0. */
 static int pyspace(const unsigned char *p, const unsigned char *end) {

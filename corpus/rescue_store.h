@@ -3,8 +3,7 @@
 **
 ** A store holds samples (grouped by couple or family), their fixed row sets, and every
 ** version of every row's annotation with its annotator and time; nothing is overwritten.
-** Which version a reader sees is a rescue_view (DESIGN.md, "Which version of a row each
-** command sees"). This header is the public part; the SQL access and the low-level
+** Which version a reader sees is a rescue_view (corpus/FORMAT.md §5, "Versions and views"). This header is the public part; the SQL access and the low-level
 ** writers the library modules share are in store_int.h.
 **
 ** Error handling: functions return 0 or a negative rescue_errcode and leave the detail
@@ -145,16 +144,16 @@ int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref);
 /* Rows in the sample's current row set, or RESCUE_ENOTFOUND when there is no such sample. */
 int rescue_sample_rowcount(rescue_store *st, const char *sample_id, int *n_rows);
 
-/* ---- derived facts (tasks.md §1.2, §1.3) ---- */
+/* ---- derived facts (corpus/FORMAT.md §6.3, §6.4) ---- */
 
 /*
-** The sample's scenario by tasks.md §1.2: "family" when sample_id, lower-cased, starts
+** The sample's scenario by corpus/FORMAT.md §6.3: "family" when sample_id, lower-cased, starts
 ** with "family_therapy/" or contains "/family_therapy/", or any entity equals a family
 ** group label; else "couple". (Uses the scheme's group labels.)
 */
 const char *rescue_sample_scenario(const rescue_scheme *sc, const rescue_sample *s);
 /*
-** Append the shared participant list (§1.3) to out as a JSON array in first-seen order:
+** Append the shared participant list (corpus/FORMAT.md §6.4) to out as a JSON array in first-seen order:
 ** cleaned speakers, targets and support targets, without "", the practitioner and the
 ** group labels.
 */

@@ -330,7 +330,7 @@ int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
   in->start_time = st->num;
   in->end_time = et->num;
 
-  /* speaker, then entities: speaker, targets, support_strategy targets (tasks.md §1.3) */
+  /* speaker, then entities: speaker, targets, support_strategy targets (corpus/FORMAT.md §6.4) */
   put_clean(&in->extra, row, "primary_speaker");
   put_entity(&ents, rescue_jget(row, "primary_speaker"), &tmp);
   for (c = tg->child; c; c = c->next)

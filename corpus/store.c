@@ -24,7 +24,7 @@ extern const size_t rescue_sql_store_len;
 extern const unsigned char rescue_sql_queries[];
 extern const size_t rescue_sql_queries_len;
 
-/* How long a writer waits for another writer before "corpus busy" (DESIGN.md). */
+/* How long a writer waits for another writer before "corpus busy". */
 #define BUSY_TIMEOUT_MS 10000
 
 #define STMT_CACHE 64

@@ -1,6 +1,6 @@
 /*
 ** rescue_score.h: scoring model predictions against an exported task file (public):
-** the paper's metrics (tasks.md §2, §6, §6.4), overall, per scenario, per couple and
+** the paper's metrics (export/TASKS.md §4), overall, per scenario, per couple and
 ** per sample, with confusion tables. A missing prediction is never filled in with gold.
 */
 #ifndef RESCUE_SCORE_H

@@ -1,6 +1,6 @@
 /*
 ** score.c: `rescue score`: predictions against an exported task file, by the paper's
-** metrics (tasks.md §2, §6, §6.4). Both files are read with jansson, one line at a time;
+** metrics (export/TASKS.md §4). Both files are read with jansson, one line at a time;
 ** the report keeps a few integers per instance, never the records.
 */
 #include <ctype.h>
@@ -966,7 +966,7 @@ int rescue_score_files(rescue_task task, const char *gold_path, const char *pred
   if (task == RESCUE_TASK_VP)
     return rescue_seterr(err, RESCUE_EINVAL,
                          "VP has no offline metric: its scores come from an LLM judge "
-                         "(source-target, viewpoint and total scores, tasks.md §2.6)");
+                         "(source-target, viewpoint and total scores, export/TASKS.md §4)");
   if (!(r = rescue_calloc(1, sizeof *r)))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   r->task = task;

@@ -6,7 +6,7 @@
 -- rescue_store_stmt(st, "<name>") and binds parameters by :name. Statements are
 -- prepared once per connection and cached.
 --
--- The views of DESIGN.md ("Which version of a row each command sees") are spelled out
+-- The views of corpus/FORMAT.md §5 are spelled out
 -- in view_rows and view_samples, with :view = 0 corpus (gold, else latest by anyone),
 -- 1 gold only, 2 latest by anyone, 3 one annotator's (their latest, else the row's first).
 

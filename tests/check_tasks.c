@@ -1,6 +1,6 @@
 /*
 ** check_tasks.c: the six task datasets on hand-made samples: every rule and tie of
-** tasks.md, text cleaning, clips from the store, SHA-256, a differential run against an
+** export/TASKS.md, text cleaning, clips from the store, SHA-256, a differential run against an
 ** independent Python reading (tests/ref_tasks.py), and the CLI. The release fixtures are
 ** checked in check_tasks_golden.c.
 */

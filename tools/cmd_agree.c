@@ -50,7 +50,7 @@ static const char usage[] =
     "  --seed <n>            bootstrap seed (default 1), recorded in the output\n"
     "  --input <file.tsv>    table mode ('-' reads standard input)\n"
     "  --level <level>       table mode: the measurement level (always explicit)\n"
-    "  --json                one JSON document (agreement.md \"Output\")\n"
+    "  --json                one JSON document (annotate/AGREEMENT.md \"Output\")\n"
     "  -h, --help            show this help\n";
 
 /* Append to a growing list of --field names. */

@@ -10,7 +10,7 @@
 static const char usage[] =
     "usage: rescue lint <db> [--samples <id>,...] [--view gold|latest|annotator:<name>] [--json]\n"
     "\n"
-    "Check every sample against the annotation guideline (format.md §5), driven by the\n"
+    "Check every sample against the annotation guideline (annotate/LINT.md), driven by the\n"
     "corpus's scheme: JSON types, times, entity sets, closed label sets per scenario,\n"
     "ranges, evidence rows, subtitle coverage, scenario and participants. One line per\n"
     "finding: <sample>:<row>: error|warning: <rule> <field>: <reason>. Exits 1 when there\n"

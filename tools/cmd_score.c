@@ -86,7 +86,7 @@ int cmd_score(int argc, char **argv) {
                            argv[optind]);
   if (task == RESCUE_TASK_VP) {
     cli_error("vp cannot be scored offline: its scores come from an LLM judge "
-              "(source-target, viewpoint and total scores; tasks.md §2.6)");
+              "(source-target, viewpoint and total scores; export/TASKS.md §4)");
     return 1;
   }
   if (!gold)

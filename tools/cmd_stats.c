@@ -10,7 +10,7 @@ static const char usage[] =
     "usage: rescue stats <db> [--json]\n"
     "\n"
     "Corpus statistics in the form of the paper's Table 3, per scenario (couple, family;\n"
-    "derived by tasks.md §1.2) and overall, over the corpus view (gold where adjudicated,\n"
+    "derived by corpus/FORMAT.md §6.3) and overall, over the corpus view (gold where adjudicated,\n"
     "else the latest version). Discarded samples are left out. A sample's duration is its\n"
     "linked media segment's length when known, else its last row's end_time; speakers are\n"
     "the distinct primary speakers, Therapist included.\n"

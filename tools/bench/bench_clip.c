@@ -1,6 +1,6 @@
 /*
 ** bench_clip.c: copy-mode clip cutting against the ffmpeg CLI, side by side on the
-** benchmark source of spec/media.md (60 min, 1280x720, 25 fps, H.264 with B-frames and a
+** benchmark source the clip targets are stated for (60 min, 1280x720, 25 fps, H.264 with B-frames and a
 ** 2 s GOP at 2.5 Mb/s, AAC 128 kb/s; about 400 contiguous rows of 2-16 s).
 **
 **   bench_clip [--minutes M] [--sample-clips K] [--jobs N]
