@@ -63,8 +63,8 @@ void rescue_now_iso(char out[32]);
 
 /* One row to store: canonical JSON and the typed copies (see rescue_row). */
 typedef struct rescue_row_input {
-  rescue_buf content;   /* canonical JSON object */
-  rescue_buf extra;     /* speaker\0entities\0utterance\0cycle\0pattern\0 */
+  rescue_buf content; /* canonical JSON object */
+  rescue_buf extra;   /* speaker\0entities\0utterance\0cycle\0pattern\0 */
   double start_time, end_time;
   int has_utterance, has_cycle, has_pattern;
 } rescue_row_input;
@@ -76,22 +76,21 @@ typedef struct rescue_row_input {
 ** RESCUE_EBADINPUT, sets *bad to the offending node, and writes the reason to err.
 */
 int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
-                               rescue_row_input *in, const rescue_jnode **bad,
-                               rescue_error *err);
+                               rescue_row_input *in, const rescue_jnode **bad, rescue_error *err);
 void rescue_row_input_free(rescue_row_input *in);
 
 /* A whole sample to store. */
 typedef struct rescue_sample_input {
   const char *sample_id;
-  const char *head, *tail;  /* see sample_version */
+  const char *head, *tail; /* see sample_version */
   int has_rows, given_keys;
   int n_rows;
   rescue_row_input *rows;
 } rescue_sample_input;
 
 enum {
-  RESCUE_PUT_RESEGMENT = 1,  /* a different row count records a new row set */
-  RESCUE_PUT_EDIT = 2,       /* an edit of an existing sample: compare with the version
+  RESCUE_PUT_RESEGMENT = 1, /* a different row count records a new row set */
+  RESCUE_PUT_EDIT = 2,      /* an edit of an existing sample: compare with the version
                                 the annotator sees (theirs, else the first), not only theirs */
 };
 
@@ -103,9 +102,8 @@ enum {
 ** count different from the current row set is refused (RESCUE_EBADINPUT) unless
 ** RESCUE_PUT_RESEGMENT. `kind` is "import", "edit" or "gold".
 */
-int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
-                            int64_t annotator_id, const char *kind, int flags,
-                            rescue_put_stats *stats);
+int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
+                            const char *kind, int flags, rescue_put_stats *stats);
 
 /*
 ** Add one version of an existing row (row.id) inside the caller's transaction. For

@@ -14,15 +14,15 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
-      fprintf(stderr, "consumer: %s:%d: ", __FILE__, __LINE__);                            \
-      fprintf(stderr, __VA_ARGS__);                                                        \
-      fputc('\n', stderr);                                                                 \
-      failures++;                                                                          \
-      goto end;                                                                            \
-    }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "consumer: %s:%d: ", __FILE__, __LINE__);                                    \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+      failures++;                                                                                  \
+      goto end;                                                                                    \
+    }                                                                                              \
   } while (0)
 
 static const char sample_a[] =

@@ -86,8 +86,8 @@ static int revise(rescue_store *st, const char *dir, const char *annotator) {
             e->position != row->position)
           continue;
         if (!text.s || !(at = strstr(text.s + at0, e->from))) {
-          rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
-                        "demo: row %d of %s has no %s", e->position, e->sample, e->from);
+          rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "demo: row %d of %s has no %s",
+                        e->position, e->sample, e->from);
           rc = RESCUE_EINTERNAL;
           goto fail;
         }
