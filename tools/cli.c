@@ -392,7 +392,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
   if (nargs < spec->min_args)
     return cli_spec_error(spec, "missing %s", spec->arg_name ? spec->arg_name : "arguments");
   if (spec->max_args >= 0 && nargs > spec->max_args)
-    return cli_spec_error(spec, "too many arguments");
+    return cli_spec_error(spec, "unexpected argument '%s'", argv[optind + spec->max_args]);
   for (i = 0; i < n; i++)
     if (spec->options[i].required && !seen[i])
       return cli_spec_error(spec, "missing --%s", spec->options[i].long_name);
