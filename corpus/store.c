@@ -500,8 +500,7 @@ static int check_application_id(rescue_store *st) {
     return 0;
   if (rc == SQLITE_ROW || (rc & 0xff) == SQLITE_NOTADB)
     return rescue_seterr(&st->err, RESCUE_ENOTCORPUS,
-                         "'%s' is not a rescue corpus (create one with 'rescue init %s')",
-                         st->path, st->path);
+                         "'%s' is not a rescue corpus", st->path);
   return rescue_seterr(&st->err, RESCUE_EIO, "cannot read '%s': %s", st->path,
                        sqlite3_errmsg(st->db));
 }
@@ -514,8 +513,7 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
   *out = NULL;
   if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
     return rescue_seterr(err, RESCUE_ENOTCORPUS,
-                         "'%s' is not a rescue corpus (create one with 'rescue init %s')", path,
-                         path);
+                         "'%s' is not a rescue corpus", path);
   st = store_alloc(path);
   if (!st)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);

@@ -37,10 +37,42 @@ void cli_warn(const char *fmt, ...) {
   va_end(ap);
 }
 
-int cli_fail(const rescue_error *err) {
-  cli_error("%s", err->msg[0] ? err->msg : rescue_strerror(err->code));
+/*
+** The CLI's hints, the one place that maps a library failure to what to do next in the
+** CLI's terms (commands, flags). The library's messages only describe the failure; a hint
+** is added by error code, for every command or only for `command`. `%s` in a hint is the
+** path the failure is about (given by the caller), and such a hint needs one.
+*/
+static const struct cli_hint {
+  int code;
+  const char *command; /* NULL: any */
+  const char *hint;
+} cli_hints[] = {
+    {RESCUE_ENOTCORPUS, NULL, "create one with 'rescue init %s'"},
+};
+
+/* Print err with its hint (arg: the path for a hint's %s, or NULL); returns 1. */
+static int fail_with_hint(const rescue_error *err, const char *arg) {
+  const char *msg = err->msg[0] ? err->msg : rescue_strerror(err->code);
+  size_t i;
+  for (i = 0; i < sizeof cli_hints / sizeof cli_hints[0]; i++) {
+    const struct cli_hint *h = &cli_hints[i];
+    char hint[4200];
+    if (h->code != err->code || (h->command && strcmp(h->command, cli_name) != 0))
+      continue;
+    if (strstr(h->hint, "%s") && !arg)
+      continue;
+    snprintf(hint, sizeof hint, h->hint, arg);
+    cli_error("%s (%s)", msg, hint);
+    return 1;
+  }
+  cli_error("%s", msg);
   return 1;
 }
+
+int cli_fail(const rescue_error *err) { return fail_with_hint(err, NULL); }
+
+int cli_fail_path(const rescue_error *err, const char *path) { return fail_with_hint(err, path); }
 
 int cli_usage_error(const char *usage, const char *fmt, ...) {
   va_list ap;
@@ -157,7 +189,7 @@ int cli_parse_long(const char *opt, const char *s, long *out, const char *usage)
 int cli_open_store(const char *path, int flags, rescue_store **st) {
   rescue_error err = {0, ""};
   if (rescue_store_open(st, path, flags, &err))
-    return cli_fail(&err);
+    return cli_fail_path(&err, path);
   return 0;
 }
 

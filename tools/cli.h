@@ -23,8 +23,10 @@ extern const char *cli_name;
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A warning: "rescue: <cmd>: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print the error's message and return 1. */
+/* Print the error's message, with the CLI's hint for its code (tools/cli.c), and return 1. */
 int cli_fail(const rescue_error *err);
+/* The same for a failure about `path` (hints that name the path, as "rescue init <path>"). */
+int cli_fail_path(const rescue_error *err, const char *path);
 /* A usage error: message, then the usage text, on stderr; returns 2. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* -h: usage on stdout; returns 0. */
