@@ -336,9 +336,9 @@ static int set_value(const cli_spec *spec, const cli_option *o, const char *arg)
     if (o->min < o->max && (v < o->min || v > o->max)) {
       if (o->max == LONG_MAX)
         return cli_spec_error(spec, "--%s expects a whole number >= %ld, not '%s'", o->long_name,
-                           o->min, arg);
+                              o->min, arg);
       return cli_spec_error(spec, "--%s expects a whole number from %ld to %ld, not '%s'",
-                         o->long_name, o->min, o->max, arg);
+                            o->long_name, o->min, o->max, arg);
     }
     *(long *)o->value = v;
     return 0;
@@ -357,7 +357,7 @@ static int set_value(const cli_spec *spec, const cli_option *o, const char *arg)
     cli_list_free(l);
     if (!(l->v = cli_split_list(arg, &l->n)))
       return cli_spec_error(spec, "--%s expects comma-separated sample ids, not '%s'", o->long_name,
-                         arg);
+                            arg);
     return 0;
   }
   case CLI_OPT_END: break;
@@ -403,7 +403,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
       const char *bad = argv[optind - 1];
       if (bad && strncmp(bad, "--", 2) == 0)
         return cli_spec_error(spec, optopt ? "option '%s' needs a value" : "unknown option '%s'",
-                           bad);
+                              bad);
       if (optopt && strchr(shortopts, optopt) && optopt != ':')
         return cli_spec_error(spec, "option '-%c' needs a value", optopt);
       return cli_spec_error(spec, "unknown option '-%c'", optopt ? optopt : '?');
