@@ -12,6 +12,7 @@
 #include "rescue_adjudicate.h"
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
+#include "store_int.h"
 
 static const char *const policy_names[] = {"lead", "majority", "latest"};
 

@@ -1,6 +1,6 @@
 /*
 ** agree_corpus.c: corpus mode: turn the coders' views of a RESCUE corpus into reliability
-** data, one data set per field (agreement.md "Fields of a RESCUE corpus"), and measure
+** data, one data set per field (annotate/AGREEMENT.md "Fields of a RESCUE corpus"), and measure
 ** how much of a model's draft each human changed.
 **
 ** Coders: as named, else every annotator or lead (not retired) who saved a version; the
@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
 #include "rescue_alloc.h"
+#include "store_int.h"
 
 typedef enum unit_kind { U_ROW, U_PERSON, U_PAIR } unit_kind;
 typedef enum val_kind { V_LABEL, V_NUMBER, V_SET, V_PRESENCE, V_TEXT } val_kind;
@@ -172,7 +173,7 @@ typedef struct xctx {
   int el_cap;
 } xctx;
 
-/* The cleaned string of a value (tasks.md §0.1) in buffer b; "" for missing. */
+/* The cleaned string of a value (corpus/FORMAT.md §6.1) in buffer b; "" for missing. */
 static const char *clean(rescue_buf *b, const rescue_jnode *n) {
   rescue_buf_reset(b);
   rescue_jclean(b, n);

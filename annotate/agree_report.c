@@ -1,12 +1,12 @@
 /*
-** agree_report.c: agreement results as the JSON document of agreement.md ("Output") and
+** agree_report.c: agreement results as the JSON document of annotate/AGREEMENT.md ("Output") and
 ** as a readable report; the report container; table mode end to end.
 */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
 #include "rescue_alloc.h"
 
 /* A number, or null when undefined. */

@@ -2,13 +2,14 @@
 ** agree_stats.c: the coefficients: Krippendorff's alpha at every level through the
 ** coincidence of value pairs within units, one-vs-rest alpha per label, Cohen's kappa
 ** (plain and weighted) per coder pair, Fleiss' kappa, Gwet's AC1, percent agreement, text
-** overlap, the bootstrap interval and per-group alpha. Formulas: agreement.md.
+** overlap, the bootstrap interval and per-group alpha. Formulas: annotate/AGREEMENT.md.
 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
+#include "prim_int.h"
 #include "rescue_alloc.h"
 
 /* Dense tables (distances, coincidences) are kept only up to this many values. */
@@ -735,7 +736,7 @@ static int tokens(const char *s, uint64_t **out, int *n) {
   uint64_t *t = NULL;
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = RESCUE_FNV1A64_BASIS;
     int len = 0;
     while (*p && !((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
                    (*p >= 'A' && *p <= 'Z') || *p >= 0x80))
@@ -743,7 +744,7 @@ static int tokens(const char *s, uint64_t **out, int *n) {
     while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
            *p >= 0x80) {
       unsigned char c = *p >= 'A' && *p <= 'Z' ? (unsigned char)(*p + 32) : *p;
-      h = (h ^ c) * 1099511628211ULL;
+      h = rescue_fnv1a64_step(h, c);
       p++;
       len++;
     }
@@ -1061,7 +1062,10 @@ static rescue_agree_status boot_alpha(const boot *bs, metric *mt, const int *w, 
   return alpha_from(n, live, mixed, dsum, de, alpha);
 }
 
-/* xoshiro256** seeded by splitmix64: the bootstrap's generator, the same on every machine. */
+/*
+** xoshiro256** seeded by SplitMix64 (prim_int.h): the bootstrap's generator, the same on
+** every machine (xoshiro is kept for the bootstrap's millions of draws).
+*/
 typedef struct rng {
   uint64_t s[4];
 } rng;
@@ -1070,12 +1074,8 @@ static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static void rng_seed(rng *g, uint64_t seed) {
   int i;
-  for (i = 0; i < 4; i++) {
-    uint64_t z = (seed += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    g->s[i] = z ^ (z >> 31);
-  }
+  for (i = 0; i < 4; i++)
+    g->s[i] = rescue_splitmix64(&seed);
 }
 
 static uint64_t rng_next(rng *g) {

@@ -1,11 +1,11 @@
 /*
 ** agree_tsv.c: the table-mode reader: long-format TSV `unit<TAB>coder<TAB>value` read in
 ** one pass over the whole file in memory, interning units, coders and value spellings
-** with hash maps keyed by the file's own bytes. Set values are JSON arrays (jansson).
+** with hash maps keyed by the file's own bytes. Set values are JSON arrays (read with the
+** library's JSON reader, rescue_json.h).
 */
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agree_impl.h"
+#include "agree_int.h"
 #include "rescue_alloc.h"
 
 /*
@@ -160,6 +160,7 @@ typedef struct reader {
   int32_t *coder_of, *value_of;     /* per coder / token entry: index in d (value: -1 missing) */
   uint32_t cap_coder_of, cap_value_of;
   rescue_buf tmp;
+  rescue_jdoc *jdoc;                /* set values; made on first use */
 } reader;
 
 static int fail_at(reader *r, const char *line, const char *p, long lineno, const char *fmt,
@@ -223,32 +224,28 @@ static int parse_value(reader *r, const char *line, const char *tok, size_t len,
   }
   case RESCUE_LEVEL_MASI:
   case RESCUE_LEVEL_JACCARD: {
-    json_error_t je;
-    json_t *a, *e;
+    rescue_jerror je;
+    const rescue_jnode *a, *e;
     const char *stack_el[64], **el = stack_el;
     size_t stack_len[64], *lens = stack_len, k, n;
     if (tok[0] != '[')
       return fail_at(r, line, tok, lineno, "expected a JSON array of strings, not '", tok, len);
-    a = json_loadb(tok, len, 0, &je);
-    if (!a || !json_is_array(a)) {
-      json_decref(a);
-      if (!a)
-        return rescue_seterr(r->err, RESCUE_EBADINPUT, "%s:%ld:%ld: expected a JSON array of "
-                             "strings: %s", r->path, lineno,
-                             column(line, tok) + (long)(je.position > 0 ? je.position - 1 : 0),
-                             je.text);
+    if (!r->jdoc && !(r->jdoc = rescue_jdoc_new()))
+      return rescue_seterr(r->err, RESCUE_ENOMEM, NULL);
+    a = rescue_jparse(r->jdoc, tok, len, &je);
+    if (!a)
+      return rescue_seterr(r->err, RESCUE_EBADINPUT, "%s:%ld:%ld: expected a JSON array of "
+                           "strings: %s", r->path, lineno,
+                           column(line, tok) + (long)je.offset, je.msg);
+    if (a->type != RESCUE_JARRAY)
       return fail_at(r, line, tok, lineno, "expected a JSON array of strings, not '", tok, len);
-    }
-    n = json_array_size(a);
-    if (n == 0) {
-      json_decref(a);
+    n = a->len;
+    if (n == 0)
       return 0; /* [] is a missing value */
-    }
     if (n > 64) {
       el = rescue_malloc(n * sizeof *el);
       lens = rescue_malloc(n * sizeof *lens);
       if (!el || !lens) {
-        json_decref(a);
         if (el != stack_el)
           rescue_free(el);
         if (lens != stack_len)
@@ -257,17 +254,16 @@ static int parse_value(reader *r, const char *line, const char *tok, size_t len,
       }
     }
     rc = 0;
-    json_array_foreach(a, k, e) {
-      if (!json_is_string(e)) {
+    for (k = 0, e = a->child; e; e = e->next, k++) {
+      if (e->type != RESCUE_JSTRING) {
         rc = fail_at(r, line, tok, lineno, "set elements must be strings: '", tok, len);
         break;
       }
-      el[k] = json_string_value(e);
-      lens[k] = json_string_length(e);
+      el[k] = e->s;
+      lens[k] = e->len;
     }
     if (!rc)
       rc = rescue_agree_set(d, el, lens, (int)n);
-    json_decref(a);
     if (el != stack_el)
       rescue_free(el);
     if (lens != stack_len)
@@ -569,6 +565,7 @@ fail:
   rescue_free(r.coder_of);
   rescue_free(r.value_of);
   rescue_buf_free(&r.tmp);
+  rescue_jdoc_free(&r.jdoc);
   rescue_free(raw_unit);
   rescue_free(raw_line);
   rescue_free(raw_coder);

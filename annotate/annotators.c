@@ -9,11 +9,11 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include <libavutil/mem.h>
-#include <libavutil/sha.h>
-
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
+#include "prim_int.h"
+#include "rescue_sha256.h"
+#include "store_int.h"
 
 const char *rescue_annotator_name_invalid(const char *name) {
   const unsigned char *p = (const unsigned char *)name;
@@ -44,24 +44,16 @@ int rescue_annotator_role_valid(const char *role) {
 }
 
 void rescue_token_hash(const char *token, char hex[65]) {
-  struct AVSHA *sha = av_sha_alloc();
-  uint8_t digest[32];
-  int i;
-  memset(digest, 0, sizeof digest);
-  if (sha && av_sha_init(sha, 256) == 0) {
-    av_sha_update(sha, (const uint8_t *)token, strlen(token));
-    av_sha_final(sha, digest);
-  }
-  av_free(sha);
-  for (i = 0; i < 32; i++)
-    snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+  rescue_sha256 h;
+  rescue_sha256_init(&h);
+  rescue_sha256_update(&h, token, strlen(token));
+  rescue_sha256_hex(&h, hex);
 }
 
 /* 32 random bytes as 64 hex characters. */
 static int new_token(char token[65]) {
   unsigned char raw[32];
   size_t got = 0;
-  int i;
   while (got < sizeof raw) {
     ssize_t r = getrandom(raw + got, sizeof raw - got, 0);
     if (r < 0 && errno == EINTR)
@@ -70,8 +62,7 @@ static int new_token(char token[65]) {
       return -1;
     got += (size_t)r;
   }
-  for (i = 0; i < 32; i++)
-    snprintf(token + 2 * i, 3, "%02x", raw[i]);
+  rescue_hex(raw, sizeof raw, token);
   return 0;
 }
 

@@ -11,6 +11,8 @@
 
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
+#include "store_int.h"
+#include "prim_int.h"
 
 typedef struct agroup {
   char *name;
@@ -21,22 +23,6 @@ typedef struct agroup {
   int twice;           /* goes to two annotators */
   int who[2];
 } agroup;
-
-/* splitmix64: small, seedable, the same everywhere. */
-static uint64_t mix(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-static uint32_t below(uint64_t *s, uint32_t n) {
-  uint64_t lim = UINT64_MAX - UINT64_MAX % n, r;
-  do
-    r = mix(s);
-  while (r >= lim);
-  return (uint32_t)(r % n);
-}
 
 /* Twice first, then larger, then shuffled order. */
 static int by_deal(const void *a, const void *b) {
@@ -206,7 +192,7 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
     order[i] = &g[i];
   for (i = n - 1; i > 0; i--) {
     agroup *t;
-    j = (int)below(&seed, (uint32_t)i + 1);
+    j = (int)rescue_splitmix64_below(&seed, (uint64_t)i + 1);
     t = order[i];
     order[i] = order[j];
     order[j] = t;

@@ -1,5 +1,5 @@
 /*
-** lint.c: the guideline rules R01-R19 (format.md §5) over samples as JSON, driven by the
+** lint.c: the guideline rules R01-R19 (annotate/LINT.md) over samples as JSON, driven by the
 ** scheme, and the store walk that feeds them (views, media durations, subtitle cues).
 **
 ** Each problem is reported once, under the rule that owns it: a wrong JSON type is R01,
@@ -16,6 +16,7 @@
 #include "rescue_alloc.h"
 #include "rescue_lint.h"
 #include "rescue_similar.h"
+#include "store_int.h"
 
 static const struct {
   rescue_lint_severity sev;
@@ -120,7 +121,7 @@ static void add(linter *L, int rule, int row, const char *field, const char *fmt
   r->by_rule[rule]++;
 }
 
-/* The cleaned string form of a value (tasks.md §0.1), in b. */
+/* The cleaned string form of a value (corpus/FORMAT.md §6.1), in b. */
 static const char *clean(rescue_buf *b, const rescue_jnode *n) {
   rescue_buf_reset(b);
   rescue_jclean(b, n);
@@ -698,7 +699,7 @@ static void r14(linter *L, const rescue_jnode *const *rows, int n, const rescue_
   rescue_free(sp);
 }
 
-/* The derived scenario (tasks.md §1.2) and shared participant list (§1.3) of the rows. */
+/* The derived scenario (corpus/FORMAT.md §6.3) and shared participant list (§1.3) of the rows. */
 static const char *derive(linter *L, const rescue_jnode *const *rows, int n, char ***parts,
                           int *n_parts) {
   const char *family = rescue_scheme_group_label(L->sc, "family");
@@ -801,7 +802,7 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
     if (sv->type != RESCUE_JSTRING) {
       add(L, 19, 0, "scenario", "scenario is %s, not a string", jtype(sv));
     } else if (strcmp(sv->s, derived) != 0) {
-      add(L, 19, 0, "scenario", "scenario is '%s' but the sample reads as %s (tasks.md §1.2)",
+      add(L, 19, 0, "scenario", "scenario is '%s' but the sample reads as %s (corpus/FORMAT.md §6.3)",
           shorten(sh, sv->s), derived);
       if (rescue_scheme_group_label(L->sc, sv->s))
         L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";

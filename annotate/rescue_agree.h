@@ -1,12 +1,12 @@
 /*
 ** rescue_agree.h: inter-annotator agreement (public): one engine for any long-format
 ** reliability data (unit, coder, value), fed from a RESCUE corpus or a TSV table.
-** What is computed and why: ../shared/spec/agreement.md.
+** What is computed and why: annotate/AGREEMENT.md.
 **
 ** Build a data set unit by unit (rescue_agree_unit, then rescue_agree_value per coder),
 ** compute it (rescue_agree_compute), print the result (rescue_agree_result_json). The
 ** corpus and table front ends (rescue_agree_corpus, rescue_agree_table) wrap all of it into
-** a report whose JSON is the document of agreement.md "Output".
+** a report whose JSON is the document of annotate/AGREEMENT.md "Output".
 */
 #ifndef RESCUE_AGREE_H
 #define RESCUE_AGREE_H
@@ -33,7 +33,7 @@ typedef enum rescue_agree_level {
 const char *rescue_agree_level_name(rescue_agree_level level);
 int rescue_agree_level_parse(const char *name, rescue_agree_level *out);
 
-/* A result's status: anything but OK comes with a null alpha (agreement.md). */
+/* A result's status: anything but OK comes with a null alpha (annotate/AGREEMENT.md). */
 typedef enum rescue_agree_status {
   RESCUE_AGREE_OK,
   RESCUE_AGREE_NO_DATA,       /* no unit has two values */
@@ -181,7 +181,7 @@ void rescue_agree_result_free(rescue_agree_result *r);
 rescue_agree_status rescue_agree_alpha(const rescue_agree_data *d, double *alpha);
 
 /*
-** Write the result as one JSON object (agreement.md "Output") under `field`; `coders`
+** Write the result as one JSON object (annotate/AGREEMENT.md "Output") under `field`; `coders`
 ** names the coders in the order given (NULL: the data's coders). A field on thin data
 ** ends with "warnings": [{"kind": "few_resampled_groups", "groups", "minimum": 20},
 ** {"kind": "few_pairable_units", "units", "minimum": 30}] (either or both).
@@ -205,7 +205,7 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
 
 /* ---- corpus mode ---- */
 
-/* The fields of a RESCUE corpus (agreement.md), in report order; NULL-terminated. */
+/* The fields of a RESCUE corpus (annotate/AGREEMENT.md), in report order; NULL-terminated. */
 extern const char *const rescue_agree_fields[];
 
 typedef struct rescue_agree_corpus_opts {
@@ -231,7 +231,7 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
 /* One table: read path at level and compute it. Errors in err. */
 int rescue_agree_table(const char *path, rescue_agree_level level, const rescue_agree_opts *o,
                        rescue_agree_report **out, rescue_error *err);
-/* The whole report as one JSON document (agreement.md "Output"), no trailing newline. */
+/* The whole report as one JSON document (annotate/AGREEMENT.md "Output"), no trailing newline. */
 void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out);
 /*
 ** The readable report: a summary table (field, level, coders, units, alpha with its

@@ -17,11 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_alloc.h"
 #include "rescue_clip.h"
 #include "rescue_media.h"
 #include "rescue_output.h"
+#include "store_int.h"
 
 /* Row times further than this past the source's end fail the sample before cutting. */
 #define LEN_SLACK 0.050
@@ -45,15 +46,6 @@ const char *rescue_clip_mode_name(rescue_clip_mode mode) {
   case RESCUE_CLIP_AUDIO: return "audio";
   }
   return "copy";
-}
-
-uint64_t rescue_fnv1a64(const char *s) {
-  uint64_t h = 14695981039346656037ULL;
-  for (; *s; s++) {
-    h ^= (unsigned char)*s;
-    h *= 1099511628211ULL;
-  }
-  return h;
 }
 
 /* A clip recorded by an earlier run (the current record of its position and mode). */

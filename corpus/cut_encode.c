@@ -18,7 +18,7 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_alloc.h"
 #include "rescue_media.h"
 

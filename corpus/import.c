@@ -14,6 +14,8 @@
 #include "rescue_import.h"
 #include "rescue_similar.h"
 #include "rescue_subtitles.h"
+#include "store_int.h"
+#include "prim_int.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {
@@ -47,15 +49,6 @@ typedef struct seen_set {
   size_t cap, n;
 } seen_set;
 
-static uint64_t fnv1a(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  while (*s) {
-    h ^= (unsigned char)*s++;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 /* Returns NULL when added, the first location when id was seen, or "" when out of memory. */
 static const char *seen_add(seen_set *set, const char *id, const char *where) {
   size_t i;
@@ -67,7 +60,7 @@ static const char *seen_add(seen_set *set, const char *id, const char *where) {
     for (j = 0; j < set->cap; j++) {
       if (!set->slots[j].id)
         continue;
-      i = fnv1a(set->slots[j].id) & (cap - 1);
+      i = rescue_fnv1a64(set->slots[j].id) & (cap - 1);
       while (ns[i].id)
         i = (i + 1) & (cap - 1);
       ns[i] = set->slots[j];
@@ -76,7 +69,7 @@ static const char *seen_add(seen_set *set, const char *id, const char *where) {
     set->slots = ns;
     set->cap = cap;
   }
-  i = fnv1a(id) & (set->cap - 1);
+  i = rescue_fnv1a64(id) & (set->cap - 1);
   while (set->slots[i].id) {
     if (strcmp(set->slots[i].id, id) == 0)
       return set->slots[i].where;
@@ -136,6 +129,7 @@ typedef struct importer {
   uint64_t done, total;
   int write;   /* 0: the checking pass (nothing is written); 1: the writing pass */
   long long max_value; /* the most bytes the store holds in one value (SQLite's limit) */
+  int edit;    /* rescue_import_edits: rows are stored as edits of existing samples */
 } importer;
 
 /*
@@ -441,8 +435,10 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   in.given_keys = given;
   in.n_rows = n;
   in.rows = im->rows;
-  rc = rescue_store_put_sample(im->st, &in, im->annotator_id, "import",
-                               im->o->resegment ? RESCUE_PUT_RESEGMENT : 0, &im->res->put);
+  rc = rescue_store_put_sample(im->st, &in, im->annotator_id, im->edit ? "edit" : "import",
+                               im->edit ? RESCUE_PUT_EDIT
+                                        : im->o->resegment ? RESCUE_PUT_RESEGMENT : 0,
+                               &im->res->put);
   if (rc) {
     if (im->err != rescue_store_err(im->st))
       *im->err = *rescue_store_err(im->st);
@@ -732,7 +728,7 @@ static void path_free(path_list *l) {
   rescue_free(l->v);
 }
 
-/* Path-component order (tasks.md §1.1): '/' sorts before every other byte. */
+/* Path-component order (corpus/FORMAT.md §6.2): '/' sorts before every other byte. */
 static int cmp_paths(const void *a, const void *b) {
   const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
   for (;; x++, y++) {
@@ -870,8 +866,9 @@ static int detect(importer *im, const char *path, rescue_format *f) {
   return 0;
 }
 
-int rescue_import(rescue_store *st, const char *const *paths, int n,
-                  const rescue_import_opts *opts, rescue_import_result *res) {
+/* rescue_import and rescue_import_edits: edit says which. */
+static int import_run(rescue_store *st, const char *const *paths, int n,
+                      const rescue_import_opts *opts, rescue_import_result *res, int edit) {
   importer im;
   rescue_import_result dummy;
   rescue_format *fmts = NULL;
@@ -887,6 +884,7 @@ int rescue_import(rescue_store *st, const char *const *paths, int n,
   im.o = opts;
   im.res = res;
   im.max_value = sqlite3_limit(rescue_store_db(st), SQLITE_LIMIT_LENGTH, -1);
+  im.edit = edit;
   if (opts->sample && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
                                   opts->format != RESCUE_FMT_JSON &&
                                   opts->format != RESCUE_FMT_SRT &&
@@ -1023,4 +1021,14 @@ end:
   rescue_jdoc_free(&im.doc);
   rescue_free(fmts);
   return rc;
+}
+
+int rescue_import(rescue_store *st, const char *const *paths, int n,
+                  const rescue_import_opts *opts, rescue_import_result *res) {
+  return import_run(st, paths, n, opts, res, 0);
+}
+
+int rescue_import_edits(rescue_store *st, const char *const *paths, int n,
+                        const rescue_import_opts *opts, rescue_import_result *res) {
+  return import_run(st, paths, n, opts, res, 1);
 }

@@ -332,7 +332,7 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
     case 'r': *o++ = '\r'; p++; *plain = 0; break;
     case 't': *o++ = '\t'; p++; *plain = 0; break;
     case 'u': {
-      unsigned v, lo;
+      unsigned v = 0, lo = 0xDC00; /* the first pass checked both escapes */
       read_hex4(p + 1, q, &v);
       p += 5;
       if (v >= 0xD800 && v <= 0xDBFF && q - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
@@ -897,7 +897,7 @@ void rescue_jw_raw(rescue_jw *w, const char *json, size_t len) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Cleaning (tasks.md §0.1)                                                  */
+/* Cleaning (corpus/FORMAT.md §6.1)                                                  */
 
 /* Length of a Python str.strip() whitespace character at p, or 0. */
 static int pyspace(const unsigned char *p, const unsigned char *end) {

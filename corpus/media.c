@@ -1,5 +1,5 @@
 /*
-** media.c: probing media files with libavformat, SHA-256 of files (OpenSSL), the
+** media.c: probing media files with libavformat, SHA-256 of files (sha256.c), the
 ** cheap fingerprint of rescue_media.h, and where stored source paths are on disk.
 */
 #include <errno.h>
@@ -14,22 +14,13 @@
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 
-#include "media_internal.h"
+#include "media_int.h"
+#include "prim_int.h"
 #include "rescue_alloc.h"
 #include "rescue_sha256.h"
 #include "rescue_media.h"
 
 #define MIB (1 << 20)
-
-void media_hex(const unsigned char *d, size_t n, char *hex) {
-  static const char digits[] = "0123456789abcdef";
-  size_t i;
-  for (i = 0; i < n; i++) {
-    hex[2 * i] = digits[d[i] >> 4];
-    hex[2 * i + 1] = digits[d[i] & 15];
-  }
-  hex[2 * n] = 0;
-}
 
 int media_averr(rescue_error *err, int code, int averr, const char *fmt, ...) {
   char what[600], why[AV_ERROR_MAX_STRING_SIZE];
@@ -92,7 +83,7 @@ int rescue_media_fingerprint(const char *path, int64_t *size, char hex[65], resc
     goto ioerr;
   rescue_sha256_update(&ctx, buf, (size_t)n);
   rescue_sha256_final(&ctx, d);
-  media_hex(d, 32, hex);
+  rescue_hex(d, 32, hex);
   if (size)
     *size = (int64_t)sb.st_size;
   goto end;
@@ -135,7 +126,7 @@ int rescue_sha256_file(const char *path, char hex[65], int64_t *size, rescue_err
     total += n;
   }
   rescue_sha256_final(&ctx, d);
-  media_hex(d, 32, hex);
+  rescue_hex(d, 32, hex);
   if (size)
     *size = total;
 end:

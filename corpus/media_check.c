@@ -8,7 +8,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_media.h"
 
 /* A decoder for one stream, or NULL (with err set) when it cannot be opened. */

@@ -9,9 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_alloc.h"
 #include "rescue_media.h"
+#include "store_int.h"
 
 /* Span end may pass the probed duration by this much (container rounding). */
 #define END_SLACK 0.001

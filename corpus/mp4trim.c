@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_alloc.h"
 
 static uint32_t rd32(const unsigned char *p) {

@@ -2,7 +2,7 @@
 ** rescue_clip.h: cutting one clip per row (and a sample's segment) out of its linked
 ** source (public). `rescue clip` is a thin client of rescue_clip().
 **
-** Layout (spec/media.md, "Layout decisions"): <out>/<sample_id>/clips/NNN.mp4 (NNN = row
+** Layout (corpus/FORMAT.md §7): <out>/<sample_id>/clips/NNN.mp4 (NNN = row
 ** position, 3 digits; NNN.wav in audio mode), <out>/<sample_id>/segment.mp4 for a sample
 ** that is a span of a longer source, and <out>/<sample_id>/manifest.json in the release
 ** format {"rows": [{"index", "clip_path", "duration_sec", ...}]} with clip_path relative

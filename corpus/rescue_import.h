@@ -91,4 +91,15 @@ typedef struct rescue_import_result {
 int rescue_import(rescue_store *st, const char *const *paths, int n,
                   const rescue_import_opts *opts, rescue_import_result *res);
 
+/*
+** Import paths[0..n) as edits by opts->annotator (NULL: "import") of samples already in
+** the corpus: a row gets a new version (kind "edit") only where its content differs from
+** the version that annotator sees now (their latest, else the row's first version), and
+** the sample-level keys likewise. Same checks and single transaction as rescue_import. A
+** sample that is not in the corpus, or whose row count differs, is refused
+** (RESCUE_EBADINPUT); opts->resegment is ignored.
+*/
+int rescue_import_edits(rescue_store *st, const char *const *paths, int n,
+                        const rescue_import_opts *opts, rescue_import_result *res);
+
 #endif

@@ -148,7 +148,7 @@ void rescue_jw_node(rescue_jw *w, const rescue_jnode *n);
 /* An already serialised value (must be valid JSON in the same style). */
 void rescue_jw_raw(rescue_jw *w, const char *json, size_t len);
 
-/* ---- the scripts' value cleaning (tasks.md §0.1) ---- */
+/* ---- the scripts' value cleaning (corpus/FORMAT.md §6.1) ---- */
 
 /*
 ** Range [*start, *end) of s[0..len) without the characters Python's str.strip() removes

@@ -31,7 +31,7 @@ struct rescue_field {
   int has_min, has_max;
   double min, max;
   char *unit;         /* or NULL */
-  int required;       /* the key must be present (format.md R01) */
+  int required;       /* the key must be present (annotate/LINT.md R01) */
   char *rows;         /* "client", "therapist" or NULL: which rows may carry a value */
   char *level;        /* agreement level ("nominal", "interval", "masi"...) or NULL */
   char *description;  /* one line for people */

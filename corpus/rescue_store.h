@@ -3,9 +3,8 @@
 **
 ** A store holds samples (grouped by couple or family), their fixed row sets, and every
 ** version of every row's annotation with its annotator and time; nothing is overwritten.
-** Which version a reader sees is a rescue_view (DESIGN.md, "Which version of a row each
-** command sees"). All SQL text lives in schema/: library modules ask for a prepared
-** statement by name (rescue_store_stmt) and bind parameters by :name.
+** Which version a reader sees is a rescue_view (corpus/FORMAT.md §5, "Versions and views"). This header is the public part; the SQL access and the low-level
+** writers the library modules share are in store_int.h.
 **
 ** Error handling: functions return 0 or a negative rescue_errcode and leave the detail
 ** on the handle (rescue_store_errmsg). Nothing here prints or exits.
@@ -14,8 +13,6 @@
 #define RESCUE_STORE_H
 
 #include <stdint.h>
-
-#include <sqlite3.h>
 
 #include "rescue_buf.h"
 #include "rescue_error.h"
@@ -55,45 +52,6 @@ rescue_error *rescue_store_err(rescue_store *st);
 const char *rescue_store_path(const rescue_store *st);
 /* The corpus's annotation scheme (owned by the store). */
 const rescue_scheme *rescue_store_scheme(const rescue_store *st);
-
-/* ---- for library modules: SQL access (tools/ never calls these) ---- */
-
-/* The underlying connection. */
-sqlite3 *rescue_store_db(rescue_store *st);
-/*
-** The statement called `name` in schema/queries.sql, prepared once and cached; it comes
-** back reset with bindings cleared. NULL (with the error on the handle) if unknown.
-*/
-sqlite3_stmt *rescue_store_stmt(rescue_store *st, const char *name);
-/* Bind helpers by parameter name (":name"); a missing parameter is a caller bug. */
-void rescue_bind_int(sqlite3_stmt *s, const char *name, int64_t v);
-void rescue_bind_double(sqlite3_stmt *s, const char *name, double v);
-void rescue_bind_text(sqlite3_stmt *s, const char *name, const char *v, int len);
-void rescue_bind_null(sqlite3_stmt *s, const char *name);
-/* Record an SQLite failure on the handle ("what: sqlite message"); returns the code. */
-int rescue_store_sqlerr(rescue_store *st, const char *what);
-
-/*
-** Writers: BEGIN IMMEDIATE (waiting up to the busy timeout, then RESCUE_EBUSY),
-** COMMIT, ROLLBACK. Nested calls are not supported.
-*/
-int rescue_store_begin(rescue_store *st);
-int rescue_store_commit(rescue_store *st);
-void rescue_store_rollback(rescue_store *st);
-
-/*
-** Bulk writes: when no other connection has the corpus open, switch it to a rollback
-** journal for the duration (pages are then written once instead of to the WAL and again
-** at the checkpoint: measured 20-25% of an import). *bulk says whether it switched; it is
-** 0, and nothing changed, when anyone else is connected. rescue_store_bulk_end switches
-** back to WAL. Call both outside a transaction. Note the switch updates the file's
-** change counter, so callers validate their input before switching.
-*/
-void rescue_store_bulk_begin(rescue_store *st, int *bulk);
-void rescue_store_bulk_end(rescue_store *st, int bulk);
-
-/* Current UTC time as ISO-8601 with milliseconds ("2026-11-29T19:04:18.123Z"). */
-void rescue_now_iso(char out[32]);
 
 /* ---- annotators ---- */
 
@@ -221,16 +179,16 @@ int rescue_sample_ref(rescue_store *st, const char *sample_id, int64_t *ref);
 /* Rows in the sample's current row set, or RESCUE_ENOTFOUND when there is no such sample. */
 int rescue_sample_rowcount(rescue_store *st, const char *sample_id, int *n_rows);
 
-/* ---- derived facts (tasks.md §1.2, §1.3) ---- */
+/* ---- derived facts (corpus/FORMAT.md §6.3, §6.4) ---- */
 
 /*
-** The sample's scenario by tasks.md §1.2: "family" when sample_id, lower-cased, starts
+** The sample's scenario by corpus/FORMAT.md §6.3: "family" when sample_id, lower-cased, starts
 ** with "family_therapy/" or contains "/family_therapy/", or any entity equals a family
 ** group label; else "couple". (Uses the scheme's group labels.)
 */
 const char *rescue_sample_scenario(const rescue_scheme *sc, const rescue_sample *s);
 /*
-** Append the shared participant list (§1.3) to out as a JSON array in first-seen order:
+** Append the shared participant list (corpus/FORMAT.md §6.4) to out as a JSON array in first-seen order:
 ** cleaned speakers, targets and support targets, without "", the practitioner and the
 ** group labels.
 */
@@ -267,84 +225,12 @@ int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char
 /* Number of samples in the store. */
 int rescue_store_sample_count(rescue_store *st, long *n);
 
-/* ---- writing samples ---- */
-
-/* One row to store: canonical JSON and the typed copies (see rescue_row). */
-typedef struct rescue_row_input {
-  rescue_buf content;   /* canonical JSON object */
-  rescue_buf extra;     /* speaker\0entities\0utterance\0cycle\0pattern\0 */
-  double start_time, end_time;
-  int has_utterance, has_cycle, has_pattern;
-} rescue_row_input;
-
-/*
-** Build a row input from a parsed row object: checks the structural types import
-** refuses (object, finite start_time/end_time, target a list of strings), writes the
-** canonical JSON and extracts the typed copies (in == NULL: only checks). On a type error returns
-** RESCUE_EBADINPUT, sets *bad to the offending node, and writes the reason to err.
-*/
-int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
-                               rescue_row_input *in, const rescue_jnode **bad,
-                               rescue_error *err);
-void rescue_row_input_free(rescue_row_input *in);
-
-/* A whole sample to store. */
-typedef struct rescue_sample_input {
-  const char *sample_id;
-  const char *head, *tail;  /* see sample_version */
-  int has_rows, given_keys;
-  int n_rows;
-  rescue_row_input *rows;
-} rescue_sample_input;
-
-/* What a put changed. */
+/* What an import changed (rescue_import_result). */
 typedef struct rescue_put_stats {
   long samples_new, samples_changed, samples_unchanged;
   long rows_new, row_versions, rowsets;
   long rows_carried;    /* resegmentations: new rows that keep an old row's span */
 } rescue_put_stats;
-
-enum {
-  RESCUE_PUT_RESEGMENT = 1,  /* a different row count, or rows that no longer line up,
-                                records a new row set */
-};
-
-/*
-** Store one sample under an annotator, inside the caller's transaction. A new sample
-** gets its row set and a first version of every row. For an existing sample, each row
-** whose content differs from this annotator's own latest version of it (or that this
-** annotator never versioned) gets a new version; the sample-level keys likewise. Rows
-** are matched by identity, not just position: with the same row count, each input row's
-** span must overlap the span of the row it replaces (as this annotator sees it) by at
-** least half of the shorter one. A different row count or a misaligned row is refused
-** (RESCUE_EBADINPUT, naming the first misaligned row) unless RESCUE_PUT_RESEGMENT, which
-** records a new row set and, per new row, the old rows it came from (same span, split
-** from, merged from). `kind` is "import", "edit" or "gold".
-*/
-int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
-                            int64_t annotator_id, const char *kind, int flags,
-                            rescue_put_stats *stats);
-
-/*
-** The row identity check of rescue_store_put_sample on its own, reading only: when
-** sample_id is in the store with n rows, each input span (start[i]..end[i]) must overlap
-** the span annotator_id sees for row i+1 by at least half of the shorter one. 0 when it
-** does (or the sample is new, or the counts differ); RESCUE_EBADINPUT naming the first
-** misaligned row (*bad_row, may be NULL, gets it) otherwise. Importers call it in their
-** checking pass, before anything is written.
-*/
-int rescue_store_check_rows(rescue_store *st, const char *sample_id, int n, const double *start,
-                            const double *end, int64_t annotator_id, int *bad_row);
-
-/*
-** Add one version of an existing row (row.id) inside the caller's transaction. For
-** kind "gold", gold_policy and gold_sources (a JSON array of row_version ids) say how it
-** was decided; pass NULL otherwise. *version_id (may be NULL) gets the new id.
-*/
-int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annotator_id,
-                                 const char *kind, const rescue_row_input *in,
-                                 const char *gold_policy, const char *gold_sources,
-                                 int64_t *version_id);
 
 /* ---- saving one row (the review server's save) ---- */
 

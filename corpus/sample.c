@@ -9,6 +9,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_store.h"
+#include "store_int.h"
 
 #define ENTITY_SEP '\x1f'
 
@@ -354,7 +355,7 @@ int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
   in->start_time = st->num;
   in->end_time = et->num;
 
-  /* speaker, then entities: speaker, targets, support_strategy targets (tasks.md §1.3) */
+  /* speaker, then entities: speaker, targets, support_strategy targets (corpus/FORMAT.md §6.4) */
   put_clean(&in->extra, row, "primary_speaker");
   put_entity(&ents, rescue_jget(row, "primary_speaker"), &tmp);
   for (c = tg->child; c; c = c->next)
@@ -677,14 +678,18 @@ end:
   return rc;
 }
 
-/* Add a sample version unless this annotator's latest one is the same. *added set to 1 if so. */
+/*
+** Add a sample version; check 1: unless this annotator's latest one is the same; check 2
+** (edits): unless the one the annotator sees (theirs, else the first) is. *added set to 1
+** when added.
+*/
 static int put_sample_version(rescue_store *st, int64_t ref, const rescue_sample_input *in,
                               int64_t annotator_id, const char *now, int check, int *added) {
   sqlite3_stmt *s;
   *added = 0;
   if (check) {
     int same = 0, rc;
-    s = rescue_store_stmt(st, "sample_version_mine");
+    s = rescue_store_stmt(st, check == 2 ? "sample_version_seen" : "sample_version_mine");
     if (!s)
       return rescue_store_err(st)->code;
     rescue_bind_int(s, ":sample_ref", ref);
@@ -733,6 +738,11 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
   rescue_now_iso(now);
   rescue_bind_text(s, ":sample_id", in->sample_id, -1);
   rc = sqlite3_step(s);
+  if (rc == SQLITE_DONE && (flags & RESCUE_PUT_EDIT)) {
+    sqlite3_reset(s);
+    return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
+                         "sample '%s' is not in the corpus", in->sample_id);
+  }
   if (rc == SQLITE_DONE) {
     int64_t group_id = 0;
     size_t i;
@@ -801,7 +811,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
       return rc;
   }
   if (resegment) {
-    if (!(flags & RESCUE_PUT_RESEGMENT))
+    if (!(flags & RESCUE_PUT_RESEGMENT) || (flags & RESCUE_PUT_EDIT))
       return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
                            "sample '%s' has %d rows in the corpus but %d in the input "
                            "(use --resegment to record a new row set)",
@@ -810,7 +820,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
       return rc;
     changed = 1;
   } else {
-    s = rescue_store_stmt(st, "rows_mine");
+    s = rescue_store_stmt(st, (flags & RESCUE_PUT_EDIT) ? "rows_seen" : "rows_mine");
     if (!s)
       return rescue_store_err(st)->code;
     rescue_bind_int(s, ":annotator_id", annotator_id);
@@ -858,7 +868,8 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
       changed = nt > 0;
     }
   }
-  if ((rc = put_sample_version(st, ref, in, annotator_id, now, 1, &added)))
+  if ((rc = put_sample_version(st, ref, in, annotator_id, now, (flags & RESCUE_PUT_EDIT) ? 2 : 1,
+                               &added)))
     return rc;
   if (changed || added)
     stats->samples_changed++;

@@ -6,6 +6,8 @@
 
 #include "rescue_sha256.h"
 
+#include "prim_int.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define RESCUE_SHA_X86 1
 #include <cpuid.h>
@@ -185,13 +187,7 @@ void rescue_sha256_final(rescue_sha256 *c, unsigned char out[32]) {
 }
 
 void rescue_sha256_hex(rescue_sha256 *c, char out[65]) {
-  static const char hex[] = "0123456789abcdef";
   unsigned char d[32];
-  int i;
   rescue_sha256_final(c, d);
-  for (i = 0; i < 32; i++) {
-    out[2 * i] = hex[d[i] >> 4];
-    out[2 * i + 1] = hex[d[i] & 15];
-  }
-  out[64] = 0;
+  rescue_hex(d, sizeof d, out);
 }

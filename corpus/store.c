@@ -17,13 +17,14 @@
 #include "rescue_alloc.h"
 #include "rescue_store.h"
 #include "rescue_version.h"
+#include "store_int.h"
 
 extern const unsigned char rescue_sql_store[];
 extern const size_t rescue_sql_store_len;
 extern const unsigned char rescue_sql_queries[];
 extern const size_t rescue_sql_queries_len;
 
-/* How long a writer waits for another writer before "corpus busy" (DESIGN.md). */
+/* How long a writer waits for another writer before "corpus busy". */
 #define BUSY_TIMEOUT_MS 10000
 
 #define STMT_CACHE 64
@@ -499,8 +500,7 @@ static int check_application_id(rescue_store *st) {
     return 0;
   if (rc == SQLITE_ROW || (rc & 0xff) == SQLITE_NOTADB)
     return rescue_seterr(&st->err, RESCUE_ENOTCORPUS,
-                         "'%s' is not a rescue corpus (create one with 'rescue init %s')",
-                         st->path, st->path);
+                         "'%s' is not a rescue corpus", st->path);
   return rescue_seterr(&st->err, RESCUE_EIO, "cannot read '%s': %s", st->path,
                        sqlite3_errmsg(st->db));
 }
@@ -513,8 +513,7 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
   *out = NULL;
   if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
     return rescue_seterr(err, RESCUE_ENOTCORPUS,
-                         "'%s' is not a rescue corpus (create one with 'rescue init %s')", path,
-                         path);
+                         "'%s' is not a rescue corpus", path);
   st = store_alloc(path);
   if (!st)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);

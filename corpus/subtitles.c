@@ -11,6 +11,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_subtitles.h"
+#include "store_int.h"
 
 /* A line of the input: [s, s + n), 1-based number. */
 typedef struct line {

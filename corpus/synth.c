@@ -12,7 +12,7 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
 
-#include "media_internal.h"
+#include "media_int.h"
 #include "rescue_alloc.h"
 #include "rescue_media.h"
 

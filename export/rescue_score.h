@@ -1,6 +1,6 @@
 /*
 ** rescue_score.h: scoring model predictions against an exported task file (public):
-** the paper's metrics, overall, per scenario, per couple and per sample, with confusion
+** the paper's metrics (export/TASKS.md §4), overall, per scenario, per couple and per sample, with confusion
 ** tables, under one of two protocols: `release` (the arithmetic of the benchmark's own
 ** evaluation scripts, their quirks reported instead of copied where they would leak the
 ** answer) and `rescue` (the default: a missing prediction is wrong, every tolerance of

@@ -39,7 +39,7 @@ typedef struct rescue_split_result {
 
 /*
 ** Assign every group that has samples to a split and record it as a new split run (one
-** transaction). A group's scenario is family when any of its samples is (tasks.md §1.2,
+** transaction). A group's scenario is family when any of its samples is (corpus/FORMAT.md §6.3,
 ** corpus view). Groups are sorted by name, shuffled per stratum with a generator seeded
 ** by `seed` (SplitMix64, Fisher-Yates), and dealt out: the first n_train to train, and so
 ** on, where the counts come from the ratios by largest remainder (ties: train first).

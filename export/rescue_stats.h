@@ -23,7 +23,7 @@ typedef struct rescue_table3 {
   long incomplete;       /* samples left out: a row has no version in the view */
 } rescue_table3;
 
-/* Compute Table 3 over the view (scenario derived by tasks.md §1.2; discarded left out). */
+/* Compute Table 3 over the view (scenario derived by corpus/FORMAT.md §6.3; discarded left out). */
 int rescue_stats_table3(rescue_store *st, const rescue_view *view, rescue_table3 *out);
 /* {"couple": {...}, "family": {...}, "all": {...}} with the keys of rescue stats --json. */
 void rescue_stats_table3_json(const rescue_table3 *t, rescue_buf *out);

@@ -1,6 +1,6 @@
 /*
 ** rescue_tasks.h: the six RESCUE task datasets (ITP, RPP, STP, SSP, ER, VP) built from
-** the corpus exactly by tasks.md §0-§2, §5, with a dataset card and a manifest (public).
+** the corpus exactly by export/TASKS.md, with a dataset card and a manifest (public).
 */
 #ifndef RESCUE_TASKS_H
 #define RESCUE_TASKS_H

@@ -1,6 +1,6 @@
 /*
 ** samples.c: `rescue export --format samples|data-root`: the corpus back in release
-** form, byte for byte what was imported when nothing changed (format.md §3).
+** form, byte for byte what was imported when nothing changed (corpus/FORMAT.md §2).
 */
 #include <errno.h>
 #include <stdio.h>

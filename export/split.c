@@ -10,6 +10,8 @@
 
 #include "rescue_alloc.h"
 #include "rescue_split.h"
+#include "store_int.h"
+#include "prim_int.h"
 
 static const char *const split_names[RESCUE_SPLIT_COUNT] = {"train", "validation", "test"};
 
@@ -45,23 +47,6 @@ int rescue_split_parse_ratios(const char *text, double r[RESCUE_SPLIT_COUNT], re
   if (!(sum > 0))
     return rescue_seterr(err, RESCUE_EINVAL, "ratios '%s' add up to 0", text);
   return 0;
-}
-
-/* SplitMix64 (Steele, Lea, Flood 2014): small, fast, and the same on every platform. */
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n) without modulo bias (rejection sampling). */
-static uint64_t below(uint64_t *state, uint64_t n) {
-  uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
-  do
-    x = splitmix64(state);
-  while (x >= limit);
-  return x % n;
 }
 
 /*
@@ -222,7 +207,7 @@ int rescue_split_assign(rescue_store *st, const rescue_split_opts *o, rescue_spl
       if (!o->stratify || g[i].family == fam)
         stratum[m++] = &g[i];
     for (i = m - 1; i > 0; i--) { /* Fisher-Yates */
-      long j = (long)below(&rng, (uint64_t)i + 1);
+      long j = (long)rescue_splitmix64_below(&rng, (uint64_t)i + 1);
       split_group *t = stratum[i];
       stratum[i] = stratum[j];
       stratum[j] = t;

@@ -7,6 +7,7 @@
 #include "rescue_alloc.h"
 #include "rescue_json.h"
 #include "rescue_stats.h"
+#include "store_int.h"
 
 /* Distinct non-empty speakers of a sample (small n: a linear scan is fine). */
 static long distinct_speakers(const rescue_sample *s) {

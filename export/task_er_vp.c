@@ -1,6 +1,6 @@
 /*
 ** task_er_vp.c: ER (emotion recognition) and VP (viewpoint prediction) in the
-** release's own record layout (tasks.md §2.5, §2.6, §5.1): eligible client rows, the
+** release's own record layout (export/TASKS.md §2.5, §2.6, §3): eligible client rows, the
 ** early cutoff (ER), the even-spacing checkpoint picker, all prior rows as context.
 */
 #include <string.h>
@@ -27,7 +27,7 @@ static int er_gold(tk_sample *t, int i, long *intensity) {
   return 0;
 }
 
-/* Is row i an ER candidate (§2.5 rules 1-3)? */
+/* Is row i an ER candidate (export/TASKS.md §2.5)? */
 static int er_eligible(tk_sample *t, int i, int min_words) {
   long intensity;
   size_t len;

@@ -1,5 +1,5 @@
 /*
-** task_itp.c: ITP, intervention time prediction (tasks.md §2.1, §5.3): after which
+** task_itp.c: ITP, intervention time prediction (export/TASKS.md §2.1, §3): after which
 ** client rows does the therapist step in? Balanced per sample with the even-spacing
 ** picker; ids opaque, the candidate and boundary types gold-only.
 */

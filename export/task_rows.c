@@ -1,6 +1,6 @@
 /*
 ** task_rows.c: a sample made ready for the task builders: rows parsed once, row
-** records (tasks.md §0.3-§0.4) built once and kept as spans, derived facts (§1), and
+** records (export/TASKS.md §1) built once and kept as spans, derived facts (§1), and
 ** the small helpers (cleaning, intensity, word count, picker, record framing).
 */
 #include <math.h>
@@ -10,6 +10,7 @@
 
 #include "rescue_alloc.h"
 #include "tasks_int.h"
+#include "store_int.h"
 
 /* ---- small helpers ---- */
 
@@ -100,7 +101,7 @@ long rescue_tk_word_count(const char *s, size_t len) {
 /*
 ** The even-spacing picker. Positions rint(rank*(n-1) / (m-1)) are computed as the
 ** integer product converted to double divided by the double (m-1), rounded half to even
-** (tasks.md §9.2). With n > m the positions are distinct, so the scripts' dedupe and
+** (export/TASKS.md §2.1). With n > m the positions are distinct, so the scripts' dedupe and
 ** top-up steps never fire; they are kept for m > n only in name (n <= m returns all).
 */
 int rescue_tk_pick(int n, int m, int itp, int *pick) {
@@ -259,7 +260,7 @@ static void put_clean(rescue_jw *w, rescue_buf *tmp, const rescue_jnode *n) {
   rescue_jw_strn(w, tmp->s, tmp->len);
 }
 
-/* A list of cleaned, non-empty strings (§0.3 target). */
+/* A list of cleaned, non-empty strings (export/TASKS.md §1.1, target). */
 static void put_names(rescue_jw *w, rescue_buf *tmp, const rescue_jnode *list) {
   const rescue_jnode *c;
   rescue_jw_arr(w);
@@ -282,7 +283,7 @@ static int has_names(rescue_buf *tmp, const rescue_jnode *list) {
 }
 
 /*
-** A normalised object list (§0.3): items that are objects whose `who` member is
+** A normalised object list (export/TASKS.md §1.1): items that are objects whose `who` member is
 ** non-empty, whose `text` member is non-empty, and (when with_target) whose target list
 ** holds a name; written as {who, [target,] text}.
 */
@@ -319,7 +320,7 @@ static void put_items(rescue_jw *w, tk_sample *t, const rescue_jnode *list, cons
   } while (0)
 #define VALUE_END(slot_) (row->v[slot_].b = t->recs.len)
 
-/* Build the row record of row i (§0.4) at the end of t->recs. */
+/* Build the row record of row i (export/TASKS.md §1.2) at the end of t->recs. */
 static void build_record(tk_sample *t, int i, const char *clip, size_t clip_len) {
   tk_row *row = &t->rows[i];
   const rescue_jnode *o = row->obj;
@@ -391,7 +392,7 @@ static int seen_name(const rescue_buf *seen, const char *name, size_t len) {
   return 0;
 }
 
-/* Add the cleaned value of n to the VP participant list (§1.3, VP variant). */
+/* Add the cleaned value of n to the VP participant list (export/TASKS.md §2.6, VP variant). */
 static void vp_add(tk_sample *t, rescue_jw *w, rescue_buf *seen, const rescue_jnode *n) {
   size_t len = rescue_tk_clean(&t->tmp, n);
   const char *name = t->tmp.s;
@@ -518,7 +519,7 @@ int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample
   t->relations = rescue_scheme_labelset(t->sc, "relation_pattern", t->scenario);
   t->strategies = rescue_scheme_labelset(t->sc, "support_strategy", t->scenario);
 
-  /* couple = the immediate parent folder of the sample (§1.1) */
+  /* couple = the immediate parent folder of the sample (corpus/FORMAT.md §1) */
   rescue_buf_reset(&t->couple);
   slash = strrchr(s->sample_id, '/');
   if (slash) {

@@ -1,5 +1,5 @@
 /*
-** task_rpp.c: RPP, relation pattern prediction (tasks.md §2.2, §5.3): every row with
+** task_rpp.c: RPP, relation pattern prediction (export/TASKS.md §2.2, §3): every row with
 ** a non-empty in-taxonomy relation_pattern, context up to and including that row; a
 ** sample without any relation_pattern key falls back to therapist rows with a
 ** relation_cycle_state, context strictly before the row.

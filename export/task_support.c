@@ -1,6 +1,6 @@
 /*
 ** task_support.c: STP (whom does the therapist support?) and SSP (with which strategy,
-** the target given), tasks.md §2.3, §2.4, §5.3: therapist rows whose first
+** the target given), export/TASKS.md §2.3, §2.4, §3: therapist rows whose first
 ** support_strategy item resolves to a target; context strictly before the row.
 */
 #include <string.h>
@@ -87,7 +87,7 @@ static void add_label(rescue_jw *w, rescue_buf *seen, const char *label) {
 }
 
 /*
-** The sample's STP candidate labels (§2.3): each participant, the group label, then for
+** The sample's STP candidate labels (export/TASKS.md §2.3): each participant, the group label, then for
 ** every therapist row its target tuple and each support item's target tuple, mapped to
 ** labels; de-duplicated in order (dropping duplicate tuples first cannot change that).
 ** Built into t->labels (JSON) with the labels NUL-separated in seen.

@@ -14,12 +14,15 @@
 #include "rescue_store.h"
 #include "rescue_tasks.h"
 
+/* private to the library: not exported from librescue.so */
+#pragma GCC visibility push(hidden)
+
 /* A value span [a, b) inside tk_sample.recs. */
 typedef struct tk_span {
   size_t a, b;
 } tk_span;
 
-/* The values of a row record (tasks.md §0.4) kept as spans, so records reuse them. */
+/* The values of a row record (export/TASKS.md §1.2) kept as spans, so records reuse them. */
 enum {
   TK_TIMESTAMP,
   TK_SPEAKER,
@@ -52,17 +55,17 @@ typedef struct tk_row {
 typedef struct tk_sample {
   const rescue_scheme *sc;
   const rescue_sample *s;
-  const char *scenario;              /* "couple" or "family" (§1.2) */
+  const char *scenario;              /* "couple" or "family" (corpus/FORMAT.md §6.3) */
   const char *group_label;           /* "Couple" or "Family" */
   const rescue_labelset *relations;  /* relation_pattern labels of the scenario, or NULL */
   const rescue_labelset *strategies; /* support_strategy labels of the scenario, or NULL */
   int n;                             /* rows */
   tk_row *rows;
   int cap_rows;
-  rescue_buf couple;          /* the sample's parent folder name (§1.1) */
-  rescue_buf source_file;     /* §5.3 */
-  rescue_buf participants;    /* JSON array, shared variant (§1.3) */
-  rescue_buf vp_participants; /* JSON array, VP variant (§1.3) */
+  rescue_buf couple;          /* the sample's group (corpus/FORMAT.md §1) */
+  rescue_buf source_file;     /* export/TASKS.md §3 */
+  rescue_buf participants;    /* JSON array, shared variant (corpus/FORMAT.md §6.4) */
+  rescue_buf vp_participants; /* JSON array, VP variant (export/TASKS.md §2.6) */
   rescue_buf recs;            /* row records joined by ", " */
   rescue_buf rows_text;       /* "[row, row, ...]" parsed into doc */
   rescue_buf clip_text;       /* recorded clip paths, NUL-separated */
@@ -107,16 +110,16 @@ int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample
 
 /* ---- shared helpers (task_rows.c) ---- */
 
-/* Reset b and append the cleaned value of n (§0.1); returns its length. */
+/* Reset b and append the cleaned value of n (corpus/FORMAT.md §6.1); returns its length. */
 size_t rescue_tk_clean(rescue_buf *b, const rescue_jnode *n);
 /* The member key of row i (NULL when absent). */
 const rescue_jnode *rescue_tk_get(const tk_sample *t, int i, const char *key);
-/* Parse an intensity raw (§5.3): number, numeric string or boolean, rounded half to even,
+/* Parse an intensity raw (export/TASKS.md §2.5): number, numeric string or boolean, rounded half to even,
    valid in 0..10. Returns 1 and *out when valid. */
 int rescue_tk_intensity(const rescue_jnode *n, long *out);
-/* Words: maximal runs of ASCII letters, digits and the straight apostrophe (§2.5). */
+/* Words: maximal runs of ASCII letters, digits and the straight apostrophe (export/TASKS.md §2.5). */
 long rescue_tk_word_count(const char *s, size_t len);
-/* Even-spacing picker (§2.1, §2.5): writes into pick[] the indices (0-based, ascending)
+/* Even-spacing picker (export/TASKS.md §2.1, §2.5): writes into pick[] the indices (0-based, ascending)
    of the items kept out of n with limit m; returns how many. itp = 1 is the ITP variant
    (m = 1 takes the middle item), else the ER/VP one (m = 1 takes the first). */
 int rescue_tk_pick(int n, int m, int itp, int *pick);
@@ -212,5 +215,7 @@ int rescue_tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k);
 int rescue_tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k);
 int rescue_tk_build_er(tk_sample *t, const tk_opts *o, tk_sink *k);
 int rescue_tk_build_vp(tk_sample *t, const tk_opts *o, tk_sink *k);
+
+#pragma GCC visibility pop
 
 #endif

@@ -1,11 +1,12 @@
 -- queries.sql: every SQL statement the library runs, by name.
--- (No RETURNING clauses: SQLite runs each through a temporary B-tree, which made every
--- inserted row cost a page allocation; callers use sqlite3_last_insert_rowid.)
+-- Inserts on the hot import path (rows, row versions) use no RETURNING clause: SQLite runs
+-- such a statement through a temporary B-tree, which made every inserted row cost a page
+-- allocation; those callers use sqlite3_last_insert_rowid. Inserts done once per run may.
 -- Each starts with a line "-- name: <name>"; code asks for it with
 -- rescue_store_stmt(st, "<name>") and binds parameters by :name. Statements are
 -- prepared once per connection and cached.
 --
--- The views of DESIGN.md ("Which version of a row each command sees") are spelled out
+-- The views (corpus/FORMAT.md §5) are spelled out
 -- in view_rows, view_rows_annotator and view_samples, with :view = 0 corpus (gold, else
 -- latest by anyone not retired), 1 gold only, 2 latest by anyone not retired, 3 one
 -- annotator's (view_rows_annotator: their own, else carried over, else the draft).
@@ -652,3 +653,22 @@ SELECT v.annotator_id, count(DISTINCT v.row_id)
   FROM row_version v JOIN row r ON r.id = v.row_id
  WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold'
  GROUP BY v.annotator_id;
+-- ---- edits through the import path (rescue_import_edits) ----
+
+-- The version an annotator sees of each row of a row set (the annotator view): their
+-- latest, else the row's first version.
+-- name: rows_seen
+SELECT r.id, r.position,
+       (SELECT v.content FROM row_version v WHERE v.id = coalesce(
+          (SELECT max(id) FROM row_version
+            WHERE row_id = r.id AND annotator_id = :annotator_id),
+          (SELECT min(id) FROM row_version WHERE row_id = r.id)))
+  FROM row r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+
+-- The sample-level keys an annotator sees: their latest sample version, else the first.
+-- name: sample_version_seen
+SELECT head, tail, has_rows, given_keys FROM sample_version
+ WHERE sample_ref = :sample_ref
+ ORDER BY annotator_id = :annotator_id DESC,
+          CASE WHEN annotator_id = :annotator_id THEN -id ELSE id END
+ LIMIT 1;

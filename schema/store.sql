@@ -40,7 +40,7 @@ CREATE TABLE sample(
   id             INTEGER PRIMARY KEY,
   sample_id      TEXT NOT NULL UNIQUE,  -- release id, a safe relative path ('a/b_segment04')
   sort_key       BLOB NOT NULL,         -- sample_id with '/' as byte 0x01, so bytewise order
-                                        -- is path-component order (tasks.md §1.1)
+                                        -- is path-component order (corpus/FORMAT.md §6.2)
   group_id       INTEGER NOT NULL REFERENCES grp(id),
   rowset_id      INTEGER,               -- current pointer: the row set in use (rowset.id)
   status         TEXT NOT NULL DEFAULT 'new'
@@ -105,10 +105,10 @@ CREATE TABLE row_version(
   content               TEXT NOT NULL,  -- canonical JSON of the row object, keys in input order
   start_time            REAL,           -- copy of content.start_time
   end_time              REAL,           -- copy of content.end_time
-  speaker               TEXT,           -- cleaned primary_speaker (tasks.md §0.1)
+  speaker               TEXT,           -- cleaned primary_speaker (corpus/FORMAT.md §6.1)
   entities              TEXT,           -- cleaned speaker, target entries and support_strategy
                                         -- target entries in order, joined by 0x1F
-                                        -- (scenario and participant derivation, §1.2-1.3)
+                                        -- (scenario and participant derivation, FORMAT.md §6.3-6.4)
   utterance_type        TEXT,           -- cleaned utterance_type
   relation_cycle_state  TEXT,           -- cleaned relation_cycle_state (NULL: key absent)
   relation_pattern      TEXT,           -- cleaned relation_pattern (NULL: key absent)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "store_int.h"
 
 /* One sample "g/s1" of 4 rows whose utterance types are utt[0..3] (couple, Ann speaks). */
 static void sample(rescue_buf *b, const char *id, const char *const *utt) {

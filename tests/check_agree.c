@@ -701,7 +701,7 @@ START_TEST(test_tsv_errors) {
   tsv_error(dir, "\ta\t1\n", "nominal", want);
   snprintf(want, sizeof want, "%s:1:4: empty coder", tu_path(dir, "bad.tsv"));
   tsv_error(dir, "u1\t\t1\n", "nominal", want);
-  snprintf(want, sizeof want, "%s:1:9: expected a JSON array of strings", tu_path(dir, "bad.tsv"));
+  snprintf(want, sizeof want, "%s:1:10: expected a JSON array of strings", tu_path(dir, "bad.tsv"));
   tsv_error(dir, "u1\ta\t[\"x\"\n", "masi", want);
   tsv_error(dir, "u1\ta\t\"x\"\n", "masi", "expected a JSON array of strings, not '\"x\"'");
   tsv_error(dir, "u1\ta\t[1]\n", "jaccard", "set elements must be strings");

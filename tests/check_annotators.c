@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "store_int.h"
 
 /* A minimal valid row set of n rows. */
 static void rows(rescue_buf *b, int n, const char *speaker, const char *target) {

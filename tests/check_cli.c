@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "store_int.h"
 
 static const char good_line[] =
     "{\"sample_id\": \"g/s1\", \"scenario\": \"couple\", \"participants\": [\"Ana\", \"Ben\"], "
@@ -127,10 +128,13 @@ START_TEST(test_bad_json) {
 END_TEST
 
 START_TEST(test_bad_types) {
-  char *v;
+  char *v, *w;
+  /* rows given as an object holding the list */
   v = variant("\"rows\": [", "\"rows\": {\"a\": [");
-  v[strlen(v) - 2] = '}';
-  strcat(v, "}\n");
+  w = malloc(strlen(v) + 2);
+  sprintf(w, "%.*s}}\n", (int)strlen(v) - 2, v);
+  refuse_s("robj.jsonl", w, "rows is not a list", ":1:");
+  free(w);
   free(v);
   v = variant("\"rows\": [{\"start_time\": 0.0, \"end_time\": 1.5, \"primary_speaker\": \"Ana\", "
               "\"target\": [\"Ben\"], \"dialogue_cleaned\": \"hi\"}, ",

@@ -155,7 +155,7 @@ static int count_parts(const char *dir) {
 static json_t *manifest(const char *out, const char *sample) {
   char p[4096];
   json_t *m;
-  snprintf(p, sizeof p, "%s/%s/manifest.json", out, sample);
+  ck_assert_int_lt(snprintf(p, sizeof p, "%s/%s/manifest.json", out, sample), (int)sizeof p);
   m = json_load_file(p, 0, NULL);
   ck_assert_msg(m != NULL, "no manifest %s", p);
   return m;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "store_int.h"
 
 /* A clean couple sample: Ann and Bo with the therapist, all 15 fields and row_index. */
 static const char base[] =

@@ -174,7 +174,7 @@ START_TEST(test_keys_context_and_leakage) {
       snprintf(want_id, sizeof want_id, "%s__%s%lld", sid,
                t == RESCUE_TASK_ITP ? "after_row" : "row", row);
       ck_assert_str_eq(id, want_id);
-      /* the context rule of §5.3 */
+      /* the context rule of export/TASKS.md §3 */
       want_ctx = t == RESCUE_TASK_ITP   ? row
                  : t == RESCUE_TASK_RPP ? row /* the fixtures carry relation_pattern */
                                         : row - 1;

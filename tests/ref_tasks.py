@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""ref_tasks.py: an independent reading of tasks.md §0-§2 and §5 in Python, used by
+"""ref_tasks.py: an independent reading of export/TASKS.md in Python, used by
 check_tasks as a differential oracle: it builds the six task files from release JSONL.
 
   ref_tasks.py <outdir> <clip-root or -> <samples.jsonl>...

@@ -3,6 +3,7 @@
 */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,10 +65,42 @@ void cli_warn(const char *fmt, ...) {
   va_end(ap);
 }
 
-int cli_fail(const rescue_error *err) {
-  cli_error("%s", err->msg[0] ? err->msg : rescue_strerror(err->code));
+/*
+** The CLI's hints, the one place that maps a library failure to what to do next in the
+** CLI's terms (commands, flags). The library's messages only describe the failure; a hint
+** is added by error code, for every command or only for `command`. `%s` in a hint is the
+** path the failure is about (given by the caller), and such a hint needs one.
+*/
+static const struct cli_hint {
+  int code;
+  const char *command; /* NULL: any */
+  const char *hint;
+} cli_hints[] = {
+    {RESCUE_ENOTCORPUS, NULL, "create one with 'rescue init %s'"},
+};
+
+/* Print err with its hint (arg: the path for a hint's %s, or NULL); returns 1. */
+static int fail_with_hint(const rescue_error *err, const char *arg) {
+  const char *msg = err->msg[0] ? err->msg : rescue_strerror(err->code);
+  size_t i;
+  for (i = 0; i < sizeof cli_hints / sizeof cli_hints[0]; i++) {
+    const struct cli_hint *h = &cli_hints[i];
+    char hint[4200];
+    if (h->code != err->code || (h->command && strcmp(h->command, cli_name) != 0))
+      continue;
+    if (strstr(h->hint, "%s") && !arg)
+      continue;
+    snprintf(hint, sizeof hint, h->hint, arg);
+    cli_error("%s (%s)", msg, hint);
+    return 1;
+  }
+  cli_error("%s", msg);
   return 1;
 }
+
+int cli_fail(const rescue_error *err) { return fail_with_hint(err, NULL); }
+
+int cli_fail_path(const rescue_error *err, const char *path) { return fail_with_hint(err, path); }
 
 int cli_usage_error(const char *usage, const char *fmt, ...) {
   va_list ap;
@@ -184,7 +217,7 @@ int cli_parse_long(const char *opt, const char *s, long *out, const char *usage)
 int cli_open_store(const char *path, int flags, rescue_store **st) {
   rescue_error err = {0, ""};
   if (rescue_store_open(st, path, flags, &err))
-    return cli_fail(&err);
+    return cli_fail_path(&err, path);
   return 0;
 }
 
@@ -294,4 +327,182 @@ void cli_audit(const char *db, const char *action, int argc, char **argv, const 
   if (rescue_store_open(&st, db, 0, &err) || rescue_audit_add(st, &e))
     cli_warn("not recorded in the corpus's log: %s", st ? rescue_store_errmsg(st) : err.msg);
   rescue_store_close(&st);
+/* ---- option tables (cli.h) ---- */
+
+void cli_list_free(cli_list *l) {
+  cli_free_list(l->v);
+  l->v = NULL;
+  l->n = 0;
+}
+
+/* "  -x, --name <arg>" of o, the left column of the help. */
+static void option_head(const cli_option *o, rescue_buf *b) {
+  rescue_buf_puts(b, "  ");
+  if (o->short_name)
+    rescue_buf_printf(b, "-%c, ", o->short_name);
+  rescue_buf_printf(b, "--%s", o->long_name);
+  if (o->argh)
+    rescue_buf_printf(b, " %s", o->argh);
+}
+
+void cli_usage_text(const cli_spec *spec, rescue_buf *b) {
+  static const cli_option help = CLI_FLAG('h', "help", NULL, "show this help");
+  const cli_option *o;
+  rescue_buf head = RESCUE_BUF_INIT;
+  size_t width = 0;
+  int pass;
+  rescue_buf_printf(b, "usage: %s\n", spec->synopsis);
+  if (spec->description)
+    rescue_buf_printf(b, "\n%s", spec->description);
+  rescue_buf_puts(b, "\noptions:\n");
+  for (pass = 0; pass < 2; pass++)
+    for (o = spec->options;; o++) {
+      const cli_option *x = o->type == CLI_OPT_END ? &help : o;
+      const char *h = x->help, *nl;
+      rescue_buf_reset(&head);
+      option_head(x, &head);
+      if (pass == 0 && head.len > width)
+        width = head.len;
+      if (pass == 1) {
+        rescue_buf_printf(b, "%-*s  ", (int)width, head.s ? head.s : "");
+        while ((nl = strchr(h, '\n')) != NULL) {
+          rescue_buf_printf(b, "%.*s\n%*s", (int)(nl - h), h, (int)width + 2, "");
+          h = nl + 1;
+        }
+        rescue_buf_printf(b, "%s\n", h);
+      }
+      if (o->type == CLI_OPT_END)
+        break;
+    }
+  rescue_buf_free(&head);
+}
+
+/* Print the usage (on stdout for -h, stderr after an error). */
+static void print_usage(const cli_spec *spec, FILE *f) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  cli_usage_text(spec, &b);
+  if (b.s)
+    fputs(b.s, f);
+  rescue_buf_free(&b);
+}
+
+int cli_spec_error(const cli_spec *spec, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vmessage("", fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  print_usage(spec, stderr);
+  return 2;
+}
+
+/* Store arg into option o; returns 0 or 2 after a usage error. */
+static int set_value(const cli_spec *spec, const cli_option *o, const char *arg) {
+  char *end;
+  switch (o->type) {
+  case CLI_OPT_FLAG: *(int *)o->value = 1; return 0;
+  case CLI_OPT_STRING: *(const char **)o->value = arg; return 0;
+  case CLI_OPT_LONG: {
+    long v;
+    errno = 0;
+    v = strtol(arg, &end, 10);
+    if (!*arg || *end || errno == ERANGE)
+      return cli_spec_error(spec, "--%s expects a whole number, not '%s'", o->long_name, arg);
+    if (o->min < o->max && (v < o->min || v > o->max)) {
+      if (o->max == LONG_MAX)
+        return cli_spec_error(spec, "--%s expects a whole number >= %ld, not '%s'", o->long_name,
+                              o->min, arg);
+      return cli_spec_error(spec, "--%s expects a whole number from %ld to %ld, not '%s'",
+                            o->long_name, o->min, o->max, arg);
+    }
+    *(long *)o->value = v;
+    return 0;
+  }
+  case CLI_OPT_DOUBLE: {
+    double v;
+    errno = 0;
+    v = strtod(arg, &end);
+    if (!*arg || *end || errno == ERANGE)
+      return cli_spec_error(spec, "--%s expects a number, not '%s'", o->long_name, arg);
+    *(double *)o->value = v;
+    return 0;
+  }
+  case CLI_OPT_SAMPLES: {
+    cli_list *l = o->value;
+    cli_list_free(l);
+    if (!(l->v = cli_split_list(arg, &l->n)))
+      return cli_spec_error(spec, "--%s expects comma-separated sample ids, not '%s'", o->long_name,
+                            arg);
+    return 0;
+  }
+  case CLI_OPT_END: break;
+  }
+  return 0;
+}
+
+int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
+  struct option longopts[64];
+  char shortopts[130] = "h";
+  unsigned char seen[64];
+  const cli_option *o;
+  int n = 0, k = 1, c, nargs, i;
+
+  memset(seen, 0, sizeof seen);
+  for (o = spec->options; o->type != CLI_OPT_END; o++, n++) {
+    longopts[n].name = o->long_name;
+    longopts[n].has_arg = o->type == CLI_OPT_FLAG ? no_argument : required_argument;
+    longopts[n].flag = NULL;
+    longopts[n].val = 1000 + n;
+    if (o->short_name && k < (int)sizeof shortopts - 3) {
+      shortopts[k++] = (char)o->short_name;
+      if (o->type != CLI_OPT_FLAG)
+        shortopts[k++] = ':';
+    }
+  }
+  shortopts[k] = 0;
+  longopts[n].name = "help";
+  longopts[n].has_arg = no_argument;
+  longopts[n].flag = NULL;
+  longopts[n].val = 'h';
+  memset(&longopts[n + 1], 0, sizeof longopts[n + 1]);
+
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    int idx = -1;
+    if (c == 'h') {
+      print_usage(spec, stdout);
+      return cli_finish(0);
+    }
+    if (c == '?' || c == ':') {
+      const char *bad = argv[optind - 1];
+      if (bad && strncmp(bad, "--", 2) == 0)
+        return cli_spec_error(spec, optopt ? "option '%s' needs a value" : "unknown option '%s'",
+                              bad);
+      if (optopt && strchr(shortopts, optopt) && optopt != ':')
+        return cli_spec_error(spec, "option '-%c' needs a value", optopt);
+      return cli_spec_error(spec, "unknown option '-%c'", optopt ? optopt : '?');
+    }
+    if (c >= 1000)
+      idx = c - 1000;
+    else
+      for (i = 0; i < n; i++)
+        if (spec->options[i].short_name == c)
+          idx = i;
+    if (idx < 0)
+      return cli_spec_error(spec, "unknown option '-%c'", c);
+    seen[idx] = 1;
+    if (set_value(spec, &spec->options[idx], optarg))
+      return 2;
+  }
+  nargs = argc - optind;
+  if (nargs < spec->min_args)
+    return cli_spec_error(spec, "missing %s", spec->arg_name ? spec->arg_name : "arguments");
+  if (spec->max_args >= 0 && nargs > spec->max_args)
+    return cli_spec_error(spec, "unexpected argument '%s'", argv[optind + spec->max_args]);
+  for (i = 0; i < n; i++)
+    if (spec->options[i].required && !seen[i])
+      return cli_spec_error(spec, "missing --%s", spec->options[i].long_name);
+  *first = optind;
+  return CLI_PARSED;
 }

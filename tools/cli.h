@@ -23,8 +23,10 @@ extern const char *cli_name;
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A warning: "rescue: <cmd>: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print the error's message and return 1. */
+/* Print the error's message, with the CLI's hint for its code (tools/cli.c), and return 1. */
 int cli_fail(const rescue_error *err);
+/* The same for a failure about `path` (hints that name the path, as "rescue init <path>"). */
+int cli_fail_path(const rescue_error *err, const char *path);
 /* A usage error: message, then the usage text, on stderr; returns 2. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* -h: usage on stdout; returns 0. */
@@ -45,6 +47,96 @@ int cli_finish(int rc);
 struct option;
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *usage);
+
+/*
+** ---- Declaring a command's options (git's parse-options is the model) ----
+**
+** A command declares its synopsis, its description, its positional arguments and one
+** table of options; parsing, the -h text and validation all come from that table, so
+** they cannot drift apart. -h/--help is added by cli_parse. A command:
+**
+**   static int json;
+**   static const char *view;
+**   static const cli_option opts[] = {
+**       CLI_VIEW(&view),
+**       CLI_JSON(&json, "print one JSON document"),
+**       CLI_LONG(0, "seed", &seed, "<n>", "seed of the shuffle", 0, LONG_MAX),
+**       CLI_END};
+**   static const cli_spec spec = {"rescue stats <db> [--json]", "Corpus statistics...\n",
+**                                 opts, 1, 1, "<db>"};
+**   int first;
+**   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
+**     return rc;                      // 0 after -h, 2 after a usage error
+**   ... argv[first] is <db> ...
+**
+** Option values are written to the pointed-to variables (FLAG sets an int to 1, STRING a
+** const char *, LONG a long, DOUBLE a double, SAMPLES a cli_list). A help text may hold
+** '\n': its next lines are indented under the first. Options shared by several commands
+** (CLI_SAMPLES, CLI_VIEW, CLI_JSON) are declared here once, with their help text and
+** validation. Commands not yet converted still use cli_getopt below.
+*/
+typedef enum cli_opt_type {
+  CLI_OPT_END,
+  CLI_OPT_FLAG,    /* int: set to 1 */
+  CLI_OPT_STRING,  /* const char *: the argument */
+  CLI_OPT_LONG,    /* long: a whole number in [min, max] */
+  CLI_OPT_DOUBLE,  /* double */
+  CLI_OPT_SAMPLES  /* cli_list: comma-separated sample ids */
+} cli_opt_type;
+
+/* A list option's value: n strings (free with cli_list_free). */
+typedef struct cli_list {
+  char **v;
+  int n;
+} cli_list;
+void cli_list_free(cli_list *l);
+
+typedef struct cli_option {
+  cli_opt_type type;
+  int short_name;        /* 0: none */
+  const char *long_name; /* without "--" */
+  void *value;
+  const char *argh;      /* the argument's placeholder ("<n>"); NULL for flags */
+  const char *help;
+  long min, max;         /* CLI_OPT_LONG: accepted range */
+  int required;          /* "missing --<name>" when absent */
+} cli_option;
+
+#define CLI_FLAG(s, l, v, h) {CLI_OPT_FLAG, (s), (l), (v), NULL, (h), 0, 0, 0}
+#define CLI_STRING(s, l, v, a, h) {CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 0}
+#define CLI_STRING_REQ(s, l, v, a, h) {CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 1}
+#define CLI_LONG(s, l, v, a, h, lo, hi) {CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 0}
+#define CLI_LONG_REQ(s, l, v, a, h, lo, hi) {CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 1}
+#define CLI_DOUBLE(s, l, v, a, h) {CLI_OPT_DOUBLE, (s), (l), (v), (a), (h), 0, 0, 0}
+/* The shared options. */
+#define CLI_JSON(v, h) CLI_FLAG(0, "json", (v), (h))
+#define CLI_SAMPLES(v)                                                                             \
+  {CLI_OPT_SAMPLES, 0, "samples", (v), "<id,...>", "only these sample ids (comma-separated)", 0, 0, 0}
+#define CLI_VIEW(v)                                                                                \
+  CLI_STRING(0, "view", (v), "<view>",                                                             \
+             "which version of each row: corpus (default), gold, latest or\nannotator:<name>")
+#define CLI_END {CLI_OPT_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0}
+
+typedef struct cli_spec {
+  const char *synopsis;    /* "rescue stats <db> [--json]" */
+  const char *description; /* paragraphs, each line ending in '\n'; may be NULL */
+  const cli_option *options;
+  int min_args, max_args;  /* positional arguments (max -1: any number) */
+  const char *arg_name;    /* "<db>": the message for too few is "missing <db>" */
+} cli_spec;
+
+enum { CLI_PARSED = -1 };
+/*
+** Parse argv by spec: fills the option variables and sets *first to the index of the first
+** positional argument. Returns CLI_PARSED, or the exit status to return at once: 0 after
+** printing the help (-h), 2 after a usage error (message and usage on stderr).
+*/
+int cli_parse(int argc, char **argv, const cli_spec *spec, int *first);
+/* A usage error found after parsing: message, then spec's usage, on stderr; returns 2. */
+int cli_spec_error(const cli_spec *spec, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The usage text of spec (as -h prints it) into b. */
+void cli_usage_text(const cli_spec *spec, rescue_buf *b);
 
 /* Split "a,b,c" into a NULL-terminated array (free with cli_free_list); NULL on error. */
 char **cli_split_list(const char *s, int *n);

@@ -60,7 +60,7 @@ static const char usage[] =
     "                        a field with fewer than 30 pairable units), then each field\n"
     "                        in detail; json: one JSON document; csv: one line per field\n"
     "                        (and per --by group) for spreadsheets\n"
-    "  --json                the same as --format json\n"
+    "  --json                the same as --format json (annotate/AGREEMENT.md \"Output\")\n"
     "  -h, --help            show this help\n";
 
 /* Append to a growing list of --field names. */

@@ -24,17 +24,19 @@ static const char usage_add[] =
     "  --role <role>  annotator (default), lead or model\n"
     "  -h, --help     show this help\n";
 
-static const char usage_list[] =
-    "usage: rescue annotator list <db> [--json]\n"
-    "\n"
-    "Every annotator with their role, whether retired, row versions (and gold written\n"
-    "under their name),\n"
-    "the samples they have versions in, the samples the latest assignment gives them (and\n"
-    "how many of those are shared for double review), and whether a token was issued.\n"
-    "\n"
-    "options:\n"
-    "  --json      one JSON document\n"
-    "  -h, --help  show this help\n";
+static int list_json;
+static const cli_option list_options[] = {CLI_JSON(&list_json, "one JSON document"), CLI_END};
+static const cli_spec list_spec = {
+    .synopsis = "rescue annotator list <db> [--json]",
+    .description =
+        "Every annotator with their role, whether retired, row versions (and gold written\n"
+        "under their name),\n"
+        "the samples they have versions in, the samples the latest assignment gives them (and\n"
+        "how many of those are shared for double review), and whether a token was issued.\n",
+    .options = list_options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>"};
 
 int cmd_annotator_add(int argc, char **argv) {
   static const struct option opts[] = {
@@ -79,23 +81,15 @@ int cmd_annotator_add(int argc, char **argv) {
 }
 
 int cmd_annotator_list(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   rescue_store *st = NULL;
   rescue_annotator_info *list = NULL;
   rescue_assign_run run;
   rescue_buf out = RESCUE_BUF_INIT;
-  int c, rc, n = 0, json = 0, i;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_list)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage_list);
-    case 'j': json = 1; break;
-    default: return 2;
-    }
-  }
-  if (argc - optind != 1)
-    return cli_usage_error(usage_list, argc - optind ? "too many arguments" : "missing <db>");
-  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+  int rc, n = 0, json, i, first;
+  if ((rc = cli_parse(argc, argv, &list_spec, &first)) != CLI_PARSED)
+    return rc;
+  json = list_json;
+  if ((rc = cli_open_store(argv[first], RESCUE_OPEN_READONLY, &st)))
     return rc;
   if (rescue_annotator_list(st, &list, &n, &run)) {
     rc = cli_fail(rescue_store_err(st));

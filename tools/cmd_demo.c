@@ -3,7 +3,6 @@
 ** built into the binary, with every capability run on it and the results left on disk.
 */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +19,23 @@ extern const size_t rescue_demo_family_len;
 /* A file in the output folder that says the demo made it (so a rerun may replace it). */
 #define DEMO_MARK ".rescue-demo"
 
-static const char usage[] =
-    "usage: rescue demo [--out <dir>]\n"
-    "\n"
-    "Build a demo corpus from two short fictional sessions (a couple and a family) that\n"
-    "are built into rescue, and run every capability on it: import, stats, export of the\n"
-    "samples as JSONL and as a data-root, a synthetic episode video linked to both sessions\n"
-    "and their row clips, a split and the six task datasets, a second annotator's\n"
-    "revision, lint, agreement and adjudication. Prints where each result is.\n"
-    "\n"
-    "options:\n"
-    "  --out <dir>  where to put it (default: rescue-demo); a folder made by an earlier\n"
-    "               demo is replaced, any other non-empty folder is refused\n"
-    "  -h, --help   show this help\n";
+static const char *out_dir = "rescue-demo";
+static const cli_option options[] = {
+    CLI_STRING(0, "out", &out_dir, "<dir>",
+               "where to put it (default: rescue-demo); a folder made by an earlier\n"
+               "demo is replaced, any other non-empty folder is refused"),
+    CLI_END};
+static const cli_spec spec = {
+    .synopsis = "rescue demo [--out <dir>]",
+    .description =
+        "Build a demo corpus from two short fictional sessions (a couple and a family) that\n"
+        "are built into rescue, and run every capability on it: import, stats, export of the\n"
+        "samples as JSONL and as a data-root, a synthetic episode video linked to both sessions\n"
+        "and their row clips, a split and the six task datasets, a second annotator's\n"
+        "revision, lint, agreement and adjudication. Prints where each result is.\n",
+    .options = options,
+    .min_args = 0,
+    .max_args = 0};
 
 static int write_all(const char *path, const void *data, size_t len) {
   FILE *f = fopen(path, "wb");
@@ -79,9 +82,6 @@ static const char *at(char *buf, size_t n, const char *dir, const char *name) {
 }
 
 int cmd_demo(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-  const char *dir = "rescue-demo";
   char db[4096], in_c[4096], in_f[4096], jsonl[4096], root[4096];
   rescue_error err = {0, ""};
   rescue_store *st = NULL;
@@ -92,17 +92,13 @@ int cmd_demo(int argc, char **argv) {
   rescue_table3 t3;
   rescue_buf text = RESCUE_BUF_INIT;
   const char *inputs[2];
-  int c, rc = 1;
+  const char *dir;
+  int first, rc = 1;
 
-  while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage);
-    case 'o': dir = optarg; break;
-    default: return 2;
-    }
-  }
-  if (argc - optind != 0)
-    return cli_usage_error(usage, "unexpected argument '%s'", argv[optind]);
+  if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
+    return rc;
+  dir = out_dir;
+  rc = 1;
   if (prepare_dir(dir))
     return 1;
   at(db, sizeof db, dir, "corpus.db");

@@ -23,7 +23,7 @@ static const char usage[] =
     "             comes back byte for byte\n"
     "  data-root  a folder of <sample_id>.json files, each the JSONL line plus a newline,\n"
     "             as the authors' evaluation scripts read with --data-root\n"
-    "  tasks      a folder with the six task datasets (tasks.md): <task>.jsonl each, or\n"
+    "  tasks      a folder with the six task datasets (export/TASKS.md): <task>.jsonl each, or\n"
     "             <task>/<split>.jsonl and splits/<split>.txt once 'rescue split' ran;\n"
     "             README.md (dataset card) and manifest.json (sizes, lines, sha256)\n"
     "  eaf        a folder of <sample_id>.eaf ELAN files (EAF 3.0): a turn tier per\n"

@@ -14,7 +14,7 @@ static const char usage[] =
     "   or: rescue lint <db> --waive <rule>:<sample_id>:<row> --reason <text> [--by <name>]\n"
     "   or: rescue lint <db> --unwaive <rule>:<sample_id>:<row>\n"
     "\n"
-    "Check every sample against the annotation guideline, driven by the\n"
+    "Check every sample against the annotation guideline (annotate/LINT.md), driven by the\n"
     "corpus's scheme: JSON types, times, entity sets, closed label sets per scenario,\n"
     "ranges, evidence rows, subtitle coverage, scenario and participants. One line per\n"
     "finding: <sample>:<row>: error|warning: <rule> <field>: <reason>; a value outside its\n"

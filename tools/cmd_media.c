@@ -34,15 +34,17 @@ static const char usage_add[] =
     "                       file's folder), so the folder can move; others are absolute\n"
     "  -h, --help           show this help\n";
 
-static const char usage_list[] =
-    "usage: rescue media list <db>\n"
-    "\n"
-    "List every linked sample with its source and span, then the recorded sources no sample\n"
-    "uses, checking each file on disk: ok, missing, or changed since it was linked (size or\n"
-    "fingerprint). Exit status 0 either way; the last line counts the problems.\n"
-    "\n"
-    "options:\n"
-    "  -h, --help   show this help\n";
+static const cli_option list_options[] = {CLI_END};
+static const cli_spec list_spec = {
+    .synopsis = "rescue media list <db>",
+    .description =
+        "List every linked sample with its source and span, then the recorded sources no sample\n"
+        "uses, checking each file on disk: ok, missing, or changed since it was linked (size or\n"
+        "fingerprint). Exit status 0 either way; the last line counts the problems.\n",
+    .options = list_options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>"};
 
 int cmd_media_add(int argc, char **argv) {
   static const struct option opts[] = {{"sample", required_argument, NULL, 's'},
@@ -146,20 +148,12 @@ static int print_entry(void *arg, const rescue_media_entry *e) {
 }
 
 int cmd_media_list(int argc, char **argv) {
-  static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   rescue_store *st = NULL;
   long bad = 0;
-  int c, rc;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_list)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage_list);
-    default: return 2;
-    }
-  }
-  if (argc - optind != 1)
-    return cli_usage_error(usage_list, argc - optind ? "unexpected argument '%s'" : "missing <db>",
-                           argv[optind + (argc - optind ? 1 : 0)]);
-  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+  int rc, first;
+  if ((rc = cli_parse(argc, argv, &list_spec, &first)) != CLI_PARSED)
+    return rc;
+  if ((rc = cli_open_store(argv[first], RESCUE_OPEN_READONLY, &st)))
     return rc;
   printf("%-8s %-40s %-22s %s\n", "state", "sample", "span (s)", "source");
   if (rescue_media_list(st, print_entry, NULL, &bad)) {

@@ -1,78 +1,57 @@
 /*
 ** cmd_split.c: `rescue split <db> --ratios <train>,<validation>,<test> --seed <n> [--no-stratify]`.
 */
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: rescue split <db> --ratios <train>,<validation>,<test> --seed <n> [--no-stratify]\n"
-    "\n"
-    "Assign every group (a couple, a family: the sample_id without its last part) to train,\n"
-    "validation or test, so that no group's sessions appear in two splits. The same corpus\n"
-    "and seed give the same assignment. Each run is recorded as a new split run (earlier\n"
-    "ones stay in the history); 'rescue export --format tasks' then writes one file per\n"
-    "split of the latest run.\n"
-    "\n"
-    "options:\n"
-    "  --ratios <r,r,r>  shares of groups for train, validation and test, used in proportion\n"
-    "                    (0.8,0.1,0.1 and 8,1,1 are the same); 0 leaves a split out\n"
-    "                    (0,0,1 makes a test-only release, like RESCUE-BENCH)\n"
-    "  --seed <n>        seed of the shuffle, a whole number from 0 to 9223372036854775807\n"
-    "  --no-stratify     one draw over all groups instead of one per scenario (couple,\n"
-    "                    family); by default each scenario's group counts follow the ratios\n"
-    "                    (largest remainder)\n"
-    "  -h, --help        show this help\n";
+static const char *ratios;
+static long seed = -1;
+static int no_stratify;
+static const cli_option options[] = {
+    CLI_STRING_REQ(0, "ratios", &ratios, "<r,r,r>",
+                   "shares of groups for train, validation and test, used in proportion\n"
+                   "(0.8,0.1,0.1 and 8,1,1 are the same); 0 leaves a split out\n"
+                   "(0,0,1 makes a test-only release, like RESCUE-BENCH)"),
+    CLI_LONG_REQ(0, "seed", &seed, "<n>",
+                 "seed of the shuffle, a whole number from 0 to 9223372036854775807", 0, LONG_MAX),
+    CLI_FLAG(0, "no-stratify", &no_stratify,
+             "one draw over all groups instead of one per scenario (couple,\n"
+             "family); by default each scenario's group counts follow the ratios\n"
+             "(largest remainder)"),
+    CLI_END};
+static const cli_spec spec = {
+    .synopsis = "rescue split <db> --ratios <train>,<validation>,<test> --seed <n> [--no-stratify]",
+    .description =
+        "Assign every group (a couple, a family: the sample_id without its last part) to train,\n"
+        "validation or test, so that no group's sessions appear in two splits. The same corpus\n"
+        "and seed give the same assignment, on every machine and in every version (the shuffle\n"
+        "draws from SplitMix64 started at the seed). Each run is recorded as a new split run\n"
+        "(earlier ones stay in the history); 'rescue export --format tasks' then writes one\n"
+        "file per split of the latest run.\n",
+    .options = options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>"};
 
 int cmd_split(int argc, char **argv) {
-  static const struct option opts[] = {{"ratios", required_argument, NULL, 'r'},
-                                       {"seed", required_argument, NULL, 's'},
-                                       {"no-stratify", no_argument, NULL, 'n'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
   rescue_split_opts o;
   rescue_split_result res;
   rescue_error err = {0, ""};
   rescue_store *st = NULL;
-  const char *ratios = NULL;
-  long seed = -1;
-  int c, rc, sp;
+  int rc, sp, first;
 
+  if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
+    return rc;
   memset(&o, 0, sizeof o);
-  o.stratify = 1;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
-    switch (c) {
-    case 'h':
-      return cli_help(usage);
-    case 'r':
-      ratios = optarg;
-      break;
-    case 's':
-      if (cli_parse_long("--seed", optarg, &seed, usage))
-        return 2;
-      if (seed < 0)
-        return cli_usage_error(usage, "--seed expects a whole number >= 0, not '%s'", optarg);
-      break;
-    case 'n':
-      o.stratify = 0;
-      break;
-    default:
-      return 2;
-    }
-  }
-  if (argc - optind != 1)
-    return cli_usage_error(usage, argc - optind ? "too many arguments" : "missing <db>");
-  if (!ratios)
-    return cli_usage_error(usage, "missing --ratios");
-  if (seed < 0)
-    return cli_usage_error(usage, "missing --seed");
+  o.stratify = !no_stratify;
   if (rescue_split_parse_ratios(ratios, o.ratios, &err))
-    return cli_usage_error(usage, "%s", err.msg);
+    return cli_spec_error(&spec, "%s", err.msg);
   o.ratios_text = ratios;
   o.seed = (uint64_t)seed;
-  if ((rc = cli_open_store(argv[optind], 0, &st)))
+  if ((rc = cli_open_store(argv[first], 0, &st)))
     return rc;
   if (rescue_split_assign(st, &o, &res)) {
     rc = cli_fail(rescue_store_err(st));

@@ -1,63 +1,58 @@
 /*
 ** cmd_stats.c: `rescue stats <db> [--json]`.
 */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: rescue stats <db> [--json]\n"
-    "\n"
-    "Corpus statistics in the form of the paper's Table 3, per scenario (couple, family;\n"
-    "derived by tasks.md §1.2) and overall, over the corpus view (gold where adjudicated,\n"
-    "else the latest version). Discarded samples are left out. A sample's duration is its\n"
-    "linked media segment's length when known, else its last row's end_time; speakers are\n"
-    "the distinct primary speakers, Therapist included.\n"
-    "\n"
-    "Then label distributions per scenario: support strategies (every support_strategy\n"
-    "item), relation patterns (relation_pattern; in samples without that key, therapist\n"
-    "rows' relation_cycle_state, as RPP reads them), utterance types and intensities; and\n"
-    "the relation-pattern transition matrix (the paper's Figure 3): over consecutive\n"
-    "non-empty in-set relation labels within each sample, self-transitions left out,\n"
-    "row-normalised.\n"
-    "\n"
-    "options:\n"
-    "  --json      print one JSON document: {\"couple\": {...}, \"family\": {...}, \"all\": {...}},\n"
-    "              each with samples, turns, duration_min, avg_duration_min, avg_turns,\n"
-    "              avg_speakers, therapist_share (a fraction) and therapist_turns;\n"
-    "              averages are null when there are no samples; and\n"
-    "              \"label_distributions\": {\"couple\"|\"family\": {\"samples\": n,\n"
-    "                \"support_strategy\"|\"relation_pattern\"|\"utterance_type\"|\"intensity\":\n"
-    "                {\"total\", \"out_of_set\", \"counts\": {label: n}, \"shares\": {label: x}}}}\n"
-    "              (the scheme's labels in order, zeros included, then labels outside the\n"
-    "              set; intensities \"0\"..\"10\" and \"invalid\"), and\n"
-    "              \"relation_transitions\": {\"couple\"|\"family\": {\"labels\": [...],\n"
-    "                \"transitions\": n, \"counts\": [[...]], \"probabilities\": [[...]]}}\n"
-    "              (row = from, column = to; probabilities row-normalised, 0 for a row\n"
-    "              without transitions)\n"
-    "  -h, --help  show this help\n";
+static int json;
+static const cli_option options[] = {
+    CLI_JSON(&json,
+             "print one JSON document: {\"couple\": {...}, \"family\": {...}, \"all\": {...}},\n"
+             "each with samples, turns, duration_min, avg_duration_min, avg_turns,\n"
+             "avg_speakers, therapist_share (a fraction) and therapist_turns;\n"
+             "averages are null when there are no samples; and\n"
+             "\"label_distributions\": {\"couple\"|\"family\": {\"samples\": n,\n"
+             "  \"support_strategy\"|\"relation_pattern\"|\"utterance_type\"|\"intensity\":\n"
+             "  {\"total\", \"out_of_set\", \"counts\": {label: n}, \"shares\": {label: x}}}}\n"
+             "(the scheme's labels in order, zeros included, then labels outside the\n"
+             "set; intensities \"0\"..\"10\" and \"invalid\"), and\n"
+             "\"relation_transitions\": {\"couple\"|\"family\": {\"labels\": [...],\n"
+             "  \"transitions\": n, \"counts\": [[...]], \"probabilities\": [[...]]}}\n"
+             "(row = from, column = to; probabilities row-normalised, 0 for a row\n"
+             "without transitions)"),
+    CLI_END};
+static const cli_spec spec = {
+    .synopsis = "rescue stats <db> [--json]",
+    .description =
+        "Corpus statistics in the form of the paper's Table 3, per scenario (couple, family;\n"
+        "derived as corpus/FORMAT.md §6.3 says) and overall, over the corpus view (gold where\n"
+        "adjudicated, else the latest version). Discarded samples are left out. A sample's\n"
+        "duration is its linked media segment's length when known, else its last row's\n"
+        "end_time; speakers are the distinct primary speakers, Therapist included.\n"
+        "\n"
+        "Then label distributions per scenario: support strategies (every support_strategy\n"
+        "item), relation patterns (relation_pattern; in samples without that key, therapist\n"
+        "rows' relation_cycle_state, as RPP reads them), utterance types and intensities; and\n"
+        "the relation-pattern transition matrix (the paper's Figure 3): over consecutive\n"
+        "non-empty in-set relation labels within each sample, self-transitions left out,\n"
+        "row-normalised.\n",
+    .options = options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>"};
 
 int cmd_stats(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   rescue_store *st = NULL;
   rescue_view view = {RESCUE_VIEW_CORPUS, 0};
   rescue_table3 t;
   rescue_label_stats *ls = NULL;
   rescue_buf out = RESCUE_BUF_INIT;
-  int c, rc, json = 0;
+  int rc, first;
 
-  while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage);
-    case 'j': json = 1; break;
-    default: return 2;
-    }
-  }
-  if (argc - optind != 1)
-    return cli_usage_error(usage, argc - optind ? "too many arguments" : "missing <db>");
-  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+  if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
+    return rc;
+  if ((rc = cli_open_store(argv[first], RESCUE_OPEN_READONLY, &st)))
     return rc;
   rc = rescue_stats_table3(st, &view, &t);
   if (!rc)

@@ -3,7 +3,9 @@
 ** demo sessions (fictional edits written here), a lead settles one, then lint, agreement
 ** and adjudication run on the demo corpus, their reports left under <dir>/agree/.
 */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -34,30 +36,47 @@ static const demo_edit edits[] = {
      "\"utterance_type\": \"defense\""},
 };
 
-/* Apply the edits of one annotator to the imported rows and save them as versions. */
-static int revise(rescue_store *st, const char *annotator) {
+/*
+** Apply the edits of one annotator to the imported rows and save them as that annotator's
+** versions: the edited samples go to a JSONL file under dir, imported as edits (only the
+** changed rows get a version), and the file is removed again.
+*/
+static int revise(rescue_store *st, const char *dir, const char *annotator) {
   rescue_view v = {RESCUE_VIEW_ANNOTATOR, 0};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
-  rescue_jdoc *doc = rescue_jdoc_new();
-  rescue_row_input in;
-  rescue_buf text = RESCUE_BUF_INIT;
-  int64_t who;
-  int rc, i, k;
-  memset(&in, 0, sizeof in);
-  if (!doc || (rc = rescue_annotator_id(st, annotator, NULL, 0, &who)) ||
-      (rc = rescue_annotator_id(st, "import", NULL, 0, &v.annotator_id)) ||
-      (rc = rescue_store_begin(st))) {
-    rescue_jdoc_free(&doc);
+  rescue_row *rows = NULL;
+  rescue_buf text = RESCUE_BUF_INIT, out = RESCUE_BUF_INIT;
+  rescue_import_opts io;
+  char path[4096];
+  const char *paths[1] = {path};
+  int rc, i, k, cap = 0, n_edited = 0;
+  FILE *f = NULL;
+
+  memset(&io, 0, sizeof io);
+  io.format = RESCUE_FMT_JSONL;
+  io.annotator = annotator;
+  snprintf(path, sizeof path, "%s/agree/.%s-edits.jsonl", dir, annotator);
+  if ((rc = rescue_annotator_id(st, "import", NULL, 0, &v.annotator_id)) ||
+      (rc = rescue_sample_iter_new(st, &v, NULL, 0, &it)))
     return cli_fail(rescue_store_err(st));
-  }
-  if ((rc = rescue_sample_iter_new(st, &v, NULL, 0, &it)))
-    goto fail;
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
+    rescue_sample copy = *s;
+    int changed = 0;
+    if (s->n > cap) {
+      rescue_row *r = realloc(rows, (size_t)s->n * sizeof *rows);
+      if (!r) {
+        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+        goto fail;
+      }
+      rows = r;
+      cap = s->n;
+    }
+    rescue_buf_reset(&text);
     for (i = 0; i < s->n; i++) {
       const rescue_row *row = &s->rows[i];
-      int changed = 0;
-      rescue_buf_reset(&text);
+      size_t at0 = text.len;
+      rows[i] = *row;
       rescue_buf_putn(&text, row->content, row->content_len);
       for (k = 0; k < (int)(sizeof edits / sizeof edits[0]); k++) {
         const demo_edit *e = &edits[k];
@@ -66,9 +85,9 @@ static int revise(rescue_store *st, const char *annotator) {
         if (strcmp(e->annotator, annotator) != 0 || strcmp(e->sample, s->sample_id) != 0 ||
             e->position != row->position)
           continue;
-        if (!text.s || !(at = strstr(text.s, e->from))) {
-          rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
-                        "demo: row %d of %s has no %s", e->position, e->sample, e->from);
+        if (!text.s || !(at = strstr(text.s + at0, e->from))) {
+          rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "demo: row %d of %s has no %s",
+                        e->position, e->sample, e->from);
           rc = RESCUE_EINTERNAL;
           goto fail;
         }
@@ -76,41 +95,54 @@ static int revise(rescue_store *st, const char *annotator) {
           rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
           goto fail;
         }
-        at = strstr(text.s, e->from);
+        at = strstr(text.s + at0, e->from);
         memmove(at + tl, at + fl, text.len - (size_t)(at - text.s) - fl + 1);
         memcpy(at, e->to, tl);
         text.len = text.len - fl + tl;
         changed = 1;
       }
-      if (changed) {
-        rescue_jerror je;
-        const rescue_jnode *root = rescue_jparse(doc, text.s, text.len, &je), *bad;
-        if (!root) {
-          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "demo edit: %s", je.msg);
-          goto fail;
-        }
-        if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &in, &bad,
-                                             rescue_store_err(st))) ||
-            (rc = rescue_store_add_row_version(st, row->row_id, who, "edit", &in, NULL, NULL, NULL)))
-          goto fail;
-      }
+      /* offsets for now: text may move while it grows */
+      rows[i].content = (const char *)(uintptr_t)at0;
+      rows[i].content_len = text.len - at0;
     }
+    if (!changed)
+      continue;
+    if (!rescue_buf_ok(&text)) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto fail;
+    }
+    for (i = 0; i < s->n; i++)
+      rows[i].content = text.s + (uintptr_t)rows[i].content;
+    copy.rows = rows;
+    rescue_sample_write_json(rescue_store_scheme(st), &copy, &out);
+    rescue_buf_putc(&out, '\n');
+    n_edited++;
   }
   if (rc < 0)
     goto fail;
   rescue_sample_iter_free(&it);
-  if ((rc = rescue_store_commit(st)))
-    goto fail;
-  rescue_row_input_free(&in);
+  rc = 0;
+  if (n_edited) {
+    if (!rescue_buf_ok(&out) || !(f = fopen(path, "wb")) ||
+        fwrite(out.s, 1, out.len, f) != out.len || fclose(f) != 0) {
+      if (f)
+        fclose(f);
+      cli_error("cannot write '%s'", path);
+      rc = 1;
+    } else if (rescue_import_edits(st, paths, 1, &io, NULL)) {
+      rc = cli_fail(rescue_store_err(st));
+    }
+    remove(path);
+  }
+  free(rows);
   rescue_buf_free(&text);
-  rescue_jdoc_free(&doc);
-  return 0;
+  rescue_buf_free(&out);
+  return rc;
 fail:
   rescue_sample_iter_free(&it);
-  rescue_store_rollback(st);
-  rescue_row_input_free(&in);
+  free(rows);
   rescue_buf_free(&text);
-  rescue_jdoc_free(&doc);
+  rescue_buf_free(&out);
   return cli_fail(rescue_store_err(st));
 }
 
@@ -143,13 +175,13 @@ int demo_agree(const char *dir, rescue_store *st) {
   if (rescue_annotator_add(st, "noor", "annotator", token, &existed) ||
       rescue_annotator_add(st, "lena", "lead", token, &existed))
     return cli_fail(rescue_store_err(st));
-  if (revise(st, "noor") || revise(st, "lena"))
-    return 1;
   snprintf(path, sizeof path, "%s/agree/lint.json", dir);
   if (rescue_make_parents(path) != 0) {
     cli_error("cannot create '%s/agree'", dir);
     return 1;
   }
+  if (revise(st, dir, "noor") || revise(st, dir, "lena"))
+    return 1;
   printf("   a second annotator (noor) revised 7 things in 6 rows; a lead (lena) settled one\n");
 
   memset(&lo, 0, sizeof lo);

@@ -1,5 +1,5 @@
 /*
-** agree_impl.h: private to the agreement engine (annotate/agree_*.c): the layout of a
+** agree_int.h: private to the agreement engine (annotate/agree_*.c): the layout of a
 ** reliability data set and the small string-interning hash map its files share.
 */
 #ifndef RESCUE_AGREE_IMPL_H
@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "rescue_agree.h"
+
+/* private to the library: not exported from librescue.so */
+#pragma GCC visibility push(hidden)
 
 /*
 ** An open-addressing map from byte strings to dense indexes 0..n-1 (insertion order).
@@ -173,5 +176,7 @@ struct rescue_agree_report {
 /* Append a field to a report (taking over nothing); returns it or NULL (no memory). */
 agree_field *agree_report_add_field(rescue_agree_report *r, const char *name,
                                     const char *level_name);
+
+#pragma GCC visibility pop
 
 #endif

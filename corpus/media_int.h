@@ -1,5 +1,5 @@
 /*
-** media_internal.h: what the media files of corpus/ share among themselves (private:
+** media_int.h: what the media files of corpus/ share among themselves (private:
 ** media.c, media_link.c, media_check.c, synth.c, cut_*.c, clip.c).
 */
 #ifndef RESCUE_MEDIA_INTERNAL_H
@@ -15,8 +15,9 @@
 #include "rescue_error.h"
 #include "rescue_store.h"
 
-/* Lowercase hex of n bytes into hex (2n+1 bytes). */
-void media_hex(const unsigned char *d, size_t n, char *hex);
+/* private to the library: not exported from librescue.so */
+#pragma GCC visibility push(hidden)
+
 /* rescue_seterr with libav's text for averr appended: "<fmt...>: <av_strerror>". */
 int media_averr(rescue_error *err, int code, int averr, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -74,5 +75,7 @@ int cut_audio(const cut_source *src, cut_req *reqs, int n, rescue_error *err);
 ** Tracks without an edit list keep their length.
 */
 int mp4_set_edits(const char *path, double video, double audio, rescue_error *err);
+
+#pragma GCC visibility pop
 
 #endif

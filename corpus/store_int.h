@@ -1,0 +1,136 @@
+/*
+** store_int.h: the store's SQL access and low-level writers, shared by the library's
+** modules and private to the library (tools/ and programs outside the tree use the
+** verbs of the public headers). All SQL text lives in schema/: modules ask for a prepared
+** statement by name (rescue_store_stmt) and bind parameters by :name.
+*/
+#ifndef RESCUE_STORE_INT_H
+#define RESCUE_STORE_INT_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "rescue_buf.h"
+#include "rescue_error.h"
+#include "rescue_json.h"
+#include "rescue_scheme.h"
+#include "rescue_store.h"
+
+/* private to the library: not exported from librescue.so */
+#pragma GCC visibility push(hidden)
+
+/* ---- SQL access ---- */
+
+/* The underlying connection. */
+sqlite3 *rescue_store_db(rescue_store *st);
+/*
+** The statement called `name` in schema/queries.sql, prepared once and cached; it comes
+** back reset with bindings cleared. NULL (with the error on the handle) if unknown.
+*/
+sqlite3_stmt *rescue_store_stmt(rescue_store *st, const char *name);
+/* Bind helpers by parameter name (":name"); a missing parameter is a caller bug. */
+void rescue_bind_int(sqlite3_stmt *s, const char *name, int64_t v);
+void rescue_bind_double(sqlite3_stmt *s, const char *name, double v);
+void rescue_bind_text(sqlite3_stmt *s, const char *name, const char *v, int len);
+void rescue_bind_null(sqlite3_stmt *s, const char *name);
+/* Record an SQLite failure on the handle ("what: sqlite message"); returns the code. */
+int rescue_store_sqlerr(rescue_store *st, const char *what);
+
+/*
+** Writers: BEGIN IMMEDIATE (waiting up to the busy timeout, then RESCUE_EBUSY),
+** COMMIT, ROLLBACK. Nested calls are not supported.
+*/
+int rescue_store_begin(rescue_store *st);
+int rescue_store_commit(rescue_store *st);
+void rescue_store_rollback(rescue_store *st);
+
+/*
+** Bulk writes: when no other connection has the corpus open, switch it to a rollback
+** journal for the duration (pages are then written once instead of to the WAL and again
+** at the checkpoint: measured 20-25% of an import). *bulk says whether it switched; it is
+** 0, and nothing changed, when anyone else is connected. rescue_store_bulk_end switches
+** back to WAL. Call both outside a transaction. Note the switch updates the file's
+** change counter, so callers validate their input before switching.
+*/
+void rescue_store_bulk_begin(rescue_store *st, int *bulk);
+void rescue_store_bulk_end(rescue_store *st, int bulk);
+
+/* Current UTC time as ISO-8601 with milliseconds ("2026-11-29T19:04:18.123Z"). */
+void rescue_now_iso(char out[32]);
+
+/* ---- writing samples ---- */
+
+/* One row to store: canonical JSON and the typed copies (see rescue_row). */
+typedef struct rescue_row_input {
+  rescue_buf content; /* canonical JSON object */
+  rescue_buf extra;   /* speaker\0entities\0utterance\0cycle\0pattern\0 */
+  double start_time, end_time;
+  int has_utterance, has_cycle, has_pattern;
+} rescue_row_input;
+
+/*
+** Build a row input from a parsed row object: checks the structural types import
+** refuses (object, finite start_time/end_time, target a list of strings), writes the
+** canonical JSON and extracts the typed copies (in == NULL: only checks). On a type error returns
+** RESCUE_EBADINPUT, sets *bad to the offending node, and writes the reason to err.
+*/
+int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
+                               rescue_row_input *in, const rescue_jnode **bad, rescue_error *err);
+void rescue_row_input_free(rescue_row_input *in);
+
+/* A whole sample to store. */
+typedef struct rescue_sample_input {
+  const char *sample_id;
+  const char *head, *tail; /* see sample_version */
+  int has_rows, given_keys;
+  int n_rows;
+  rescue_row_input *rows;
+} rescue_sample_input;
+
+enum {
+  RESCUE_PUT_RESEGMENT = 1, /* a different row count, or rows that no longer line up,
+                               records a new row set */
+  RESCUE_PUT_EDIT = 2,      /* an edit of an existing sample: compare with the version
+                                the annotator sees (theirs, else the first), not only theirs */
+};
+
+/*
+** Store one sample under an annotator, inside the caller's transaction. A new sample
+** gets its row set and a first version of every row. For an existing sample, each row
+** whose content differs from this annotator's own latest version of it (or that this
+** annotator never versioned) gets a new version; the sample-level keys likewise. Rows
+** are matched by identity, not just position: with the same row count, each input row's
+** span must overlap the span of the row it replaces (as this annotator sees it) by at
+** least half of the shorter one. A different row count or a misaligned row is refused
+** (RESCUE_EBADINPUT, naming the first misaligned row) unless RESCUE_PUT_RESEGMENT, which
+** records a new row set and, per new row, the old rows it came from (same span, split
+** from, merged from). `kind` is "import", "edit" or "gold".
+*/
+int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
+                            const char *kind, int flags, rescue_put_stats *stats);
+
+/*
+** The row identity check of rescue_store_put_sample on its own, reading only: when
+** sample_id is in the store with n rows, each input span (start[i]..end[i]) must overlap
+** the span annotator_id sees for row i+1 by at least half of the shorter one. 0 when it
+** does (or the sample is new, or the counts differ); RESCUE_EBADINPUT naming the first
+** misaligned row (*bad_row, may be NULL, gets it) otherwise. Importers call it in their
+** checking pass, before anything is written.
+*/
+int rescue_store_check_rows(rescue_store *st, const char *sample_id, int n, const double *start,
+                            const double *end, int64_t annotator_id, int *bad_row);
+
+/*
+** Add one version of an existing row (row.id) inside the caller's transaction. For
+** kind "gold", gold_policy and gold_sources (a JSON array of row_version ids) say how it
+** was decided; pass NULL otherwise. *version_id (may be NULL) gets the new id.
+*/
+int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annotator_id,
+                                 const char *kind, const rescue_row_input *in,
+                                 const char *gold_policy, const char *gold_sources,
+                                 int64_t *version_id);
+
+#pragma GCC visibility pop
+
+#endif
