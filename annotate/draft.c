@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rescue_alloc.h"
+#include "store_int.h"
 #include "rescue_draft.h"
 #include "rescue_json.h"
 #include "rescue_lint.h"

@@ -24,6 +24,8 @@
 #include "rescue_json.h"
 #include "rescue_scheme.h"
 
+#pragma GCC visibility push(hidden)
+
 #define EAF_LT_TURN "rescue:turn"
 #define EAF_LT_ROW "rescue:row"
 #define EAF_PROP_FORMAT "rescue:format"
@@ -67,5 +69,7 @@ eaf_code eaf_member_code(const rescue_scheme *sc, const rescue_jnode *row, const
 const char *eaf_code_name(eaf_code c);
 /* The milliseconds an export writes for a row's start and end. */
 void eaf_row_ms(const rescue_jnode *row, long long *ms0, long long *ms1);
+
+#pragma GCC visibility pop
 
 #endif

@@ -15,6 +15,9 @@
 #include "rescue_json.h"
 #include "rescue_serve.h"
 #include "rescue_store.h"
+#include "store_int.h"
+
+#pragma GCC visibility push(hidden)
 
 /* Request bodies above this get 413. */
 #define SRV_MAX_BODY (1024 * 1024)
@@ -91,5 +94,7 @@ void api_status(srv_req *r, const char *sample_id);
 void api_segmentation(srv_req *r, const char *sample_id);
 void api_comments(srv_req *r, const char *sample_id);
 void api_dashboard(srv_req *r);
+
+#pragma GCC visibility pop
 
 #endif

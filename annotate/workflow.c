@@ -8,6 +8,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_workflow.h"
+#include "store_int.h"
 
 int rescue_status_valid(const char *status) {
   return strcmp(status, "new") == 0 || strcmp(status, "in_review") == 0 ||

@@ -7,6 +7,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_store.h"
+#include "store_int.h"
 
 /*
 ** The annotator's current version of a row: their own latest version of it, else what

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rescue_alloc.h"
+#include "store_int.h"
 #include "rescue_import.h"
 #include "rescue_json.h"
 #include "rescue_output.h"

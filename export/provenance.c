@@ -10,6 +10,7 @@
 #include "rescue_agree.h"
 #include "rescue_alloc.h"
 #include "tasks_int.h"
+#include "store_int.h"
 
 /* The gold policy of a row version: 0 lead, 1 majority, 2 latest, 3 other or unknown. */
 static int gold_policy(rescue_store *st, int64_t version_id, int *which) {

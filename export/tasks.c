@@ -12,6 +12,7 @@
 #include "rescue_alloc.h"
 #include "rescue_output.h"
 #include "tasks_int.h"
+#include "store_int.h"
 
 static const char *const task_names[RESCUE_TASK_COUNT] = {"itp", "rpp", "stp", "ssp", "er", "vp"};
 

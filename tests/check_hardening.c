@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "rescue_import.h"
+#include "store_int.h"
 #include "testutil.h"
 
 static char *media_dir; /* made once in main(): src.mp4 */

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store_int.h"
 #include "testutil.h"
 
 #define SAMPLE "maya_and_daniel/001_s01e01_segment01"

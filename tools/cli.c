@@ -327,6 +327,8 @@ void cli_audit(const char *db, const char *action, int argc, char **argv, const 
   if (rescue_store_open(&st, db, 0, &err) || rescue_audit_add(st, &e))
     cli_warn("not recorded in the corpus's log: %s", st ? rescue_store_errmsg(st) : err.msg);
   rescue_store_close(&st);
+}
+
 /* ---- option tables (cli.h) ---- */
 
 void cli_list_free(cli_list *l) {
