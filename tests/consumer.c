@@ -36,7 +36,8 @@ static const char sample_b[] =
     "{\"sample_id\": \"pat_and_sam/s02\", \"rows\": ["
     "{\"start_time\": 0.0, \"end_time\": 3.0, \"primary_speaker\": \"Therapist\", \"target\": "
     "[\"Pat\", \"Sam\"], \"dialogue_cleaned\": \"What happened this week?\", "
-    "\"utterance_type\": \"request\"}, "
+    "\"utterance_type\": \"request\", \"support_strategy\": [{\"provider\": \"Therapist\", "
+    "\"target\": [\"Pat\"], \"strategy_type\": \"track\", \"strategy_content\": \"asks\"}]}, "
     "{\"start_time\": 3.0, \"end_time\": 6.0, \"primary_speaker\": \"Pat\", \"target\": "
     "[\"Therapist\"], \"dialogue_cleaned\": \"We argued again.\", \"utterance_type\": "
     "\"disclosure\"}]}";
@@ -111,6 +112,19 @@ int main(int argc, char **argv) {
   at = strstr(strcpy(edited, sample_a), "\"accusation\"");
   memcpy(at, "\"withdrawal\"", 12);
   CHECK(write_file(edits, edited, sample_b) == 0, "cannot write %s", edits);
+  {
+    /* only registered annotators save under a name */
+    char token[65];
+    int existed = 0;
+    CHECK(rescue_annotator_add(st, "lee", "annotator", token, &existed) == 0, "annotator: %s",
+          rescue_store_errmsg(st));
+    CHECK(rescue_annotator_add(st, "kim", "annotator", token, &existed) == 0, "annotator: %s",
+          rescue_store_errmsg(st));
+  }
+  /* kim codes every row as the draft has it (the draft itself is never a coder) */
+  io.annotator = "kim";
+  CHECK(rescue_import(st, paths, 1, &io, &ir) == 0, "kim: %s", rescue_store_errmsg(st));
+  CHECK(ir.put.row_versions == 4, "kim: %ld row versions (want 4)", ir.put.row_versions);
   io.annotator = "lee";
   paths[0] = edits;
   CHECK(rescue_import_edits(st, paths, 1, &io, &ir) == 0, "edit: %s", rescue_store_errmsg(st));
@@ -133,8 +147,8 @@ int main(int argc, char **argv) {
   CHECK(rescue_export_tasks(st, tasks, &to, &tr) == 0, "tasks: %s", rescue_store_errmsg(st));
 
   /*
-  ** agreement between "import" and "lee" on utterance_type, over the sample both cover
-  ** (s01): they agree on row 2 and not on row 1
+  ** agreement between kim and lee on utterance_type, over the sample both reviewed (s01):
+  ** they agree on row 2 and not on row 1
   */
   memset(&ao, 0, sizeof ao);
   ao.fields = fields;
@@ -143,8 +157,9 @@ int main(int argc, char **argv) {
   rescue_agree_report_json(rep, &b);
   CHECK(rescue_buf_ok(&b) && b.s && strstr(b.s, "\"utterance_type\"") && strstr(b.s, "\"lee\""),
         "agreement report: %s", b.s ? b.s : "(empty)");
-  CHECK(strstr(b.s, "\"units\": 2,") && strstr(b.s, "\"percent_agreement\": 0.5,"),
-        "agreement report: not 2 units with observed agreement 0.5: %s", b.s);
+  CHECK(strstr(b.s, "\"units\": 2,") && strstr(b.s, "\"percent_agreement\": 0.5,") &&
+            strstr(b.s, "\"coders\": [\"lee\", \"kim\"]"),
+        "agreement report: not 2 units with observed agreement 0.5 between lee and kim: %s", b.s);
 
 end:
   rescue_agree_report_free(&rep);

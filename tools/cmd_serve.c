@@ -61,7 +61,7 @@ int cmd_serve(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   rescue_media_quiet();
   if (rescue_serve_start(&o, &srv, &err))
-    return cli_fail(&err);
+    return cli_fail_path(&err, o.db);
   if (!loopback)
     cli_warn("listening on %s, which other machines can reach: the corpus holds sensitive "
              "interview data; serve it only on a network you trust (and prefer a loopback "
