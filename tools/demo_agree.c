@@ -31,15 +31,18 @@ static const demo_edit edits[] = {
     {"noor", "family_therapy/demo01/merged", 9, "\"target\": [\"Rosa\", \"Tomas\"]",
      "\"target\": [\"Rosa\"]"},
     {"noor", "family_therapy/demo01/merged", 10, "\"intensity\": 4", "\"intensity\": 5"},
-    /* the lead settles one disagreement */
+    /* the lead reviews both sessions too: she agrees with some of noor's changes */
+    {"lena", "maya_and_daniel/001_s01e01_segment01", 3, "\"utterance_type\": \"accusation\"",
+     "\"utterance_type\": \"request\""},
     {"lena", "family_therapy/demo01/merged", 2, "\"utterance_type\": \"accusation\"",
      "\"utterance_type\": \"defense\""},
 };
 
 /*
 ** Apply the edits of one annotator to the imported rows and save them as that annotator's
-** versions: the edited samples go to a JSONL file under dir, imported as edits (only the
-** changed rows get a version), and the file is removed again.
+** versions: the samples they touched go to a JSONL file under dir, imported under their
+** name (every row of those samples gets their version: they reviewed the whole sample and
+** kept what they did not change), and the file is removed again.
 */
 static int revise(rescue_store *st, const char *dir, const char *annotator) {
   rescue_view v = {RESCUE_VIEW_ANNOTATOR, 0};
@@ -129,7 +132,7 @@ static int revise(rescue_store *st, const char *dir, const char *annotator) {
         fclose(f);
       cli_error("cannot write '%s'", path);
       rc = 1;
-    } else if (rescue_import_edits(st, paths, 1, &io, NULL)) {
+    } else if (rescue_import(st, paths, 1, &io, NULL)) {
       rc = cli_fail(rescue_store_err(st));
     }
     remove(path);
@@ -182,7 +185,8 @@ int demo_agree(const char *dir, rescue_store *st) {
   }
   if (revise(st, dir, "noor") || revise(st, dir, "lena"))
     return 1;
-  printf("   a second annotator (noor) revised 7 things in 6 rows; a lead (lena) settled one\n");
+  printf("   two people reviewed the draft: noor revised 7 things in 6 rows of both sessions, a "
+         "lead (lena) reviewed both too and changed 2\n");
 
   memset(&lo, 0, sizeof lo);
   if (rescue_lint(st, &lo, &lr)) {
@@ -221,7 +225,8 @@ int demo_agree(const char *dir, rescue_store *st) {
   if (save(path, &b))
     goto end;
   rescue_agree_report_free(&rep);
-  printf("   agreement (rescue agree) between import, noor and lena -> %s/agree/agreement.txt\n",
+  printf("   agreement (rescue agree) between noor and lena (the draft is no coder) -> "
+         "%s/agree/agreement.txt\n",
          dir);
   ao.fields = fields;
   ao.n_fields = 4;
