@@ -46,8 +46,7 @@ typedef struct rescue_score_opts {
 ** gives RESCUE_EINVAL (it needs an LLM judge). *out owns the report (rescue_score_free).
 */
 int rescue_score_files(rescue_task task, const char *gold_path, const char *pred_path,
-                       const rescue_score_opts *opts, rescue_score_report **out,
-                       rescue_error *err);
+                       const rescue_score_opts *opts, rescue_score_report **out, rescue_error *err);
 
 /* The report as one JSON document (keys listed in `rescue score -h`). */
 void rescue_score_json(const rescue_score_report *r, rescue_buf *out);

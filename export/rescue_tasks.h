@@ -68,8 +68,8 @@ typedef struct rescue_tasks_result {
   long other_split;  /* left out by --split */
   int64_t split_run; /* the split run used, 0 when none */
   long instances[RESCUE_TASK_COUNT];
-  long itp_yes;   /* ITP instances with gold yes */
-  uint64_t bytes; /* bytes of every file written */
+  long itp_yes;       /* ITP instances with gold yes */
+  uint64_t bytes;     /* bytes of every file written */
   long missing_clips; /* ER and VP records written with an empty clip_path */
   long rows_gold;     /* rows of the samples used shown from adjudicated gold */
   long rows_latest;   /* ... from the latest version by anyone (or the view's annotator) */

@@ -77,7 +77,7 @@ typedef struct tk_sample {
   int *ints;                  /* scratch integers (rescue_tk_ints) */
   size_t cap_ints;
   rescue_jdoc *doc;
-  int rows_only; /* prepare parses rows and derives facts, but builds no
+  int rows_only;    /* prepare parses rows and derives facts, but builds no
                     row records (for statistics) */
   int clip_missing; /* the last ER/VP record written has an empty clip_path */
 } tk_sample;
@@ -171,18 +171,18 @@ typedef struct tk_summary {
   char notice[1024];  /* the corpus's notice for every card made from it ("" if none) */
   int split_mode;     /* files per split (a split run exists) */
   rescue_split_run run;
-  int active[RESCUE_SPLIT_COUNT];                       /* splits written (split mode) */
-  tk_file files[RESCUE_TASK_COUNT][RESCUE_SPLIT_COUNT]; /* [task][split]; [task][0] otherwise */
+  int active[RESCUE_SPLIT_COUNT];                         /* splits written (split mode) */
+  tk_file files[RESCUE_TASK_COUNT][RESCUE_SPLIT_COUNT];   /* [task][split]; [task][0] otherwise */
   tk_file answers[RESCUE_TASK_COUNT][RESCUE_SPLIT_COUNT]; /* --blind: the answer files */
-  tk_file splits[RESCUE_SPLIT_COUNT];                   /* splits/<split>.txt */
+  tk_file splits[RESCUE_SPLIT_COUNT];                     /* splits/<split>.txt */
   tk_file readme;
   long samples[RESCUE_SPLIT_COUNT][2]; /* samples per split slot and scenario */
   rescue_tasks_result *res;
   /* provenance (provenance.c) */
-  long policies[4];  /* gold rows decided by policy lead, majority, latest, other/unknown */
+  long policies[4]; /* gold rows decided by policy lead, majority, latest, other/unknown */
   struct tk_prov_annotator *annotators; /* whose versions the rows show, by rows */
   int n_annotators, cap_annotators;
-  rescue_buf agreement; /* per field: JSON array of {field, level, status, coders, units,
+  rescue_buf agreement;     /* per field: JSON array of {field, level, status, coders, units,
                            alpha, ci_low, ci_high, ci_level}; "" when not computed */
   char agreement_note[200]; /* why agreement is absent, or "" */
   char **used_ids;          /* sample ids used (agreement is computed over them) */

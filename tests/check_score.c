@@ -151,7 +151,7 @@ START_TEST(test_replies_and_lists) {
   NEAR(num(j, "counts", "missing", NULL), 1);
   NEAR(num(j, "counts", "invalid_lines", NULL), 1);
   NEAR(num(j, "counts", "reply_strings", NULL), 3);
-  NEAR(num(j, "counts", "recovered", NULL), 2); /* the fenced reply and the prose one */
+  NEAR(num(j, "counts", "recovered", NULL), 2);   /* the fenced reply and the prose one */
   NEAR(num(j, "overall", "accuracy", NULL), 1.0); /* a6 missing counts as no: right here */
   NEAR(num(json_array_get(json_object_get(j, "invalid_lines"), 0), "line", NULL), 5);
   json_decref(j);
@@ -290,10 +290,10 @@ START_TEST(test_er) {
   /* e1 "6" -> 5 points; e2 7.5 -> 8, |8-3| = 5 -> 1 point; e3 missing -> left out; e4 does
      not parse -> under rescue only that checkpoint is invalid; under release its sample
      fails, and so does e3's (a checkpoint without a prediction) */
-  pred = put("er.pred.jsonl",
-             "{\"checkpoint_id\": \"e1\", \"predicted_intensity_score\": \"6\"}\n"
-             "{\"instance_id\": \"e2\", \"predicted_intensity_score\": 7.5}\n"
-             "{\"instance_id\": \"e4\", \"predicted_intensity_score\": \"high\"}\n");
+  pred =
+      put("er.pred.jsonl", "{\"checkpoint_id\": \"e1\", \"predicted_intensity_score\": \"6\"}\n"
+                           "{\"instance_id\": \"e2\", \"predicted_intensity_score\": 7.5}\n"
+                           "{\"instance_id\": \"e4\", \"predicted_intensity_score\": \"high\"}\n");
   j = score_json("er", g, pred);
   NEAR(num(j, "overall", "scored", NULL), 2);
   NEAR(num(j, "overall", "n", NULL), 4);
@@ -372,8 +372,8 @@ START_TEST(test_bad_input_and_cli) {
   /* a gold file of another task: refused with the task to use */
   rc = tu_rescue(&out, &err, "score", "rpp", "--gold", g, "--pred", put("e.jsonl", ""), NULL);
   ck_assert_int_eq(rc, 1);
-  ck_assert_ptr_nonnull(
-      strstr(err, "itp.jsonl:1:1: this is a itp record, not rpp: score it with 'rescue score itp'"));
+  ck_assert_ptr_nonnull(strstr(
+      err, "itp.jsonl:1:1: this is a itp record, not rpp: score it with 'rescue score itp'"));
   free(out);
   free(err);
   rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", tu_path(dir, "none.jsonl"),
@@ -417,8 +417,7 @@ START_TEST(test_bad_input_and_cli) {
   ck_assert_ptr_nonnull(strstr(out, "--protocol <p>"));
   free(out);
   free(err);
-  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", g, "--protocol", "paper",
-                 NULL);
+  rc = tu_rescue(&out, &err, "score", "itp", "--gold", g, "--pred", g, "--protocol", "paper", NULL);
   ck_assert_int_eq(rc, 2);
   ck_assert_ptr_nonnull(strstr(err, "unknown protocol 'paper'"));
   free(out);

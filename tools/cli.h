@@ -77,11 +77,11 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 */
 typedef enum cli_opt_type {
   CLI_OPT_END,
-  CLI_OPT_FLAG,    /* int: set to 1 */
-  CLI_OPT_STRING,  /* const char *: the argument */
-  CLI_OPT_LONG,    /* long: a whole number in [min, max] */
-  CLI_OPT_DOUBLE,  /* double */
-  CLI_OPT_SAMPLES  /* cli_list: comma-separated sample ids */
+  CLI_OPT_FLAG,   /* int: set to 1 */
+  CLI_OPT_STRING, /* const char *: the argument */
+  CLI_OPT_LONG,   /* long: a whole number in [min, max] */
+  CLI_OPT_DOUBLE, /* double */
+  CLI_OPT_SAMPLES /* cli_list: comma-separated sample ids */
 } cli_opt_type;
 
 /* A list option's value: n strings (free with cli_list_free). */
@@ -96,33 +96,43 @@ typedef struct cli_option {
   int short_name;        /* 0: none */
   const char *long_name; /* without "--" */
   void *value;
-  const char *argh;      /* the argument's placeholder ("<n>"); NULL for flags */
+  const char *argh; /* the argument's placeholder ("<n>"); NULL for flags */
   const char *help;
-  long min, max;         /* CLI_OPT_LONG: accepted range */
-  int required;          /* "missing --<name>" when absent */
+  long min, max; /* CLI_OPT_LONG: accepted range */
+  int required;  /* "missing --<name>" when absent */
 } cli_option;
 
-#define CLI_FLAG(s, l, v, h) {CLI_OPT_FLAG, (s), (l), (v), NULL, (h), 0, 0, 0}
-#define CLI_STRING(s, l, v, a, h) {CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 0}
-#define CLI_STRING_REQ(s, l, v, a, h) {CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 1}
-#define CLI_LONG(s, l, v, a, h, lo, hi) {CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 0}
-#define CLI_LONG_REQ(s, l, v, a, h, lo, hi) {CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 1}
-#define CLI_DOUBLE(s, l, v, a, h) {CLI_OPT_DOUBLE, (s), (l), (v), (a), (h), 0, 0, 0}
+#define CLI_FLAG(s, l, v, h)                                                                       \
+  { CLI_OPT_FLAG, (s), (l), (v), NULL, (h), 0, 0, 0 }
+#define CLI_STRING(s, l, v, a, h)                                                                  \
+  { CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 0 }
+#define CLI_STRING_REQ(s, l, v, a, h)                                                              \
+  { CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 1 }
+#define CLI_LONG(s, l, v, a, h, lo, hi)                                                            \
+  { CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 0 }
+#define CLI_LONG_REQ(s, l, v, a, h, lo, hi)                                                        \
+  { CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 1 }
+#define CLI_DOUBLE(s, l, v, a, h)                                                                  \
+  { CLI_OPT_DOUBLE, (s), (l), (v), (a), (h), 0, 0, 0 }
 /* The shared options. */
 #define CLI_JSON(v, h) CLI_FLAG(0, "json", (v), (h))
 #define CLI_SAMPLES(v)                                                                             \
-  {CLI_OPT_SAMPLES, 0, "samples", (v), "<id,...>", "only these sample ids (comma-separated)", 0, 0, 0}
+  {                                                                                                \
+    CLI_OPT_SAMPLES, 0, "samples", (v), "<id,...>", "only these sample ids (comma-separated)", 0,  \
+        0, 0                                                                                       \
+  }
 #define CLI_VIEW(v)                                                                                \
   CLI_STRING(0, "view", (v), "<view>",                                                             \
              "which version of each row: corpus (default), gold, latest or\nannotator:<name>")
-#define CLI_END {CLI_OPT_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0}
+#define CLI_END                                                                                    \
+  { CLI_OPT_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0 }
 
 typedef struct cli_spec {
   const char *synopsis;    /* "rescue stats <db> [--json]" */
   const char *description; /* paragraphs, each line ending in '\n'; may be NULL */
   const cli_option *options;
-  int min_args, max_args;  /* positional arguments (max -1: any number) */
-  const char *arg_name;    /* "<db>": the message for too few is "missing <db>" */
+  int min_args, max_args; /* positional arguments (max -1: any number) */
+  const char *arg_name;   /* "<db>": the message for too few is "missing <db>" */
 } cli_spec;
 
 enum { CLI_PARSED = -1 };
