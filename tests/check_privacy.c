@@ -127,7 +127,7 @@ END_TEST
 
 START_TEST(test_export_every_format_without_names) {
   char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL, *a, *b;
-  const char *formats[] = {"samples", "data-root", "tasks"};
+  const char *formats[] = {"samples", "data-root", "tasks", "eaf"};
   int f;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "split", db, "--ratios", "0.5,0.0,0.5", "--seed", "3",
                              NULL),
@@ -141,7 +141,7 @@ START_TEST(test_export_every_format_without_names) {
   ck_assert_int_eq(access(tu_path(dir, "x.jsonl"), F_OK), -1);
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
-  for (f = 0; f < 3; f++) {
+  for (f = 0; f < 4; f++) {
     char name[64];
     snprintf(name, sizeof name, "p-%s", formats[f]);
     ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", formats[f], "--out",
