@@ -51,7 +51,7 @@ static void print_usage(FILE *f) {
   size_t i;
   fputs(usage_main, f);
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(f, "   %-14s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "   %-18s %s\n", commands[i].name, commands[i].summary);
   fputs("\n'rescue <command> -h' describes one command.\n", f);
 }
 
