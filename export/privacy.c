@@ -479,7 +479,7 @@ int rescue_pseudonym_auto(rescue_store *st, long *added) {
     goto fail;
   for (i = 0; i < m.n && !rc; i++) {
     rescue_pseudonym *it = &m.items[i];
-    int64_t gid;
+    int64_t gid = 0;
     char ps[160];
     if (it->pseudonym)
       continue;
@@ -560,7 +560,7 @@ int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudon
     goto fail;
   for (i = 0; i < m.n && !rc; i++) {
     const rescue_pseudonym *it = &m.items[i];
-    int64_t gid;
+    int64_t gid = 0;
     int group_entry = !it->real && !colon && strcmp(it->group, real) == 0;
     int person = it->real && strcmp(it->real, name) == 0 && (!*only || strcmp(it->group, only) == 0);
     if (!group_entry && !person)
@@ -975,7 +975,7 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
     while (sqlite3_step(q) == SQLITE_ROW) {
       const char *g = (const char *)sqlite3_column_text(q, 0);
       const char *ps = NULL;
-      int64_t gid;
+      int64_t gid = 0;
       for (i = 0; i < m.n; i++)
         if (!m.items[i].real && strcmp(m.items[i].group, g) == 0)
           ps = m.items[i].pseudonym;

@@ -26,7 +26,7 @@ static char *media_dir; /* made once in main(): src.mp4 */
 static void snapshot(const char *db, char *copy, size_t n) {
   size_t len;
   char *bytes = tu_read(db, &len);
-  snprintf(copy, n, "%s.before", db);
+  ck_assert_msg((size_t)snprintf(copy, n, "%s.before", db) < n, "path too long: %s", db);
   ck_assert_ptr_nonnull(bytes);
   tu_write_n(copy, bytes, len);
   free(bytes);
