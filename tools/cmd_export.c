@@ -10,11 +10,12 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: rescue export <db> --format samples|data-root|tasks|eaf --out <path> [--force]\n"
+    "usage: rescue export <db> --format samples|data-root|tasks|eaf --out <path>|- [--force]\n"
     "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
     "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] [--split <name>]\n"
     "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
     "                     [--itp-cap-per-class <m>] [--blind] [--require-clips]\n"
+    "                     [--annotator <name>] [--pseudonymise [--with-media]]\n"
     "\n"
     "Write the corpus out, all or nothing (a temporary name renamed at the end).\n"
     "\n"
