@@ -186,6 +186,11 @@ void rescue_score_free(rescue_score_report **rp) {
     return;
   rescue_free(r->gold_path);
   rescue_free(r->pred_path);
+  /* the per-couple and per-sample tallies first: their counts live in the tables below */
+  for (i = 0; r->by_couple && i < r->couples.n; i++)
+    acc_free(&r->by_couple[i]);
+  for (i = 0; r->by_sample && i < r->samples.n; i++)
+    acc_free(&r->by_sample[i]);
   strtab_free(&r->ids);
   strtab_free(&r->samples);
   strtab_free(&r->couples);
@@ -199,10 +204,6 @@ void rescue_score_free(rescue_score_report **rp) {
   acc_free(&r->overall);
   acc_free(&r->scen[0]);
   acc_free(&r->scen[1]);
-  for (i = 0; r->by_couple && i < r->couples.n; i++)
-    acc_free(&r->by_couple[i]);
-  for (i = 0; r->by_sample && i < r->samples.n; i++)
-    acc_free(&r->by_sample[i]);
   rescue_free(r->by_couple);
   rescue_free(r->by_sample);
   rescue_free(r->conf);
