@@ -1434,10 +1434,7 @@ void rescue_draft_report_json(const rescue_draft_report *rep, rescue_buf *out) {
     else
       rescue_jw_null(&w);
     rescue_jw_key(&w, "error");
-    if (o->error)
-      rescue_jw_str(&w, o->error);
-    else
-      rescue_jw_null(&w);
+    rescue_jw_str_or_null(&w, o->error);
     rescue_jw_key(&w, "prompt_sha256");
     rescue_jw_str(&w, o->prompt_sha256 ? o->prompt_sha256 : "");
     rescue_jw_key(&w, "rows_imported");

@@ -63,6 +63,11 @@ void rescue_comments_free(rescue_comment **list, int n);
 ** "text", "created_at"}]}, no trailing newline.
 */
 void rescue_comments_json(const rescue_comment *list, int n, rescue_buf *out);
+/*
+** A status history as a JSON array in w: [{"status", "reason" (or null), "annotator" (or
+** null), "created_at"}], oldest first.
+*/
+void rescue_status_history_jw(rescue_jw *w, const rescue_status_entry *h, int n);
 
 /* ---- what is assigned to whom ---- */
 

@@ -82,10 +82,7 @@ void api_scheme(srv_req *r) {
     rescue_jw_key(&w, "name");
     rescue_jw_str(&w, ls->name);
     rescue_jw_key(&w, "scenario");
-    if (ls->scenario)
-      rescue_jw_str(&w, ls->scenario);
-    else
-      rescue_jw_null(&w);
+    rescue_jw_str_or_null(&w, ls->scenario);
     rescue_jw_key(&w, "labels");
     rescue_jw_arr(&w);
     for (j = 0; j < ls->n; j++) {
@@ -511,10 +508,7 @@ void api_sample(srv_req *r, const char *sample_id) {
         rescue_jw_key(&w, "row");
         rescue_jw_int(&w, cl[i].row);
         rescue_jw_key(&w, "annotator");
-        if (cl[i].annotator)
-          rescue_jw_str(&w, cl[i].annotator);
-        else
-          rescue_jw_null(&w);
+        rescue_jw_str_or_null(&w, cl[i].annotator);
         rescue_jw_key(&w, "text");
         rescue_jw_str(&w, cl[i].text);
         rescue_jw_key(&w, "created_at");
@@ -529,29 +523,12 @@ void api_sample(srv_req *r, const char *sample_id) {
   {
     rescue_status_entry *h = NULL;
     int nh = 0;
-    rescue_jw_arr(&w);
     if (rescue_status_history(r->st, sample_id, &h, &nh) == 0) {
-      for (i = 0; i < nh; i++) {
-        rescue_jw_obj(&w);
-        rescue_jw_key(&w, "status");
-        rescue_jw_str(&w, h[i].status);
-        rescue_jw_key(&w, "reason");
-        if (h[i].reason)
-          rescue_jw_str(&w, h[i].reason);
-        else
-          rescue_jw_null(&w);
-        rescue_jw_key(&w, "annotator");
-        if (h[i].annotator)
-          rescue_jw_str(&w, h[i].annotator);
-        else
-          rescue_jw_null(&w);
-        rescue_jw_key(&w, "created_at");
-        rescue_jw_str(&w, h[i].created_at);
-        rescue_jw_end(&w);
-      }
+      rescue_status_history_jw(&w, h, nh);
       rescue_status_history_free(&h, nh);
+    } else {
+      rescue_status_history_jw(&w, NULL, 0);
     }
-    rescue_jw_end(&w);
   }
   rescue_jw_key(&w, "cues");
   rescue_jw_arr(&w);

@@ -240,11 +240,22 @@ void rescue_comments_free(rescue_comment **list, int n) {
   *list = NULL;
 }
 
-static void jw_str_or_null(rescue_jw *w, const char *s) {
-  if (s)
-    rescue_jw_str(w, s);
-  else
-    rescue_jw_null(w);
+void rescue_status_history_jw(rescue_jw *w, const rescue_status_entry *h, int n) {
+  int i;
+  rescue_jw_arr(w);
+  for (i = 0; i < n; i++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "status");
+    rescue_jw_str(w, h[i].status);
+    rescue_jw_key(w, "reason");
+    rescue_jw_str_or_null(w, h[i].reason);
+    rescue_jw_key(w, "annotator");
+    rescue_jw_str_or_null(w, h[i].annotator);
+    rescue_jw_key(w, "created_at");
+    rescue_jw_str(w, h[i].created_at);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
 }
 
 void rescue_comments_json(const rescue_comment *list, int n, rescue_buf *out) {
@@ -266,7 +277,7 @@ void rescue_comments_json(const rescue_comment *list, int n, rescue_buf *out) {
     else
       rescue_jw_null(&w);
     rescue_jw_key(&w, "annotator");
-    jw_str_or_null(&w, list[i].annotator);
+    rescue_jw_str_or_null(&w, list[i].annotator);
     rescue_jw_key(&w, "text");
     rescue_jw_str(&w, list[i].text);
     rescue_jw_key(&w, "created_at");
@@ -370,9 +381,9 @@ void rescue_assign_list_json(const rescue_assignment_info *list, int n,
     rescue_jw_key(&w, "overlap");
     rescue_jw_double(&w, run->overlap);
     rescue_jw_key(&w, "annotators");
-    jw_str_or_null(&w, run->annotators);
+    rescue_jw_str_or_null(&w, run->annotators);
     rescue_jw_key(&w, "created_at");
-    jw_str_or_null(&w, run->created_at);
+    rescue_jw_str_or_null(&w, run->created_at);
     rescue_jw_end(&w);
   } else {
     rescue_jw_null(&w);
@@ -388,7 +399,7 @@ void rescue_assign_list_json(const rescue_assignment_info *list, int n,
     rescue_jw_key(&w, "status");
     rescue_jw_str(&w, list[i].status);
     rescue_jw_key(&w, "status_reason");
-    jw_str_or_null(&w, list[i].status_reason);
+    rescue_jw_str_or_null(&w, list[i].status_reason);
     rescue_jw_key(&w, "rows");
     rescue_jw_int(&w, list[i].n_rows);
     rescue_jw_key(&w, "rows_saved");

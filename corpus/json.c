@@ -861,6 +861,13 @@ void rescue_jw_str(rescue_jw *w, const char *s) {
   rescue_jwrite_string(w->b, s ? s : "", s ? strlen(s) : 0);
 }
 
+void rescue_jw_str_or_null(rescue_jw *w, const char *s) {
+  if (s)
+    rescue_jw_str(w, s);
+  else
+    rescue_jw_null(w);
+}
+
 void rescue_jw_strn(rescue_jw *w, const char *s, size_t len) {
   jw_sep(w);
   rescue_jwrite_string(w->b, s, len);

@@ -139,6 +139,8 @@ void rescue_jw_arr(rescue_jw *w);
 void rescue_jw_end(rescue_jw *w); /* closes the innermost object or array */
 void rescue_jw_key(rescue_jw *w, const char *key);
 void rescue_jw_str(rescue_jw *w, const char *s);
+/* A string, or null when s is NULL. */
+void rescue_jw_str_or_null(rescue_jw *w, const char *s);
 void rescue_jw_strn(rescue_jw *w, const char *s, size_t len);
 void rescue_jw_int(rescue_jw *w, long long v);
 void rescue_jw_double(rescue_jw *w, double d);

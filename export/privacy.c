@@ -629,10 +629,7 @@ void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out) {
       rescue_jw_key(&w, "group");
       rescue_jw_str(&w, it->group);
       rescue_jw_key(&w, "pseudonym");
-      if (it->pseudonym)
-        rescue_jw_str(&w, it->pseudonym);
-      else
-        rescue_jw_null(&w);
+      rescue_jw_str_or_null(&w, it->pseudonym);
       rescue_jw_key(&w, "participants");
       rescue_jw_arr(&w);
       open = 1;
@@ -642,15 +639,9 @@ void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out) {
     rescue_jw_key(&w, "real");
     rescue_jw_str(&w, it->real);
     rescue_jw_key(&w, "pseudonym");
-    if (it->pseudonym)
-      rescue_jw_str(&w, it->pseudonym);
-    else
-      rescue_jw_null(&w);
+    rescue_jw_str_or_null(&w, it->pseudonym);
     rescue_jw_key(&w, "how");
-    if (it->how)
-      rescue_jw_str(&w, it->how);
-    else
-      rescue_jw_null(&w);
+    rescue_jw_str_or_null(&w, it->how);
     rescue_jw_end(&w);
   }
   if (open) {

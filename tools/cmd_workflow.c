@@ -61,7 +61,6 @@ static int who(rescue_store *st, const char *name, int64_t *id) {
 static void status_json(const char *sample_id, const rescue_status_entry *h, int n,
                         rescue_buf *out) {
   rescue_jw w;
-  int i;
   rescue_jw_init(&w, out);
   rescue_jw_obj(&w);
   rescue_jw_key(&w, "sample_id");
@@ -69,31 +68,9 @@ static void status_json(const char *sample_id, const rescue_status_entry *h, int
   rescue_jw_key(&w, "status");
   rescue_jw_str(&w, n ? h[n - 1].status : "new");
   rescue_jw_key(&w, "reason");
-  if (n && h[n - 1].reason)
-    rescue_jw_str(&w, h[n - 1].reason);
-  else
-    rescue_jw_null(&w);
+  rescue_jw_str_or_null(&w, n ? h[n - 1].reason : NULL);
   rescue_jw_key(&w, "history");
-  rescue_jw_arr(&w);
-  for (i = 0; i < n; i++) {
-    rescue_jw_obj(&w);
-    rescue_jw_key(&w, "status");
-    rescue_jw_str(&w, h[i].status);
-    rescue_jw_key(&w, "reason");
-    if (h[i].reason)
-      rescue_jw_str(&w, h[i].reason);
-    else
-      rescue_jw_null(&w);
-    rescue_jw_key(&w, "annotator");
-    if (h[i].annotator)
-      rescue_jw_str(&w, h[i].annotator);
-    else
-      rescue_jw_null(&w);
-    rescue_jw_key(&w, "created_at");
-    rescue_jw_str(&w, h[i].created_at);
-    rescue_jw_end(&w);
-  }
-  rescue_jw_end(&w);
+  rescue_status_history_jw(&w, h, n);
   rescue_jw_end(&w);
   rescue_buf_putc(out, '\n');
 }
