@@ -433,30 +433,6 @@ static const rescue_jnode *answer_rows(const rescue_jnode *n) {
   return n;
 }
 
-/* End (exclusive) of the bracketed value starting at p, skipping strings; NULL if none. */
-static const char *bracket_end(const char *p, const char *end) {
-  int depth = 0, in_str = 0;
-  for (; p < end; p++) {
-    char c = *p;
-    if (in_str) {
-      if (c == '\\')
-        p++;
-      else if (c == '"')
-        in_str = 0;
-    } else if (c == '"') {
-      in_str = 1;
-    } else if (c == '{' || c == '[') {
-      depth++;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0)
-        return p + 1;
-      if (depth < 0)
-        return NULL;
-    }
-  }
-  return NULL;
-}
-
 /*
 ** Find the answer's rows in a command's output: the whole output as JSON, else a fenced
 ** block (```json ... ```), else the first bracketed value inside prose that reads as an
@@ -487,14 +463,13 @@ static const rescue_jnode *find_answer(rescue_jdoc *doc, const char *text, size_
     p = close + 3;
   }
   for (p = text; p < end && tries < MAX_CANDIDATES; p++) {
-    const char *e;
     if (*p != '{' && *p != '[')
       continue;
     tries++;
-    e = bracket_end(p, end);
-    if (!e)
-      continue;
-    if ((n = answer_rows(rescue_jparse(doc, p, (size_t)(e - p), &je))) != NULL) {
+    /* one value read from here, whatever follows it (the JSON reader's prefix mode) */
+    if ((n = answer_rows(
+             rescue_jparse_ex(doc, p, (size_t)(end - p), RESCUE_JPARSE_PREFIX, NULL, &je))) !=
+        NULL) {
       (*shape)++;
       return n;
     }

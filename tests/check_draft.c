@@ -220,6 +220,14 @@ START_TEST(test_prose_and_retry) {
   ck_assert_ptr_nonnull(strstr(out, "\"tolerances\": 1"));
   free(out);
   free(err);
+  /* JSON inside a sentence, after a bracket that is not JSON */
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
+                             "--model-cmd", model("inline"), "--json", NULL),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "\"status\": \"ok\""));
+  ck_assert_ptr_nonnull(strstr(out, "\"tolerances\": 1"));
+  free(out);
+  free(err);
   /* out-of-set labels: refused by lint, asked again with the findings, fixed */
   ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
                              "--model-cmd", model("badlabels"), "--json", NULL),

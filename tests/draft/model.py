@@ -5,6 +5,8 @@ Reads the prompt on standard input the way a model would see it, and answers in 
 several deterministic ways chosen by the first argument:
   perfect     bare JSON {"rows": [...]} with valid labels for every requested row
   prose       the same answer inside prose and a ```json fence, after a broken attempt
+  inline      the same answer on one line inside a sentence, with no fence, after a
+              bracket that is not JSON
   badlabels   an out-of-set utterance_type on client rows, fixed once the prompt lists
               the problems (a retry)
   wrongcount  leaves the last requested row out
@@ -76,7 +78,9 @@ if mode == "slow":
     time.sleep(0.5)
 
 text = json.dumps({"rows": answer}, indent=1)
-if mode == "prose":
+if mode == "inline":
+    print("Rows [1-n] annotated as asked: " + json.dumps({"rows": answer}) + " (done).")
+elif mode == "prose":
     print("Sure! First a quick sketch: {\"rows\": [{\"row_index\": 1, \"tone\n")
     print("Here is the full annotation:\n```json\n" + text + "\n```\nLet me know if you need more.")
 else:
