@@ -476,7 +476,7 @@ static int pick_lead(adj *a) {
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) {
-    rescue_buf_free(&names);
+    rescue_buf_clear(&names);
     return rescue_store_sqlerr(a->st, "reading leads");
   }
   if (n == 0)
@@ -489,7 +489,7 @@ static int pick_lead(adj *a) {
                        names.s ? names.s : "");
   else
     rc = a->res->lead ? 0 : nomem(a);
-  rescue_buf_free(&names);
+  rescue_buf_clear(&names);
   return rc;
 }
 
@@ -629,11 +629,11 @@ static void adj_free(adj *a) {
   }
   rescue_free(a->c);
   rescue_jdoc_free(&a->gdoc);
-  rescue_row_input_free(&a->in);
-  rescue_buf_free(&a->msg);
-  rescue_buf_free(&a->sources);
-  rescue_buf_free(&a->gold);
-  rescue_buf_free(&a->vals);
+  rescue_row_input_clear(&a->in);
+  rescue_buf_clear(&a->msg);
+  rescue_buf_clear(&a->sources);
+  rescue_buf_clear(&a->gold);
+  rescue_buf_clear(&a->vals);
   rescue_free(a->keys);
   rescue_free(a->voff);
   rescue_free(a->decided);
@@ -684,7 +684,7 @@ int rescue_adjudicate(rescue_store *st, const rescue_adjudicate_opts *o,
     rc = finish(&a, run(&a, o->samples, o->n_samples));
   adj_free(&a);
   if (rc)
-    rescue_adjudicate_result_free(res);
+    rescue_adjudicate_result_clear(res);
   return rc;
 }
 
@@ -920,13 +920,13 @@ end:
     fclose(f);
   rescue_jdoc_free(&doc);
   rescue_jdoc_free(&cdoc);
-  rescue_buf_free(&val);
+  rescue_buf_clear(&val);
   if (rc)
-    rescue_adjudicate_result_free(res);
+    rescue_adjudicate_result_clear(res);
   return rc;
 }
 
-void rescue_adjudicate_result_free(rescue_adjudicate_result *res) {
+void rescue_adjudicate_result_clear(rescue_adjudicate_result *res) {
   int i, f, k;
   for (i = 0; i < res->n_undecided; i++) {
     rescue_adj_undecided *u = &res->undecided[i];

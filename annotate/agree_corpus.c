@@ -249,7 +249,7 @@ static int set_value(xctx *x, rescue_agree_data *d, const rescue_jnode *list, in
     rc = 0;
   }
 end:
-  rescue_buf_free(&all);
+  rescue_buf_clear(&all);
   rescue_free(offs);
   return rc;
 }
@@ -672,8 +672,8 @@ end:
   strlist_free(&x.row_persons);
   strlist_free(&x.row_sources);
   strlist_free(&x.row_targets);
-  rescue_buf_free(&x.a);
-  rescue_buf_free(&x.b);
+  rescue_buf_clear(&x.a);
+  rescue_buf_clear(&x.b);
   return rc;
 }
 

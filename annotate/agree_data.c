@@ -80,7 +80,7 @@ int64_t agree_map_add(agree_map *m, uint32_t off, uint32_t len, uint32_t h) {
   return i;
 }
 
-void agree_map_free(agree_map *m) {
+void agree_map_clear(agree_map *m) {
   rescue_free(m->slots);
   rescue_free(m->off);
   rescue_free(m->len);
@@ -147,12 +147,12 @@ void rescue_agree_data_free(rescue_agree_data **dp) {
   rescue_agree_data *d = dp ? *dp : NULL;
   if (!d)
     return;
-  rescue_buf_free(&d->names);
-  agree_map_free(&d->coders);
-  agree_map_free(&d->values);
-  agree_map_free(&d->elems);
-  agree_map_free(&d->clusters);
-  agree_map_free(&d->strata);
+  rescue_buf_clear(&d->names);
+  agree_map_clear(&d->coders);
+  agree_map_clear(&d->values);
+  agree_map_clear(&d->elems);
+  agree_map_clear(&d->clusters);
+  agree_map_clear(&d->strata);
   rescue_free(d->value_num);
   rescue_free(d->set_off);
   rescue_free(d->set_el);
@@ -387,7 +387,7 @@ int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_
   }
   rc = (int)v;
 end:
-  rescue_buf_free(&key);
+  rescue_buf_clear(&key);
   if (idx != stack_idx)
     rescue_free(idx);
   return rc;

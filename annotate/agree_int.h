@@ -102,7 +102,7 @@ static inline void agree_map_prefetch(const agree_map *m, uint32_t h) {
 int64_t agree_map_add(agree_map *m, uint32_t off, uint32_t len, uint32_t h);
 /* Make room for n entries in one step (a hint; returns -1 when out of memory). */
 int agree_map_reserve(agree_map *m, uint32_t n);
-void agree_map_free(agree_map *m);
+void agree_map_clear(agree_map *m);
 
 struct rescue_agree_data {
   rescue_agree_level level;

@@ -410,7 +410,7 @@ void rescue_agree_report_free(rescue_agree_report **rp) {
   if (!r)
     return;
   for (i = 0; i < r->n_fields; i++) {
-    rescue_agree_result_free(&r->fields[i].res);
+    rescue_agree_result_clear(&r->fields[i].res);
     rescue_agree_data_free(&r->fields[i].data);
     rescue_free(r->fields[i].name);
     rescue_free(r->fields[i].level_name);
@@ -586,7 +586,7 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
     rescue_buf_puts(out, "\nwarnings (thin data: read these numbers as rough):\n");
     rescue_buf_putn(out, warn.s, warn.len);
   }
-  rescue_buf_free(&warn);
+  rescue_buf_clear(&warn);
   rescue_buf_puts(out, "\nper field:\n");
   for (i = 0; i < r->n_fields; i++) {
     const agree_field *f = &r->fields[i];

@@ -1303,7 +1303,7 @@ end:
   return rc;
 }
 
-void rescue_agree_result_free(rescue_agree_result *r) {
+void rescue_agree_result_clear(rescue_agree_result *r) {
   if (!r)
     return;
   rescue_free(r->pairs);

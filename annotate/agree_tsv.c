@@ -559,12 +559,12 @@ fail:
   if (rc == RESCUE_ENOMEM)
     rescue_seterr(err, RESCUE_ENOMEM, "%s: out of memory", path);
   rescue_agree_data_free(&r.d);
-  agree_map_free(&r.units);
-  agree_map_free(&r.coders);
-  agree_map_free(&r.tokens);
+  agree_map_clear(&r.units);
+  agree_map_clear(&r.coders);
+  agree_map_clear(&r.tokens);
   rescue_free(r.coder_of);
   rescue_free(r.value_of);
-  rescue_buf_free(&r.tmp);
+  rescue_buf_clear(&r.tmp);
   rescue_jdoc_free(&r.jdoc);
   rescue_free(raw_unit);
   rescue_free(raw_line);

@@ -269,7 +269,7 @@ int rescue_assigned_samples(rescue_store *st, int64_t annotator_id, char ***ids,
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) {
-    rescue_assigned_samples_free(v, k);
+    rescue_assigned_samples_free(&v, k);
     return rc == SQLITE_ROW ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL)
                             : rescue_store_sqlerr(st, "reading assignments");
   }
@@ -278,11 +278,14 @@ int rescue_assigned_samples(rescue_store *st, int64_t annotator_id, char ***ids,
   return 0;
 }
 
-void rescue_assigned_samples_free(char **ids, int n) {
+void rescue_assigned_samples_free(char ***ids, int n) {
   int i;
+  if (!ids || !*ids)
+    return;
   for (i = 0; i < n; i++)
-    rescue_free(ids[i]);
-  rescue_free(ids);
+    rescue_free((*ids)[i]);
+  rescue_free(*ids);
+  *ids = NULL;
 }
 
 /* ---- registered annotators ---- */

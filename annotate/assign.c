@@ -299,14 +299,14 @@ end:
   rescue_free(ids);
   rescue_free(load);
   rescue_free(pairs);
-  rescue_buf_free(&names);
+  rescue_buf_clear(&names);
   if (rc)
-    rescue_assign_result_free(res);
+    rescue_assign_result_clear(res);
   return rc;
 }
 
-void rescue_assign_result_free(rescue_assign_result *res) {
+void rescue_assign_result_clear(rescue_assign_result *res) {
   rescue_free(res->per_annotator);
   rescue_free(res->shared_per_annotator);
-  res->per_annotator = res->shared_per_annotator = NULL;
+  memset(res, 0, sizeof *res);
 }

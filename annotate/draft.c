@@ -571,7 +571,7 @@ static void check_free(d_check *c) {
   rescue_free(c->bad);
   rescue_free(c->answered);
   rescue_free(c->merged_pos);
-  rescue_buf_free(&c->merged);
+  rescue_buf_clear(&c->merged);
   memset(c, 0, sizeof *c);
 }
 
@@ -617,7 +617,7 @@ static int lint_rows(const rescue_scheme *sc, const d_sample *s, const char *row
 end:
   rescue_jdoc_free(&ds);
   rescue_jdoc_free(&dr);
-  rescue_buf_free(&head);
+  rescue_buf_clear(&head);
   rescue_free(nodes);
   rescue_free(pos);
   return rc;
@@ -727,7 +727,7 @@ static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, 
       c->bad[f->row - r->from] = 1;
     rescue_lint_finding_text(f, &t);
     snprintf(line, sizeof line, "row %d: %s", f->row, t.s ? t.s : "");
-    rescue_buf_free(&t);
+    rescue_buf_clear(&t);
     if (add_finding(c, line))
       goto end;
   }
@@ -739,11 +739,11 @@ end:
       rescue_jdoc_free(&docs[i]);
   rescue_free(docs);
   rescue_free(for_pos);
-  rescue_buf_free(&all);
-  rescue_buf_free(&base);
-  rescue_buf_free(&one);
-  rescue_lint_result_free(&lb);
-  rescue_lint_result_free(&lm);
+  rescue_buf_clear(&all);
+  rescue_buf_clear(&base);
+  rescue_buf_clear(&one);
+  rescue_lint_result_clear(&lb);
+  rescue_lint_result_clear(&lm);
   return rc;
 }
 
@@ -858,8 +858,8 @@ static void do_request(d_run *R, int idx) {
       best = c;
       if (n_bad == 0) {
         rescue_jdoc_free(&doc);
-        rescue_buf_free(&x.out);
-        rescue_buf_free(&x.err);
+        rescue_buf_clear(&x.out);
+        rescue_buf_clear(&x.err);
         break;
       }
       /* ask again, with what was wrong */
@@ -871,8 +871,8 @@ static void do_request(d_run *R, int idx) {
         rescue_buf_printf(&prompt, "- %s\n", best.findings[i]);
     }
     rescue_jdoc_free(&doc);
-    rescue_buf_free(&x.out);
-    rescue_buf_free(&x.err);
+    rescue_buf_clear(&x.out);
+    rescue_buf_clear(&x.err);
   }
   /* what can be stored: answered rows without errors */
   if (best.merged.s) {
@@ -914,7 +914,7 @@ static void do_request(d_run *R, int idx) {
 end:
   o->wall_ms = (long)((now_s() - t0) * 1000 + 0.5);
   check_free(&best);
-  rescue_buf_free(&prompt);
+  rescue_buf_clear(&prompt);
   for (int i = 0; i < 5; i++)
     rescue_free(env[i]);
 }
@@ -1014,7 +1014,7 @@ static int load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t mo
 end:
   rescue_sample_iter_free(&it);
   rescue_jdoc_free(&doc);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   *out = list;
   *n_out = n;
   return rc < 0 ? rc : 0;
@@ -1121,11 +1121,11 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
             o->n_findings++;
         }
       }
-      rescue_row_input_free(&in);
+      rescue_row_input_clear(&in);
       continue;
     }
     rc = rescue_store_add_row_version(st, row_id, model_id, "import", &in, NULL, NULL, &vid);
-    rescue_row_input_free(&in);
+    rescue_row_input_clear(&in);
     if (rc)
       goto fail;
     if (!(q = rescue_store_stmt(st, "draft_version_insert"))) {
@@ -1237,12 +1237,12 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     for (i = 0; i < R.n_req; i++) {
       rescue_buf p = RESCUE_BUF_INIT;
       if ((rc = build_prompt(&R, &R.req[i], &p, rescue_store_err(st)))) {
-        rescue_buf_free(&p);
+        rescue_buf_clear(&p);
         goto end;
       }
       o->on_prompt(o->arg, R.req[i].s->sample_id, R.req[i].from, R.req[i].to, p.s, p.len);
       R.out[i].status = "ok";
-      rescue_buf_free(&p);
+      rescue_buf_clear(&p);
     }
     goto end;
   }
@@ -1250,7 +1250,7 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     /* a template error fails the run before anything is started */
     rescue_buf p = RESCUE_BUF_INIT;
     rc = build_prompt(&R, &R.req[0], &p, rescue_store_err(st));
-    rescue_buf_free(&p);
+    rescue_buf_clear(&p);
     if (rc)
       goto end;
   }
@@ -1339,7 +1339,7 @@ end_threads:
 end:
   if (R.req)
     for (i = 0; i < R.n_req; i++) {
-      rescue_buf_free(&R.req[i].answer);
+      rescue_buf_clear(&R.req[i].answer);
       rescue_free(R.req[i].store_pos);
     }
   rescue_free(R.req);
@@ -1350,7 +1350,7 @@ end:
   return rc;
 }
 
-void rescue_draft_report_free(rescue_draft_report *rep) {
+void rescue_draft_report_clear(rescue_draft_report *rep) {
   int i, j;
   if (!rep)
     return;

@@ -346,7 +346,7 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
         }
       rescue_buf_putc(&sfx, 0);
       if (!rescue_buf_ok(&sfx) || !(t->suffix = rescue_strdup(sfx.s))) {
-        rescue_buf_free(&sfx);
+        rescue_buf_clear(&sfx);
         return RESCUE_ENOMEM;
       }
     }
@@ -362,7 +362,7 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
         eaf_code c;
         if ((dup = eaf_smap_put(&seen, m->key, 0)) < 0) {
           eaf_smap_free(&seen);
-          rescue_buf_free(&sfx);
+          rescue_buf_clear(&sfx);
           return RESCUE_ENOMEM;
         }
         c = e->codes[j] = eaf_member_code(L->sc, r, m, e->speaker != NULL, dup);
@@ -371,7 +371,7 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
         if ((c == EAF_STR || c == EAF_JSON || c == EAF_LIST_STR || c == EAF_LIST_JSON) &&
             tier_add_key(&L->tiers[k], m->key)) {
           eaf_smap_free(&seen);
-          rescue_buf_free(&sfx);
+          rescue_buf_clear(&sfx);
           return RESCUE_ENOMEM;
         }
       }
@@ -380,7 +380,7 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
     L->slots[2 * i] = (eslot){e->ms0, i, 0};
     L->slots[2 * i + 1] = (eslot){e->ms1, i, 1};
   }
-  rescue_buf_free(&sfx);
+  rescue_buf_clear(&sfx);
   /* tiers sorted by speaker, then overflow; rows point at the new positions */
   {
     int *where = rescue_calloc((size_t)(L->n_tiers ? L->n_tiers : 1), sizeof *where);
@@ -597,7 +597,7 @@ static void write_links(const layout *L, rescue_buf *b, long *next_link) {
       rescue_buf_puts(b, "    </REF_LINK_SET>\n");
     }
   }
-  rescue_buf_free(&set);
+  rescue_buf_clear(&set);
 }
 
 static const char *mime_of(const char *path) {
@@ -992,9 +992,9 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
 end:
   layout_free(&L);
   rescue_jdoc_free(&doc);
-  rescue_buf_free(&rowsj);
-  rescue_buf_free(&body);
-  rescue_buf_free(&tmp);
+  rescue_buf_clear(&rowsj);
+  rescue_buf_clear(&body);
+  rescue_buf_clear(&tmp);
   return rc;
 }
 
@@ -1078,7 +1078,7 @@ static char *absolute(const char *path) {
     free(r);
   }
   rescue_free(dir);
-  return r && rescue_buf_ok(&b) ? rescue_buf_detach(&b) : (rescue_buf_free(&b), NULL);
+  return r && rescue_buf_ok(&b) ? rescue_buf_detach(&b) : (rescue_buf_clear(&b), NULL);
 }
 
 /*
@@ -1228,9 +1228,9 @@ fail:
   rescue_output_abort(&dest);
 end:
   rescue_sample_iter_free(&it);
-  rescue_buf_free(&doc);
-  rescue_buf_free(&path);
-  rescue_buf_free(&rel);
+  rescue_buf_clear(&doc);
+  rescue_buf_clear(&path);
+  rescue_buf_clear(&rel);
   rescue_free(abs_out);
   media_free(&media);
   return rc;

@@ -1016,7 +1016,7 @@ static int own_rows(eaf *E, rescue_buf *rows, long *n_rows) {
 end:
   rescue_jdoc_free(&jd);
   rescue_jdoc_free(&rd);
-  rescue_buf_free(&tmp);
+  rescue_buf_clear(&tmp);
   rescue_free(v);
   return rc;
 }
@@ -1356,7 +1356,7 @@ end:
   rescue_free(offs);
   rescue_free(items);
   rescue_free(fill);
-  rescue_buf_free(&names);
+  rescue_buf_clear(&names);
   rescue_jdoc_free(&jd);
   return rc;
 }
@@ -1454,9 +1454,9 @@ int rescue_eaf_parse(const char *name, const char *data, size_t len,
   *out = s;
   memset(&s, 0, sizeof s);
 end:
-  rescue_eaf_sample_free(&s);
-  rescue_buf_free(&rows);
-  rescue_buf_free(&json);
+  rescue_eaf_sample_clear(&s);
+  rescue_buf_clear(&rows);
+  rescue_buf_clear(&json);
   rescue_jdoc_free(&jd);
   eaf_free(&E);
   return rc;
@@ -1481,7 +1481,7 @@ int rescue_eaf_read(const char *path, const rescue_eaf_read_opts *o, rescue_eaf_
   return rc;
 }
 
-void rescue_eaf_sample_free(rescue_eaf_sample *s) {
+void rescue_eaf_sample_clear(rescue_eaf_sample *s) {
   if (!s)
     return;
   rescue_free(s->sample_id);

@@ -841,8 +841,8 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
             extra.len ? extra.s : "");
       if (!rescue_buf_ok(&miss) || !rescue_buf_ok(&extra))
         L->oom = 1;
-      rescue_buf_free(&miss);
-      rescue_buf_free(&extra);
+      rescue_buf_clear(&miss);
+      rescue_buf_clear(&extra);
     }
   }
   if (!given_ok)
@@ -959,12 +959,12 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
     qsort(res->findings + L.first, (size_t)(res->n - L.first), sizeof *res->findings, by_row_rule);
   ents_clear(&L);
   rescue_free(L.ents);
-  rescue_buf_free(&L.a);
-  rescue_buf_free(&L.b);
+  rescue_buf_clear(&L.a);
+  rescue_buf_clear(&L.b);
   return L.oom ? RESCUE_ENOMEM : 0;
 }
 
-void rescue_lint_result_free(rescue_lint_result *res) {
+void rescue_lint_result_clear(rescue_lint_result *res) {
   int i;
   if (!res)
     return;
@@ -1477,8 +1477,8 @@ end:
   rescue_sample_iter_free(&it);
   rescue_jdoc_free(&doc_rows);
   rescue_jdoc_free(&doc_sample);
-  rescue_buf_free(&text);
-  rescue_buf_free(&cue_text);
+  rescue_buf_clear(&text);
+  rescue_buf_clear(&cue_text);
   rescue_free(rows);
   rescue_free(pos);
   rescue_free(cues);

@@ -79,7 +79,7 @@ typedef struct rescue_adjudicate_result {
 */
 int rescue_adjudicate(rescue_store *st, const rescue_adjudicate_opts *o,
                       rescue_adjudicate_result *res);
-void rescue_adjudicate_result_free(rescue_adjudicate_result *res);
+void rescue_adjudicate_result_clear(rescue_adjudicate_result *res);
 
 /*
 ** Apply a lead's decisions from a JSONL file, one object per line:

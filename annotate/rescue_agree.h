@@ -170,12 +170,12 @@ typedef struct rescue_agree_result {
 
 /*
 ** Compute every coefficient of d. Returns 0 (a status other than OK is a result, not an
-** error) or RESCUE_ENOMEM. r owns what it points to (free with rescue_agree_result_free);
+** error) or RESCUE_ENOMEM. r owns what it points to (release with rescue_agree_result_clear);
 ** names point into d, which must outlive r.
 */
 int rescue_agree_compute(const rescue_agree_data *d, const rescue_agree_opts *o,
                          rescue_agree_result *r);
-void rescue_agree_result_free(rescue_agree_result *r);
+void rescue_agree_result_clear(rescue_agree_result *r);
 
 /* Only Krippendorff's alpha (the fast path the benchmark times). */
 rescue_agree_status rescue_agree_alpha(const rescue_agree_data *d, double *alpha);

@@ -95,10 +95,10 @@ typedef struct rescue_assign_result {
 ** seed. Recorded as a new run (history kept) in one transaction.
 */
 int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_result *res);
-void rescue_assign_result_free(rescue_assign_result *res);
+void rescue_assign_result_clear(rescue_assign_result *res);
 
 /* The sample ids assigned to an annotator in the latest run ("assigned to me"). */
 int rescue_assigned_samples(rescue_store *st, int64_t annotator_id, char ***ids, int *n);
-void rescue_assigned_samples_free(char **ids, int n);
+void rescue_assigned_samples_free(char ***ids, int n);
 
 #endif

@@ -71,10 +71,10 @@ const char *rescue_draft_default_template(size_t *len);
 ** error (nothing stored by the failing step) with the detail on the store handle: an
 ** unknown or non-model annotator, a sample that does not exist, a bad template.
 ** Each request's versions are stored in their own transaction, one request at a time.
-** The report is filled in every case; free it with rescue_draft_report_free.
+** The report is filled in every case; release it with rescue_draft_report_clear.
 */
 int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_report *rep);
-void rescue_draft_report_free(rescue_draft_report *rep);
+void rescue_draft_report_clear(rescue_draft_report *rep);
 
 /* {"model", "requests", "ok", "partial", "failed", "rows_imported", ..., "outcomes": [...]} */
 void rescue_draft_report_json(const rescue_draft_report *rep, rescue_buf *out);

@@ -106,6 +106,6 @@ int rescue_eaf_parse(const char *name, const char *data, size_t len,
 /* Read a file (at most RESCUE_EAF_MAX_BYTES) and parse it. */
 int rescue_eaf_read(const char *path, const rescue_eaf_read_opts *o, rescue_eaf_sample *out,
                     rescue_error *err);
-void rescue_eaf_sample_free(rescue_eaf_sample *s);
+void rescue_eaf_sample_clear(rescue_eaf_sample *s);
 
 #endif

@@ -92,7 +92,7 @@ typedef struct rescue_lint_opts {
 ** the store handle.
 */
 int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result *res);
-void rescue_lint_result_free(rescue_lint_result *res);
+void rescue_lint_result_clear(rescue_lint_result *res);
 
 /*
 ** Record a waiver for findings of `rule` on sample_id's row (0: the sample as a whole),

@@ -739,8 +739,8 @@ static void req_free(srv_req *r) {
     return;
   if (r->st)
     pool_put(r->srv, r->st);
-  rescue_buf_free(&r->body);
-  rescue_buf_free(&r->out);
+  rescue_buf_clear(&r->body);
+  rescue_buf_clear(&r->out);
   rescue_free(r);
 }
 

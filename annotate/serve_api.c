@@ -230,7 +230,7 @@ typedef struct loaded {
 } loaded;
 
 static void loaded_free(loaded *L) {
-  rescue_buf_free(&L->json);
+  rescue_buf_clear(&L->json);
   rescue_jdoc_free(&L->doc);
   rescue_free(L->rows);
   rescue_free(L->versions);
@@ -342,7 +342,7 @@ static int lint_loaded(rescue_store *st, const char *sample_id, const loaded *L,
   rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, L->rows, NULL, L->n,
                           L->n_rows, &media, res);
   rescue_free(lc);
-  rescue_cues_free(&cues);
+  rescue_cues_clear(&cues);
   return rc;
 }
 
@@ -380,7 +380,7 @@ static int clip_exists(srv_req *r, const char *rel) {
     return 0;
   rescue_buf_printf(&p, "%s/%s", r->srv->assets_real, rel);
   ok = rescue_buf_ok(&p) && stat(p.s, &sb) == 0 && S_ISREG(sb.st_mode);
-  rescue_buf_free(&p);
+  rescue_buf_clear(&p);
   return ok;
 }
 
@@ -548,9 +548,9 @@ void api_sample(srv_req *r, const char *sample_id) {
   rescue_jw_end(&w);
   r->status = 200;
 done:
-  rescue_buf_free(&rel);
-  rescue_cues_free(&cues);
-  rescue_lint_result_free(&res);
+  rescue_buf_clear(&rel);
+  rescue_cues_clear(&cues);
+  rescue_lint_result_clear(&res);
   loaded_free(&L);
 }
 
@@ -577,7 +577,7 @@ static void conflict(srv_req *r, const char *sample_id, int position, int64_t cu
   else
     rescue_jw_null(&w);
   rescue_jw_end(&w);
-  rescue_buf_free(&content);
+  rescue_buf_clear(&content);
   r->status = 409;
 }
 
@@ -733,8 +733,8 @@ static void save_row(srv_req *r, const char *sample_id, int position, int64_t ba
   r->status = 200;
 done:
   rescue_jdoc_free(&fixed);
-  rescue_buf_free(&text);
-  rescue_lint_result_free(&res);
+  rescue_buf_clear(&text);
+  rescue_lint_result_clear(&res);
   loaded_free(&L);
 }
 
@@ -1035,11 +1035,11 @@ void api_segmentation(srv_req *r, const char *sample_id) {
           mvals[2] = t.s ? t.s : "0";
           mvals[3] = q.s ? q.s : "\"\"";
           write_row_with(&texts[n_out++], ri, mkeys, mvals, 4);
-          rescue_buf_free(&q);
+          rescue_buf_clear(&q);
         }
-        rescue_buf_free(&sa);
-        rescue_buf_free(&t);
-        rescue_buf_free(&joined);
+        rescue_buf_clear(&sa);
+        rescue_buf_clear(&t);
+        rescue_buf_clear(&joined);
         i++; /* the next row is merged in */
       } else {
         write_row_with(&texts[n_out++], ri, keys, vals, 1);
@@ -1114,12 +1114,12 @@ done:
     pthread_mutex_unlock(&r->srv->write_mu);
   if (texts) {
     for (i = 0; i < L.n + 1; i++)
-      rescue_buf_free(&texts[i]);
+      rescue_buf_clear(&texts[i]);
     rescue_free(texts);
   }
   if (in.rows) {
     for (i = 0; i < in.n_rows; i++)
-      rescue_row_input_free(&in.rows[i]);
+      rescue_row_input_clear(&in.rows[i]);
     rescue_free(in.rows);
   }
   rescue_free((char *)in.head);
@@ -1281,10 +1281,10 @@ void api_dashboard(srv_req *r) {
   }
   rescue_stats_labels_free(&ls);
   rescue_jw_end(&w);
-  rescue_buf_free(&tmp);
+  rescue_buf_clear(&tmp);
   r->status = 200;
   return;
 sqlfail:
-  rescue_buf_free(&tmp);
+  rescue_buf_clear(&tmp);
   srv_fail(r, rescue_store_sqlerr(r->st, "reading progress"), rescue_store_errmsg(r->st));
 }

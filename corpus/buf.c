@@ -63,7 +63,7 @@ void rescue_buf_printf(rescue_buf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
-void rescue_buf_free(rescue_buf *b) {
+void rescue_buf_clear(rescue_buf *b) {
   rescue_free(b->s);
   b->s = NULL;
   b->len = b->cap = 0;
@@ -138,12 +138,12 @@ int rescue_read_file(const char *path, char **out, size_t *len, rescue_error *er
   if (ferror(f)) {
     int e = errno;
     fclose(f);
-    rescue_buf_free(&b);
+    rescue_buf_clear(&b);
     return rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", path, strerror(e));
   }
   fclose(f);
   if (!rescue_buf_ok(&b)) {
-    rescue_buf_free(&b);
+    rescue_buf_clear(&b);
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   }
   *len = b.len;

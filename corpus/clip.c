@@ -130,7 +130,7 @@ static int make_dir(const char *dir) {
   int rc;
   rescue_buf_printf(&b, "%s/x", dir);
   rc = b.s ? rescue_make_parents(b.s) : -1;
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   return rc;
 }
 
@@ -178,7 +178,7 @@ static void remove_leftovers(const char *dir) {
       remove(p.s);
   }
   closedir(d);
-  rescue_buf_free(&p);
+  rescue_buf_clear(&p);
 }
 
 /*
@@ -217,7 +217,7 @@ static int lock_out(const char *out, int *fd_out, rescue_error *err) {
       /* the pid is only for the message a second run prints */
     }
   }
-  rescue_buf_free(&p);
+  rescue_buf_clear(&p);
   *fd_out = fd;
   return rc;
 }
@@ -325,8 +325,8 @@ static int plan(runner *rn, job *j) {
       rescue_buf_printf(&t, "%s/%s/.segment.mp4.%ld.part", o->out, j->sample_id, (long)getpid());
     }
     if (!rescue_buf_ok(&p) || !rescue_buf_ok(&t)) {
-      rescue_buf_free(&p);
-      rescue_buf_free(&t);
+      rescue_buf_clear(&p);
+      rescue_buf_clear(&t);
       snprintf(j->err, sizeof j->err, "out of memory");
       return -1;
     }
@@ -336,8 +336,8 @@ static int plan(runner *rn, job *j) {
       rescue_buf_printf(&s, "%.*s.ready.part", (int)t.len - 5, t.s ? t.s : "");
       j->finals[i] = rescue_buf_detach(&p);
       if (!rescue_buf_ok(&s) || !j->finals[i]) {
-        rescue_buf_free(&s);
-        rescue_buf_free(&t);
+        rescue_buf_clear(&s);
+        rescue_buf_clear(&t);
         snprintf(j->err, sizeof j->err, "out of memory");
         return -1;
       }
@@ -491,7 +491,7 @@ static int write_manifest(runner *rn, job *j) {
         if (dot)
           strcpy(dot, ".mp4");
         json_object_set_new(byidx[i + 1], "clip_path", json_string(v.s ? v.s : ""));
-        rescue_buf_free(&v);
+        rescue_buf_clear(&v);
       }
     }
     entry_fields(rn, byidx[i + 1], r, rel.s ? rel.s : "");
@@ -529,11 +529,11 @@ end:
   json_decref(old);
   json_decref(root);
   json_decref(rows);
-  rescue_buf_free(&path);
-  rescue_buf_free(&tmp);
-  rescue_buf_free(&abs);
-  rescue_buf_free(&rel);
-  rescue_buf_free(&text);
+  rescue_buf_clear(&path);
+  rescue_buf_clear(&tmp);
+  rescue_buf_clear(&abs);
+  rescue_buf_clear(&rel);
+  rescue_buf_clear(&text);
   return rc;
 }
 
@@ -736,7 +736,7 @@ fail:
 end:
   rescue_free(todo);
   rescue_free(map);
-  rescue_buf_free(&dir);
+  rescue_buf_clear(&dir);
 }
 
 static void *worker(void *arg) {

@@ -693,9 +693,9 @@ end:
   progress(im);
   im->res->files++;
   rescue_sample_iter_free(&it);
-  rescue_buf_free(&head);
-  rescue_buf_free(&tail);
-  rescue_eaf_sample_free(&es);
+  rescue_buf_clear(&head);
+  rescue_buf_clear(&tail);
+  rescue_eaf_sample_clear(&es);
   return rc;
 }
 
@@ -757,7 +757,7 @@ static int walk(importer *im, const char *root, const char *rel, path_list *out,
   if (!d) {
     rc = rescue_seterr(im->err, RESCUE_EIO, "cannot read folder '%s': %s", full.s,
                        strerror(errno));
-    rescue_buf_free(&full);
+    rescue_buf_clear(&full);
     return rc;
   }
   while (!rc && (e = readdir(d)) != NULL) {
@@ -784,11 +784,11 @@ static int walk(importer *im, const char *root, const char *rel, path_list *out,
       else if (!im->write)
         im->total += (uint64_t)sb.st_size;
     }
-    rescue_buf_free(&child);
-    rescue_buf_free(&childfull);
+    rescue_buf_clear(&child);
+    rescue_buf_clear(&childfull);
   }
   closedir(d);
-  rescue_buf_free(&full);
+  rescue_buf_clear(&full);
   return rc;
 }
 
@@ -819,8 +819,8 @@ static int import_dataroot(importer *im, const char *root) {
     rc = rescue_seterr(im->err, RESCUE_EBADINPUT, "%s: no sample files (*.json) in this folder",
                        root);
   path_free(&files);
-  rescue_buf_free(&full);
-  rescue_buf_free(&id);
+  rescue_buf_clear(&full);
+  rescue_buf_clear(&id);
   rescue_free(r);
   return rc;
 }
@@ -1009,14 +1009,14 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
   }
 end:
   for (i = 0; i < im.cap_rows; i++)
-    rescue_row_input_free(&im.rows[i]);
+    rescue_row_input_clear(&im.rows[i]);
   rescue_free(im.rows);
-  rescue_buf_free(&im.head);
-  rescue_buf_free(&im.tail);
-  rescue_buf_free(&im.id);
-  rescue_buf_free(&im.where);
-  rescue_buf_free(&im.show1);
-  rescue_buf_free(&im.show2);
+  rescue_buf_clear(&im.head);
+  rescue_buf_clear(&im.tail);
+  rescue_buf_clear(&im.id);
+  rescue_buf_clear(&im.where);
+  rescue_buf_clear(&im.show1);
+  rescue_buf_clear(&im.show2);
   seen_free(&im.seen);
   rescue_jdoc_free(&im.doc);
   rescue_free(fmts);

@@ -68,7 +68,7 @@ int rescue_media_parse_time(const char *s, double *out) {
   return 0;
 }
 
-void rescue_media_map_free(rescue_media_map *map) {
+void rescue_media_map_clear(rescue_media_map *map) {
   int i;
   for (i = 0; map->links && i < map->n; i++)
     rescue_free((char *)map->links[i].video);
@@ -170,7 +170,7 @@ int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error 
       rescue_buf v = RESCUE_BUF_INIT;
       rescue_buf_printf(&v, "%s%s", dir, fields[1]);
       lk->video = rescue_buf_ok(&v) ? rescue_buf_detach(&v) : NULL;
-      rescue_buf_free(&v);
+      rescue_buf_clear(&v);
     }
     if (!lk->video) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
@@ -210,7 +210,7 @@ int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error 
 end:
   rescue_free(dir);
   if (rc)
-    rescue_media_map_free(map);
+    rescue_media_map_clear(map);
   return rc;
 }
 
@@ -237,7 +237,7 @@ static int create_sample(rescue_store *st, const char *sample_id, int64_t annota
   rescue_jwrite_string(&head, sample_id, strlen(sample_id));
   rescue_buf_puts(&head, ", \"rows\": ");
   if (!rescue_buf_ok(&head)) {
-    rescue_buf_free(&head);
+    rescue_buf_clear(&head);
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   }
   in.sample_id = sample_id;
@@ -246,7 +246,7 @@ static int create_sample(rescue_store *st, const char *sample_id, int64_t annota
   in.has_rows = 1;
   in.given_keys = RESCUE_GIVEN_SAMPLE_ID;
   rc = rescue_store_put_sample(st, &in, annotator, "import", 0, &stats);
-  rescue_buf_free(&head);
+  rescue_buf_clear(&head);
   return rc ? rc : rescue_sample_ref(st, sample_id, ref);
 }
 
@@ -534,9 +534,9 @@ end:
   rescue_free(by_file.slot);
   rescue_free(pre);
   free(root_abs);
-  rescue_buf_free(&corpus);
-  rescue_buf_free(&rootrel);
-  rescue_buf_free(&streams);
+  rescue_buf_clear(&corpus);
+  rescue_buf_clear(&rootrel);
+  rescue_buf_clear(&streams);
   return rc;
 }
 
@@ -618,7 +618,7 @@ int rescue_media_list(rescue_store *st, int (*fn)(void *arg, const rescue_media_
   }
   if (n_bad)
     *n_bad = bad;
-  rescue_buf_free(&resolved);
-  rescue_buf_free(&detail);
+  rescue_buf_clear(&resolved);
+  rescue_buf_clear(&detail);
   return rc;
 }

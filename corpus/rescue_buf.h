@@ -5,7 +5,7 @@
 **
 **   rescue_buf b = RESCUE_BUF_INIT;
 **   rescue_buf_puts(&b, "abc"); rescue_buf_printf(&b, "%d", 4);   // b.s = "abc4"
-**   if (!rescue_buf_ok(&b)) ...;  rescue_buf_free(&b);
+**   if (!rescue_buf_ok(&b)) ...;  rescue_buf_clear(&b);
 */
 #ifndef RESCUE_BUF_H
 #define RESCUE_BUF_H
@@ -29,7 +29,7 @@ int rescue_buf_grow(rescue_buf *b, size_t extra);
 void rescue_buf_putn_slow(rescue_buf *b, const void *p, size_t n);
 void rescue_buf_printf(rescue_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void rescue_buf_free(rescue_buf *b);
+void rescue_buf_clear(rescue_buf *b);
 /* Hand the bytes to the caller (who frees them with rescue_free); b is reset. */
 char *rescue_buf_detach(rescue_buf *b);
 

@@ -96,7 +96,7 @@ typedef struct rescue_media_add_result {
 int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
                      const char *media_root, rescue_media_add_result *res);
 
-/* A parsed map file; free with rescue_media_map_free. */
+/* A parsed map file; release with rescue_media_map_clear. */
 typedef struct rescue_media_map {
   rescue_media_link *links;
   int n;
@@ -111,7 +111,7 @@ typedef struct rescue_media_map {
 ** file's folder. Bad lines give RESCUE_EBADINPUT with "file:line:column: what".
 */
 int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error *err);
-void rescue_media_map_free(rescue_media_map *map);
+void rescue_media_map_clear(rescue_media_map *map);
 
 /* One line of `rescue media list`. Strings live until the callback returns. */
 typedef struct rescue_media_entry {

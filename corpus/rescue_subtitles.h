@@ -42,7 +42,7 @@ typedef struct rescue_cues {
 */
 int rescue_subtitles_parse(const char *file, const char *text, size_t len, int vtt,
                            rescue_cues *out, rescue_error *err);
-void rescue_cues_free(rescue_cues *cues);
+void rescue_cues_clear(rescue_cues *cues);
 
 /* Read and parse a subtitle file without storing anything (import's checking pass). */
 int rescue_subtitles_check(const char *path, int vtt, rescue_error *err);

@@ -139,8 +139,8 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
 rollback:
   rescue_store_rollback(st);
 done:
-  rescue_buf_free(&cur);
-  rescue_row_input_free(&in);
+  rescue_buf_clear(&cur);
+  rescue_row_input_clear(&in);
   rescue_jdoc_free(&doc);
   return rc;
 }

@@ -172,7 +172,7 @@ void rescue_sample_participants_json(const rescue_scheme *sc, const rescue_sampl
   rescue_jw_end(&w);
   if (!rescue_buf_ok(&a.seen))
     out->oom = 1;
-  rescue_buf_free(&a.seen);
+  rescue_buf_clear(&a.seen);
 }
 
 /*
@@ -287,9 +287,10 @@ fail:
 
 /* ---- row inputs ---- */
 
-void rescue_row_input_free(rescue_row_input *in) {
-  rescue_buf_free(&in->content);
-  rescue_buf_free(&in->extra);
+void rescue_row_input_clear(rescue_row_input *in) {
+  rescue_buf_clear(&in->content);
+  rescue_buf_clear(&in->extra);
+  memset(in, 0, sizeof *in);
 }
 
 static void put_entity(rescue_buf *ents, const rescue_jnode *n, rescue_buf *tmp) {
@@ -373,8 +374,8 @@ int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
   in->has_utterance = put_clean(&in->extra, row, "utterance_type");
   in->has_cycle = put_clean(&in->extra, row, "relation_cycle_state");
   in->has_pattern = put_clean(&in->extra, row, "relation_pattern");
-  rescue_buf_free(&ents);
-  rescue_buf_free(&tmp);
+  rescue_buf_clear(&ents);
+  rescue_buf_clear(&tmp);
   if (!rescue_buf_ok(&in->content) || !rescue_buf_ok(&in->extra) || !rescue_buf_ok(&ents))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   return 0;
@@ -749,7 +750,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
     sqlite3_reset(s);
     rescue_sample_group(in->sample_id, &key);
     if (!rescue_buf_ok(&key)) {
-      rescue_buf_free(&key);
+      rescue_buf_clear(&key);
       return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
     s = rescue_store_stmt(st, "group_insert");
@@ -765,7 +766,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
       sqlite3_reset(s);
     }
     if (!s || rc != SQLITE_ROW) {
-      rescue_buf_free(&key);
+      rescue_buf_clear(&key);
       return rescue_store_sqlerr(st, "writing a group");
     }
     rescue_buf_reset(&key);
@@ -775,7 +776,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
         key.s[i] = '\x01';
     s = rescue_store_stmt(st, "sample_insert");
     if (!s) {
-      rescue_buf_free(&key);
+      rescue_buf_clear(&key);
       return rescue_store_err(st)->code;
     }
     rescue_bind_text(s, ":sample_id", in->sample_id, -1);
@@ -784,7 +785,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
     rescue_bind_int(s, ":group_id", group_id);
     rescue_bind_text(s, ":now", now, -1);
     rc = sqlite3_step(s);
-    rescue_buf_free(&key);
+    rescue_buf_clear(&key);
     if (rc != SQLITE_DONE)
       return rescue_store_sqlerr(st, "writing a sample");
     ref = sqlite3_last_insert_rowid(rescue_store_db(st));

@@ -73,7 +73,7 @@ static char *own_text(xmlNode *n, int *oom) {
       rescue_buf_puts(&b, (const char *)c->content);
   if (!rescue_buf_ok(&b)) {
     *oom = 1;
-    rescue_buf_free(&b);
+    rescue_buf_clear(&b);
     return NULL;
   }
   a = 0;
@@ -83,7 +83,7 @@ static char *own_text(xmlNode *n, int *oom) {
   while (e > a && strchr(" \t\r\n", b.s[e - 1]))
     e--;
   r = rescue_strndup(b.s ? b.s + a : "", e - a);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   if (!r)
     *oom = 1;
   return r;
@@ -308,7 +308,7 @@ end:
   xmlRelaxNGFreeParserCtxt(pctx);
   xmlFreeDoc(rngdoc);
   xmlFreeDoc(doc);
-  rescue_buf_free(&msgs);
+  rescue_buf_clear(&msgs);
   return rc;
 }
 

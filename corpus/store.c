@@ -771,7 +771,7 @@ static int unknown_annotator(rescue_store *st, const char *name) {
   rescue_buf_printf(&msg, "; add one with 'rescue annotator add %s <name>'", rescue_store_path(st));
   rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "%s",
                      rescue_buf_ok(&msg) && msg.s ? msg.s : "no such annotator");
-  rescue_buf_free(&msg);
+  rescue_buf_clear(&msg);
   return rc;
 }
 
@@ -1107,7 +1107,7 @@ void rescue_sample_iter_free(rescue_sample_iter **itp) {
   atomic_fetch_add(&param_gen, 1);
   rescue_free(it->refs);
   rescue_free(it->rows);
-  rescue_buf_free(&it->text);
+  rescue_buf_clear(&it->text);
   rescue_free(it);
   *itp = NULL;
 }

@@ -77,7 +77,7 @@ typedef struct rescue_row_input {
 */
 int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
                                rescue_row_input *in, const rescue_jnode **bad, rescue_error *err);
-void rescue_row_input_free(rescue_row_input *in);
+void rescue_row_input_clear(rescue_row_input *in);
 
 /* A whole sample to store. */
 typedef struct rescue_sample_input {

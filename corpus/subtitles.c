@@ -282,7 +282,7 @@ static void split_speaker(rescue_buf *text, rescue_buf *speaker, int *bracket) {
 
 /* ---- parsing ---- */
 
-void rescue_cues_free(rescue_cues *c) {
+void rescue_cues_clear(rescue_cues *c) {
   int i;
   for (i = 0; c->v && i < c->n; i++) {
     rescue_free(c->v[i].speaker);
@@ -483,10 +483,10 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
   }
 end:
   if (rc)
-    rescue_cues_free(out);
+    rescue_cues_clear(out);
   rescue_free(lines);
-  rescue_buf_free(&body);
-  rescue_buf_free(&spk);
+  rescue_buf_clear(&body);
+  rescue_buf_clear(&spk);
   return rc;
 }
 
@@ -501,7 +501,7 @@ int rescue_subtitles_check(const char *path, int vtt, rescue_error *err) {
   if (!rc)
     rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err);
   if (!rc)
-    rescue_cues_free(&cues);
+    rescue_cues_clear(&cues);
   rescue_free(text);
   return rc;
 }
@@ -946,9 +946,9 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
     }
   }
   rescue_free(tv);
-  rescue_buf_free(&speech);
-  rescue_buf_free(&sounds);
-  rescue_buf_free(&work);
+  rescue_buf_clear(&speech);
+  rescue_buf_clear(&sounds);
+  rescue_buf_clear(&work);
   return rc;
 }
 
@@ -1191,15 +1191,15 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
              cues.first_late_line, cues.first_late);
 end:
   for (i = 0; rows && i < D.n; i++)
-    rescue_row_input_free(&rows[i]);
+    rescue_row_input_clear(&rows[i]);
   drafter_free(&D);
   rescue_free(rows);
-  rescue_cues_free(&cues);
+  rescue_cues_clear(&cues);
   rescue_jdoc_free(&doc);
   rescue_free(text);
-  rescue_buf_free(&head);
-  rescue_buf_free(&tail);
-  rescue_buf_free(&json);
+  rescue_buf_clear(&head);
+  rescue_buf_clear(&tail);
+  rescue_buf_clear(&json);
   return rc;
 }
 
@@ -1222,7 +1222,7 @@ int rescue_sample_cues(rescue_store *st, const char *sample_id, rescue_cues *out
       rescue_cue *nv = rescue_realloc(out->v, (size_t)nc * sizeof *nv);
       if (!nv) {
         sqlite3_reset(s);
-        rescue_cues_free(out);
+        rescue_cues_clear(out);
         return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
       }
       out->v = nv;
@@ -1238,13 +1238,13 @@ int rescue_sample_cues(rescue_store *st, const char *sample_id, rescue_cues *out
     c->bracket = 0;
     if (!c->speaker || !c->text) {
       sqlite3_reset(s);
-      rescue_cues_free(out);
+      rescue_cues_clear(out);
       return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) {
-    rescue_cues_free(out);
+    rescue_cues_clear(out);
     return rescue_store_sqlerr(st, "reading cues");
   }
   return 0;

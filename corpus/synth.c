@@ -308,7 +308,7 @@ end:
   av_frame_free(&vs.frame);
   av_frame_free(&as.frame);
   avformat_free_context(oc);
-  rescue_buf_free(&tmp);
+  rescue_buf_clear(&tmp);
   if (rc > 0)
     rc = RESCUE_EMEDIA;
   return rc;

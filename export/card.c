@@ -110,7 +110,7 @@ static void yaml_header(const tk_summary *s, rescue_buf *b) {
     rescue_buf name = RESCUE_BUF_INIT;
     rescue_buf_printf(&name, "RESCUE-BENCH task datasets (%s)", s->corpus);
     quoted(b, name.s ? name.s : "RESCUE-BENCH task datasets");
-    rescue_buf_free(&name);
+    rescue_buf_clear(&name);
   }
   rescue_buf_printf(b,
                     "\nlanguage:\n- en\nlicense: other\nsize_categories:\n- %s\n"

@@ -232,7 +232,7 @@ static int group_participants(rescue_store *st, int64_t gid, names *ns) {
   sqlite3_reset(q);
 end:
   rescue_jdoc_free(&doc);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   return rc;
 }
 
@@ -328,15 +328,15 @@ int rescue_pseudonym_map_load(rescue_store *st, rescue_pseudonym_map *m) {
     rescue_free(gnames[i]);
   rescue_free(gnames);
   rescue_free(gids);
-  rescue_buf_free(&ps);
-  rescue_buf_free(&how);
-  rescue_buf_free(&at);
+  rescue_buf_clear(&ps);
+  rescue_buf_clear(&how);
+  rescue_buf_clear(&at);
   if (rc == RESCUE_ENOMEM)
     rescue_seterr(rescue_store_err(st), rc, NULL);
   return rc;
 }
 
-void rescue_pseudonym_map_free(rescue_pseudonym_map *m) {
+void rescue_pseudonym_map_clear(rescue_pseudonym_map *m) {
   int i;
   if (!m)
     return;
@@ -456,7 +456,7 @@ static int group_scenarios(rescue_store *st, const rescue_pseudonym_map *m, cons
         gs[i] = scen;
   }
   rescue_sample_iter_free(&it);
-  rescue_buf_free(&g);
+  rescue_buf_clear(&g);
   return rc < 0 ? rc : 0;
 }
 
@@ -530,11 +530,11 @@ int rescue_pseudonym_auto(rescue_store *st, long *added) {
   if (rc)
     goto fail;
   rescue_free(gs);
-  rescue_pseudonym_map_free(&m);
+  rescue_pseudonym_map_clear(&m);
   return rescue_store_commit(st);
 fail:
   rescue_free(gs);
-  rescue_pseudonym_map_free(&m);
+  rescue_pseudonym_map_clear(&m);
   rescue_store_rollback(st);
   *added = 0;
   return rc;
@@ -602,10 +602,10 @@ int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudon
                        "no group or participant named '%s' in the corpus", real);
   if (rc)
     goto fail;
-  rescue_pseudonym_map_free(&m);
+  rescue_pseudonym_map_clear(&m);
   return rescue_store_commit(st);
 fail:
-  rescue_pseudonym_map_free(&m);
+  rescue_pseudonym_map_clear(&m);
   rescue_store_rollback(st);
   *changed = 0;
   return rc;
@@ -697,7 +697,7 @@ static void pseudo_string(const gctx *g, const char *s, size_t len, rescue_buf *
     }
     rescue_buf_putn(&t, s + start, len - start);
     replace_words(g->r, g->n, t.s ? t.s : "", t.len, out);
-    rescue_buf_free(&t);
+    rescue_buf_clear(&t);
   }
 }
 
@@ -708,7 +708,7 @@ static void pseudo_value(const gctx *g, const rescue_jnode *n, rescue_jw *w, int
     rescue_buf t = RESCUE_BUF_INIT;
     pseudo_string(g, n->s, n->len, &t);
     rescue_jw_strn(w, t.s ? t.s : "", t.len);
-    rescue_buf_free(&t);
+    rescue_buf_clear(&t);
     return;
   }
   case RESCUE_JARRAY:
@@ -1029,16 +1029,16 @@ end:
     unlink(side);
   }
   rescue_sample_iter_free(&it);
-  rescue_pseudonym_map_free(&m);
+  rescue_pseudonym_map_clear(&m);
   rescue_jdoc_free(&doc);
   rescue_free(r);
   rescue_free((void *)scheme_xml);
-  rescue_buf_free(&jsonl);
-  rescue_buf_free(&one);
-  rescue_buf_free(&gname);
-  rescue_buf_free(&missing);
-  rescue_buf_free(&sid);
-  rescue_buf_free(&path);
+  rescue_buf_clear(&jsonl);
+  rescue_buf_clear(&one);
+  rescue_buf_clear(&gname);
+  rescue_buf_clear(&missing);
+  rescue_buf_clear(&sid);
+  rescue_buf_clear(&path);
   return rc;
 }
 
@@ -1295,7 +1295,7 @@ static int leak_file(lctx *L, const char *file) {
   }
   rescue_free(text);
   rescue_jdoc_free(&doc);
-  rescue_buf_free(&path);
+  rescue_buf_clear(&path);
   return L->rc;
 }
 
@@ -1429,11 +1429,11 @@ end:
   rescue_free(L.review_count);
   rescue_free(L.review_lower);
   rescue_free(r);
-  rescue_pseudonym_map_free(&m);
+  rescue_pseudonym_map_clear(&m);
   return rc;
 }
 
-void rescue_leak_report_free(rescue_leak_report *rep) {
+void rescue_leak_report_clear(rescue_leak_report *rep) {
   int i;
   if (!rep)
     return;

@@ -225,11 +225,11 @@ int rescue_tk_prov_finish(tk_summary *s, rescue_store *st, rescue_error *err) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
   else
     rc = agreement_summary(s, &json, err);
-  rescue_buf_free(&json);
+  rescue_buf_clear(&json);
   return rc;
 }
 
-void rescue_tk_prov_free(tk_summary *s) {
+void rescue_tk_prov_clear(tk_summary *s) {
   long i;
   for (i = 0; i < s->n_annotators; i++) {
     rescue_free(s->annotators[i].name);
@@ -243,5 +243,5 @@ void rescue_tk_prov_free(tk_summary *s) {
   rescue_free(s->used_ids);
   s->used_ids = NULL;
   s->n_used = s->cap_used = 0;
-  rescue_buf_free(&s->agreement);
+  rescue_buf_clear(&s->agreement);
 }

@@ -39,7 +39,7 @@ typedef struct rescue_pseudonym_map {
 ** (in any version of any row, or a sample's participants list), covered or not.
 */
 int rescue_pseudonym_map_load(rescue_store *st, rescue_pseudonym_map *m);
-void rescue_pseudonym_map_free(rescue_pseudonym_map *m);
+void rescue_pseudonym_map_clear(rescue_pseudonym_map *m);
 
 /*
 ** Give every group and participant without a pseudonym one: participants of a couple
@@ -107,7 +107,7 @@ typedef struct rescue_leak_report {
 ** capitalised words inside sentences that the map does not know.
 */
 int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep);
-void rescue_leak_report_free(rescue_leak_report *rep);
+void rescue_leak_report_clear(rescue_leak_report *rep);
 void rescue_leak_report_json(const rescue_leak_report *rep, rescue_buf *out);
 
 /* ---- the audit trail ---- */

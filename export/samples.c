@@ -168,7 +168,7 @@ fail:
   rescue_output_abort(&dest);
 end:
   rescue_sample_iter_free(&it);
-  rescue_buf_free(&line);
-  rescue_buf_free(&path);
+  rescue_buf_clear(&line);
+  rescue_buf_clear(&path);
   return rc;
 }

@@ -213,7 +213,7 @@ void rescue_score_free(rescue_score_report **rp) {
   for (i = 0; i < r->ndocs; i++)
     rescue_jdoc_free(&r->docs[i]);
   rescue_free(r->docs);
-  rescue_buf_free(&r->tmp);
+  rescue_buf_clear(&r->tmp);
   rescue_free(r);
   *rp = NULL;
 }
@@ -725,7 +725,7 @@ static int read_gold(rescue_score_report *r, line_reader *lr, rescue_error *err)
   }
   if (rc == 0 && ferror(lr->f))
     rc = rescue_seterr(err, RESCUE_EIO, "reading '%s': %s", lr->path, strerror(errno));
-  rescue_buf_free(&key);
+  rescue_buf_clear(&key);
   rescue_jdoc_free(&doc);
   return rc;
 }
@@ -1943,7 +1943,7 @@ void rescue_score_json(const rescue_score_report *r, rescue_buf *out) {
     rescue_jw_strn(&w, p, (size_t)(nl - p));
   }
   rescue_jw_end(&w);
-  rescue_buf_free(&notes);
+  rescue_buf_clear(&notes);
   rescue_jw_key(&w, "invalid_lines");
   rescue_jw_arr(&w);
   for (i = 0; i < r->nprobs; i++)
@@ -2130,7 +2130,7 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
     nl = strchr(p, '\n');
     rescue_buf_printf(b, "  - %.*s\n", (int)(nl - p), p);
   }
-  rescue_buf_free(&notes);
+  rescue_buf_clear(&notes);
   for (k = 0; k < r->nprobs && k < 20; k++)
     rescue_buf_printf(b, "  line %ld%s%s: %s\n", r->probs[k].line,
                       r->probs[k].inst >= 0 ? ", " : "",

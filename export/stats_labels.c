@@ -165,7 +165,7 @@ int rescue_stats_labels(rescue_store *st, const rescue_view *view, rescue_label_
   }
 end:
   rescue_sample_iter_free(&it);
-  rescue_tk_sample_free(&t);
+  rescue_tk_sample_clear(&t);
   if (rc < 0) {
     rescue_stats_labels_free(&s);
     return rc;

@@ -185,6 +185,6 @@ int rescue_tk_build_vp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   }
   if (rc == 0 && !rescue_buf_ok(&gold))
     rc = rescue_seterr(k->err, RESCUE_ENOMEM, NULL);
-  rescue_buf_free(&gold);
+  rescue_buf_clear(&gold);
   return rc;
 }

@@ -234,21 +234,21 @@ void rescue_tk_sample_init(tk_sample *t, const rescue_scheme *sc) {
   t->sc = sc;
 }
 
-void rescue_tk_sample_free(tk_sample *t) {
+void rescue_tk_sample_clear(tk_sample *t) {
   rescue_free(t->rows);
   rescue_free(t->clip_at);
-  rescue_buf_free(&t->couple);
-  rescue_buf_free(&t->source_file);
-  rescue_buf_free(&t->participants);
-  rescue_buf_free(&t->vp_participants);
-  rescue_buf_free(&t->recs);
-  rescue_buf_free(&t->rows_text);
-  rescue_buf_free(&t->clip_text);
-  rescue_buf_free(&t->tmp);
-  rescue_buf_free(&t->tmp2);
-  rescue_buf_free(&t->tmp3);
-  rescue_buf_free(&t->id);
-  rescue_buf_free(&t->labels);
+  rescue_buf_clear(&t->couple);
+  rescue_buf_clear(&t->source_file);
+  rescue_buf_clear(&t->participants);
+  rescue_buf_clear(&t->vp_participants);
+  rescue_buf_clear(&t->recs);
+  rescue_buf_clear(&t->rows_text);
+  rescue_buf_clear(&t->clip_text);
+  rescue_buf_clear(&t->tmp);
+  rescue_buf_clear(&t->tmp2);
+  rescue_buf_clear(&t->tmp3);
+  rescue_buf_clear(&t->id);
+  rescue_buf_clear(&t->labels);
   rescue_free(t->ints);
   rescue_jdoc_free(&t->doc);
   memset(t, 0, sizeof *t);
@@ -435,7 +435,7 @@ static void build_vp_participants(tk_sample *t) {
   rescue_jw_end(&w);
   if (!rescue_buf_ok(&seen))
     t->vp_participants.oom = 1;
-  rescue_buf_free(&seen);
+  rescue_buf_clear(&seen);
 }
 
 /* The sample's own source_file (from its stored sample-level keys), else the release's. */
@@ -589,6 +589,6 @@ int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample
   }
   if (!rescue_buf_ok(&clip) || !rescue_tk_sample_ok(t))
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  rescue_buf_free(&clip);
+  rescue_buf_clear(&clip);
   return rc;
 }

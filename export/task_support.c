@@ -183,9 +183,9 @@ int rescue_tk_build_stp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   }
   if (rc == 0 && (!rescue_buf_ok(&seen) || !rescue_buf_ok(&tuple) || !rescue_buf_ok(&cands)))
     rc = rescue_seterr(k->err, RESCUE_ENOMEM, NULL);
-  rescue_buf_free(&seen);
-  rescue_buf_free(&tuple);
-  rescue_buf_free(&cands);
+  rescue_buf_clear(&seen);
+  rescue_buf_clear(&tuple);
+  rescue_buf_clear(&cands);
   return rc;
 }
 
@@ -220,7 +220,7 @@ int rescue_tk_build_ssp(tk_sample *t, const tk_opts *o, tk_sink *k) {
   }
   if (rc == 0 && (!rescue_buf_ok(&tuple) || !rescue_buf_ok(&strategies)))
     rc = rescue_seterr(k->err, RESCUE_ENOMEM, NULL);
-  rescue_buf_free(&tuple);
-  rescue_buf_free(&strategies);
+  rescue_buf_clear(&tuple);
+  rescue_buf_clear(&strategies);
   return rc;
 }

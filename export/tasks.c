@@ -85,7 +85,7 @@ static int file_open(exporter *x, tk_file *f, const char *rel) {
     setvbuf(f->f, NULL, _IOFBF, 1 << 18);
     rescue_sha256_init(&f->h);
   }
-  rescue_buf_free(&path);
+  rescue_buf_clear(&path);
   return rc;
 }
 
@@ -532,13 +532,13 @@ fail:
   rescue_output_abort(&dest);
 end:
   free_files(&x);
-  rescue_tk_prov_free(&x.sum);
+  rescue_tk_prov_clear(&x.sum);
   rescue_jdoc_free(&x.doc);
-  rescue_buf_free(&x.tmp);
-  rescue_buf_free(&x.tmp2);
+  rescue_buf_clear(&x.tmp);
+  rescue_buf_clear(&x.tmp2);
   rescue_sample_iter_free(&it);
-  rescue_tk_sample_free(&ts);
-  rescue_buf_free(&text);
-  rescue_buf_free(&sink.line);
+  rescue_tk_sample_clear(&ts);
+  rescue_buf_clear(&text);
+  rescue_buf_clear(&sink.line);
   return rc;
 }

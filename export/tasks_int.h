@@ -98,7 +98,7 @@ typedef struct tk_sink {
 } tk_sink;
 
 void rescue_tk_sample_init(tk_sample *t, const rescue_scheme *sc);
-void rescue_tk_sample_free(tk_sample *t);
+void rescue_tk_sample_clear(tk_sample *t);
 /*
 ** Prepare sample s: parse its rows, derive scenario, participants, couple, source_file,
 ** and build every row record once. clip_root non-NULL gives release-style clip paths;
@@ -200,7 +200,7 @@ typedef struct tk_prov_annotator {
 int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp);
 /* Names of the annotators and agreement per field (rows of the store's coders). */
 int rescue_tk_prov_finish(tk_summary *s, rescue_store *st, rescue_error *err);
-void rescue_tk_prov_free(tk_summary *s);
+void rescue_tk_prov_clear(tk_summary *s);
 
 /* The dataset card (README.md) into out. */
 void rescue_tk_card(const tk_summary *s, rescue_buf *out);

@@ -93,10 +93,10 @@ static fixture make(void) {
   ck_assert_int_eq(rescue_store_add_row_version(st, row_id, lea, "edit", &in, NULL, NULL,
                                                 &f.lea_version), 0);
   ck_assert_int_eq(rescue_store_commit(st), 0);
-  rescue_row_input_free(&in);
+  rescue_row_input_clear(&in);
   rescue_store_close(&st);
   rescue_jdoc_free(&doc);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   return f;
 }
 

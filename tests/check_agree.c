@@ -77,7 +77,7 @@ START_TEST(test_krippendorff_example) {
     ck_assert_int_eq(r.pairable_values, 40);
     ck_assert_int_eq(rescue_agree_alpha(d, &fast), RESCUE_AGREE_OK);
     ASSERT_NEAR(fast, r.alpha, 1e-12);
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
 }
@@ -124,7 +124,7 @@ static double set_pair_distance(rescue_agree_level level, const char *const *a, 
   rescue_agree_value(d, 1, vb);
   ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
   out = r.d_o;
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
   return out;
 }
@@ -154,13 +154,13 @@ START_TEST(test_kappas_known) {
   ck_assert_msg(fabs(r.pairs[0].kappa - 0.633) < 0.0005, "cohen %f", r.pairs[0].kappa);
   ck_assert_msg(fabs(r.fleiss_kappa - 0.625) < 0.0005, "fleiss %f", r.fleiss_kappa);
   ck_assert_int_eq(r.complete_units, 9);
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
   d = matrix(RESCUE_LEVEL_NOMINAL, 3, 9, three);
   ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
   ck_assert_msg(fabs(r.fleiss_kappa - 0.627) < 0.0005, "fleiss %f", r.fleiss_kappa);
   ck_assert_int_eq(r.n_pairs, 3);
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
 }
 END_TEST
@@ -188,14 +188,14 @@ START_TEST(test_degenerate) {
     ck_assert_ptr_nonnull(strstr(b.s, "\"status\": \"no_data\""));
     ck_assert_ptr_nonnull(strstr(b.s, "\"alpha\": null"));
     ck_assert_ptr_nonnull(strstr(b.s, "\"fleiss_kappa\": null"));
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
   /* no unit at all */
   d = rescue_agree_data_new(RESCUE_LEVEL_INTERVAL);
   ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
   ck_assert_int_eq(r.status, RESCUE_AGREE_NO_DATA);
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
   /* every value identical: D_e = 0 */
   {
@@ -211,7 +211,7 @@ START_TEST(test_degenerate) {
       ck_assert(isnan(r.fleiss_kappa)); /* p_e = 1 */
       ck_assert(isnan(r.pairs[0].kappa));
       ASSERT_NEAR(r.percent_agreement, 1.0, 1e-15);
-      rescue_agree_result_free(&r);
+      rescue_agree_result_clear(&r);
       rescue_agree_data_free(&d);
     }
   }
@@ -223,7 +223,7 @@ START_TEST(test_degenerate) {
     ck_assert_int_eq(r.status, RESCUE_AGREE_OK);
     ASSERT_NEAR(r.alpha, 1.0, 1e-15);
     ASSERT_NEAR(r.pairs[0].kappa, 1.0, 1e-15);
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
   /* ratio with mixed signs */
@@ -233,13 +233,13 @@ START_TEST(test_degenerate) {
     ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
     ck_assert_int_eq(r.status, RESCUE_AGREE_INVALID_LEVEL);
     ck_assert(isnan(r.alpha));
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
     /* the same values at interval level are fine */
     d = matrix(RESCUE_LEVEL_INTERVAL, 2, 3, v);
     ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
     ck_assert_int_eq(r.status, RESCUE_AGREE_OK);
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
   /* zeros are fine at ratio level (0 and 0 are 0 apart) */
@@ -249,7 +249,7 @@ START_TEST(test_degenerate) {
     ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
     ck_assert_int_eq(r.status, RESCUE_AGREE_OK);
     ck_assert(r.alpha > 0.5 && r.alpha < 1);
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
   /* one coder: nothing pairs */
@@ -260,7 +260,7 @@ START_TEST(test_degenerate) {
     ck_assert_int_eq(r.status, RESCUE_AGREE_NO_DATA);
     ck_assert_int_eq(r.n_pairs, 0);
     ck_assert(isnan(r.fleiss_kappa));
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
   /* no unit every coder coded: Fleiss and AC1 null, alpha still defined */
@@ -272,7 +272,7 @@ START_TEST(test_degenerate) {
     ck_assert_int_eq(r.complete_units, 0);
     ck_assert(isnan(r.fleiss_kappa) && isnan(r.gwet_ac1));
     ASSERT_NEAR(r.alpha, 1.0, 1e-15);
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
   /* a coder gives a unit one value; the API refuses a second */
@@ -285,7 +285,7 @@ START_TEST(test_degenerate) {
   ck_assert_int_eq(rescue_agree_set(d, NULL, NULL, 0), RESCUE_EINVAL);
   ck_assert_int_eq(rescue_agree_number(d, NAN), RESCUE_EINVAL);
   rescue_agree_data_free(&d);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 }
 END_TEST
 
@@ -301,7 +301,7 @@ START_TEST(test_missing_data_kappa) {
   ck_assert_int_eq(r.units_single, 3);
   /* 3 units: (1,1) (2,2) (1,2): p_o = 2/3, p_e = (2*1 + 1*2)/9 = 4/9 */
   ASSERT_NEAR(r.pairs[0].kappa, (2.0 / 3 - 4.0 / 9) / (1 - 4.0 / 9), 1e-15);
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
 }
 END_TEST
@@ -383,9 +383,9 @@ START_TEST(test_groups_and_bootstrap) {
         units += r3.groups[g].units;
       ck_assert_int_eq(units, r.units);
     }
-    rescue_agree_result_free(&r);
-    rescue_agree_result_free(&r2);
-    rescue_agree_result_free(&r3);
+    rescue_agree_result_clear(&r);
+    rescue_agree_result_clear(&r2);
+    rescue_agree_result_clear(&r3);
     rescue_agree_data_free(&d);
   }
 }
@@ -543,7 +543,7 @@ static double alpha_of(const char *path, rescue_agree_level level) {
   double a;
   ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
   a = r.alpha;
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
   return a;
 }
@@ -621,7 +621,7 @@ START_TEST(test_random_against_python) {
       }
       ck_assert_msg(found, "pair %s", key);
     }
-    rescue_agree_result_free(&res);
+    rescue_agree_result_clear(&res);
     rescue_agree_data_free(&d);
   }
   sets = json_object_get(ref, tu_path(dir, "sets.tsv"));
@@ -632,7 +632,7 @@ START_TEST(test_random_against_python) {
     ASSERT_NEAR(res.alpha, json_real_value(json_object_get(sets, "masi")), 1e-9);
     ASSERT_NEAR(res.alpha_other, json_real_value(json_object_get(sets, "jaccard")), 1e-9);
     check_labels(&res, json_object_get(sets, "labels"));
-    rescue_agree_result_free(&res);
+    rescue_agree_result_clear(&res);
     rescue_agree_data_free(&d);
   }
   ASSERT_NEAR(alpha_of(tu_path(dir, "sets.tsv"), RESCUE_LEVEL_JACCARD),
@@ -657,13 +657,13 @@ START_TEST(test_ac1_by_hand) {
   ASSERT_NEAR(r.percent_agreement, pa, 1e-15);
   ASSERT_NEAR(r.gwet_ac1, (pa - pe) / (1 - pe), 1e-15);
   ASSERT_NEAR(r.fleiss_kappa, (pa - fe) / (1 - fe), 1e-15);
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   /* a declared but unused category raises Q */
   ck_assert_int_ge(rescue_agree_number(d, 9), 0);
   ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
   pe = (p1 * (1 - p1) + p2 * (1 - p2) + p3 * (1 - p3)) / 3;
   ASSERT_NEAR(r.gwet_ac1, (pa - pe) / (1 - pe), 1e-15);
-  rescue_agree_result_free(&r);
+  rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
 }
 END_TEST
@@ -989,7 +989,7 @@ START_TEST(test_corpus_mode) {
   free(out);
   free(err);
   ck_assert(tu_same_file(db, copy));
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   free(dir);
   free(db);
 }

@@ -52,7 +52,7 @@ static char *make_corpus(long *n_samples) {
     }
   tu_write(tu_path(dir, "in.jsonl"), b.s);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "in.jsonl"), NULL), 0);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   free(dir);
   return db;
 }
@@ -311,7 +311,7 @@ START_TEST(test_assign) {
       ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(m3, ids[i])), "bob"));
     for (i = 1; i < k; i++)
       ck_assert(strcmp(ids[i - 1], ids[i]) < 0);
-    rescue_assigned_samples_free(ids, k);
+    rescue_assigned_samples_free(&ids, k);
   }
   rescue_store_close(&st);
   /* refusals leave the store as it was */

@@ -57,7 +57,7 @@ static char *corpus(char **dir_out, const char *const *samples, int n) {
     rescue_buf_puts(&j, "]}\n");
   }
   tu_write(tu_path(dir, "in.jsonl"), j.s);
-  rescue_buf_free(&j);
+  rescue_buf_clear(&j);
   ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "in.jsonl"), NULL), 0);
   free(out);
   free(err);
@@ -619,7 +619,7 @@ START_TEST(test_progress_and_json) {
   ck_assert_msg(got.s && strstr(got.s, "\r\033[Kclip: 2/2 samples, 3/3 rows, ") &&
                     strstr(got.s, " clips/s") && !strstr(got.s, "clip: [1/2]"),
                 "%s", got.s ? got.s : "");
-  rescue_buf_free(&got);
+  rescue_buf_clear(&got);
   free(o);
   free(db);
   free(dir);

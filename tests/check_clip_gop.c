@@ -164,7 +164,7 @@ START_TEST(test_ten_second_gop_pause) {
   free(err);
   sample_line(&j, "a_and_b/s1", rows, 2);
   import_jsonl(db, dir, j.s);
-  rescue_buf_free(&j);
+  rescue_buf_clear(&j);
   link_media(db, media("g10.mp4"), "a_and_b/s1", NULL, NULL);
   CLIP(0, out, err, db, o);
   ck_assert_msg(strstr(out, "2 clips written"), "%s", out);
@@ -189,7 +189,7 @@ static void gaps_on(const char *source) {
   free(err);
   sample_line(&j, "g/s", gap_rows, N_GAP_ROWS);
   import_jsonl(db, dir, j.s);
-  rescue_buf_free(&j);
+  rescue_buf_clear(&j);
   link_media(db, media(source), "g/s", NULL, NULL);
   CLIP(0, out, err, db, o);
   ck_assert_msg(strstr(out, "clips written"), "%s", out);
@@ -224,7 +224,7 @@ static char *one_sample(char **dir_out, const char *id, const double *rows, int 
   free(err);
   sample_line(&j, id, rows, n);
   import_jsonl(db, dir, j.s);
-  rescue_buf_free(&j);
+  rescue_buf_clear(&j);
   link_media(db, media(source), id, start, end);
   *dir_out = dir;
   return db;
@@ -348,7 +348,7 @@ START_TEST(test_reclip_after_time_edit) {
                    0);
   free(out);
   free(err);
-  rescue_buf_free(&j);
+  rescue_buf_clear(&j);
   CLIP(0, out, err, db, o);
   ck_assert_msg(strstr(out, "4 clips written, 1 kept"), "%s", out);
   free(out);

@@ -553,7 +553,7 @@ START_TEST(adjudication_by_field) {
     free(w1);
     free(w2);
   }
-  rescue_buf_free(&dec);
+  rescue_buf_clear(&dec);
   free(db);
   free(dir);
 }

@@ -91,8 +91,8 @@ static int compare_rows(const char *orig, const char *drafted, int expect_model)
         rescue_jwrite(&x, rescue_jget(ra, keep[k]));
         rescue_jwrite(&y, rescue_jget(rb, keep[k]));
         ck_assert_str_eq(x.s, y.s);
-        rescue_buf_free(&x);
-        rescue_buf_free(&y);
+        rescue_buf_clear(&x);
+        rescue_buf_clear(&y);
       }
       ck_assert_ptr_null(rescue_jget(rb, "model_note")); /* not a scheme field: left out */
       if (expect_model)

@@ -622,7 +622,7 @@ START_TEST(test_parse_api) {
     ck_assert_ptr_nonnull(strstr(s.json, "\"start_time\": 1.5, \"end_time\": 3.0, "
                                          "\"primary_speaker\": \"Ann\""));
     ck_assert_ptr_nonnull(strstr(s.json, "\"elan_time_interpolated\": true"));
-    rescue_eaf_sample_free(&s);
+    rescue_eaf_sample_clear(&s);
     /* frame time units become milliseconds */
     snprintf(buf, sizeof buf, links, "2");
     {
@@ -636,7 +636,7 @@ START_TEST(test_parse_api) {
                buf, h + 9);
       ck_assert_int_eq(rescue_eaf_parse("pal.eaf", fixed, strlen(fixed), &o, &s, &e), 0);
       ck_assert_msg(strstr(s.json, "\"start_time\": 1.5, \"end_time\": 3.0"), "%s", s.json);
-      rescue_eaf_sample_free(&s);
+      rescue_eaf_sample_clear(&s);
     }
   }
   {
@@ -664,7 +664,7 @@ START_TEST(test_parse_api) {
     rescue_buf_puts(&b, types);
     ck_assert_int_eq(rescue_eaf_parse("chain.eaf", b.s, b.len, &o, &s, &e), 0);
     ck_assert_int_eq(s.rows, 1);
-    rescue_eaf_sample_free(&s);
+    rescue_eaf_sample_clear(&s);
     rescue_buf_reset(&b);
     rescue_buf_puts(&b, head);
     rescue_buf_puts(&b, "<TIER TIER_ID=\"B\" LINGUISTIC_TYPE_REF=\"r\" PARENT_REF=\"A\">"
@@ -682,7 +682,7 @@ START_TEST(test_parse_api) {
     rescue_buf_puts(&b, types);
     ck_assert_int_eq(rescue_eaf_parse("tiers.eaf", b.s, b.len, &o, &s, &e), RESCUE_EBADINPUT);
     ck_assert_str_eq(e.msg, "tiers.eaf:4: tier 'B': PARENT_REF loops");
-    rescue_buf_free(&b);
+    rescue_buf_clear(&b);
   }
 }
 END_TEST

@@ -362,7 +362,7 @@ START_TEST(test_blind) {
       }
       snprintf(path, sizeof path, "%s/%s.pred.jsonl", dir, tasks[t]);
       tu_write(path, b.s);
-      rescue_buf_free(&b);
+      rescue_buf_clear(&b);
       ck_assert_int_eq(tu_rescue(&out, &err, "score", tasks[t], "--gold", ans, "--pred", path,
                                  "--json", NULL),
                        0);

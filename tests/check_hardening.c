@@ -150,7 +150,7 @@ START_TEST(test_map_probes_once) {
     rescue_buf_printf(&map, "g/s%d\t%s\t%d.%03d\t%d.5\n", i,
                       i % 2 ? link : tu_path(media_dir, "src.mp4"), i % 3, i % 1000, i % 3 + 1);
   tu_write(tu_path(dir, "map.tsv"), map.s);
-  rescue_buf_free(&map);
+  rescue_buf_clear(&map);
   ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", tu_path(dir, "c.db"), "--map",
                              tu_path(dir, "map.tsv"), NULL),
                    0);
@@ -245,8 +245,8 @@ START_TEST(test_values_past_the_limit) {
   rescue_buf_printf(&line, "{\"sample_id\": \"g/f\", \"x\": \"%s\", \"rows\": []}", big.s);
   tu_write(tu_path(dir, "big.json"), line.s);
   ck_assert(rescue_buf_ok(&line) && rescue_buf_ok(&big));
-  rescue_buf_free(&line);
-  rescue_buf_free(&big);
+  rescue_buf_clear(&line);
+  rescue_buf_clear(&big);
   snapshot(db, copy, sizeof copy);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int rc = import_limited(db, tu_path(dir, cases[i].file), 100000, msg, sizeof msg);
@@ -352,7 +352,7 @@ START_TEST(test_huge_sets) {
   rescue_buf_puts(&t, "u2\ta\t[\"x\"]\nu2\tb\t[\"y\"]\n");
   ck_assert(rescue_buf_ok(&t));
   tu_write(tu_path(dir, "sets.tsv"), t.s);
-  rescue_buf_free(&t);
+  rescue_buf_clear(&t);
   for (lvl = 0; lvl < 2; lvl++) {
     ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "sets.tsv"),
                                "--level", lvl ? "jaccard" : "masi", "--json", NULL),
@@ -378,7 +378,7 @@ START_TEST(test_many_coders) {
     rescue_buf_printf(&t, "u%d\tc%d\t%d\nu%d\tc%d\t%d\n", u, 2 * u, u % 3, u, 2 * u + 1,
                       u % 7 ? u % 3 : (u + 1) % 3);
   tu_write(tu_path(dir, "coders.tsv"), t.s);
-  rescue_buf_free(&t);
+  rescue_buf_clear(&t);
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "coders.tsv"),
                              "--level", "nominal", "--json", NULL),
                    0);

@@ -217,7 +217,7 @@ START_TEST(test_clean_and_strip) {
     rescue_jclean(&b, c);
     ck_assert_msg(strcmp(b.s ? b.s : "", want[i]) == 0, "item %d: got '%s'", i, b.s);
   }
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   rescue_jdoc_free(&d);
 }
 END_TEST
@@ -243,8 +243,8 @@ START_TEST(test_nocopy) {
   rescue_jwrite(&w1, r1);
   rescue_jwrite(&w2, r2);
   ck_assert_str_eq(w1.s, w2.s);
-  rescue_buf_free(&w1);
-  rescue_buf_free(&w2);
+  rescue_buf_clear(&w1);
+  rescue_buf_clear(&w2);
   rescue_jdoc_free(&d1);
   rescue_jdoc_free(&d2);
 }
@@ -270,7 +270,7 @@ START_TEST(test_writer) {
   rescue_jw_null(&w);
   rescue_jw_end(&w);
   ck_assert_str_eq(b.s, "{\"a\": [1, 2.0, \"x\\\"y\", []], \"b\": {}, \"c\": null}");
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 }
 END_TEST
 
@@ -394,7 +394,7 @@ START_TEST(test_python_mode) {
   ck_assert_ptr_null(rescue_jparse_ex(d, "[\"a\nb\"]", 7, RESCUE_JPARSE_PYTHON, NULL, &e));
   /* the strict mode is unchanged after a Python-mode parse */
   ck_assert_ptr_null(rescue_jparse(d, "[NaN]", 5, &e));
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   rescue_jdoc_free(&d);
 }
 END_TEST

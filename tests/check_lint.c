@@ -324,7 +324,7 @@ START_TEST(test_rules_one_by_one) {
     expect_rules(&r, cases[i].rules, cases[i].what);
     ck_assert_int_eq(r.samples, 1);
     ck_assert_int_eq(r.rows, 3);
-    rescue_lint_result_free(&r);
+    rescue_lint_result_clear(&r);
   }
 }
 END_TEST
@@ -342,26 +342,26 @@ START_TEST(test_finding_details) {
   rescue_lint_finding_text(&r.findings[0], &b);
   ck_assert_str_eq(b.s, "ann_and_bo/s01_segment01:3: error: R05 target: target contains the "
                         "speaker 'Bo'\n");
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(m_intensity_high, NAN, NULL, 0);
   ck_assert_str_eq(r.findings[0].field, "internal_emotion[1].intensity");
   ck_assert_str_eq(r.findings[0].reason, "intensity 11 is outside 0..10");
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(m_evidence, NAN, NULL, 0);
   ck_assert_int_eq(r.n, 2); /* 0 and 9 */
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(m_overlap, NAN, NULL, 0);
   ck_assert_int_eq(r.findings[0].severity, RESCUE_LINT_WARNING);
   ck_assert_int_eq(r.warnings, 1);
   ck_assert_int_eq(r.errors, 0);
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(m_participants_short, NAN, NULL, 0);
   /* the sample-level finding comes first, without a row */
   ck_assert_int_eq(r.findings[0].row, 0);
   ck_assert_int_eq(r.findings[0].rule, 19);
   ck_assert_ptr_nonnull(strstr(r.findings[0].reason, "not listed 'Bo'"));
-  rescue_lint_result_free(&r);
-  rescue_buf_free(&b);
+  rescue_lint_result_clear(&r);
+  rescue_buf_clear(&b);
 }
 END_TEST
 
@@ -377,17 +377,17 @@ START_TEST(test_media_rules) {
   rescue_lint_result r = lint_mutated(NULL, 5.5, NULL, 0);
   expect_rules(&r, r03, "media shorter than the rows");
   ck_assert_int_eq(r.findings[0].row, 3);
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(NULL, 6.0, NULL, 0);
   expect_rules(&r, none, "media exactly as long as the rows");
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(NULL, NAN, cues, 5);
   expect_rules(&r, r14, "uncovered cues");
   ck_assert_int_eq(r.n, 2);
   ck_assert_str_eq(r.findings[0].field, "subtitles[4]");
   ck_assert_str_eq(r.findings[1].field, "subtitles[5]");
   ck_assert_int_eq(r.findings[0].row, 0);
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
 }
 END_TEST
 
@@ -559,29 +559,29 @@ START_TEST(test_suggestions) {
       ck_assert_str_eq(r.findings[i].suggestions, "Bo");
     }
   ck_assert(seen);
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(m_utt_typo, NAN, NULL, 0);
   ck_assert_int_eq(r.n, 1);
   ck_assert_str_eq(r.findings[0].suggestions, "accusation");
   ck_assert_str_eq(r.findings[0].reason,
                    "'acusation' is not a utterance_type label; closest: accusation");
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(m_strategy_typo, NAN, NULL, 0);
   ck_assert_int_eq(r.n, 1);
   ck_assert_str_eq(r.findings[0].suggestions, "reframe");
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   r = lint_mutated(m_utt_unknown, NAN, NULL, 0);
   ck_assert_str_eq(r.findings[0].suggestions, "defense");
   rescue_lint_result_json(&r, &b);
   ck_assert_ptr_nonnull(strstr(b.s, "\"suggestions\": [\"defense\"]"));
-  rescue_lint_result_free(&r);
+  rescue_lint_result_clear(&r);
   /* a label far from every one still gets the nearest few */
   r = lint_mutated(m_cycle_unknown, NAN, NULL, 0);
   ck_assert_int_eq(r.n, 1);
   ck_assert_ptr_nonnull(r.findings[0].suggestions);
   ck_assert_ptr_nonnull(strstr(r.findings[0].reason, "closest: "));
-  rescue_lint_result_free(&r);
-  rescue_buf_free(&b);
+  rescue_lint_result_clear(&r);
+  rescue_buf_clear(&b);
 }
 END_TEST
 

@@ -295,7 +295,7 @@ static void rpp_preds(const char *gold, const char *pred) {
     line = nl + 1;
   }
   tu_write(pred, b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   rescue_jdoc_free(&doc);
   free(text);
 }
@@ -334,8 +334,8 @@ START_TEST(test_same_scores) {
       rescue_jwrite(&a, rescue_jget(j1, keys[k]));
       rescue_jwrite(&b, rescue_jget(j2, keys[k]));
       ck_assert_msg(strcmp(a.s, b.s) == 0, "%s differs", keys[k]);
-      rescue_buf_free(&a);
-      rescue_buf_free(&b);
+      rescue_buf_clear(&a);
+      rescue_buf_clear(&b);
     }
     ck_assert_int_eq((int)rescue_jget(j1, "couples")->len, (int)rescue_jget(j2, "couples")->len);
     ck_assert_ptr_nonnull(strstr(o1, "\"accuracy\": 0.5"));

@@ -181,7 +181,7 @@ START_TEST(test_rpp) {
                       "\"candidate_relation_labels\": %s, \"gold_relation_pattern\": \"%s\"}\n",
                       i + 1, tax, gold_labels[i]);
   snprintf(g, sizeof g, "%s", put("rpp.jsonl", b.s));
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   /* r1 [aa] padded -> rank 1; r2 invalid labels dropped, [pw] padded to [pw, aa, ww] -> rank
      3; r3 missing -> rank 0 (the scripts' fallback would put the gold first); r4 a string:
      rescue reads it as [pw] (coerced), the release iterates its characters (all dropped)
@@ -452,8 +452,8 @@ START_TEST(test_export_then_score) {
   NEAR(num(j, "overall", "relation_mrr", NULL), 1.0);
   NEAR(num(j, "overall", "n", NULL), 2);
   json_decref(j);
-  rescue_buf_free(&b);
-  rescue_buf_free(&p);
+  rescue_buf_clear(&b);
+  rescue_buf_clear(&p);
   free(out);
   free(db);
 }

@@ -91,7 +91,7 @@ static const char *gold_file(const char *name, json_t *recs) {
     p = slot;
   }
   tu_write(p, b.s ? b.s : "");
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   return p;
 }
 
@@ -166,8 +166,8 @@ static const char *preds(const char *name, const char *task, json_t *recs, long 
   }
   p = keep(tu_path(work, name));
   tu_write(p, b.s ? b.s : "");
-  rescue_buf_free(&b);
-  rescue_buf_free(&v);
+  rescue_buf_clear(&b);
+  rescue_buf_clear(&v);
   return p;
 }
 
@@ -299,7 +299,7 @@ START_TEST(test_reply_shapes) {
   }
 #undef ID
 #undef GS
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   json_decref(g);
 }
 END_TEST
@@ -354,8 +354,8 @@ START_TEST(test_string_items) {
       s1 = json_string(y.s);
       e0 = json_dumps(s0, JSON_ENCODE_ANY);
       e1 = json_dumps(s1, JSON_ENCODE_ANY);
-      rescue_buf_free(&x);
-      rescue_buf_free(&y);
+      rescue_buf_clear(&x);
+      rescue_buf_clear(&y);
     }
     rescue_buf_printf(&b, "{\"predictions\": [%s, %s]}\n", e0, e1);
     for (i = 2; i < n; i++) {
@@ -382,9 +382,9 @@ START_TEST(test_string_items) {
     free(e1);
     json_decref(s0);
     json_decref(s1);
-    rescue_buf_free(&b);
-    rescue_buf_free(&v0);
-    rescue_buf_free(&v1);
+    rescue_buf_clear(&b);
+    rescue_buf_clear(&v0);
+    rescue_buf_clear(&v1);
     json_decref(g);
   }
 }
@@ -415,7 +415,7 @@ START_TEST(test_itp_container_answers) {
     NEAR(num(j, "counts", "invalid", NULL), 0);
     json_decref(j);
   }
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   json_decref(g);
 }
 END_TEST
@@ -650,7 +650,7 @@ START_TEST(test_er_checkpoints_and_rounding) {
       json_decref(j);
     }
   }
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   json_decref(g);
 }
 END_TEST
@@ -815,7 +815,7 @@ START_TEST(test_rpp_macro) {
     json_decref(gc);
   }
   free(top1);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   json_decref(g);
 }
 END_TEST
@@ -911,7 +911,7 @@ START_TEST(test_wrong_task_and_share) {
   ck_assert_ptr_nonnull(strstr(out, "rpp, protocol rescue"));
   free(out);
   free(err);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   json_decref(gi);
   json_decref(gr);
 }
@@ -937,7 +937,7 @@ START_TEST(test_nested_strings) {
       rescue_buf_printf(&f, "Here:\n```json\n%s\n```", text);
       json_decref(obj);
       obj = json_pack("{s:[s]}", "predictions", f.s);
-      rescue_buf_free(&f);
+      rescue_buf_clear(&f);
     }
     free(text);
   }
@@ -956,7 +956,7 @@ START_TEST(test_nested_strings) {
   }
   free(line);
   free(rest);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   json_decref(g);
 }
 END_TEST

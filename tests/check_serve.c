@@ -77,7 +77,7 @@ static resp http(int port, const char *method, const char *path, const char *hea
     rescue_buf_putn(&in, buf, (size_t)n);
   }
   close(fd);
-  rescue_buf_free(&req);
+  rescue_buf_clear(&req);
   ck_assert_msg(in.len > 12, "no response to %s %s", method, path);
   r.status = atoi(in.s + 9);
   sep = strstr(in.s, "\r\n\r\n");
@@ -87,7 +87,7 @@ static resp http(int port, const char *method, const char *path, const char *hea
   r.body = malloc(r.body_len + 1);
   memcpy(r.body, sep + 4, r.body_len);
   r.body[r.body_len] = 0;
-  rescue_buf_free(&in);
+  rescue_buf_clear(&in);
   return r;
 }
 
@@ -431,7 +431,7 @@ START_TEST(test_save_conflict_lint) {
   ck_assert_int_eq(rescue_annotator_id(st, "ann", NULL, 0, &ann_id), 0);
   ck_assert_int_eq(rescue_row_current(st, SAMPLE, 1, ann_id, &v1, &out), 0);
   ck_assert_ptr_nonnull(strstr(out.s, "\"start_time\": 0.0,"));
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
 }
 END_TEST
@@ -884,7 +884,7 @@ START_TEST(test_cli) {
       ck_assert_ptr_nonnull(strstr(all.s, "serving "));
       ck_assert_ptr_nonnull(strstr(all.s, "stopped"));
       ck_assert_ptr_nonnull(strstr(all.s, "exit=0"));
-      rescue_buf_free(&all);
+      rescue_buf_clear(&all);
     }
   }
 }

@@ -31,7 +31,7 @@ static char *split_corpus(void) {
       tt_sample_close(&b);
     }
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   return db;
 }
 
@@ -235,7 +235,7 @@ START_TEST(test_group_added_after_split) {
   tt_sample_close(&b);
   snprintf(in, sizeof in, "%s.new.jsonl", db);
   tu_write(in, b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, in, NULL), 0);
   free(tt_export(db, NULL, &res));
   ck_assert_int_eq(res.unassigned, 1);

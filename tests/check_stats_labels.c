@@ -69,7 +69,7 @@ static char *stats_corpus(void) {
   tt_row(&b, "\"Dad\"", "[]", "w", "\"relation_pattern\": \"repair_softening\"");
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   {
     rescue_store *st = NULL;
     rescue_error err = {0, ""};

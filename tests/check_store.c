@@ -221,8 +221,8 @@ START_TEST(test_versions_and_views) {
                      0);
     ck_assert_int_eq(rescue_store_commit(st), 0);
     ck_assert_int_gt(vid, 7);
-    rescue_row_input_free(&in);
-    rescue_buf_free(&rowtext);
+    rescue_row_input_clear(&in);
+    rescue_buf_clear(&rowtext);
     rescue_jdoc_free(&d);
   }
   ck_assert_int_eq(import_text(st, v1, "bob", 0), 0); /* bob reverts row 2 afterwards */
@@ -302,7 +302,7 @@ START_TEST(test_sample_order_and_groups) {
     ck_assert_int_eq(rescue_sample_iter_new(st, &v, only, 2, &it), RESCUE_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "zzz"));
   }
-  rescue_buf_free(&all);
+  rescue_buf_clear(&all);
   rescue_store_close(&st);
   free(db);
 }
@@ -334,7 +334,7 @@ START_TEST(test_derived_keys) {
   }
   ck_assert_ptr_nonnull(strstr(out.s, "], \"extra\": 1}"));
   rescue_sample_iter_free(&it);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   free(db);
 }

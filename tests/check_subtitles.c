@@ -43,7 +43,7 @@ START_TEST(test_srt_tolerances) {
   ck_assert(fabs(c.v[2].start - (123 * 3600 + 4 * 60 + 5.678)) < 1e-9);
   ck_assert_str_eq(c.v[2].speaker, "Daniel");
   ck_assert_int_eq(c.v[2].number, 3);
-  rescue_cues_free(&c);
+  rescue_cues_clear(&c);
 }
 END_TEST
 
@@ -70,7 +70,7 @@ START_TEST(test_vtt_tolerances) {
   ck_assert_str_eq(c.v[2].text, "(overlapping) go on");
   ck_assert(c.v[3].start == 4.0 && c.v[3].end == 4.0);
   ck_assert_str_eq(c.v[3].speaker, "");
-  rescue_cues_free(&c);
+  rescue_cues_clear(&c);
 }
 END_TEST
 
@@ -100,7 +100,7 @@ START_TEST(test_speaker_prefixes) {
     ck_assert_msg(strcmp(c.v[0].speaker, cases[i].speaker) == 0, "'%s': speaker '%s'",
                   cases[i].line, c.v[0].speaker);
     ck_assert_str_eq(c.v[0].text, cases[i].text);
-    rescue_cues_free(&c);
+    rescue_cues_clear(&c);
   }
 }
 END_TEST
@@ -120,7 +120,7 @@ START_TEST(test_out_of_order_sorted) {
   ck_assert_str_eq(c.v[1].text, "second");
   ck_assert_str_eq(c.v[2].text, "second too"); /* equal starts keep file order */
   ck_assert_str_eq(c.v[3].text, "third");
-  rescue_cues_free(&c);
+  rescue_cues_clear(&c);
 }
 END_TEST
 
@@ -198,7 +198,7 @@ START_TEST(test_import_cli) {
   ck_assert_int_eq(rescue_sample_cues(st, "couple_a/seg01", &c), 0);
   ck_assert_int_eq(c.n, 2);
   ck_assert_str_eq(c.v[1].text, "later");
-  rescue_cues_free(&c);
+  rescue_cues_clear(&c);
   rescue_store_close(&st);
 
   /* a second subtitle file for a sample that has rows: new cues, rows untouched */
@@ -212,7 +212,7 @@ START_TEST(test_import_cli) {
   ck_assert_int_eq(rescue_sample_cues(st, "couple_a/seg01", &c), 0);
   ck_assert_int_eq(c.n, 3);
   ck_assert_str_eq(c.v[0].speaker, "Daniel");
-  rescue_cues_free(&c);
+  rescue_cues_clear(&c);
   ck_assert_int_eq(rescue_sample_iter_new(st, &view, only, 1, &it), 0);
   ck_assert_int_eq(rescue_sample_iter_next(it, &s), 1);
   ck_assert_int_eq(s->n, 2);
@@ -327,7 +327,7 @@ START_TEST(test_draft_decisions) {
     ck_assert_str_eq(cs.v[5].speaker, "");
     ck_assert_str_eq(cs.v[5].text, "[LAUGHS] No way.");
     ck_assert_str_eq(cs.v[6].speaker, "Ben");
-    rescue_cues_free(&cs);
+    rescue_cues_clear(&cs);
   }
   rescue_store_close(&st);
 
@@ -460,7 +460,7 @@ START_TEST(test_parse_linear) {
     alarm(0);
     ck_assert_int_eq(c.n, 1);
     ck_assert_uint_eq(strlen(c.v[0].text), i);
-    rescue_cues_free(&c);
+    rescue_cues_clear(&c);
     free(t);
   }
 }

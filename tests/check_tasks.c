@@ -118,7 +118,7 @@ static char *itp_corpus(void) {
   tt_row(&b, "\"Evelyn\"", "[]", "d", "");
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   return db;
 }
 
@@ -234,7 +234,7 @@ START_TEST(test_er_rules) {
              "\"intensity\": 1.5}"));
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 
   rescue_tasks_opts_init(&o);
   o.tasks = 1u << RESCUE_TASK_ER;
@@ -301,7 +301,7 @@ START_TEST(test_vp_rules) {
   tt_row(&b, "\"Alan\"", "[]", "ok", "\"viewpoints_attitudes\": []");
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   rescue_tasks_opts_init(&o);
   o.tasks = 1u << RESCUE_TASK_VP;
   out = tt_export(db, &o, NULL);
@@ -359,7 +359,7 @@ START_TEST(test_rpp_rules) {
   tt_row(&b, "\"Dad\"", "[]", "b", "\"relation_pattern\": \"attack_attack\"");
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   rescue_tasks_opts_init(&o);
   o.tasks = 1u << RESCUE_TASK_RPP;
   out = tt_export(db, &o, NULL);
@@ -431,7 +431,7 @@ START_TEST(test_stp_ssp_rules) {
          sup(e, sizeof e, "{\"target\": [\"Mom\", \"Dad\"], \"strategy_type\": \"boundary\"}"));
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   rescue_tasks_opts_init(&o);
   o.tasks = (1u << RESCUE_TASK_STP) | (1u << RESCUE_TASK_SSP);
   out = tt_export(db, &o, NULL);
@@ -493,7 +493,7 @@ START_TEST(test_cleaning_text_source_couple) {
   tt_row(&b, "\"Therapist\"", "[]", "go on", "");
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   rescue_tasks_opts_init(&o);
   o.tasks = 1u << RESCUE_TASK_ITP;
   out = tt_export(db, &o, NULL);
@@ -537,7 +537,7 @@ START_TEST(test_clips_from_store) {
   tt_row(&b, "\"Therapist\"", "[]", "d", "");
   tt_sample_close(&b);
   db = tt_corpus(b.s);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   ck_assert_int_eq(sqlite3_open(db, &sq), SQLITE_OK);
   ck_assert_int_eq(
       sqlite3_exec(sq,
@@ -691,8 +691,8 @@ static void random_corpus(rescue_buf *b, int n) {
                           PICK(relations), PICK(texts), rnd(2) ? "[1, 3]" : "null");
       /* dialogue_cleaned is written by tt_row from plain text; pick a plain one */
       tt_row(b, spk, tg.s, rnd(2) ? "I don't think it's fair, truly" : "ok then", extra.s);
-      rescue_buf_free(&extra);
-      rescue_buf_free(&tg);
+      rescue_buf_clear(&extra);
+      rescue_buf_clear(&tg);
     }
     tt_sample_close(b);
   }
@@ -738,7 +738,7 @@ START_TEST(test_differential_python) {
   for (t = 0; t < RESCUE_TASK_COUNT; t++)
     ck_assert_msg(seen[t] > 20, "%s: only %ld instances", rescue_task_name((rescue_task)t),
                   seen[t]);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 }
 END_TEST
 
@@ -912,15 +912,15 @@ START_TEST(test_alloc_failures) {
       rescue_buf text = RESCUE_BUF_INIT;
       rescue_score_json(rep, &text);
       ck_assert(rescue_buf_ok(&text));
-      rescue_buf_free(&text);
+      rescue_buf_clear(&text);
       rescue_score_free(&rep);
       break;
     }
     ck_assert_int_eq(rc, RESCUE_ENOMEM);
     ck_assert_ptr_null(rep);
   }
-  rescue_buf_free(&b);
-  rescue_buf_free(&g);
+  rescue_buf_clear(&b);
+  rescue_buf_clear(&g);
   free(db);
   free(dir);
 }

@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
 
 end:
   rescue_agree_report_free(&rep);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   free(edited);
   rescue_store_close(&st);
   if (!failures)

@@ -305,7 +305,7 @@ char *cli_command_line(int argc, char **argv) {
     rescue_buf_putc(&b, '\'');
   }
   if (!rescue_buf_ok(&b)) {
-    rescue_buf_free(&b);
+    rescue_buf_clear(&b);
     return NULL;
   }
   return rescue_buf_detach(&b);
@@ -331,7 +331,7 @@ void cli_audit(const char *db, const char *action, int argc, char **argv, const 
 
 /* ---- option tables (cli.h) ---- */
 
-void cli_list_free(cli_list *l) {
+void cli_list_clear(cli_list *l) {
   cli_free_list(l->v);
   l->v = NULL;
   l->n = 0;
@@ -376,7 +376,7 @@ void cli_usage_text(const cli_spec *spec, rescue_buf *b) {
       if (o->type == CLI_OPT_END)
         break;
     }
-  rescue_buf_free(&head);
+  rescue_buf_clear(&head);
 }
 
 /* Print the usage (on stdout for -h, stderr after an error). */
@@ -385,7 +385,7 @@ static void print_usage(const cli_spec *spec, FILE *f) {
   cli_usage_text(spec, &b);
   if (b.s)
     fputs(b.s, f);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 }
 
 int cli_spec_error(const cli_spec *spec, const char *fmt, ...) {
@@ -431,7 +431,7 @@ static int set_value(const cli_spec *spec, const cli_option *o, const char *arg)
   }
   case CLI_OPT_SAMPLES: {
     cli_list *l = o->value;
-    cli_list_free(l);
+    cli_list_clear(l);
     if (!(l->v = cli_split_list(arg, &l->n)))
       return cli_spec_error(spec, "--%s expects comma-separated sample ids, not '%s'", o->long_name,
                             arg);

@@ -84,12 +84,12 @@ typedef enum cli_opt_type {
   CLI_OPT_SAMPLES /* cli_list: comma-separated sample ids */
 } cli_opt_type;
 
-/* A list option's value: n strings (free with cli_list_free). */
+/* A list option's value: n strings (release with cli_list_clear). */
 typedef struct cli_list {
   char **v;
   int n;
 } cli_list;
-void cli_list_free(cli_list *l);
+void cli_list_clear(cli_list *l);
 
 typedef struct cli_option {
   cli_opt_type type;

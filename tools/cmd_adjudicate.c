@@ -197,8 +197,8 @@ int cmd_adjudicate(int argc, char **argv) {
     cli_audit(argv[optind], "adjudicate", argc, argv, o.lead, detail);
   }
 end:
-  rescue_buf_free(&out);
-  rescue_adjudicate_result_free(&res);
+  rescue_buf_clear(&out);
+  rescue_adjudicate_result_clear(&res);
   rescue_store_close(&st);
   cli_free_list(samples);
   cli_free_list(coders);

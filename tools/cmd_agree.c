@@ -247,7 +247,7 @@ int cmd_agree(int argc, char **argv) {
   }
   rc = cli_print(&out);
 end:
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_agree_report_free(&rep);
   rescue_store_close(&st);
   rescue_free(fields);

@@ -165,7 +165,7 @@ int cmd_annotator_list(int argc, char **argv) {
   rescue_annotator_list_free(&list, n, &run);
   rescue_store_close(&st);
   rc = cli_print(&out);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   return rc;
 }
 

@@ -67,7 +67,7 @@ static int assign_list(const char *db, const char *annotator, int json) {
   rc = cli_print(&out);
 end:
   rescue_assign_list_free(&list, n, &run);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   return rc;
 }
@@ -170,7 +170,7 @@ int cmd_assign(int argc, char **argv) {
            res.per_annotator[i] == 1 ? " " : "s", res.shared_per_annotator[i]);
   rc = cli_finish(0);
 end:
-  rescue_assign_result_free(&res);
+  rescue_assign_result_clear(&res);
   rescue_store_close(&st);
   cli_free_list(names);
   return rc;

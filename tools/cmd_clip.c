@@ -276,12 +276,12 @@ int cmd_clip(int argc, char **argv) {
     rescue_jw_key(&w, "failed");
     rescue_buf_printf(&arr, "[%s]", ui.fails.s ? ui.fails.s : "");
     rescue_jw_raw(&w, arr.s ? arr.s : "[]", arr.s ? arr.len : 2);
-    rescue_buf_free(&arr);
+    rescue_buf_clear(&arr);
     rescue_jw_end(&w);
     rescue_buf_putc(&b, '\n');
     if (rescue_buf_ok(&b))
       fputs(b.s, stdout);
-    rescue_buf_free(&b);
+    rescue_buf_clear(&b);
   } else {
   printf("%ld sample%s: %ld done, %ld failed, %ld without media; %ld clip%s written, %ld kept "
          "from an earlier run, %ld failed",
@@ -301,7 +301,7 @@ int cmd_clip(int argc, char **argv) {
 end:
   cli_free_list(ids);
   free(rows);
-  rescue_buf_free(&ui.fails);
+  rescue_buf_clear(&ui.fails);
   rescue_store_close(&st);
   return rc;
 }

@@ -158,7 +158,7 @@ int cmd_demo(int argc, char **argv) {
          db, db);
   rc = cli_finish(0);
 end:
-  rescue_buf_free(&text);
+  rescue_buf_clear(&text);
   rescue_store_close(&st);
   return rc;
 }

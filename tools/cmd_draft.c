@@ -221,8 +221,8 @@ int cmd_draft(int argc, char **argv) {
     }
   }
 end:
-  rescue_draft_report_free(&rep);
-  rescue_buf_free(&out);
+  rescue_draft_report_clear(&rep);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   cli_free_list(samples);
   rescue_free(tmpl);

@@ -296,9 +296,9 @@ end:
              res.rows, res.put.row_versions);
     cli_audit(argv[optind], "import", argc, argv, o.annotator, detail);
   }
-  rescue_buf_free(&N.decisions);
-  rescue_buf_free(&N.warn);
-  rescue_buf_free(&N.cues);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&N.decisions);
+  rescue_buf_clear(&N.warn);
+  rescue_buf_clear(&N.cues);
+  rescue_buf_clear(&out);
   return rc;
 }

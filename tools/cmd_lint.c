@@ -212,8 +212,8 @@ int cmd_lint(int argc, char **argv) {
   if (rc == 0 && res.errors)
     rc = 1; /* error findings fail the run */
 end:
-  rescue_buf_free(&out);
-  rescue_lint_result_free(&res);
+  rescue_buf_clear(&out);
+  rescue_lint_result_clear(&res);
   rescue_store_close(&st);
   cli_free_list(samples);
   return rc;

@@ -124,7 +124,7 @@ int cmd_media_add(int argc, char **argv) {
   printf("\n");
   rc = cli_finish(0);
 end:
-  rescue_media_map_free(&map);
+  rescue_media_map_clear(&map);
   rescue_store_close(&st);
   return rc;
 }

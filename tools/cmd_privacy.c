@@ -112,8 +112,8 @@ int cmd_pseudonyms(int argc, char **argv) {
   }
   rc = cli_print(&out);
 end:
-  rescue_pseudonym_map_free(&m);
-  rescue_buf_free(&out);
+  rescue_pseudonym_map_clear(&m);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   free(sets);
   return rc;
@@ -186,8 +186,8 @@ int cmd_leakcheck(int argc, char **argv) {
   if (rc == 0 && rep.n)
     rc = 1;
 end:
-  rescue_leak_report_free(&rep);
-  rescue_buf_free(&out);
+  rescue_leak_report_clear(&rep);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   return rc;
 }
@@ -229,7 +229,7 @@ int cmd_log(int argc, char **argv) {
       rescue_buf_putc(&out, '\n');
     rc = cli_print(&out);
   }
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   return rc;
 }

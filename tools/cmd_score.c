@@ -147,6 +147,6 @@ int cmd_score(int argc, char **argv) {
   }
   rescue_score_free(&rep);
   rc = cli_print(&out);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   return rc;
 }

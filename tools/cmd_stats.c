@@ -71,7 +71,7 @@ int cmd_stats(int argc, char **argv) {
   }
   rescue_stats_labels_free(&ls);
   rc = cli_print(&out);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   return rc;
 }

@@ -140,7 +140,7 @@ int cmd_status(int argc, char **argv) {
   rc = cli_print(&out);
 end:
   rescue_status_history_free(&h, n);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   return rc;
 }
@@ -253,7 +253,7 @@ int cmd_comments(int argc, char **argv) {
   rc = cli_print(&out);
 end:
   rescue_comments_free(&list, n);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_store_close(&st);
   cli_free_list(samples);
   return rc;

@@ -138,14 +138,14 @@ static int revise(rescue_store *st, const char *dir, const char *annotator) {
     remove(path);
   }
   free(rows);
-  rescue_buf_free(&text);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&text);
+  rescue_buf_clear(&out);
   return rc;
 fail:
   rescue_sample_iter_free(&it);
   free(rows);
-  rescue_buf_free(&text);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&text);
+  rescue_buf_clear(&out);
   return cli_fail(rescue_store_err(st));
 }
 
@@ -267,9 +267,9 @@ int demo_agree(const char *dir, rescue_store *st) {
            jr.undecided[i].reason);
   rc = 0;
 end:
-  rescue_buf_free(&b);
-  rescue_lint_result_free(&lr);
+  rescue_buf_clear(&b);
+  rescue_lint_result_clear(&lr);
   rescue_agree_report_free(&rep);
-  rescue_adjudicate_result_free(&jr);
+  rescue_adjudicate_result_clear(&jr);
   return rc;
 }

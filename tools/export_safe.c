@@ -319,7 +319,7 @@ end:
   }
   free(inner);
   cli_free_list(samples);
-  rescue_leak_report_free(&rep);
+  rescue_leak_report_clear(&rep);
   rescue_store_close(&st);
   return rc;
 }

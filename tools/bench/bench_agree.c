@@ -143,8 +143,8 @@ static void write_corpus(const char *path_a, const char *path_b, long *rows_out)
   }
   fclose(fa);
   fclose(fb);
-  rescue_buf_free(&a);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&a);
+  rescue_buf_clear(&b);
   *rows_out = rows;
 }
 
@@ -221,7 +221,7 @@ int main(int argc, char **argv) {
     t = now();
     rescue_agree_compute(d, NULL, &r);
     t_all = now() - t;
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
   /* NLTK on the first 100,000 units of the same data, same run */
@@ -323,8 +323,8 @@ int main(int argc, char **argv) {
     printf("%-52s %9.3f   (alpha %.4f, 95%% [%.4f, %.4f])\n",
            "  in process: one field, every coefficient + CI", t1, r1.alpha, r1.ci_low, r1.ci_high);
     printf("%-52s %9.3f\n", "  of which the 1,000 replicates", t1 - t0);
-    rescue_agree_result_free(&r0);
-    rescue_agree_result_free(&r1);
+    rescue_agree_result_clear(&r0);
+    rescue_agree_result_clear(&r1);
     rescue_agree_data_free(&d);
     printf("target: 1,000 replicates over 7,000 rows <= 0.5 s (%s)\n\n",
            t1 - t0 <= 0.5 ? "met" : "MISSED");

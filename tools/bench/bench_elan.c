@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     }
     if (k == 0)
       printf("  (%ld rows, %zu bytes of sample JSON)\n", s.rows, s.json_len);
-    rescue_eaf_sample_free(&s);
+    rescue_eaf_sample_clear(&s);
   }
   t_ours = cpu_now() - t0;
   row("reference: xmlReadMemory only", t_ref, repeat, (double)len);
@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
       printf("  %-40s %9.3f ms  %s\n", names[j], (cpu_now() - t0) * 1000.0 / repeat,
              refused ? "refused" : "NOT REFUSED");
       printf("    (%s)\n", err.msg);
-      rescue_buf_free(&h[j]);
+      rescue_buf_clear(&h[j]);
     }
   }
 
@@ -191,8 +191,8 @@ int main(int argc, char **argv) {
       row("reference: xmlReadMemory of the EAF bytes", t_xml, repeat, (double)out.len);
     }
     rescue_sample_iter_free(&it);
-    rescue_buf_free(&out);
-    rescue_buf_free(&ref);
+    rescue_buf_clear(&out);
+    rescue_buf_clear(&ref);
     rescue_store_close(&st);
   }
   unlink(db);

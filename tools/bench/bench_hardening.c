@@ -47,7 +47,7 @@ static void gen_sets(const char *path, int n) {
   }
   rescue_buf_puts(&b, "u2\ta\t[\"x\"]\nu2\tb\t[\"y\"]\n");
   write_text(path, &b);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 }
 
 static void gen_coders(const char *path, int coders) {
@@ -60,7 +60,7 @@ static void gen_coders(const char *path, int coders) {
       rescue_buf_printf(&b, "u%d\tc%u\t%u\n", u, first + (unsigned)k, bench_next() % 3);
   }
   write_text(path, &b);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 }
 
 static void gen_map(const char *path, int lines) {
@@ -70,7 +70,7 @@ static void gen_map(const char *path, int lines) {
   for (i = 0; i < lines; i++)
     rescue_buf_printf(&b, "g/s%d\tv.mp4\t%d\t%d.5\n", i, i % 3, i % 3 + 1);
   write_text(path, &b);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
 }
 
 /* Run argv; print one line with its figures; returns wall seconds. */

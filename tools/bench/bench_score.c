@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
                         "            bad += 1\n");
     if (write_file(py, &s))
       return 1;
-    rescue_buf_free(&s);
+    rescue_buf_clear(&s);
   }
   printf("rpp: %ld instances, predictions %.1f MB (3/8 plain, 5/8 fenced, prose, response "
          "fields, string items, broken)\n",
@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
     if (dir == tmpl)
       rmdir(dir);
   }
-  rescue_buf_free(&g);
-  rescue_buf_free(&p);
+  rescue_buf_clear(&g);
+  rescue_buf_clear(&p);
   return 0;
 }

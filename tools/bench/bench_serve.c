@@ -100,7 +100,7 @@ static int http(int *fd, const char *method, const char *path, const char *token
     close(*fd); /* closed under us (a kept-alive connection timed out): once more */
     *fd = -1;
   }
-  rescue_buf_free(&req);
+  rescue_buf_clear(&req);
   if (!sep || resp->len < head + need)
     return -1;
   status = atoi(resp->s + 9);
@@ -199,10 +199,10 @@ static void *run_client(void *arg) {
   if (fd >= 0)
     close(fd);
   rescue_jdoc_free(&doc);
-  rescue_buf_free(&resp);
-  rescue_buf_free(&body);
-  rescue_buf_free(&path);
-  rescue_buf_free(&put);
+  rescue_buf_clear(&resp);
+  rescue_buf_clear(&body);
+  rescue_buf_clear(&path);
+  rescue_buf_clear(&put);
   return NULL;
 }
 
@@ -256,8 +256,8 @@ static void reference(const char *db, const char *sample, int64_t annotator, dou
     *p99 = lat[(long)(n * 0.99)];
   }
   free(lat);
-  rescue_buf_free(&cur);
-  rescue_buf_free(&text);
+  rescue_buf_clear(&cur);
+  rescue_buf_clear(&text);
   rescue_jdoc_free(&doc);
   rescue_store_close(&st);
 }
@@ -433,7 +433,7 @@ int main(int argc, char **argv) {
   free(cs);
   free(th);
   free(all);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   if (made_dir) {
     unlink(db);
     {

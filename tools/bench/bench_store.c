@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
     fwrite(b.s, 1, b.len, f);
   }
   fclose(f);
-  rescue_buf_free(&b);
+  rescue_buf_clear(&b);
   /* count rows by the generator's own output: rows are objects with "row_index" */
   {
     char *line = NULL;

@@ -43,7 +43,7 @@ static double parse_time(const char *unit, size_t n) {
     t0 = now() - t0;
     if (t0 < best)
       best = t0;
-    rescue_cues_free(&c);
+    rescue_cues_clear(&c);
   }
   free(t);
   return best;

@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
       fwrite(b.s, 1, b.len, f);
     }
     fclose(f);
-    rescue_buf_free(&b);
+    rescue_buf_clear(&b);
     unlink(db);
     {
       char *a_init[] = {RESCUE_BIN, "init", db, NULL};

@@ -40,9 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&r, 0, sizeof r);
   if (rescue_agree_compute(d, &o, &r) == 0) {
     rescue_agree_result_text(d, &r, "value", &out);
-    rescue_agree_result_free(&r);
+    rescue_agree_result_clear(&r);
   }
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_agree_data_free(&d);
   return 0;
 }

@@ -38,6 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (lk->has_span && !(lk->start >= 0 && lk->end > lk->start))
       abort();
   }
-  rescue_media_map_free(&map);
+  rescue_media_map_clear(&map);
   return 0;
 }

@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   rescue_score_json(r, &out);
   rescue_score_text(r, &out);
-  rescue_buf_free(&out);
+  rescue_buf_clear(&out);
   rescue_score_free(&r);
   return 0;
 }

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else if (!*err.msg) {
       abort(); /* a refusal always says why */
     }
-    rescue_cues_free(&cues);
+    rescue_cues_clear(&cues);
   }
   free(text);
   return 0;

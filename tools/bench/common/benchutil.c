@@ -40,7 +40,7 @@ void bench_sentence(rescue_jw *w, int n) {
     rescue_buf_puts(&s, words[bench_next() % (sizeof words / sizeof words[0])]);
   }
   rescue_jw_strn(w, s.s, s.len);
-  rescue_buf_free(&s);
+  rescue_buf_clear(&s);
 }
 
 void bench_person_items(rescue_jw *w, const char *person, int n) {
