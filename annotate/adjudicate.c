@@ -584,13 +584,13 @@ static int coverage(adj *a, int64_t rowset_id) {
 
 /* Adjudicate the samples (all, or samples[0..n)) inside the caller's transaction. */
 static int run(adj *a, const char *const *samples, int n_samples) {
-  rescue_view latest = {RESCUE_VIEW_LATEST, 0};
+  rescue_view latest = {.kind = RESCUE_VIEW_LATEST};
   const rescue_sample *s;
   int c, rc;
   if ((rc = rescue_sample_iter_new(a->st, &latest, samples, n_samples, &a->driver)))
     return rc;
   for (c = 0; c < a->K; c++) {
-    rescue_view v = {RESCUE_VIEW_ANNOTATOR, a->c[c].id};
+    rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = a->c[c].id};
     if ((rc = rescue_sample_iter_new(a->st, &v, samples, n_samples, &a->c[c].it)))
       return rc;
   }
@@ -806,7 +806,7 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
       rescue_jwrite(&val, value);
     } else {
       /* the coder's value: their view of the row (their own version, else the draft) */
-      rescue_view v = {RESCUE_VIEW_ANNOTATOR, 0};
+      rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR};
       rescue_sample_iter *it = NULL;
       const rescue_sample *smp;
       const char *one[1];

@@ -580,7 +580,7 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
     }
   }
   for (k = 0; k < K; k++) {
-    rescue_view v = {RESCUE_VIEW_ANNOTATOR, ids[k]};
+    rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = ids[k]};
     if (!(x.docs[k] = rescue_jdoc_new()))
       goto nomem;
     if ((rc = rescue_sample_iter_new(st, &v, o->samples, o->n_samples, &x.its[k])))

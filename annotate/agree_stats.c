@@ -1241,7 +1241,7 @@ end:
 
 int rescue_agree_compute(const rescue_agree_data *d, const rescue_agree_opts *o,
                          rescue_agree_result *r) {
-  static const rescue_agree_opts none = {0, 0, 0, 0, RESCUE_BY_NONE};
+  static const rescue_agree_opts none = {.by = RESCUE_BY_NONE};
   double *marg = NULL;
   int *used = NULL, rc = RESCUE_ENOMEM;
   alpha_parts p;

@@ -40,7 +40,7 @@ static int by_name(const void *a, const void *b) {
 
 /* Collect the groups of the samples not discarded (corpus view for the scenario). */
 static int collect(rescue_store *st, agroup **out, int *n_out, long *samples) {
-  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   agroup *g = NULL;

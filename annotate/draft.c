@@ -943,7 +943,7 @@ static void *worker(void *arg) {
 static int load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t model_id,
                         d_sample **out, int *n_out) {
   const rescue_scheme *sc = rescue_store_scheme(st);
-  rescue_view v = {RESCUE_VIEW_ANNOTATOR, model_id};
+  rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = model_id};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   d_sample *list = NULL;

@@ -1160,7 +1160,7 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
   if ((rc = rescue_output_begin(out_dir, 1, o->force, &dest, err)))
     goto fail;
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
-    rescue_eaf_write_opts wo = {date, o->annotator, NULL};
+    rescue_eaf_write_opts wo = {.date = date, .annotator = o->annotator};
     rescue_eaf_media mi;
     long fine = 0;
     int j;

@@ -243,7 +243,7 @@ static void loaded_free(loaded *L) {
 
 /* Load sample_id through annotator_id's view; 0 or a code with the message on the store. */
 static int load_view(rescue_store *st, const char *sample_id, int64_t annotator_id, loaded *L) {
-  rescue_view v = {RESCUE_VIEW_ANNOTATOR, annotator_id};
+  rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = annotator_id};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   const char *only[1] = {sample_id};
@@ -1079,7 +1079,7 @@ void api_segmentation(srv_req *r, const char *sample_id) {
   }
   {
     /* head/tail: the sample's own text up to '"rows": ' and after the array */
-    rescue_view v = {RESCUE_VIEW_ANNOTATOR, r->who.id};
+    rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = r->who.id};
     rescue_sample_iter *it = NULL;
     const rescue_sample *s = NULL;
     const char *only[1] = {sample_id};
@@ -1178,7 +1178,7 @@ void api_dashboard(srv_req *r) {
   rescue_agree_report *rep = NULL;
   rescue_label_stats *ls = NULL;
   rescue_table3 t3;
-  rescue_view corpus = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view corpus = {.kind = RESCUE_VIEW_CORPUS};
   rescue_buf tmp = RESCUE_BUF_INIT;
   rescue_jw w;
   long samples = 0, rows = 0, rows_reviewed = 0, prepared = 0;

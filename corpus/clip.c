@@ -945,7 +945,7 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   rescue_clip_result dummy;
   rescue_sample_iter *it = NULL;
   const rescue_sample *smp;
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   runner rn;
   pthread_t *tids = NULL;
   int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1, started = 0, cap = 0, recorded = 0;

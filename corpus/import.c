@@ -609,7 +609,7 @@ static int import_json_file(importer *im, const char *path, const char *fixed_id
 ** the annotator it records unless --annotator names another.
 */
 static int import_eaf(importer *im, const char *path) {
-  rescue_eaf_read_opts eo = {im->o->sample, im->o->tiers, NULL, NULL};
+  rescue_eaf_read_opts eo = {.sample = im->o->sample, .tiers = im->o->tiers};
   rescue_eaf_sample es = {0};
   rescue_sample_iter *it = NULL;
   rescue_buf head = RESCUE_BUF_INIT, tail = RESCUE_BUF_INIT;
@@ -619,7 +619,7 @@ static int import_eaf(importer *im, const char *path) {
 
   if (im->o->sample && rescue_sample_ref(im->st, im->o->sample, &(int64_t){0}) == 0) {
     /* a sample already in the corpus keeps its sample-level keys */
-    rescue_view view = {RESCUE_VIEW_LATEST, 0};
+    rescue_view view = {.kind = RESCUE_VIEW_LATEST};
     const char *only[1] = {im->o->sample};
     const rescue_sample *s;
     if ((rc = rescue_sample_iter_new(im->st, &view, only, 1, &it)))

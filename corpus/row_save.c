@@ -17,7 +17,7 @@
 */
 static int current(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
                    int64_t *row_id, int64_t *version, rescue_buf *content, int *mine) {
-  rescue_view v = {RESCUE_VIEW_ANNOTATOR, annotator_id};
+  rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = annotator_id};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s = NULL;
   const char *only[1] = {sample_id};

@@ -995,7 +995,7 @@ static int sample_frame(rescue_store *st, const char *sample_id, rescue_buf *hea
                         rescue_buf *tail, int *given, int64_t *ref, int *n_rows) {
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
-  rescue_view view = {RESCUE_VIEW_LATEST, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_LATEST};
   const char *only[1];
   int rc;
   *ref = 0;

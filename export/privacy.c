@@ -437,7 +437,7 @@ static int pseudo_key(rescue_store *st, char key[65]) {
 */
 static int group_scenarios(rescue_store *st, const rescue_pseudonym_map *m, const char **gs) {
   const rescue_scheme *sc = rescue_store_scheme(st);
-  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   rescue_buf g = RESCUE_BUF_INIT;

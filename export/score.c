@@ -1661,7 +1661,7 @@ static int check_predictions(rescue_score_report *r, const rescue_score_opts *o,
 int rescue_score_files(rescue_task task, const char *gold_path, const char *pred_path,
                        const rescue_score_opts *opts, rescue_score_report **out,
                        rescue_error *err) {
-  static const rescue_score_opts defaults = {RESCUE_PROTOCOL_RESCUE, 0};
+  static const rescue_score_opts defaults = {.protocol = RESCUE_PROTOCOL_RESCUE};
   rescue_score_report *r = NULL;
   line_reader lr = {NULL, NULL, NULL, 0, 0};
   int rc;

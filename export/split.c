@@ -113,7 +113,7 @@ static split_group *find_group(split_group *g, long n, const char *name) {
 /* Load the groups that have samples (sorted by name) with their scenario and size. */
 static int load_groups(rescue_store *st, split_group **out, long *nout) {
   const rescue_scheme *sc = rescue_store_scheme(st);
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   sqlite3_stmt *s = rescue_store_stmt(st, "split_groups");
   rescue_sample_iter *it = NULL;
   const rescue_sample *smp;

@@ -586,7 +586,7 @@ END_TEST
 START_TEST(test_parse_api) {
   rescue_error e;
   rescue_eaf_sample s;
-  rescue_eaf_read_opts o = {"x/y", NULL, NULL, NULL};
+  rescue_eaf_read_opts o = {.sample = "x/y"};
   const char *doc = "<?xml version=\"1.0\"?>\n<ANNOTATION_DOCUMENT>\n<TIER TIER_ID=\"t\" "
                     "LINGUISTIC_TYPE_REF=\"missing\"/>\n</ANNOTATION_DOCUMENT>\n";
   memset(&e, 0, sizeof e);

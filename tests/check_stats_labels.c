@@ -86,7 +86,7 @@ START_TEST(test_distributions_and_transitions) {
   char *db = stats_corpus();
   rescue_store *st = NULL;
   rescue_error err = {0, ""};
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   rescue_label_stats *ls = NULL;
   const rescue_transitions *tc, *tf;
   const rescue_label_dist *d;

@@ -272,7 +272,7 @@ START_TEST(test_sample_order_and_groups) {
   const char *ids[] = {"a-b/c", "a/b", "a/b/c", "a", "A/z", "a/b-c"};
   const char *want[] = {"A/z", "a", "a/b", "a/b/c", "a/b-c", "a-b/c"};
   rescue_buf all = RESCUE_BUF_INIT;
-  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   int i = 0;
@@ -311,7 +311,7 @@ END_TEST
 START_TEST(test_derived_keys) {
   char *db;
   rescue_store *st = open_new(&db);
-  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   rescue_buf out = RESCUE_BUF_INIT;
@@ -383,7 +383,7 @@ END_TEST
 START_TEST(test_scenario_by_id) {
   char *db;
   rescue_store *st = open_new(&db);
-  rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   const char *want[] = {"couple", "family", "family"};

@@ -168,7 +168,7 @@ START_TEST(test_import_cli) {
   rescue_cues c;
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   const char *only[1] = {"couple_a/seg01"};
   *strrchr(dir, '/') = 0;
   srt = tu_path(dir, "seg01.srt");
@@ -260,7 +260,7 @@ START_TEST(test_draft_decisions) {
   rescue_error e = {0, ""};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   const char *only[1] = {"anna_and_ben/seg01"};
   json_t *j, *cues, *c;
   json_error_t je;
@@ -372,7 +372,7 @@ START_TEST(test_draft_given_participants) {
   rescue_error e = {0, ""};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   const char *only[1] = {"g/seg"};
   *strrchr(dir, '/') = 0;
   tu_write(tu_path(dir, "s.json"), "{\"sample_id\": \"g/seg\", \"participants\": [\"Mary Ann\"]}");
@@ -408,7 +408,7 @@ START_TEST(test_vtt_voices_split) {
   rescue_error e = {0, ""};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   const char *only[1] = {"g/v"};
   *strrchr(dir, '/') = 0;
   tu_write(tu_path(dir, "v.vtt"), "WEBVTT\n\n00:01.000 --> 00:04.000\n<v Anna>Where were you?</v>\n"

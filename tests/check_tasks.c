@@ -843,7 +843,7 @@ START_TEST(test_alloc_failures) {
   rescue_error err = {0, ""};
   rescue_tasks_opts o;
   rescue_tasks_result res;
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   unsigned long n, total;
   int rc, step;
   random_corpus(&b, 6);
@@ -880,7 +880,8 @@ START_TEST(test_alloc_failures) {
     ck_assert_ptr_null(ls);
   }
   for (n = 1;; n++) {
-    rescue_split_opts so = {{0.5, 0.25, 0.25}, "0.5,0.25,0.25", 3, 1};
+    rescue_split_opts so = {
+        .ratios = {0.5, 0.25, 0.25}, .ratios_text = "0.5,0.25,0.25", .seed = 3, .stratify = 1};
     rescue_split_result sr;
     rescue_alloc_fail_at(n);
     rc = rescue_split_assign(st, &so, &sr);

@@ -94,7 +94,7 @@ int cmd_score(int argc, char **argv) {
   rescue_score_report *rep = NULL;
   rescue_error err = {0, ""};
   rescue_buf out = RESCUE_BUF_INIT;
-  rescue_score_opts so = {RESCUE_PROTOCOL_RESCUE, 0};
+  rescue_score_opts so = {.protocol = RESCUE_PROTOCOL_RESCUE};
   rescue_task task;
   int c, rc, json = 0;
 

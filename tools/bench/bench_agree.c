@@ -293,7 +293,8 @@ int main(int argc, char **argv) {
   /* bootstrap over a release-sized corpus: in process on the data of one field */
   {
     rescue_agree_data *d = rescue_agree_data_new(RESCUE_LEVEL_NOMINAL);
-    rescue_agree_opts o = {1000, 7, 0, 0.95, RESCUE_BY_NONE};
+    rescue_agree_opts o = {
+        .ci_replicates = 1000, .seed = 7, .ci_unit = 0, .ci_level = 0.95, .by = RESCUE_BY_NONE};
     rescue_agree_result r0, r1;
     double t0, t1;
     long s, n = 0;

@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
   t_ref = cpu_now() - t0;
   t0 = cpu_now();
   for (k = 0; k < repeat; k++) {
-    rescue_eaf_read_opts o = {"mpi/sample_3.0", "text", NULL, NULL};
+    rescue_eaf_read_opts o = {.sample = "mpi/sample_3.0", .tiers = "text"};
     rescue_eaf_sample s;
     if (rescue_eaf_parse(path, data, len, &o, &s, &err)) {
       fprintf(stderr, "bench_elan: %s\n", err.msg);
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
     printf("refusals, %d runs each (reference: the real file above, %.3f ms)\n", repeat,
            t_ours * 1000.0 / repeat);
     for (j = 0; j < 3; j++) {
-      rescue_eaf_read_opts o = {"x/y", NULL, NULL, NULL};
+      rescue_eaf_read_opts o = {.sample = "x/y"};
       rescue_eaf_sample s;
       int refused = 1;
       t0 = cpu_now();
@@ -144,11 +144,11 @@ int main(int argc, char **argv) {
     rescue_import_opts io = {.format = RESCUE_FMT_JSONL};
     char a[4096], b[4096];
     const char *paths[2] = {a, b};
-    rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+    rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
     rescue_sample_iter *it = NULL;
     const rescue_sample *s;
     rescue_buf out = RESCUE_BUF_INIT, ref = RESCUE_BUF_INIT;
-    rescue_eaf_write_opts wo = {"2026-11-30T00:00:00+00:00", NULL, NULL};
+    rescue_eaf_write_opts wo = {.date = "2026-11-30T00:00:00+00:00"};
     snprintf(a, sizeof a, "%s/rescue-bench/couple-first3.jsonl", fx);
     snprintf(b, sizeof b, "%s/rescue-bench/family-first1.jsonl", fx);
     if (rescue_store_create(db, NULL, 0, &err) || rescue_store_open(&st, db, 0, &err) ||

@@ -332,7 +332,7 @@ int main(int argc, char **argv) {
   }
   {
     /* sample ids in store order: client k gets the k-th, the reference the last */
-    rescue_view v = {RESCUE_VIEW_CORPUS, 0};
+    rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
     rescue_sample_iter *it = NULL;
     const rescue_sample *s;
     int k = 0;
