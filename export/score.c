@@ -484,7 +484,7 @@ static int parse_intensity(const rescue_jnode *v, rescue_buf *tmp, const char **
   return (int)d;
 }
 
-/* ITP §2.1: 1 yes, 0 no, -1 invalid (which then counts as no). */
+/* ITP (export/TASKS.md §2.1): 1 yes, 0 no, -1 invalid (which then counts as no). */
 static int parse_should_speak(rescue_score_report *r, const rescue_jnode *v) {
   static const char *const yes[] = {"yes", "y", "true", "1", "speak", "should_speak"};
   static const char *const no[] = {"no",          "n", "false", "0", "listen", "keep_listening",
