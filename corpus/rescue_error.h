@@ -3,6 +3,9 @@
 ** RESCUE_ERRORS generates the enum, rescue_errname() and rescue_strerror(); every
 ** library function returns 0 or one of these negative codes and leaves a detailed
 ** message (with file:line:column for bad input) in a rescue_error it was given.
+** The messages describe the failure only; what to do next in a client's terms (a CLI
+** flag, a command to run) is the client's to add, keyed on the code: the codes from
+** NOTEMPTY on exist so that a client can tell those failures apart and give that advice.
 */
 #ifndef RESCUE_ERROR_H
 #define RESCUE_ERROR_H
@@ -25,7 +28,38 @@
   X(MEDIA, -12, "media error")                                              \
   X(PARTIAL, -13, "finished with failures")                                 \
   X(INTERNAL, -14, "internal error")                                        \
-  X(CONFLICT, -15, "changed since it was read")
+  X(CONFLICT, -15, "changed since it was read")                             \
+  /* an output path already exists and is not empty (replacing it needs the caller's    \
+     force flag) */                                                         \
+  X(NOTEMPTY, -16, "output already exists")                                 \
+  /* an output path to replace is not rescue's own output (a corpus, a user's files): it \
+     is never replaced */                                                   \
+  X(NOTOURS, -17, "not rescue's own output")                                \
+  /* an import's rows do not line up with the sample's rows in the corpus (recording a  \
+     new row set needs the resegment option) */                             \
+  X(RESEGMENT, -18, "rows differ from the corpus's row set")                \
+  /* the annotator the caller named is retired; arg: the name */            \
+  X(RETIRED, -19, "annotator is retired")                                   \
+  /* the annotator an input file names is retired; arg: the name */         \
+  X(FILERETIRED, -20, "the file's annotator is retired")                    \
+  /* the corpus has no annotator (or none by the name given; arg: the name) */ \
+  X(NOANNOTATOR, -21, "no such annotator")                                  \
+  /* the corpus has no lead annotator to adjudicate as */                   \
+  X(NOLEAD, -22, "no lead annotator")                                       \
+  /* the corpus has several leads and none was chosen */                    \
+  X(LEADS, -23, "several lead annotators")                                  \
+  /* a linked media file changed since it was linked */                     \
+  X(MEDIACHANGED, -24, "media changed since it was linked")                 \
+  /* no media file is linked to the samples asked for */                    \
+  X(NOMEDIA, -25, "no media linked")                                        \
+  /* the corpus has no split run (or the run does not cover a group) */     \
+  X(NOSPLIT, -26, "no split")                                               \
+  /* rows lack gold labels (nothing adjudicated) */                         \
+  X(NOGOLD, -27, "rows without gold")                                       \
+  /* records or predictions belong to another task; arg: that task's name */ \
+  X(OTHERTASK, -28, "records of another task")                              \
+  /* too many predictions are missing or invalid to score */                \
+  X(UNUSABLE, -29, "too many unusable predictions")
 
 typedef enum rescue_errcode {
   RESCUE_OK = 0,
@@ -34,10 +68,15 @@ typedef enum rescue_errcode {
 #undef RESCUE_ERR_ENUM_
 } rescue_errcode;
 
-/* The detailed outcome of a call: a code and one line of text (no trailing newline). */
+/*
+** The detailed outcome of a call: a code, one line of text (no trailing newline) and,
+** for some codes (see the table), the name the failure is about in arg ("" otherwise),
+** so that a client can name it in its advice without parsing the message.
+*/
 typedef struct rescue_error {
   int code;
   char msg[1024];
+  char arg[256];
 } rescue_error;
 
 /* Short lowercase message of a code ("out of memory"); "unknown error" for others. */
@@ -52,6 +91,9 @@ const char *rescue_errname(int code);
 int rescue_seterr(rescue_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int rescue_vseterr(rescue_error *err, int code, const char *fmt, va_list ap);
+/* rescue_seterr that also records arg (the name the failure is about; may be NULL). */
+int rescue_seterr_arg(rescue_error *err, int code, const char *arg, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Prefix the current message with "prefix: " (used to add a file name). */
 void rescue_err_prefix(rescue_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -27,6 +27,13 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const rescue_error *err);
 /* The same for a failure about `path` (hints that name the path, as "rescue init <path>"). */
 int cli_fail_path(const rescue_error *err, const char *path);
+/*
+** The failure of a call whose arguments came from the command line: an invalid argument
+** (RESCUE_EINVAL) or a retired annotator named by an option is a usage error (message
+** with its hint, then usage; returns 2), anything else is cli_fail_path (path: the corpus
+** for hints that name it, or NULL; returns 1).
+*/
+int cli_fail_usage(const rescue_error *err, const char *path, const char *usage);
 /* A usage error: message, then the usage text, on stderr; returns 2. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* -h: usage on stdout; returns 0. */

@@ -183,7 +183,7 @@ int cmd_agree(int argc, char **argv) {
   o.stats.ci_unit = ci_unit && strcmp(ci_unit, "unit") == 0;
   if (input) {
     rescue_agree_level level;
-    rescue_error err = {0, ""};
+    rescue_error err = {0, "", ""};
     if (argc - optind != 0) {
       cli_usage_error(usage, "give either <db> or --input, not both");
       goto end;

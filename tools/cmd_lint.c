@@ -64,7 +64,7 @@ static const char *full_usage(void) {
 static int waiver_command(const char *db, const char *waive, const char *unwaive,
                           const char *reason, const char *by, int lint_opts, const char *u) {
   rescue_store *st = NULL;
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
   char *sample = NULL;
   const char *why;
   int rule, row, rc;
