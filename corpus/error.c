@@ -62,6 +62,14 @@ int rescue_seterr_arg(rescue_error *err, int code, const char *arg, const char *
   return code;
 }
 
+int rescue_err_recode(rescue_error *err, int code, const char *arg) {
+  if (err) {
+    err->code = code;
+    snprintf(err->arg, sizeof err->arg, "%s", arg ? arg : "");
+  }
+  return code;
+}
+
 void rescue_err_prefix(rescue_error *err, const char *fmt, ...) {
   char prefix[512], old[sizeof err->msg];
   va_list ap;

@@ -29,20 +29,17 @@
   X(PARTIAL, -13, "finished with failures")                                 \
   X(INTERNAL, -14, "internal error")                                        \
   X(CONFLICT, -15, "changed since it was read")                             \
-  /* an output path already exists and is not empty (replacing it needs the caller's    \
-     force flag) */                                                         \
+  /* an output exists and is not empty (replacing it needs the force flag) */ \
   X(NOTEMPTY, -16, "output already exists")                                 \
-  /* an output path to replace is not rescue's own output (a corpus, a user's files): it \
-     is never replaced */                                                   \
+  /* the output to replace is not rescue's own (a corpus, a user's files) */ \
   X(NOTOURS, -17, "not rescue's own output")                                \
-  /* an import's rows do not line up with the sample's rows in the corpus (recording a  \
-     new row set needs the resegment option) */                             \
+  /* imported rows do not line up with the corpus's (needs a resegment) */  \
   X(RESEGMENT, -18, "rows differ from the corpus's row set")                \
   /* the annotator the caller named is retired; arg: the name */            \
   X(RETIRED, -19, "annotator is retired")                                   \
   /* the annotator an input file names is retired; arg: the name */         \
   X(FILERETIRED, -20, "the file's annotator is retired")                    \
-  /* the corpus has no annotator (or none by the name given; arg: the name) */ \
+  /* no annotator by the name given, or none at all; arg: the name */       \
   X(NOANNOTATOR, -21, "no such annotator")                                  \
   /* the corpus has no lead annotator to adjudicate as */                   \
   X(NOLEAD, -22, "no lead annotator")                                       \
@@ -56,10 +53,14 @@
   X(NOSPLIT, -26, "no split")                                               \
   /* rows lack gold labels (nothing adjudicated) */                         \
   X(NOGOLD, -27, "rows without gold")                                       \
-  /* records or predictions belong to another task; arg: that task's name */ \
-  X(OTHERTASK, -28, "records of another task")                              \
+  /* a (gold) record of another task; arg: that task's name */              \
+  X(OTHERTASK, -28, "a record of another task")                             \
   /* too many predictions are missing or invalid to score */                \
-  X(UNUSABLE, -29, "too many unusable predictions")
+  X(UNUSABLE, -29, "too many unusable predictions")                         \
+  /* an output folder is being written by another run (it holds the lock) */ \
+  X(LOCKED, -30, "output is being written by another run")                  \
+  /* predictions that belong to another task; arg: that task's name */      \
+  X(PREDTASK, -31, "predictions of another task")
 
 typedef enum rescue_errcode {
   RESCUE_OK = 0,
@@ -69,9 +70,11 @@ typedef enum rescue_errcode {
 } rescue_errcode;
 
 /*
-** The detailed outcome of a call: a code, one line of text (no trailing newline) and,
-** for some codes (see the table), the name the failure is about in arg ("" otherwise),
-** so that a client can name it in its advice without parsing the message.
+** The detailed outcome of a call: a code, one line of text (no trailing newline) and, for
+** some failures, a name in arg ("" otherwise) that a client can use in its advice without
+** parsing the message: for RESCUE_EINVAL and RESCUE_EBADINPUT the option at fault, named
+** as the options struct names it ("tasks", "sample"); for the codes whose comment in the
+** table says so, the annotator or task the failure is about.
 */
 typedef struct rescue_error {
   int code;
@@ -94,6 +97,9 @@ int rescue_vseterr(rescue_error *err, int code, const char *fmt, va_list ap);
 /* rescue_seterr that also records arg (the name the failure is about; may be NULL). */
 int rescue_seterr_arg(rescue_error *err, int code, const char *arg, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Give an error already set a more precise code and arg (may be NULL), keeping its message;
+** returns code. */
+int rescue_err_recode(rescue_error *err, int code, const char *arg);
 /* Prefix the current message with "prefix: " (used to add a file name). */
 void rescue_err_prefix(rescue_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

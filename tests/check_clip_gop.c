@@ -477,7 +477,9 @@ START_TEST(test_concurrent_runs_and_leftovers) {
   a = start_clip(db, o, "exact");
   wait_for_part(clips, a);
   CLIP(1, out, err, db, o);
-  ck_assert_msg(strstr(err, "is being written by another 'rescue clip' run (process "), "%s", err);
+  ck_assert_msg(strstr(err, "is being written by another clip run (process "), "%s", err);
+  /* the CLI's hint for the lock */
+  ck_assert_msg(strstr(err, "wait for it to finish, or cut into another --out folder"), "%s", err);
   free(out);
   free(err);
   ck_assert_int_eq(waitpid(a, &status, 0), a);

@@ -68,58 +68,76 @@ void cli_warn(const char *fmt, ...) {
 /*
 ** The CLI's hints, the one place that maps a library failure to what to do next in the
 ** CLI's terms (commands, flags). The library's messages only describe the failure; a hint
-** is added by error code, for every command or only for `command` (the first entry that
-** fits wins). The hint is appended to the message as written, so it carries its own
-** separator. In a hint, {path} is the path the failure is about (the corpus, an output),
-** given by the caller, and {arg} the name the library recorded with the error (err->arg);
-** an entry whose placeholder has no value is passed over, so a plainer entry for the same
-** code may follow.
+** is added by error code, for every command or only for `command`, and for every failure
+** of that code or only for those whose err->arg is `arg` (for RESCUE_EINVAL and
+** RESCUE_EBADINPUT the library names there the option at fault, as its options struct
+** calls it: "tasks", "sample"). The first entry that fits wins. The hint is appended to
+** the message as written, so it carries its own separator. In a hint, {path} is the path
+** the failure is about (the corpus, an output), given by the caller, and {arg} the name
+** the library recorded with the error (the retired annotator, the other task); an entry
+** whose {path} has no value is passed over, so a plainer entry for the same code follows.
 */
 static const struct cli_hint {
   int code;
   const char *command; /* NULL: any */
+  const char *arg;     /* NULL: any */
   const char *hint;
 } cli_hints[] = {
-    {RESCUE_ENOTCORPUS, NULL, " (create one with 'rescue init {path}')"},
-    {RESCUE_ENOTEMPTY, NULL, " (use --force to replace it)"},
-    {RESCUE_ENOTOURS, "clip",
-     "; --force only replaces rescue's own output: remove it yourself or choose another --out"},
-    {RESCUE_ENOTOURS, NULL,
-     "; --force only replaces rescue's own output: remove it yourself or choose another --out"},
-    {RESCUE_ERESEGMENT, NULL, " (use --resegment to record a new row set)"},
-    {RESCUE_ERETIRED, NULL,
-     " ('rescue annotator unretire {path} {arg}' brings them back)"},
-    {RESCUE_ERETIRED, NULL, " (rescue annotator unretire brings them back)"},
-    {RESCUE_EFILERETIRED, NULL,
-     " ('rescue annotator unretire {path} {arg}' brings them back, or give --annotator)"},
-    {RESCUE_EFILERETIRED, NULL, " (rescue annotator unretire brings them back, or give --annotator)"},
-    {RESCUE_ENOANNOTATOR, NULL, " (add one with 'rescue annotator add {path} <name>')"},
-    {RESCUE_ENOANNOTATOR, NULL, " (add one with 'rescue annotator add <db> <name>')"},
-    {RESCUE_ENOLEAD, NULL,
+    {RESCUE_ENOTCORPUS, NULL, NULL, " (create one with 'rescue init {path}')"},
+    /* outputs */
+    {RESCUE_ENOTEMPTY, NULL, NULL, " (use --force to replace it)"},
+    {RESCUE_ENOTOURS, NULL, NULL,
+     "; --force only replaces rescue's own output: choose another --out"},
+    {RESCUE_ELOCKED, NULL, NULL, ": wait for it to finish, or cut into another --out folder"},
+    /* import */
+    {RESCUE_ERESEGMENT, NULL, NULL, " (use --resegment to record a new row set)"},
+    {RESCUE_EINVAL, "import", "format", "; use --format"},
+    {RESCUE_EINVAL, "import", "sample", ": give --sample <id> for it"},
+    {RESCUE_EBADINPUT, "import", "sample", ": give the sample it belongs to with --sample <id>"},
+    {RESCUE_EBADINPUT, "import", "tiers",
+     "; name the tiers that hold the turns with --tiers <t1>,<t2>"},
+    /* annotators */
+    {RESCUE_ERETIRED, NULL, NULL, " (rescue annotator unretire {path} {arg} brings them back)"},
+    {RESCUE_ERETIRED, NULL, NULL, " (rescue annotator unretire brings them back)"},
+    {RESCUE_EFILERETIRED, NULL, NULL,
+     " (rescue annotator unretire {path} {arg} brings them back, or give --annotator)"},
+    {RESCUE_EFILERETIRED, NULL, NULL,
+     " (rescue annotator unretire brings them back, or give --annotator)"},
+    {RESCUE_ENOANNOTATOR, NULL, NULL, "; add one with 'rescue annotator add {path} <name>'"},
+    {RESCUE_ENOANNOTATOR, NULL, NULL, "; add one with 'rescue annotator add <db> <name>'"},
+    {RESCUE_EINVAL, NULL, "reason", " (--reason <text>)"},
+    {RESCUE_ENOLEAD, NULL, NULL,
      ": give --lead <name>, or add one with 'rescue annotator add {path} <name> --role lead'"},
-    {RESCUE_ENOLEAD, NULL,
+    {RESCUE_ENOLEAD, NULL, NULL,
      ": give --lead <name>, or add one with 'rescue annotator add <db> <name> --role lead'"},
-    {RESCUE_ELEADS, NULL, ": choose one with --lead"},
-    {RESCUE_EMEDIACHANGED, NULL, ": link it again with 'rescue media add'"},
-    {RESCUE_ENOMEDIA, NULL, " (use 'rescue media add ... --sample <id>')"},
-    {RESCUE_ENOSPLIT, NULL, "; run 'rescue split' first"},
-    {RESCUE_ENOGOLD, NULL, ": see 'rescue adjudicate'"},
-    {RESCUE_EOTHERTASK, NULL, ": score it with 'rescue score {arg}'"},
-    {RESCUE_EUNUSABLE, NULL, ": check the file, or score anyway with --allow-missing"},
+    {RESCUE_ELEADS, NULL, NULL, ": choose one with --lead"},
+    /* media and clips */
+    {RESCUE_EMEDIACHANGED, NULL, NULL, ": link it again with 'rescue media add'"},
+    {RESCUE_ENOMEDIA, NULL, NULL, " (use 'rescue media add ... --sample <id>')"},
+    /* export */
+    {RESCUE_ENOSPLIT, NULL, NULL, "; run 'rescue split' first"},
+    {RESCUE_ENOGOLD, NULL, NULL, ": see 'rescue adjudicate'"},
+    {RESCUE_EINVAL, NULL, "tasks", ": choose it with --tasks"},
+    {RESCUE_EINVAL, NULL, "split", ", choose it with --split"},
+    {RESCUE_EBADINPUT, NULL, "require_clips",
+     " (--require-clips): cut the clips with 'rescue clip' or give --clip-root"},
+    {RESCUE_EBADINPUT, NULL, "format", " (export it with --format samples)"},
+    {RESCUE_EINVAL, NULL, "pseudonyms", " (run rescue pseudonyms with --auto or --set)"},
+    /* score */
+    {RESCUE_EOTHERTASK, NULL, NULL, ": score it with 'rescue score {arg}'"},
+    {RESCUE_EPREDTASK, NULL, NULL, ": score them with 'rescue score {arg}'"},
+    {RESCUE_EUNUSABLE, NULL, NULL, ": check the file, or score anyway with --allow-missing"},
 };
 
-/*
-** The message of err with its hint (path: the value of {path}, or NULL) into out (cut to
-** fit).
-*/
-static void message_with_hint(const rescue_error *err, const char *path, char *out, size_t cap) {
+void cli_message(const rescue_error *err, const char *path, char *out, size_t cap) {
   const char *msg = err->msg[0] ? err->msg : rescue_strerror(err->code);
   size_t i, n;
   snprintf(out, cap, "%s", msg);
   for (i = 0; i < sizeof cli_hints / sizeof cli_hints[0]; i++) {
     const struct cli_hint *h = &cli_hints[i];
     const char *p;
-    if (h->code != err->code || (h->command && strcmp(h->command, cli_name) != 0))
+    if (h->code != err->code || (h->command && strcmp(h->command, cli_name) != 0) ||
+        (h->arg && strcmp(h->arg, err->arg) != 0))
       continue;
     if ((strstr(h->hint, "{path}") && !path) || (strstr(h->hint, "{arg}") && !err->arg[0]))
       continue;
@@ -141,7 +159,7 @@ static void message_with_hint(const rescue_error *err, const char *path, char *o
 /* Print err with its hint (path: the value of {path}, or NULL); returns 1. */
 static int fail_with_hint(const rescue_error *err, const char *path) {
   char text[sizeof err->msg + 512];
-  message_with_hint(err, path, text, sizeof text);
+  cli_message(err, path, text, sizeof text);
   cli_error("%s", text);
   return 1;
 }
@@ -152,9 +170,10 @@ int cli_fail_path(const rescue_error *err, const char *path) { return fail_with_
 
 int cli_fail_usage(const rescue_error *err, const char *path, const char *usage) {
   char text[sizeof err->msg + 512];
-  if (err->code != RESCUE_EINVAL && err->code != RESCUE_ERETIRED)
+  if (err->code != RESCUE_EINVAL && err->code != RESCUE_ERETIRED && err->code != RESCUE_ENOLEAD &&
+      err->code != RESCUE_ELEADS && err->code != RESCUE_ENOSPLIT)
     return fail_with_hint(err, path);
-  message_with_hint(err, path, text, sizeof text);
+  cli_message(err, path, text, sizeof text);
   return cli_usage_error(usage, "%s", text);
 }
 
