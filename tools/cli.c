@@ -168,13 +168,26 @@ int cli_fail(const rescue_error *err) { return fail_with_hint(err, NULL); }
 
 int cli_fail_path(const rescue_error *err, const char *path) { return fail_with_hint(err, path); }
 
+/* 1 when a failure of this code is the command line's (an exit status 2 usage error). */
+static int usage_code(int code) {
+  return code == RESCUE_EINVAL || code == RESCUE_ERETIRED || code == RESCUE_ENOLEAD ||
+         code == RESCUE_ELEADS || code == RESCUE_ENOSPLIT;
+}
+
 int cli_fail_usage(const rescue_error *err, const char *path, const char *usage) {
   char text[sizeof err->msg + 512];
-  if (err->code != RESCUE_EINVAL && err->code != RESCUE_ERETIRED && err->code != RESCUE_ENOLEAD &&
-      err->code != RESCUE_ELEADS && err->code != RESCUE_ENOSPLIT)
+  if (!usage_code(err->code))
     return fail_with_hint(err, path);
   cli_message(err, path, text, sizeof text);
   return cli_usage_error(usage, "%s", text);
+}
+
+int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spec) {
+  char text[sizeof err->msg + 512];
+  if (!usage_code(err->code))
+    return fail_with_hint(err, path);
+  cli_message(err, path, text, sizeof text);
+  return cli_spec_error(spec, "%s", text);
 }
 
 int cli_usage_error(const char *usage, const char *fmt, ...) {

@@ -155,6 +155,8 @@ enum { CLI_PARSED = -1 };
 ** printing the help (-h), 2 after a usage error (message and usage on stderr).
 */
 int cli_parse(int argc, char **argv, const cli_spec *spec, int *first);
+/* cli_fail_usage for a command declared with a cli_spec. */
+int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spec);
 /* A usage error found after parsing: message, then spec's usage, on stderr; returns 2. */
 int cli_spec_error(const cli_spec *spec, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
