@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "rescue_alloc.h"
+#include "rescue_annotators.h"
 #include "rescue_elan.h"
 #include "rescue_import.h"
 #include "rescue_similar.h"
@@ -914,8 +915,10 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
                                  opts->format != RESCUE_FMT_EAF)))
     return rescue_seterr(im.err, RESCUE_EINVAL,
                          "tier names given for the input apply to one EAF file");
-  if (opts->annotator && (why = rescue_name_unsafe(opts->annotator)) != NULL)
-    return rescue_seterr(im.err, RESCUE_EINVAL, "the annotator name %s", why);
+  /* the rule of rescue_annotator_add, so no caller imports under a name it would refuse */
+  if (opts->annotator && (why = rescue_annotator_name_invalid(opts->annotator)) != NULL)
+    return rescue_seterr_arg(im.err, RESCUE_EINVAL, "annotator", "invalid annotator name: %s",
+                             why);
   /* only registered annotators write under their name (a typo would become a new coder) */
   if (opts->annotator) {
     int64_t id;
