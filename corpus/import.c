@@ -462,7 +462,7 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   if (rc) {
     if (im->err != rescue_store_err(im->st))
       *im->err = *rescue_store_err(im->st);
-    if (rc == RESCUE_EBADINPUT)
+    if (rc == RESCUE_EBADINPUT || rc == RESCUE_ERESEGMENT)
       rescue_err_prefix(im->err, "%s:%ld", file, line0);
     return rc;
   }
