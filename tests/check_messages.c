@@ -1,7 +1,7 @@
 /*
 ** check_messages.c: the library's messages describe a failure and never name a CLI flag or
 ** command (the CLI adds those hints, by error code, in tools/cli.c). The test reads every
-** .c file of corpus/, annotate/ and export/, joins adjacent string literals outside
+** .c and .h file of corpus/, annotate/ and export/, joins adjacent string literals outside
 ** comments, and fails on any literal that holds "--<letter>" or "rescue <subcommand>",
 ** apart from the few texts written for users that document how something was made.
 */
@@ -15,10 +15,9 @@
 
 /* The CLI's subcommands (a literal "rescue <one of these>" names a command). */
 static const char *const commands[] = {
-    "init",    "import",     "export", "stats",     "split",     "score",    "demo",
-    "agree",   "lint",       "annotator", "assign", "adjudicate", "draft",   "pseudonyms",
-    "leakcheck", "log",      "serve",  "status",    "comment",   "comments", "media",
-    "clip"};
+    "init",  "import",    "export",  "stats",      "split", "score",      "demo",      "agree",
+    "lint",  "annotator", "assign",  "adjudicate", "draft", "pseudonyms", "leakcheck", "log",
+    "serve", "status",    "comment", "comments",   "media", "clip"};
 
 /*
 ** Texts allowed to name options or commands: a file (all its literals) or a file and a
@@ -149,7 +148,7 @@ START_TEST(test_library_messages_name_no_cli) {
     while ((e = readdir(dir)) != NULL) {
       size_t n = strlen(e->d_name);
       char rel[512], *text;
-      if (n < 3 || strcmp(e->d_name + n - 2, ".c") != 0)
+      if (n < 3 || (strcmp(e->d_name + n - 2, ".c") != 0 && strcmp(e->d_name + n - 2, ".h") != 0))
         continue;
       snprintf(rel, sizeof rel, "%s/%s", dirs[d], e->d_name);
       snprintf(path, sizeof path, "%s/%s", RESCUE_SOURCE_DIR, rel);

@@ -75,7 +75,8 @@ void cli_warn(const char *fmt, ...) {
 ** the message as written, so it carries its own separator. In a hint, {path} is the path
 ** the failure is about (the corpus, an output), given by the caller, and {arg} the name
 ** the library recorded with the error (the retired annotator, the other task); an entry
-** whose {path} has no value is passed over, so a plainer entry for the same code follows.
+** whose placeholder has no value is passed over, so a plainer entry for the same code
+** may follow.
 */
 static const struct cli_hint {
   int code;
