@@ -132,12 +132,16 @@ int srv_error(srv_req *r, int status, const char *fmt, ...) {
   return status;
 }
 
+/* The codes that split an older one off (NOGOLD from NOTFOUND, RESEGMENT from BADINPUT,
+   RETIRED from INVAL, ...) answer with the older one's status. */
 int srv_fail(srv_req *r, int code, const char *msg) {
   switch (code) {
+  case RESCUE_ELOCKED:
   case RESCUE_EBUSY:
     r->retry_after = 2;
     return srv_error(r, 503, "%s", msg);
   case RESCUE_ENOANNOTATOR:
+  case RESCUE_ENOGOLD:
   case RESCUE_ENOTFOUND: return srv_error(r, 404, "%s", msg);
   case RESCUE_EBADINPUT:
   case RESCUE_ERESEGMENT:

@@ -170,11 +170,67 @@ START_TEST(test_library_messages_name_no_cli) {
 }
 END_TEST
 
+/* The error table: distinct codes, each with a name and a message; rescue_seterr_arg. */
+START_TEST(test_error_table) {
+  static const int codes[] = {
+#define CODE_(name, code, msg) code,
+      RESCUE_ERRORS(CODE_)
+#undef CODE_
+  };
+  rescue_error e = {0, "", ""};
+  size_t i, j, n = sizeof codes / sizeof codes[0];
+  for (i = 0; i < n; i++) {
+    ck_assert_int_lt(codes[i], 0);
+    ck_assert_str_ne(rescue_errname(codes[i]), "UNKNOWN");
+    ck_assert_str_ne(rescue_strerror(codes[i]), "unknown error");
+    for (j = 0; j < i; j++)
+      ck_assert_int_ne(codes[i], codes[j]);
+  }
+  ck_assert_int_eq(
+      rescue_seterr_arg(&e, RESCUE_ERETIRED, "ann", "annotator '%s' is retired", "ann"),
+      RESCUE_ERETIRED);
+  ck_assert_str_eq(e.msg, "annotator 'ann' is retired");
+  ck_assert_str_eq(e.arg, "ann");
+  /* a later error does not keep an earlier one's arg */
+  rescue_seterr(&e, RESCUE_EIO, "x");
+  ck_assert_str_eq(e.arg, "");
+  rescue_seterr(&e, RESCUE_EBADINPUT, "f:1:1: a record of itp");
+  ck_assert_int_eq(rescue_err_recode(&e, RESCUE_EOTHERTASK, "itp"), RESCUE_EOTHERTASK);
+  ck_assert_str_eq(e.msg, "f:1:1: a record of itp");
+  ck_assert_str_eq(e.arg, "itp");
+}
+END_TEST
+
+/*
+** Outputs: an existing output is RESCUE_ENOTEMPTY and one that is not rescue's own
+** RESCUE_ENOTOURS, with messages that say so without the CLI's --force.
+*/
+START_TEST(test_output_codes) {
+  char *dir = tu_tmpdir();
+  const char *file = tu_path(dir, "notes.txt");
+  rescue_output *o = NULL;
+  rescue_error e = {0, "", ""};
+  tu_write(file, "mine\n");
+  ck_assert_int_eq(rescue_output_begin(file, 0, 0, &o, &e), RESCUE_ENOTEMPTY);
+  ck_assert_ptr_null(o);
+  ck_assert_msg(strstr(e.msg, "already exists and is not empty") && !strstr(e.msg, "--"), "%s",
+                e.msg);
+  ck_assert_int_eq(rescue_output_begin(file, 0, 1, &o, &e), RESCUE_ENOTOURS);
+  ck_assert_msg(strstr(e.msg, "was not written by rescue") && !strstr(e.msg, "--"), "%s", e.msg);
+  ck_assert_int_eq(rescue_output_begin(dir, 1, 1, &o, &e), RESCUE_ENOTOURS);
+  ck_assert_msg(!strstr(e.msg, "--"), "%s", e.msg);
+  rescue_remove_tree(dir);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("messages");
   TCase *tc = tcase_create("messages");
   tcase_add_test(tc, test_scanner);
   tcase_add_test(tc, test_library_messages_name_no_cli);
+  tcase_add_test(tc, test_error_table);
+  tcase_add_test(tc, test_output_codes);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
