@@ -340,6 +340,8 @@ START_TEST(test_broken_sources) {
   ck_assert_msg(strstr(err, "sample 'c/damaged': row 1: 'v/damaged.mp4' is damaged at "), "%s", err);
   ck_assert_msg(strstr(err, "sample 'd/changed': 'v/changed.mp4' changed since it was linked"),
                 "%s", err);
+  /* the CLI's hint for that code */
+  ck_assert_msg(strstr(err, "): link it again with 'rescue media add'\n"), "%s", err);
   ck_assert_msg(strstr(err, "sample 'e/missing': 'v/missing.mp4' is missing"), "%s", err);
   ck_assert_msg(strstr(err, "sample 'f/short': '") && strstr(err, "short of row 2's end"), "%s", err);
   ck_assert_msg(strstr(err, "rescue: clip: 5 of 6 samples failed"), "%s", err);
@@ -493,7 +495,9 @@ START_TEST(test_usage_and_selection) {
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/none,c/m", NULL), 1);
-  ck_assert_msg(strstr(err, "sample 'c/none': no media linked"), "%s", err);
+  ck_assert_msg(strstr(err, "sample 'c/none': no media linked (use 'rescue media add ... --sample "
+                            "<id>')\n"),
+                "%s", err);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/unknown", NULL), 1);
