@@ -480,12 +480,9 @@ static int pick_lead(adj *a) {
     return rescue_store_sqlerr(a->st, "reading leads");
   }
   if (n == 0)
-    rc = rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
-                       "the corpus has no lead: give --lead <name>, or add one with 'rescue "
-                       "annotator add <db> <name> --role lead'");
+    rc = rescue_seterr(rescue_store_err(a->st), RESCUE_ENOLEAD, "the corpus has no lead");
   else if (n > 1)
-    rc = rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
-                       "the corpus has %d leads (%s): choose one with --lead", n,
+    rc = rescue_seterr(rescue_store_err(a->st), RESCUE_ELEADS, "the corpus has %d leads (%s)", n,
                        names.s ? names.s : "");
   else
     rc = a->res->lead ? 0 : nomem(a);
@@ -523,9 +520,8 @@ static int pick_coders(adj *a) {
       if ((rc = rescue_annotator_lookup(a->st, a->o->coders[i], &id, NULL, &retired)))
         return rc;
       if (retired)
-        return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
-                             "coder '%s' is retired (rescue annotator unretire brings them back)",
-                             a->o->coders[i]);
+        return rescue_seterr_arg(rescue_store_err(a->st), RESCUE_ERETIRED, a->o->coders[i],
+                                 "coder '%s' is retired", a->o->coders[i]);
       if ((rc = add_coder(a, id, a->o->coders[i], a->lead_id && id == a->lead_id)))
         return rc;
       have_lead |= a->lead_id && id == a->lead_id;

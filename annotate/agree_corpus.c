@@ -885,9 +885,8 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
         if ((rc = rescue_annotator_lookup(st, o->coders[i], &ids[i], NULL, &retired)))
           goto end;
         if (retired) {
-          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                             "coder '%s' is retired (rescue annotator unretire brings them back)",
-                             o->coders[i]);
+          rc = rescue_seterr_arg(rescue_store_err(st), RESCUE_ERETIRED, o->coders[i],
+                                 "coder '%s' is retired", o->coders[i]);
           goto end;
         }
       }

@@ -282,7 +282,9 @@ static void coincidence_text(const rescue_agree_data *d, const rescue_agree_resu
   int i, j, n = r->n_matrix;
   size_t w = 5;
   if (n > 20) {
-    rescue_buf_printf(out, "  coincidences: %d values, too many to print (see --json)\n", n);
+    rescue_buf_printf(out,
+                      "  coincidences: %d values, too many to print (the JSON report has them)\n",
+                      n);
     return;
   }
   for (i = 0; i < n; i++) {

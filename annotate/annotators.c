@@ -35,7 +35,7 @@ const char *rescue_annotator_name_invalid(const char *name) {
   if (strcmp(name, RESCUE_ADJUDICATION_ANNOTATOR) == 0)
     return "the name is reserved for adjudicated gold";
   if (strcmp(name, RESCUE_DRAFT_ANNOTATOR) == 0)
-    return "the name is reserved for drafts (an import without --annotator)";
+    return "the name is reserved for drafts (the annotator of an import that names none)";
   return NULL;
 }
 
@@ -297,8 +297,8 @@ static int set_retired(rescue_store *st, const char *name, int retired, const ch
   int64_t id;
   int rc, was = 0;
   if (retired && (!reason || !*reason))
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "retiring an annotator needs a reason (--reason <text>)");
+    return rescue_seterr_arg(rescue_store_err(st), RESCUE_EINVAL, "reason",
+                             "retiring an annotator needs a reason");
   if (reason && rescue_name_unsafe(reason) && *reason)
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "the reason %s",
                          rescue_name_unsafe(reason));

@@ -132,7 +132,7 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
                          "the overlap is a share of samples from 0 to 1");
   if (o->overlap > 0 && A < 2)
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "double review (--overlap above 0) needs at least two annotators");
+                         "double review (an overlap above 0) needs at least two annotators");
   ids = rescue_calloc((size_t)A, sizeof *ids);
   load = rescue_calloc((size_t)A, sizeof *load);
   pairs = rescue_calloc((size_t)A * A, sizeof *pairs);
@@ -167,9 +167,8 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
     } else {
       sqlite3_reset(s);
       rc = rc == SQLITE_DONE
-               ? rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND,
-                               "no annotator named '%s' (add it with 'rescue annotator add')",
-                               o->annotators[i])
+               ? rescue_seterr_arg(rescue_store_err(st), RESCUE_ENOANNOTATOR, o->annotators[i],
+                                   "no annotator named '%s'", o->annotators[i])
                : rescue_store_sqlerr(st, "looking up an annotator");
       goto end;
     }

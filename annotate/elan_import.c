@@ -1141,14 +1141,15 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
         if (strlen(E->tiers[i].id) == l && memcmp(E->tiers[i].id, p, l) == 0)
           found = i;
       if (found < 0) {
-        rc = rescue_seterr(E->err, RESCUE_EBADINPUT, "%s: --tiers: no tier '%.*s' in the file",
-                           E->name, (int)l, p);
+        rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s: no tier '%.*s' (named to hold the turns) in the file", E->name,
+                           (int)l, p);
         goto end;
       }
       if (!E->types[E->tiers[found].type].alignable) {
         rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
-                           "%s: --tiers: tier '%.*s' is not time-aligned (its annotations "
-                           "refer to a parent tier)",
+                           "%s: tier '%.*s', named to hold the turns, is not time-aligned (its "
+                           "annotations refer to a parent tier)",
                            E->name, (int)l, p);
         goto end;
       }
@@ -1170,10 +1171,10 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
   if (!n_row_tiers) {
     for (i = 0; i < E->n_tiers; i++)
       rescue_buf_printf(&names, "%s'%s'", i ? ", " : "", E->tiers[i].id);
-    rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
-                       "%s: no top-level time-aligned tier has a PARTICIPANT attribute; name "
-                       "the tiers that hold the turns with --tiers <t1>,<t2> (tiers here: %s)",
-                       E->name, names.s ? names.s : "none");
+    rc = rescue_seterr_arg(E->err, RESCUE_EBADINPUT, "tiers",
+                           "%s: no top-level time-aligned tier has a PARTICIPANT attribute, so "
+                           "the tiers that hold the turns must be named (tiers here: %s)",
+                           E->name, names.s ? names.s : "none");
     goto end;
   }
   /* parents' annotations by start, for aligned children */
@@ -1381,16 +1382,16 @@ int rescue_eaf_parse(const char *name, const char *data, size_t len,
   own = E.p_format && E.p_sample && !o->tiers;
   sample_id = o->sample ? o->sample : own ? E.p_sample_id : NULL;
   if (!sample_id) {
-    rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                       "%s: this EAF file was not written by rescue: give the sample it "
-                       "belongs to with --sample <id>",
-                       name);
+    rc = rescue_seterr_arg(err, RESCUE_EBADINPUT, "sample",
+                           "%s: this EAF file was not written by rescue, so it does not name its "
+                           "sample",
+                           name);
     goto end;
   }
   if (own && E.p_sample_id && o->sample && strcmp(o->sample, E.p_sample_id) != 0) {
     rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                       "%s: this file is sample '%s', not '%s' (leave --sample out)", name,
-                       E.p_sample_id, o->sample);
+                       "%s: this file is sample '%s', not '%s' (it names its own sample)",
+                       name, E.p_sample_id, o->sample);
     goto end;
   }
   rc = own ? own_rows(&E, &rows, &s.rows) : foreign_rows(&E, o->tiers, &rows, &s.rows,

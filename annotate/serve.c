@@ -132,13 +132,27 @@ int srv_error(srv_req *r, int status, const char *fmt, ...) {
   return status;
 }
 
+/* The codes that split an older one off (NOGOLD from NOTFOUND, RESEGMENT from BADINPUT,
+   RETIRED from INVAL, ...) answer with the older one's status. */
 int srv_fail(srv_req *r, int code, const char *msg) {
   switch (code) {
+  case RESCUE_ELOCKED:
   case RESCUE_EBUSY:
     r->retry_after = 2;
     return srv_error(r, 503, "%s", msg);
+  case RESCUE_ENOANNOTATOR:
+  case RESCUE_ENOGOLD:
   case RESCUE_ENOTFOUND: return srv_error(r, 404, "%s", msg);
   case RESCUE_EBADINPUT:
+  case RESCUE_ERESEGMENT:
+  case RESCUE_EFILERETIRED:
+  case RESCUE_EOTHERTASK:
+  case RESCUE_EPREDTASK:
+  case RESCUE_EUNUSABLE:
+  case RESCUE_ERETIRED:
+  case RESCUE_ENOLEAD:
+  case RESCUE_ELEADS:
+  case RESCUE_ENOSPLIT:
   case RESCUE_EINVAL: return srv_error(r, 400, "%s", msg);
   case RESCUE_ECONFLICT: return srv_error(r, 409, "%s", msg);
   case RESCUE_ENOMEM: return srv_error(r, 500, "out of memory");
@@ -579,7 +593,7 @@ static enum MHD_Result serve_clip(srv_req *r, const char *rel) {
   const char *p;
 
   if (!r->srv->assets_real) {
-    srv_error(r, 404, "no clip folder is served (start the server with --assets <dir>)");
+    srv_error(r, 404, "no clip folder is served (the server was started without one)");
     return send_response(r);
   }
   for (p = rel; *p; p++)

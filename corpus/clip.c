@@ -76,6 +76,7 @@ typedef struct job {
   char **paths, **tmps;
   char **finals;            /* --rows: final names (paths[] are then staging names) */
   char err[1024];           /* sample-level failure */
+  int err_code;             /* its code (RESCUE_EMEDIA when not set) */
   int failed;
   int started, finished;
 } job;
@@ -203,10 +204,9 @@ static int lock_out(const char *out, int *fd_out, rescue_error *err) {
       pid[got] = 0;
       pid[strcspn(pid, "\n")] = 0;
     }
-    rc = busy ? rescue_seterr(err, RESCUE_EBUSY,
-                             "'%s' is being written by another 'rescue clip' run%s%s%s: wait "
-                             "for it to finish, or cut into another --out folder",
-                             out, pid[0] ? " (process " : "", pid, pid[0] ? ")" : "")
+    rc = busy ? rescue_seterr(err, RESCUE_ELOCKED,
+                             "'%s' is being written by another clip run%s%s%s", out,
+                             pid[0] ? " (process " : "", pid, pid[0] ? ")" : "")
              : rescue_seterr(err, RESCUE_EIO, "cannot lock '%s': %s", p.s, strerror(errno));
     close(fd);
     fd = -1;
@@ -246,16 +246,15 @@ static int check_source(job *j) {
   struct stat sb;
   char fp[65];
   int64_t size;
-  rescue_error e = {0, ""};
+  rescue_error e = {0, "", ""};
   if (stat(j->src_path, &sb) != 0) {
     snprintf(j->err, sizeof j->err, "'%s' is missing (%s)", j->src_label, strerror(errno));
     return -1;
   }
   if ((int64_t)sb.st_size != j->src_size) {
-    snprintf(j->err, sizeof j->err,
-             "'%s' changed since it was linked (%lld bytes, was %lld): link it again with "
-             "'rescue media add'",
+    snprintf(j->err, sizeof j->err, "'%s' changed since it was linked (%lld bytes, was %lld)",
              j->src_label, (long long)sb.st_size, (long long)j->src_size);
+    j->err_code = RESCUE_EMEDIACHANGED;
     return -1;
   }
   if (rescue_media_fingerprint(j->src_path, &size, fp, &e)) {
@@ -263,10 +262,9 @@ static int check_source(job *j) {
     return -1;
   }
   if (strcmp(fp, j->fingerprint) != 0) {
-    snprintf(j->err, sizeof j->err,
-             "'%s' changed since it was linked (its content differs): link it again with "
-             "'rescue media add'",
+    snprintf(j->err, sizeof j->err, "'%s' changed since it was linked (its content differs)",
              j->src_label);
+    j->err_code = RESCUE_EMEDIACHANGED;
     return -1;
   }
   return 0;
@@ -548,7 +546,7 @@ typedef struct part {
 
 static void *cut_part(void *arg) {
   part *pt = arg;
-  rescue_error e = {0, ""};
+  rescue_error e = {0, "", ""};
   switch (pt->mode) {
   case RESCUE_CLIP_COPY: cut_copy(pt->src, pt->reqs, pt->n, 1, &e); break;
   case RESCUE_CLIP_EXACT: cut_exact(pt->src, pt->reqs, pt->n, pt->threads, &e); break;
@@ -659,7 +657,7 @@ static void run_job(runner *rn, job *j) {
   cut_req *todo = NULL;
   int *map = NULL, n = 0, i, seg = -1;
   cut_source src;
-  rescue_error e = {0, ""};
+  rescue_error e = {0, "", ""};
 
   if (plan(rn, j) || check_source(j))
     goto fail;
@@ -900,8 +898,11 @@ static void account(runner *rn, job *j) {
   }
   if (j->failed) {
     res->samples_failed++;
-    if (rn->o->failed)
-      rn->o->failed(rn->o->failed_arg, j->sample_id, j->err);
+    if (rn->o->failed) {
+      rescue_error e;
+      rescue_seterr(&e, j->err_code ? j->err_code : RESCUE_EMEDIA, "%s", j->err);
+      rn->o->failed(rn->o->failed_arg, j->sample_id, &e);
+    }
   } else {
     res->samples_ok++;
   }
@@ -963,15 +964,15 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   rn.o = o;
   rn.res = res;
   if (o->shard_n < 0 || (o->shard_n > 0 && (o->shard_i < 1 || o->shard_i > o->shard_n)))
-    return rescue_seterr(err, RESCUE_EINVAL, "--shard must be i/n with 1 <= i <= n");
+    return rescue_seterr(err, RESCUE_EINVAL, "shard %d/%d is not i/n with 1 <= i <= n",
+                         o->shard_i, o->shard_n);
   if (o->pad < 0 || !isfinite(o->pad))
-    return rescue_seterr(err, RESCUE_EINVAL, "--pad must be a number of seconds >= 0");
+    return rescue_seterr(err, RESCUE_EINVAL, "the pad %g is not a number of seconds >= 0", o->pad);
   if (o->rows && o->n_samples != 1)
-    return rescue_seterr(err, RESCUE_EINVAL, "--rows needs exactly one sample (--samples <id>)");
+    return rescue_seterr(err, RESCUE_EINVAL, "chosen rows need exactly one chosen sample");
   for (i = 0; o->rows && i < o->n_rows; i++)
     if (o->rows[i] < 1)
-      return rescue_seterr(err, RESCUE_EINVAL, "--rows: %d is not a row (rows count from 1)",
-                           o->rows[i]);
+      return rescue_seterr(err, RESCUE_EINVAL, "%d is not a row (rows count from 1)", o->rows[i]);
   memset(&stt, 0, sizeof stt);
   if (make_dir(o->out) != 0)
     return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
@@ -980,7 +981,7 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   rn.out_abs = realpath(o->out, NULL);
   rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
   if (!rn.out_abs || !rn.base_abs) {
-    rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use --path-base '%s': %s",
+    rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use the path base '%s': %s",
                        o->path_base ? o->path_base : o->out, strerror(errno));
     goto end;
   }
@@ -1022,9 +1023,11 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
       if (o->n_samples > 0) {
         /* asked for by name: not having media is this sample's failure */
         res->samples_failed++;
-        if (o->failed)
-          o->failed(o->failed_arg, smp->sample_id,
-                    "no media linked (use 'rescue media add ... --sample <id>')");
+        if (o->failed) {
+          rescue_error e;
+          rescue_seterr(&e, RESCUE_ENOMEDIA, "no media linked");
+          o->failed(o->failed_arg, smp->sample_id, &e);
+        }
       } else {
         res->samples_no_media++;
       }
@@ -1032,7 +1035,7 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
     }
     for (i = 0; o->rows && i < o->n_rows; i++)
       if (o->rows[i] > j->n_rows) {
-        rc = rescue_seterr(err, RESCUE_EINVAL, "--rows: sample '%s' has %d row%s, no row %d",
+        rc = rescue_seterr(err, RESCUE_EINVAL, "sample '%s' has %d row%s, no row %d",
                            j->sample_id, j->n_rows, j->n_rows == 1 ? "" : "s", o->rows[i]);
         job_free(j);
         goto end;

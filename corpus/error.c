@@ -35,6 +35,7 @@ const char *rescue_errname(int code) {
 int rescue_vseterr(rescue_error *err, int code, const char *fmt, va_list ap) {
   if (err) {
     err->code = code;
+    err->arg[0] = 0;
     if (fmt)
       vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     else
@@ -48,6 +49,24 @@ int rescue_seterr(rescue_error *err, int code, const char *fmt, ...) {
   va_start(ap, fmt);
   rescue_vseterr(err, code, fmt, ap);
   va_end(ap);
+  return code;
+}
+
+int rescue_seterr_arg(rescue_error *err, int code, const char *arg, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rescue_vseterr(err, code, fmt, ap);
+  va_end(ap);
+  if (err && arg)
+    snprintf(err->arg, sizeof err->arg, "%s", arg);
+  return code;
+}
+
+int rescue_err_recode(rescue_error *err, int code, const char *arg) {
+  if (err) {
+    err->code = code;
+    snprintf(err->arg, sizeof err->arg, "%s", arg ? arg : "");
+  }
   return code;
 }
 
@@ -81,5 +100,6 @@ void rescue_clearerr(rescue_error *err) {
   if (err) {
     err->code = 0;
     err->msg[0] = 0;
+    err->arg[0] = 0;
   }
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "rescue_alloc.h"
+#include "rescue_annotators.h"
 #include "rescue_elan.h"
 #include "rescue_import.h"
 #include "rescue_similar.h"
@@ -172,21 +173,42 @@ static size_t canonical_len(const rescue_jnode *n) {
   return 0;
 }
 
-/* "file:line:col: " prefix for a node of a text. */
+/* "file:line:col: " prefix for a node of a text; the error's code is code. */
+static int vbad_at(importer *im, int code, const char *file, long line0, const char *text,
+                   size_t len, size_t offset, const char *fmt, va_list ap) {
+  char msg[700];
+  long line, col;
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  rescue_jposition(text, len, offset, &line, &col);
+  return rescue_seterr(im->err, code, "%s:%ld:%ld: %s", file, line0 + line - 1, col, msg);
+}
+
+/* Bad input at a node of a text (RESCUE_EBADINPUT). */
 static int bad_at(importer *im, const char *file, long line0, const char *text, size_t len,
                   size_t offset, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 static int bad_at(importer *im, const char *file, long line0, const char *text, size_t len,
                   size_t offset, const char *fmt, ...) {
-  char msg[700];
-  long line, col;
   va_list ap;
+  int rc;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  rc = vbad_at(im, RESCUE_EBADINPUT, file, line0, text, len, offset, fmt, ap);
   va_end(ap);
-  rescue_jposition(text, len, offset, &line, &col);
-  return rescue_seterr(im->err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, line0 + line - 1, col,
-                       msg);
+  return rc;
+}
+
+/* Rows that do not line up with the corpus's row set, at a node (RESCUE_ERESEGMENT). */
+static int resegment_at(importer *im, const char *file, long line0, const char *text, size_t len,
+                        size_t offset, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static int resegment_at(importer *im, const char *file, long line0, const char *text, size_t len,
+                        size_t offset, const char *fmt, ...) {
+  va_list ap;
+  int rc;
+  va_start(ap, fmt);
+  rc = vbad_at(im, RESCUE_ERESEGMENT, file, line0, text, len, offset, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 /* Where check_object reports keys that look like typos of the scheme's names. */
@@ -291,10 +313,8 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
     return rc;
   }
   if (have != n && !im->o->resegment)
-    return bad_at(im, file, line0, text, len, rows ? rows->offset : root->offset,
-                  "sample '%s' has %d rows in the corpus but %d here "
-                  "(use --resegment to record a new row set)",
-                  id, have, n);
+    return resegment_at(im, file, line0, text, len, rows ? rows->offset : root->offset,
+                        "sample '%s' has %d rows in the corpus but %d here", id, have, n);
   if (have == n && n > 0 && !im->o->resegment) {
     /* row identity: the same count must also line up span by span */
     double *v = rescue_calloc(2 * (size_t)n, sizeof *v);
@@ -309,11 +329,11 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
     }
     rc = rescue_store_check_rows(im->st, id, n, v, v + n, im->check_annotator, &bad);
     rescue_free(v);
-    if (rc == RESCUE_EBADINPUT) {
+    if (rc == RESCUE_ERESEGMENT) {
       const rescue_jnode *at = rows->child;
       for (i = 1; i < bad && at; i++)
         at = at->next;
-      return bad_at(im, file, line0, text, len, at ? at->offset : rows->offset, "%s",
+      return resegment_at(im, file, line0, text, len, at ? at->offset : rows->offset, "%s",
                     rescue_store_errmsg(im->st));
     }
     if (rc) {
@@ -442,7 +462,7 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   if (rc) {
     if (im->err != rescue_store_err(im->st))
       *im->err = *rescue_store_err(im->st);
-    if (rc == RESCUE_EBADINPUT)
+    if (rc == RESCUE_EBADINPUT || rc == RESCUE_ERESEGMENT)
       rescue_err_prefix(im->err, "%s:%ld", file, line0);
     return rc;
   }
@@ -661,13 +681,11 @@ static int import_eaf(importer *im, const char *path) {
       int retired = 0;
       rc = rescue_annotator_lookup(im->st, es.annotator, &im->annotator_id, NULL, &retired);
       if (!rc && retired)
-        rc = rescue_seterr(im->err, RESCUE_EBADINPUT,
-                           "%s: the file's annotator '%s' is retired (rescue annotator "
-                           "unretire brings them back, or give --annotator)",
-                           path, es.annotator);
+        rc = rescue_seterr_arg(im->err, RESCUE_EFILERETIRED, es.annotator,
+                               "%s: the file's annotator '%s' is retired", path, es.annotator);
     }
     if (rc) {
-      if (rc == RESCUE_ENOTFOUND)
+      if (rc == RESCUE_ENOANNOTATOR)
         rescue_err_prefix(im->err, "%s: the file's annotator", path);
       goto end;
     }
@@ -849,8 +867,8 @@ static int detect(importer *im, const char *path, rescue_format *f) {
     else if (ends_with(path, ".eaf") || ends_with(path, ".EAF"))
       *f = RESCUE_FMT_EAF;
     else
-      return rescue_seterr(im->err, RESCUE_EINVAL,
-                           "cannot tell the format of '%s' from its name; use --format", path);
+      return rescue_seterr_arg(im->err, RESCUE_EINVAL, "format",
+                               "cannot tell the format of '%s' from its name", path);
   }
   if (*f == RESCUE_FMT_DATAROOT && !S_ISDIR(sb.st_mode))
     return rescue_seterr(im->err, RESCUE_EINVAL, "'%s' is not a folder (data-root)", path);
@@ -891,13 +909,16 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
                                   opts->format != RESCUE_FMT_VTT &&
                                   opts->format != RESCUE_FMT_EAF)))
     return rescue_seterr(im.err, RESCUE_EINVAL,
-                         "--sample names the sample of one single-sample JSON, subtitle or "
-                         "EAF file");
+                         "a sample id given for the input names the sample of one single-sample "
+                         "JSON, subtitle or EAF file");
   if (opts->tiers && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
                                  opts->format != RESCUE_FMT_EAF)))
-    return rescue_seterr(im.err, RESCUE_EINVAL, "--tiers applies to one EAF file");
-  if (opts->annotator && (why = rescue_name_unsafe(opts->annotator)) != NULL)
-    return rescue_seterr(im.err, RESCUE_EINVAL, "the annotator name %s", why);
+    return rescue_seterr(im.err, RESCUE_EINVAL,
+                         "tier names given for the input apply to one EAF file");
+  /* the rule of rescue_annotator_add, so no caller imports under a name it would refuse */
+  if (opts->annotator && (why = rescue_annotator_name_invalid(opts->annotator)) != NULL)
+    return rescue_seterr_arg(im.err, RESCUE_EINVAL, "annotator", "invalid annotator name: %s",
+                             why);
   /* only registered annotators write under their name (a typo would become a new coder) */
   if (opts->annotator) {
     int64_t id;
@@ -906,9 +927,8 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
       return rc;
     im.check_annotator = id;
     if (retired)
-      return rescue_seterr(im.err, RESCUE_EINVAL,
-                           "annotator '%s' is retired (rescue annotator unretire brings them back)",
-                           opts->annotator);
+      return rescue_seterr_arg(im.err, RESCUE_ERETIRED, opts->annotator,
+                               "annotator '%s' is retired", opts->annotator);
   }
   if (!opts->annotator &&
       rescue_annotator_id(st, RESCUE_DRAFT_ANNOTATOR, NULL, 0, &im.check_annotator))
@@ -925,13 +945,14 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
     if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON && fmts[i] != RESCUE_FMT_SRT &&
         fmts[i] != RESCUE_FMT_VTT && fmts[i] != RESCUE_FMT_EAF)
       rc = rescue_seterr(im.err, RESCUE_EINVAL,
-                         "--sample names the sample of one single-sample JSON, subtitle or "
-                         "EAF file");
+                         "a sample id given for the input names the sample of one single-sample "
+                         "JSON, subtitle or EAF file");
     if (!rc && opts->tiers && fmts[i] != RESCUE_FMT_EAF)
-      rc = rescue_seterr(im.err, RESCUE_EINVAL, "--tiers applies to one EAF file");
-    if (!rc && !opts->sample && (fmts[i] == RESCUE_FMT_SRT || fmts[i] == RESCUE_FMT_VTT))
       rc = rescue_seterr(im.err, RESCUE_EINVAL,
-                         "subtitles belong to one sample: give --sample <id> for '%s'", paths[i]);
+                         "tier names given for the input apply to one EAF file");
+    if (!rc && !opts->sample && (fmts[i] == RESCUE_FMT_SRT || fmts[i] == RESCUE_FMT_VTT))
+      rc = rescue_seterr_arg(im.err, RESCUE_EINVAL, "sample",
+                             "subtitles belong to one sample, and '%s' does not name it", paths[i]);
     if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON &&
         rescue_sample_id_unsafe(opts->sample, strlen(opts->sample)))
       rc = rescue_seterr(im.err, RESCUE_EINVAL, "unsafe sample_id '%s': %s", opts->sample,

@@ -325,7 +325,7 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
   if (media_root) {
     root_abs = realpath(media_root, NULL);
     if (!root_abs) {
-      rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use --media-root '%s': %s", media_root,
+      rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use the media root '%s': %s", media_root,
                          strerror(errno));
       goto end;
     }

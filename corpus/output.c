@@ -247,33 +247,27 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
   }
   full = has_content(path, &existing_dir, &exists);
   if (full && !force)
-    return rescue_seterr(err, RESCUE_EEXISTS,
-                         "'%s' already exists and is not empty (use --force to replace it)", path);
+    return rescue_seterr(err, RESCUE_ENOTEMPTY, "'%s' already exists and is not empty", path);
   if (existing_dir && !is_dir)
     return rescue_seterr(err, RESCUE_EEXISTS, "'%s' is a folder; give a file name", path);
   if (exists && !existing_dir && is_dir)
     return rescue_seterr(err, RESCUE_EEXISTS, "'%s' is a file; give a folder name", path);
-  /* --force replaces outputs, never a corpus (say, --out naming the corpus or its folder) */
+  /* force replaces outputs, never a corpus (say, an output path naming the corpus or its
+     folder) */
   if (full && force) {
     char *corpus = find_corpus(path, 0);
     if (corpus) {
       int rc = strcmp(corpus, path) == 0
-                   ? rescue_seterr(err, RESCUE_EEXISTS,
-                                   "'%s' is a rescue corpus; --force never replaces one", path)
-                   : rescue_seterr(err, RESCUE_EEXISTS,
-                                   "'%s' holds a rescue corpus ('%s'); --force never replaces "
-                                   "one",
+                   ? rescue_seterr(err, RESCUE_ENOTOURS, "'%s' is a rescue corpus", path)
+                   : rescue_seterr(err, RESCUE_ENOTOURS, "'%s' holds a rescue corpus ('%s')",
                                    path, corpus);
       rescue_free(corpus);
       return rc;
     }
   }
   if (full && force && !existing_dir && !looks_like_ours(path))
-    return rescue_seterr(err, RESCUE_EEXISTS,
-                         "'%s' was not written by rescue (it is not a samples export); --force "
-                         "only replaces rescue's own output: remove it yourself or choose "
-                         "another --out",
-                         path);
+    return rescue_seterr(err, RESCUE_ENOTOURS,
+                         "'%s' was not written by rescue (it is not a samples export)", path);
   if (full && force && existing_dir) {
     size_t ml = strlen(path) + sizeof OUTPUT_MARK + 2;
     char *mark = rescue_malloc(ml);
@@ -284,11 +278,9 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
     ours = access(mark, F_OK) == 0;
     rescue_free(mark);
     if (!ours)
-      return rescue_seterr(err, RESCUE_EEXISTS,
-                           "'%s' was not written by rescue (it has no %s file); --force only "
-                           "replaces rescue's own output folders: remove it yourself or "
-                           "choose another --out",
-                           path, OUTPUT_MARK);
+      return rescue_seterr(err, RESCUE_ENOTOURS,
+                           "'%s' was not written by rescue (it has no %s file)", path,
+                           OUTPUT_MARK);
   }
   o = rescue_calloc(1, sizeof *o);
   if (!o)

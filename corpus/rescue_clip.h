@@ -59,9 +59,10 @@ typedef struct rescue_clip_opts {
      once for every finished sample (status->finished set); may be NULL */
   void (*status)(void *arg, const rescue_clip_status *status);
   void *status_arg;
-  /* one call per sample that failed (msg names the file and what is wrong), from the
-     calling thread; may be NULL */
-  void (*failed)(void *arg, const char *sample_id, const char *msg);
+  /* one call per sample that failed (err: a code, RESCUE_EMEDIACHANGED or RESCUE_ENOMEDIA
+     among others, and a message naming the file and what is wrong), from the calling
+     thread; may be NULL */
+  void (*failed)(void *arg, const char *sample_id, const rescue_error *err);
   void *failed_arg;
 } rescue_clip_opts;
 

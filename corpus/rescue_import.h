@@ -58,9 +58,10 @@ typedef struct rescue_import_note {
 
 typedef struct rescue_import_opts {
   rescue_format format;
-  const char *annotator;   /* a registered annotator (RESCUE_ENOTFOUND otherwise, with the
-                              closest names); NULL: the draft ("import"), where every
-                              annotator's view starts */
+  const char *annotator;   /* a registered annotator (RESCUE_ENOANNOTATOR otherwise, with
+                              the closest names; RESCUE_ERETIRED when retired; RESCUE_EINVAL
+                              for a name rescue_annotator_add refuses); NULL: the draft
+                              ("import"), where every annotator's view starts */
   const char *sample;      /* sample_id for a single JSON file without one, or of a
                               subtitle file (required there), or NULL */
   int resegment;           /* allow a different row count (records a new row set) */
@@ -86,7 +87,9 @@ typedef struct rescue_import_result {
 
 /*
 ** Import paths[0..n) into the store in one transaction. On bad input returns
-** RESCUE_EBADINPUT with "file:line:column: what" on the handle, and the store is as before.
+** RESCUE_EBADINPUT with "file:line:column: what" on the handle, and the store is as before;
+** rows that do not line up with a sample's rows in the store (without resegment) are
+** RESCUE_ERESEGMENT, a file naming a retired annotator RESCUE_EFILERETIRED.
 */
 int rescue_import(rescue_store *st, const char *const *paths, int n,
                   const rescue_import_opts *opts, rescue_import_result *res);

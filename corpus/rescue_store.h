@@ -73,8 +73,8 @@ int rescue_annotator_id(rescue_store *st, const char *name, const char *role, in
 /*
 ** Id of the registered annotator `name` (one added with rescue_annotator_add, or an older
 ** store's); the draft and adjudication pseudo-annotators are not registered annotators.
-** An unknown name is RESCUE_ENOTFOUND with a message naming the closest registered names
-** and pointing to `rescue annotator add`. *role (may be NULL) gets a static copy of the
+** An unknown name is RESCUE_ENOANNOTATOR (arg: the name) with a message naming the closest
+** registered names. *role (may be NULL) gets a static copy of the
 ** role ("annotator", "lead", "model"), *retired (may be NULL) whether it is retired.
 */
 int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, const char **role,

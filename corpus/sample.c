@@ -506,11 +506,10 @@ static int check_alignment_spans(rescue_store *st, const char *sample_id, int n_
       continue;
     if (bad_row)
       *bad_row = i + 1;
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ERESEGMENT,
                        "sample '%s': row %d (%.2f-%.2f s) does not line up with row %d in the "
                        "corpus (%.2f-%.2f s): the spans must overlap by at least half of the "
-                       "shorter one. Rows look split or merged; if so, import with "
-                       "--resegment to record a new row set",
+                       "shorter one. Rows look split or merged",
                        sample_id, i + 1, start[i], end[i], old[i].position, old[i].start,
                        old[i].end);
     break;
@@ -806,16 +805,15 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
   resegment = n_rows != in->n_rows;
   if (!resegment && strcmp(kind, "gold") != 0) {
     rc = check_alignment(st, in, rowset_id, annotator_id);
-    if (rc == RESCUE_EBADINPUT && (flags & RESCUE_PUT_RESEGMENT))
+    if (rc == RESCUE_ERESEGMENT && (flags & RESCUE_PUT_RESEGMENT))
       resegment = 1;
     else if (rc)
       return rc;
   }
   if (resegment) {
     if (!(flags & RESCUE_PUT_RESEGMENT) || (flags & RESCUE_PUT_EDIT))
-      return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
-                           "sample '%s' has %d rows in the corpus but %d in the input "
-                           "(use --resegment to record a new row set)",
+      return rescue_seterr(rescue_store_err(st), RESCUE_ERESEGMENT,
+                           "sample '%s' has %d rows in the corpus but %d in the input",
                            in->sample_id, n_rows, in->n_rows);
     if ((rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", rowset_id, now, stats)))
       return rc;

@@ -730,7 +730,7 @@ static int distance(const char *a, const char *b) {
 
 /*
 ** The "no annotator" message: up to three registered names nearest to `name` by edit
-** distance (all of them when there are three or fewer), and how to add one.
+** distance (all of them when there are three or fewer); RESCUE_ENOANNOTATOR with the name.
 */
 static int unknown_annotator(rescue_store *st, const char *name) {
   sqlite3_stmt *s = rescue_store_stmt(st, "annotator_names");
@@ -768,9 +768,8 @@ static int unknown_annotator(rescue_store *st, const char *name) {
   } else {
     rescue_buf_puts(&msg, " (none is registered yet)");
   }
-  rescue_buf_printf(&msg, "; add one with 'rescue annotator add %s <name>'", rescue_store_path(st));
-  rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "%s",
-                     rescue_buf_ok(&msg) && msg.s ? msg.s : "no such annotator");
+  rc = rescue_seterr_arg(rescue_store_err(st), RESCUE_ENOANNOTATOR, name, "%s",
+                         rescue_buf_ok(&msg) && msg.s ? msg.s : "no such annotator");
   rescue_buf_clear(&msg);
   return rc;
 }

@@ -878,9 +878,7 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
     goto end;
   rc = 0;
   if (n_missing) {
-    rc = rescue_seterr(err, RESCUE_EINVAL,
-                       "no pseudonym for %s (run rescue pseudonyms with --auto or --set)",
-                       missing.s);
+    rc = rescue_seterr_arg(err, RESCUE_EINVAL, "pseudonyms", "no pseudonym for %s", missing.s);
     goto end;
   }
   if (!rescue_buf_ok(&jsonl) || !rescue_buf_ok(&sid) || !rescue_buf_ok(&missing)) {

@@ -110,10 +110,8 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
     if (data_root) {
       const char *why = dataroot_unreadable(s->sample_id);
       if (why) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                           "sample '%s' cannot go into a data-root: %s (export it with "
-                           "--format samples)",
-                           s->sample_id, why);
+        rc = rescue_seterr_arg(err, RESCUE_EBADINPUT, "format",
+                               "sample '%s' cannot go into a data-root: %s", s->sample_id, why);
         goto fail;
       }
       rescue_buf_reset(&path);
@@ -134,14 +132,12 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
   if (rc < 0)
     goto fail;
   if (res->samples == 0) {
-    rc = rescue_seterr(err, RESCUE_ENOTFOUND,
+    int nogold = o->view.kind == RESCUE_VIEW_GOLD && res->incomplete;
+    rc = rescue_seterr(err, nogold ? RESCUE_ENOGOLD : RESCUE_ENOTFOUND,
                        "nothing to export: no sample %s can be used in this view (%ld without "
                        "a version of every row, %ld discarded)%s",
                        o->n_samples ? "of those asked for" : "in the corpus", res->incomplete,
-                       res->discarded,
-                       o->view.kind == RESCUE_VIEW_GOLD && res->incomplete
-                           ? "; the gold view needs gold on every row: see 'rescue adjudicate'"
-                           : "");
+                       res->discarded, nogold ? "; the gold view needs gold on every row" : "");
     goto fail;
   }
   if (f && o->stream) {

@@ -627,11 +627,11 @@ static int gold_record(rescue_score_report *r, line_reader *lr, const rescue_jno
   if (o->type != RESCUE_JOBJECT)
     return BAD(lr, 1, "expected a task record (a JSON object)");
   if (!(task = need_string(o, "task")))
-    return BAD(lr, 1, "record has no \"task\": not a file of 'rescue export --format tasks'");
+    return BAD(lr, 1, "record has no \"task\": not a task dataset file");
   if (strcmp(task, tname) != 0) {
     if (rescue_task_parse(task, &other) == 0)
-      return BAD(lr, 1, "this is a %s record, not %s: score it with 'rescue score %s'", task,
-                 tname, task);
+      return BAD(lr, 1, "this is a %s record, not %s", task, tname),
+             rescue_err_recode(err, RESCUE_EOTHERTASK, task);
     return BAD(lr, 1, "this is a '%s' record, not %s", task, tname);
   }
   if (!(id = need_string(o, "instance_id")) || !*id)
@@ -641,7 +641,7 @@ static int gold_record(rescue_score_report *r, line_reader *lr, const rescue_jno
     return BAD(lr, 1, "record lacks sample_id, couple or scenario");
   if (!(g = rescue_jget(o, gold_keys[r->task])))
     return BAD(lr, 1,
-               "record has no %s: a --blind test file holds no answers; score against its "
+               "record has no %s: a blind test file holds no answers; score against its "
                "answer file (<task>.answers.jsonl or <task>/<split>.answers.jsonl)",
                gold_keys[r->task]);
   if (r->n == r->cap) {
@@ -1629,17 +1629,17 @@ static int check_predictions(rescue_score_report *r, const rescue_score_opts *o,
       best = t;
     }
   if (best >= 0 && r->own_field == 0)
-    return rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s: these look like %s predictions (%ld objects with \"%s\" or task "
-                         "%s), not %s ones (\"%s\"): score them with 'rescue score %s'",
-                         r->pred_path, rescue_task_name((rescue_task)best), best_n,
-                         pred_keys[best], rescue_task_name((rescue_task)best), name,
-                         pred_keys[r->task], rescue_task_name((rescue_task)best));
+    return rescue_seterr_arg(err, RESCUE_EPREDTASK, rescue_task_name((rescue_task)best),
+                             "%s: these look like %s predictions (%ld objects with \"%s\" or "
+                             "task %s), not %s ones (\"%s\")",
+                             r->pred_path, rescue_task_name((rescue_task)best), best_n,
+                             pred_keys[best], rescue_task_name((rescue_task)best), name,
+                             pred_keys[r->task]);
   if (matched == 0 && r->ids_after_row && r->task != RESCUE_TASK_ITP)
-    return rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s: no id matches the gold file; its ids (<sample_id>__after_row<k>) "
-                         "are itp instance ids: score them with 'rescue score itp'",
-                         r->pred_path);
+    return rescue_seterr_arg(err, RESCUE_EPREDTASK, "itp",
+                             "%s: no id matches the gold file; its ids "
+                             "(<sample_id>__after_row<k>) are itp instance ids",
+                             r->pred_path);
   if (matched == 0 && r->ids_row && r->task == RESCUE_TASK_ITP)
     return rescue_seterr(err, RESCUE_EBADINPUT,
                          "%s: no id matches the gold file; its ids (<sample_id>__row<r>) belong "
@@ -1648,10 +1648,9 @@ static int check_predictions(rescue_score_report *r, const rescue_score_opts *o,
   unusable = r->c.missing + r->c.invalid;
   if (!o->allow_missing && (double)unusable > RESCUE_SCORE_MAX_UNUSABLE * (double)r->n)
     return rescue_seterr(
-        err, RESCUE_EBADINPUT,
+        err, RESCUE_EUNUSABLE,
         "%s: %ld of %ld %s instances (%.0f%%) have no usable prediction (%ld missing, %ld "
-        "invalid; %ld invalid lines, %ld unknown ids, %ld without an id), more than %.0f%%: "
-        "check the file, or score anyway with --allow-missing",
+        "invalid; %ld invalid lines, %ld unknown ids, %ld without an id), more than %.0f%%",
         r->pred_path, unusable, r->n, name, 100.0 * (double)unusable / (double)r->n,
         r->c.missing, r->c.invalid, r->c.invalid_lines, r->c.unknown_ids, r->c.no_id,
         100.0 * RESCUE_SCORE_MAX_UNUSABLE);
@@ -1833,7 +1832,7 @@ static void build_notes(const rescue_score_report *r, rescue_buf *b) {
     rescue_buf_printf(b, "%ld prediction%s without an id given to the file's only instance.\n",
                       c->one_instance, c->one_instance == 1 ? "" : "s");
   if (c->invalid_lines)
-    rescue_buf_printf(b, "%ld line%s without a readable reply (listed in --json).\n",
+    rescue_buf_printf(b, "%ld line%s without a readable reply (listed in the JSON report).\n",
                       c->invalid_lines, c->invalid_lines == 1 ? "" : "s");
 }
 
@@ -2136,7 +2135,7 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
                       r->probs[k].inst >= 0 ? ", " : "",
                       r->probs[k].inst >= 0 ? r->ids.s[r->probs[k].inst] : "", r->probs[k].reason);
   if (r->nprobs > 20)
-    rescue_buf_printf(b, "  ... %ld more problems (all in --json)\n", r->nprobs - 20);
+    rescue_buf_printf(b, "  ... %ld more problems (all in the JSON report)\n", r->nprobs - 20);
   rescue_buf_putc(b, '\n');
   text_header(b, r, "overall");
   text_row(b, r, "all", &r->overall);

@@ -255,8 +255,7 @@ static int plan_splits(exporter *x) {
       return rescue_seterr(x->err, RESCUE_EINVAL,
                            "unknown split '%s' (expected train, validation or test)", o->split);
     if (!x->sum.run.id)
-      return rescue_seterr(x->err, RESCUE_EINVAL,
-                           "the corpus has no split yet; run 'rescue split' first");
+      return rescue_seterr(x->err, RESCUE_ENOSPLIT, "the corpus has no split yet");
     if (!(x->sum.run.r[want] > 0))
       return rescue_seterr(x->err, RESCUE_EINVAL,
                            "split '%s' is left out of split run %lld (ratios %s)", o->split,
@@ -284,7 +283,10 @@ static void free_files(exporter *x) {
   file_free(&x->sum.readme);
 }
 
-/* Why an export would write no record: RESCUE_ENOTFOUND with the reason. */
+/*
+** Why an export would write no record: RESCUE_ENOTFOUND with the reason (RESCUE_ENOGOLD
+** when rows of the gold view lack gold).
+*/
 static int empty_export(exporter *x) {
   const rescue_tasks_result *r = x->res;
   const char *view = x->sum.o->view_name ? x->sum.o->view_name : "corpus";
@@ -294,13 +296,12 @@ static int empty_export(exporter *x) {
                          "selected tasks",
                          r->samples, r->samples == 1 ? "" : "s", r->samples == 1 ? "s" : "");
   return rescue_seterr(
-      x->err, RESCUE_ENOTFOUND,
+      x->err,
+      x->sum.o->view.kind == RESCUE_VIEW_GOLD && r->incomplete ? RESCUE_ENOGOLD : RESCUE_ENOTFOUND,
       "nothing to export: no sample can be used (%ld without a version of every row in view "
       "'%s'%s, %ld discarded, %ld outside the split run, %ld in other splits)",
       r->incomplete, view,
-      x->sum.o->view.kind == RESCUE_VIEW_GOLD && r->incomplete
-          ? ": nothing adjudicated yet? see 'rescue adjudicate'"
-          : "",
+      x->sum.o->view.kind == RESCUE_VIEW_GOLD && r->incomplete ? ": nothing adjudicated yet?" : "",
       r->discarded, r->unassigned, r->other_split);
 }
 
@@ -367,15 +368,13 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
     for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
       nsplits += x.sum.active[sp];
     if (ntasks != 1)
-      return rescue_seterr(err, RESCUE_EINVAL,
-                           "a stream holds one task's records: choose it with --tasks");
+      return rescue_seterr_arg(err, RESCUE_EINVAL, "tasks", "a stream holds one task's records");
     if (x.sum.split_mode && nsplits != 1)
-      return rescue_seterr(err, RESCUE_EINVAL,
-                           "the corpus has a split run: a stream holds one split, choose it "
-                           "with --split");
+      return rescue_seterr_arg(err, RESCUE_EINVAL, "split",
+                               "the corpus has a split run: a stream holds one split");
     if (o->blind)
       return rescue_seterr(err, RESCUE_EINVAL,
-                           "--blind writes two files (records and answers): give a folder");
+                           "a blind export writes two files (records and answers): give a folder");
   }
   x.ts = &ts;
   if (o->blind && !(x.doc = rescue_jdoc_new()))
@@ -477,10 +476,9 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
     }
   }
   if (o->require_clips && res->missing_clips) {
-    rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                       "%ld ER/VP record%s would have no clip_path (--require-clips): cut the "
-                       "clips with 'rescue clip' or give --clip-root",
-                       res->missing_clips, res->missing_clips == 1 ? "" : "s");
+    rc = rescue_seterr_arg(err, RESCUE_EBADINPUT, "require_clips",
+                           "%ld ER/VP record%s would have no clip_path", res->missing_clips,
+                           res->missing_clips == 1 ? "" : "s");
     goto fail;
   }
   if (o->stream) {

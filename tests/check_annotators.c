@@ -71,7 +71,7 @@ START_TEST(test_add_and_token) {
   long n;
   char *db = make_corpus(&n), *out = NULL, *err = NULL, *copy, token[65], cmd[512], hash[65];
   rescue_store *st = NULL;
-  rescue_error e = {0, ""};
+  rescue_error e = {0, "", ""};
   sqlite3 *h;
   sqlite3_stmt *q;
   int64_t id = 0, want = 0;
@@ -193,7 +193,7 @@ START_TEST(test_assign) {
   long per[3] = {0, 0, 0}, doubles = 0, dcouple = 0, dfamily = 0, couple = 0, family = 0;
   int i;
   rescue_store *st = NULL;
-  rescue_error e = {0, ""};
+  rescue_error e = {0, "", ""};
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "cyd", NULL), 0);
@@ -360,12 +360,126 @@ START_TEST(test_assign) {
 }
 END_TEST
 
+/* How many annotators are named `name` in the corpus at db. */
+static int annotators_named(const char *db, const char *name) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  int n;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM annotator WHERE name = ?", -1, &q,
+                                      NULL),
+                   SQLITE_OK);
+  sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  n = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return n;
+}
+
+/*
+** The annotator-name rule (rescue_annotator_name_invalid) is the library's, on every path
+** that could bring a name in: rescue_annotator_add, rescue_import's annotator, an EAF file
+** naming its annotator, a draft's model annotator. None of them stores a name the rule
+** refuses, and the messages say what is wrong without naming a CLI flag.
+*/
+START_TEST(test_name_rule_in_library) {
+  long n;
+  char *db = make_corpus(&n), *dir = strdup(db), *copy, *eaf_text, *p, token[65];
+  rescue_store *st = NULL;
+  rescue_error e = {0, "", ""};
+  rescue_import_opts io;
+  rescue_draft_opts dopt;
+  rescue_draft_report rep;
+  const char *in, *eaf;
+  int existed = 0;
+  *strrchr(dir, '/') = 0;
+  in = tu_path(dir, "in.jsonl");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
+  /* an EAF export of one sample as ann sees it: the file names ann as its annotator */
+  eaf = tu_path(dir, "eaf");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--samples",
+                             "c00/seg00", "--view", "annotator:ann", "--out", eaf, NULL),
+                   0);
+  eaf = tu_path(dir, "eaf/c00/seg00.eaf");
+  eaf_text = tu_read(eaf, NULL);
+  p = strstr(eaf_text, "NAME=\"rescue:annotator\">ann<");
+  ck_assert_msg(p != NULL, "%s", eaf_text);
+  {
+    /* the file now names "a,b" */
+    rescue_buf b = RESCUE_BUF_INIT;
+    const char *v = strchr(p, '>') + 1;
+    rescue_buf_printf(&b, "%.*sa,b%s", (int)(v - eaf_text), eaf_text, v + 3);
+    tu_write(eaf, b.s);
+    rescue_buf_clear(&b);
+  }
+  free(eaf_text);
+  copy = copy_of(db);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+
+  /* annotator add */
+  ck_assert_int_eq(rescue_annotator_add(st, "a,b", NULL, token, &existed), RESCUE_EINVAL);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "comma"));
+  ck_assert_int_eq(rescue_annotator_add(st, RESCUE_DRAFT_ANNOTATOR, "model", token, &existed),
+                   RESCUE_EINVAL);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "reserved for drafts"));
+  ck_assert_ptr_null(strstr(rescue_store_errmsg(st), "--"));
+
+  /* rescue_import: the same rule, before anything is read */
+  memset(&io, 0, sizeof io);
+  io.format = RESCUE_FMT_AUTO;
+  io.annotator = "a,b";
+  ck_assert_int_eq(rescue_import(st, &in, 1, &io, NULL), RESCUE_EINVAL);
+  ck_assert_str_eq(rescue_store_errmsg(st),
+                   "invalid annotator name: it contains a comma (lists of names are "
+                   "comma-separated)");
+  ck_assert_str_eq(rescue_store_err(st)->arg, "annotator");
+  io.annotator = " ann";
+  ck_assert_int_eq(rescue_import(st, &in, 1, &io, NULL), RESCUE_EINVAL);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "starts or ends with a space"));
+  io.annotator = RESCUE_ADJUDICATION_ANNOTATOR;
+  ck_assert_int_eq(rescue_import(st, &in, 1, &io, NULL), RESCUE_EINVAL);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "reserved for adjudicated gold"));
+  /* a name the rule allows but nobody registered: its own code, the name in arg */
+  io.annotator = "zed";
+  ck_assert_int_eq(rescue_import(st, &in, 1, &io, NULL), RESCUE_ENOANNOTATOR);
+  ck_assert_str_eq(rescue_store_err(st)->arg, "zed");
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "no registered annotator named 'zed'"));
+  ck_assert_ptr_null(strstr(rescue_store_errmsg(st), "rescue annotator"));
+
+  /* an EAF file naming "a,b": refused, nothing registered under it */
+  memset(&io, 0, sizeof io);
+  io.format = RESCUE_FMT_AUTO;
+  ck_assert_int_ne(rescue_import(st, &eaf, 1, &io, NULL), 0);
+  ck_assert_msg(strstr(rescue_store_errmsg(st), "a,b"), "%s", rescue_store_errmsg(st));
+
+  /* a draft under "a,b": refused before the model runs */
+  memset(&dopt, 0, sizeof dopt);
+  dopt.model_cmd = "false";
+  dopt.annotator = "a,b";
+  memset(&rep, 0, sizeof rep);
+  ck_assert_int_ne(rescue_draft(st, &dopt, &rep), 0);
+  ck_assert_msg(strstr(rescue_store_errmsg(st), "a,b"), "%s", rescue_store_errmsg(st));
+  rescue_draft_report_clear(&rep);
+
+  rescue_store_close(&st);
+  ck_assert_int_eq(annotators_named(db, "a,b"), 0);
+  ck_assert_int_eq(annotators_named(db, " ann"), 0);
+  ck_assert_int_eq(annotators_named(db, "zed"), 0);
+  ck_assert(tu_same_corpus_except_log(db, copy));
+  free(copy);
+  free(dir);
+  free(db);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("annotators");
   TCase *tc = tcase_create("annotators");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_add_and_token);
   tcase_add_test(tc, test_assign);
+  tcase_add_test(tc, test_name_rule_in_library);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

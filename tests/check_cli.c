@@ -463,7 +463,7 @@ START_TEST(test_init) {
   free(err);
   {
     rescue_store *st = NULL;
-    rescue_error e = {0, ""};
+    rescue_error e = {0, "", ""};
     ck_assert_int_eq(rescue_store_open(&st, tu_path(dir, "e.db"), RESCUE_OPEN_READONLY, &e), 0);
     ck_assert_str_eq(rescue_store_scheme(st)->therapist, "Coach");
     rescue_store_close(&st);
@@ -868,7 +868,7 @@ START_TEST(test_concurrent_imports) {
   free(err);
   {
     rescue_store *st = NULL;
-    rescue_error e = {0, ""};
+    rescue_error e = {0, "", ""};
     sqlite3_stmt *q;
     ck_assert_int_eq(rescue_store_open(&st, f.db, RESCUE_OPEN_READONLY, &e), 0);
     ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st),
@@ -884,6 +884,92 @@ START_TEST(test_concurrent_imports) {
 END_TEST
 
 /* Register annotator `name` (imports under a name need a registered annotator). */
+/*
+** The CLI's hints (tools/cli.c): the library says what failed, the CLI adds what to do in
+** its own terms, keyed on the error code, with the corpus's path where the hint names it.
+*/
+START_TEST(test_hints) {
+  fixture f;
+  char *out = NULL, *err = NULL, want[8192];
+  const char *jl, *two;
+  setup(&f);
+  /* an export into a file that exists: --force */
+  jl = tu_path(f.dir, "taken.jsonl");
+  tu_write(jl, "precious\n");
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl, NULL),
+                   1);
+  snprintf(want, sizeof want,
+           "rescue: export: '%s' already exists and is not empty (use --force to replace it)\n",
+           jl);
+  ck_assert_str_eq(err, want);
+  free(out);
+  free(err);
+  /* --force over a file rescue did not write: another --out */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl,
+                             "--force", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "was not written by rescue (it is not a samples export); --force only "
+                            "replaces rescue's own output: choose another --out\n"),
+                "%s", err);
+  free(out);
+  free(err);
+  /* a changed row set: --resegment */
+  two = tu_path(f.dir, "one_row.jsonl");
+  {
+    char *v = variant(", {\"start_time\": 1.5, \"end_time\": 3.0, \"primary_speaker\": "
+                      "\"Therapist\", \"target\": [\"Ana\"], \"dialogue_cleaned\": \"hello\"}",
+                      "");
+    tu_write(two, v);
+    free(v);
+  }
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, two, NULL), 1);
+  ck_assert_msg(strstr(err, "sample 'g/s1' has 2 rows in the corpus but 1 here (use --resegment "
+                            "to record a new row set)\n"),
+                "%s", err);
+  free(out);
+  free(err);
+  /* an unknown annotator: how to add one, naming the corpus */
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "good.jsonl"),
+                             "--annotator", "zoe", NULL),
+                   1);
+  snprintf(want, sizeof want, "; add one with 'rescue annotator add %s <name>'\n", f.db);
+  ck_assert_msg(strstr(err, "no registered annotator named 'zoe'") && strstr(err, want), "%s",
+                err);
+  free(out);
+  free(err);
+  /* a retired annotator: a usage error, with how to bring them back */
+  add_annotator(f.db, "ann");
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", f.db, "ann", "--reason", "left", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "good.jsonl"),
+                             "--annotator", "ann", NULL),
+                   2);
+  snprintf(want, sizeof want,
+           "rescue: import: annotator 'ann' is retired (rescue annotator unretire %s ann brings "
+           "them back)\n",
+           f.db);
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+  free(out);
+  free(err);
+  /* no lead to adjudicate as: --lead, or how to add one */
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", NULL), 2);
+  snprintf(want, sizeof want,
+           "rescue: adjudicate: the corpus has no lead: give --lead <name>, or add one with "
+           "'rescue annotator add %s <name> --role lead'\n",
+           f.db);
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+  free(out);
+  free(err);
+  /* a file whose format its name does not tell: --format */
+  tu_write(tu_path(f.dir, "rows.txt"), good_line);
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "rows.txt"), NULL), 2);
+  ck_assert_msg(strstr(err, "rows.txt' from its name; use --format\n"), "%s", err);
+  free(out);
+  free(err);
+  teardown(&f);
+}
+END_TEST
+
 static void add_annotator(const char *db, const char *name) {
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, name, NULL), 0);
 }
@@ -976,6 +1062,7 @@ int main(void) {
   tcase_add_test(tc, test_duplicate_keys);
   tcase_add_test(tc, test_sample_ids);
   tcase_add_test(tc, test_row_count_change);
+  tcase_add_test(tc, test_hints);
   tcase_add_test(tc, test_data_root_mismatch);
   tcase_add_test(tc, test_not_a_corpus);
   tcase_add_test(tc, test_ids_outside_json);

@@ -96,7 +96,7 @@ static double ffprobe_duration(const char *path) {
 */
 static void check_video_clip_at(const char *path, double s, double e, int exact, double off) {
   rescue_media_decoded d;
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
   long first_at_or_after = (long)ceil((s - off) * FPS - 1e-6), want_frames;
   ck_assert_msg(rescue_media_decode_check(path, &d, &err) == 0, "%s", err.msg);
   ck_assert_int_eq(d.decode_errors, 0);
@@ -132,7 +132,7 @@ static void check_video_clip(const char *path, double s, double e, int exact) {
    start MKV and MPEG-TS files a little before their first picture). */
 static double picture_offset(const char *source) {
   rescue_media_decoded d;
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
   ck_assert_int_eq(rescue_media_decode_check(source, &d, &err), 0);
   ck_assert_int_eq(d.first_code, 0);
   return d.video_start;
@@ -186,7 +186,7 @@ START_TEST(test_copy_mp4_with_span) {
   for (i = 0; i < 3; i++) {
     json_t *r = json_array_get(rows, i);
     char want[64], hex[65], p[4096];
-    rescue_error e = {0, ""};
+    rescue_error e = {0, "", ""};
     snprintf(want, sizeof want, "c/a/clips/%03zu.mp4", i + 1);
     ck_assert_int_eq(json_integer_value(json_object_get(r, "index")), (json_int_t)i + 1);
     ck_assert_str_eq(json_string_value(json_object_get(r, "clip_path")), want);
@@ -241,7 +241,7 @@ START_TEST(test_exact_and_audio) {
   char *o = strdup(tu_path(dir, "assets"));
   json_t *m, *r;
   rescue_media_decoded d;
-  rescue_error e = {0, ""};
+  rescue_error e = {0, "", ""};
   link_media(db, media("src.mp4"), "c/x", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--mode", "exact", NULL), 0);
   free(out);
@@ -340,6 +340,8 @@ START_TEST(test_broken_sources) {
   ck_assert_msg(strstr(err, "sample 'c/damaged': row 1: 'v/damaged.mp4' is damaged at "), "%s", err);
   ck_assert_msg(strstr(err, "sample 'd/changed': 'v/changed.mp4' changed since it was linked"),
                 "%s", err);
+  /* the CLI's hint for that code */
+  ck_assert_msg(strstr(err, "): link it again with 'rescue media add'\n"), "%s", err);
   ck_assert_msg(strstr(err, "sample 'e/missing': 'v/missing.mp4' is missing"), "%s", err);
   ck_assert_msg(strstr(err, "sample 'f/short': '") && strstr(err, "short of row 2's end"), "%s", err);
   ck_assert_msg(strstr(err, "rescue: clip: 5 of 6 samples failed"), "%s", err);
@@ -493,7 +495,9 @@ START_TEST(test_usage_and_selection) {
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/none,c/m", NULL), 1);
-  ck_assert_msg(strstr(err, "sample 'c/none': no media linked"), "%s", err);
+  ck_assert_msg(strstr(err, "sample 'c/none': no media linked (use 'rescue media add ... --sample "
+                            "<id>')\n"),
+                "%s", err);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/unknown", NULL), 1);
@@ -657,7 +661,7 @@ int main(void) {
   Suite *s = suite_create("clip");
   TCase *tc = tcase_create("clip");
   rescue_synth_opts o;
-  rescue_error e = {0, ""};
+  rescue_error e = {0, "", ""};
   static char tmpl[] = "/tmp/rescue-clip-XXXXXX";
   rescue_media_quiet();
   media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */

@@ -68,39 +68,128 @@ void cli_warn(const char *fmt, ...) {
 /*
 ** The CLI's hints, the one place that maps a library failure to what to do next in the
 ** CLI's terms (commands, flags). The library's messages only describe the failure; a hint
-** is added by error code, for every command or only for `command`. `%s` in a hint is the
-** path the failure is about (given by the caller), and such a hint needs one.
+** is added by error code, for every command or only for `command`, and for every failure
+** of that code or only for those whose err->arg is `arg` (for RESCUE_EINVAL and
+** RESCUE_EBADINPUT the library names there the option at fault, as its options struct
+** calls it: "tasks", "sample"). The first entry that fits wins. The hint is appended to
+** the message as written, so it carries its own separator. In a hint, {path} is the path
+** the failure is about (the corpus, an output), given by the caller, and {arg} the name
+** the library recorded with the error (the retired annotator, the other task); an entry
+** whose placeholder has no value is passed over, so a plainer entry for the same code
+** may follow.
 */
 static const struct cli_hint {
   int code;
   const char *command; /* NULL: any */
+  const char *arg;     /* NULL: any */
   const char *hint;
 } cli_hints[] = {
-    {RESCUE_ENOTCORPUS, NULL, "create one with 'rescue init %s'"},
+    {RESCUE_ENOTCORPUS, NULL, NULL, " (create one with 'rescue init {path}')"},
+    /* outputs */
+    {RESCUE_ENOTEMPTY, NULL, NULL, " (use --force to replace it)"},
+    {RESCUE_ENOTOURS, NULL, NULL,
+     "; --force only replaces rescue's own output: choose another --out"},
+    {RESCUE_ELOCKED, NULL, NULL, ": wait for it to finish, or cut into another --out folder"},
+    /* import */
+    {RESCUE_ERESEGMENT, NULL, NULL, " (use --resegment to record a new row set)"},
+    {RESCUE_EINVAL, "import", "format", "; use --format"},
+    {RESCUE_EINVAL, "import", "sample", ": give --sample <id> for it"},
+    {RESCUE_EBADINPUT, "import", "sample", ": give the sample it belongs to with --sample <id>"},
+    {RESCUE_EBADINPUT, "import", "tiers",
+     "; name the tiers that hold the turns with --tiers <t1>,<t2>"},
+    /* annotators */
+    {RESCUE_ERETIRED, NULL, NULL, " (rescue annotator unretire {path} {arg} brings them back)"},
+    {RESCUE_ERETIRED, NULL, NULL, " (rescue annotator unretire brings them back)"},
+    {RESCUE_EFILERETIRED, NULL, NULL,
+     " (rescue annotator unretire {path} {arg} brings them back, or give --annotator)"},
+    {RESCUE_EFILERETIRED, NULL, NULL,
+     " (rescue annotator unretire brings them back, or give --annotator)"},
+    {RESCUE_ENOANNOTATOR, NULL, NULL, "; add one with 'rescue annotator add {path} <name>'"},
+    {RESCUE_ENOANNOTATOR, NULL, NULL, "; add one with 'rescue annotator add <db> <name>'"},
+    {RESCUE_EINVAL, NULL, "reason", " (--reason <text>)"},
+    {RESCUE_ENOLEAD, NULL, NULL,
+     ": give --lead <name>, or add one with 'rescue annotator add {path} <name> --role lead'"},
+    {RESCUE_ENOLEAD, NULL, NULL,
+     ": give --lead <name>, or add one with 'rescue annotator add <db> <name> --role lead'"},
+    {RESCUE_ELEADS, NULL, NULL, ": choose one with --lead"},
+    /* media and clips */
+    {RESCUE_EMEDIACHANGED, NULL, NULL, ": link it again with 'rescue media add'"},
+    {RESCUE_ENOMEDIA, NULL, NULL, " (use 'rescue media add ... --sample <id>')"},
+    /* export */
+    {RESCUE_ENOSPLIT, NULL, NULL, "; run 'rescue split' first"},
+    {RESCUE_ENOGOLD, NULL, NULL, ": see 'rescue adjudicate'"},
+    {RESCUE_EINVAL, NULL, "tasks", ": choose it with --tasks"},
+    {RESCUE_EINVAL, NULL, "split", ", choose it with --split"},
+    {RESCUE_EBADINPUT, NULL, "require_clips",
+     " (--require-clips): cut the clips with 'rescue clip' or give --clip-root"},
+    {RESCUE_EBADINPUT, NULL, "format", " (export it with --format samples)"},
+    {RESCUE_EINVAL, NULL, "pseudonyms", " (run rescue pseudonyms with --auto or --set)"},
+    /* score */
+    {RESCUE_EOTHERTASK, NULL, NULL, ": score it with 'rescue score {arg}'"},
+    {RESCUE_EPREDTASK, NULL, NULL, ": score them with 'rescue score {arg}'"},
+    {RESCUE_EUNUSABLE, NULL, NULL, ": check the file, or score anyway with --allow-missing"},
 };
 
-/* Print err with its hint (arg: the path for a hint's %s, or NULL); returns 1. */
-static int fail_with_hint(const rescue_error *err, const char *arg) {
+void cli_message(const rescue_error *err, const char *path, char *out, size_t cap) {
   const char *msg = err->msg[0] ? err->msg : rescue_strerror(err->code);
-  size_t i;
+  size_t i, n;
+  snprintf(out, cap, "%s", msg);
   for (i = 0; i < sizeof cli_hints / sizeof cli_hints[0]; i++) {
     const struct cli_hint *h = &cli_hints[i];
-    char hint[4200];
-    if (h->code != err->code || (h->command && strcmp(h->command, cli_name) != 0))
+    const char *p;
+    if (h->code != err->code || (h->command && strcmp(h->command, cli_name) != 0) ||
+        (h->arg && strcmp(h->arg, err->arg) != 0))
       continue;
-    if (strstr(h->hint, "%s") && !arg)
+    if ((strstr(h->hint, "{path}") && !path) || (strstr(h->hint, "{arg}") && !err->arg[0]))
       continue;
-    snprintf(hint, sizeof hint, h->hint, arg);
-    cli_error("%s (%s)", msg, hint);
-    return 1;
+    for (p = h->hint, n = strlen(out); *p && n + 1 < cap;) {
+      int is_path = strncmp(p, "{path}", 6) == 0, is_arg = strncmp(p, "{arg}", 5) == 0;
+      if (is_path || is_arg) {
+        snprintf(out + n, cap - n, "%s", is_path ? path : err->arg);
+        n += strnlen(out + n, cap - n);
+        p += is_path ? 6 : 5;
+        continue;
+      }
+      out[n++] = *p++;
+      out[n] = 0;
+    }
+    return;
   }
-  cli_error("%s", msg);
+}
+
+/* Print err with its hint (path: the value of {path}, or NULL); returns 1. */
+static int fail_with_hint(const rescue_error *err, const char *path) {
+  char text[sizeof err->msg + 512];
+  cli_message(err, path, text, sizeof text);
+  cli_error("%s", text);
   return 1;
 }
 
 int cli_fail(const rescue_error *err) { return fail_with_hint(err, NULL); }
 
 int cli_fail_path(const rescue_error *err, const char *path) { return fail_with_hint(err, path); }
+
+/* 1 when a failure of this code is the command line's (an exit status 2 usage error). */
+static int usage_code(int code) {
+  return code == RESCUE_EINVAL || code == RESCUE_ERETIRED || code == RESCUE_ENOLEAD ||
+         code == RESCUE_ELEADS || code == RESCUE_ENOSPLIT;
+}
+
+int cli_fail_usage(const rescue_error *err, const char *path, const char *usage) {
+  char text[sizeof err->msg + 512];
+  if (!usage_code(err->code))
+    return fail_with_hint(err, path);
+  cli_message(err, path, text, sizeof text);
+  return cli_usage_error(usage, "%s", text);
+}
+
+int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spec) {
+  char text[sizeof err->msg + 512];
+  if (!usage_code(err->code))
+    return fail_with_hint(err, path);
+  cli_message(err, path, text, sizeof text);
+  return cli_spec_error(spec, "%s", text);
+}
 
 int cli_usage_error(const char *usage, const char *fmt, ...) {
   va_list ap;
@@ -215,7 +304,7 @@ int cli_parse_long(const char *opt, const char *s, long *out, const char *usage)
 }
 
 int cli_open_store(const char *path, int flags, rescue_store **st) {
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
   if (rescue_store_open(st, path, flags, &err))
     return cli_fail_path(&err, path);
   return 0;

@@ -23,10 +23,23 @@ extern const char *cli_name;
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A warning: "rescue: <cmd>: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+** The error's message with the CLI's hint for its code (the table in tools/cli.c) into out,
+** cut to fit cap; path is the value of a hint's {path} (the corpus, an output) or NULL.
+*/
+void cli_message(const rescue_error *err, const char *path, char *out, size_t cap);
 /* Print the error's message, with the CLI's hint for its code (tools/cli.c), and return 1. */
 int cli_fail(const rescue_error *err);
 /* The same for a failure about `path` (hints that name the path, as "rescue init <path>"). */
 int cli_fail_path(const rescue_error *err, const char *path);
+/*
+** The failure of a call whose arguments came from the command line: an invalid argument
+** (RESCUE_EINVAL) and an option that does not fit the corpus (a retired annotator, a lead
+** to choose, a split asked of a corpus without one: RETIRED, NOLEAD, LEADS, NOSPLIT) are
+** usage errors (message with its hint, then usage; returns 2), anything else is
+** cli_fail_path (path: the corpus for hints that name it, or NULL; returns 1).
+*/
+int cli_fail_usage(const rescue_error *err, const char *path, const char *usage);
 /* A usage error: message, then the usage text, on stderr; returns 2. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* -h: usage on stdout; returns 0. */
@@ -142,6 +155,8 @@ enum { CLI_PARSED = -1 };
 ** printing the help (-h), 2 after a usage error (message and usage on stderr).
 */
 int cli_parse(int argc, char **argv, const cli_spec *spec, int *first);
+/* cli_fail_usage for a command declared with a cli_spec. */
+int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spec);
 /* A usage error found after parsing: message, then spec's usage, on stderr; returns 2. */
 int cli_spec_error(const cli_spec *spec, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

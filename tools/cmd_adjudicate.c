@@ -178,8 +178,7 @@ int cmd_adjudicate(int argc, char **argv) {
   rc = decide ? rescue_adjudicate_decide(st, decide, o.lead, &o, &res)
               : rescue_adjudicate(st, &o, &res);
   if (rc) {
-    rc = rc == RESCUE_EINVAL ? cli_usage_error(usage, "%s", rescue_store_errmsg(st))
-                             : cli_fail(rescue_store_err(st));
+    rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
     goto end;
   }
   if (json) {

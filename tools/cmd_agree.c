@@ -183,7 +183,7 @@ int cmd_agree(int argc, char **argv) {
   o.stats.ci_unit = ci_unit && strcmp(ci_unit, "unit") == 0;
   if (input) {
     rescue_agree_level level;
-    rescue_error err = {0, ""};
+    rescue_error err = {0, "", ""};
     if (argc - optind != 0) {
       cli_usage_error(usage, "give either <db> or --input, not both");
       goto end;
@@ -232,8 +232,7 @@ int cmd_agree(int argc, char **argv) {
     o.samples = (const char *const *)samples;
     o.n_samples = n_samples;
     if ((rc = rescue_agree_corpus(st, &o, &rep))) {
-      rc = rc == RESCUE_EINVAL ? cli_usage_error(usage, "%s", rescue_store_errmsg(st))
-                               : cli_fail(rescue_store_err(st));
+      rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
       goto end;
     }
   }

@@ -205,7 +205,7 @@ static int retire(int argc, char **argv, int on) {
     return rc;
   if (on ? rescue_annotator_retire(st, argv[optind + 1], reason)
          : rescue_annotator_unretire(st, argv[optind + 1], reason)) {
-    rc = cli_fail(rescue_store_err(st));
+    rc = cli_fail_path(rescue_store_err(st), argv[optind]);
     rescue_store_close(&st);
     return rc;
   }

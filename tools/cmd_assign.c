@@ -46,7 +46,7 @@ static int assign_list(const char *db, const char *annotator, int json) {
     return rc;
   if ((annotator && rescue_annotator_lookup(st, annotator, &id, NULL, NULL)) ||
       rescue_assign_list(st, id, &list, &n, &run)) {
-    rc = cli_fail(rescue_store_err(st));
+    rc = cli_fail_path(rescue_store_err(st), db);
     goto end;
   }
   if (json) {
@@ -157,7 +157,7 @@ int cmd_assign(int argc, char **argv) {
   o.overlap = overlap;
   o.seed = (uint64_t)seed;
   if (rescue_assign(st, &o, &res)) {
-    rc = cli_fail(rescue_store_err(st));
+    rc = cli_fail_path(rescue_store_err(st), argv[optind]);
     goto end;
   }
   printf("assignment run %lld (seed %ld, overlap %g): %ld sample%s in %ld group%s; %ld sample%s "

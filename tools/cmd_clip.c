@@ -60,9 +60,11 @@ typedef struct clip_ui {
 } clip_ui;
 
 /* Print each failed sample as it is reported (and keep it for --json). */
-static void on_failed(void *arg, const char *sample_id, const char *msg) {
+static void on_failed(void *arg, const char *sample_id, const rescue_error *err) {
   clip_ui *ui = arg;
   rescue_jw w;
+  char msg[sizeof err->msg + 512];
+  cli_message(err, NULL, msg, sizeof msg);
   if (ui->shown) {
     fprintf(stderr, "\r\033[K");
     ui->shown = 0;
@@ -248,8 +250,7 @@ int cmd_clip(int argc, char **argv) {
   if (ui.shown)
     fprintf(stderr, "\n");
   if (rc && rc != RESCUE_EPARTIAL) {
-    rc = rc == RESCUE_EINVAL ? cli_usage_error(usage, "%s", rescue_store_errmsg(st))
-                             : cli_fail(rescue_store_err(st));
+    rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
     goto end;
   }
   if (ui.json) {

@@ -345,9 +345,7 @@ int export_run(int argc, char **argv) {
   if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
     goto end;
   if (rescue_view_parse(st, view_spec, &o.view)) {
-    rc = rescue_store_err(st)->code == RESCUE_EINVAL
-             ? cli_usage_error(usage, "%s", rescue_store_errmsg(st))
-             : cli_fail(rescue_store_err(st));
+    rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
     goto end;
   }
   o.samples = (const char *const *)samples;

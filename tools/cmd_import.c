@@ -259,8 +259,7 @@ int cmd_import(int argc, char **argv) {
   rc = rescue_import(st, (const char *const *)argv + optind + 1, argc - optind - 1, &o, &res);
   cli_progress_done(&bar);
   if (rc) {
-    rc = rc == RESCUE_EINVAL ? cli_usage_error(usage, "%s", rescue_store_errmsg(st))
-                             : cli_fail(rescue_store_err(st));
+    rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
     goto end;
   }
   if (N.json) {

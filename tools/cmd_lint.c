@@ -64,7 +64,7 @@ static const char *full_usage(void) {
 static int waiver_command(const char *db, const char *waive, const char *unwaive,
                           const char *reason, const char *by, int lint_opts, const char *u) {
   rescue_store *st = NULL;
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
   char *sample = NULL;
   const char *why;
   int rule, row, rc;
@@ -161,9 +161,7 @@ int cmd_lint(int argc, char **argv) {
   if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
     goto end;
   if (rescue_view_parse(st, view_spec, &o.view)) {
-    rc = rescue_store_err(st)->code == RESCUE_EINVAL
-             ? cli_usage_error(u, "%s", rescue_store_errmsg(st))
-             : cli_fail(rescue_store_err(st));
+    rc = cli_fail_usage(rescue_store_err(st), argv[optind], u);
     goto end;
   }
   o.samples = (const char *const *)samples;

@@ -92,7 +92,7 @@ int cmd_score(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   const char *gold = NULL, *pred = NULL;
   rescue_score_report *rep = NULL;
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
   rescue_buf out = RESCUE_BUF_INIT;
   rescue_score_opts so = {.protocol = RESCUE_PROTOCOL_RESCUE};
   rescue_task task;

@@ -34,7 +34,7 @@ int cmd_serve(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   rescue_serve_opts o;
   rescue_server *srv = NULL;
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
   sigset_t set;
   int c, sig = 0, loopback = 0;
 

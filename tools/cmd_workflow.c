@@ -54,7 +54,7 @@ static int who(rescue_store *st, const char *name, int64_t *id) {
   if (!name)
     return 0;
   if (rescue_annotator_lookup(st, name, id, NULL, NULL))
-    return cli_fail(rescue_store_err(st));
+    return cli_fail_path(rescue_store_err(st), rescue_store_path(st));
   return 0;
 }
 

@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   char big[4096], small[4096], script[4096], db[4096], ca[4096], cb[4096], jout[4096];
   double t, wall[3], cpu[3], rss = 0, t_read = 0, t_alpha = 1e9, t_all = 0, alpha = NAN;
   struct stat sb;
-  rescue_error err = {0, ""};
+  rescue_error err = {0, "", ""};
 
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   for (i = 1; i < argc; i++) {
