@@ -332,7 +332,10 @@ void cli_audit(const char *db, const char *action, int argc, char **argv, const 
 /* ---- option tables (cli.h) ---- */
 
 void cli_list_clear(cli_list *l) {
-  cli_free_list(l->v);
+  int i;
+  for (i = 0; i < l->n; i++)
+    free(l->v[i]);
+  free(l->v);
   l->v = NULL;
   l->n = 0;
 }
@@ -346,6 +349,9 @@ static void option_head(const cli_option *o, rescue_buf *b) {
   if (o->argh)
     rescue_buf_printf(b, " %s", o->argh);
 }
+
+/* A left column longer than this puts its help on the next line. */
+#define HEAD_MAX 26
 
 void cli_usage_text(const cli_spec *spec, rescue_buf *b) {
   static const cli_option help = CLI_FLAG('h', "help", NULL, "show this help");
@@ -361,12 +367,20 @@ void cli_usage_text(const cli_spec *spec, rescue_buf *b) {
     for (o = spec->options;; o++) {
       const cli_option *x = o->type == CLI_OPT_END ? &help : o;
       const char *h = x->help, *nl;
+      if (x->type == CLI_OPT_HEADING) {
+        if (pass == 1)
+          rescue_buf_printf(b, "\n%s\n", x->help);
+        continue;
+      }
       rescue_buf_reset(&head);
       option_head(x, &head);
-      if (pass == 0 && head.len > width)
+      if (pass == 0 && head.len > width && head.len <= HEAD_MAX)
         width = head.len;
       if (pass == 1) {
-        rescue_buf_printf(b, "%-*s  ", (int)width, head.s ? head.s : "");
+        if (head.len > width)
+          rescue_buf_printf(b, "%s\n%*s", head.s, (int)width + 2, "");
+        else
+          rescue_buf_printf(b, "%-*s  ", (int)width, head.s ? head.s : "");
         while ((nl = strchr(h, '\n')) != NULL) {
           rescue_buf_printf(b, "%.*s\n%*s", (int)(nl - h), h, (int)width + 2, "");
           h = nl + 1;
@@ -376,6 +390,8 @@ void cli_usage_text(const cli_spec *spec, rescue_buf *b) {
       if (o->type == CLI_OPT_END)
         break;
     }
+  if (spec->epilogue)
+    rescue_buf_printf(b, "\n%s", spec->epilogue);
   rescue_buf_clear(&head);
 }
 
@@ -398,6 +414,36 @@ int cli_spec_error(const cli_spec *spec, const char *fmt, ...) {
   return 2;
 }
 
+/* "a, b or c" of a NULL-terminated list into b. */
+static void choice_list(const char *const *c, rescue_buf *b) {
+  int i;
+  for (i = 0; c[i]; i++)
+    rescue_buf_printf(b, "%s%s", i == 0 ? "" : c[i + 1] ? ", " : " or ", c[i]);
+}
+
+/* The option's own message for a refused value (its %s: the value), then `tail`. */
+static int bad_value(const cli_spec *spec, const cli_option *o, const char *arg,
+                     const char *tail) {
+  const char *p = strstr(o->bad, "%s");
+  if (!p)
+    return cli_spec_error(spec, "%s%s", o->bad, tail);
+  return cli_spec_error(spec, "%.*s%s%s%s", (int)(p - o->bad), o->bad, arg, p + 2, tail);
+}
+
+/* Append a copy of s to list l; -1 when out of memory. */
+static int list_add(cli_list *l, const char *s, size_t len) {
+  char **v = realloc(l->v, (size_t)(l->n + 2) * sizeof *v);
+  if (!v)
+    return -1;
+  l->v = v;
+  if (!(v[l->n] = strndup(s, len)))
+    return -1;
+  v[++l->n] = NULL;
+  return 0;
+}
+
+int cli_list_add(cli_list *l, const char *s) { return list_add(l, s, strlen(s)); }
+
 /* Store arg into option o; returns 0 or 2 after a usage error. */
 static int set_value(const cli_spec *spec, const cli_option *o, const char *arg) {
   char *end;
@@ -411,6 +457,8 @@ static int set_value(const cli_spec *spec, const cli_option *o, const char *arg)
     if (!*arg || *end || errno == ERANGE)
       return cli_spec_error(spec, "--%s expects a whole number, not '%s'", o->long_name, arg);
     if (o->min < o->max && (v < o->min || v > o->max)) {
+      if (o->bad)
+        return bad_value(spec, o, arg, "");
       if (o->max == LONG_MAX)
         return cli_spec_error(spec, "--%s expects a whole number >= %ld, not '%s'", o->long_name,
                               o->min, arg);
@@ -424,37 +472,125 @@ static int set_value(const cli_spec *spec, const cli_option *o, const char *arg)
     double v;
     errno = 0;
     v = strtod(arg, &end);
-    if (!*arg || *end || errno == ERANGE)
+    if (!*arg || *end || errno == ERANGE || !isfinite(v))
       return cli_spec_error(spec, "--%s expects a number, not '%s'", o->long_name, arg);
+    if (o->lo < o->hi && (v < o->lo || v > o->hi)) {
+      if (o->bad)
+        return bad_value(spec, o, arg, "");
+      return cli_spec_error(spec, "--%s expects a number from %g to %g, not '%s'", o->long_name,
+                            o->lo, o->hi, arg);
+    }
     *(double *)o->value = v;
     return 0;
   }
-  case CLI_OPT_SAMPLES: {
+  case CLI_OPT_SAMPLES:
+  case CLI_OPT_LIST: {
     cli_list *l = o->value;
+    const char *p = arg, *e;
     cli_list_clear(l);
-    if (!(l->v = cli_split_list(arg, &l->n)))
-      return cli_spec_error(spec, "--%s expects comma-separated sample ids, not '%s'", o->long_name,
-                            arg);
-    return 0;
+    for (;; p = e + 1) {
+      e = strchr(p, ',');
+      if ((e ? e > p : *p != 0) && list_add(l, p, e ? (size_t)(e - p) : strlen(p))) {
+        cli_error("out of memory");
+        return 2;
+      }
+      if (!e)
+        break;
+    }
+    if (l->n)
+      return 0;
+    if (o->bad)
+      return bad_value(spec, o, arg, "");
+    return cli_spec_error(spec, "--%s needs at least one %s", o->long_name,
+                          o->type == CLI_OPT_SAMPLES ? "sample id" : "value");
   }
+  case CLI_OPT_APPEND:
+    if (list_add(o->value, arg, strlen(arg))) {
+      cli_error("out of memory");
+      return 2;
+    }
+    return 0;
+  case CLI_OPT_CHOICE: {
+    rescue_buf b = RESCUE_BUF_INIT;
+    int i, rc;
+    for (i = 0; o->choices[i]; i++)
+      if (strcmp(arg, o->choices[i]) == 0) {
+        *(int *)o->value = i;
+        return 0;
+      }
+    if (o->bad) {
+      rescue_buf_puts(&b, " (expected ");
+      choice_list(o->choices, &b);
+      rescue_buf_putc(&b, ')');
+      rc = bad_value(spec, o, arg, b.s ? b.s : "");
+    } else {
+      choice_list(o->choices, &b);
+      rc = cli_spec_error(spec, "--%s expects %s, not '%s'", o->long_name, b.s ? b.s : "", arg);
+    }
+    rescue_buf_clear(&b);
+    return rc;
+  }
+  case CLI_OPT_CALLBACK: return o->callback(spec, o, arg);
+  case CLI_OPT_HEADING:
   case CLI_OPT_END: break;
   }
   return 0;
 }
 
+/* The options seen by the last cli_parse (for cli_given). */
+static const cli_spec *seen_spec;
+static unsigned char seen[64];
+
+/* The index of option `name` in spec, or -1. */
+static int option_index(const cli_spec *spec, const char *name) {
+  int i;
+  for (i = 0; spec->options[i].type != CLI_OPT_END; i++)
+    if (spec->options[i].long_name && strcmp(spec->options[i].long_name, name) == 0)
+      return i;
+  return -1;
+}
+
+int cli_given(const cli_spec *spec, const char *long_name) {
+  int i = option_index(spec, long_name);
+  return spec == seen_spec && i >= 0 && seen[i];
+}
+
+/* "missing <path>" or "missing <db> and <path>": arg_name's names from the nargs-th on. */
+static int missing_args(const cli_spec *spec, int nargs) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  const char *name[16], *p = spec->arg_name;
+  int len[16], n = 0, i, rc;
+  while (p && *p && n < 16) {
+    const char *e = strchr(*p == '<' && strchr(p, '>') ? strchr(p, '>') : p, ' ');
+    name[n] = p;
+    len[n++] = e ? (int)(e - p) : (int)strlen(p);
+    p = e ? e + 1 : "";
+  }
+  if (n > spec->min_args)
+    n = spec->min_args;
+  for (i = nargs; i < n; i++)
+    rescue_buf_printf(&b, "%s%.*s", i == nargs ? "" : i + 1 < n ? ", " : " and ", len[i], name[i]);
+  rc = cli_spec_error(spec, "missing %s", b.s ? b.s : spec->arg_name ? spec->arg_name : "arguments");
+  rescue_buf_clear(&b);
+  return rc;
+}
+
 int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
   struct option longopts[64];
   char shortopts[130] = "h";
-  unsigned char seen[64];
   const cli_option *o;
-  int n = 0, k = 1, c, nargs, i;
+  int n = 0, k = 1, c, nargs, i, j, nopt = 0;
 
   memset(seen, 0, sizeof seen);
+  seen_spec = spec;
   for (o = spec->options; o->type != CLI_OPT_END; o++, n++) {
-    longopts[n].name = o->long_name;
-    longopts[n].has_arg = o->type == CLI_OPT_FLAG ? no_argument : required_argument;
-    longopts[n].flag = NULL;
-    longopts[n].val = 1000 + n;
+    if (o->type == CLI_OPT_HEADING || nopt >= 62)
+      continue;
+    longopts[nopt].name = o->long_name;
+    longopts[nopt].has_arg = o->type == CLI_OPT_FLAG ? no_argument : required_argument;
+    longopts[nopt].flag = NULL;
+    longopts[nopt].val = 1000 + n;
+    nopt++;
     if (o->short_name && k < (int)sizeof shortopts - 3) {
       shortopts[k++] = (char)o->short_name;
       if (o->type != CLI_OPT_FLAG)
@@ -462,14 +598,14 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
     }
   }
   shortopts[k] = 0;
-  longopts[n].name = "help";
-  longopts[n].has_arg = no_argument;
-  longopts[n].flag = NULL;
-  longopts[n].val = 'h';
-  memset(&longopts[n + 1], 0, sizeof longopts[n + 1]);
+  longopts[nopt].name = "help";
+  longopts[nopt].has_arg = no_argument;
+  longopts[nopt].flag = NULL;
+  longopts[nopt].val = 'h';
+  memset(&longopts[nopt + 1], 0, sizeof longopts[nopt + 1]);
 
   opterr = 0;
-  optind = 1;
+  optind = 0; /* 0: getopt starts afresh (a command may be parsed twice in one process) */
   while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
     int idx = -1;
     if (c == 'h') {
@@ -489,22 +625,36 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
       idx = c - 1000;
     else
       for (i = 0; i < n; i++)
-        if (spec->options[i].short_name == c)
+        if (spec->options[i].short_name == c && spec->options[i].type != CLI_OPT_HEADING)
           idx = i;
     if (idx < 0)
       return cli_spec_error(spec, "unknown option '-%c'", c);
-    seen[idx] = 1;
+    if (idx < (int)sizeof seen)
+      seen[idx] = 1;
     if (set_value(spec, &spec->options[idx], optarg))
       return 2;
   }
   nargs = argc - optind;
   if (nargs < spec->min_args)
-    return cli_spec_error(spec, "missing %s", spec->arg_name ? spec->arg_name : "arguments");
+    return missing_args(spec, nargs);
   if (spec->max_args >= 0 && nargs > spec->max_args)
     return cli_spec_error(spec, "unexpected argument '%s'", argv[optind + spec->max_args]);
-  for (i = 0; i < n; i++)
-    if (spec->options[i].required && !seen[i])
-      return cli_spec_error(spec, "missing --%s", spec->options[i].long_name);
+  for (i = 0; i < n && i < (int)sizeof seen; i++) {
+    const cli_option *x = &spec->options[i];
+    if (x->required && !seen[i])
+      return cli_spec_error(spec, "missing --%s", x->long_name);
+  }
+  for (i = 0; i < n && i < (int)sizeof seen; i++) {
+    const cli_option *x = &spec->options[i];
+    if (!seen[i])
+      continue;
+    if (x->needs && !cli_given(spec, x->needs))
+      return cli_spec_error(spec, "--%s needs --%s", x->long_name, x->needs);
+    for (j = i + 1; x->group && j < n && j < (int)sizeof seen; j++)
+      if (seen[j] && spec->options[j].group == x->group)
+        return cli_spec_error(spec, "give --%s or --%s, not both", x->long_name,
+                              spec->options[j].long_name);
+  }
   *first = optind;
   return CLI_PARSED;
 }
