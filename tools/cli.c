@@ -575,6 +575,11 @@ static int missing_args(const cli_spec *spec, int nargs) {
   return rc;
 }
 
+/* Flags, and callbacks without a placeholder, take no value. */
+static int takes_value(const cli_option *o) {
+  return o->type != CLI_OPT_FLAG && !(o->type == CLI_OPT_CALLBACK && !o->argh);
+}
+
 int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
   struct option longopts[64];
   char shortopts[130] = "h";
@@ -587,13 +592,13 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
     if (o->type == CLI_OPT_HEADING || nopt >= 62)
       continue;
     longopts[nopt].name = o->long_name;
-    longopts[nopt].has_arg = o->type == CLI_OPT_FLAG ? no_argument : required_argument;
+    longopts[nopt].has_arg = takes_value(o) ? required_argument : no_argument;
     longopts[nopt].flag = NULL;
     longopts[nopt].val = 1000 + n;
     nopt++;
     if (o->short_name && k < (int)sizeof shortopts - 3) {
       shortopts[k++] = (char)o->short_name;
-      if (o->type != CLI_OPT_FLAG)
+      if (takes_value(o))
         shortopts[k++] = ':';
     }
   }

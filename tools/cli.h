@@ -94,7 +94,8 @@ typedef enum cli_opt_type {
   CLI_OPT_LIST,     /* cli_list: comma-separated values (at least one); given again: replaced */
   CLI_OPT_APPEND,   /* cli_list: repeatable, each argument appended as it is */
   CLI_OPT_CHOICE,   /* int: the index in choices (a NULL-terminated list) of the argument */
-  CLI_OPT_CALLBACK, /* callback(spec, option, argument) stores and checks it itself */
+  CLI_OPT_CALLBACK, /* callback(spec, option, argument) stores and checks it itself; without
+                       argh it takes no value (argument NULL) */
   CLI_OPT_HEADING   /* not an option: a heading in the -h text ("options of --format tasks:") */
 } cli_opt_type;
 
