@@ -1,5 +1,6 @@
 /*
-** cli.c: message prefixes, usage, option parsing and progress for the rescue CLI.
+** cli.c: message prefixes, option tables (parsing, help and validation from one
+** declaration), progress and the audit record for the rescue CLI.
 */
 #include <errno.h>
 #include <getopt.h>
@@ -102,20 +103,6 @@ int cli_fail(const rescue_error *err) { return fail_with_hint(err, NULL); }
 
 int cli_fail_path(const rescue_error *err, const char *path) { return fail_with_hint(err, path); }
 
-int cli_usage_error(const char *usage, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vmessage("", fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "\n%s", usage);
-  return 2;
-}
-
-int cli_help(const char *usage) {
-  fputs(usage, stdout);
-  return cli_finish(0);
-}
-
 int cli_finish(int rc) {
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "rescue: %s: cannot write to standard output: %s\n", cli_name,
@@ -133,85 +120,6 @@ int cli_print(const rescue_buf *b) {
   if (b->len)
     fwrite(b->s, 1, b->len, stdout);
   return cli_finish(0);
-}
-
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *usage) {
-  int c;
-  opterr = 0;
-  c = getopt_long(argc, argv, shortopts, longopts, NULL);
-  if (c == '?' || c == ':') {
-    const char *bad = argv[optind - 1];
-    if (optopt && optopt < 256 && strchr(shortopts, optopt) && c == '?' && bad &&
-        bad[0] == '-' && bad[1] != '-')
-      cli_usage_error(usage, "option '-%c' needs a value", optopt);
-    else if (bad && strncmp(bad, "--", 2) == 0 && optopt)
-      cli_usage_error(usage, "option '%s' needs a value", bad);
-    else if (bad && strncmp(bad, "--", 2) == 0)
-      cli_usage_error(usage, "unknown option '%s'", bad);
-    else
-      cli_usage_error(usage, "unknown option '-%c'", optopt ? optopt : '?');
-    return '?';
-  }
-  return c;
-}
-
-char **cli_split_list(const char *s, int *n) {
-  char **v;
-  const char *p = s;
-  int cap = 1, i = 0;
-  for (p = s; *p; p++)
-    cap += *p == ',';
-  v = calloc((size_t)cap + 1, sizeof *v);
-  if (!v)
-    return NULL;
-  p = s;
-  for (;;) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len) {
-      v[i] = strndup(p, len);
-      if (!v[i]) {
-        cli_free_list(v);
-        return NULL;
-      }
-      i++;
-    }
-    if (!e)
-      break;
-    p = e + 1;
-  }
-  *n = i;
-  return v;
-}
-
-void cli_free_list(char **list) {
-  char **p;
-  for (p = list; p && *p; p++)
-    free(*p);
-  free(list);
-}
-
-int cli_parse_double(const char *opt, const char *s, double *out, const char *usage) {
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  if (!*s || *end || errno || !isfinite(*out)) {
-    cli_usage_error(usage, "%s expects a number, not '%s'", opt, s);
-    return -1;
-  }
-  return 0;
-}
-
-int cli_parse_long(const char *opt, const char *s, long *out, const char *usage) {
-  char *end;
-  errno = 0;
-  *out = strtol(s, &end, 10);
-  if (!*s || *end || errno) {
-    cli_usage_error(usage, "%s expects a whole number, not '%s'", opt, s);
-    return -1;
-  }
-  return 0;
 }
 
 int cli_open_store(const char *path, int flags, rescue_store **st) {
@@ -351,45 +259,57 @@ static void option_head(const cli_option *o, rescue_buf *b) {
 }
 
 /* A left column longer than this puts its help on the next line. */
-#define HEAD_MAX 26
+#define HEAD_MAX 24
+
+/* One option's line(s) of the help, its left column `width` wide. */
+static void option_help(const cli_option *o, size_t width, rescue_buf *head, rescue_buf *b) {
+  const char *h = o->help, *nl;
+  rescue_buf_reset(head);
+  option_head(o, head);
+  if (head->len > width)
+    rescue_buf_printf(b, "%s\n%*s", head->s, (int)width + 2, "");
+  else
+    rescue_buf_printf(b, "%-*s  ", (int)width, head->s ? head->s : "");
+  while ((nl = strchr(h, '\n')) != NULL) {
+    rescue_buf_printf(b, "%.*s\n%*s", (int)(nl - h), h, (int)width + 2, "");
+    h = nl + 1;
+  }
+  rescue_buf_printf(b, "%s\n", h);
+}
 
 void cli_usage_text(const cli_spec *spec, rescue_buf *b) {
   static const cli_option help = CLI_FLAG('h', "help", NULL, "show this help");
   const cli_option *o;
   rescue_buf head = RESCUE_BUF_INIT;
-  size_t width = 0;
-  int pass;
+  size_t width;
+  int help_done = 0;
   rescue_buf_printf(b, "usage: %s\n", spec->synopsis);
   if (spec->description)
     rescue_buf_printf(b, "\n%s", spec->description);
+  option_head(&help, &head);
+  width = head.len; /* "  -h, --help" */
+  for (o = spec->options; o->type != CLI_OPT_END; o++) {
+    if (o->type == CLI_OPT_HEADING)
+      continue;
+    rescue_buf_reset(&head);
+    option_head(o, &head);
+    if (head.len > width && head.len <= HEAD_MAX)
+      width = head.len;
+  }
   rescue_buf_puts(b, "\noptions:\n");
-  for (pass = 0; pass < 2; pass++)
-    for (o = spec->options;; o++) {
-      const cli_option *x = o->type == CLI_OPT_END ? &help : o;
-      const char *h = x->help, *nl;
-      if (x->type == CLI_OPT_HEADING) {
-        if (pass == 1)
-          rescue_buf_printf(b, "\n%s\n", x->help);
-        continue;
-      }
-      rescue_buf_reset(&head);
-      option_head(x, &head);
-      if (pass == 0 && head.len > width && head.len <= HEAD_MAX)
-        width = head.len;
-      if (pass == 1) {
-        if (head.len > width)
-          rescue_buf_printf(b, "%s\n%*s", head.s, (int)width + 2, "");
-        else
-          rescue_buf_printf(b, "%-*s  ", (int)width, head.s ? head.s : "");
-        while ((nl = strchr(h, '\n')) != NULL) {
-          rescue_buf_printf(b, "%.*s\n%*s", (int)(nl - h), h, (int)width + 2, "");
-          h = nl + 1;
-        }
-        rescue_buf_printf(b, "%s\n", h);
-      }
-      if (o->type == CLI_OPT_END)
-        break;
+  /* -h closes the first section */
+  for (o = spec->options;; o++) {
+    if ((o->type == CLI_OPT_HEADING || o->type == CLI_OPT_END) && !help_done) {
+      option_help(&help, width, &head, b);
+      help_done = 1;
     }
+    if (o->type == CLI_OPT_END)
+      break;
+    if (o->type == CLI_OPT_HEADING)
+      rescue_buf_printf(b, "\n%s\n", o->help);
+    else
+      option_help(o, width, &head, b);
+  }
   if (spec->epilogue)
     rescue_buf_printf(b, "\n%s", spec->epilogue);
   rescue_buf_clear(&head);
@@ -589,7 +509,11 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
   memset(seen, 0, sizeof seen);
   seen_spec = spec;
   for (o = spec->options; o->type != CLI_OPT_END; o++, n++) {
-    if (o->type == CLI_OPT_HEADING || nopt >= 62)
+    if (n >= 62) {
+      cli_error("too many options in the command's table");
+      return 2;
+    }
+    if (o->type == CLI_OPT_HEADING)
       continue;
     longopts[nopt].name = o->long_name;
     longopts[nopt].has_arg = takes_value(o) ? required_argument : no_argument;
@@ -634,8 +558,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
           idx = i;
     if (idx < 0)
       return cli_spec_error(spec, "unknown option '-%c'", c);
-    if (idx < (int)sizeof seen)
-      seen[idx] = 1;
+    seen[idx] = 1;
     if (set_value(spec, &spec->options[idx], optarg))
       return 2;
   }
@@ -644,18 +567,18 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
     return missing_args(spec, nargs);
   if (spec->max_args >= 0 && nargs > spec->max_args)
     return cli_spec_error(spec, "unexpected argument '%s'", argv[optind + spec->max_args]);
-  for (i = 0; i < n && i < (int)sizeof seen; i++) {
+  for (i = 0; i < n; i++) {
     const cli_option *x = &spec->options[i];
     if (x->required && !seen[i])
       return cli_spec_error(spec, "missing --%s", x->long_name);
   }
-  for (i = 0; i < n && i < (int)sizeof seen; i++) {
+  for (i = 0; i < n; i++) {
     const cli_option *x = &spec->options[i];
     if (!seen[i])
       continue;
     if (x->needs && !cli_given(spec, x->needs))
       return cli_spec_error(spec, "--%s needs --%s", x->long_name, x->needs);
-    for (j = i + 1; x->group && j < n && j < (int)sizeof seen; j++)
+    for (j = i + 1; x->group && j < n; j++)
       if (seen[j] && spec->options[j].group == x->group)
         return cli_spec_error(spec, "give --%s or --%s, not both", x->long_name,
                               spec->options[j].long_name);

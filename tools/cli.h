@@ -27,10 +27,6 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const rescue_error *err);
 /* The same for a failure about `path` (hints that name the path, as "rescue init <path>"). */
 int cli_fail_path(const rescue_error *err, const char *path);
-/* A usage error: message, then the usage text, on stderr; returns 2. */
-int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* -h: usage on stdout; returns 0. */
-int cli_help(const char *usage);
 /*
 ** Print a report built in b on stdout and finish (cli_finish(0)); an incomplete buffer
 ** (allocation failed) prints nothing and returns 1.
@@ -74,15 +70,14 @@ int cli_finish(int rc);
 **   --n expects a number, not 'v'                 (DOUBLE: not a finite number)
 **   --n expects a number from A to B, not 'v'     (DOUBLE, range)
 **   --n expects a, b or c, not 'v'     (CHOICE; with `bad`: bad + " (expected a, b or c)")
-**   --n needs at least one value       (LIST, APPEND-free lists: an empty list; SAMPLES:
-**                                       "--samples needs at least one sample id")
+**   --n needs at least one value       (LIST with no item; SAMPLES says "sample id")
 **   missing <db> and <path>            (too few positional arguments, named by arg_name)
 **   unexpected argument 'x'            (too many)
 **   missing --n                        (a required option absent)
 **   --n needs --m                      (`needs`: an option given without the one it needs)
 **   give --n or --m, not both          (`group`: two options of one exclusive group)
 ** A command checks what a table cannot say (combinations of values) after cli_parse and
-** reports it with cli_spec_error, so it looks the same.
+** reports it with cli_spec_error, so it looks the same. A table holds at most 62 options.
 */
 typedef enum cli_opt_type {
   CLI_OPT_END,
@@ -90,8 +85,9 @@ typedef enum cli_opt_type {
   CLI_OPT_STRING,   /* const char *: the argument */
   CLI_OPT_LONG,     /* long: a whole number, in [min, max] when min < max */
   CLI_OPT_DOUBLE,   /* double: a finite number, in [lo, hi] when lo < hi */
-  CLI_OPT_SAMPLES,  /* cli_list: comma-separated sample ids (at least one) */
-  CLI_OPT_LIST,     /* cli_list: comma-separated values (at least one); given again: replaced */
+  CLI_OPT_SAMPLES,  /* cli_list: comma-separated sample ids, as LIST */
+  CLI_OPT_LIST,     /* cli_list: comma-separated values, empty items skipped ("a,,b" is a, b),
+                       at least one; given again, the last one counts */
   CLI_OPT_APPEND,   /* cli_list: repeatable, each argument appended as it is */
   CLI_OPT_CHOICE,   /* int: the index in choices (a NULL-terminated list) of the argument */
   CLI_OPT_CALLBACK, /* callback(spec, option, argument) stores and checks it itself; without
@@ -224,17 +220,6 @@ int cli_spec_error(const cli_spec *spec, const char *fmt, ...)
 /* The usage text of spec (as -h prints it) into b. */
 void cli_usage_text(const cli_spec *spec, rescue_buf *b);
 
-/* LEGACY (removed when every command uses cli_parse) */
-struct option;
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *usage);
-int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int cli_help(const char *usage);
-char **cli_split_list(const char *s, int *n);
-void cli_free_list(char **list);
-int cli_parse_double(const char *opt, const char *s, double *out, const char *usage);
-int cli_parse_long(const char *opt, const char *s, long *out, const char *usage);
-
 /* Open a corpus, printing the error (with the 'rescue init' hint) on failure. */
 int cli_open_store(const char *path, int flags, rescue_store **st);
 
@@ -274,8 +259,28 @@ int cmd_annotator_list(int argc, char **argv);
 int cmd_assign(int argc, char **argv);
 int cmd_adjudicate(int argc, char **argv);
 int cmd_draft(int argc, char **argv);
-/* export without the --pseudonymise wrapper and the audit record (tools/export_safe.c) */
-int export_run(int argc, char **argv);
+/*
+** `rescue export`'s options, declared once in tools/cmd_export.c; tools/export_safe.c
+** parses them (export_parse), then runs the export (export_run) plain or pseudonymised.
+*/
+typedef struct export_args {
+  const char *db, *out, *view, *annotator, *clip_root, *split;
+  int format; /* index in export_formats: samples, data-root, tasks, eaf */
+  cli_list samples;
+  unsigned tasks;                                                    /* 0: all */
+  int checkpoints_per_sample, min_dialogue_words, itp_cap_per_class; /* -1: default */
+  int force, include_discarded, blind, require_clips, pseudonymise, with_media;
+  const char *task_only; /* the first option of --format tasks given, or NULL */
+} export_args;
+extern const char *const export_formats[];
+extern const cli_spec export_spec;
+/* CLI_PARSED, or the exit status after -h (0) or a usage error (2). */
+int export_parse(int argc, char **argv, export_args *a);
+/* The checks of option combinations; 0 or 2 after a usage error. */
+int export_check(const export_args *a);
+/* The export without the --pseudonymise wrapper and the audit record. */
+int export_run(const export_args *a);
+void export_args_clear(export_args *a);
 int cmd_pseudonyms(int argc, char **argv);
 int cmd_leakcheck(int argc, char **argv);
 int cmd_log(int argc, char **argv);
