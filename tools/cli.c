@@ -543,6 +543,9 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
     }
     if (c == '?' || c == ':') {
       const char *bad = argv[optind - 1];
+      if (bad && strncmp(bad, "--", 2) == 0 && optopt && strchr(bad, '='))
+        return cli_spec_error(spec, "option '%.*s' takes no value", (int)(strchr(bad, '=') - bad),
+                              bad);
       if (bad && strncmp(bad, "--", 2) == 0)
         return cli_spec_error(spec, optopt ? "option '%s' needs a value" : "unknown option '%s'",
                               bad);
