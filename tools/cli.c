@@ -342,8 +342,7 @@ static void choice_list(const char *const *c, rescue_buf *b) {
 }
 
 /* The option's own message for a refused value (its %s: the value), then `tail`. */
-static int bad_value(const cli_spec *spec, const cli_option *o, const char *arg,
-                     const char *tail) {
+static int bad_value(const cli_spec *spec, const cli_option *o, const char *arg, const char *tail) {
   const char *p = strstr(o->bad, "%s");
   if (!p)
     return cli_spec_error(spec, "%s%s", o->bad, tail);
@@ -490,7 +489,10 @@ static int missing_args(const cli_spec *spec, int nargs) {
     n = spec->min_args;
   for (i = nargs; i < n; i++)
     rescue_buf_printf(&b, "%s%.*s", i == nargs ? "" : i + 1 < n ? ", " : " and ", len[i], name[i]);
-  rc = cli_spec_error(spec, "missing %s", b.s ? b.s : spec->arg_name ? spec->arg_name : "arguments");
+  rc = cli_spec_error(spec, "missing %s",
+                      b.s              ? b.s
+                      : spec->arg_name ? spec->arg_name
+                                       : "arguments");
   rescue_buf_clear(&b);
   return rc;
 }

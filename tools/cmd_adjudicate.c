@@ -21,8 +21,8 @@ static const cli_option options[] = {
      .choices = policies,
      .bad = "unknown policy '%s'"},
     CLI_STRING(0, "lead", &lead, "<name>",
-             "the lead (policy lead: default the corpus's only annotator with\n"
-             "role lead; --decide: required)"),
+               "the lead (policy lead: default the corpus's only annotator with\n"
+               "role lead; --decide: required)"),
     {.type = CLI_OPT_LIST,
      .long_name = "coders",
      .value = &coders,
@@ -30,17 +30,16 @@ static const cli_option options[] = {
      .help = "the coders, comma-separated (registered, not retired)",
      .bad = "--coders needs at least one name"},
     CLI_SAMPLES_HELP(&samples, "only these samples (discarded ones are skipped unless named)"),
-    CLI_STRING(0, "decide", &decide_file, "<file>",
-             "apply a lead's decisions (see above)"),
+    CLI_STRING(0, "decide", &decide_file, "<file>", "apply a lead's decisions (see above)"),
     CLI_FLAG(0, "dry-run", &dry_run, "decide and report what would be written; write nothing"),
     CLI_JSON(&json, "one JSON document"),
     CLI_END};
 static const cli_spec spec = {
     .synopsis =
-    "rescue adjudicate <db> --policy lead|majority|latest [--lead <name>]\n"
-    "                         [--coders <a>,<b>...] [--samples <id>,...] [--dry-run] [--json]\n"
-    "       rescue adjudicate <db> --decide <decisions.jsonl> --lead <name>\n"
-    "                         [--coders <a>,<b>...] [--dry-run] [--json]",
+        "rescue adjudicate <db> --policy lead|majority|latest [--lead <name>]\n"
+        "                         [--coders <a>,<b>...] [--samples <id>,...] [--dry-run] [--json]\n"
+        "       rescue adjudicate <db> --decide <decisions.jsonl> --lead <name>\n"
+        "                         [--coders <a>,<b>...] [--dry-run] [--json]",
     .description =
         "Decide each row's gold content field by field (a field is a top-level key of the row)\n"
         "and write it as a gold version, marked with the policy and the versions it came from,\n"
@@ -62,7 +61,8 @@ static const cli_spec spec = {
         "writes only what changed. Exports use gold where it exists.\n"
         "\n"
         "--decide applies a lead's decisions, one JSON object per line:\n"
-        "  {\"sample_id\": \"...\", \"row_index\": 3, \"field\": \"utterance_type\", \"value\": \"defense\"}\n"
+        "  {\"sample_id\": \"...\", \"row_index\": 3, \"field\": \"utterance_type\", \"value\": "
+        "\"defense\"}\n"
         "  {\"sample_id\": \"...\", \"row_index\": 3, \"field\": \"target\", \"take\": \"ann1\"}\n"
         "(\"take\" copies that coder's value). Each is recorded with the lead's name, and the\n"
         "samples they touch are adjudicated again by majority with the decisions in force.\n"
@@ -129,7 +129,7 @@ int cmd_adjudicate(int argc, char **argv) {
   if (decide_file) {
     if (policy_index >= 0 || samples.n) {
       cli_spec_error(&spec, "--decide does not go with --policy or --samples (the file says "
-                             "which rows)");
+                            "which rows)");
       goto end;
     }
     if (!o.lead) {
@@ -159,7 +159,7 @@ int cmd_adjudicate(int argc, char **argv) {
   o.coders = (const char *const *)coders.v;
   o.n_coders = coders.n;
   rc = decide_file ? rescue_adjudicate_decide(st, decide_file, o.lead, &o, &res)
-              : rescue_adjudicate(st, &o, &res);
+                   : rescue_adjudicate(st, &o, &res);
   if (rc) {
     rc = rc == RESCUE_EINVAL ? cli_spec_error(&spec, "%s", rescue_store_errmsg(st))
                              : cli_fail(rescue_store_err(st));

@@ -30,35 +30,35 @@ static const cli_option options[] = {
      .long_name = "coders",
      .value = &coders,
      .argh = "<a>,<b>...",
-     .help =
-             "the annotators to compare, registered and not retired\n"
+     .help = "the annotators to compare, registered and not retired\n"
              "(default: every annotator and lead who saved a version;\n"
              "models are compared through their revisions unless named)",
      .bad = "--coders needs at least one annotator name"},
-    CLI_SAMPLES_HELP(&samples,
-             "only these samples (comma-separated; discarded samples are\n"
-             "left out unless named here)"),
+    CLI_SAMPLES_HELP(&samples, "only these samples (comma-separated; discarded samples are\n"
+                               "left out unless named here)"),
     CLI_CHOICE(0, "by", &by_index, "<g>", "also alpha per scenario or per sample", bys),
-    CLI_LONG(0, "ci", &ci, "<replicates>", "a 95% bootstrap interval from this many replicates", 1, 1000000),
+    CLI_LONG(0, "ci", &ci, "<replicates>", "a 95% bootstrap interval from this many replicates", 1,
+             1000000),
     {.type = CLI_OPT_CHOICE,
      .long_name = "ci-unit",
      .value = &ci_unit,
      .argh = "<u>",
-     .help =
-             "resample whole samples (default: rows inside one interview are\n"
+     .help = "resample whole samples (default: rows inside one interview are\n"
              "not independent) or single units",
      .choices = ci_units,
      .needs = "ci"},
-    CLI_LONG(0, "seed", &seed, "<n>", "bootstrap seed (default 1), recorded in the output", 0, LONG_MAX),
+    CLI_LONG(0, "seed", &seed, "<n>", "bootstrap seed (default 1), recorded in the output", 0,
+             LONG_MAX),
     CLI_STRING(0, "input", &input, "<file.tsv>", "table mode ('-' reads standard input)"),
-    CLI_STRING(0, "level", &level_name, "<level>", "table mode: the measurement level (always explicit)"),
+    CLI_STRING(0, "level", &level_name, "<level>",
+               "table mode: the measurement level (always explicit)"),
     CLI_CHOICE(0, "format", &out_format, "<f>",
-             "text (default): a summary table (field, level, coders, units,\n"
-             "alpha and interval, percent agreement, status), warnings on\n"
-             "thin data (an interval from fewer than 20 resampled groups,\n"
-             "a field with fewer than 30 pairable units), then each field\n"
-             "in detail; json: one JSON document; csv: one line per field\n"
-             "(and per --by group) for spreadsheets",
+               "text (default): a summary table (field, level, coders, units,\n"
+               "alpha and interval, percent agreement, status), warnings on\n"
+               "thin data (an interval from fewer than 20 resampled groups,\n"
+               "a field with fewer than 30 pairable units), then each field\n"
+               "in detail; json: one JSON document; csv: one line per field\n"
+               "(and per --by group) for spreadsheets",
                out_formats),
     {.type = CLI_OPT_CALLBACK,
      .long_name = "json",
@@ -68,11 +68,12 @@ static const cli_option options[] = {
     CLI_END};
 static const cli_spec spec = {
     .synopsis =
-    "rescue agree <db> [--field <name>]... [--coders <a>,<b>...] [--samples <id>,...]\n"
-    "                    [--by scenario|sample] [--ci <replicates>] [--ci-unit sample|unit]\n"
-    "                    [--seed <n>] [--format text|json|csv] [--json]\n"
-    "   or: rescue agree --input <file.tsv> --level nominal|ordinal|interval|ratio|masi|jaccard\n"
-    "                    [--ci <replicates>] [--seed <n>] [--format text|json|csv] [--json]",
+        "rescue agree <db> [--field <name>]... [--coders <a>,<b>...] [--samples <id>,...]\n"
+        "                    [--by scenario|sample] [--ci <replicates>] [--ci-unit sample|unit]\n"
+        "                    [--seed <n>] [--format text|json|csv] [--json]\n"
+        "   or: rescue agree --input <file.tsv> --level "
+        "nominal|ordinal|interval|ratio|masi|jaccard\n"
+        "                    [--ci <replicates>] [--seed <n>] [--format text|json|csv] [--json]",
     .description =
         "Krippendorff's alpha (missing values allowed: units with fewer than two values drop\n"
         "out), Cohen's kappa per coder pair (weighted too at ordinal and interval levels),\n"
@@ -115,7 +116,9 @@ int cmd_agree(int argc, char **argv) {
     goto end;
   rc = 2;
   json = out_format;
-  o.stats.by = by_index == 0 ? RESCUE_BY_STRATUM : by_index == 1 ? RESCUE_BY_CLUSTER : RESCUE_BY_NONE;
+  o.stats.by = by_index == 0   ? RESCUE_BY_STRATUM
+               : by_index == 1 ? RESCUE_BY_CLUSTER
+                               : RESCUE_BY_NONE;
   o.stats.ci_replicates = (int)ci;
   o.stats.seed = (uint64_t)seed;
   o.stats.ci_unit = ci_unit == 1;
@@ -128,18 +131,19 @@ int cmd_agree(int argc, char **argv) {
     }
     if (!level_name) {
       cli_spec_error(&spec, "table mode needs --level (the measurement level is never a "
-                             "default)");
+                            "default)");
       goto end;
     }
     if (rescue_agree_level_parse(level_name, &level) || level == RESCUE_LEVEL_TEXT) {
-      cli_spec_error(&spec, "unknown level '%s' (expected nominal, ordinal, interval, ratio, "
-                             "masi or jaccard)",
-                      level_name);
+      cli_spec_error(&spec,
+                     "unknown level '%s' (expected nominal, ordinal, interval, ratio, "
+                     "masi or jaccard)",
+                     level_name);
       goto end;
     }
     if (fields.n || coders.n || samples.n || o.stats.by != RESCUE_BY_NONE) {
       cli_spec_error(&spec, "--field, --coders, --samples and --by apply to a corpus, not to "
-                             "--input");
+                            "--input");
       goto end;
     }
     if (ci_unit == 0) {
@@ -154,7 +158,7 @@ int cmd_agree(int argc, char **argv) {
   } else {
     if (level_name) {
       cli_spec_error(&spec, "--level applies to --input; a corpus takes its levels from its "
-                             "scheme");
+                            "scheme");
       goto end;
     }
     if (argc - first != 1) {

@@ -9,15 +9,14 @@
 
 static const char *const roles[] = {"annotator", "lead", "model", NULL};
 static int role_index = -1;
-static const cli_option add_options[] = {
-    {.type = CLI_OPT_CHOICE,
-     .long_name = "role",
-     .value = &role_index,
-     .argh = "<role>",
-     .help = "annotator (default), lead or model",
-     .choices = roles,
-     .bad = "unknown role '%s'"},
-    CLI_END};
+static const cli_option add_options[] = {{.type = CLI_OPT_CHOICE,
+                                          .long_name = "role",
+                                          .value = &role_index,
+                                          .argh = "<role>",
+                                          .help = "annotator (default), lead or model",
+                                          .choices = roles,
+                                          .bad = "unknown role '%s'"},
+                                         CLI_END};
 static const cli_spec add_spec = {
     .synopsis = "rescue annotator add <db> <name> [--role annotator|lead|model]",
     .description =
@@ -170,9 +169,8 @@ static const char *reason;
 static const cli_option retire_options[] = {
     CLI_STRING(0, "reason", &reason, "<text>", "why (required to retire)"), CLI_END};
 static const cli_spec retire_spec = {
-    .synopsis =
-    "rescue annotator retire <db> <name> --reason <text>\n"
-    "       rescue annotator unretire <db> <name> [--reason <text>]",
+    .synopsis = "rescue annotator retire <db> <name> --reason <text>\n"
+                "       rescue annotator unretire <db> <name> [--reason <text>]",
     .description =
         "Retire an annotator: their versions stay in the corpus and its history, but leave\n"
         "every view, agreement and adjudication (and they no longer count as a coder).\n"

@@ -26,15 +26,13 @@ static const cli_option options[] = {
     CLI_LONG(0, "seed", &seed, "<n>", "shuffle seed (default 1)", 0, LONG_MAX),
     CLI_FLAG(0, "list", &list_only, "list the assignment in use instead of dealing"),
     CLI_STRING(0, "annotator", &one, "<name>", "with --list: only this annotator's samples"),
-    CLI_JSON(&json_out,
-             "with --list: one JSON document {\"run\", \"assignments\":\n"
-             "[{\"sample_id\", \"annotator\", \"status\", \"status_reason\",\n"
-             "\"rows\", \"rows_saved\", \"comments\"}]}"),
+    CLI_JSON(&json_out, "with --list: one JSON document {\"run\", \"assignments\":\n"
+                        "[{\"sample_id\", \"annotator\", \"status\", \"status_reason\",\n"
+                        "\"rows\", \"rows_saved\", \"comments\"}]}"),
     CLI_END};
 static const cli_spec spec = {
-    .synopsis =
-    "rescue assign <db> --annotators <a>,<b>... [--overlap <share>] [--seed <n>]\n"
-    "       rescue assign <db> --list [--annotator <name>] [--json]",
+    .synopsis = "rescue assign <db> --annotators <a>,<b>... [--overlap <share>] [--seed <n>]\n"
+                "       rescue assign <db> --list [--annotator <name>] [--json]",
     .description =
         "Deal the samples (not discarded) out to annotators for review: every sample gets one\n"
         "reviewer, and about <share> of them get two, which is what agreement needs. A couple's\n"
@@ -119,7 +117,7 @@ int cmd_assign(int argc, char **argv) {
   }
   if (overlap > 0 && n < 2) {
     cli_spec_error(&spec, "double review (--overlap above 0) needs at least two annotators; "
-                           "give --overlap 0 for one");
+                          "give --overlap 0 for one");
     goto end;
   }
   if ((rc = cli_open_store(argv[first], 0, &st)))

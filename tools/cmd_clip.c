@@ -10,11 +10,8 @@
 #include "cli.h"
 
 /* The table's values (set before the functions below see them). */
-static struct {
-  int *v, n;
-} rows;
+static struct { int *v, n; } rows;
 static int shard_i, shard_n;
-
 
 /* What the run shows while it goes, and the failures the --json summary lists. */
 typedef struct clip_ui {
@@ -135,8 +132,7 @@ static const cli_option options[] = {
      .long_name = "mode",
      .value = &mode_index,
      .argh = "<m>",
-     .help =
-             "copy (default): stream copy in one pass over each source; the\n"
+     .help = "copy (default): stream copy in one pass over each source; the\n"
              "mp4 edit list starts each clip on the requested frame\n"
              "exact: re-encode (H.264 + AAC), within one frame in any player\n"
              "audio: clips/NNN.wav, 16 kHz mono 16-bit PCM, added to the manifest\n"
@@ -144,44 +140,44 @@ static const cli_option options[] = {
      .choices = modes,
      .bad = "unknown mode '%s'"},
     CLI_DOUBLE_RANGE(0, "pad", &pad, "<s>",
-                     "widen every clip by s seconds on both sides (clamped to the source)", 0, HUGE_VAL,
-                     "--pad must be >= 0"),
+                     "widen every clip by s seconds on both sides (clamped to the source)", 0,
+                     HUGE_VAL, "--pad must be >= 0"),
     {.type = CLI_OPT_LONG,
      .long_name = "jobs",
      .value = &jobs,
      .argh = "<n>",
-     .help =
-             "worker threads, one sample each (default 1); with fewer samples\n"
+     .help = "worker threads, one sample each (default 1); with fewer samples\n"
              "than workers, the rows of a sample are split among them",
      .min = 1,
      .max = 256,
      .bad = "--jobs must be between 1 and 256"},
     CLI_CALLBACK(0, "shard", NULL, "<i>/<n>",
-             "only the samples whose FNV-1a 64 hash of the sample_id, modulo n,\n"
-             "is i-1 (stable as samples are added: Slurm arrays, GNU parallel)",
+                 "only the samples whose FNV-1a 64 hash of the sample_id, modulo n,\n"
+                 "is i-1 (stable as samples are added: Slurm arrays, GNU parallel)",
                  shard),
     CLI_SAMPLES_HELP(&ids, "only these samples (comma-separated)"),
     CLI_CALLBACK(0, "rows", NULL, "<n>,...",
-             "with one --samples id: cut these rows again (1-based), even when\n"
-             "their clips are complete; all or nothing: if one fails, no clip\n"
-             "and no manifest entry changes",
+                 "with one --samples id: cut these rows again (1-based), even when\n"
+                 "their clips are complete; all or nothing: if one fails, no clip\n"
+                 "and no manifest entry changes",
                  rows_option),
     CLI_STRING(0, "path-base", &path_base, "<dir>",
-             "manifest clip_path values are relative to it (default: --out);\n"
-             "for the authors' scripts cut into\n"
-             "<repo>/manual_review_system/review_assets with --path-base <repo>"),
+               "manifest clip_path values are relative to it (default: --out);\n"
+               "for the authors' scripts cut into\n"
+               "<repo>/manual_review_system/review_assets with --path-base <repo>"),
     CLI_JSON(&json, "print the run's summary as JSON (counts, failures with reasons)"),
     CLI_END};
 static const cli_spec spec = {
-    .synopsis =
-    "rescue clip <db> --out <dir> [--mode copy|exact|audio] [--pad <s>] [--jobs <n>]\n"
-    "                   [--shard <i>/<n>] [--samples <id>,...] [--rows <n>,...]\n"
-    "                   [--path-base <dir>] [--json]",
+    .synopsis = "rescue clip <db> --out <dir> [--mode copy|exact|audio] [--pad <s>] [--jobs <n>]\n"
+                "                   [--shard <i>/<n>] [--samples <id>,...] [--rows <n>,...]\n"
+                "                   [--path-base <dir>] [--json]",
     .description =
         "Cut one clip per row of every sample linked to a source ('rescue media add'):\n"
-        "<dir>/<sample_id>/clips/NNN.mp4 (NNN = row index, 3 digits), <dir>/<sample_id>/segment.mp4\n"
+        "<dir>/<sample_id>/clips/NNN.mp4 (NNN = row index, 3 digits), "
+        "<dir>/<sample_id>/segment.mp4\n"
         "for a sample that is a span of a longer source, and <dir>/<sample_id>/manifest.json\n"
-        "({\"rows\": [{\"index\", \"clip_path\", \"duration_sec\", ...}]}, the release format, with the\n"
+        "({\"rows\": [{\"index\", \"clip_path\", \"duration_sec\", ...}]}, the release format, "
+        "with the\n"
         "requested and actual span, frame and sample counts, sha256 and mode of each clip).\n"
         "Files appear under their final names only when complete and checked; a rerun keeps\n"
         "clips whose file still matches the hash the corpus recorded. A sample whose source is\n"

@@ -31,17 +31,17 @@ static long rows_per_request, jobs = 1, retries = 2;
 static double timeout = 300;
 static int print_only, json;
 static const cli_option options[] = {
-    CLI_STRING(0, "model-cmd", &model_cmd, "<c>", "the command to run (required unless --print-prompt)"),
+    CLI_STRING(0, "model-cmd", &model_cmd, "<c>",
+               "the command to run (required unless --print-prompt)"),
     CLI_STRING(0, "annotator", &annotator, "<model>",
-             "a registered annotator with role model\n"
-             "(rescue annotator add <db> <model> --role model)"),
+               "a registered annotator with role model\n"
+               "(rescue annotator add <db> <model> --role model)"),
     CLI_SAMPLES_HELP(&samples, "only these samples (comma-separated)"),
     {.type = CLI_OPT_LONG,
      .long_name = "rows-per-request",
      .value = &rows_per_request,
      .argh = "<n>",
-     .help =
-             "windows of n rows, with up to 20 earlier rows as context\n"
+     .help = "windows of n rows, with up to 20 earlier rows as context\n"
              "(default: a whole sample per request)",
      .min = 1,
      .max = 100000,
@@ -54,7 +54,8 @@ static const cli_option options[] = {
      .min = 1,
      .max = 64,
      .bad = "--jobs must be between 1 and 64"},
-    CLI_CALLBACK(0, "timeout", &timeout, "<s>", "seconds per run of the command (default 300)", positive_seconds),
+    CLI_CALLBACK(0, "timeout", &timeout, "<s>", "seconds per run of the command (default 300)",
+                 positive_seconds),
     {.type = CLI_OPT_LONG,
      .long_name = "retries",
      .value = &retries,
@@ -64,19 +65,20 @@ static const cli_option options[] = {
      .max = 100000,
      .bad = "--retries must be 0 or more"},
     CLI_STRING(0, "prompt", &prompt_file, "<file>",
-             "the prompt template (default: the built-in one; placeholders\n"
-             "{{scenario}} {{sample_id}} {{row_from}} {{row_to}}\n"
-             "{{participants}} {{entities}} {{therapist}} {{group_label}}\n"
-             "{{fields}} {{labels}} {{rules}} {{context}} {{rows}} {{shape}})"),
+               "the prompt template (default: the built-in one; placeholders\n"
+               "{{scenario}} {{sample_id}} {{row_from}} {{row_to}}\n"
+               "{{participants}} {{entities}} {{therapist}} {{group_label}}\n"
+               "{{fields}} {{labels}} {{rules}} {{context}} {{rows}} {{shape}})"),
     CLI_FLAG(0, "print-prompt", &print_only,
              "write the prompts to standard output; run nothing, store nothing"),
     CLI_JSON(&json, "one JSON document: counts and every request's outcome"),
     CLI_END};
 static const cli_spec spec = {
     .synopsis =
-    "rescue draft <db> --model-cmd '<command>' --annotator <model> [--samples <id>,...]\n"
-    "                    [--rows-per-request <n>] [--jobs <n>] [--timeout <s>] [--retries <n>]\n"
-    "                    [--prompt <file>] [--print-prompt] [--json]",
+        "rescue draft <db> --model-cmd '<command>' --annotator <model> [--samples <id>,...]\n"
+        "                    [--rows-per-request <n>] [--jobs <n>] [--timeout <s>] [--retries "
+        "<n>]\n"
+        "                    [--prompt <file>] [--print-prompt] [--json]",
     .description =
         "Pre-annotate rows with a model. For each sample (or each window of rows) a prompt is\n"
         "built from the corpus's annotation scheme: the scenario's label sets with their\n"
@@ -197,9 +199,9 @@ int cmd_draft(int argc, char **argv) {
     rescue_buf_printf(&out,
                       "%s: %ld request%s: %ld ok, %ld partial, %ld failed; %ld row%s stored "
                       "as %s's versions, %ld kept back\n",
-                      argv[first], rep.requests, rep.requests == 1 ? "" : "s", rep.ok,
-                      rep.partial, rep.failed, rep.rows_imported,
-                      rep.rows_imported == 1 ? "" : "s", o.annotator, rep.rows_kept_back);
+                      argv[first], rep.requests, rep.requests == 1 ? "" : "s", rep.ok, rep.partial,
+                      rep.failed, rep.rows_imported, rep.rows_imported == 1 ? "" : "s", o.annotator,
+                      rep.rows_kept_back);
   }
   {
     int failed = rc == RESCUE_EPARTIAL;

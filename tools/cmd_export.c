@@ -47,24 +47,24 @@ static const cli_option options[] = {
      .choices = export_formats,
      .bad = "unknown format '%s'"},
     CLI_STRING_REQ(0, "out", &A.out, "<path>",
-             "the file (samples) or folder (data-root, tasks, eaf) to write;\n"
-             "'-' streams samples JSONL, or the records of one task (--tasks\n"
-             "<task>, and --split <name> after 'rescue split'), to stdout"),
+                   "the file (samples) or folder (data-root, tasks, eaf) to write;\n"
+                   "'-' streams samples JSONL, or the records of one task (--tasks\n"
+                   "<task>, and --split <name> after 'rescue split'), to stdout"),
     CLI_FLAG(0, "force", &A.force,
              "replace an existing, non-empty output once the new one is done\n"
              "(only rescue's own earlier output: never a corpus, a folder\n"
              "without .rescue-output, or a file that is not a samples export)"),
     CLI_STRING(0, "view", &A.view, "<v>",
-             "which version of each row: the corpus view by default (gold\n"
-             "where adjudicated, else the latest by anyone); gold (samples\n"
-             "without gold on every row are left out), latest, or\n"
-             "annotator:<name> (that annotator's view)"),
+               "which version of each row: the corpus view by default (gold\n"
+               "where adjudicated, else the latest by anyone); gold (samples\n"
+               "without gold on every row are left out), latest, or\n"
+               "annotator:<name> (that annotator's view)"),
     CLI_SAMPLES_HELP(&A.samples, "only these samples (comma-separated sample ids)"),
     CLI_FLAG(0, "include-discarded", &A.include_discarded,
              "also write discarded samples (samples, data-root, eaf)"),
     CLI_STRING(0, "annotator", &A.annotator, "<name>",
-             "who runs the export, for the corpus's log (rescue log); the\n"
-             "operating-system user is recorded in any case"),
+               "who runs the export, for the corpus's log (rescue log); the\n"
+               "operating-system user is recorded in any case"),
     CLI_FLAG(0, "pseudonymise", &A.pseudonymise,
              "replace every real name by the corpus's pseudonym map (rescue\n"
              "pseudonyms) in ids, people fields and free text; the output is\n"
@@ -72,18 +72,16 @@ static const cli_option options[] = {
     {.type = CLI_OPT_FLAG,
      .long_name = "with-media",
      .value = &A.with_media,
-     .help =
-             "with --pseudonymise and --format tasks: copy the row clips into\n"
+     .help = "with --pseudonymise and --format tasks: copy the row clips into\n"
              "<out>/media/ (faces and voices are NOT anonymised); without it a\n"
              "pseudonymised export has no clips and empty clip paths",
      .needs = "pseudonymise"},
     CLI_HEADING("options of --format tasks:"),
     CLI_CALLBACK(0, "tasks", &A.tasks, "<list>",
-             "which tasks (default: all six): itp, rpp, stp, ssp, er, vp",
-                 tasks_option),
+                 "which tasks (default: all six): itp, rpp, stp, ssp, er, vp", tasks_option),
     CLI_STRING(0, "clip-root", &A.clip_root, "<p>",
-             "clip_path = <p>/<sample_id>/clips/NNN.mp4 (the release's form,\n"
-             "not checked); default: the clips 'rescue clip' recorded"),
+               "clip_path = <p>/<sample_id>/clips/NNN.mp4 (the release's form,\n"
+               "not checked); default: the clips 'rescue clip' recorded"),
     {.type = CLI_OPT_CHOICE,
      .long_name = "split",
      .value = &split_index,
@@ -109,13 +107,13 @@ static const cli_option options[] = {
              "default: a warning with the count)"),
     CLI_END};
 const cli_spec export_spec = {
-    .synopsis =
-    "rescue export <db> --format samples|data-root|tasks|eaf --out <path>|- [--force]\n"
-    "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
-    "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] [--split <name>]\n"
-    "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
-    "                     [--itp-cap-per-class <m>] [--blind] [--require-clips]\n"
-    "                     [--annotator <name>] [--pseudonymise [--with-media]]",
+    .synopsis = "rescue export <db> --format samples|data-root|tasks|eaf --out <path>|- [--force]\n"
+                "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
+                "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] "
+                "[--split <name>]\n"
+                "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
+                "                     [--itp-cap-per-class <m>] [--blind] [--require-clips]\n"
+                "                     [--annotator <name>] [--pseudonymise [--with-media]]",
     .description =
         "Write the corpus out, all or nothing (a temporary name renamed at the end).\n"
         "\n"
@@ -124,7 +122,8 @@ const cli_spec export_spec = {
         "             comes back byte for byte\n"
         "  data-root  a folder of <sample_id>.json files, each the JSONL line plus a newline,\n"
         "             as the authors' evaluation scripts read with --data-root\n"
-        "  tasks      a folder with the six task datasets (export/TASKS.md): <task>.jsonl each, or\n"
+        "  tasks      a folder with the six task datasets (export/TASKS.md): <task>.jsonl each, "
+        "or\n"
         "             <task>/<split>.jsonl and splits/<split>.txt once 'rescue split' ran;\n"
         "             README.md (dataset card) and manifest.json (sizes, lines, sha256)\n"
         "  eaf        a folder of <sample_id>.eaf ELAN files (EAF 3.0): a turn tier per\n"
@@ -206,7 +205,8 @@ static int export_eaf(rescue_store *st, const char *out, const char *view_spec,
     time_t tt = (time_t)t;
     struct tm tm;
     if (*end || t < 0 || !gmtime_r(&tt, &tm))
-      return cli_spec_error(&export_spec, "SOURCE_DATE_EPOCH is not a number of seconds: '%s'", sde);
+      return cli_spec_error(&export_spec, "SOURCE_DATE_EPOCH is not a number of seconds: '%s'",
+                            sde);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
     eo.date = date;
   }

@@ -15,7 +15,8 @@ static int annotator_name(const cli_spec *spec, const cli_option *o, const char 
   return 0;
 }
 
-static const char *const formats[] = {"auto", "jsonl", "json", "data-root", "srt", "vtt", "eaf", NULL};
+static const char *const formats[] = {"auto", "jsonl", "json", "data-root",
+                                      "srt",  "vtt",   "eaf",  NULL};
 static int format_index, resegment, strict, json;
 static const char *annotator, *sample, *tiers;
 static const cli_option options[] = {
@@ -23,35 +24,33 @@ static const cli_option options[] = {
      .long_name = "format",
      .value = &format_index,
      .argh = "<f>",
-     .help =
-             "auto (default): a folder is a data-root, *.jsonl and *.ndjson\n"
+     .help = "auto (default): a folder is a data-root, *.jsonl and *.ndjson\n"
              "are jsonl, *.json is json, *.srt is srt, *.vtt is vtt,\n"
              "*.eaf is eaf",
      .choices = formats,
      .bad = "unknown format '%s'"},
     CLI_CALLBACK(0, "annotator", &annotator, "<name>",
-             "whose versions these are: a registered annotator ('rescue\n"
-             "annotator add'; an unknown name is refused with the closest\n"
-             "registered names). Without it the file is the draft: where\n"
-             "every annotator's view starts, never a coder",
+                 "whose versions these are: a registered annotator ('rescue\n"
+                 "annotator add'; an unknown name is refused with the closest\n"
+                 "registered names). Without it the file is the draft: where\n"
+                 "every annotator's view starts, never a coder",
                  annotator_name),
-    CLI_STRING(0, "sample", &sample, "<id>", "the sample_id of a single JSON file, a subtitle or an EAF file"),
+    CLI_STRING(0, "sample", &sample, "<id>",
+               "the sample_id of a single JSON file, a subtitle or an EAF file"),
     CLI_STRING(0, "tiers", &tiers, "<list>",
-             "eaf: the tiers whose annotations are the rows (the tier id is\n"
-             "then the speaker)"),
+               "eaf: the tiers whose annotations are the rows (the tier id is\n"
+               "then the speaker)"),
     CLI_FLAG(0, "resegment", &resegment,
              "a sample whose row count differs gets a new row set (the old\n"
              "rows and versions stay in its history) instead of a refusal"),
     CLI_FLAG(0, "strict", &strict, "refuse keys that look like typos of the scheme's fields"),
-    CLI_JSON(&json,
-             "one JSON document: the counts, warnings and, per subtitle\n"
-             "cue, its draft rows and decisions"),
+    CLI_JSON(&json, "one JSON document: the counts, warnings and, per subtitle\n"
+                    "cue, its draft rows and decisions"),
     CLI_END};
 static const cli_spec spec = {
-    .synopsis =
-    "rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt|eaf]\n"
-    "                     [--annotator <name>] [--sample <id>] [--tiers <t1>,<t2>]\n"
-    "                     [--resegment] [--strict] [--json]",
+    .synopsis = "rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt|eaf]\n"
+                "                     [--annotator <name>] [--sample <id>] [--tiers <t1>,<t2>]\n"
+                "                     [--resegment] [--strict] [--json]",
     .description =
         "Read samples into the corpus, all in one transaction: any bad input refuses the whole\n"
         "import and leaves the corpus exactly as it was.\n"

@@ -28,15 +28,13 @@ static const char *view_spec, *waive, *unwaive, *reason, *by;
 static int json;
 static cli_list samples;
 static const cli_option options[] = {
-    CLI_SAMPLES_HELP(&samples,
-             "only these samples (comma-separated; discarded samples are\n"
-             "skipped unless named here)"),
+    CLI_SAMPLES_HELP(&samples, "only these samples (comma-separated; discarded samples are\n"
+                               "skipped unless named here)"),
     CLI_STRING(0, "view", &view_spec, "<v>",
-             "which version of each row: the corpus view by default (gold where\n"
-             "adjudicated, else the latest), gold, latest or annotator:<name>"),
-    CLI_JSON(&json,
-             "one JSON document: counts, every finding, the waived findings\n"
-             "and the waivers"),
+               "which version of each row: the corpus view by default (gold where\n"
+               "adjudicated, else the latest), gold, latest or annotator:<name>"),
+    CLI_JSON(&json, "one JSON document: counts, every finding, the waived findings\n"
+                    "and the waivers"),
     {.type = CLI_OPT_STRING,
      .long_name = "waive",
      .value = &waive,
@@ -86,9 +84,10 @@ static int waiver_command(const char *db, int lint_opts) {
   int rule, row, rc;
   if (!waive == !unwaive)
     return cli_spec_error(&spec, waive ? "give --waive or --unwaive, not both"
-                                    : "--reason and --by go with --waive");
+                                       : "--reason and --by go with --waive");
   if (lint_opts)
-    return cli_spec_error(&spec, "--samples, --view and --json do not apply to --waive or --unwaive");
+    return cli_spec_error(&spec,
+                          "--samples, --view and --json do not apply to --waive or --unwaive");
   if (waive && (!reason || !*reason))
     return cli_spec_error(&spec, "--waive needs --reason <text> (why the finding is accepted)");
   if (unwaive && (reason || by))

@@ -13,19 +13,18 @@ static const cli_option add_options[] = {
     CLI_STRING(0, "start", &start_s, "<s>", "where the sample starts in the video"),
     CLI_STRING(0, "end", &end_s, "<s>", "where it ends (both or neither)"),
     CLI_STRING(0, "map", &map_file, "<file.tsv>",
-             "many links, one per line: sample_id<TAB>video<TAB>start<TAB>end\n"
-             "(start and end empty: the whole file; relative video paths are\n"
-             "relative to the map's folder; a first line 'sample_id...' is a\n"
-             "header; '#' starts a comment line)"),
+               "many links, one per line: sample_id<TAB>video<TAB>start<TAB>end\n"
+               "(start and end empty: the whole file; relative video paths are\n"
+               "relative to the map's folder; a first line 'sample_id...' is a\n"
+               "header; '#' starts a comment line)"),
     CLI_STRING(0, "media-root", &root, "<dir>",
-             "videos under it are stored relative to it (default: the corpus\n"
-             "file's folder), so the folder can move; others are absolute"),
+               "videos under it are stored relative to it (default: the corpus\n"
+               "file's folder), so the folder can move; others are absolute"),
     CLI_END};
 static const cli_spec add_spec = {
-    .synopsis =
-    "rescue media add <db> <video> [--sample <id> [--start <s> --end <s>]]\n"
-    "                        [--media-root <dir>]\n"
-    "   or: rescue media add <db> --map <file.tsv> [--media-root <dir>]",
+    .synopsis = "rescue media add <db> <video> [--sample <id> [--start <s> --end <s>]]\n"
+                "                        [--media-root <dir>]\n"
+                "   or: rescue media add <db> --map <file.tsv> [--media-root <dir>]",
     .description =
         "Probe source videos (container, duration, streams, a fingerprint) and link samples to\n"
         "them: a sample is the whole file, or the span --start..--end of it (seconds, or\n"
@@ -71,9 +70,9 @@ int cmd_media_add(int argc, char **argv) {
       return cli_spec_error(&add_spec, "--sample, --start and --end go with <video>, not --map");
   } else {
     if (argc - first != 2)
-      return cli_spec_error(&add_spec, argc - first < 2 ? "missing <video> (or --map)"
-                                                          : "unexpected argument '%s'",
-                             argv[first + 2]);
+      return cli_spec_error(
+          &add_spec, argc - first < 2 ? "missing <video> (or --map)" : "unexpected argument '%s'",
+          argv[first + 2]);
     if ((start_s || end_s) && !one.sample_id)
       return cli_spec_error(&add_spec, "--start and --end need --sample");
     if (!start_s != !end_s)

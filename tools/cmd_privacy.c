@@ -28,8 +28,7 @@ static const cli_option pseudonyms_options[] = {
                  add_set),
     CLI_FLAG(0, "auto", &do_auto, "give a pseudonym to every group and participant without one"),
     CLI_FLAG(0, "list", &list, "print the map (the default when nothing else is asked)"),
-    CLI_JSON(&pseudonyms_json, "print the map as one JSON document"),
-    CLI_END};
+    CLI_JSON(&pseudonyms_json, "print the map as one JSON document"), CLI_END};
 static const cli_spec pseudonyms_spec = {
     .synopsis = "rescue pseudonyms <db> [--set <real>=<pseudonym>]... [--auto] [--list] [--json]",
     .description =
@@ -116,11 +115,8 @@ end:
 static const char *leak_db;
 static int leak_json;
 static const cli_option leakcheck_options[] = {
-    CLI_STRING_REQ(0, "db", &leak_db, "<db>",
-             "the corpus whose map holds the real names"),
-    CLI_JSON(&leak_json,
-             "one JSON document: counts, leaks, names to review"),
-    CLI_END};
+    CLI_STRING_REQ(0, "db", &leak_db, "<db>", "the corpus whose map holds the real names"),
+    CLI_JSON(&leak_json, "one JSON document: counts, leaks, names to review"), CLI_END};
 static const cli_spec leakcheck_spec = {
     .synopsis = "rescue leakcheck <export path> --db <db> [--json]",
     .description =

@@ -12,8 +12,8 @@ static const char *gold, *pred;
 static int protocol_index, allow_missing, json;
 static const cli_option options[] = {
     CLI_STRING(0, "gold", &gold, "<file>",
-             "the task's exported JSONL (<task>.jsonl, <task>/<split>.jsonl, or\n"
-             "the answers of a --blind export: <task>[/<split>].answers.jsonl)"),
+               "the task's exported JSONL (<task>.jsonl, <task>/<split>.jsonl, or\n"
+               "the answers of a --blind export: <task>[/<split>].answers.jsonl)"),
     CLI_STRING(0, "pred", &pred, "<file>", "the predictions"),
     {.type = CLI_OPT_CHOICE,
      .long_name = "protocol",
@@ -22,37 +22,36 @@ static const cli_option options[] = {
      .help = "rescue (default) or release",
      .choices = protocols,
      .bad = "unknown protocol '%s'"},
-    CLI_FLAG(0, "allow-missing", &allow_missing, "score however many predictions are missing or invalid"),
-    CLI_JSON(&json,
-             "print one JSON document with the keys task, protocol, gold, pred,\n"
-             "counts {instances, predicted, missing, invalid, empty, coerced,\n"
-             "unknown_ids, duplicates, no_id, one_instance, invalid_lines,\n"
-             "recovered, reply_strings, reply_fields, string_items,\n"
-             "dropped_items, dropped_labels, failed_samples, gold_fills,\n"
-             "release_stops}, notes [text], invalid_lines [{line, reason}],\n"
-             "invalid_predictions [{line, instance_id, reason}], overall,\n"
-             "scenarios {couple, family}, couples {<couple>: ...}, samples\n"
-             "{<sample_id>: ...}, confusions [{gold, pred, count}] and, for\n"
-             "rpp, top1_class_metrics {<scenario>: {<label>: {precision,\n"
-             "recall, f1, support}}}; for er, failed [<sample_id>]. Metric\n"
-             "objects hold n and:\n"
-             "  itp  precision_yes, recall_yes, f1_yes, precision_no,\n"
-             "       recall_no, f1_no, accuracy, balanced_accuracy, tp, fp,\n"
-             "       tn, fn\n"
-             "  rpp  accuracy, relation_recall_at_1..3, relation_mrr,\n"
-             "       macro_precision, macro_recall, macro_f1 (top-1, over the\n"
-             "       scenario's taxonomy; null overall when the file holds\n"
-             "       both scenarios)\n"
-             "  stp  target_recall_at_1..3, target_mrr\n"
-             "  ssp  strategy_recall_at_1..3, strategy_mrr\n"
-             "  er   scored, avg_intensity_match, and under rescue\n"
-             "       intensity_exact_rate, intensity_mae (null when nothing\n"
-             "       was scored; release: per sample only)"),
+    CLI_FLAG(0, "allow-missing", &allow_missing,
+             "score however many predictions are missing or invalid"),
+    CLI_JSON(&json, "print one JSON document with the keys task, protocol, gold, pred,\n"
+                    "counts {instances, predicted, missing, invalid, empty, coerced,\n"
+                    "unknown_ids, duplicates, no_id, one_instance, invalid_lines,\n"
+                    "recovered, reply_strings, reply_fields, string_items,\n"
+                    "dropped_items, dropped_labels, failed_samples, gold_fills,\n"
+                    "release_stops}, notes [text], invalid_lines [{line, reason}],\n"
+                    "invalid_predictions [{line, instance_id, reason}], overall,\n"
+                    "scenarios {couple, family}, couples {<couple>: ...}, samples\n"
+                    "{<sample_id>: ...}, confusions [{gold, pred, count}] and, for\n"
+                    "rpp, top1_class_metrics {<scenario>: {<label>: {precision,\n"
+                    "recall, f1, support}}}; for er, failed [<sample_id>]. Metric\n"
+                    "objects hold n and:\n"
+                    "  itp  precision_yes, recall_yes, f1_yes, precision_no,\n"
+                    "       recall_no, f1_no, accuracy, balanced_accuracy, tp, fp,\n"
+                    "       tn, fn\n"
+                    "  rpp  accuracy, relation_recall_at_1..3, relation_mrr,\n"
+                    "       macro_precision, macro_recall, macro_f1 (top-1, over the\n"
+                    "       scenario's taxonomy; null overall when the file holds\n"
+                    "       both scenarios)\n"
+                    "  stp  target_recall_at_1..3, target_mrr\n"
+                    "  ssp  strategy_recall_at_1..3, strategy_mrr\n"
+                    "  er   scored, avg_intensity_match, and under rescue\n"
+                    "       intensity_exact_rate, intensity_mae (null when nothing\n"
+                    "       was scored; release: per sample only)"),
     CLI_END};
 static const cli_spec spec = {
-    .synopsis =
-    "rescue score <task> --gold <file.jsonl> --pred <file.jsonl>\n"
-    "                    [--protocol rescue|release] [--allow-missing] [--json]",
+    .synopsis = "rescue score <task> --gold <file.jsonl> --pred <file.jsonl>\n"
+                "                    [--protocol rescue|release] [--allow-missing] [--json]",
     .description =
         "Score model predictions against a task file written by 'rescue export --format tasks'\n"
         "(or the answer file of a --blind export), with the paper's metrics, overall, per\n"
@@ -114,7 +113,7 @@ int cmd_score(int argc, char **argv) {
   so.allow_missing = allow_missing;
   if (rescue_task_parse(argv[first], &task))
     return cli_spec_error(&spec, "unknown task '%s' (expected itp, rpp, stp, ssp, er or vp)",
-                           argv[first]);
+                          argv[first]);
   if (task == RESCUE_TASK_VP) {
     cli_error("vp cannot be scored offline: its scores come from an LLM judge "
               "(source-target, viewpoint and total scores)");

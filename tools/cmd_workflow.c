@@ -13,13 +13,11 @@ static int json;
 static const cli_option status_options[] = {
     CLI_STRING(0, "reason", &reason, "<text>", "why (required for discarded)"),
     CLI_STRING(0, "annotator", &annotator, "<name>", "who changes it (a registered annotator)"),
-    CLI_JSON(&json, "one JSON document: the sample's status history"),
-    CLI_END};
+    CLI_JSON(&json, "one JSON document: the sample's status history"), CLI_END};
 static const cli_spec status_spec = {
-    .synopsis =
-    "rescue status <db> <sample_id> new|in_review|reviewed|discarded\n"
-    "                     [--reason <text>] [--annotator <name>] [--json]\n"
-    "       rescue status <db> <sample_id> [--json]",
+    .synopsis = "rescue status <db> <sample_id> new|in_review|reviewed|discarded\n"
+                "                     [--reason <text>] [--annotator <name>] [--json]\n"
+                "       rescue status <db> <sample_id> [--json]",
     .description =
         "Set a sample's review status, or (without a status) show its status history. Every\n"
         "change is kept in the history with its time, reason and annotator. Discarding needs\n"
@@ -32,7 +30,8 @@ static const cli_spec status_spec = {
     .arg_name = "<db> <sample_id>"};
 
 static const cli_option comment_options[] = {
-    CLI_STRING(0, "annotator", &annotator, "<name>", "who writes it (a registered annotator)"), CLI_END};
+    CLI_STRING(0, "annotator", &annotator, "<name>", "who writes it (a registered annotator)"),
+    CLI_END};
 static const cli_spec comment_spec = {
     .synopsis = "rescue comment <db> <sample_id>[:<row>] <text> [--annotator <name>]",
     .description =
@@ -49,15 +48,13 @@ static const cli_spec comment_spec = {
 static cli_list samples;
 static const cli_option comments_options[] = {
     CLI_SAMPLES_HELP(&samples, "only these samples"),
-    CLI_JSON(&json,
-             "one JSON document: {\"comments\": [{\"id\", \"sample_id\", \"row\",\n"
-             "\"annotator\", \"text\", \"created_at\"}]}"),
+    CLI_JSON(&json, "one JSON document: {\"comments\": [{\"id\", \"sample_id\", \"row\",\n"
+                    "\"annotator\", \"text\", \"created_at\"}]}"),
     CLI_END};
 static const cli_spec comments_spec = {
     .synopsis = "rescue comments <db> [--samples <id>,...] [--json]",
-    .description =
-        "List comments in sample order, oldest first.\n"
-        "",
+    .description = "List comments in sample order, oldest first.\n"
+                   "",
     .options = comments_options,
     .min_args = 1,
     .max_args = 1,
@@ -104,8 +101,8 @@ int cmd_status(int argc, char **argv) {
     status = argv[first + 2];
     if (!rescue_status_valid(status))
       return cli_spec_error(&status_spec,
-                             "unknown status '%s' (expected new, in_review, reviewed or discarded)",
-                             status);
+                            "unknown status '%s' (expected new, in_review, reviewed or discarded)",
+                            status);
     if (strcmp(status, "discarded") == 0 && (!reason || !*reason))
       return cli_spec_error(&status_spec, "discarding a sample needs a reason (--reason <text>)");
   } else if (reason || annotator) {
@@ -160,8 +157,7 @@ int cmd_comment(int argc, char **argv) {
   if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
     row = strtol(colon + 1, NULL, 10);
     if (row < 1 || row > 1000000)
-      return cli_spec_error(&comment_spec, "row '%s' is not a row position (1, 2, ...)",
-                             colon + 1);
+      return cli_spec_error(&comment_spec, "row '%s' is not a row position (1, 2, ...)", colon + 1);
     sample = strndup(argv[first + 1], (size_t)(colon - argv[first + 1]));
   } else {
     sample = strdup(argv[first + 1]);
