@@ -190,8 +190,10 @@ struct cli_option {
 #define CLI_SAMPLES_HELP(v, h)                                                                     \
   { .type = CLI_OPT_SAMPLES, .long_name = "samples", .value = (v), .argh = "<id,...>", .help = (h) }
 #define CLI_VIEW(v)                                                                                \
-  CLI_STRING(0, "view", (v), "<view>",                                                             \
-             "which version of each row: corpus (default), gold, latest or\nannotator:<name>")
+  CLI_VIEW_HELP(v, "which version of each row: corpus (default), gold, latest "                    \
+                   "or\nannotator:<name>")
+/* --view with a command's own help text (what the view means for its output). */
+#define CLI_VIEW_HELP(v, h) CLI_STRING(0, "view", (v), "<view>", (h))
 #define CLI_END                                                                                    \
   { .type = CLI_OPT_END }
 

@@ -54,11 +54,10 @@ static const cli_option options[] = {
              "replace an existing, non-empty output once the new one is done\n"
              "(only rescue's own earlier output: never a corpus, a folder\n"
              "without .rescue-output, or a file that is not a samples export)"),
-    CLI_STRING(0, "view", &A.view, "<v>",
-               "which version of each row: the corpus view by default (gold\n"
-               "where adjudicated, else the latest by anyone); gold (samples\n"
-               "without gold on every row are left out), latest, or\n"
-               "annotator:<name> (that annotator's view)"),
+    CLI_VIEW_HELP(&A.view, "which version of each row: the corpus view by default (gold\n"
+                           "where adjudicated, else the latest by anyone); gold (samples\n"
+                           "without gold on every row are left out), latest, or\n"
+                           "annotator:<name> (that annotator's view)"),
     CLI_SAMPLES_HELP(&A.samples, "only these samples (comma-separated sample ids)"),
     CLI_FLAG(0, "include-discarded", &A.include_discarded,
              "also write discarded samples (samples, data-root, eaf)"),

@@ -30,9 +30,8 @@ static cli_list samples;
 static const cli_option options[] = {
     CLI_SAMPLES_HELP(&samples, "only these samples (comma-separated; discarded samples are\n"
                                "skipped unless named here)"),
-    CLI_STRING(0, "view", &view_spec, "<v>",
-               "which version of each row: the corpus view by default (gold where\n"
-               "adjudicated, else the latest), gold, latest or annotator:<name>"),
+    CLI_VIEW_HELP(&view_spec, "which version of each row: the corpus view by default (gold where\n"
+                              "adjudicated, else the latest), gold, latest or annotator:<name>"),
     CLI_JSON(&json, "one JSON document: counts, every finding, the waived findings\n"
                     "and the waivers"),
     {.type = CLI_OPT_STRING,
