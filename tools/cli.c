@@ -1,5 +1,6 @@
 /*
-** cli.c: message prefixes, usage, option parsing and progress for the rescue CLI.
+** cli.c: message prefixes, option tables (parsing, help and validation from one
+** declaration), progress and the audit record for the rescue CLI.
 */
 #include <errno.h>
 #include <getopt.h>
@@ -175,34 +176,12 @@ static int usage_code(int code) {
          code == RESCUE_ELEADS || code == RESCUE_ENOSPLIT;
 }
 
-int cli_fail_usage(const rescue_error *err, const char *path, const char *usage) {
-  char text[sizeof err->msg + 512];
-  if (!usage_code(err->code))
-    return fail_with_hint(err, path);
-  cli_message(err, path, text, sizeof text);
-  return cli_usage_error(usage, "%s", text);
-}
-
 int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spec) {
   char text[sizeof err->msg + 512];
   if (!usage_code(err->code))
     return fail_with_hint(err, path);
   cli_message(err, path, text, sizeof text);
   return cli_spec_error(spec, "%s", text);
-}
-
-int cli_usage_error(const char *usage, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vmessage("", fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "\n%s", usage);
-  return 2;
-}
-
-int cli_help(const char *usage) {
-  fputs(usage, stdout);
-  return cli_finish(0);
 }
 
 int cli_finish(int rc) {
@@ -222,85 +201,6 @@ int cli_print(const rescue_buf *b) {
   if (b->len)
     fwrite(b->s, 1, b->len, stdout);
   return cli_finish(0);
-}
-
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *usage) {
-  int c;
-  opterr = 0;
-  c = getopt_long(argc, argv, shortopts, longopts, NULL);
-  if (c == '?' || c == ':') {
-    const char *bad = argv[optind - 1];
-    if (optopt && optopt < 256 && strchr(shortopts, optopt) && c == '?' && bad &&
-        bad[0] == '-' && bad[1] != '-')
-      cli_usage_error(usage, "option '-%c' needs a value", optopt);
-    else if (bad && strncmp(bad, "--", 2) == 0 && optopt)
-      cli_usage_error(usage, "option '%s' needs a value", bad);
-    else if (bad && strncmp(bad, "--", 2) == 0)
-      cli_usage_error(usage, "unknown option '%s'", bad);
-    else
-      cli_usage_error(usage, "unknown option '-%c'", optopt ? optopt : '?');
-    return '?';
-  }
-  return c;
-}
-
-char **cli_split_list(const char *s, int *n) {
-  char **v;
-  const char *p = s;
-  int cap = 1, i = 0;
-  for (p = s; *p; p++)
-    cap += *p == ',';
-  v = calloc((size_t)cap + 1, sizeof *v);
-  if (!v)
-    return NULL;
-  p = s;
-  for (;;) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len) {
-      v[i] = strndup(p, len);
-      if (!v[i]) {
-        cli_free_list(v);
-        return NULL;
-      }
-      i++;
-    }
-    if (!e)
-      break;
-    p = e + 1;
-  }
-  *n = i;
-  return v;
-}
-
-void cli_free_list(char **list) {
-  char **p;
-  for (p = list; p && *p; p++)
-    free(*p);
-  free(list);
-}
-
-int cli_parse_double(const char *opt, const char *s, double *out, const char *usage) {
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  if (!*s || *end || errno || !isfinite(*out)) {
-    cli_usage_error(usage, "%s expects a number, not '%s'", opt, s);
-    return -1;
-  }
-  return 0;
-}
-
-int cli_parse_long(const char *opt, const char *s, long *out, const char *usage) {
-  char *end;
-  errno = 0;
-  *out = strtol(s, &end, 10);
-  if (!*s || *end || errno) {
-    cli_usage_error(usage, "%s expects a whole number, not '%s'", opt, s);
-    return -1;
-  }
-  return 0;
 }
 
 int cli_open_store(const char *path, int flags, rescue_store **st) {
@@ -421,7 +321,10 @@ void cli_audit(const char *db, const char *action, int argc, char **argv, const 
 /* ---- option tables (cli.h) ---- */
 
 void cli_list_clear(cli_list *l) {
-  cli_free_list(l->v);
+  int i;
+  for (i = 0; i < l->n; i++)
+    free(l->v[i]);
+  free(l->v);
   l->v = NULL;
   l->n = 0;
 }
@@ -436,35 +339,60 @@ static void option_head(const cli_option *o, rescue_buf *b) {
     rescue_buf_printf(b, " %s", o->argh);
 }
 
+/* A left column longer than this puts its help on the next line. */
+#define HEAD_MAX 24
+
+/* One option's line(s) of the help, its left column `width` wide. */
+static void option_help(const cli_option *o, size_t width, rescue_buf *head, rescue_buf *b) {
+  const char *h = o->help, *nl;
+  rescue_buf_reset(head);
+  option_head(o, head);
+  if (head->len > width)
+    rescue_buf_printf(b, "%s\n%*s", head->s, (int)width + 2, "");
+  else
+    rescue_buf_printf(b, "%-*s  ", (int)width, head->s ? head->s : "");
+  while ((nl = strchr(h, '\n')) != NULL) {
+    rescue_buf_printf(b, "%.*s\n%*s", (int)(nl - h), h, (int)width + 2, "");
+    h = nl + 1;
+  }
+  rescue_buf_printf(b, "%s\n", h);
+}
+
 void cli_usage_text(const cli_spec *spec, rescue_buf *b) {
   static const cli_option help = CLI_FLAG('h', "help", NULL, "show this help");
   const cli_option *o;
   rescue_buf head = RESCUE_BUF_INIT;
-  size_t width = 0;
-  int pass;
+  size_t width;
+  int help_done = 0;
   rescue_buf_printf(b, "usage: %s\n", spec->synopsis);
   if (spec->description)
     rescue_buf_printf(b, "\n%s", spec->description);
+  option_head(&help, &head);
+  width = head.len; /* "  -h, --help" */
+  for (o = spec->options; o->type != CLI_OPT_END; o++) {
+    if (o->type == CLI_OPT_HEADING)
+      continue;
+    rescue_buf_reset(&head);
+    option_head(o, &head);
+    if (head.len > width && head.len <= HEAD_MAX)
+      width = head.len;
+  }
   rescue_buf_puts(b, "\noptions:\n");
-  for (pass = 0; pass < 2; pass++)
-    for (o = spec->options;; o++) {
-      const cli_option *x = o->type == CLI_OPT_END ? &help : o;
-      const char *h = x->help, *nl;
-      rescue_buf_reset(&head);
-      option_head(x, &head);
-      if (pass == 0 && head.len > width)
-        width = head.len;
-      if (pass == 1) {
-        rescue_buf_printf(b, "%-*s  ", (int)width, head.s ? head.s : "");
-        while ((nl = strchr(h, '\n')) != NULL) {
-          rescue_buf_printf(b, "%.*s\n%*s", (int)(nl - h), h, (int)width + 2, "");
-          h = nl + 1;
-        }
-        rescue_buf_printf(b, "%s\n", h);
-      }
-      if (o->type == CLI_OPT_END)
-        break;
+  /* -h closes the first section */
+  for (o = spec->options;; o++) {
+    if ((o->type == CLI_OPT_HEADING || o->type == CLI_OPT_END) && !help_done) {
+      option_help(&help, width, &head, b);
+      help_done = 1;
     }
+    if (o->type == CLI_OPT_END)
+      break;
+    if (o->type == CLI_OPT_HEADING)
+      rescue_buf_printf(b, "\n%s\n", o->help);
+    else
+      option_help(o, width, &head, b);
+  }
+  if (spec->epilogue)
+    rescue_buf_printf(b, "\n%s", spec->epilogue);
   rescue_buf_clear(&head);
 }
 
@@ -487,6 +415,35 @@ int cli_spec_error(const cli_spec *spec, const char *fmt, ...) {
   return 2;
 }
 
+/* "a, b or c" of a NULL-terminated list into b. */
+static void choice_list(const char *const *c, rescue_buf *b) {
+  int i;
+  for (i = 0; c[i]; i++)
+    rescue_buf_printf(b, "%s%s", i == 0 ? "" : c[i + 1] ? ", " : " or ", c[i]);
+}
+
+/* The option's own message for a refused value (its %s: the value), then `tail`. */
+static int bad_value(const cli_spec *spec, const cli_option *o, const char *arg, const char *tail) {
+  const char *p = strstr(o->bad, "%s");
+  if (!p)
+    return cli_spec_error(spec, "%s%s", o->bad, tail);
+  return cli_spec_error(spec, "%.*s%s%s%s", (int)(p - o->bad), o->bad, arg, p + 2, tail);
+}
+
+/* Append a copy of s to list l; -1 when out of memory. */
+static int list_add(cli_list *l, const char *s, size_t len) {
+  char **v = realloc(l->v, (size_t)(l->n + 2) * sizeof *v);
+  if (!v)
+    return -1;
+  l->v = v;
+  if (!(v[l->n] = strndup(s, len)))
+    return -1;
+  v[++l->n] = NULL;
+  return 0;
+}
+
+int cli_list_add(cli_list *l, const char *s) { return list_add(l, s, strlen(s)); }
+
 /* Store arg into option o; returns 0 or 2 after a usage error. */
 static int set_value(const cli_spec *spec, const cli_option *o, const char *arg) {
   char *end;
@@ -500,6 +457,8 @@ static int set_value(const cli_spec *spec, const cli_option *o, const char *arg)
     if (!*arg || *end || errno == ERANGE)
       return cli_spec_error(spec, "--%s expects a whole number, not '%s'", o->long_name, arg);
     if (o->min < o->max && (v < o->min || v > o->max)) {
+      if (o->bad)
+        return bad_value(spec, o, arg, "");
       if (o->max == LONG_MAX)
         return cli_spec_error(spec, "--%s expects a whole number >= %ld, not '%s'", o->long_name,
                               o->min, arg);
@@ -513,52 +472,152 @@ static int set_value(const cli_spec *spec, const cli_option *o, const char *arg)
     double v;
     errno = 0;
     v = strtod(arg, &end);
-    if (!*arg || *end || errno == ERANGE)
+    if (!*arg || *end || errno == ERANGE || !isfinite(v))
       return cli_spec_error(spec, "--%s expects a number, not '%s'", o->long_name, arg);
+    if (o->lo < o->hi && (v < o->lo || v > o->hi)) {
+      if (o->bad)
+        return bad_value(spec, o, arg, "");
+      return cli_spec_error(spec, "--%s expects a number from %g to %g, not '%s'", o->long_name,
+                            o->lo, o->hi, arg);
+    }
     *(double *)o->value = v;
     return 0;
   }
-  case CLI_OPT_SAMPLES: {
+  case CLI_OPT_SAMPLES:
+  case CLI_OPT_LIST: {
     cli_list *l = o->value;
+    const char *p = arg, *e;
     cli_list_clear(l);
-    if (!(l->v = cli_split_list(arg, &l->n)))
-      return cli_spec_error(spec, "--%s expects comma-separated sample ids, not '%s'", o->long_name,
-                            arg);
-    return 0;
+    for (;; p = e + 1) {
+      e = strchr(p, ',');
+      if ((e ? e > p : *p != 0) && list_add(l, p, e ? (size_t)(e - p) : strlen(p))) {
+        cli_error("out of memory");
+        return 2;
+      }
+      if (!e)
+        break;
+    }
+    if (l->n)
+      return 0;
+    if (o->bad)
+      return bad_value(spec, o, arg, "");
+    return cli_spec_error(spec, "--%s needs at least one %s", o->long_name,
+                          o->type == CLI_OPT_SAMPLES ? "sample id" : "value");
   }
+  case CLI_OPT_APPEND:
+    if (list_add(o->value, arg, strlen(arg))) {
+      cli_error("out of memory");
+      return 2;
+    }
+    return 0;
+  case CLI_OPT_CHOICE: {
+    rescue_buf b = RESCUE_BUF_INIT;
+    int i, rc;
+    for (i = 0; o->choices[i]; i++)
+      if (strcmp(arg, o->choices[i]) == 0) {
+        *(int *)o->value = i;
+        return 0;
+      }
+    if (o->bad) {
+      rescue_buf_puts(&b, " (expected ");
+      choice_list(o->choices, &b);
+      rescue_buf_putc(&b, ')');
+      rc = bad_value(spec, o, arg, b.s ? b.s : "");
+    } else {
+      choice_list(o->choices, &b);
+      rc = cli_spec_error(spec, "--%s expects %s, not '%s'", o->long_name, b.s ? b.s : "", arg);
+    }
+    rescue_buf_clear(&b);
+    return rc;
+  }
+  case CLI_OPT_CALLBACK: return o->callback(spec, o, arg);
+  case CLI_OPT_HEADING:
   case CLI_OPT_END: break;
   }
   return 0;
 }
 
+/* The options seen by the last cli_parse (for cli_given). */
+static const cli_spec *seen_spec;
+static unsigned char seen[64];
+
+/* The index of option `name` in spec, or -1. */
+static int option_index(const cli_spec *spec, const char *name) {
+  int i;
+  for (i = 0; spec->options[i].type != CLI_OPT_END; i++)
+    if (spec->options[i].long_name && strcmp(spec->options[i].long_name, name) == 0)
+      return i;
+  return -1;
+}
+
+int cli_given(const cli_spec *spec, const char *long_name) {
+  int i = option_index(spec, long_name);
+  return spec == seen_spec && i >= 0 && seen[i];
+}
+
+/* "missing <path>" or "missing <db> and <path>": arg_name's names from the nargs-th on. */
+static int missing_args(const cli_spec *spec, int nargs) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  const char *name[16], *p = spec->arg_name;
+  int len[16], n = 0, i, rc;
+  while (p && *p && n < 16) {
+    const char *e = strchr(*p == '<' && strchr(p, '>') ? strchr(p, '>') : p, ' ');
+    name[n] = p;
+    len[n++] = e ? (int)(e - p) : (int)strlen(p);
+    p = e ? e + 1 : "";
+  }
+  if (n > spec->min_args)
+    n = spec->min_args;
+  for (i = nargs; i < n; i++)
+    rescue_buf_printf(&b, "%s%.*s", i == nargs ? "" : i + 1 < n ? ", " : " and ", len[i], name[i]);
+  rc = cli_spec_error(spec, "missing %s",
+                      b.s              ? b.s
+                      : spec->arg_name ? spec->arg_name
+                                       : "arguments");
+  rescue_buf_clear(&b);
+  return rc;
+}
+
+/* Flags, and callbacks without a placeholder, take no value. */
+static int takes_value(const cli_option *o) {
+  return o->type != CLI_OPT_FLAG && !(o->type == CLI_OPT_CALLBACK && !o->argh);
+}
+
 int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
   struct option longopts[64];
   char shortopts[130] = "h";
-  unsigned char seen[64];
   const cli_option *o;
-  int n = 0, k = 1, c, nargs, i;
+  int n = 0, k = 1, c, nargs, i, j, nopt = 0;
 
   memset(seen, 0, sizeof seen);
+  seen_spec = spec;
   for (o = spec->options; o->type != CLI_OPT_END; o++, n++) {
-    longopts[n].name = o->long_name;
-    longopts[n].has_arg = o->type == CLI_OPT_FLAG ? no_argument : required_argument;
-    longopts[n].flag = NULL;
-    longopts[n].val = 1000 + n;
+    if (n >= 62) {
+      cli_error("too many options in the command's table");
+      return 2;
+    }
+    if (o->type == CLI_OPT_HEADING)
+      continue;
+    longopts[nopt].name = o->long_name;
+    longopts[nopt].has_arg = takes_value(o) ? required_argument : no_argument;
+    longopts[nopt].flag = NULL;
+    longopts[nopt].val = 1000 + n;
+    nopt++;
     if (o->short_name && k < (int)sizeof shortopts - 3) {
       shortopts[k++] = (char)o->short_name;
-      if (o->type != CLI_OPT_FLAG)
+      if (takes_value(o))
         shortopts[k++] = ':';
     }
   }
   shortopts[k] = 0;
-  longopts[n].name = "help";
-  longopts[n].has_arg = no_argument;
-  longopts[n].flag = NULL;
-  longopts[n].val = 'h';
-  memset(&longopts[n + 1], 0, sizeof longopts[n + 1]);
+  longopts[nopt].name = "help";
+  longopts[nopt].has_arg = no_argument;
+  longopts[nopt].flag = NULL;
+  longopts[nopt].val = 'h';
+  memset(&longopts[nopt + 1], 0, sizeof longopts[nopt + 1]);
 
   opterr = 0;
-  optind = 1;
+  optind = 0; /* 0: getopt starts afresh (a command may be parsed twice in one process) */
   while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
     int idx = -1;
     if (c == 'h') {
@@ -567,6 +626,9 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
     }
     if (c == '?' || c == ':') {
       const char *bad = argv[optind - 1];
+      if (bad && strncmp(bad, "--", 2) == 0 && optopt && strchr(bad, '='))
+        return cli_spec_error(spec, "option '%.*s' takes no value", (int)(strchr(bad, '=') - bad),
+                              bad);
       if (bad && strncmp(bad, "--", 2) == 0)
         return cli_spec_error(spec, optopt ? "option '%s' needs a value" : "unknown option '%s'",
                               bad);
@@ -578,7 +640,7 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
       idx = c - 1000;
     else
       for (i = 0; i < n; i++)
-        if (spec->options[i].short_name == c)
+        if (spec->options[i].short_name == c && spec->options[i].type != CLI_OPT_HEADING)
           idx = i;
     if (idx < 0)
       return cli_spec_error(spec, "unknown option '-%c'", c);
@@ -588,12 +650,25 @@ int cli_parse(int argc, char **argv, const cli_spec *spec, int *first) {
   }
   nargs = argc - optind;
   if (nargs < spec->min_args)
-    return cli_spec_error(spec, "missing %s", spec->arg_name ? spec->arg_name : "arguments");
+    return missing_args(spec, nargs);
   if (spec->max_args >= 0 && nargs > spec->max_args)
     return cli_spec_error(spec, "unexpected argument '%s'", argv[optind + spec->max_args]);
-  for (i = 0; i < n; i++)
-    if (spec->options[i].required && !seen[i])
-      return cli_spec_error(spec, "missing --%s", spec->options[i].long_name);
+  for (i = 0; i < n; i++) {
+    const cli_option *x = &spec->options[i];
+    if (x->required && !seen[i])
+      return cli_spec_error(spec, "missing --%s", x->long_name);
+  }
+  for (i = 0; i < n; i++) {
+    const cli_option *x = &spec->options[i];
+    if (!seen[i])
+      continue;
+    if (x->needs && !cli_given(spec, x->needs))
+      return cli_spec_error(spec, "--%s needs --%s", x->long_name, x->needs);
+    for (j = i + 1; x->group && j < n; j++)
+      if (seen[j] && spec->options[j].group == x->group)
+        return cli_spec_error(spec, "give --%s or --%s, not both", x->long_name,
+                              spec->options[j].long_name);
+  }
   *first = optind;
   return CLI_PARSED;
 }

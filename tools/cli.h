@@ -33,33 +33,12 @@ int cli_fail(const rescue_error *err);
 /* The same for a failure about `path` (hints that name the path, as "rescue init <path>"). */
 int cli_fail_path(const rescue_error *err, const char *path);
 /*
-** The failure of a call whose arguments came from the command line: an invalid argument
-** (RESCUE_EINVAL) and an option that does not fit the corpus (a retired annotator, a lead
-** to choose, a split asked of a corpus without one: RETIRED, NOLEAD, LEADS, NOSPLIT) are
-** usage errors (message with its hint, then usage; returns 2), anything else is
-** cli_fail_path (path: the corpus for hints that name it, or NULL; returns 1).
-*/
-int cli_fail_usage(const rescue_error *err, const char *path, const char *usage);
-/* A usage error: message, then the usage text, on stderr; returns 2. */
-int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* -h: usage on stdout; returns 0. */
-int cli_help(const char *usage);
-/*
 ** Print a report built in b on stdout and finish (cli_finish(0)); an incomplete buffer
 ** (allocation failed) prints nothing and returns 1.
 */
 int cli_print(const rescue_buf *b);
 /* Flush stdout and turn a write error into exit 1; returns rc otherwise. */
 int cli_finish(int rc);
-
-/*
-** Parse options with getopt_long. Returns the option character, -1 at the end, or
-** '?' after printing a usage error (the caller returns 2). Long options only are fine:
-** give each a distinct value.
-*/
-struct option;
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *usage);
 
 /*
 ** ---- Declaring a command's options (git's parse-options is the model) ----
@@ -82,19 +61,43 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 **     return rc;                      // 0 after -h, 2 after a usage error
 **   ... argv[first] is <db> ...
 **
-** Option values are written to the pointed-to variables (FLAG sets an int to 1, STRING a
-** const char *, LONG a long, DOUBLE a double, SAMPLES a cli_list). A help text may hold
-** '\n': its next lines are indented under the first. Options shared by several commands
-** (CLI_SAMPLES, CLI_VIEW, CLI_JSON) are declared here once, with their help text and
-** validation. Commands not yet converted still use cli_getopt below.
+** Option values are written to the pointed-to variables; each kind says its variable's
+** type below. A help text may hold '\n': its next lines are indented under the first.
+** Options shared by several commands (CLI_SAMPLES, CLI_VIEW, CLI_JSON) are declared here
+** once, with their help text and validation.
+**
+** Every usage error is "rescue: <cmd>: <message>", then the usage, on stderr, and exit
+** status 2. The messages (an option's `bad` replaces the value message, its %s being the
+** value):
+**   unknown option '--x' / '-x'        option '--x' needs a value
+**   --n expects a whole number, not 'v'           (LONG, not a number)
+**   --n expects a whole number from A to B, not 'v' / >= A, not 'v'   (LONG, range)
+**   --n expects a number, not 'v'                 (DOUBLE: not a finite number)
+**   --n expects a number from A to B, not 'v'     (DOUBLE, range)
+**   --n expects a, b or c, not 'v'     (CHOICE; with `bad`: bad + " (expected a, b or c)")
+**   --n needs at least one value       (LIST with no item; SAMPLES says "sample id")
+**   missing <db> and <path>            (too few positional arguments, named by arg_name)
+**   unexpected argument 'x'            (too many)
+**   missing --n                        (a required option absent)
+**   --n needs --m                      (`needs`: an option given without the one it needs)
+**   give --n or --m, not both          (`group`: two options of one exclusive group)
+** A command checks what a table cannot say (combinations of values) after cli_parse and
+** reports it with cli_spec_error, so it looks the same. A table holds at most 62 options.
 */
 typedef enum cli_opt_type {
   CLI_OPT_END,
-  CLI_OPT_FLAG,   /* int: set to 1 */
-  CLI_OPT_STRING, /* const char *: the argument */
-  CLI_OPT_LONG,   /* long: a whole number in [min, max] */
-  CLI_OPT_DOUBLE, /* double */
-  CLI_OPT_SAMPLES /* cli_list: comma-separated sample ids */
+  CLI_OPT_FLAG,     /* int: set to 1 */
+  CLI_OPT_STRING,   /* const char *: the argument */
+  CLI_OPT_LONG,     /* long: a whole number, in [min, max] when min < max */
+  CLI_OPT_DOUBLE,   /* double: a finite number, in [lo, hi] when lo < hi */
+  CLI_OPT_SAMPLES,  /* cli_list: comma-separated sample ids, as LIST */
+  CLI_OPT_LIST,     /* cli_list: comma-separated values, empty items skipped ("a,,b" is a, b),
+                       at least one; given again, the last one counts */
+  CLI_OPT_APPEND,   /* cli_list: repeatable, each argument appended as it is */
+  CLI_OPT_CHOICE,   /* int: the index in choices (a NULL-terminated list) of the argument */
+  CLI_OPT_CALLBACK, /* callback(spec, option, argument) stores and checks it itself; without
+                       argh it takes no value (argument NULL) */
+  CLI_OPT_HEADING   /* not an option: a heading in the -h text ("options of --format tasks:") */
 } cli_opt_type;
 
 /* A list option's value: n strings (release with cli_list_clear). */
@@ -103,73 +106,134 @@ typedef struct cli_list {
   int n;
 } cli_list;
 void cli_list_clear(cli_list *l);
+/* Append a copy of s to l (for callbacks); -1 when out of memory. */
+int cli_list_add(cli_list *l, const char *s);
 
-typedef struct cli_option {
+typedef struct cli_spec cli_spec;
+typedef struct cli_option cli_option;
+/* A callback option: store arg through o->value; 0, or cli_spec_error's 2 when refused. */
+typedef int (*cli_callback)(const cli_spec *spec, const cli_option *o, const char *arg);
+
+struct cli_option {
   cli_opt_type type;
   int short_name;        /* 0: none */
   const char *long_name; /* without "--" */
   void *value;
   const char *argh; /* the argument's placeholder ("<n>"); NULL for flags */
   const char *help;
-  long min, max; /* CLI_OPT_LONG: accepted range */
-  int required;  /* "missing --<name>" when absent */
-} cli_option;
+  long min, max;              /* CLI_OPT_LONG: accepted range (when min < max) */
+  double lo, hi;              /* CLI_OPT_DOUBLE: accepted range (when lo < hi) */
+  int required;               /* "missing --<name>" when absent */
+  const char *const *choices; /* CLI_OPT_CHOICE: the accepted values, NULL-terminated */
+  const char *bad;            /* the message for a refused value (%s: the value); NULL: the
+                                 standard one */
+  cli_callback callback;      /* CLI_OPT_CALLBACK */
+  const char *needs;          /* long name of an option this one goes with only */
+  int group;                  /* non-zero: at most one option of the same group */
+};
 
 #define CLI_FLAG(s, l, v, h)                                                                       \
-  { CLI_OPT_FLAG, (s), (l), (v), NULL, (h), 0, 0, 0 }
+  { .type = CLI_OPT_FLAG, .short_name = (s), .long_name = (l), .value = (v), .help = (h) }
 #define CLI_STRING(s, l, v, a, h)                                                                  \
-  { CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 0 }
+  {                                                                                                \
+    .type = CLI_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),        \
+    .help = (h)                                                                                    \
+  }
 #define CLI_STRING_REQ(s, l, v, a, h)                                                              \
-  { CLI_OPT_STRING, (s), (l), (v), (a), (h), 0, 0, 1 }
-#define CLI_LONG(s, l, v, a, h, lo, hi)                                                            \
-  { CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 0 }
-#define CLI_LONG_REQ(s, l, v, a, h, lo, hi)                                                        \
-  { CLI_OPT_LONG, (s), (l), (v), (a), (h), (lo), (hi), 1 }
+  {                                                                                                \
+    .type = CLI_OPT_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),        \
+    .help = (h), .required = 1                                                                     \
+  }
+#define CLI_LONG(s, l, v, a, h, lo_, hi_)                                                          \
+  {                                                                                                \
+    .type = CLI_OPT_LONG, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),          \
+    .help = (h), .min = (lo_), .max = (hi_)                                                        \
+  }
+#define CLI_LONG_REQ(s, l, v, a, h, lo_, hi_)                                                      \
+  {                                                                                                \
+    .type = CLI_OPT_LONG, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),          \
+    .help = (h), .min = (lo_), .max = (hi_), .required = 1                                         \
+  }
 #define CLI_DOUBLE(s, l, v, a, h)                                                                  \
-  { CLI_OPT_DOUBLE, (s), (l), (v), (a), (h), 0, 0, 0 }
+  {                                                                                                \
+    .type = CLI_OPT_DOUBLE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),        \
+    .help = (h)                                                                                    \
+  }
+/* A number in [lo_, hi_]; bad_: the message when outside (NULL: the standard one). */
+#define CLI_DOUBLE_RANGE(s, l, v, a, h, lo_, hi_, bad_)                                            \
+  {                                                                                                \
+    .type = CLI_OPT_DOUBLE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),        \
+    .help = (h), .lo = (lo_), .hi = (hi_), .bad = (bad_)                                           \
+  }
+#define CLI_LIST(s, l, v, a, h)                                                                    \
+  {                                                                                                \
+    .type = CLI_OPT_LIST, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),          \
+    .help = (h)                                                                                    \
+  }
+#define CLI_APPEND(s, l, v, a, h)                                                                  \
+  {                                                                                                \
+    .type = CLI_OPT_APPEND, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),        \
+    .help = (h)                                                                                    \
+  }
+/* c: a NULL-terminated array of the accepted values; v: an int, set to the index. */
+#define CLI_CHOICE(s, l, v, a, h, c)                                                               \
+  {                                                                                                \
+    .type = CLI_OPT_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),        \
+    .help = (h), .choices = (c)                                                                    \
+  }
+#define CLI_CALLBACK(s, l, v, a, h, f)                                                             \
+  {                                                                                                \
+    .type = CLI_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),      \
+    .help = (h), .callback = (f)                                                                   \
+  }
+#define CLI_HEADING(h)                                                                             \
+  { .type = CLI_OPT_HEADING, .help = (h) }
 /* The shared options. */
 #define CLI_JSON(v, h) CLI_FLAG(0, "json", (v), (h))
-#define CLI_SAMPLES(v)                                                                             \
-  {                                                                                                \
-    CLI_OPT_SAMPLES, 0, "samples", (v), "<id,...>", "only these sample ids (comma-separated)", 0,  \
-        0, 0                                                                                       \
-  }
+#define CLI_SAMPLES(v) CLI_SAMPLES_HELP(v, "only these sample ids (comma-separated)")
+/* --samples with a command's own help text (what happens to the samples named). */
+#define CLI_SAMPLES_HELP(v, h)                                                                     \
+  { .type = CLI_OPT_SAMPLES, .long_name = "samples", .value = (v), .argh = "<id,...>", .help = (h) }
 #define CLI_VIEW(v)                                                                                \
-  CLI_STRING(0, "view", (v), "<view>",                                                             \
-             "which version of each row: corpus (default), gold, latest or\nannotator:<name>")
+  CLI_VIEW_HELP(v, "which version of each row: corpus (default), gold, latest "                    \
+                   "or\nannotator:<name>")
+/* --view with a command's own help text (what the view means for its output). */
+#define CLI_VIEW_HELP(v, h) CLI_STRING(0, "view", (v), "<view>", (h))
 #define CLI_END                                                                                    \
-  { CLI_OPT_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0 }
+  { .type = CLI_OPT_END }
 
-typedef struct cli_spec {
-  const char *synopsis;    /* "rescue stats <db> [--json]" */
+struct cli_spec {
+  const char *synopsis;    /* "rescue stats <db> [--json]"; more lines may follow ("   or: ...") */
   const char *description; /* paragraphs, each line ending in '\n'; may be NULL */
   const cli_option *options;
   int min_args, max_args; /* positional arguments (max -1: any number) */
-  const char *arg_name;   /* "<db>": the message for too few is "missing <db>" */
-} cli_spec;
+  const char *arg_name;   /* "<db> <path>": too few gives "missing <path>" (the names not given) */
+  const char *epilogue;   /* after the options; may be NULL */
+};
 
 enum { CLI_PARSED = -1 };
 /*
 ** Parse argv by spec: fills the option variables and sets *first to the index of the first
 ** positional argument. Returns CLI_PARSED, or the exit status to return at once: 0 after
-** printing the help (-h), 2 after a usage error (message and usage on stderr).
+** printing the help (-h), 2 after a usage error (message and usage on stderr). The option
+** variables keep what they held for options not given (their defaults).
 */
 int cli_parse(int argc, char **argv, const cli_spec *spec, int *first);
-/* cli_fail_usage for a command declared with a cli_spec. */
+/*
+** The failure of a call whose arguments came from the command line: an invalid argument
+** (RESCUE_EINVAL) and an option that does not fit the corpus (a retired annotator, a lead
+** to choose, a split asked of a corpus without one: RETIRED, NOLEAD, LEADS, NOSPLIT) are
+** usage errors (message with its hint, then spec's usage; returns 2), anything else is
+** cli_fail_path (path: the corpus for hints that name it, or NULL; returns 1).
+*/
 int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spec);
+/* Whether the option `long_name` was given in the last cli_parse. */
+int cli_given(const cli_spec *spec, const char *long_name);
 /* A usage error found after parsing: message, then spec's usage, on stderr; returns 2. */
 int cli_spec_error(const cli_spec *spec, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The usage text of spec (as -h prints it) into b. */
 void cli_usage_text(const cli_spec *spec, rescue_buf *b);
-
-/* Split "a,b,c" into a NULL-terminated array (free with cli_free_list); NULL on error. */
-char **cli_split_list(const char *s, int *n);
-void cli_free_list(char **list);
-
-/* Parse a number option; prints a usage error and returns -1 when it is not one. */
-int cli_parse_double(const char *opt, const char *s, double *out, const char *usage);
-int cli_parse_long(const char *opt, const char *s, long *out, const char *usage);
 
 /* Open a corpus, printing the error (with the 'rescue init' hint) on failure. */
 int cli_open_store(const char *path, int flags, rescue_store **st);
@@ -210,8 +274,28 @@ int cmd_annotator_list(int argc, char **argv);
 int cmd_assign(int argc, char **argv);
 int cmd_adjudicate(int argc, char **argv);
 int cmd_draft(int argc, char **argv);
-/* export without the --pseudonymise wrapper and the audit record (tools/export_safe.c) */
-int export_run(int argc, char **argv);
+/*
+** `rescue export`'s options, declared once in tools/cmd_export.c; tools/export_safe.c
+** parses them (export_parse), then runs the export (export_run) plain or pseudonymised.
+*/
+typedef struct export_args {
+  const char *db, *out, *view, *annotator, *clip_root, *split;
+  int format; /* index in export_formats: samples, data-root, tasks, eaf */
+  cli_list samples;
+  unsigned tasks;                                                    /* 0: all */
+  int checkpoints_per_sample, min_dialogue_words, itp_cap_per_class; /* -1: default */
+  int force, include_discarded, blind, require_clips, pseudonymise, with_media;
+  const char *task_only; /* the first option of --format tasks given, or NULL */
+} export_args;
+extern const char *const export_formats[];
+extern const cli_spec export_spec;
+/* CLI_PARSED, or the exit status after -h (0) or a usage error (2). */
+int export_parse(int argc, char **argv, export_args *a);
+/* The checks of option combinations; 0 or 2 after a usage error. */
+int export_check(const export_args *a);
+/* The export without the --pseudonymise wrapper and the audit record. */
+int export_run(const export_args *a);
+void export_args_clear(export_args *a);
 int cmd_pseudonyms(int argc, char **argv);
 int cmd_leakcheck(int argc, char **argv);
 int cmd_log(int argc, char **argv);

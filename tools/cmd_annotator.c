@@ -2,27 +2,37 @@
 ** cmd_annotator.c: `rescue annotator add` (with a sign-in token), `rescue annotator list`
 ** and `rescue annotator retire|unretire`.
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char usage_add[] =
-    "usage: rescue annotator add <db> <name> [--role annotator|lead|model]\n"
-    "\n"
-    "Add an annotator and print a sign-in token for the review server. The token is shown\n"
-    "only now: the corpus keeps its SHA-256. A model annotator holds machine\n"
-    "pre-annotations. An annotator that an older import created (without a token) gets\n"
-    "one, and the role when --role is given.\n"
-    "\n"
-    "Only registered annotators can import (--annotator), comment, change statuses or be\n"
-    "coders in agree and adjudicate; the names 'import' (drafts) and 'adjudication' (gold)\n"
-    "are reserved.\n"
-    "\n"
-    "options:\n"
-    "  --role <role>  annotator (default), lead or model\n"
-    "  -h, --help     show this help\n";
+static const char *const roles[] = {"annotator", "lead", "model", NULL};
+static int role_index = -1;
+static const cli_option add_options[] = {{.type = CLI_OPT_CHOICE,
+                                          .long_name = "role",
+                                          .value = &role_index,
+                                          .argh = "<role>",
+                                          .help = "annotator (default), lead or model",
+                                          .choices = roles,
+                                          .bad = "unknown role '%s'"},
+                                         CLI_END};
+static const cli_spec add_spec = {
+    .synopsis = "rescue annotator add <db> <name> [--role annotator|lead|model]",
+    .description =
+        "Add an annotator and print a sign-in token for the review server. The token is shown\n"
+        "only now: the corpus keeps its SHA-256. A model annotator holds machine\n"
+        "pre-annotations. An annotator that an older import created (without a token) gets\n"
+        "one, and the role when --role is given.\n"
+        "\n"
+        "Only registered annotators can import (--annotator), comment, change statuses or be\n"
+        "coders in agree and adjudicate; the names 'import' (drafts) and 'adjudication' (gold)\n"
+        "are reserved.\n"
+        "",
+    .options = add_options,
+    .min_args = 2,
+    .max_args = 2,
+    .arg_name = "<db> <name>"};
 
 static int list_json;
 static const cli_option list_options[] = {CLI_JSON(&list_json, "one JSON document"), CLI_END};
@@ -39,42 +49,28 @@ static const cli_spec list_spec = {
     .arg_name = "<db>"};
 
 int cmd_annotator_add(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"role", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-  const char *role = NULL, *why;
+  const char *role, *why;
   rescue_store *st = NULL;
   char token[65];
-  int c, rc, existed = 0;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_add)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage_add);
-    case 'r':
-      if (!rescue_annotator_role_valid(optarg))
-        return cli_usage_error(usage_add, "unknown role '%s' (expected annotator, lead or model)",
-                               optarg);
-      role = optarg;
-      break;
-    default: return 2;
-    }
-  }
-  if (argc - optind != 2)
-    return cli_usage_error(usage_add, argc - optind > 2 ? "too many arguments"
-                                      : argc - optind ? "missing <name>" : "missing <db> and <name>");
-  if ((why = rescue_annotator_name_invalid(argv[optind + 1])))
-    return cli_usage_error(usage_add, "invalid annotator name '%s': %s", argv[optind + 1], why);
-  if ((rc = cli_open_store(argv[optind], 0, &st)))
+  int rc, first, existed = 0;
+  if ((rc = cli_parse(argc, argv, &add_spec, &first)) != CLI_PARSED)
     return rc;
-  if (rescue_annotator_add(st, argv[optind + 1], role, token, &existed)) {
+  role = role_index >= 0 ? roles[role_index] : NULL;
+  if ((why = rescue_annotator_name_invalid(argv[first + 1])))
+    return cli_spec_error(&add_spec, "invalid annotator name '%s': %s", argv[first + 1], why);
+  if ((rc = cli_open_store(argv[first], 0, &st)))
+    return rc;
+  if (rescue_annotator_add(st, argv[first + 1], role, token, &existed)) {
     rc = cli_fail(rescue_store_err(st));
     rescue_store_close(&st);
     return rc;
   }
   rescue_store_close(&st);
   if (existed)
-    printf("issued a sign-in token to the existing annotator '%s'%s%s%s\n", argv[optind + 1],
+    printf("issued a sign-in token to the existing annotator '%s'%s%s%s\n", argv[first + 1],
            role ? " (role " : "", role ? role : "", role ? ")" : "");
   else
-    printf("added annotator '%s' (role %s)\n", argv[optind + 1], role ? role : "annotator");
+    printf("added annotator '%s' (role %s)\n", argv[first + 1], role ? role : "annotator");
   printf("sign-in token: %s\n", token);
   printf("(shown only now; the corpus keeps its SHA-256)\n");
   return cli_finish(0);
@@ -169,43 +165,35 @@ int cmd_annotator_list(int argc, char **argv) {
   return rc;
 }
 
-static const char usage_retire[] =
-    "usage: rescue annotator retire <db> <name> --reason <text>\n"
-    "       rescue annotator unretire <db> <name> [--reason <text>]\n"
-    "\n"
-    "Retire an annotator: their versions stay in the corpus and its history, but leave\n"
-    "every view, agreement and adjudication (and they no longer count as a coder).\n"
-    "Unretire brings them back. Both changes are recorded with the time and reason.\n"
-    "\n"
-    "options:\n"
-    "  --reason <text>  why (required to retire)\n"
-    "  -h, --help       show this help\n";
+static const char *reason;
+static const cli_option retire_options[] = {
+    CLI_STRING(0, "reason", &reason, "<text>", "why (required to retire)"), CLI_END};
+static const cli_spec retire_spec = {
+    .synopsis = "rescue annotator retire <db> <name> --reason <text>\n"
+                "       rescue annotator unretire <db> <name> [--reason <text>]",
+    .description =
+        "Retire an annotator: their versions stay in the corpus and its history, but leave\n"
+        "every view, agreement and adjudication (and they no longer count as a coder).\n"
+        "Unretire brings them back. Both changes are recorded with the time and reason.\n"
+        "",
+    .options = retire_options,
+    .min_args = 2,
+    .max_args = 2,
+    .arg_name = "<db> <name>"};
 
 /* retire (1) or unretire (0) */
 static int retire(int argc, char **argv, int on) {
-  static const struct option opts[] = {
-      {"reason", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-  const char *reason = NULL;
   rescue_store *st = NULL;
-  int c, rc;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_retire)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage_retire);
-    case 'r': reason = optarg; break;
-    default: return 2;
-    }
-  }
-  if (argc - optind != 2)
-    return cli_usage_error(usage_retire, argc - optind > 2 ? "too many arguments"
-                                         : argc - optind ? "missing <name>"
-                                                         : "missing <db> and <name>");
-  if (on && (!reason || !*reason))
-    return cli_usage_error(usage_retire, "retiring an annotator needs a reason (--reason <text>)");
-  if ((rc = cli_open_store(argv[optind], 0, &st)))
+  int rc, first;
+  if ((rc = cli_parse(argc, argv, &retire_spec, &first)) != CLI_PARSED)
     return rc;
-  if (on ? rescue_annotator_retire(st, argv[optind + 1], reason)
-         : rescue_annotator_unretire(st, argv[optind + 1], reason)) {
-    rc = cli_fail_path(rescue_store_err(st), argv[optind]);
+  if (on && (!reason || !*reason))
+    return cli_spec_error(&retire_spec, "retiring an annotator needs a reason (--reason <text>)");
+  if ((rc = cli_open_store(argv[first], 0, &st)))
+    return rc;
+  if (on ? rescue_annotator_retire(st, argv[first + 1], reason)
+         : rescue_annotator_unretire(st, argv[first + 1], reason)) {
+    rc = cli_fail_path(rescue_store_err(st), argv[first]);
     rescue_store_close(&st);
     return rc;
   }
@@ -213,11 +201,11 @@ static int retire(int argc, char **argv, int on) {
   if (on)
     printf("retired annotator '%s' (%s): their versions stay in the history but leave views, "
            "agreement and adjudication\n",
-           argv[optind + 1], reason);
+           argv[first + 1], reason);
   else
     printf("annotator '%s' is back: their versions are in views, agreement and adjudication "
            "again\n",
-           argv[optind + 1]);
+           argv[first + 1]);
   return cli_finish(0);
 }
 

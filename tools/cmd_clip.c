@@ -1,7 +1,7 @@
 /*
 ** cmd_clip.c: `rescue clip <db> --out <dir> ...`: one clip per row of every linked sample.
 */
-#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,47 +9,9 @@
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: rescue clip <db> --out <dir> [--mode copy|exact|audio] [--pad <s>] [--jobs <n>]\n"
-    "                   [--shard <i>/<n>] [--samples <id>,...] [--rows <n>,...]\n"
-    "                   [--path-base <dir>] [--json]\n"
-    "\n"
-    "Cut one clip per row of every sample linked to a source ('rescue media add'):\n"
-    "<dir>/<sample_id>/clips/NNN.mp4 (NNN = row index, 3 digits), <dir>/<sample_id>/segment.mp4\n"
-    "for a sample that is a span of a longer source, and <dir>/<sample_id>/manifest.json\n"
-    "({\"rows\": [{\"index\", \"clip_path\", \"duration_sec\", ...}]}, the release format, with the\n"
-    "requested and actual span, frame and sample counts, sha256 and mode of each clip).\n"
-    "Files appear under their final names only when complete and checked; a rerun keeps\n"
-    "clips whose file still matches the hash the corpus recorded. A sample whose source is\n"
-    "missing, changed, damaged or shorter than its rows fails with the reason; the others\n"
-    "are still cut, and the exit status is 1. One run at a time writes an output folder: a\n"
-    "second run on it is refused while the first lasts, and temporary files a killed run\n"
-    "left behind are removed by the next one.\n"
-    "\n"
-    "On a terminal a progress line shows samples and rows done, clips per second and the\n"
-    "sample being cut; otherwise one line per finished sample goes to stderr.\n"
-    "\n"
-    "options:\n"
-    "  --out <dir>         where to write (created when missing)\n"
-    "  --mode <m>          copy (default): stream copy in one pass over each source; the\n"
-    "                      mp4 edit list starts each clip on the requested frame\n"
-    "                      exact: re-encode (H.264 + AAC), within one frame in any player\n"
-    "                      audio: clips/NNN.wav, 16 kHz mono 16-bit PCM, added to the manifest\n"
-    "                      as audio_path\n"
-    "  --pad <s>           widen every clip by s seconds on both sides (clamped to the source)\n"
-    "  --jobs <n>          worker threads, one sample each (default 1); with fewer samples\n"
-    "                      than workers, the rows of a sample are split among them\n"
-    "  --shard <i>/<n>     only the samples whose FNV-1a 64 hash of the sample_id, modulo n,\n"
-    "                      is i-1 (stable as samples are added: Slurm arrays, GNU parallel)\n"
-    "  --samples <ids>     only these samples (comma-separated)\n"
-    "  --rows <n>,...      with one --samples id: cut these rows again (1-based), even when\n"
-    "                      their clips are complete; all or nothing: if one fails, no clip\n"
-    "                      and no manifest entry changes\n"
-    "  --path-base <dir>   manifest clip_path values are relative to it (default: --out);\n"
-    "                      for the authors' scripts cut into\n"
-    "                      <repo>/manual_review_system/review_assets with --path-base <repo>\n"
-    "  --json              print the run's summary as JSON (counts, failures with reasons)\n"
-    "  -h, --help          show this help\n";
+/* The table's values (set before the functions below see them). */
+static struct { int *v, n; } rows;
+static int shard_i, shard_n;
 
 /* What the run shows while it goes, and the failures the --json summary lists. */
 typedef struct clip_ui {
@@ -104,143 +66,170 @@ static void on_status(void *arg, const rescue_clip_status *st) {
   ui->shown = 1;
 }
 
-/* "3,1,12" -> rows; usage error (2) when it is not a list of positive whole numbers. */
-static int parse_rows(const char *s, int **rows, int *n) {
-  char **items = cli_split_list(s, n);
-  int i;
-  *rows = NULL;
-  if (!items || *n == 0) {
-    cli_free_list(items);
+/* "3,1,12" -> rows (empty items skipped); -1 when it is not a list of row numbers from 1. */
+static int parse_rows(const char *s, int **rows_out, int *n) {
+  const char *p = s;
+  int cap = 1;
+  for (; *p; p++)
+    cap += *p == ',';
+  *n = 0;
+  if (!(*rows_out = calloc((size_t)cap, sizeof **rows_out)))
+    return -1;
+  for (p = s; *p;) {
+    char *end;
+    long v;
+    if (*p == ',') {
+      p++;
+      continue;
+    }
+    v = strtol(p, &end, 10);
+    if (end == p || (*end && *end != ',') || v < 1 || v > 1000000) {
+      free(*rows_out);
+      *rows_out = NULL;
+      return -1;
+    }
+    (*rows_out)[(*n)++] = (int)v;
+    p = end;
+  }
+  if (!*n) {
+    free(*rows_out);
+    *rows_out = NULL;
     return -1;
   }
-  *rows = calloc((size_t)*n, sizeof **rows);
-  for (i = 0; *rows && i < *n; i++) {
-    char *end;
-    long v = strtol(items[i], &end, 10);
-    if (!*items[i] || *end || v < 1 || v > 1000000) {
-      free(*rows);
-      *rows = NULL;
-      break;
-    }
-    (*rows)[i] = (int)v;
-  }
-  cli_free_list(items);
-  return *rows ? 0 : -1;
+  return 0;
 }
 
+/* --shard i/n */
+static int shard(const cli_spec *spec, const cli_option *o, const char *arg) {
+  const char *slash = strchr(arg, '/');
+  char *end1 = NULL, *end2 = NULL;
+  long i = slash ? strtol(arg, &end1, 10) : 0, n = slash ? strtol(slash + 1, &end2, 10) : 0;
+  (void)o;
+  if (!slash || end1 != slash || end1 == arg || !end2 || *end2 || end2 == slash + 1 || n < 1 ||
+      i < 1 || i > n || n > 1000000)
+    return cli_spec_error(spec, "--shard expects i/n with 1 <= i <= n, not '%s'", arg);
+  shard_i = (int)i;
+  shard_n = (int)n;
+  return 0;
+}
+
+/* --rows 3,7,12 */
+static int rows_option(const cli_spec *spec, const cli_option *o, const char *arg) {
+  (void)o;
+  free(rows.v);
+  if (parse_rows(arg, &rows.v, &rows.n))
+    return cli_spec_error(spec, "--rows expects row numbers from 1 (3,7,12), not '%s'", arg);
+  return 0;
+}
+
+static const char *const modes[] = {"copy", "exact", "audio", NULL};
+static const char *out_dir, *path_base;
+static int mode_index, json;
+static double pad;
+static long jobs = 1;
+static cli_list ids;
+static const cli_option options[] = {
+    CLI_STRING_REQ(0, "out", &out_dir, "<dir>", "where to write (created when missing)"),
+    {.type = CLI_OPT_CHOICE,
+     .long_name = "mode",
+     .value = &mode_index,
+     .argh = "<m>",
+     .help = "copy (default): stream copy in one pass over each source; the\n"
+             "mp4 edit list starts each clip on the requested frame\n"
+             "exact: re-encode (H.264 + AAC), within one frame in any player\n"
+             "audio: clips/NNN.wav, 16 kHz mono 16-bit PCM, added to the manifest\n"
+             "as audio_path",
+     .choices = modes,
+     .bad = "unknown mode '%s'"},
+    CLI_DOUBLE_RANGE(0, "pad", &pad, "<s>",
+                     "widen every clip by s seconds on both sides (clamped to the source)", 0,
+                     HUGE_VAL, "--pad must be >= 0"),
+    {.type = CLI_OPT_LONG,
+     .long_name = "jobs",
+     .value = &jobs,
+     .argh = "<n>",
+     .help = "worker threads, one sample each (default 1); with fewer samples\n"
+             "than workers, the rows of a sample are split among them",
+     .min = 1,
+     .max = 256,
+     .bad = "--jobs must be between 1 and 256"},
+    CLI_CALLBACK(0, "shard", NULL, "<i>/<n>",
+                 "only the samples whose FNV-1a 64 hash of the sample_id, modulo n,\n"
+                 "is i-1 (stable as samples are added: Slurm arrays, GNU parallel)",
+                 shard),
+    CLI_SAMPLES_HELP(&ids, "only these samples (comma-separated)"),
+    CLI_CALLBACK(0, "rows", NULL, "<n>,...",
+                 "with one --samples id: cut these rows again (1-based), even when\n"
+                 "their clips are complete; all or nothing: if one fails, no clip\n"
+                 "and no manifest entry changes",
+                 rows_option),
+    CLI_STRING(0, "path-base", &path_base, "<dir>",
+               "manifest clip_path values are relative to it (default: --out);\n"
+               "for the authors' scripts cut into\n"
+               "<repo>/manual_review_system/review_assets with --path-base <repo>"),
+    CLI_JSON(&json, "print the run's summary as JSON (counts, failures with reasons)"),
+    CLI_END};
+static const cli_spec spec = {
+    .synopsis = "rescue clip <db> --out <dir> [--mode copy|exact|audio] [--pad <s>] [--jobs <n>]\n"
+                "                   [--shard <i>/<n>] [--samples <id>,...] [--rows <n>,...]\n"
+                "                   [--path-base <dir>] [--json]",
+    .description =
+        "Cut one clip per row of every sample linked to a source ('rescue media add'):\n"
+        "<dir>/<sample_id>/clips/NNN.mp4 (NNN = row index, 3 digits), "
+        "<dir>/<sample_id>/segment.mp4\n"
+        "for a sample that is a span of a longer source, and <dir>/<sample_id>/manifest.json\n"
+        "({\"rows\": [{\"index\", \"clip_path\", \"duration_sec\", ...}]}, the release format, "
+        "with the\n"
+        "requested and actual span, frame and sample counts, sha256 and mode of each clip).\n"
+        "Files appear under their final names only when complete and checked; a rerun keeps\n"
+        "clips whose file still matches the hash the corpus recorded. A sample whose source is\n"
+        "missing, changed, damaged or shorter than its rows fails with the reason; the others\n"
+        "are still cut, and the exit status is 1. One run at a time writes an output folder: a\n"
+        "second run on it is refused while the first lasts, and temporary files a killed run\n"
+        "left behind are removed by the next one.\n"
+        "\n"
+        "On a terminal a progress line shows samples and rows done, clips per second and the\n"
+        "sample being cut; otherwise one line per finished sample goes to stderr.\n"
+        "",
+    .options = options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>"};
+
 int cmd_clip(int argc, char **argv) {
-  static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
-                                       {"mode", required_argument, NULL, 'm'},
-                                       {"pad", required_argument, NULL, 'p'},
-                                       {"jobs", required_argument, NULL, 'j'},
-                                       {"shard", required_argument, NULL, 's'},
-                                       {"samples", required_argument, NULL, 'S'},
-                                       {"path-base", required_argument, NULL, 'b'},
-                                       {"rows", required_argument, NULL, 'r'},
-                                       {"json", no_argument, NULL, 'J'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
   rescue_clip_opts o;
   rescue_clip_result res;
   rescue_store *st = NULL;
   clip_ui ui;
-  int *rows = NULL, n_rows = 0;
-  char **ids = NULL;
-  long jobs = 1;
-  int c, rc, n_ids = 0;
+  int rc, first;
 
   memset(&o, 0, sizeof o);
   memset(&ui, 0, sizeof ui);
-  o.mode = RESCUE_CLIP_COPY;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
-    switch (c) {
-    case 'h':
-      cli_free_list(ids);
-      return cli_help(usage);
-    case 'o': o.out = optarg; break;
-    case 'm':
-      if (rescue_clip_mode_parse(optarg, &o.mode)) {
-        cli_free_list(ids);
-        return cli_usage_error(usage, "unknown mode '%s' (copy, exact or audio)", optarg);
-      }
-      break;
-    case 'p':
-      if (cli_parse_double("--pad", optarg, &o.pad, usage)) {
-        cli_free_list(ids);
-        return 2;
-      }
-      if (o.pad < 0) {
-        cli_free_list(ids);
-        return cli_usage_error(usage, "--pad must be >= 0");
-      }
-      break;
-    case 'j':
-      if (cli_parse_long("--jobs", optarg, &jobs, usage)) {
-        cli_free_list(ids);
-        return 2;
-      }
-      if (jobs < 1 || jobs > 256) {
-        cli_free_list(ids);
-        return cli_usage_error(usage, "--jobs must be between 1 and 256");
-      }
-      break;
-    case 's': {
-      char *slash = strchr(optarg, '/'), *end1 = NULL, *end2 = NULL;
-      long i = slash ? strtol(optarg, &end1, 10) : 0, n = slash ? strtol(slash + 1, &end2, 10) : 0;
-      if (!slash || end1 != slash || end1 == optarg || !end2 || *end2 || end2 == slash + 1 ||
-          n < 1 || i < 1 || i > n || n > 1000000) {
-        cli_free_list(ids);
-        return cli_usage_error(usage, "--shard expects i/n with 1 <= i <= n, not '%s'", optarg);
-      }
-      o.shard_i = (int)i;
-      o.shard_n = (int)n;
-      break;
-    }
-    case 'S':
-      cli_free_list(ids);
-      ids = cli_split_list(optarg, &n_ids);
-      if (!ids || n_ids == 0) {
-        cli_free_list(ids);
-        return cli_usage_error(usage, "--samples needs at least one sample id");
-      }
-      break;
-    case 'b': o.path_base = optarg; break;
-    case 'J': ui.json = 1; break;
-    case 'r':
-      free(rows);
-      if (parse_rows(optarg, &rows, &n_rows)) {
-        cli_free_list(ids);
-        return cli_usage_error(usage, "--rows expects row numbers from 1 (3,7,12), not '%s'",
-                               optarg);
-      }
-      break;
-    default: cli_free_list(ids); free(rows); return 2;
-    }
+  if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
+    goto end;
+  if (rows.v && ids.n != 1) {
+    rc = cli_spec_error(&spec, "--rows needs exactly one sample (--samples <id>)");
+    goto end;
   }
-  if (rows && n_ids != 1) {
-    cli_free_list(ids);
-    free(rows);
-    return cli_usage_error(usage, "--rows needs exactly one sample (--samples <id>)");
+  if (rescue_clip_mode_parse(modes[mode_index], &o.mode)) {
+    cli_error("unknown mode '%s'", modes[mode_index]);
+    rc = 1;
+    goto end;
   }
-  if (argc - optind != 1 || !o.out) {
-    cli_free_list(ids);
-    free(rows);
-    return cli_usage_error(usage, argc - optind > 1 ? "unexpected argument '%s'"
-                                  : argc - optind == 0 ? "missing <db>%s"
-                                                       : "missing --out <dir>%s",
-                           argc - optind > 1 ? argv[optind + 1] : "");
-  }
-  if ((rc = cli_open_store(argv[optind], 0, &st))) {
-    cli_free_list(ids);
-    free(rows);
-    return rc;
-  }
+  o.out = out_dir;
+  o.pad = pad;
+  o.shard_i = shard_i;
+  o.shard_n = shard_n;
+  o.path_base = path_base;
+  ui.json = json;
+  if ((rc = cli_open_store(argv[first], 0, &st)))
+    goto end;
   rescue_media_quiet();
   o.jobs = (int)jobs;
-  o.samples = (const char *const *)ids;
-  o.n_samples = n_ids;
-  o.rows = rows;
-  o.n_rows = n_rows;
+  o.samples = (const char *const *)ids.v;
+  o.n_samples = ids.n;
+  o.rows = rows.v;
+  o.n_rows = rows.n;
   ui.tty = isatty(STDERR_FILENO);
   o.status = on_status;
   o.status_arg = &ui;
@@ -250,7 +239,7 @@ int cmd_clip(int argc, char **argv) {
   if (ui.shown)
     fprintf(stderr, "\n");
   if (rc && rc != RESCUE_EPARTIAL) {
-    rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
+    rc = cli_fail_spec(rescue_store_err(st), argv[first], &spec);
     goto end;
   }
   if (ui.json) {
@@ -300,8 +289,9 @@ int cmd_clip(int argc, char **argv) {
     rc = cli_finish(0);
   }
 end:
-  cli_free_list(ids);
-  free(rows);
+  cli_list_clear(&ids);
+  free(rows.v);
+  rows.v = NULL;
   rescue_buf_clear(&ui.fails);
   rescue_store_close(&st);
   return rc;

@@ -1,7 +1,6 @@
 /*
 ** cmd_export.c: `rescue export <db> --format samples|data-root|tasks|eaf --out <path> [options]`.
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,113 +8,175 @@
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: rescue export <db> --format samples|data-root|tasks|eaf --out <path>|- [--force]\n"
-    "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
-    "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] [--split <name>]\n"
-    "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
-    "                     [--itp-cap-per-class <m>] [--blind] [--require-clips]\n"
-    "                     [--annotator <name>] [--pseudonymise [--with-media]]\n"
-    "\n"
-    "Write the corpus out, all or nothing (a temporary name renamed at the end).\n"
-    "\n"
-    "  samples    release JSONL: one sample per line in sample_id order (path components\n"
-    "             compared bytewise), Python json.dumps style; an imported release line\n"
-    "             comes back byte for byte\n"
-    "  data-root  a folder of <sample_id>.json files, each the JSONL line plus a newline,\n"
-    "             as the authors' evaluation scripts read with --data-root\n"
-    "  tasks      a folder with the six task datasets (export/TASKS.md): <task>.jsonl each, or\n"
-    "             <task>/<split>.jsonl and splits/<split>.txt once 'rescue split' ran;\n"
-    "             README.md (dataset card) and manifest.json (sizes, lines, sha256)\n"
-    "  eaf        a folder of <sample_id>.eaf ELAN files (EAF 3.0): a turn tier per\n"
-    "             speaker, a tier per row field, controlled vocabularies from the scheme;\n"
-    "             'rescue import' reads them back exactly, with the edits made in ELAN\n"
-    "\n"
-    "An export that would write nothing fails with the reason (e.g. --view gold before\n"
-    "anything is adjudicated).\n"
-    "\n"
-    "options:\n"
-    "  --out <path>        the file (samples) or folder (data-root, tasks, eaf) to write;\n"
-    "                      '-' streams samples JSONL, or the records of one task (--tasks\n"
-    "                      <task>, and --split <name> after 'rescue split'), to stdout\n"
-    "  --force             replace an existing, non-empty output once the new one is done\n"
-    "                      (only rescue's own earlier output: never a corpus, a folder\n"
-    "                      without .rescue-output, or a file that is not a samples export)\n"
-    "  --view <v>          which version of each row: the corpus view by default (gold\n"
-    "                      where adjudicated, else the latest by anyone); gold (samples\n"
-    "                      without gold on every row are left out), latest, or\n"
-    "                      annotator:<name> (that annotator's view)\n"
-    "  --samples <ids>     only these samples (comma-separated sample ids)\n"
-    "  --include-discarded also write discarded samples (samples, data-root, eaf)\n"
-    "  --annotator <name>  who runs the export, for the corpus's log (rescue log); the\n"
-    "                      operating-system user is recorded in any case\n"
-    "  --pseudonymise      replace every real name by the corpus's pseudonym map (rescue\n"
-    "                      pseudonyms) in ids, people fields and free text; the output is\n"
-    "                      leak-checked and nothing is written when a real name survives\n"
-    "  --with-media        with --pseudonymise and --format tasks: copy the row clips into\n"
-    "                      <out>/media/ (faces and voices are NOT anonymised); without it a\n"
-    "                      pseudonymised export has no clips and empty clip paths\n"
-    "\n"
-    "options of --format tasks:\n"
-    "  --tasks <list>      which tasks (default: all six): itp, rpp, stp, ssp, er, vp\n"
-    "  --clip-root <p>     clip_path = <p>/<sample_id>/clips/NNN.mp4 (the release's form,\n"
-    "                      not checked); default: the clips 'rescue clip' recorded\n"
-    "  --split <name>      write only this split (train, validation or test)\n"
-    "  --checkpoints-per-sample <n>\n"
-    "                      ER and VP checkpoints per sample (default 5; 0: all)\n"
-    "  --min-dialogue-words <n>\n"
-    "                      ER: fewest words in the row's dialogue (default 5)\n"
-    "  --itp-cap-per-class <m>\n"
-    "                      ITP: at most m candidates per class and sample before\n"
-    "                      balancing (default 0: no cap)\n"
-    "  --blind             task files without their gold_* keys (nothing else in a\n"
-    "                      record reveals the answer; ids are opaque), and the answers\n"
-    "                      in <task>.answers.jsonl (or <task>/<split>.answers.jsonl),\n"
-    "                      which 'rescue score --gold' reads\n"
-    "  --require-clips     fail when an ER or VP record would have no clip_path (by\n"
-    "                      default: a warning with the count)\n"
-    "The dataset card and manifest.json say where the rows come from: how many are\n"
-    "adjudicated gold and how many the latest version, by which policy, whose versions,\n"
-    "agreement per field with a bootstrap interval, the rescue version and this command.\n"
-    "  -h, --help          show this help\n";
-
-/* Parse "itp,er" into a task bit set; prints a usage error and returns 0 when bad. */
-static unsigned parse_tasks(const char *list) {
-  char **names;
+/* --tasks itp,er: a task bit set. */
+static int tasks_option(const cli_spec *spec, const cli_option *o, const char *arg) {
+  const char *p = arg, *e;
   unsigned bits = 0;
-  int n = 0, i;
-  names = cli_split_list(list, &n);
-  if (!names || !n) {
-    cli_free_list(names);
-    cli_usage_error(usage, "--tasks needs at least one task (itp, rpp, stp, ssp, er, vp)");
-    return 0;
-  }
-  for (i = 0; i < n; i++) {
+  for (;; p = e + 1) {
+    char name[16];
     rescue_task t;
-    if (rescue_task_parse(names[i], &t)) {
-      cli_usage_error(usage, "unknown task '%s' (expected itp, rpp, stp, ssp, er or vp)",
-                      names[i]);
-      cli_free_list(names);
-      return 0;
+    e = strchr(p, ',');
+    if (e ? e > p : *p != 0) {
+      snprintf(name, sizeof name, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+      if ((size_t)(e ? e - p : (long)strlen(p)) >= sizeof name || rescue_task_parse(name, &t))
+        return cli_spec_error(spec, "unknown task '%.*s' (expected itp, rpp, stp, ssp, er or vp)",
+                              (int)(e ? e - p : (long)strlen(p)), p);
+      bits |= 1u << t;
     }
-    bits |= 1u << t;
+    if (!e)
+      break;
   }
-  cli_free_list(names);
-  return bits;
-}
-
-/* A count option: a whole number >= 0 that fits an int; -1 after a usage error. */
-static int parse_count(const char *opt, const char *s, int *out) {
-  long v;
-  if (cli_parse_long(opt, s, &v, usage))
-    return -1;
-  if (v < 0 || v > 1000000) {
-    cli_usage_error(usage, "%s expects a whole number from 0 to 1000000, not '%s'", opt, s);
-    return -1;
-  }
-  *out = (int)v;
+  if (!bits)
+    return cli_spec_error(spec, "--tasks needs at least one task (itp, rpp, stp, ssp, er, vp)");
+  *(unsigned *)o->value = bits;
   return 0;
 }
+
+const char *const export_formats[] = {"samples", "data-root", "tasks", "eaf", NULL};
+static const char *const splits[] = {"train", "validation", "test", NULL};
+static export_args A;
+static int split_index = -1;
+static long checkpoints = -1, min_words = -1, itp_cap = -1;
+static const cli_option options[] = {
+    {.type = CLI_OPT_CHOICE,
+     .long_name = "format",
+     .value = &A.format,
+     .argh = "<f>",
+     .help = "samples, data-root, tasks or eaf (above)",
+     .required = 1,
+     .choices = export_formats,
+     .bad = "unknown format '%s'"},
+    CLI_STRING_REQ(0, "out", &A.out, "<path>",
+                   "the file (samples) or folder (data-root, tasks, eaf) to write;\n"
+                   "'-' streams samples JSONL, or the records of one task (--tasks\n"
+                   "<task>, and --split <name> after 'rescue split'), to stdout"),
+    CLI_FLAG(0, "force", &A.force,
+             "replace an existing, non-empty output once the new one is done\n"
+             "(only rescue's own earlier output: never a corpus, a folder\n"
+             "without .rescue-output, or a file that is not a samples export)"),
+    CLI_VIEW_HELP(&A.view, "which version of each row: the corpus view by default (gold\n"
+                           "where adjudicated, else the latest by anyone); gold (samples\n"
+                           "without gold on every row are left out), latest, or\n"
+                           "annotator:<name> (that annotator's view)"),
+    CLI_SAMPLES_HELP(&A.samples, "only these samples (comma-separated sample ids)"),
+    CLI_FLAG(0, "include-discarded", &A.include_discarded,
+             "also write discarded samples (samples, data-root, eaf)"),
+    CLI_STRING(0, "annotator", &A.annotator, "<name>",
+               "who runs the export, for the corpus's log (rescue log); the\n"
+               "operating-system user is recorded in any case"),
+    CLI_FLAG(0, "pseudonymise", &A.pseudonymise,
+             "replace every real name by the corpus's pseudonym map (rescue\n"
+             "pseudonyms) in ids, people fields and free text; the output is\n"
+             "leak-checked and nothing is written when a real name survives"),
+    {.type = CLI_OPT_FLAG,
+     .long_name = "with-media",
+     .value = &A.with_media,
+     .help = "with --pseudonymise and --format tasks: copy the row clips into\n"
+             "<out>/media/ (faces and voices are NOT anonymised); without it a\n"
+             "pseudonymised export has no clips and empty clip paths",
+     .needs = "pseudonymise"},
+    CLI_HEADING("options of --format tasks:"),
+    CLI_CALLBACK(0, "tasks", &A.tasks, "<list>",
+                 "which tasks (default: all six): itp, rpp, stp, ssp, er, vp", tasks_option),
+    CLI_STRING(0, "clip-root", &A.clip_root, "<p>",
+               "clip_path = <p>/<sample_id>/clips/NNN.mp4 (the release's form,\n"
+               "not checked); default: the clips 'rescue clip' recorded"),
+    {.type = CLI_OPT_CHOICE,
+     .long_name = "split",
+     .value = &split_index,
+     .argh = "<name>",
+     .help = "write only this split (train, validation or test)",
+     .choices = splits,
+     .bad = "unknown split '%s'"},
+    CLI_LONG(0, "checkpoints-per-sample", &checkpoints, "<n>",
+             "ER and VP checkpoints per sample (default 5; 0: all)", 0, 1000000),
+    CLI_LONG(0, "min-dialogue-words", &min_words, "<n>",
+             "ER: fewest words in the row's dialogue (default 5)", 0, 1000000),
+    CLI_LONG(0, "itp-cap-per-class", &itp_cap, "<m>",
+             "ITP: at most m candidates per class and sample before\n"
+             "balancing (default 0: no cap)",
+             0, 1000000),
+    CLI_FLAG(0, "blind", &A.blind,
+             "task files without their gold_* keys (nothing else in a\n"
+             "record reveals the answer; ids are opaque), and the answers\n"
+             "in <task>.answers.jsonl (or <task>/<split>.answers.jsonl),\n"
+             "which 'rescue score --gold' reads"),
+    CLI_FLAG(0, "require-clips", &A.require_clips,
+             "fail when an ER or VP record would have no clip_path (by\n"
+             "default: a warning with the count)"),
+    CLI_END};
+const cli_spec export_spec = {
+    .synopsis = "rescue export <db> --format samples|data-root|tasks|eaf --out <path>|- [--force]\n"
+                "                     [--view gold|latest|annotator:<name>] [--samples <id>,...]\n"
+                "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] "
+                "[--split <name>]\n"
+                "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
+                "                     [--itp-cap-per-class <m>] [--blind] [--require-clips]\n"
+                "                     [--annotator <name>] [--pseudonymise [--with-media]]",
+    .description =
+        "Write the corpus out, all or nothing (a temporary name renamed at the end).\n"
+        "\n"
+        "  samples    release JSONL: one sample per line in sample_id order (path components\n"
+        "             compared bytewise), Python json.dumps style; an imported release line\n"
+        "             comes back byte for byte\n"
+        "  data-root  a folder of <sample_id>.json files, each the JSONL line plus a newline,\n"
+        "             as the authors' evaluation scripts read with --data-root\n"
+        "  tasks      a folder with the six task datasets (export/TASKS.md): <task>.jsonl each, "
+        "or\n"
+        "             <task>/<split>.jsonl and splits/<split>.txt once 'rescue split' ran;\n"
+        "             README.md (dataset card) and manifest.json (sizes, lines, sha256)\n"
+        "  eaf        a folder of <sample_id>.eaf ELAN files (EAF 3.0): a turn tier per\n"
+        "             speaker, a tier per row field, controlled vocabularies from the scheme;\n"
+        "             'rescue import' reads them back exactly, with the edits made in ELAN\n"
+        "\n"
+        "An export that would write nothing fails with the reason (e.g. --view gold before\n"
+        "anything is adjudicated).\n"
+        "",
+    .options = options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>",
+    .epilogue =
+        "The dataset card and manifest.json say where the rows come from: how many are\n"
+        "adjudicated gold and how many the latest version, by which policy, whose versions,\n"
+        "agreement per field with a bootstrap interval, the rescue version and this command.\n"};
+
+int export_parse(int argc, char **argv, export_args *a) {
+  const cli_option *o;
+  int rc, first;
+  memset(&A, 0, sizeof A);
+  A.format = -1;
+  if ((rc = cli_parse(argc, argv, &export_spec, &first)) != CLI_PARSED) {
+    cli_list_clear(&A.samples);
+    return rc;
+  }
+  A.db = argv[first];
+  A.split = split_index >= 0 ? splits[split_index] : NULL;
+  A.checkpoints_per_sample = (int)checkpoints;
+  A.min_dialogue_words = (int)min_words;
+  A.itp_cap_per_class = (int)itp_cap;
+  /* the options after the heading are those of --format tasks only */
+  for (o = options; o->type != CLI_OPT_HEADING; o++)
+    ;
+  for (o++; o->type != CLI_OPT_END; o++)
+    if (!A.task_only && cli_given(&export_spec, o->long_name))
+      A.task_only = o->long_name;
+  *a = A;
+  return CLI_PARSED;
+}
+
+int export_check(const export_args *a) {
+  int tasks_format = a->format == 2;
+  if (!tasks_format && a->task_only)
+    return cli_spec_error(&export_spec, "--%s applies to --format tasks only", a->task_only);
+  if (tasks_format && a->include_discarded)
+    return cli_spec_error(&export_spec, "--include-discarded does not apply to --format tasks");
+  if (strcmp(a->out, "-") == 0 && a->format == 1)
+    return cli_spec_error(&export_spec, "--out - streams JSONL: a data-root is a folder");
+  return 0;
+}
+
+void export_args_clear(export_args *a) { cli_list_clear(&a->samples); }
 
 /*
 ** The eaf format. DATE in the files is now, or SOURCE_DATE_EPOCH when set (the
@@ -143,7 +204,8 @@ static int export_eaf(rescue_store *st, const char *out, const char *view_spec,
     time_t tt = (time_t)t;
     struct tm tm;
     if (*end || t < 0 || !gmtime_r(&tt, &tm))
-      return cli_usage_error(usage, "SOURCE_DATE_EPOCH is not a number of seconds: '%s'", sde);
+      return cli_spec_error(&export_spec, "SOURCE_DATE_EPOCH is not a number of seconds: '%s'",
+                            sde);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
     eo.date = date;
   }
@@ -220,169 +282,69 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
 }
 
 /* The export itself (tools/export_safe.c wraps it with --pseudonymise and the audit). */
-int export_run(int argc, char **argv) {
-  enum { O_TASKS = 256, O_CLIP_ROOT, O_SPLIT, O_CHECKPOINTS, O_MIN_WORDS, O_ITP_CAP, O_BLIND,
-         O_REQUIRE_CLIPS };
-  static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-                                       {"out", required_argument, NULL, 'o'},
-                                       {"force", no_argument, NULL, 'F'},
-                                       {"view", required_argument, NULL, 'v'},
-                                       {"samples", required_argument, NULL, 's'},
-                                       {"include-discarded", no_argument, NULL, 'D'},
-                                       {"tasks", required_argument, NULL, O_TASKS},
-                                       {"clip-root", required_argument, NULL, O_CLIP_ROOT},
-                                       {"split", required_argument, NULL, O_SPLIT},
-                                       {"checkpoints-per-sample", required_argument, NULL,
-                                        O_CHECKPOINTS},
-                                       {"min-dialogue-words", required_argument, NULL,
-                                        O_MIN_WORDS},
-                                       {"itp-cap-per-class", required_argument, NULL, O_ITP_CAP},
-                                       {"annotator", required_argument, NULL, 'a'},
-                                       {"blind", no_argument, NULL, O_BLIND},
-                                       {"require-clips", no_argument, NULL, O_REQUIRE_CLIPS},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *format = NULL, *out = NULL, *view_spec = NULL, *task_only = NULL;
-  char **samples = NULL;
+int export_run(const export_args *a) {
   rescue_export_opts o;
   rescue_tasks_opts to;
   rescue_export_result res;
   rescue_store *st = NULL;
   cli_progress *bar = NULL;
-  int c, rc, n_samples = 0, data_root, tasks_format;
+  int rc, data_root = a->format == 1;
 
   memset(&o, 0, sizeof o);
   rescue_tasks_opts_init(&to);
-  while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
-    switch (c) {
-    case 'h': cli_free_list(samples); return cli_help(usage);
-    case 'f': format = optarg; break;
-    case 'o': out = optarg; break;
-    case 'F': o.force = 1; break;
-    case 'a': break; /* for the audit record (tools/export_safe.c) */
-    case 'v': view_spec = optarg; break;
-    case 'D': o.include_discarded = 1; break;
-    case 's':
-      cli_free_list(samples);
-      samples = cli_split_list(optarg, &n_samples);
-      if (!samples || !n_samples) {
-        cli_free_list(samples);
-        return cli_usage_error(usage, "--samples needs at least one sample id");
-      }
-      break;
-    case O_TASKS:
-      task_only = "--tasks";
-      if (!(to.tasks = parse_tasks(optarg)))
-        goto usage_fail;
-      break;
-    case O_CLIP_ROOT:
-      task_only = "--clip-root";
-      to.clip_root = optarg;
-      break;
-    case O_SPLIT:
-      task_only = "--split";
-      if (rescue_split_index(optarg) < 0) {
-        cli_usage_error(usage, "unknown split '%s' (expected train, validation or test)", optarg);
-        goto usage_fail;
-      }
-      to.split = optarg;
-      break;
-    case O_CHECKPOINTS:
-      task_only = "--checkpoints-per-sample";
-      if (parse_count("--checkpoints-per-sample", optarg, &to.checkpoints_per_sample))
-        goto usage_fail;
-      break;
-    case O_MIN_WORDS:
-      task_only = "--min-dialogue-words";
-      if (parse_count("--min-dialogue-words", optarg, &to.min_dialogue_words))
-        goto usage_fail;
-      break;
-    case O_BLIND:
-      task_only = "--blind";
-      to.blind = 1;
-      break;
-    case O_REQUIRE_CLIPS:
-      task_only = "--require-clips";
-      to.require_clips = 1;
-      break;
-    case O_ITP_CAP:
-      task_only = "--itp-cap-per-class";
-      if (parse_count("--itp-cap-per-class", optarg, &to.itp_cap_per_class))
-        goto usage_fail;
-      break;
-    default: goto usage_fail;
-    }
-  }
-  rc = 2;
-  if (argc - optind != 1) {
-    cli_usage_error(usage, argc - optind ? "too many arguments" : "missing <db>");
+  if ((rc = export_check(a)))
+    return rc;
+  o.force = a->force;
+  o.include_discarded = a->include_discarded;
+  if (a->tasks)
+    to.tasks = a->tasks;
+  to.clip_root = a->clip_root;
+  to.split = a->split;
+  if (a->checkpoints_per_sample >= 0)
+    to.checkpoints_per_sample = a->checkpoints_per_sample;
+  if (a->min_dialogue_words >= 0)
+    to.min_dialogue_words = a->min_dialogue_words;
+  if (a->itp_cap_per_class >= 0)
+    to.itp_cap_per_class = a->itp_cap_per_class;
+  to.blind = a->blind;
+  to.require_clips = a->require_clips;
+  if ((rc = cli_open_store(a->db, RESCUE_OPEN_READONLY, &st)))
+    goto end;
+  if (rescue_view_parse(st, a->view, &o.view)) {
+    rc = cli_fail_spec(rescue_store_err(st), a->db, &export_spec);
     goto end;
   }
-  if (!format) {
-    cli_usage_error(usage, "missing --format");
-    goto end;
-  }
-  if (strcmp(format, "samples") != 0 && strcmp(format, "data-root") != 0 &&
-      strcmp(format, "tasks") != 0 && strcmp(format, "eaf") != 0) {
-    cli_usage_error(usage, "unknown format '%s' (expected samples, data-root, tasks or eaf)",
-                    format);
-    goto end;
-  }
-  if (!out) {
-    cli_usage_error(usage, "missing --out");
-    goto end;
-  }
-  tasks_format = strcmp(format, "tasks") == 0;
-  if (!tasks_format && task_only) {
-    cli_usage_error(usage, "%s applies to --format tasks only", task_only);
-    goto end;
-  }
-  if (tasks_format && o.include_discarded) {
-    cli_usage_error(usage, "--include-discarded does not apply to --format tasks");
-    goto end;
-  }
-  data_root = strcmp(format, "data-root") == 0;
-  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
-    goto end;
-  if (rescue_view_parse(st, view_spec, &o.view)) {
-    rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
-    goto end;
-  }
-  o.samples = (const char *const *)samples;
-  o.n_samples = n_samples;
-  if (strcmp(out, "-") == 0) {
-    if (data_root) {
-      rc = cli_usage_error(usage, "--out - streams JSONL: a data-root is a folder");
-      goto end;
-    }
+  o.samples = (const char *const *)a->samples.v;
+  o.n_samples = a->samples.n;
+  if (strcmp(a->out, "-") == 0) {
     o.stream = stdout;
     to.stream = stdout;
   }
-  if (tasks_format) {
+  if (a->format == 2) {
     to.command_line = cli_cmdline;
     to.view = o.view;
-    to.view_name = view_spec ? view_spec : "corpus";
+    to.view_name = a->view ? a->view : "corpus";
     to.samples = o.samples;
     to.n_samples = o.n_samples;
     to.force = o.force;
-    rc = export_tasks(st, out, &to);
+    rc = export_tasks(st, a->out, &to);
     goto end;
   }
-  if (strcmp(format, "eaf") == 0) {
-    rc = export_eaf(st, out, view_spec, &o);
+  if (a->format == 3) {
+    rc = export_eaf(st, a->out, a->view, &o);
     goto end;
   }
   bar = cli_progress_start("exporting");
   o.progress = cli_progress_update;
   o.progress_arg = bar;
-  rc = rescue_export_samples(st, out, data_root, &o, &res);
+  rc = rescue_export_samples(st, a->out, data_root, &o, &res);
   cli_progress_done(&bar);
   if (rc) {
     rc = cli_fail(rescue_store_err(st));
     goto end;
   }
   fprintf(o.stream ? stderr : stdout, "wrote %ld sample%s (%ld rows) to %s\n", res.samples,
-          res.samples == 1 ? "" : "s", res.rows, o.stream ? "stdout" : out);
+          res.samples == 1 ? "" : "s", res.rows, o.stream ? "stdout" : a->out);
   if (res.incomplete)
     cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
              res.incomplete == 1 ? "" : "s");
@@ -393,9 +355,5 @@ int export_run(int argc, char **argv) {
   rc = cli_finish(0);
 end:
   rescue_store_close(&st);
-  cli_free_list(samples);
   return rc;
-usage_fail:
-  cli_free_list(samples);
-  return 2;
 }

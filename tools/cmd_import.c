@@ -1,67 +1,94 @@
 /*
 ** cmd_import.c: `rescue import <db> <path>... [options]`.
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt|eaf]\n"
-    "                     [--annotator <name>] [--sample <id>] [--tiers <t1>,<t2>]\n"
-    "                     [--resegment] [--strict] [--json]\n"
-    "\n"
-    "Read samples into the corpus, all in one transaction: any bad input refuses the whole\n"
-    "import and leaves the corpus exactly as it was.\n"
-    "\n"
-    "  jsonl      release JSONL, one sample object per line with a string sample_id\n"
-    "  data-root  a folder of <group>/<sample>.json files; the sample_id is the path\n"
-    "             without .json (manifest.json files are skipped)\n"
-    "  json       one sample object; its sample_id key, or --sample\n"
-    "  srt, vtt   subtitles of the sample --sample (created when new): its cues are stored\n"
-    "             (timing ground truth), and when it has no rows yet, one draft row per cue\n"
-    "             (times, speaker from a 'Name:' or '[Name]' prefix, text; the rest empty)\n"
-    "  eaf        an ELAN file. One that 'rescue export --format eaf' wrote (edited in ELAN\n"
-    "             or not) names its sample and comes back row for row, under the annotator\n"
-    "             it records unless --annotator; any other EAF needs --sample: each\n"
-    "             annotation of a top-level time-aligned tier with a PARTICIPANT (or of the\n"
-    "             --tiers named) is a row, in time order, with the values of the tiers below\n"
-    "             it as extra fields named by tier. A file with a DOCTYPE is refused.\n"
-    "\n"
-    "Subtitle drafts: a speaker spelled differently only by case or spacing ('ANNA') takes\n"
-    "the first spelling (the sample's participants and Therapist first); a cue with several\n"
-    "'- Name:' turns makes one row per turn, its time shared in proportion to each turn's\n"
-    "text; a cue without a speaker continues the row before it; sound descriptions such\n"
-    "as '(crying)' or '[laughs]' are taken out of dialogue_cleaned (they stay in the\n"
-    "stored cue), and a cue of sounds only makes no row. Every such decision is listed\n"
-    "(cue, line, rows) so the drafts can be checked.\n"
-    "\n"
-    "An unknown key is kept as it is (import is lossless), but one that looks like a typo\n"
-    "of a field of the scheme ('relation_patern') is warned about, with the field it\n"
-    "resembles; --strict refuses the import instead.\n"
-    "\n"
-    "A sample already in the corpus gets, under the annotator, a new version of each row\n"
-    "whose content differs from that annotator's own latest version (every row, for an\n"
-    "annotator who has none yet); importing the same file again changes nothing.\n"
-    "\n"
-    "options:\n"
-    "  --format <f>        auto (default): a folder is a data-root, *.jsonl and *.ndjson\n"
-    "                      are jsonl, *.json is json, *.srt is srt, *.vtt is vtt,\n"
-    "                      *.eaf is eaf\n"
-    "  --annotator <name>  whose versions these are: a registered annotator ('rescue\n"
-    "                      annotator add'; an unknown name is refused with the closest\n"
-    "                      registered names). Without it the file is the draft: where\n"
-    "                      every annotator's view starts, never a coder\n"
-    "  --sample <id>       the sample_id of a single JSON file, a subtitle or an EAF file\n"
-    "  --tiers <list>      eaf: the tiers whose annotations are the rows (the tier id is\n"
-    "                      then the speaker)\n"
-    "  --resegment         a sample whose row count differs gets a new row set (the old\n"
-    "                      rows and versions stay in its history) instead of a refusal\n"
-    "  --strict            refuse keys that look like typos of the scheme's fields\n"
-    "  --json              one JSON document: the counts, warnings and, per subtitle\n"
-    "                      cue, its draft rows and decisions\n"
-    "  -h, --help          show this help\n";
+/* --annotator: the rules of 'rescue annotator add', so an import never makes a name it refuses. */
+static int annotator_name(const cli_spec *spec, const cli_option *o, const char *arg) {
+  const char *why = rescue_annotator_name_invalid(arg);
+  if (why)
+    return cli_spec_error(spec, "invalid annotator name: %s", why);
+  *(const char **)o->value = arg;
+  return 0;
+}
+
+static const char *const formats[] = {"auto", "jsonl", "json", "data-root",
+                                      "srt",  "vtt",   "eaf",  NULL};
+static int format_index, resegment, strict, json;
+static const char *annotator, *sample, *tiers;
+static const cli_option options[] = {
+    {.type = CLI_OPT_CHOICE,
+     .long_name = "format",
+     .value = &format_index,
+     .argh = "<f>",
+     .help = "auto (default): a folder is a data-root, *.jsonl and *.ndjson\n"
+             "are jsonl, *.json is json, *.srt is srt, *.vtt is vtt,\n"
+             "*.eaf is eaf",
+     .choices = formats,
+     .bad = "unknown format '%s'"},
+    CLI_CALLBACK(0, "annotator", &annotator, "<name>",
+                 "whose versions these are: a registered annotator ('rescue\n"
+                 "annotator add'; an unknown name is refused with the closest\n"
+                 "registered names). Without it the file is the draft: where\n"
+                 "every annotator's view starts, never a coder",
+                 annotator_name),
+    CLI_STRING(0, "sample", &sample, "<id>",
+               "the sample_id of a single JSON file, a subtitle or an EAF file"),
+    CLI_STRING(0, "tiers", &tiers, "<list>",
+               "eaf: the tiers whose annotations are the rows (the tier id is\n"
+               "then the speaker)"),
+    CLI_FLAG(0, "resegment", &resegment,
+             "a sample whose row count differs gets a new row set (the old\n"
+             "rows and versions stay in its history) instead of a refusal"),
+    CLI_FLAG(0, "strict", &strict, "refuse keys that look like typos of the scheme's fields"),
+    CLI_JSON(&json, "one JSON document: the counts, warnings and, per subtitle\n"
+                    "cue, its draft rows and decisions"),
+    CLI_END};
+static const cli_spec spec = {
+    .synopsis = "rescue import <db> <path>... [--format auto|jsonl|json|data-root|srt|vtt|eaf]\n"
+                "                     [--annotator <name>] [--sample <id>] [--tiers <t1>,<t2>]\n"
+                "                     [--resegment] [--strict] [--json]",
+    .description =
+        "Read samples into the corpus, all in one transaction: any bad input refuses the whole\n"
+        "import and leaves the corpus exactly as it was.\n"
+        "\n"
+        "  jsonl      release JSONL, one sample object per line with a string sample_id\n"
+        "  data-root  a folder of <group>/<sample>.json files; the sample_id is the path\n"
+        "             without .json (manifest.json files are skipped)\n"
+        "  json       one sample object; its sample_id key, or --sample\n"
+        "  srt, vtt   subtitles of the sample --sample (created when new): its cues are stored\n"
+        "             (timing ground truth), and when it has no rows yet, one draft row per cue\n"
+        "             (times, speaker from a 'Name:' or '[Name]' prefix, text; the rest empty)\n"
+        "  eaf        an ELAN file. One that 'rescue export --format eaf' wrote (edited in ELAN\n"
+        "             or not) names its sample and comes back row for row, under the annotator\n"
+        "             it records unless --annotator; any other EAF needs --sample: each\n"
+        "             annotation of a top-level time-aligned tier with a PARTICIPANT (or of the\n"
+        "             --tiers named) is a row, in time order, with the values of the tiers below\n"
+        "             it as extra fields named by tier. A file with a DOCTYPE is refused.\n"
+        "\n"
+        "Subtitle drafts: a speaker spelled differently only by case or spacing ('ANNA') takes\n"
+        "the first spelling (the sample's participants and Therapist first); a cue with several\n"
+        "'- Name:' turns makes one row per turn, its time shared in proportion to each turn's\n"
+        "text; a cue without a speaker continues the row before it; sound descriptions such\n"
+        "as '(crying)' or '[laughs]' are taken out of dialogue_cleaned (they stay in the\n"
+        "stored cue), and a cue of sounds only makes no row. Every such decision is listed\n"
+        "(cue, line, rows) so the drafts can be checked.\n"
+        "\n"
+        "An unknown key is kept as it is (import is lossless), but one that looks like a typo\n"
+        "of a field of the scheme ('relation_patern') is warned about, with the field it\n"
+        "resembles; --strict refuses the import instead.\n"
+        "\n"
+        "A sample already in the corpus gets, under the annotator, a new version of each row\n"
+        "whose content differs from that annotator's own latest version (every row, for an\n"
+        "annotator who has none yet); importing the same file again changes nothing.\n"
+        "",
+    .options = options,
+    .min_args = 2,
+    .max_args = -1,
+    .arg_name = "<db> <path>"};
 
 /* What the notes of one import become: stderr warnings and decision lines, or JSON. */
 typedef struct notes {
@@ -201,51 +228,28 @@ static void import_json(notes *N, const rescue_import_result *res, rescue_buf *o
 }
 
 int cmd_import(int argc, char **argv) {
-  static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-                                       {"annotator", required_argument, NULL, 'a'},
-                                       {"sample", required_argument, NULL, 's'},
-                                       {"resegment", no_argument, NULL, 'r'},
-                                       {"strict", no_argument, NULL, 'S'},
-                                       {"json", no_argument, NULL, 'j'},
-                                       {"tiers", required_argument, NULL, 't'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
   rescue_import_opts o = {.format = RESCUE_FMT_AUTO};
   rescue_import_result res;
   rescue_store *st = NULL;
   cli_progress *bar;
   notes N;
   rescue_buf out = RESCUE_BUF_INIT;
-  int c, rc;
+  int rc, first;
 
   memset(&N, 0, sizeof N);
-
-  while ((c = cli_getopt(argc, argv, "h", opts, usage)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage);
-    case 'f':
-      if (rescue_format_parse(optarg, &o.format))
-        return cli_usage_error(usage, "unknown format '%s'", optarg);
-      break;
-    case 'a': {
-      /* the rules of 'rescue annotator add', so an import never makes a name it refuses */
-      const char *why = rescue_annotator_name_invalid(optarg);
-      if (why)
-        return cli_usage_error(usage, "invalid annotator name: %s", why);
-      o.annotator = optarg;
-      break;
-    }
-    case 's': o.sample = optarg; break;
-    case 'r': o.resegment = 1; break;
-    case 'S': o.strict = 1; break;
-    case 'j': N.json = 1; break;
-    case 't': o.tiers = optarg; break;
-    default: return 2;
-    }
+  if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
+    return rc;
+  if (rescue_format_parse(formats[format_index], &o.format)) {
+    cli_error("unknown format '%s'", formats[format_index]);
+    return 1;
   }
-  if (argc - optind < 2)
-    return cli_usage_error(usage, argc - optind ? "missing <path>" : "missing <db> and <path>");
-  if ((rc = cli_open_store(argv[optind], 0, &st)))
+  o.annotator = annotator;
+  o.sample = sample;
+  o.tiers = tiers;
+  o.resegment = resegment;
+  o.strict = strict;
+  N.json = json;
+  if ((rc = cli_open_store(argv[first], 0, &st)))
     return rc;
   bar = cli_progress_start("importing");
   o.progress = cli_progress_update;
@@ -256,10 +260,10 @@ int cmd_import(int argc, char **argv) {
   rescue_jw_arr(&N.ww);
   rescue_jw_init(&N.wc, &N.cues);
   rescue_jw_arr(&N.wc);
-  rc = rescue_import(st, (const char *const *)argv + optind + 1, argc - optind - 1, &o, &res);
+  rc = rescue_import(st, (const char *const *)argv + first + 1, argc - first - 1, &o, &res);
   cli_progress_done(&bar);
   if (rc) {
-    rc = cli_fail_usage(rescue_store_err(st), argv[optind], usage);
+    rc = cli_fail_spec(rescue_store_err(st), argv[first], &spec);
     goto end;
   }
   if (N.json) {
@@ -293,7 +297,7 @@ end:
     char detail[200];
     snprintf(detail, sizeof detail, "%ld samples, %ld rows: %ld row versions added", res.samples,
              res.rows, res.put.row_versions);
-    cli_audit(argv[optind], "import", argc, argv, o.annotator, detail);
+    cli_audit(argv[first], "import", argc, argv, o.annotator, detail);
   }
   rescue_buf_clear(&N.decisions);
   rescue_buf_clear(&N.warn);

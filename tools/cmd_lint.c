@@ -2,18 +2,13 @@
 ** cmd_lint.c: `rescue lint <db>`: the annotation guideline's rules R01-R20 over the corpus,
 ** and the waivers that settle accepted findings.
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char usage[] =
-    "usage: rescue lint <db> [--samples <id>,...] [--view gold|latest|annotator:<name>] [--json]\n"
-    "   or: rescue lint <db> --waive <rule>:<sample_id>:<row> --reason <text> [--by <name>]\n"
-    "   or: rescue lint <db> --unwaive <rule>:<sample_id>:<row>\n"
-    "\n"
+static const char description[] =
     "Check every sample against the annotation guideline (annotate/LINT.md), driven by the\n"
     "corpus's scheme: JSON types, times, entity sets, closed label sets per scenario,\n"
     "ranges, evidence rows, subtitle coverage, scenario and participants. One line per\n"
@@ -26,63 +21,82 @@ static const char usage[] =
     "Waived findings are listed apart, after the others, and never fail the run;\n"
     "--unwaive removes the waiver.\n"
     "\n"
-    "rules:\n";
+    "rules:\n"
+    "";
 
-static const char usage_tail[] =
-    "\n"
-    "options:\n"
-    "  --samples <ids>  only these samples (comma-separated; discarded samples are\n"
-    "                   skipped unless named here)\n"
-    "  --view <v>       which version of each row: the corpus view by default (gold where\n"
-    "                   adjudicated, else the latest), gold, latest or annotator:<name>\n"
-    "  --json           one JSON document: counts, every finding, the waived findings\n"
-    "                   and the waivers\n"
-    "  --waive <w>      record a waiver <rule>:<sample_id>:<row> (needs --reason)\n"
-    "  --reason <text>  why the finding is accepted\n"
-    "  --by <name>      who waives it (default: the login name, $USER)\n"
-    "  --unwaive <w>    remove a waiver\n"
-    "  -h, --help       show this help\n";
+static const char *view_spec, *waive, *unwaive, *reason, *by;
+static int json;
+static cli_list samples;
+static const cli_option options[] = {
+    CLI_SAMPLES_HELP(&samples, "only these samples (comma-separated; discarded samples are\n"
+                               "skipped unless named here)"),
+    CLI_VIEW_HELP(&view_spec, "which version of each row: the corpus view by default (gold where\n"
+                              "adjudicated, else the latest), gold, latest or annotator:<name>"),
+    CLI_JSON(&json, "one JSON document: counts, every finding, the waived findings\n"
+                    "and the waivers"),
+    {.type = CLI_OPT_STRING,
+     .long_name = "waive",
+     .value = &waive,
+     .argh = "<w>",
+     .help = "record a waiver <rule>:<sample_id>:<row> (needs --reason)",
+     .group = 1},
+    CLI_STRING(0, "reason", &reason, "<text>", "why the finding is accepted"),
+    CLI_STRING(0, "by", &by, "<name>", "who waives it (default: the login name, $USER)"),
+    {.type = CLI_OPT_STRING,
+     .long_name = "unwaive",
+     .value = &unwaive,
+     .argh = "<w>",
+     .help = "remove a waiver",
+     .group = 1},
+    CLI_END};
+static cli_spec spec = {
+    .synopsis =
+        "rescue lint <db> [--samples <id>,...] [--view gold|latest|annotator:<name>] [--json]\n"
+        "   or: rescue lint <db> --waive <rule>:<sample_id>:<row> --reason <text> [--by <name>]\n"
+        "   or: rescue lint <db> --unwaive <rule>:<sample_id>:<row>",
+    .options = options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>"};
 
-/* The usage text with the rule list. */
-static const char *full_usage(void) {
+/* The description with the rule list (the spec's, once). */
+static void describe_rules(void) {
   static char text[8192];
   size_t n;
   int r;
   if (text[0])
-    return text;
-  n = (size_t)snprintf(text, sizeof text, "%s", usage);
+    return;
+  n = (size_t)snprintf(text, sizeof text, "%s", description);
   for (r = 1; r <= RESCUE_LINT_RULES && n < sizeof text; r++)
     n += (size_t)snprintf(text + n, sizeof text - n, "  R%02d %-7s  %s\n", r,
                           rescue_lint_rule_severity(r) == RESCUE_LINT_ERROR ? "error" : "warning",
                           rescue_lint_rule_text(r));
-  if (n < sizeof text)
-    snprintf(text + n, sizeof text - n, "%s", usage_tail);
-  return text;
+  spec.description = text;
 }
 
 /* --waive / --unwaive: change the corpus's waivers and say what was done. */
-static int waiver_command(const char *db, const char *waive, const char *unwaive,
-                          const char *reason, const char *by, int lint_opts, const char *u) {
+static int waiver_command(const char *db, int lint_opts) {
   rescue_store *st = NULL;
   rescue_error err = {0, "", ""};
   char *sample = NULL;
   const char *why;
   int rule, row, rc;
   if (!waive == !unwaive)
-    return cli_usage_error(u, waive ? "give --waive or --unwaive, not both"
-                                    : "--reason and --by go with --waive");
+    return cli_spec_error(&spec, waive ? "give --waive or --unwaive, not both"
+                                       : "--reason and --by go with --waive");
   if (lint_opts)
-    return cli_usage_error(u, "--samples, --view and --json do not apply to --waive or --unwaive");
+    return cli_spec_error(&spec,
+                          "--samples, --view and --json do not apply to --waive or --unwaive");
   if (waive && (!reason || !*reason))
-    return cli_usage_error(u, "--waive needs --reason <text> (why the finding is accepted)");
+    return cli_spec_error(&spec, "--waive needs --reason <text> (why the finding is accepted)");
   if (unwaive && (reason || by))
-    return cli_usage_error(u, "--reason and --by go with --waive");
+    return cli_spec_error(&spec, "--reason and --by go with --waive");
   if (!by)
     by = getenv("USER") && *getenv("USER") ? getenv("USER") : "unknown";
   if ((why = rescue_annotator_name_invalid(by)) != NULL)
-    return cli_usage_error(u, "invalid name for --by: %s", why);
+    return cli_spec_error(&spec, "invalid name for --by: %s", why);
   if (rescue_lint_waiver_parse(waive ? waive : unwaive, &rule, &sample, &row, &err)) {
-    rc = err.code == RESCUE_EINVAL ? cli_usage_error(u, "%s", err.msg) : cli_fail(&err);
+    rc = err.code == RESCUE_EINVAL ? cli_spec_error(&spec, "%s", err.msg) : cli_fail(&err);
     rescue_free(sample);
     return rc;
   }
@@ -109,19 +123,7 @@ static int waiver_command(const char *db, const char *waive, const char *unwaive
 }
 
 int cmd_lint(int argc, char **argv) {
-  static const struct option opts[] = {{"samples", required_argument, NULL, 's'},
-                                       {"view", required_argument, NULL, 'v'},
-                                       {"json", no_argument, NULL, 'j'},
-                                       {"waive", required_argument, NULL, 'W'},
-                                       {"unwaive", required_argument, NULL, 'U'},
-                                       {"reason", required_argument, NULL, 'r'},
-                                       {"by", required_argument, NULL, 'b'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *view_spec = NULL, *u = full_usage(), *waive = NULL, *unwaive = NULL;
-  const char *reason = NULL, *by = NULL;
-  char **samples = NULL;
-  int c, rc = 2, json = 0, n_samples = 0, i;
+  int c, rc, first, i;
   rescue_lint_opts o;
   rescue_lint_result res;
   rescue_store *st = NULL;
@@ -130,42 +132,21 @@ int cmd_lint(int argc, char **argv) {
 
   memset(&o, 0, sizeof o);
   memset(&res, 0, sizeof res);
-  while ((c = cli_getopt(argc, argv, "h", opts, u)) != -1) {
-    switch (c) {
-    case 'h': cli_free_list(samples); return cli_help(u);
-    case 's':
-      cli_free_list(samples);
-      samples = cli_split_list(optarg, &n_samples);
-      if (!samples || !n_samples) {
-        cli_usage_error(u, "--samples needs at least one sample id");
-        goto end;
-      }
-      break;
-    case 'v': view_spec = optarg; break;
-    case 'j': json = 1; break;
-    case 'W': waive = optarg; break;
-    case 'U': unwaive = optarg; break;
-    case 'r': reason = optarg; break;
-    case 'b': by = optarg; break;
-    default: goto end;
-    }
-  }
-  if (argc - optind != 1) {
-    cli_usage_error(u, argc - optind ? "too many arguments" : "missing <db>");
+  describe_rules();
+  if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     goto end;
-  }
   if (waive || unwaive || reason || by) {
-    rc = waiver_command(argv[optind], waive, unwaive, reason, by, samples || view_spec || json, u);
+    rc = waiver_command(argv[first], samples.n || view_spec || json);
     goto end;
   }
-  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+  if ((rc = cli_open_store(argv[first], RESCUE_OPEN_READONLY, &st)))
     goto end;
   if (rescue_view_parse(st, view_spec, &o.view)) {
-    rc = cli_fail_usage(rescue_store_err(st), argv[optind], u);
+    rc = cli_fail_spec(rescue_store_err(st), argv[first], &spec);
     goto end;
   }
-  o.samples = (const char *const *)samples;
-  o.n_samples = n_samples;
+  o.samples = (const char *const *)samples.v;
+  o.n_samples = samples.n;
   bar = cli_progress_start("linting");
   o.progress = cli_progress_update;
   o.progress_arg = bar;
@@ -213,6 +194,6 @@ end:
   rescue_buf_clear(&out);
   rescue_lint_result_clear(&res);
   rescue_store_close(&st);
-  cli_free_list(samples);
+  cli_list_clear(&samples);
   return rc;
 }

@@ -2,37 +2,43 @@
 ** cmd_media.c: `rescue media add` (link samples to spans of source videos) and
 ** `rescue media list` (what is linked, and what is missing or changed on disk).
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char usage_add[] =
-    "usage: rescue media add <db> <video> [--sample <id> [--start <s> --end <s>]]\n"
-    "                        [--media-root <dir>]\n"
-    "   or: rescue media add <db> --map <file.tsv> [--media-root <dir>]\n"
-    "\n"
-    "Probe source videos (container, duration, streams, a fingerprint) and link samples to\n"
-    "them: a sample is the whole file, or the span --start..--end of it (seconds, or\n"
-    "h:mm:ss.fff). A sample not in the corpus yet is created empty. Linking a sample again\n"
-    "replaces its reference; the earlier ones stay in its history. Everything is one\n"
-    "transaction: any bad line or file leaves the corpus as it was.\n"
-    "\n"
-    "The fingerprint is the SHA-256 of the file's size, first MiB and last MiB: cheap on\n"
-    "long episodes, and it changes when a file is replaced, cut short or re-encoded.\n"
-    "\n"
-    "options:\n"
-    "  --sample <id>        the sample this video (or span of it) is\n"
-    "  --start <s>          where the sample starts in the video\n"
-    "  --end <s>            where it ends (both or neither)\n"
-    "  --map <file.tsv>     many links, one per line: sample_id<TAB>video<TAB>start<TAB>end\n"
-    "                       (start and end empty: the whole file; relative video paths are\n"
-    "                       relative to the map's folder; a first line 'sample_id...' is a\n"
-    "                       header; '#' starts a comment line)\n"
-    "  --media-root <dir>   videos under it are stored relative to it (default: the corpus\n"
-    "                       file's folder), so the folder can move; others are absolute\n"
-    "  -h, --help           show this help\n";
+static const char *sample, *start_s, *end_s, *map_file, *root;
+static const cli_option add_options[] = {
+    CLI_STRING(0, "sample", &sample, "<id>", "the sample this video (or span of it) is"),
+    CLI_STRING(0, "start", &start_s, "<s>", "where the sample starts in the video"),
+    CLI_STRING(0, "end", &end_s, "<s>", "where it ends (both or neither)"),
+    CLI_STRING(0, "map", &map_file, "<file.tsv>",
+               "many links, one per line: sample_id<TAB>video<TAB>start<TAB>end\n"
+               "(start and end empty: the whole file; relative video paths are\n"
+               "relative to the map's folder; a first line 'sample_id...' is a\n"
+               "header; '#' starts a comment line)"),
+    CLI_STRING(0, "media-root", &root, "<dir>",
+               "videos under it are stored relative to it (default: the corpus\n"
+               "file's folder), so the folder can move; others are absolute"),
+    CLI_END};
+static const cli_spec add_spec = {
+    .synopsis = "rescue media add <db> <video> [--sample <id> [--start <s> --end <s>]]\n"
+                "                        [--media-root <dir>]\n"
+                "   or: rescue media add <db> --map <file.tsv> [--media-root <dir>]",
+    .description =
+        "Probe source videos (container, duration, streams, a fingerprint) and link samples to\n"
+        "them: a sample is the whole file, or the span --start..--end of it (seconds, or\n"
+        "h:mm:ss.fff). A sample not in the corpus yet is created empty. Linking a sample again\n"
+        "replaces its reference; the earlier ones stay in its history. Everything is one\n"
+        "transaction: any bad line or file leaves the corpus as it was.\n"
+        "\n"
+        "The fingerprint is the SHA-256 of the file's size, first MiB and last MiB: cheap on\n"
+        "long episodes, and it changes when a file is replaced, cut short or re-encoded.\n"
+        "",
+    .options = add_options,
+    .min_args = 1,
+    .max_args = -1,
+    .arg_name = "<db>"};
 
 static const cli_option list_options[] = {CLI_END};
 static const cli_spec list_spec = {
@@ -47,58 +53,40 @@ static const cli_spec list_spec = {
     .arg_name = "<db>"};
 
 int cmd_media_add(int argc, char **argv) {
-  static const struct option opts[] = {{"sample", required_argument, NULL, 's'},
-                                       {"start", required_argument, NULL, 'a'},
-                                       {"end", required_argument, NULL, 'b'},
-                                       {"map", required_argument, NULL, 'm'},
-                                       {"media-root", required_argument, NULL, 'r'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *map_file = NULL, *root = NULL, *start_s = NULL, *end_s = NULL;
   rescue_media_link one;
   rescue_media_map map = {NULL, 0, NULL, NULL};
   rescue_media_add_result res;
   rescue_store *st = NULL;
-  int c, rc;
+  int rc, first;
 
   memset(&one, 0, sizeof one);
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_add)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage_add);
-    case 's': one.sample_id = optarg; break;
-    case 'a': start_s = optarg; break;
-    case 'b': end_s = optarg; break;
-    case 'm': map_file = optarg; break;
-    case 'r': root = optarg; break;
-    default: return 2;
-    }
-  }
-  if (argc - optind < 1)
-    return cli_usage_error(usage_add, "missing <db>");
+  if ((rc = cli_parse(argc, argv, &add_spec, &first)) != CLI_PARSED)
+    return rc;
+  one.sample_id = sample;
   if (map_file) {
-    if (argc - optind > 1)
-      return cli_usage_error(usage_add, "give either <video> or --map, not both");
+    if (argc - first > 1)
+      return cli_spec_error(&add_spec, "give either <video> or --map, not both");
     if (one.sample_id || start_s || end_s)
-      return cli_usage_error(usage_add, "--sample, --start and --end go with <video>, not --map");
+      return cli_spec_error(&add_spec, "--sample, --start and --end go with <video>, not --map");
   } else {
-    if (argc - optind != 2)
-      return cli_usage_error(usage_add, argc - optind < 2 ? "missing <video> (or --map)"
-                                                          : "unexpected argument '%s'",
-                             argv[optind + 2]);
+    if (argc - first != 2)
+      return cli_spec_error(
+          &add_spec, argc - first < 2 ? "missing <video> (or --map)" : "unexpected argument '%s'",
+          argv[first + 2]);
     if ((start_s || end_s) && !one.sample_id)
-      return cli_usage_error(usage_add, "--start and --end need --sample");
+      return cli_spec_error(&add_spec, "--start and --end need --sample");
     if (!start_s != !end_s)
-      return cli_usage_error(usage_add, "give both --start and --end, or neither");
+      return cli_spec_error(&add_spec, "give both --start and --end, or neither");
     if (start_s && rescue_media_parse_time(start_s, &one.start))
-      return cli_usage_error(usage_add, "--start expects seconds or h:mm:ss.fff, not '%s'", start_s);
+      return cli_spec_error(&add_spec, "--start expects seconds or h:mm:ss.fff, not '%s'", start_s);
     if (end_s && rescue_media_parse_time(end_s, &one.end))
-      return cli_usage_error(usage_add, "--end expects seconds or h:mm:ss.fff, not '%s'", end_s);
+      return cli_spec_error(&add_spec, "--end expects seconds or h:mm:ss.fff, not '%s'", end_s);
     if (start_s && !(one.end > one.start && one.start >= 0))
-      return cli_usage_error(usage_add, "--end must be after --start (both >= 0)");
+      return cli_spec_error(&add_spec, "--end must be after --start (both >= 0)");
     one.has_span = start_s != NULL;
-    one.video = argv[optind + 1];
+    one.video = argv[first + 1];
   }
-  if ((rc = cli_open_store(argv[optind], 0, &st)))
+  if ((rc = cli_open_store(argv[first], 0, &st)))
     return rc;
   rescue_media_quiet();
   if (map_file) {

@@ -2,51 +2,63 @@
 ** cmd_workflow.c: `rescue status`, `rescue comment` and `rescue comments`: the review
 ** workflow's state, shared with the review server. None of it enters exports.
 */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char usage_status[] =
-    "usage: rescue status <db> <sample_id> new|in_review|reviewed|discarded\n"
-    "                     [--reason <text>] [--annotator <name>] [--json]\n"
-    "       rescue status <db> <sample_id> [--json]\n"
-    "\n"
-    "Set a sample's review status, or (without a status) show its status history. Every\n"
-    "change is kept in the history with its time, reason and annotator. Discarding needs\n"
-    "a reason; a discarded sample stays in the corpus, and exports and statistics leave\n"
-    "it out. Statuses are never written into exports.\n"
-    "\n"
-    "options:\n"
-    "  --reason <text>     why (required for discarded)\n"
-    "  --annotator <name>  who changes it (a registered annotator)\n"
-    "  --json              one JSON document: the sample's status history\n"
-    "  -h, --help          show this help\n";
+static const char *reason, *annotator;
+static int json;
+static const cli_option status_options[] = {
+    CLI_STRING(0, "reason", &reason, "<text>", "why (required for discarded)"),
+    CLI_STRING(0, "annotator", &annotator, "<name>", "who changes it (a registered annotator)"),
+    CLI_JSON(&json, "one JSON document: the sample's status history"), CLI_END};
+static const cli_spec status_spec = {
+    .synopsis = "rescue status <db> <sample_id> new|in_review|reviewed|discarded\n"
+                "                     [--reason <text>] [--annotator <name>] [--json]\n"
+                "       rescue status <db> <sample_id> [--json]",
+    .description =
+        "Set a sample's review status, or (without a status) show its status history. Every\n"
+        "change is kept in the history with its time, reason and annotator. Discarding needs\n"
+        "a reason; a discarded sample stays in the corpus, and exports and statistics leave\n"
+        "it out. Statuses are never written into exports.\n"
+        "",
+    .options = status_options,
+    .min_args = 2,
+    .max_args = 3,
+    .arg_name = "<db> <sample_id>"};
 
-static const char usage_comment[] =
-    "usage: rescue comment <db> <sample_id>[:<row>] <text> [--annotator <name>]\n"
-    "\n"
-    "Add a comment on a sample, or on one of its rows (<row> is the 1-based position in\n"
-    "the sample's current row set). Comments are kept in the corpus with their time and\n"
-    "author, listed by 'rescue comments' and the review server, and never written into\n"
-    "exports (write notes here, not as extra keys in rows).\n"
-    "\n"
-    "options:\n"
-    "  --annotator <name>  who writes it (a registered annotator)\n"
-    "  -h, --help          show this help\n";
+static const cli_option comment_options[] = {
+    CLI_STRING(0, "annotator", &annotator, "<name>", "who writes it (a registered annotator)"),
+    CLI_END};
+static const cli_spec comment_spec = {
+    .synopsis = "rescue comment <db> <sample_id>[:<row>] <text> [--annotator <name>]",
+    .description =
+        "Add a comment on a sample, or on one of its rows (<row> is the 1-based position in\n"
+        "the sample's current row set). Comments are kept in the corpus with their time and\n"
+        "author, listed by 'rescue comments' and the review server, and never written into\n"
+        "exports (write notes here, not as extra keys in rows).\n"
+        "",
+    .options = comment_options,
+    .min_args = 3,
+    .max_args = -1,
+    .arg_name = "<db> <sample_id> <text>"};
 
-static const char usage_comments[] =
-    "usage: rescue comments <db> [--samples <id>,...] [--json]\n"
-    "\n"
-    "List comments in sample order, oldest first.\n"
-    "\n"
-    "options:\n"
-    "  --samples <ids>  only these samples\n"
-    "  --json           one JSON document: {\"comments\": [{\"id\", \"sample_id\", \"row\",\n"
-    "                   \"annotator\", \"text\", \"created_at\"}]}\n"
-    "  -h, --help       show this help\n";
+static cli_list samples;
+static const cli_option comments_options[] = {
+    CLI_SAMPLES_HELP(&samples, "only these samples"),
+    CLI_JSON(&json, "one JSON document: {\"comments\": [{\"id\", \"sample_id\", \"row\",\n"
+                    "\"annotator\", \"text\", \"created_at\"}]}"),
+    CLI_END};
+static const cli_spec comments_spec = {
+    .synopsis = "rescue comments <db> [--samples <id>,...] [--json]",
+    .description = "List comments in sample order, oldest first.\n"
+                   "",
+    .options = comments_options,
+    .min_args = 1,
+    .max_args = 1,
+    .arg_name = "<db>"};
 
 /* The registered annotator's id, or print the error and return 1. */
 static int who(rescue_store *st, const char *name, int64_t *id) {
@@ -76,43 +88,27 @@ static void status_json(const char *sample_id, const rescue_status_entry *h, int
 }
 
 int cmd_status(int argc, char **argv) {
-  static const struct option opts[] = {{"reason", required_argument, NULL, 'r'},
-                                       {"annotator", required_argument, NULL, 'a'},
-                                       {"json", no_argument, NULL, 'j'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *reason = NULL, *annotator = NULL, *status = NULL, *sample;
+  const char *status = NULL, *sample;
   rescue_store *st = NULL;
   rescue_status_entry *h = NULL;
   rescue_buf out = RESCUE_BUF_INIT;
   int64_t id = 0;
-  int c, rc, json = 0, n = 0, i;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_status)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage_status);
-    case 'r': reason = optarg; break;
-    case 'a': annotator = optarg; break;
-    case 'j': json = 1; break;
-    default: return 2;
-    }
-  }
-  if (argc - optind < 2 || argc - optind > 3)
-    return cli_usage_error(usage_status, argc - optind > 3 ? "too many arguments"
-                                         : argc - optind ? "missing <sample_id>"
-                                                         : "missing <db> and <sample_id>");
-  sample = argv[optind + 1];
-  if (argc - optind == 3) {
-    status = argv[optind + 2];
+  int rc, first, n = 0, i;
+  if ((rc = cli_parse(argc, argv, &status_spec, &first)) != CLI_PARSED)
+    return rc;
+  sample = argv[first + 1];
+  if (argc - first == 3) {
+    status = argv[first + 2];
     if (!rescue_status_valid(status))
-      return cli_usage_error(usage_status,
-                             "unknown status '%s' (expected new, in_review, reviewed or discarded)",
-                             status);
+      return cli_spec_error(&status_spec,
+                            "unknown status '%s' (expected new, in_review, reviewed or discarded)",
+                            status);
     if (strcmp(status, "discarded") == 0 && (!reason || !*reason))
-      return cli_usage_error(usage_status, "discarding a sample needs a reason (--reason <text>)");
+      return cli_spec_error(&status_spec, "discarding a sample needs a reason (--reason <text>)");
   } else if (reason || annotator) {
-    return cli_usage_error(usage_status, "--reason and --annotator go with a new status");
+    return cli_spec_error(&status_spec, "--reason and --annotator go with a new status");
   }
-  if ((rc = cli_open_store(argv[optind], status ? 0 : RESCUE_OPEN_READONLY, &st)))
+  if ((rc = cli_open_store(argv[first], status ? 0 : RESCUE_OPEN_READONLY, &st)))
     return rc;
   if ((rc = who(st, annotator, &id)))
     goto end;
@@ -146,47 +142,35 @@ end:
 }
 
 int cmd_comment(int argc, char **argv) {
-  static const struct option opts[] = {{"annotator", required_argument, NULL, 'a'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *annotator = NULL, *colon;
+  const char *colon;
   char *sample = NULL;
   rescue_store *st = NULL;
   int64_t id = 0, cid = 0;
   long row = 0;
-  int c, rc;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_comment)) != -1) {
-    switch (c) {
-    case 'h': return cli_help(usage_comment);
-    case 'a': annotator = optarg; break;
-    default: return 2;
-    }
-  }
-  if (argc - optind != 3)
-    return cli_usage_error(usage_comment, argc - optind > 3 ? "too many arguments (quote the text)"
-                                          : argc - optind == 2 ? "missing <text>"
-                                          : argc - optind ? "missing <sample_id> and <text>"
-                                                          : "missing <db>, <sample_id> and <text>");
+  int rc, first;
+  if ((rc = cli_parse(argc, argv, &comment_spec, &first)) != CLI_PARSED)
+    return rc;
+  if (argc - first > 3)
+    return cli_spec_error(&comment_spec, "too many arguments (quote the text)");
   /* sample ids never contain ':' followed only by digits at their end: that is the row */
-  colon = strrchr(argv[optind + 1], ':');
+  colon = strrchr(argv[first + 1], ':');
   if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
     row = strtol(colon + 1, NULL, 10);
     if (row < 1 || row > 1000000)
-      return cli_usage_error(usage_comment, "row '%s' is not a row position (1, 2, ...)",
-                             colon + 1);
-    sample = strndup(argv[optind + 1], (size_t)(colon - argv[optind + 1]));
+      return cli_spec_error(&comment_spec, "row '%s' is not a row position (1, 2, ...)", colon + 1);
+    sample = strndup(argv[first + 1], (size_t)(colon - argv[first + 1]));
   } else {
-    sample = strdup(argv[optind + 1]);
+    sample = strdup(argv[first + 1]);
   }
   if (!sample) {
     cli_error("out of memory");
     return 1;
   }
-  if ((rc = cli_open_store(argv[optind], 0, &st)))
+  if ((rc = cli_open_store(argv[first], 0, &st)))
     goto end;
   if ((rc = who(st, annotator, &id)))
     goto end;
-  if (rescue_comment_add(st, sample, (int)row, argv[optind + 2], id, &cid)) {
+  if (rescue_comment_add(st, sample, (int)row, argv[first + 2], id, &cid)) {
     rc = cli_fail(rescue_store_err(st));
     goto end;
   }
@@ -202,37 +186,15 @@ end:
 }
 
 int cmd_comments(int argc, char **argv) {
-  static const struct option opts[] = {{"samples", required_argument, NULL, 's'},
-                                       {"json", no_argument, NULL, 'j'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {0, 0, 0, 0}};
-  char **samples = NULL;
   rescue_store *st = NULL;
   rescue_comment *list = NULL;
   rescue_buf out = RESCUE_BUF_INIT;
-  int c, rc = 2, json = 0, n_samples = 0, n = 0, i;
-  while ((c = cli_getopt(argc, argv, "h", opts, usage_comments)) != -1) {
-    switch (c) {
-    case 'h': cli_free_list(samples); return cli_help(usage_comments);
-    case 's':
-      cli_free_list(samples);
-      samples = cli_split_list(optarg, &n_samples);
-      if (!samples || !n_samples) {
-        cli_usage_error(usage_comments, "--samples needs at least one sample id");
-        goto end;
-      }
-      break;
-    case 'j': json = 1; break;
-    default: goto end;
-    }
-  }
-  if (argc - optind != 1) {
-    cli_usage_error(usage_comments, argc - optind ? "too many arguments" : "missing <db>");
+  int rc, first, n = 0, i;
+  if ((rc = cli_parse(argc, argv, &comments_spec, &first)) != CLI_PARSED)
     goto end;
-  }
-  if ((rc = cli_open_store(argv[optind], RESCUE_OPEN_READONLY, &st)))
+  if ((rc = cli_open_store(argv[first], RESCUE_OPEN_READONLY, &st)))
     goto end;
-  if (rescue_comments_list(st, (const char *const *)samples, n_samples, &list, &n)) {
+  if (rescue_comments_list(st, (const char *const *)samples.v, samples.n, &list, &n)) {
     rc = cli_fail(rescue_store_err(st));
     goto end;
   }
@@ -255,6 +217,6 @@ end:
   rescue_comments_free(&list, n);
   rescue_buf_clear(&out);
   rescue_store_close(&st);
-  cli_free_list(samples);
+  cli_list_clear(&samples);
   return rc;
 }
