@@ -372,7 +372,8 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
           memcmp(line, "unit\tcoder\tvalue", 16) == 0)
         continue; /* header */
       L->ulen = (uint32_t)(L->t1 - line);
-      if (nb && L->ulen == batch[nb - 1].ulen && rescue_bytes_eq(line, batch[nb - 1].line, L->ulen)) {
+      if (nb && L->ulen == batch[nb - 1].ulen &&
+          rescue_bytes_eq(line, batch[nb - 1].line, L->ulen)) {
         L->same = 1;
       } else {
         L->same = 0;
@@ -398,7 +399,8 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
         goto fail;
       }
       /* unit: most tables list a unit's lines together, so try the previous one first */
-      if (last_unit && (L->same || (ulen == last_unit_len && rescue_bytes_eq(line, last_unit, ulen)))) {
+      if (last_unit &&
+          (L->same || (ulen == last_unit_len && rescue_bytes_eq(line, last_unit, ulen)))) {
         ui = last_unit_idx;
       } else {
         int64_t f = rescue_strmap_find_h(&r.units, line, ulen, L->uh);
