@@ -156,9 +156,9 @@ typedef struct reader {
   const char *path, *buf;
   rescue_agree_data *d;
   rescue_error *err;
-  rescue_strmap units, coders, tokens; /* keys borrowed: the file's bytes */
-  int32_t *coder_of, *value_of;     /* per coder / token entry: index in d (value: -1 missing) */
-  uint32_t cap_coder_of, cap_value_of;
+  /* keys borrowed (the file's bytes); coders and tokens map to their index in d (value: -1
+     missing) */
+  rescue_strmap units, coders, tokens;
   rescue_buf tmp;
   rescue_jdoc *jdoc;                /* set values; made on first use */
 } reader;
@@ -168,23 +168,6 @@ static int fail_at(reader *r, const char *line, const char *p, long lineno, cons
   return rescue_seterr(r->err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s%.*s%s", r->path, lineno,
                        column(line, p), fmt, (int)(wlen > 60 ? 60 : wlen), what ? what : "",
                        what ? "'" : "");
-}
-
-/* Grow an int32 side array of a map to hold index i. */
-static int side_put(int32_t **arr, uint32_t *cap, uint32_t i, int32_t v) {
-  if (i >= *cap) {
-    uint32_t nc = *cap ? *cap * 2 : 64;
-    int32_t *na;
-    while (nc <= i)
-      nc *= 2;
-    na = rescue_realloc(*arr, (size_t)nc * sizeof *na);
-    if (!na)
-      return -1;
-    *arr = na;
-    *cap = nc;
-  }
-  (*arr)[i] = v;
-  return 0;
 }
 
 /* Parse a value spelling into d (first time it is seen). *v = value index or -1 (missing). */
@@ -429,11 +412,10 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
           goto fail;
         }
         if (!rescue_buf_ok(&r.tmp) || c < 0 ||
-            (ci = rescue_strmap_add_h(&r.coders, t1 + 1, clen, h, 0)) < 0 ||
-            side_put(&r.coder_of, &r.cap_coder_of, (uint32_t)ci, c))
+            (ci = rescue_strmap_add_h(&r.coders, t1 + 1, clen, h, c)) < 0)
           goto fail;
       }
-      coder = r.coder_of[ci];
+      coder = (int32_t)rescue_strmap_value(&r.coders, (uint32_t)ci);
       if (!vlen)
         continue; /* missing value: the unit and the coder still count */
       h = rescue_strmap_hash(t2 + 1, vlen);
@@ -442,11 +424,10 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
         if ((rc = parse_value(&r, line, t2 + 1, vlen, lineno, &value)))
           goto fail;
         rc = RESCUE_ENOMEM;
-        if ((ti = rescue_strmap_add_h(&r.tokens, t2 + 1, vlen, h, 0)) < 0 ||
-            side_put(&r.value_of, &r.cap_value_of, (uint32_t)ti, value))
+        if ((ti = rescue_strmap_add_h(&r.tokens, t2 + 1, vlen, h, value)) < 0)
           goto fail;
       }
-      value = r.value_of[ti];
+      value = (int32_t)rescue_strmap_value(&r.tokens, (uint32_t)ti);
       if (value < 0)
         continue;
       raw_unit[n_raw] = ui;
@@ -564,8 +545,6 @@ fail:
   rescue_strmap_clear(&r.units);
   rescue_strmap_clear(&r.coders);
   rescue_strmap_clear(&r.tokens);
-  rescue_free(r.coder_of);
-  rescue_free(r.value_of);
   rescue_buf_clear(&r.tmp);
   rescue_jdoc_free(&r.jdoc);
   rescue_free(raw_unit);
