@@ -1,6 +1,6 @@
 /*
 ** agree_data.c: building reliability data sets: coders, interned values (labels, numbers,
-** sets), clusters, and units with their values; plus the interning hash map.
+** sets), clusters, and units with their values.
 */
 #include <math.h>
 #include <stdio.h>
@@ -9,84 +9,6 @@
 
 #include "agree_int.h"
 #include "rescue_alloc.h"
-
-/* ---- the interning map ---- */
-
-/* Rehash into 2 * need slots (a power of two). */
-static int map_rehash(agree_map *m, uint32_t need) {
-  uint32_t cap = 16, i;
-  uint64_t *slots;
-  while (cap < need * 2)
-    cap *= 2;
-  if (m->mask && cap <= m->mask + 1)
-    return 0;
-  slots = rescue_calloc(cap, sizeof *slots);
-  if (!slots)
-    return -1;
-  for (i = 0; i < m->n; i++) {
-    uint32_t j = m->hash[i] & (cap - 1);
-    while (slots[j])
-      j = (j + 1) & (cap - 1);
-    slots[j] = (uint64_t)m->hash[i] << 32 | (i + 1);
-  }
-  rescue_free(m->slots);
-  m->slots = slots;
-  m->mask = cap - 1;
-  return 0;
-}
-
-int agree_map_reserve(agree_map *m, uint32_t n) {
-  if (n > m->cap) {
-    uint32_t *off = rescue_realloc(m->off, (size_t)n * sizeof *off);
-    if (!off)
-      return -1;
-    m->off = off;
-    {
-      uint32_t *len = rescue_realloc(m->len, (size_t)n * sizeof *len);
-      if (!len)
-        return -1;
-      m->len = len;
-    }
-    {
-      uint32_t *hash = rescue_realloc(m->hash, (size_t)n * sizeof *hash);
-      if (!hash)
-        return -1;
-      m->hash = hash;
-    }
-    m->cap = n;
-  }
-  return map_rehash(m, n);
-}
-
-int64_t agree_map_add(agree_map *m, uint32_t off, uint32_t len, uint32_t h) {
-  uint32_t i;
-  if (m->n == UINT32_MAX - 1)
-    return -1;
-  if (m->n == m->cap || !m->mask || (uint64_t)(m->n + 1) * 2 > (uint64_t)m->mask + 1) {
-    uint32_t want = m->n == m->cap ? (m->cap ? m->cap * 2 : 16) : m->cap;
-    if (agree_map_reserve(m, want))
-      return -1;
-  }
-  i = m->n++;
-  m->off[i] = off;
-  m->len[i] = len;
-  m->hash[i] = h;
-  {
-    uint32_t j = h & m->mask;
-    while (m->slots[j])
-      j = (j + 1) & m->mask;
-    m->slots[j] = (uint64_t)h << 32 | (i + 1);
-  }
-  return i;
-}
-
-void agree_map_clear(agree_map *m) {
-  rescue_free(m->slots);
-  rescue_free(m->off);
-  rescue_free(m->len);
-  rescue_free(m->hash);
-  memset(m, 0, sizeof *m);
-}
 
 /* ---- names ---- */
 
@@ -134,6 +56,7 @@ rescue_agree_data *rescue_agree_data_new(rescue_agree_level level) {
   if (!d)
     return NULL;
   d->level = level;
+  d->coders.copy = d->values.copy = d->elems.copy = d->clusters.copy = d->strata.copy = 1;
   d->unit_off = rescue_calloc(1, sizeof *d->unit_off);
   d->cap_units = 0;
   if (!d->unit_off) {
@@ -147,12 +70,11 @@ void rescue_agree_data_free(rescue_agree_data **dp) {
   rescue_agree_data *d = dp ? *dp : NULL;
   if (!d)
     return;
-  rescue_buf_clear(&d->names);
-  agree_map_clear(&d->coders);
-  agree_map_clear(&d->values);
-  agree_map_clear(&d->elems);
-  agree_map_clear(&d->clusters);
-  agree_map_clear(&d->strata);
+  rescue_strmap_clear(&d->coders);
+  rescue_strmap_clear(&d->values);
+  rescue_strmap_clear(&d->elems);
+  rescue_strmap_clear(&d->clusters);
+  rescue_strmap_clear(&d->strata);
   rescue_free(d->value_num);
   rescue_free(d->set_off);
   rescue_free(d->set_el);
@@ -168,32 +90,19 @@ void rescue_agree_data_free(rescue_agree_data **dp) {
 rescue_agree_level rescue_agree_data_level(const rescue_agree_data *d) { return d->level; }
 
 /*
-** Intern key[0..len) in map m (names kept in d->names). Returns its index, *added = 1 when
+** Intern key[0..len) in map m (which keeps its own copy). Returns its index, *added = 1 when
 ** it is new; -1 when out of memory.
 */
-static int64_t intern(rescue_agree_data *d, agree_map *m, const char *key, size_t len,
-                      int *added) {
-  uint32_t h = agree_hash(key, len), off;
-  int64_t i;
+static int64_t intern(rescue_strmap *m, const char *key, size_t len, int *added) {
   *added = 0;
   if (len > UINT32_MAX / 2)
     return -1;
-  if ((i = agree_map_find(m, d->names.s, key, (uint32_t)len, h)) >= 0)
-    return i;
-  if (d->names.len > UINT32_MAX - len - 1)
-    return -1;
-  off = (uint32_t)d->names.len;
-  rescue_buf_putn(&d->names, key, len);
-  rescue_buf_putc(&d->names, 0);
-  if (!rescue_buf_ok(&d->names))
-    return -1;
-  *added = 1;
-  return agree_map_add(m, off, (uint32_t)len, h);
+  return rescue_strmap_put(m, key, len, 0, added);
 }
 
 int rescue_agree_coder(rescue_agree_data *d, const char *name) {
   int added;
-  int64_t i = intern(d, &d->coders, name, strlen(name), &added);
+  int64_t i = intern(&d->coders, name, strlen(name), &added);
   if (i > RESCUE_AGREE_MAX_CODERS - 1)
     return RESCUE_EINVAL;
   return i < 0 ? RESCUE_ENOMEM : (int)i;
@@ -236,7 +145,7 @@ int rescue_agree_label(rescue_agree_data *d, const char *s, size_t len) {
   case RESCUE_LEVEL_JACCARD:
     return RESCUE_EINVAL;
   }
-  v = intern(d, &d->values, s, len, &added);
+  v = intern(&d->values, s, len, &added);
   if (v < 0 || v > INT32_MAX - 1)
     return RESCUE_ENOMEM;
   if (added && set_value_num(d, (uint32_t)v, (double)v))
@@ -273,7 +182,7 @@ int rescue_agree_number(rescue_agree_data *d, double x) {
     return RESCUE_EINVAL;
   }
   n = number_key(x, key);
-  v = intern(d, &d->values, key, (size_t)n, &added);
+  v = intern(&d->values, key, (size_t)n, &added);
   if (v < 0 || v > INT32_MAX - 1)
     return RESCUE_ENOMEM;
   if (added && set_value_num(d, (uint32_t)v, x == 0 ? 0.0 : x))
@@ -318,7 +227,7 @@ int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_
     return RESCUE_ENOMEM;
   /* intern the elements, then sort by name and drop repeats: the canonical spelling */
   for (i = 0; i < n; i++) {
-    int64_t e = intern(d, &d->elems, elems[i], lens[i], &added);
+    int64_t e = intern(&d->elems, elems[i], lens[i], &added);
     if (e < 0)
       goto end;
     idx[i] = (int32_t)e;
@@ -329,8 +238,8 @@ int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_
     if (!by)
       goto end;
     for (i = 0; i < n; i++) {
-      by[i].s = d->names.s + d->elems.off[idx[i]];
-      by[i].len = d->elems.len[idx[i]];
+      by[i].s = rescue_strmap_key(&d->elems, (uint32_t)idx[i]);
+      by[i].len = rescue_strmap_len(&d->elems, (uint32_t)idx[i]);
       by[i].idx = idx[i];
     }
     qsort(by, (size_t)n, sizeof *by, by_name);
@@ -344,11 +253,12 @@ int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_
   rescue_jw_init(&w, &key);
   rescue_jw_arr(&w);
   for (i = 0; i < k; i++)
-    rescue_jw_strn(&w, d->names.s + d->elems.off[idx[i]], d->elems.len[idx[i]]);
+    rescue_jw_strn(&w, rescue_strmap_key(&d->elems, (uint32_t)idx[i]),
+                   rescue_strmap_len(&d->elems, (uint32_t)idx[i]));
   rescue_jw_end(&w);
   if (!rescue_buf_ok(&key))
     goto end;
-  v = intern(d, &d->values, key.s, key.len, &added);
+  v = intern(&d->values, key.s, key.len, &added);
   if (v < 0 || v > INT32_MAX - 1)
     goto end;
   if (added) {
@@ -401,12 +311,12 @@ const char *rescue_agree_value_name(const rescue_agree_data *d, int value) {
 
 int rescue_agree_cluster(rescue_agree_data *d, const char *name, const char *stratum) {
   int added, added_s;
-  int64_t c = intern(d, &d->clusters, name, strlen(name), &added), s;
+  int64_t c = intern(&d->clusters, name, strlen(name), &added), s;
   if (c < 0 || c > INT32_MAX - 1)
     return RESCUE_ENOMEM;
   if (!added)
     return (int)c;
-  s = intern(d, &d->strata, stratum ? stratum : "", stratum ? strlen(stratum) : 0, &added_s);
+  s = intern(&d->strata, stratum ? stratum : "", stratum ? strlen(stratum) : 0, &added_s);
   if (s < 0)
     return RESCUE_ENOMEM;
   if ((uint32_t)c >= d->cap_cluster_stratum) {

@@ -156,9 +156,9 @@ typedef struct reader {
   const char *path, *buf;
   rescue_agree_data *d;
   rescue_error *err;
-  agree_map units, coders, tokens;  /* keyed by file bytes */
-  int32_t *coder_of, *value_of;     /* per coder / token entry: index in d (value: -1 missing) */
-  uint32_t cap_coder_of, cap_value_of;
+  /* keys borrowed (the file's bytes); coders and tokens map to their index in d (value: -1
+     missing) */
+  rescue_strmap units, coders, tokens;
   rescue_buf tmp;
   rescue_jdoc *jdoc;                /* set values; made on first use */
 } reader;
@@ -168,23 +168,6 @@ static int fail_at(reader *r, const char *line, const char *p, long lineno, cons
   return rescue_seterr(r->err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s%.*s%s", r->path, lineno,
                        column(line, p), fmt, (int)(wlen > 60 ? 60 : wlen), what ? what : "",
                        what ? "'" : "");
-}
-
-/* Grow an int32 side array of a map to hold index i. */
-static int side_put(int32_t **arr, uint32_t *cap, uint32_t i, int32_t v) {
-  if (i >= *cap) {
-    uint32_t nc = *cap ? *cap * 2 : 64;
-    int32_t *na;
-    while (nc <= i)
-      nc *= 2;
-    na = rescue_realloc(*arr, (size_t)nc * sizeof *na);
-    if (!na)
-      return -1;
-    *arr = na;
-    *cap = nc;
-  }
-  (*arr)[i] = v;
-  return 0;
 }
 
 /* Parse a value spelling into d (first time it is seen). *v = value index or -1 (missing). */
@@ -317,7 +300,7 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
       const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
       const char *tab = memchr(p, '\t', (size_t)(eol - p));
       size_t ul = tab ? (size_t)(tab - p) : 0;
-      if (!prev || ul != prev_len || !agree_key_eq(p, prev, (uint32_t)ul))
+      if (!prev || ul != prev_len || !rescue_bytes_eq(p, prev, (uint32_t)ul))
         runs++;
       prev = p;
       prev_len = ul;
@@ -332,7 +315,7 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   raw_coder = rescue_malloc((lines + 1) * sizeof *raw_coder);
   raw_value = rescue_malloc((lines + 1) * sizeof *raw_value);
   if (!raw_unit || !raw_line || !raw_coder || !raw_value ||
-      (runs > UINT32_MAX / 4 ? 1 : agree_map_reserve(&r.units, (uint32_t)runs + 16)))
+      (runs > UINT32_MAX / 4 ? 1 : rescue_strmap_reserve(&r.units, (uint32_t)runs + 16)))
     goto fail;
 
   /*
@@ -372,12 +355,13 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
           memcmp(line, "unit\tcoder\tvalue", 16) == 0)
         continue; /* header */
       L->ulen = (uint32_t)(L->t1 - line);
-      if (nb && L->ulen == batch[nb - 1].ulen && agree_key_eq(line, batch[nb - 1].line, L->ulen)) {
+      if (nb && L->ulen == batch[nb - 1].ulen &&
+          rescue_bytes_eq(line, batch[nb - 1].line, L->ulen)) {
         L->same = 1;
       } else {
         L->same = 0;
-        L->uh = agree_hash(line, L->ulen);
-        agree_map_prefetch(&r.units, L->uh);
+        L->uh = rescue_strmap_hash(line, L->ulen);
+        rescue_strmap_prefetch(&r.units, L->uh);
       }
       nb++;
     }
@@ -398,11 +382,12 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
         goto fail;
       }
       /* unit: most tables list a unit's lines together, so try the previous one first */
-      if (last_unit && (L->same || (ulen == last_unit_len && agree_key_eq(line, last_unit, ulen)))) {
+      if (last_unit &&
+          (L->same || (ulen == last_unit_len && rescue_bytes_eq(line, last_unit, ulen)))) {
         ui = last_unit_idx;
       } else {
-        int64_t f = agree_map_find(&r.units, buf, line, ulen, L->uh);
-        if (f < 0 && (f = agree_map_add(&r.units, (uint32_t)(line - buf), ulen, L->uh)) < 0)
+        int64_t f = rescue_strmap_find_h(&r.units, line, ulen, L->uh);
+        if (f < 0 && (f = rescue_strmap_add_h(&r.units, line, ulen, L->uh, 0)) < 0)
           goto fail;
         ui = (uint32_t)f;
         last_unit = line;
@@ -410,8 +395,8 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
         last_unit_idx = ui;
       }
       /* coder */
-      h = agree_hash(t1 + 1, clen);
-      ci = agree_map_find(&r.coders, buf, t1 + 1, clen, h);
+      h = rescue_strmap_hash(t1 + 1, clen);
+      ci = rescue_strmap_find_h(&r.coders, t1 + 1, clen, h);
       if (ci < 0) {
         size_t at;
         const char *why = bad_text(t1 + 1, clen, &at);
@@ -427,24 +412,22 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
           goto fail;
         }
         if (!rescue_buf_ok(&r.tmp) || c < 0 ||
-            (ci = agree_map_add(&r.coders, (uint32_t)(t1 + 1 - buf), clen, h)) < 0 ||
-            side_put(&r.coder_of, &r.cap_coder_of, (uint32_t)ci, c))
+            (ci = rescue_strmap_add_h(&r.coders, t1 + 1, clen, h, c)) < 0)
           goto fail;
       }
-      coder = r.coder_of[ci];
+      coder = (int32_t)rescue_strmap_value(&r.coders, (uint32_t)ci);
       if (!vlen)
         continue; /* missing value: the unit and the coder still count */
-      h = agree_hash(t2 + 1, vlen);
-      ti = agree_map_find(&r.tokens, buf, t2 + 1, vlen, h);
+      h = rescue_strmap_hash(t2 + 1, vlen);
+      ti = rescue_strmap_find_h(&r.tokens, t2 + 1, vlen, h);
       if (ti < 0) {
         if ((rc = parse_value(&r, line, t2 + 1, vlen, lineno, &value)))
           goto fail;
         rc = RESCUE_ENOMEM;
-        if ((ti = agree_map_add(&r.tokens, (uint32_t)(t2 + 1 - buf), vlen, h)) < 0 ||
-            side_put(&r.value_of, &r.cap_value_of, (uint32_t)ti, value))
+        if ((ti = rescue_strmap_add_h(&r.tokens, t2 + 1, vlen, h, value)) < 0)
           goto fail;
       }
-      value = r.value_of[ti];
+      value = (int32_t)rescue_strmap_value(&r.tokens, (uint32_t)ti);
       if (value < 0)
         continue;
       raw_unit[n_raw] = ui;
@@ -547,8 +530,8 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
                          "%s:%u:1: coder '%s' gave unit '%.*s' a second value (the first is on "
                          "line %u)",
                          path, dup_line, rescue_agree_coder_name(d, dup_coder),
-                         (int)(r.units.len[dup_unit] > 60 ? 60 : r.units.len[dup_unit]),
-                         buf + r.units.off[dup_unit], dup_first);
+                         (int)(r.units.ent[dup_unit].len > 60 ? 60 : r.units.ent[dup_unit].len),
+                         r.units.ent[dup_unit].key, dup_first);
       goto fail;
     }
   }
@@ -559,11 +542,9 @@ fail:
   if (rc == RESCUE_ENOMEM)
     rescue_seterr(err, RESCUE_ENOMEM, "%s: out of memory", path);
   rescue_agree_data_free(&r.d);
-  agree_map_clear(&r.units);
-  agree_map_clear(&r.coders);
-  agree_map_clear(&r.tokens);
-  rescue_free(r.coder_of);
-  rescue_free(r.value_of);
+  rescue_strmap_clear(&r.units);
+  rescue_strmap_clear(&r.coders);
+  rescue_strmap_clear(&r.tokens);
   rescue_buf_clear(&r.tmp);
   rescue_jdoc_free(&r.jdoc);
   rescue_free(raw_unit);

@@ -16,68 +16,6 @@
 #include "rescue_alloc.h"
 #include "rescue_elan.h"
 
-/* ---- a string -> index hash (ids of slots, annotations, tiers, types) ---- */
-
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  while (*s) {
-    h ^= (unsigned char)*s++;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-int eaf_smap_get(const eaf_smap *m, const char *k) {
-  size_t i;
-  if (!m->cap || !k)
-    return -1;
-  for (i = hash_str(k) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-    if (strcmp(m->keys[i], k) == 0)
-      return m->vals[i];
-  return -1;
-}
-
-/* Add k -> v; returns 0, 1 when k is already there, -1 when out of memory. */
-int eaf_smap_put(eaf_smap *m, const char *k, int v) {
-  size_t i;
-  if ((m->n + 1) * 2 > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 64, j;
-    const char **nk = rescue_calloc(nc, sizeof *nk);
-    int *nv = rescue_calloc(nc, sizeof *nv);
-    if (!nk || !nv) {
-      rescue_free(nk);
-      rescue_free(nv);
-      return -1;
-    }
-    for (j = 0; j < m->cap; j++) {
-      if (!m->keys[j])
-        continue;
-      for (i = hash_str(m->keys[j]) & (nc - 1); nk[i]; i = (i + 1) & (nc - 1))
-        ;
-      nk[i] = m->keys[j];
-      nv[i] = m->vals[j];
-    }
-    rescue_free(m->keys);
-    rescue_free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = nc;
-  }
-  for (i = hash_str(k) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
-    if (strcmp(m->keys[i], k) == 0)
-      return 1;
-  m->keys[i] = k;
-  m->vals[i] = v;
-  m->n++;
-  return 0;
-}
-
-void eaf_smap_free(eaf_smap *m) {
-  rescue_free(m->keys);
-  rescue_free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
 /* ---- the document as tables ---- */
 
 typedef struct eslot {

@@ -23,6 +23,7 @@
 #include "rescue_buf.h"
 #include "rescue_json.h"
 #include "rescue_scheme.h"
+#include "strmap_int.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -44,17 +45,22 @@ typedef enum eaf_code {
   EAF_EMBED
 } eaf_code;
 
-/* A string -> int hash; keys are borrowed (they must outlive the map). {0} is empty. */
-typedef struct eaf_smap {
-  const char **keys;
-  int *vals;
-  size_t cap, n;
-} eaf_smap;
-/* The value of k, or -1. */
-int eaf_smap_get(const eaf_smap *m, const char *k);
+/*
+** A string -> int map (ids of slots, annotations, tiers, types; keys of rows): the
+** library's string table with borrowed keys (they must outlive the map). {0} is empty.
+*/
+typedef rescue_strmap eaf_smap;
+/* The value of k, or -1 (also for k NULL). */
+static inline int eaf_smap_get(const eaf_smap *m, const char *k) {
+  int64_t i = k ? rescue_strmap_find(m, k, strlen(k)) : -1;
+  return i < 0 ? -1 : (int)rescue_strmap_value(m, (uint32_t)i);
+}
 /* Add k -> v: 0, or 1 when k is there already (unchanged), or -1 when out of memory. */
-int eaf_smap_put(eaf_smap *m, const char *k, int v);
-void eaf_smap_free(eaf_smap *m);
+static inline int eaf_smap_put(eaf_smap *m, const char *k, int v) {
+  int added;
+  return rescue_strmap_put(m, k, strlen(k), v, &added) < 0 ? -1 : !added;
+}
+static inline void eaf_smap_free(eaf_smap *m) { rescue_strmap_clear(m); }
 
 /* 1 when s can appear in an XML 1.0 document (no C0 controls but TAB, LF, CR). */
 int eaf_xml_ok(const char *s, size_t len);

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "media_int.h"
 #include "rescue_alloc.h"
 #include "rescue_clip.h"
+#include "rescue_json.h"
 #include "rescue_media.h"
 #include "rescue_output.h"
 #include "store_int.h"
@@ -349,88 +349,235 @@ static int plan(runner *rn, job *j) {
   return 0;
 }
 
-/* Write a jansson value the way Python's json.dumps does (our writer). */
-static void write_jansson(rescue_jw *w, json_t *v) {
-  const char *key;
-  json_t *x;
-  size_t i;
-  switch (json_typeof(v)) {
-  case JSON_OBJECT:
+/*
+** A manifest entry being merged: its members in order, each either a value read from the
+** earlier manifest (node, in the jdoc) or one this run sets (raw: its JSON text, owned).
+** Keys are unique, as in a JSON object read the usual way: a key repeated in the file is
+** one member at its first place with its last value.
+*/
+typedef struct mfield {
+  const char *key;           /* a string literal or the earlier manifest's (in the jdoc) */
+  const rescue_jnode *node;  /* the earlier value, or NULL */
+  char *raw;                 /* this run's value as JSON, or NULL */
+} mfield;
+
+typedef struct mentry {
+  mfield *f;
+  int n, cap;
+  int used; /* the entry exists (rows by index) */
+} mentry;
+
+static int ment_find(const mentry *e, const char *key) {
+  int i;
+  for (i = 0; i < e->n; i++)
+    if (strcmp(e->f[i].key, key) == 0)
+      return i;
+  return -1;
+}
+
+/* Set key to node or raw (raw is taken over, freed on failure): in place, else at the end. */
+static int ment_put(mentry *e, const char *key, const rescue_jnode *node, char *raw) {
+  int i = ment_find(e, key);
+  if (i < 0) {
+    if (e->n == e->cap) {
+      int cap = e->cap ? e->cap * 2 : 16;
+      mfield *f = rescue_realloc(e->f, (size_t)cap * sizeof *f);
+      if (!f) {
+        rescue_free(raw);
+        return -1;
+      }
+      e->f = f;
+      e->cap = cap;
+    }
+    i = e->n++;
+    e->f[i].key = key;
+    e->f[i].raw = NULL;
+  }
+  rescue_free(e->f[i].raw);
+  e->f[i].node = node;
+  e->f[i].raw = raw;
+  e->used = 1;
+  return 0;
+}
+
+static void ment_del(mentry *e, const char *key) {
+  int i = ment_find(e, key);
+  if (i < 0)
+    return;
+  rescue_free(e->f[i].raw);
+  memmove(&e->f[i], &e->f[i + 1], (size_t)(e->n - i - 1) * sizeof *e->f);
+  e->n--;
+}
+
+static void ment_clear(mentry *e) {
+  int i;
+  for (i = 0; i < e->n; i++)
+    rescue_free(e->f[i].raw);
+  rescue_free(e->f);
+  memset(e, 0, sizeof *e);
+}
+
+/* The entry as the earlier manifest has it (an object node). 0 or -1 (out of memory). */
+static int ment_load(mentry *e, const rescue_jnode *obj) {
+  const rescue_jnode *m;
+  ment_clear(e);
+  e->used = 1;
+  for (m = obj->child; m; m = m->next)
+    if (ment_put(e, m->key, m, NULL))
+      return -1;
+  return 0;
+}
+
+/*
+** Set key to a string, an integer or a real this run computed. A value JSON cannot carry
+** (a string that is not UTF-8, a real that is not finite) leaves the member as it was,
+** as the manifest has always done. 0 or -1 (out of memory).
+*/
+static int ment_set(mentry *e, const char *key, const char *s, long long i, double d, int kind) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  char *raw;
+  if ((kind == 's' && !rescue_utf8_valid(s, strlen(s))) || (kind == 'd' && !isfinite(d)))
+    return 0;
+  rescue_jw_init(&w, &b);
+  if (kind == 's')
+    rescue_jw_str(&w, s);
+  else if (kind == 'i')
+    rescue_jw_int(&w, i);
+  else
+    rescue_jw_double(&w, d);
+  if (!rescue_buf_ok(&b) || !(raw = rescue_buf_detach(&b))) {
+    rescue_buf_clear(&b);
+    return -1;
+  }
+  return ment_put(e, key, NULL, raw);
+}
+static int ment_str(mentry *e, const char *key, const char *s) {
+  return ment_set(e, key, s, 0, 0, 's');
+}
+static int ment_int(mentry *e, const char *key, long long v) {
+  return ment_set(e, key, NULL, v, 0, 'i');
+}
+static int ment_real(mentry *e, const char *key, double d) {
+  return ment_set(e, key, NULL, 0, d, 'd');
+}
+
+/*
+** Write a value read from the earlier manifest as the manifest writes values: integers
+** as integers, reals in Python's repr, strings re-escaped, a repeated key once (first
+** place, last value).
+*/
+static void write_node(rescue_jw *w, const rescue_jnode *n) {
+  const rescue_jnode *c, *p;
+  switch (n->type) {
+  case RESCUE_JOBJECT:
     rescue_jw_obj(w);
-    json_object_foreach(v, key, x) {
-      rescue_jw_key(w, key);
-      write_jansson(w, x);
+    for (c = n->child; c; c = c->next) {
+      for (p = n->child; p != c && strcmp(p->key, c->key) != 0; p = p->next)
+        ;
+      if (p != c)
+        continue; /* written at its first place */
+      rescue_jw_key(w, c->key);
+      write_node(w, rescue_jget(n, c->key));
     }
     rescue_jw_end(w);
     break;
-  case JSON_ARRAY:
+  case RESCUE_JARRAY:
     rescue_jw_arr(w);
-    json_array_foreach(v, i, x) write_jansson(w, x);
+    for (c = n->child; c; c = c->next)
+      write_node(w, c);
     rescue_jw_end(w);
     break;
-  case JSON_STRING: rescue_jw_strn(w, json_string_value(v), json_string_length(v)); break;
-  case JSON_INTEGER: rescue_jw_int(w, (long long)json_integer_value(v)); break;
-  case JSON_REAL: rescue_jw_double(w, json_real_value(v)); break;
-  case JSON_TRUE: rescue_jw_bool(w, 1); break;
-  case JSON_FALSE: rescue_jw_bool(w, 0); break;
-  case JSON_NULL: rescue_jw_null(w); break;
+  case RESCUE_JSTRING: rescue_jw_strn(w, n->s, n->len); break;
+  case RESCUE_JNUMBER:
+    if (n->is_int)
+      rescue_jw_int(w, strtoll(n->s, NULL, 10));
+    else
+      rescue_jw_double(w, n->num);
+    break;
+  case RESCUE_JTRUE: rescue_jw_bool(w, 1); break;
+  case RESCUE_JFALSE: rescue_jw_bool(w, 0); break;
+  case RESCUE_JNULL: rescue_jw_null(w); break;
   }
 }
 
-/* Set the fields one request contributes to its manifest entry. */
-static void entry_fields(runner *rn, json_t *e, const cut_req *r, const char *rel) {
-  rescue_clip_mode m = rn->o->mode;
-  if (m == RESCUE_CLIP_AUDIO) {
-    json_object_set_new(e, "audio_path", json_string(rel));
-    json_object_set_new(e, "audio_sha256", json_string(r->sha256));
-    json_object_set_new(e, "wav_samples", json_integer(r->audio_samples));
-    if (!json_object_get(e, "duration_sec"))
-      json_object_set_new(e, "duration_sec", json_real(round3(r->end - r->start)));
-    return;
+static void write_entry(rescue_jw *w, const mentry *e) {
+  int i;
+  rescue_jw_obj(w);
+  for (i = 0; i < e->n; i++) {
+    rescue_jw_key(w, e->f[i].key);
+    if (e->f[i].raw)
+      rescue_jw_raw(w, e->f[i].raw, strlen(e->f[i].raw));
+    else
+      write_node(w, e->f[i].node);
   }
-  json_object_set_new(e, "clip_path", json_string(rel));
-  json_object_set_new(e, "duration_sec", json_real(round3(r->end - r->start)));
-  json_object_set_new(e, "mode", json_string(rescue_clip_mode_name(m)));
-  json_object_set_new(e, "requested_start", json_real(round3(r->start)));
-  json_object_set_new(e, "requested_end", json_real(round3(r->end)));
-  json_object_set_new(e, "actual_start", json_real(round3(r->act_start)));
-  json_object_set_new(e, "actual_end", json_real(round3(r->act_end)));
-  json_object_set_new(e, "frames", json_integer(r->frames));
-  json_object_set_new(e, "audio_samples", json_integer(r->audio_samples));
-  json_object_set_new(e, "sha256", json_string(r->sha256));
+  rescue_jw_end(w);
+}
+
+/* Set the fields one request contributes to its manifest entry. 0 or -1 (out of memory). */
+static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel) {
+  rescue_clip_mode m = rn->o->mode;
+  if (m == RESCUE_CLIP_AUDIO)
+    return ment_str(e, "audio_path", rel) || ment_str(e, "audio_sha256", r->sha256) ||
+           ment_int(e, "wav_samples", r->audio_samples) ||
+           (ment_find(e, "duration_sec") < 0 &&
+            ment_real(e, "duration_sec", round3(r->end - r->start)));
+  return ment_str(e, "clip_path", rel) ||
+         ment_real(e, "duration_sec", round3(r->end - r->start)) ||
+         ment_str(e, "mode", rescue_clip_mode_name(m)) ||
+         ment_real(e, "requested_start", round3(r->start)) ||
+         ment_real(e, "requested_end", round3(r->end)) ||
+         ment_real(e, "actual_start", round3(r->act_start)) ||
+         ment_real(e, "actual_end", round3(r->act_end)) || ment_int(e, "frames", r->frames) ||
+         ment_int(e, "audio_samples", r->audio_samples) || ment_str(e, "sha256", r->sha256);
 }
 
 /*
 ** Merge this run into <out>/<sample>/manifest.json: entries are keyed by index; fields of
-** other modes and unknown fields stay; rows past the sample's row count are dropped.
+** other modes and unknown fields stay; rows past the sample's row count are dropped. An
+** earlier manifest that is not valid JSON counts as none.
 */
 static int write_manifest(runner *rn, job *j) {
   rescue_buf path = RESCUE_BUF_INIT, tmp = RESCUE_BUF_INIT, abs = RESCUE_BUF_INIT,
              rel = RESCUE_BUF_INIT, text = RESCUE_BUF_INIT;
-  json_t *old = NULL, *root = json_object(), *rows = json_array(), **byidx = NULL;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *old = NULL, *old_seg = NULL;
+  char *old_text = NULL;
+  size_t old_len = 0;
+  mentry *byidx = NULL, seg = {NULL, 0, 0, 0};
   FILE *f = NULL;
   rescue_jw w;
+  rescue_error rerr = {0, ""};
+  rescue_jerror jerr;
   int i, rc = -1;
   byidx = rescue_calloc((size_t)j->n_rows + 1, sizeof *byidx);
-  if (!root || !rows || !byidx)
-    goto end;
+  if (!byidx)
+    goto nomem;
   rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
   rescue_buf_printf(&tmp, "%s/%s/.manifest.json.%ld.part", rn->o->out, j->sample_id,
                     (long)getpid());
   if (!rescue_buf_ok(&path) || !rescue_buf_ok(&tmp))
-    goto end;
-  old = json_load_file(path.s, 0, NULL);
-  if (old && json_is_array(json_object_get(old, "rows"))) {
-    size_t k;
-    json_t *e;
-    json_array_foreach(json_object_get(old, "rows"), k, e) {
-      json_t *ix = json_object_get(e, "index");
-      long long n = json_is_integer(ix) ? json_integer_value(ix)
-                    : json_is_string(ix) ? atoll(json_string_value(ix)) : 0;
-      if (json_is_object(e) && n >= 1 && n <= j->n_rows) {
-        json_decref(byidx[n]);
-        byidx[n] = json_incref(e);
-      }
+    goto nomem;
+  if (rescue_read_file(path.s, &old_text, &old_len, &rerr) == RESCUE_ENOMEM)
+    goto nomem;
+  if (old_text) {
+    if (!(doc = rescue_jdoc_new()))
+      goto nomem;
+    if (!(old = rescue_jparse(doc, old_text, old_len, &jerr)) &&
+        strcmp(jerr.msg, "out of memory") == 0)
+      goto nomem;
+  }
+  old_seg = rescue_jget(old, "segment");
+  if (rescue_jget(old, "rows") && rescue_jget(old, "rows")->type == RESCUE_JARRAY) {
+    const rescue_jnode *e;
+    for (e = rescue_jget(old, "rows")->child; e; e = e->next) {
+      const rescue_jnode *ix = rescue_jget(e, "index");
+      long long n = !ix                               ? 0
+                    : ix->type == RESCUE_JNUMBER && ix->is_int ? strtoll(ix->s, NULL, 10)
+                    : ix->type == RESCUE_JSTRING              ? atoll(ix->s)
+                                                               : 0;
+      if (e->type == RESCUE_JOBJECT && n >= 1 && n <= j->n_rows && ment_load(&byidx[n], e))
+        goto nomem;
     }
   }
   /* a row this run could neither keep nor cut: its earlier entry no longer describes a
@@ -441,26 +588,23 @@ static int write_manifest(runner *rn, job *j) {
                                              "actual_start", "actual_end", "frames",
                                              "audio_samples", "sha256"};
     static const char *const audio_keys[] = {"audio_path", "audio_sha256", "wav_samples"};
-    json_t *e = byidx[i + 1];
+    mentry *e = &byidx[i + 1];
     size_t k;
-    if (!e || j->skip[i] || j->reqs[i].done)
+    if (!e->used || j->skip[i] || j->reqs[i].done)
       continue;
     if (rn->o->mode == RESCUE_CLIP_AUDIO) {
       for (k = 0; k < sizeof audio_keys / sizeof *audio_keys; k++)
-        json_object_del(e, audio_keys[k]);
+        ment_del(e, audio_keys[k]);
     } else {
       for (k = 0; k < sizeof video_keys / sizeof *video_keys; k++)
-        json_object_del(e, video_keys[k]);
+        ment_del(e, video_keys[k]);
     }
-    if (!json_object_get(e, "clip_path") && !json_object_get(e, "audio_path")) {
-      json_decref(e);
-      byidx[i + 1] = NULL;
-    }
+    if (ment_find(e, "clip_path") < 0 && ment_find(e, "audio_path") < 0)
+      ment_clear(e);
   }
-  json_object_set_new(root, "sample_id", json_string(j->sample_id));
   for (i = 0; i < j->n_reqs; i++) {
     cut_req *r = &j->reqs[i];
-    json_t *e;
+    mentry *e = &byidx[i + 1];
     if (!r->done)
       continue;
     rescue_buf_reset(&abs);
@@ -472,39 +616,58 @@ static int write_manifest(runner *rn, job *j) {
       rescue_buf_puts(&abs, "segment.mp4");
     relative_path(rn->base_abs, abs.s ? abs.s : "", &rel);
     if (i >= j->n_rows) {
-      e = json_object();
-      entry_fields(rn, e, r, rel.s ? rel.s : "");
-      json_object_set_new(root, "segment", e);
+      ment_clear(&seg);
+      seg.used = 1;
+      if (entry_fields(rn, &seg, r, rel.s ? rel.s : ""))
+        goto nomem;
       continue;
     }
-    if (!byidx[i + 1]) {
-      byidx[i + 1] = json_object();
-      json_object_set_new(byidx[i + 1], "index", json_integer(i + 1));
+    if (!e->used) {
+      e->used = 1;
+      if (ment_int(e, "index", i + 1))
+        goto nomem;
       if (rn->o->mode == RESCUE_CLIP_AUDIO) {
         /* the release readers want a clip_path; point it where the video clip goes */
         rescue_buf v = RESCUE_BUF_INIT;
         char *dot;
+        int bad;
         rescue_buf_puts(&v, rel.s ? rel.s : "");
         dot = v.s ? strrchr(v.s, '.') : NULL;
         if (dot)
           strcpy(dot, ".mp4");
-        json_object_set_new(byidx[i + 1], "clip_path", json_string(v.s ? v.s : ""));
+        bad = !rescue_buf_ok(&v) || ment_str(e, "clip_path", v.s ? v.s : "");
         rescue_buf_clear(&v);
+        if (bad)
+          goto nomem;
       }
     }
-    entry_fields(rn, byidx[i + 1], r, rel.s ? rel.s : "");
+    if (entry_fields(rn, e, r, rel.s ? rel.s : ""))
+      goto nomem;
   }
-  if (old && json_object_get(old, "segment") && !json_object_get(root, "segment"))
-    json_object_set(root, "segment", json_object_get(old, "segment"));
-  for (i = 1; i <= j->n_rows; i++)
-    if (byidx[i])
-      json_array_append(rows, byidx[i]);
-  json_object_set(root, "rows", rows);
+  /* sample_id, segment (this run's, else the earlier one), rows in index order */
   rescue_jw_init(&w, &text);
-  write_jansson(&w, root);
+  rescue_jw_obj(&w);
+  if (rescue_utf8_valid(j->sample_id, strlen(j->sample_id))) {
+    rescue_jw_key(&w, "sample_id");
+    rescue_jw_str(&w, j->sample_id);
+  }
+  if (seg.used || old_seg) {
+    rescue_jw_key(&w, "segment");
+    if (seg.used)
+      write_entry(&w, &seg);
+    else
+      write_node(&w, old_seg);
+  }
+  rescue_jw_key(&w, "rows");
+  rescue_jw_arr(&w);
+  for (i = 1; i <= j->n_rows; i++)
+    if (byidx[i].used)
+      write_entry(&w, &byidx[i]);
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
   rescue_buf_putc(&text, '\n');
   if (!rescue_buf_ok(&text) || !rescue_buf_ok(&abs) || !rescue_buf_ok(&rel))
-    goto end;
+    goto nomem;
   f = fopen(tmp.s, "wb");
   if (!f || fwrite(text.s, 1, text.len, f) != text.len || fclose(f) != 0) {
     f = NULL;
@@ -517,16 +680,19 @@ static int write_manifest(runner *rn, job *j) {
     goto end;
   }
   rc = 0;
+  goto end;
+nomem:
+  errno = ENOMEM;
 end:
   if (rc)
     snprintf(j->err, sizeof j->err, "cannot write '%s': %s", path.s ? path.s : "manifest.json",
              strerror(errno));
   for (i = 0; byidx && i <= j->n_rows; i++)
-    json_decref(byidx[i]);
+    ment_clear(&byidx[i]);
   rescue_free(byidx);
-  json_decref(old);
-  json_decref(root);
-  json_decref(rows);
+  ment_clear(&seg);
+  rescue_jdoc_free(&doc);
+  rescue_free(old_text);
   rescue_buf_clear(&path);
   rescue_buf_clear(&tmp);
   rescue_buf_clear(&abs);

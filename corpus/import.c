@@ -16,7 +16,7 @@
 #include "rescue_similar.h"
 #include "rescue_subtitles.h"
 #include "store_int.h"
-#include "prim_int.h"
+#include "strmap_int.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {
@@ -38,63 +38,29 @@ int rescue_format_parse(const char *name, rescue_format *out) {
   return RESCUE_EINVAL;
 }
 
-/* ---- a set of sample ids seen in this import (duplicate detection) ---- */
+/* ---- the sample ids seen in this import (duplicate detection) ---- */
 
-typedef struct seen_entry {
-  char *id;
-  char *where; /* "file:line" of the first occurrence */
-} seen_entry;
-
-typedef struct seen_set {
-  seen_entry *slots;
-  size_t cap, n;
-} seen_set;
-
-/* Returns NULL when added, the first location when id was seen, or "" when out of memory. */
-static const char *seen_add(seen_set *set, const char *id, const char *where) {
-  size_t i;
-  if (set->n * 2 >= set->cap) {
-    size_t cap = set->cap ? set->cap * 2 : 1024, j;
-    seen_entry *ns = rescue_calloc(cap, sizeof *ns);
-    if (!ns)
-      return "";
-    for (j = 0; j < set->cap; j++) {
-      if (!set->slots[j].id)
-        continue;
-      i = rescue_fnv1a64(set->slots[j].id) & (cap - 1);
-      while (ns[i].id)
-        i = (i + 1) & (cap - 1);
-      ns[i] = set->slots[j];
-    }
-    rescue_free(set->slots);
-    set->slots = ns;
-    set->cap = cap;
-  }
-  i = rescue_fnv1a64(id) & (set->cap - 1);
-  while (set->slots[i].id) {
-    if (strcmp(set->slots[i].id, id) == 0)
-      return set->slots[i].where;
-    i = (i + 1) & (set->cap - 1);
-  }
-  set->slots[i].id = rescue_strdup(id);
-  set->slots[i].where = rescue_strdup(where);
-  if (!set->slots[i].id || !set->slots[i].where) {
-    rescue_free(set->slots[i].id);
-    rescue_free(set->slots[i].where);
-    set->slots[i].id = NULL;
+/*
+** The set maps each id (a copied key) to the "file:line" of its first occurrence (the
+** value: a string the set owns). Returns NULL when id was added, its first location when
+** it was seen before, or "" when out of memory.
+*/
+static const char *seen_add(rescue_strmap *set, const char *id, const char *where) {
+  char *w = rescue_strdup(where);
+  int added = 0;
+  int64_t i = w ? rescue_strmap_put(set, id, strlen(id), (intptr_t)w, &added) : -1;
+  if (!added)
+    rescue_free(w);
+  if (i < 0)
     return "";
-  }
-  set->n++;
-  return NULL;
+  return added ? NULL : (const char *)rescue_strmap_value(set, (uint32_t)i);
 }
 
-static void seen_free(seen_set *set) {
-  size_t i;
-  for (i = 0; i < set->cap; i++) {
-    rescue_free(set->slots[i].id);
-    rescue_free(set->slots[i].where);
-  }
-  rescue_free(set->slots);
+static void seen_free(rescue_strmap *set) {
+  uint32_t i;
+  for (i = 0; i < rescue_strmap_count(set); i++)
+    rescue_free((char *)rescue_strmap_value(set, i));
+  rescue_strmap_clear(set);
 }
 
 /*
@@ -123,7 +89,7 @@ typedef struct importer {
   int64_t annotator_id;
   int64_t check_annotator;  /* the checking pass: who imports (0: a draft not stored yet) */
   rescue_jdoc *doc;
-  seen_set seen;
+  rescue_strmap seen;
   rescue_row_input *rows;   /* reused between samples */
   int cap_rows;
   rescue_buf head, tail, id, where, show1, show2;
@@ -894,6 +860,7 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
   int i, rc = 0;
 
   memset(&im, 0, sizeof im);
+  im.seen.copy = 1;
   if (!res)
     res = &dummy;
   memset(res, 0, sizeof *res);

@@ -13,6 +13,7 @@
 #include "rescue_alloc.h"
 #include "rescue_media.h"
 #include "store_int.h"
+#include "strmap_int.h"
 
 /* Span end may pass the probed duration by this much (container rounding). */
 #define END_SLACK 0.001
@@ -258,52 +259,18 @@ typedef struct prepared {
   int same_as;    /* index of an earlier link to the same file (probed there), or -1 */
 } prepared;
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  while (*s) {
-    h ^= (unsigned char)*s++;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 /*
-** An open-addressing index of strings (the links' sample ids, their resolved files) by
-** link number: each lookup is O(1), so a map of n lines costs O(n), not O(n^2).
-** slot[] holds link index + 1 (0: empty); key(i) gives link i's string.
+** The links' sample ids and their resolved files are indexed in string tables (borrowed
+** keys, value: link number), so a map of n lines costs O(n), not O(n^2). Both tables are
+** reserved for n links up front, where running out of memory is reported; adding then
+** never allocates, so it cannot fail.
+**
+** index_add: the earlier link whose string equals s, or -1 after adding link i under s.
 */
-typedef struct str_index {
-  int *slot;
-  size_t mask;
-} str_index;
-
-static int index_init(str_index *x, int n) {
-  size_t cap = 16;
-  while (cap < (size_t)n * 2)
-    cap *= 2;
-  x->slot = rescue_calloc(cap, sizeof *x->slot);
-  x->mask = cap - 1;
-  return x->slot ? 0 : -1;
-}
-
-/* The earlier link whose string equals s, or -1 after adding link i under s. */
-static int index_add(str_index *x, const char *s, int i, const char *(*key)(const void *, int),
-                     const void *arg) {
-  size_t h = (size_t)hash_str(s) & x->mask;
-  while (x->slot[h]) {
-    if (strcmp(key(arg, x->slot[h] - 1), s) == 0)
-      return x->slot[h] - 1;
-    h = (h + 1) & x->mask;
-  }
-  x->slot[h] = i + 1;
-  return -1;
-}
-
-static const char *link_sample(const void *arg, int i) {
-  return ((const rescue_media_link *)arg)[i].sample_id;
-}
-static const char *prepared_real(const void *arg, int i) {
-  return ((const prepared *)arg)[i].real;
+static int index_add(rescue_strmap *x, const char *s, int i) {
+  int added;
+  int64_t e = rescue_strmap_put(x, s, strlen(s), i, &added);
+  return added || e < 0 ? -1 : (int)rescue_strmap_value(x, (uint32_t)e);
 }
 
 int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
@@ -312,7 +279,7 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
   rescue_media_add_result dummy;
   rescue_buf corpus = RESCUE_BUF_INIT, rootrel = RESCUE_BUF_INIT, streams = RESCUE_BUF_INIT;
   prepared *pre = NULL;
-  str_index by_sample = {NULL, 0}, by_file = {NULL, 0};
+  rescue_strmap by_sample = RESCUE_STRMAP_BORROW, by_file = RESCUE_STRMAP_BORROW;
   char *root_abs = NULL, loc[600];
   int64_t annotator = 0;
   int i, k, rc = 0, in_txn = 0;
@@ -340,8 +307,9 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
     root_abs = realpath(corpus.s, NULL);
   }
   pre = rescue_calloc((size_t)(n ? n : 1), sizeof *pre);
-  if (!root_abs || !pre || !rescue_buf_ok(&rootrel) || index_init(&by_sample, n) ||
-      index_init(&by_file, n)) {
+  if (!root_abs || !pre || !rescue_buf_ok(&rootrel) ||
+      rescue_strmap_reserve(&by_sample, (uint32_t)n) ||
+      rescue_strmap_reserve(&by_file, (uint32_t)n)) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
@@ -355,7 +323,7 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
     size_t rl = strlen(root_abs);
     where(lk, lk->col_video, loc, sizeof loc);
     pre[i].same_as = -1;
-    if (lk->sample_id && (k = index_add(&by_sample, lk->sample_id, i, link_sample, links)) >= 0) {
+    if (lk->sample_id && (k = index_add(&by_sample, lk->sample_id, i)) >= 0) {
       where(lk, lk->col_sample, loc, sizeof loc);
       rc = rescue_seterr(err, RESCUE_EBADINPUT, "%ssample '%s' is linked twice (first at line %ld)",
                          loc, lk->sample_id, links[k].line);
@@ -368,7 +336,7 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
       goto end;
     }
     pre[i].real = realpath(lk->video, NULL);
-    if (pre[i].real && (k = index_add(&by_file, pre[i].real, i, prepared_real, pre)) >= 0) {
+    if (pre[i].real && (k = index_add(&by_file, pre[i].real, i)) >= 0) {
       pre[i].info = pre[k].info;
       pre[i].same_as = k;
     } else if ((rc = rescue_media_probe(lk->video, &pre[i].info, err))) {
@@ -530,8 +498,8 @@ end:
     free(pre[i].real);
     rescue_free(pre[i].stored);
   }
-  rescue_free(by_sample.slot);
-  rescue_free(by_file.slot);
+  rescue_strmap_clear(&by_sample);
+  rescue_strmap_clear(&by_file);
   rescue_free(pre);
   free(root_abs);
   rescue_buf_clear(&corpus);

@@ -12,6 +12,7 @@
 #include "rescue_alloc.h"
 #include "rescue_subtitles.h"
 #include "store_int.h"
+#include "strmap_int.h"
 
 /* A line of the input: [s, s + n), 1-based number. */
 typedef struct line {
@@ -529,12 +530,11 @@ typedef struct draft {
   char *text;
 } draft;
 
-/* Speaker spellings by folded key (lower-case ASCII, no spaces): the first one wins. */
-typedef struct spk_table {
-  char **fold, **name;
-  size_t cap, n;
-} spk_table;
-
+/*
+** Speaker spellings by folded key (lower-case ASCII, no spaces): the first one wins. The
+** table (a string table with copied keys) holds each spelling as its value, a string it
+** owns: drafts point at it until spk_free.
+*/
 static char *fold_name(const char *s) {
   char *f = rescue_malloc(strlen(s) + 1), *o = f;
   if (!f)
@@ -546,81 +546,36 @@ static char *fold_name(const char *s) {
   return f;
 }
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  while (*s)
-    h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-  return h;
-}
-
 /* The spelling kept for name (added when new). NULL when out of memory. */
-static const char *spk_canon(spk_table *t, const char *name) {
-  char *f = fold_name(name);
-  size_t i;
+static const char *spk_canon(rescue_strmap *t, const char *name) {
+  char *f = fold_name(name), *kept = NULL;
+  int64_t i;
   if (!f)
     return NULL;
-  if (t->n * 2 >= t->cap) {
-    size_t cap = t->cap ? t->cap * 2 : 64, j;
-    char **nf = rescue_calloc(cap, sizeof *nf), **nn = rescue_calloc(cap, sizeof *nn);
-    if (!nf || !nn) {
-      rescue_free(nf);
-      rescue_free(nn);
-      rescue_free(f);
-      return NULL;
-    }
-    for (j = 0; j < t->cap; j++)
-      if (t->fold[j]) {
-        i = hash_str(t->fold[j]) & (cap - 1);
-        while (nf[i])
-          i = (i + 1) & (cap - 1);
-        nf[i] = t->fold[j];
-        nn[i] = t->name[j];
-      }
-    rescue_free(t->fold);
-    rescue_free(t->name);
-    t->fold = nf;
-    t->name = nn;
-    t->cap = cap;
-  }
-  for (i = hash_str(f) & (t->cap - 1); t->fold[i]; i = (i + 1) & (t->cap - 1))
-    if (strcmp(t->fold[i], f) == 0) {
-      rescue_free(f);
-      return t->name[i];
-    }
-  if (!(t->name[i] = rescue_strdup(name))) {
-    rescue_free(f);
-    return NULL;
-  }
-  t->fold[i] = f;
-  t->n++;
-  return t->name[i];
+  i = rescue_strmap_find(t, f, strlen(f));
+  if (i < 0 && (kept = rescue_strdup(name)) &&
+      (i = rescue_strmap_put(t, f, strlen(f), (intptr_t)kept, NULL)) < 0)
+    rescue_free(kept);
+  rescue_free(f);
+  return i < 0 ? NULL : (const char *)rescue_strmap_value(t, (uint32_t)i);
 }
 
 /* The known spelling of name, or NULL when nobody folds to it. */
-static const char *spk_find(const spk_table *t, const char *name) {
+static const char *spk_find(const rescue_strmap *t, const char *name) {
   char *f;
-  size_t i;
-  const char *hit = NULL;
-  if (!t->cap || !(f = fold_name(name)))
+  int64_t i;
+  if (!rescue_strmap_count(t) || !(f = fold_name(name)))
     return NULL;
-  for (i = hash_str(f) & (t->cap - 1); t->fold[i]; i = (i + 1) & (t->cap - 1))
-    if (strcmp(t->fold[i], f) == 0) {
-      hit = t->name[i];
-      break;
-    }
+  i = rescue_strmap_find(t, f, strlen(f));
   rescue_free(f);
-  return hit;
+  return i < 0 ? NULL : (const char *)rescue_strmap_value(t, (uint32_t)i);
 }
 
-static void spk_free(spk_table *t) {
-  size_t i;
-  for (i = 0; i < t->cap; i++) {
-    rescue_free(t->fold[i]);
-    rescue_free(t->name[i]);
-  }
-  rescue_free(t->fold);
-  rescue_free(t->name);
-  memset(t, 0, sizeof *t);
+static void spk_free(rescue_strmap *t) {
+  uint32_t i;
+  for (i = 0; i < rescue_strmap_count(t); i++)
+    rescue_free((char *)rescue_strmap_value(t, i));
+  rescue_strmap_clear(t);
 }
 
 /* Has s an upper-case and no lower-case ASCII letter? */
@@ -707,7 +662,7 @@ static size_t chars(const char *s) {
 typedef struct drafter {
   const char *file, *sample_id;
   const rescue_import_opts *o;
-  spk_table spk;
+  rescue_strmap spk;
   draft *v;
   int n, cap;
   const char *prev;  /* speaker of the last row */
@@ -794,7 +749,7 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
       return RESCUE_ENOMEM;
   /* the spellings of "Name:" prefixes, in file order, so "[ANNA]" can be told from "[LAUGHS]" */
   {
-    spk_table named = {0};
+    rescue_strmap named = RESCUE_STRMAP_COPY;
     for (i = 0; i < cues->n; i++)
       if (cues->v[i].speaker[0] && !cues->v[i].bracket && !spk_canon(&named, cues->v[i].speaker)) {
         spk_free(&named);
@@ -1078,6 +1033,7 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
 
   memset(&cues, 0, sizeof cues);
   memset(&D, 0, sizeof D);
+  D.spk.copy = 1;
   if ((rc = rescue_read_file(path, &text, &len, err)) ||
       (rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err)))
     goto end;

@@ -7,6 +7,7 @@
 */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,84 +18,26 @@
 #include "rescue_alloc.h"
 #include "rescue_json.h"
 #include "rescue_score.h"
+#include "strmap_int.h"
 
 /* ---- interned strings ---- */
 
-typedef struct strtab {
-  char **s;
-  size_t *len; /* bytes of each string (list keys hold NULs) */
-  int n, cap;
-  int *slot; /* open addressing: index + 1, 0 empty */
-  size_t nslot;
-} strtab;
-
-static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  while (n--) {
-    h ^= (unsigned char)*s++;
-    h *= 1099511628211ULL;
-  }
-  return h;
+/*
+** Each table (instance ids, samples, couples, labels, candidate-list keys) is the library's
+** string table with its own copies of the keys: an id is the key's entry number, in the
+** order first seen, and tab_s gives its NUL-terminated text.
+*/
+static int tab_n(const rescue_strmap *t) { return (int)rescue_strmap_count(t); }
+static const char *tab_s(const rescue_strmap *t, int i) {
+  return rescue_strmap_key(t, (uint32_t)i);
 }
 
-static void strtab_free(strtab *t) {
-  int i;
-  for (i = 0; i < t->n; i++)
-    rescue_free(t->s[i]);
-  rescue_free(t->s);
-  rescue_free(t->len);
-  rescue_free(t->slot);
-  memset(t, 0, sizeof *t);
-}
-
-/* Id of s (len bytes, no NUL inside); with create, adds it. -1 when absent, -2 out of memory. */
-static int intern(strtab *t, const char *s, size_t len, int create) {
-  size_t i;
-  if (t->nslot) {
-    for (i = hash_bytes(s, len) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1)) {
-      int x = t->slot[i] - 1;
-      if (t->len[x] == len && memcmp(t->s[x], s, len) == 0)
-        return x;
-    }
-  }
-  if (!create)
-    return -1;
-  if ((size_t)(t->n + 1) * 2 > t->nslot) {
-    size_t ns = t->nslot ? t->nslot * 2 : 64, j;
-    int *nsl = rescue_calloc(ns, sizeof *nsl);
-    if (!nsl)
-      return -2;
-    for (j = 0; j < (size_t)t->n; j++) {
-      size_t k = hash_bytes(t->s[j], t->len[j]) & (ns - 1);
-      while (nsl[k])
-        k = (k + 1) & (ns - 1);
-      nsl[k] = (int)j + 1;
-    }
-    rescue_free(t->slot);
-    t->slot = nsl;
-    t->nslot = ns;
-  }
-  if (t->n == t->cap) {
-    int nc = t->cap ? t->cap * 2 : 64;
-    char **n = rescue_realloc(t->s, (size_t)nc * sizeof *n);
-    size_t *nl;
-    if (!n)
-      return -2;
-    t->s = n;
-    if (!(nl = rescue_realloc(t->len, (size_t)nc * sizeof *nl)))
-      return -2;
-    t->len = nl;
-    t->cap = nc;
-  }
-  if (!(t->s[t->n] = rescue_malloc(len + 1)))
+/* Id of s (len bytes; list keys hold NULs); with create, adds it. -1 absent, -2 out of memory. */
+static int intern(rescue_strmap *t, const char *s, size_t len, int create) {
+  int64_t i = create ? rescue_strmap_put(t, s, len, 0, NULL) : rescue_strmap_find(t, s, len);
+  if (i > INT_MAX - 1)
     return -2;
-  memcpy(t->s[t->n], s, len);
-  t->s[t->n][len] = 0;
-  t->len[t->n] = len;
-  for (i = hash_bytes(s, len) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
-    ;
-  t->slot[i] = t->n + 1;
-  return t->n++;
+  return i >= 0 ? (int)i : create ? -2 : -1;
 }
 
 /* ---- the report ---- */
@@ -145,7 +88,7 @@ struct rescue_score_report {
   rescue_task task;
   rescue_score_protocol proto;
   char *gold_path, *pred_path;
-  strtab ids, samples, couples, labels, list_keys;
+  rescue_strmap ids, samples, couples, labels, list_keys;
   inst *v;
   long n, cap;
   cand_list *lists;
@@ -187,15 +130,15 @@ void rescue_score_free(rescue_score_report **rp) {
   rescue_free(r->gold_path);
   rescue_free(r->pred_path);
   /* the per-couple and per-sample tallies first: their counts live in the tables below */
-  for (i = 0; r->by_couple && i < r->couples.n; i++)
+  for (i = 0; r->by_couple && i < tab_n(&r->couples); i++)
     acc_free(&r->by_couple[i]);
-  for (i = 0; r->by_sample && i < r->samples.n; i++)
+  for (i = 0; r->by_sample && i < tab_n(&r->samples); i++)
     acc_free(&r->by_sample[i]);
-  strtab_free(&r->ids);
-  strtab_free(&r->samples);
-  strtab_free(&r->couples);
-  strtab_free(&r->labels);
-  strtab_free(&r->list_keys);
+  rescue_strmap_clear(&r->ids);
+  rescue_strmap_clear(&r->samples);
+  rescue_strmap_clear(&r->couples);
+  rescue_strmap_clear(&r->labels);
+  rescue_strmap_clear(&r->list_keys);
   rescue_free(r->v);
   for (i = 0; i < r->nlists; i++)
     rescue_free(r->lists[i].labels);
@@ -1374,20 +1317,20 @@ static void acc_add(acc *a, const rescue_score_report *r, const inst *in, int pr
 static int compute(rescue_score_report *r) {
   long i;
   int rc = 0, k;
-  r->by_couple = rescue_calloc((size_t)r->couples.n + 1, sizeof *r->by_couple);
-  r->by_sample = rescue_calloc((size_t)r->samples.n + 1, sizeof *r->by_sample);
-  r->failed = rescue_calloc((size_t)r->samples.n + 1, 1);
+  r->by_couple = rescue_calloc((size_t)tab_n(&r->couples) + 1, sizeof *r->by_couple);
+  r->by_sample = rescue_calloc((size_t)tab_n(&r->samples) + 1, sizeof *r->by_sample);
+  r->failed = rescue_calloc((size_t)tab_n(&r->samples) + 1, 1);
   if (!r->by_couple || !r->by_sample || !r->failed)
     return RESCUE_ENOMEM;
   if (r->task == RESCUE_TASK_RPP) {
-    if (acc_labels(&r->overall, r->labels.n) || acc_labels(&r->scen[0], r->labels.n) ||
-        acc_labels(&r->scen[1], r->labels.n))
+    int L = tab_n(&r->labels);
+    if (acc_labels(&r->overall, L) || acc_labels(&r->scen[0], L) || acc_labels(&r->scen[1], L))
       return RESCUE_ENOMEM;
-    for (k = 0; k < r->couples.n; k++)
-      if (acc_labels(&r->by_couple[k], r->labels.n))
+    for (k = 0; k < tab_n(&r->couples); k++)
+      if (acc_labels(&r->by_couple[k], L))
         return RESCUE_ENOMEM;
-    for (k = 0; k < r->samples.n; k++)
-      if (acc_labels(&r->by_sample[k], r->labels.n))
+    for (k = 0; k < tab_n(&r->samples); k++)
+      if (acc_labels(&r->by_sample[k], L))
         return RESCUE_ENOMEM;
   }
   for (i = 0; i < r->n; i++) {
@@ -1533,7 +1476,7 @@ static double acc_metric(const rescue_score_report *r, const acc *a, const char 
     if (!a->scored)
       return NAN;
     if (RELEASE(r)) { /* per sample only, rounded as the scripts round */
-      int sample = a >= r->by_sample && a < r->by_sample + r->samples.n;
+      int sample = a >= r->by_sample && a < r->by_sample + tab_n(&r->samples);
       if (sample && !strcmp(key, "avg_intensity_match"))
         return round3(a->match / (double)a->scored);
       return NAN;
@@ -1605,7 +1548,7 @@ double rescue_score_scenario_metric(const rescue_score_report *r, const char *sc
 
 double rescue_score_sample_metric(const rescue_score_report *r, const char *sample_id,
                                   const char *key) {
-  int s = intern((strtab *)&r->samples, sample_id, strlen(sample_id), 0);
+  int s = intern((rescue_strmap *)&r->samples, sample_id, strlen(sample_id), 0);
   if (s < 0 || (r->task == RESCUE_TASK_ER && r->failed[s]))
     return NAN;
   return acc_metric(r, &r->by_sample[s], key);
@@ -1673,6 +1616,7 @@ int rescue_score_files(rescue_task task, const char *gold_path, const char *pred
                          "(source-target, viewpoint and total scores)");
   if (!(r = rescue_calloc(1, sizeof *r)))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  r->ids.copy = r->samples.copy = r->couples.copy = r->labels.copy = r->list_keys.copy = 1;
   r->task = task;
   r->proto = opts->protocol;
   r->gold_path = rescue_strdup(gold_path);
@@ -1726,7 +1670,7 @@ fail:
 static const char *label_name(const rescue_score_report *r, int l) {
   if (r->task == RESCUE_TASK_ITP)
     return l ? "yes" : "no";
-  return l >= 0 ? r->labels.s[l] : "";
+  return l >= 0 ? tab_s(&r->labels, l) : "";
 }
 
 /* Confusion pairs ordered most frequent first, then by gold, then by prediction. */
@@ -1871,7 +1815,7 @@ static void class_metrics_json(rescue_jw *w, const rescue_score_report *r, const
       continue;
     p = ratio((double)a->ltp[i], (double)(a->ltp[i] + a->lfp[i]));
     rc = ratio((double)a->ltp[i], (double)(a->ltp[i] + a->lfn[i]));
-    rescue_jw_key(w, r->labels.s[i]);
+    rescue_jw_key(w, tab_s(&r->labels, i));
     rescue_jw_obj(w);
     rescue_jw_key(w, "precision");
     rescue_jw_double(w, p);
@@ -1963,7 +1907,7 @@ void rescue_score_json(const rescue_score_report *r, rescue_buf *out) {
       rescue_jw_key(&w, "line");
       rescue_jw_int(&w, r->probs[i].line);
       rescue_jw_key(&w, "instance_id");
-      rescue_jw_str(&w, r->ids.s[r->probs[i].inst]);
+      rescue_jw_str(&w, tab_s(&r->ids, r->probs[i].inst));
       rescue_jw_key(&w, "reason");
       rescue_jw_str(&w, r->probs[i].reason);
       rescue_jw_end(&w);
@@ -1981,26 +1925,26 @@ void rescue_score_json(const rescue_score_report *r, rescue_buf *out) {
   rescue_jw_end(&w);
   rescue_jw_key(&w, "couples");
   rescue_jw_obj(&w);
-  for (i = 0; !er_release && i < r->couples.n; i++) {
-    rescue_jw_key(&w, r->couples.s[i]);
+  for (i = 0; !er_release && i < tab_n(&r->couples); i++) {
+    rescue_jw_key(&w, tab_s(&r->couples, i));
     acc_json(&w, r, &r->by_couple[i]);
   }
   rescue_jw_end(&w);
   rescue_jw_key(&w, "samples");
   rescue_jw_obj(&w);
-  for (i = 0; i < r->samples.n; i++) {
+  for (i = 0; i < tab_n(&r->samples); i++) {
     if (r->task == RESCUE_TASK_ER && r->failed[i])
       continue;
-    rescue_jw_key(&w, r->samples.s[i]);
+    rescue_jw_key(&w, tab_s(&r->samples, i));
     acc_json(&w, r, &r->by_sample[i]);
   }
   rescue_jw_end(&w);
   if (r->task == RESCUE_TASK_ER) {
     rescue_jw_key(&w, "failed");
     rescue_jw_arr(&w);
-    for (i = 0; i < r->samples.n; i++)
+    for (i = 0; i < tab_n(&r->samples); i++)
       if (r->failed[i])
-        rescue_jw_str(&w, r->samples.s[i]);
+        rescue_jw_str(&w, tab_s(&r->samples, i));
     rescue_jw_end(&w);
   }
   rescue_jw_key(&w, "confusions");
@@ -2133,7 +2077,8 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
   for (k = 0; k < r->nprobs && k < 20; k++)
     rescue_buf_printf(b, "  line %ld%s%s: %s\n", r->probs[k].line,
                       r->probs[k].inst >= 0 ? ", " : "",
-                      r->probs[k].inst >= 0 ? r->ids.s[r->probs[k].inst] : "", r->probs[k].reason);
+                      r->probs[k].inst >= 0 ? tab_s(&r->ids, r->probs[k].inst) : "",
+                      r->probs[k].reason);
   if (r->nprobs > 20)
     rescue_buf_printf(b, "  ... %ld more problems (all in the JSON report)\n", r->nprobs - 20);
   rescue_buf_putc(b, '\n');
@@ -2145,14 +2090,14 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
   if (!er_release) {
     rescue_buf_putc(b, '\n');
     text_header(b, r, "per couple");
-    for (i = 0; i < r->couples.n; i++)
-      text_row(b, r, r->couples.s[i], &r->by_couple[i]);
+    for (i = 0; i < tab_n(&r->couples); i++)
+      text_row(b, r, tab_s(&r->couples, i), &r->by_couple[i]);
   }
   rescue_buf_putc(b, '\n');
   text_header(b, r, "per sample");
-  for (i = 0; i < r->samples.n; i++)
+  for (i = 0; i < tab_n(&r->samples); i++)
     if (!(r->task == RESCUE_TASK_ER && r->failed[i]))
-      text_row(b, r, r->samples.s[i], &r->by_sample[i]);
+      text_row(b, r, tab_s(&r->samples, i), &r->by_sample[i]);
   if (r->task == RESCUE_TASK_RPP) {
     int s;
     for (s = 0; s < 2; s++) {
@@ -2168,7 +2113,7 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
           continue;
         pr = ratio((double)a->ltp[i], (double)(a->ltp[i] + a->lfp[i]));
         rc = ratio((double)a->ltp[i], (double)(a->ltp[i] + a->lfn[i]));
-        rescue_buf_printf(b, "  %-32s %9.4f %9.4f %9.4f %8ld\n", r->labels.s[i], pr, rc,
+        rescue_buf_printf(b, "  %-32s %9.4f %9.4f %9.4f %8ld\n", tab_s(&r->labels, i), pr, rc,
                           f1(pr, rc), a->lsup[i]);
       }
     }
@@ -2186,7 +2131,7 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
                             : label_name(r, r->conf[i].pred));
   }
   if (r->task == RESCUE_TASK_ER)
-    for (i = 0; i < r->samples.n; i++)
+    for (i = 0; i < tab_n(&r->samples); i++)
       if (r->failed[i])
-        rescue_buf_printf(b, "  failed: %s\n", r->samples.s[i]);
+        rescue_buf_printf(b, "  failed: %s\n", tab_s(&r->samples, i));
 }

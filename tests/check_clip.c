@@ -657,6 +657,48 @@ START_TEST(test_jobs_split_one_sample) {
 }
 END_TEST
 
+/*
+** An earlier manifest edited by hand: what the merge keeps is written as the manifest
+** writer writes values (a repeated key once, at its first place, with its last value;
+** numbers and escapes normalised), unknown root members go, a kept row stays as it was,
+** and the recut row keeps its unknown member and the place of its clip_path.
+*/
+START_TEST(test_manifest_merge_bytes) {
+  static const char *const samples[] = {"c/m", "0-1,1-2"};
+  static const char want[] =
+      "{\"sample_id\": \"c/m\", \"segment\": {\"a\": 2.5, \"b\": [100.0, 0, \"\xc3\xa9\\t\"]}, "
+      "\"rows\": [{\"index\": 1, \"clip_path\": \"c/m/clips/001.mp4\", \"w\": {\"k\": 0.1}, "
+      "\"n\": 12.0}, {\"index\": \"2\", \"custom\": \"v\", \"clip_path\": "
+      "\"c/m/clips/002.mp4\", \"duration_sec\": 1.0, \"mode\": \"copy\", "
+      "\"requested_start\": 1.0, \"requested_end\": 2.0, \"actual_start\": ";
+  char *dir, *db = corpus(&dir, samples, 1), *out = NULL, *err = NULL, *m;
+  char *o = strdup(tu_path(dir, "assets"));
+  link_media(db, media("src.mp4"), "c/m", NULL, NULL);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 0);
+  free(out);
+  free(err);
+  tu_write(tu_path(o, "c/m/manifest.json"),
+           "{\"sample_id\": \"c/m\", \"extra\": 1, \"segment\": {\"a\": 1, \"a\": 2.50, \"b\": "
+           "[1E2, -0, \"\\u00e9\\t\"]}, \"rows\": [{\"index\": 1, \"clip_path\": "
+           "\"c/m/clips/001.mp4\", \"w\": {\"k\": true, \"k\": 0.10}, \"n\": 12.0e0}, "
+           "{\"index\": \"2\", \"custom\": \"v\", \"clip_path\": \"old\", \"clip_path\": "
+           "\"older\"}, {\"index\": 3, \"clip_path\": \"past the rows\"}]}\n");
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/m", "--rows",
+                             "2", NULL), 0);
+  free(out);
+  free(err);
+  m = tu_read(tu_path(o, "c/m/manifest.json"), NULL);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_msg(strncmp(m, want, strlen(want)) == 0, "%s", m);
+  ck_assert_msg(strstr(m, "\"sha256\": \"") && !strstr(m, "past the rows"), "%s", m);
+  ck_assert_str_eq(m + strlen(m) - 5, "\"}]}\n");
+  free(m);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("clip");
   TCase *tc = tcase_create("clip");
@@ -693,6 +735,7 @@ int main(void) {
   tcase_add_test(tc, test_rows_recut);
   tcase_add_test(tc, test_progress_and_json);
   tcase_add_test(tc, test_jobs_split_one_sample);
+  tcase_add_test(tc, test_manifest_merge_bytes);
   suite_add_tcase(s, tc);
   {
     int failed = tu_run_suite(s);

@@ -18,8 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "benchutil.h"
 #include "rescue.h"
 
@@ -27,21 +25,33 @@
 
 /* Instances and bytes of the task files, from the export's manifest. */
 static int read_manifest(const char *dir, long *instances, double *mb) {
-  char path[4200];
-  json_error_t je;
-  json_t *m, *v, *f;
-  const char *k;
-  size_t i;
+  char path[4200], *text = NULL;
+  size_t len = 0;
+  rescue_error err = {0, ""};
+  rescue_jerror je;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *m, *v, *ins, *files;
   snprintf(path, sizeof path, "%s/manifest.json", dir);
-  if (!(m = json_load_file(path, 0, &je)))
+  if (rescue_read_file(path, &text, &len, &err) || !(doc = rescue_jdoc_new()) ||
+      !(m = rescue_jparse(doc, text, len, &je))) {
+    rescue_jdoc_free(&doc);
+    rescue_free(text);
     return -1;
+  }
   *instances = 0;
   *mb = 0;
-  json_object_foreach(json_object_get(m, "instances"), k, v) *instances +=
-      (long)json_integer_value(v);
-  json_array_foreach(json_object_get(m, "files"), i, f) *mb +=
-      (double)json_integer_value(json_object_get(f, "bytes")) / 1e6;
-  json_decref(m);
+  ins = rescue_jget(m, "instances");
+  files = rescue_jget(m, "files");
+  for (v = ins && ins->type == RESCUE_JOBJECT ? ins->child : NULL; v; v = v->next)
+    if (v->type == RESCUE_JNUMBER && v->is_int)
+      *instances += atol(v->s);
+  for (v = files && files->type == RESCUE_JARRAY ? files->child : NULL; v; v = v->next) {
+    const rescue_jnode *b = rescue_jget(v, "bytes");
+    if (b && b->type == RESCUE_JNUMBER && b->is_int)
+      *mb += (double)atoll(b->s) / 1e6;
+  }
+  rescue_jdoc_free(&doc);
+  rescue_free(text);
   return 0;
 }
 

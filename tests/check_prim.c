@@ -1,0 +1,267 @@
+/*
+** check_prim.c: the shared primitives of prim_int.h and the one string hash table
+** (strmap_int.h): FNV-1a vectors, many keys, keys with NULs and common prefixes, growth,
+** borrowed and copied keys, insertion order, and every allocation failure.
+*/
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prim_int.h"
+#include "strmap_int.h"
+#include "testutil.h"
+
+START_TEST(test_fnv1a) {
+  /* published FNV-1a 64 vectors */
+  ck_assert_uint_eq(rescue_fnv1a64_n("", 0), 0xcbf29ce484222325ULL);
+  ck_assert_uint_eq(rescue_fnv1a64_n("a", 1), 0xaf63dc4c8601ec8cULL);
+  ck_assert_uint_eq(rescue_fnv1a64_n("foobar", 6), 0x85944171f73967e8ULL);
+  ck_assert_uint_eq(rescue_fnv1a64("foobar"), 0x85944171f73967e8ULL);
+  /* a NUL inside counts as a byte */
+  ck_assert_uint_ne(rescue_fnv1a64_n("a\0b", 3), rescue_fnv1a64_n("a", 1));
+}
+END_TEST
+
+/* key number i: "k<i>" */
+static int key_of(char *out, int i) { return snprintf(out, 32, "k%d", i); }
+
+START_TEST(test_many_keys) {
+  rescue_strmap m = RESCUE_STRMAP_COPY;
+  char k[32];
+  int i, added, n = 100000;
+  for (i = 0; i < n; i++) {
+    int len = key_of(k, i);
+    int64_t e = rescue_strmap_put(&m, k, (size_t)len, i * 3, &added);
+    ck_assert_int_eq(e, i);
+    ck_assert_int_eq(added, 1);
+  }
+  ck_assert_uint_eq(rescue_strmap_count(&m), (unsigned)n);
+  for (i = 0; i < n; i++) {
+    int len = key_of(k, i);
+    int64_t e = rescue_strmap_find(&m, k, (size_t)len);
+    ck_assert_int_eq(e, i);
+    ck_assert_int_eq(rescue_strmap_value(&m, (uint32_t)e), i * 3);
+    /* insert again: found, value unchanged */
+    ck_assert_int_eq(rescue_strmap_put(&m, k, (size_t)len, -1, &added), i);
+    ck_assert_int_eq(added, 0);
+    ck_assert_int_eq(rescue_strmap_value(&m, (uint32_t)i), i * 3);
+    /* copied keys are C strings */
+    ck_assert_str_eq(rescue_strmap_key(&m, (uint32_t)i), k);
+    ck_assert_uint_eq(rescue_strmap_len(&m, (uint32_t)i), (unsigned)len);
+  }
+  ck_assert_uint_eq(rescue_strmap_count(&m), (unsigned)n);
+  /* absent keys, including near misses */
+  ck_assert_int_eq(rescue_strmap_find(&m, "k", 1), -1);
+  ck_assert_int_eq(rescue_strmap_find(&m, "k100000", 7), -1);
+  ck_assert_int_eq(rescue_strmap_find(&m, "k-1", 3), -1);
+  ck_assert_int_eq(rescue_strmap_find(&m, "", 0), -1);
+  /* the slots stay at most half full */
+  ck_assert_uint_ge((uint64_t)m.mask + 1, 2 * (uint64_t)n);
+  rescue_strmap_clear(&m);
+  ck_assert_uint_eq(rescue_strmap_count(&m), 0);
+  ck_assert_int_eq(rescue_strmap_find(&m, "k1", 2), -1);
+  ck_assert_int_eq(m.copy, 1); /* clear keeps the mode: the map can be used again */
+  ck_assert_int_eq(rescue_strmap_put(&m, "k1", 2, 5, NULL), 0);
+  rescue_strmap_clear(&m);
+}
+END_TEST
+
+START_TEST(test_nuls_and_prefixes) {
+  /* keys that differ only after a NUL, by length, or in their last byte */
+  static const char *const keys[] = {"",
+                                     "a",
+                                     "a\0",
+                                     "a\0b",
+                                     "a\0c",
+                                     "ab",
+                                     "abc",
+                                     "abcd",
+                                     "abcde",
+                                     "abcdefgh",
+                                     "abcdefgi",
+                                     "abcdefghi",
+                                     "\0",
+                                     "\0\0",
+                                     "abcdefghijklmnopqrstuvwxyz0123456789",
+                                     "abcdefghijklmnopqrstuvwxyz0123456788"};
+  static const size_t lens[] = {0, 1, 2, 3, 3, 2, 3, 4, 5, 8, 8, 9, 1, 2, 36, 36};
+  rescue_strmap c = RESCUE_STRMAP_COPY, b = RESCUE_STRMAP_BORROW;
+  size_t i, n = sizeof lens / sizeof lens[0];
+  int added;
+  for (i = 0; i < n; i++) {
+    ck_assert_int_eq(rescue_strmap_put(&c, keys[i], lens[i], (intptr_t)i, &added), (int64_t)i);
+    ck_assert_int_eq(added, 1);
+    ck_assert_int_eq(rescue_strmap_put(&b, keys[i], lens[i], (intptr_t)i, &added), (int64_t)i);
+    ck_assert_int_eq(added, 1);
+  }
+  for (i = 0; i < n; i++) {
+    ck_assert_int_eq(rescue_strmap_find(&c, keys[i], lens[i]), (int64_t)i);
+    ck_assert_int_eq(rescue_strmap_find(&b, keys[i], lens[i]), (int64_t)i);
+    /* the copy holds the same bytes, NUL-terminated; the borrowed map the caller's pointer */
+    ck_assert_uint_eq(rescue_strmap_len(&c, (uint32_t)i), lens[i]);
+    ck_assert_int_eq(memcmp(rescue_strmap_key(&c, (uint32_t)i), keys[i], lens[i]), 0);
+    ck_assert_int_eq(rescue_strmap_key(&c, (uint32_t)i)[lens[i]], 0);
+    ck_assert_ptr_ne(rescue_strmap_key(&c, (uint32_t)i), keys[i]);
+    ck_assert_ptr_eq(rescue_strmap_key(&b, (uint32_t)i), keys[i]);
+  }
+  ck_assert_int_eq(rescue_strmap_find(&c, "a\0d", 3), -1);
+  ck_assert_int_eq(rescue_strmap_find(&c, "abcdefgj", 8), -1);
+  ck_assert_int_eq(rescue_strmap_find(&c, "\0\0\0", 3), -1);
+  /* an unterminated slice of a longer string finds its key */
+  ck_assert_int_eq(rescue_strmap_find(&c, "abcdefghXYZ", 8), 9);
+  rescue_strmap_clear(&c);
+  rescue_strmap_clear(&b);
+  ck_assert_int_eq(b.copy, 0);
+}
+END_TEST
+
+/* Every slot holds a live entry once, and each entry is in exactly one slot. */
+static void check_slots(const rescue_strmap *m) {
+  uint64_t i, used = 0;
+  for (i = 0; m->mask && i <= m->mask; i++)
+    if (m->slots[i]) {
+      uint32_t e = (uint32_t)m->slots[i] - 1;
+      ck_assert_uint_lt(e, m->n);
+      ck_assert_uint_eq((uint32_t)(m->slots[i] >> 32),
+                        rescue_strmap_hash(m->ent[e].key, m->ent[e].len));
+      used++;
+    }
+  ck_assert_uint_eq(used, m->n);
+}
+
+START_TEST(test_growth) {
+  /* across many sizes, with and without a reservation; all keys found after each growth */
+  static const int sizes[] = {1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4097};
+  size_t s;
+  for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    int reserve;
+    for (reserve = 0; reserve < 2; reserve++) {
+      rescue_strmap m = RESCUE_STRMAP_COPY;
+      char k[32];
+      int i, j;
+      uint32_t mask = 0;
+      if (reserve) {
+        ck_assert_int_eq(rescue_strmap_reserve(&m, (uint32_t)sizes[s]), 0);
+        mask = m.mask;
+        ck_assert_uint_ge(m.cap, (unsigned)sizes[s]);
+      }
+      for (i = 0; i < sizes[s]; i++) {
+        int len = key_of(k, i * 7919);
+        ck_assert_int_eq(rescue_strmap_put(&m, k, (size_t)len, i, NULL), i);
+        if (!reserve && m.mask != mask) {
+          /* it grew: every key so far is still there */
+          mask = m.mask;
+          check_slots(&m);
+          for (j = 0; j <= i; j++) {
+            len = key_of(k, j * 7919);
+            ck_assert_int_eq(rescue_strmap_find(&m, k, (size_t)len), j);
+          }
+        }
+      }
+      if (reserve)
+        ck_assert_uint_eq(m.mask, mask); /* a reservation means no growth */
+      check_slots(&m);
+      ck_assert_uint_eq(rescue_strmap_count(&m), (unsigned)sizes[s]);
+      rescue_strmap_clear(&m);
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_order_and_values) {
+  /* iteration is insertion order; values hold numbers or pointers */
+  static const char *const names[] = {"zeta", "alpha", "mu", "beta"};
+  static int targets[4];
+  rescue_strmap m = RESCUE_STRMAP_BORROW;
+  uint32_t i;
+  for (i = 0; i < 4; i++)
+    ck_assert_int_eq(rescue_strmap_put(&m, names[i], strlen(names[i]), (intptr_t)&targets[i], NULL),
+                     (int64_t)i);
+  ck_assert_int_eq(rescue_strmap_put(&m, "alpha", 5, 0, NULL), 1);
+  for (i = 0; i < rescue_strmap_count(&m); i++) {
+    ck_assert_str_eq(rescue_strmap_key(&m, i), names[i]);
+    ck_assert_ptr_eq((int *)rescue_strmap_value(&m, i), &targets[i]);
+  }
+  rescue_strmap_set_value(&m, 2, -7);
+  ck_assert_int_eq(rescue_strmap_value(&m, 2), -7);
+  /* add_h after a miss */
+  {
+    uint32_t h = rescue_strmap_hash("omega", 5);
+    ck_assert_int_eq(rescue_strmap_find_h(&m, "omega", 5, h), -1);
+    ck_assert_int_eq(rescue_strmap_add_h(&m, "omega", 5, h, 9), 4);
+    ck_assert_int_eq(rescue_strmap_find(&m, "omega", 5), 4);
+  }
+  rescue_strmap_clear(&m);
+}
+END_TEST
+
+START_TEST(test_alloc_failures) {
+  /*
+  ** Fail each allocation in turn while 300 keys go in: a failed put returns -1 and leaves
+  ** the map as it was (every earlier key found, the failed one absent); after the failure
+  ** is lifted the same map takes the rest.
+  */
+  unsigned long nth;
+  int failures = 0;
+  for (nth = 1; nth < 40; nth++) {
+    rescue_strmap m = RESCUE_STRMAP_COPY;
+    char k[32];
+    int i, j, failed_at = -1;
+    rescue_alloc_fail_at(nth);
+    for (i = 0; i < 300; i++) {
+      int len = key_of(k, i);
+      int64_t e = rescue_strmap_put(&m, k, (size_t)len, i, NULL);
+      if (e < 0) {
+        ck_assert_int_eq(e, -1);
+        failed_at = i;
+        break;
+      }
+      ck_assert_int_eq(e, i);
+    }
+    rescue_alloc_fail_at(0);
+    if (failed_at < 0) {
+      rescue_strmap_clear(&m);
+      break; /* nth is past the last allocation */
+    }
+    failures++;
+    ck_assert_uint_eq(rescue_strmap_count(&m), (unsigned)failed_at);
+    for (j = 0; j < failed_at; j++) {
+      int len = key_of(k, j);
+      ck_assert_int_eq(rescue_strmap_find(&m, k, (size_t)len), j);
+    }
+    key_of(k, failed_at);
+    ck_assert_int_eq(rescue_strmap_find(&m, k, strlen(k)), -1);
+    for (i = failed_at; i < 300; i++) {
+      int len = key_of(k, i);
+      ck_assert_int_eq(rescue_strmap_put(&m, k, (size_t)len, i, NULL), i);
+    }
+    check_slots(&m);
+    rescue_strmap_clear(&m);
+  }
+  ck_assert_int_gt(failures, 5);
+  ck_assert_uint_lt(nth, 40);
+  /* a failed reservation is reported too */
+  {
+    rescue_strmap m = RESCUE_STRMAP_BORROW;
+    rescue_alloc_fail_at(1);
+    ck_assert_int_eq(rescue_strmap_reserve(&m, 100), -1);
+    rescue_alloc_fail_at(0);
+    ck_assert_int_eq(rescue_strmap_reserve(&m, 1u << 31), -1); /* more than the table holds */
+    rescue_strmap_clear(&m);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("prim");
+  TCase *tc = tcase_create("prim");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_fnv1a);
+  tcase_add_test(tc, test_many_keys);
+  tcase_add_test(tc, test_nuls_and_prefixes);
+  tcase_add_test(tc, test_growth);
+  tcase_add_test(tc, test_order_and_values);
+  tcase_add_test(tc, test_alloc_failures);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
