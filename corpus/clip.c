@@ -246,7 +246,7 @@ static int check_source(job *j) {
   struct stat sb;
   char fp[65];
   int64_t size;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   if (stat(j->src_path, &sb) != 0) {
     snprintf(j->err, sizeof j->err, "'%s' is missing (%s)", j->src_label, strerror(errno));
     return -1;
@@ -547,7 +547,7 @@ static int write_manifest(runner *rn, job *j) {
   mentry *byidx = NULL, seg = {NULL, 0, 0, 0};
   FILE *f = NULL;
   rescue_jw w;
-  rescue_error rerr = {0, ""};
+  rescue_error rerr = RESCUE_ERROR_INIT;
   rescue_jerror jerr;
   int i, rc = -1;
   byidx = rescue_calloc((size_t)j->n_rows + 1, sizeof *byidx);
@@ -712,7 +712,7 @@ typedef struct part {
 
 static void *cut_part(void *arg) {
   part *pt = arg;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   switch (pt->mode) {
   case RESCUE_CLIP_COPY: cut_copy(pt->src, pt->reqs, pt->n, 1, &e); break;
   case RESCUE_CLIP_EXACT: cut_exact(pt->src, pt->reqs, pt->n, pt->threads, &e); break;
@@ -823,7 +823,7 @@ static void run_job(runner *rn, job *j) {
   cut_req *todo = NULL;
   int *map = NULL, n = 0, i, seg = -1;
   cut_source src;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
 
   if (plan(rn, j) || check_source(j))
     goto fail;

@@ -260,7 +260,7 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
 ** alone would otherwise add half as much time again as copying).
 */
 static void finish_clip(const cut_source *src, cut_req *r) {
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   if (src->settled)
     (*src->settled)++;
   if (mp4_set_edits(r->tmp, r->act_end - r->act_start, r->act_end - r->act_start, &e) ||

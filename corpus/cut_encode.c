@@ -168,7 +168,7 @@ static int write_wav(const char *path, const int16_t *pcm, int64_t n) {
 
 /* Finish a written file: hash it and move it to its final name. */
 static int finish_file(cut_req *r) {
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   if (rescue_sha256_file(r->tmp, r->sha256, &r->bytes, &e)) {
     snprintf(r->err, sizeof r->err, "%.500s", e.msg);
     remove(r->tmp);
@@ -551,7 +551,7 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
   double fdur = 1.0 / av_q2d(d->fps), half = fdur / 2, vlast = -1, alast = -1;
   int64_t want_frames = llround((r->end - r->start) * av_q2d(d->fps)), frames = 0;
   int errors = 0, eof = 0, vdone = 0, adone = d->adec == NULL, rc = 0, asr;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
 
   if (enc_open(&o, d, r, threads, r->err, sizeof r->err)) {
     enc_close(&o);

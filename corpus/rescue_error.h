@@ -81,6 +81,8 @@ typedef struct rescue_error {
   char msg[1024];
   char arg[256];
 } rescue_error;
+/* A success, to start from: rescue_error err = RESCUE_ERROR_INIT; */
+#define RESCUE_ERROR_INIT {0, "", ""}
 
 /* Short lowercase message of a code ("out of memory"); "unknown error" for others. */
 const char *rescue_strerror(int code);

@@ -1070,7 +1070,7 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
     for (i = 0; i < D.n; i++) {
       rescue_jerror je;
       const rescue_jnode *root, *bad = NULL;
-      rescue_error re = {0, "", ""};
+      rescue_error re = RESCUE_ERROR_INIT;
       rescue_buf_reset(&json);
       draft_row(&D.v[i], i + 1, &json);
       if (!rescue_buf_ok(&json) || !(root = rescue_jparse(doc, json.s, json.len, &je))) {

@@ -44,7 +44,7 @@ static fixture make(void) {
   fixture f;
   rescue_buf b = RESCUE_BUF_INIT;
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_jdoc *doc = rescue_jdoc_new();
   rescue_jerror je;
   rescue_row_input in;

@@ -532,7 +532,7 @@ static json_t *run_python(const char *dir, const char *args) {
 
 static rescue_agree_data *read_tsv(const char *path, rescue_agree_level level) {
   rescue_agree_data *d = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   ck_assert_msg(rescue_agree_read_tsv(path, level, &d, &err) == 0, "%s", err.msg);
   return d;
 }
@@ -837,7 +837,7 @@ START_TEST(test_corpus_mode) {
   const char *u_bob[] = {"defense", "", "defense", "disclosure"};
   const int i_model[] = {5, 3, 6, 2}, i_ann[] = {5, 3, 7, 2}, i_bob[] = {6, 3, 7, 2};
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_buf b = RESCUE_BUF_INIT;
   char *dir = strdup(db);
   int64_t id;

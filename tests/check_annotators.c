@@ -71,7 +71,7 @@ START_TEST(test_add_and_token) {
   long n;
   char *db = make_corpus(&n), *out = NULL, *err = NULL, *copy, token[65], cmd[512], hash[65];
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   sqlite3 *h;
   sqlite3_stmt *q;
   int64_t id = 0, want = 0;
@@ -193,7 +193,7 @@ START_TEST(test_assign) {
   long per[3] = {0, 0, 0}, doubles = 0, dcouple = 0, dfamily = 0, couple = 0, family = 0;
   int i;
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "cyd", NULL), 0);
@@ -387,7 +387,7 @@ START_TEST(test_name_rule_in_library) {
   long n;
   char *db = make_corpus(&n), *dir = strdup(db), *copy, *eaf_text, *p, token[65];
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_import_opts io;
   rescue_draft_opts dopt;
   rescue_draft_report rep;

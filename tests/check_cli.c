@@ -463,7 +463,7 @@ START_TEST(test_init) {
   free(err);
   {
     rescue_store *st = NULL;
-    rescue_error e = {0, "", ""};
+    rescue_error e = RESCUE_ERROR_INIT;
     ck_assert_int_eq(rescue_store_open(&st, tu_path(dir, "e.db"), RESCUE_OPEN_READONLY, &e), 0);
     ck_assert_str_eq(rescue_store_scheme(st)->therapist, "Coach");
     rescue_store_close(&st);
@@ -868,7 +868,7 @@ START_TEST(test_concurrent_imports) {
   free(err);
   {
     rescue_store *st = NULL;
-    rescue_error e = {0, "", ""};
+    rescue_error e = RESCUE_ERROR_INIT;
     sqlite3_stmt *q;
     ck_assert_int_eq(rescue_store_open(&st, f.db, RESCUE_OPEN_READONLY, &e), 0);
     ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st),

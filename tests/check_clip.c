@@ -96,7 +96,7 @@ static double ffprobe_duration(const char *path) {
 */
 static void check_video_clip_at(const char *path, double s, double e, int exact, double off) {
   rescue_media_decoded d;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   long first_at_or_after = (long)ceil((s - off) * FPS - 1e-6), want_frames;
   ck_assert_msg(rescue_media_decode_check(path, &d, &err) == 0, "%s", err.msg);
   ck_assert_int_eq(d.decode_errors, 0);
@@ -132,7 +132,7 @@ static void check_video_clip(const char *path, double s, double e, int exact) {
    start MKV and MPEG-TS files a little before their first picture). */
 static double picture_offset(const char *source) {
   rescue_media_decoded d;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   ck_assert_int_eq(rescue_media_decode_check(source, &d, &err), 0);
   ck_assert_int_eq(d.first_code, 0);
   return d.video_start;
@@ -186,7 +186,7 @@ START_TEST(test_copy_mp4_with_span) {
   for (i = 0; i < 3; i++) {
     json_t *r = json_array_get(rows, i);
     char want[64], hex[65], p[4096];
-    rescue_error e = {0, "", ""};
+    rescue_error e = RESCUE_ERROR_INIT;
     snprintf(want, sizeof want, "c/a/clips/%03zu.mp4", i + 1);
     ck_assert_int_eq(json_integer_value(json_object_get(r, "index")), (json_int_t)i + 1);
     ck_assert_str_eq(json_string_value(json_object_get(r, "clip_path")), want);
@@ -241,7 +241,7 @@ START_TEST(test_exact_and_audio) {
   char *o = strdup(tu_path(dir, "assets"));
   json_t *m, *r;
   rescue_media_decoded d;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   link_media(db, media("src.mp4"), "c/x", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--mode", "exact", NULL), 0);
   free(out);
@@ -703,7 +703,7 @@ int main(void) {
   Suite *s = suite_create("clip");
   TCase *tc = tcase_create("clip");
   rescue_synth_opts o;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   static char tmpl[] = "/tmp/rescue-clip-XXXXXX";
   rescue_media_quiet();
   media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */

@@ -128,7 +128,7 @@ static double ffprobe_duration(const char *path) {
 */
 static void check_synth_clip_p(const char *path, double s, double e, double fps, int probe) {
   rescue_media_decoded d;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   long first = (long)ceil(s * fps - 1e-6), want = (long)ceil(e * fps - 1e-6) - first;
   double probed = probe ? ffprobe_duration(path) : e - s;
   ck_assert_msg(rescue_media_decode_check(path, &d, &err) == 0, "%s: %s", path, err.msg);
@@ -236,7 +236,7 @@ static char *one_sample(char **dir_out, const char *id, const double *rows, int 
 */
 static void check_plain_clip(const char *path, double s, double e, double frame) {
   rescue_media_decoded d;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   double probed = ffprobe_duration(path);
   ck_assert_msg(rescue_media_decode_check(path, &d, &err) == 0, "%s: %s", path, err.msg);
   ck_assert_msg(d.decode_errors == 0, "%s: %d decode errors", path, d.decode_errors);
@@ -280,7 +280,7 @@ START_TEST(test_late_audio) {
   char *dir, *db = one_sample(&dir, "l/s", rows, 5, "late.mp4", NULL, NULL);
   char *o = strdup(tu_path(dir, "out")), *out, *err;
   rescue_media_decoded src, d;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   int k;
   ck_assert_int_eq(rescue_media_decode_check(media("late.mp4"), &src, &e), 0);
   ck_assert(src.audio_start > 2.0);
@@ -450,7 +450,7 @@ static void check_manifest_hashes(const char *o, const char *sample, int n_rows)
   for (k = 0; k < json_array_size(rows); k++) {
     json_t *r = json_array_get(rows, k);
     char hex[65];
-    rescue_error e = {0, "", ""};
+    rescue_error e = RESCUE_ERROR_INIT;
     rescue_media_decoded d;
     snprintf(p, sizeof p, "%s/%s", o, json_string_value(json_object_get(r, "clip_path")));
     ck_assert_int_eq(rescue_sha256_file(p, hex, NULL, &e), 0);
@@ -508,7 +508,7 @@ END_TEST
 /* A tiny synthetic source of `secs` seconds at fps with a keyframe every gop_frames. */
 static int make_synth_fps(const char *name, double secs, int fps, int gop_frames, int audio) {
   rescue_synth_opts o;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_synth_defaults(&o);
   o.duration = secs;
   o.fps = fps;

@@ -165,7 +165,7 @@ START_TEST(resegment_keeps_views) {
   json_t *j, *f;
   json_error_t je;
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_view v;
   rescue_sample_iter *it = NULL;
   const rescue_sample *smp;

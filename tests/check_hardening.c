@@ -171,7 +171,7 @@ END_TEST
 */
 static int import_limited(const char *db, const char *path, int limit, char *msg, size_t n) {
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_import_opts o;
   const char *paths[1];
   int rc;
@@ -499,7 +499,7 @@ int main(void) {
   Suite *s = suite_create("hardening");
   TCase *tc = tcase_create("hardening");
   rescue_synth_opts o;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   static char tmpl[] = "/tmp/rescue-hard-XXXXXX";
   rescue_media_quiet();
   media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */

@@ -53,7 +53,7 @@ typedef void (*mutate_fn)(json_t *sample, json_t *rows);
 static rescue_lint_result lint_mutated(mutate_fn mutate, double duration,
                                        const rescue_lint_cue *cues, int n_cues) {
   static rescue_scheme *sc;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   json_error_t je;
   json_t *j = json_loads(base, JSON_PRESERVE_ORDER, &je);
   char *text;

@@ -37,7 +37,7 @@ static char *run_err(int want, const char *const *argv) {
 
 START_TEST(test_probe) {
   rescue_media_info mi;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_buf js = RESCUE_BUF_INIT;
   ck_assert_int_eq(rescue_media_probe(media("src.mp4"), &mi, &e), 0);
   ck_assert_msg(strstr(mi.container, "mp4") != NULL, "%s", mi.container);
@@ -107,7 +107,7 @@ START_TEST(test_fingerprint) {
   unsigned char *d = malloc(n);
   char want[65], got[65];
   int64_t size = 0;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   const char *p = media("big.bin");
   for (i = 0; i < n; i++)
     d[i] = (unsigned char)(i * 2654435761u >> 13);
@@ -318,7 +318,7 @@ int main(void) {
   Suite *s = suite_create("media");
   TCase *tc = tcase_create("media");
   rescue_synth_opts o;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   static char tmpl[] = "/tmp/rescue-media-XXXXXX";
   rescue_media_quiet();
   media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */

@@ -177,7 +177,7 @@ START_TEST(test_error_table) {
       RESCUE_ERRORS(CODE_)
 #undef CODE_
   };
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   size_t i, j, n = sizeof codes / sizeof codes[0];
   for (i = 0; i < n; i++) {
     ck_assert_int_lt(codes[i], 0);
@@ -209,7 +209,7 @@ START_TEST(test_output_codes) {
   char *dir = tu_tmpdir();
   const char *file = tu_path(dir, "notes.txt");
   rescue_output *o = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   tu_write(file, "mine\n");
   ck_assert_int_eq(rescue_output_begin(file, 0, 0, &o, &e), RESCUE_ENOTEMPTY);
   ck_assert_ptr_null(o);

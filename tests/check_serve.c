@@ -129,7 +129,7 @@ static void add_annotator(rescue_store *st, const char *name, const char *role, 
 
 static void setup(void) {
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_serve_opts o;
   char path[4096], *assets;
   unsigned char bytes[1000];
@@ -365,7 +365,7 @@ START_TEST(test_save_conflict_lint) {
   long long base;
   int64_t v1, v2, ann_id;
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_buf out = RESCUE_BUF_INIT;
   body = edit_body(tok_ann, 3, "first save", &base);
   ck_assert_int_eq(put_row(bearer(tok_ann), 3, body, &r), 200);
@@ -707,7 +707,7 @@ typedef struct holder {
 static void *hold_lock(void *arg) {
   holder *h = arg;
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
   ck_assert_int_eq(rescue_store_begin(st), 0);
   pthread_mutex_lock(&h->mu);
@@ -789,7 +789,7 @@ static void *writer(void *arg) {
 
 START_TEST(test_concurrent_writers) {
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   pthread_t th[WRITERS];
   sqlite3 *h = NULL;
   sqlite3_stmt *s = NULL;
@@ -828,7 +828,7 @@ START_TEST(test_concurrent_writers) {
 END_TEST
 
 START_TEST(test_listen_addresses) {
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   int lb = -1;
   ck_assert_int_eq(rescue_serve_parse_listen("127.0.0.1:8080", &lb, &err), 0);
   ck_assert_int_eq(lb, 1);

@@ -38,7 +38,7 @@ static char *split_corpus(void) {
 static int assign(const char *db, const char *ratios, uint64_t seed, int stratify,
                   rescue_split_result *res) {
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_split_opts o;
   int rc;
   memset(&o, 0, sizeof o);
@@ -178,7 +178,7 @@ START_TEST(test_history_ratio_zero_and_filter) {
   rescue_tasks_opts o;
   rescue_tasks_result res;
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   sqlite3 *sq;
   sqlite3_stmt *q;
   ck_assert_int_eq(assign(db, "0.8,0.1,0.1", 1, 1, &r), 0);

@@ -72,7 +72,7 @@ static char *stats_corpus(void) {
   rescue_buf_clear(&b);
   {
     rescue_store *st = NULL;
-    rescue_error err = {0, "", ""};
+    rescue_error err = RESCUE_ERROR_INIT;
     int64_t who;
     ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
     ck_assert_int_eq(rescue_annotator_id(st, "lead", "lead", 1, &who), 0);
@@ -85,7 +85,7 @@ static char *stats_corpus(void) {
 START_TEST(test_distributions_and_transitions) {
   char *db = stats_corpus();
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   rescue_label_stats *ls = NULL;
   const rescue_transitions *tc, *tf;

@@ -65,7 +65,7 @@ static int import_text(rescue_store *st, const char *text, const char *annotator
 
 static rescue_store *open_new(char **dbpath) {
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   *dbpath = tu_new_corpus();
   ck_assert_msg(rescue_store_open(&st, *dbpath, 0, &err) == 0, "%s", err.msg);
   return st;
@@ -105,7 +105,7 @@ static long count(rescue_store *st, const char *sql) {
 
 START_TEST(test_create_and_open) {
   char *db = tu_new_corpus();
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   char bogus[4200];
   /* never overwrites */
@@ -154,7 +154,7 @@ END_TEST
 
 START_TEST(test_newer_schema_refused) {
   char *db = tu_new_corpus();
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   sqlite3 *raw;
   ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
@@ -446,7 +446,7 @@ START_TEST(test_scheme) {
   size_t len;
   const char *xml = rescue_scheme_default_xml(&len);
   rescue_scheme *s = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   const rescue_labelset *ls;
   const rescue_field *f;
   ck_assert_int_eq(rescue_scheme_load(xml, len, &s, &err), 0);
@@ -530,7 +530,7 @@ static pid_t hold_exclusive(const char *db, int hold_ms) {
 /* Opening waits for a writer that holds the corpus instead of calling it "not a corpus". */
 START_TEST(test_open_waits_for_writer) {
   char *db = tu_new_corpus();
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   int flags[2] = {0, RESCUE_OPEN_READONLY}, i, status;
   for (i = 0; i < 2; i++) {
@@ -552,7 +552,7 @@ END_TEST
 */
 START_TEST(test_open_after_interrupted_write) {
   char *db = tu_new_corpus(), journal[4200];
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   struct stat sb;
   pid_t pid;
@@ -614,7 +614,7 @@ static int set_unwritable(const char *path, int on) {
 /* A corpus file nobody may write: readers work; a writer is refused at open, clearly. */
 START_TEST(test_open_unwritable_file) {
   char *db = tu_new_corpus();
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   int rc;
   if (set_unwritable(db, 1) != 0) {
@@ -643,7 +643,7 @@ START_TEST(test_alloc_failures_open) {
   int opened = 0;
   for (n = 1; n < 5000 && !opened; n += 7) {
     rescue_store *st = NULL;
-    rescue_error err = {0, "", ""};
+    rescue_error err = RESCUE_ERROR_INIT;
     int rc;
     rescue_alloc_fail_at(n);
     rc = rescue_store_open(&st, db, 0, &err);

@@ -164,7 +164,7 @@ START_TEST(test_import_cli) {
   char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db), copy[4096];
   const char *srt, *vtt, *bad;
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_cues c;
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
@@ -257,7 +257,7 @@ START_TEST(test_draft_decisions) {
   char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db);
   const char *srt;
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
@@ -369,7 +369,7 @@ END_TEST
 START_TEST(test_draft_given_participants) {
   char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db);
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
@@ -405,7 +405,7 @@ END_TEST
 START_TEST(test_vtt_voices_split) {
   char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db);
   rescue_store *st = NULL;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
@@ -449,7 +449,7 @@ START_TEST(test_parse_linear) {
     size_t fl = strlen(fill[k]), head = strlen("1\n00:00:01,000 --> 00:00:02,000\n");
     char *t = malloc(head + n + 2);
     rescue_cues c;
-    rescue_error e = {0, "", ""};
+    rescue_error e = RESCUE_ERROR_INIT;
     ck_assert_ptr_nonnull(t);
     memcpy(t, "1\n00:00:01,000 --> 00:00:02,000\n", head);
     for (i = 0; i + fl <= n; i += fl)

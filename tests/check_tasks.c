@@ -840,7 +840,7 @@ START_TEST(test_alloc_failures) {
   rescue_buf b = RESCUE_BUF_INIT, g = RESCUE_BUF_INIT;
   char *db, *dir = tu_tmpdir(), out[4096], gold[4096], pred[4096];
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_tasks_opts o;
   rescue_tasks_result res;
   rescue_view view = {.kind = RESCUE_VIEW_CORPUS};

@@ -43,7 +43,7 @@ char *tt_corpus(const char *jsonl) {
   char *db = tu_new_corpus();
   char in[4096];
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_import_opts io;
   rescue_import_result ir;
   const char *paths[1];
@@ -60,7 +60,7 @@ char *tt_corpus(const char *jsonl) {
 
 char *tt_export(const char *db, const rescue_tasks_opts *opts, rescue_tasks_result *res) {
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_tasks_opts o;
   rescue_tasks_result dummy;
   char *dir = tu_tmpdir(), *out = malloc(strlen(dir) + 8);

@@ -192,7 +192,7 @@ const char *tu_fixtures(void) {
 char *tu_new_corpus(void) {
   char *dir = tu_tmpdir();
   char *db = malloc(strlen(dir) + 16);
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   sprintf(db, "%s/c.db", dir);
   free(dir);
   ck_assert_msg(rescue_store_create(db, NULL, 0, &err) == 0, "create: %s", err.msg);

@@ -204,7 +204,7 @@ int cli_print(const rescue_buf *b) {
 }
 
 int cli_open_store(const char *path, int flags, rescue_store **st) {
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   if (rescue_store_open(st, path, flags, &err))
     return cli_fail_path(&err, path);
   return 0;

@@ -124,7 +124,7 @@ int cmd_agree(int argc, char **argv) {
   o.stats.ci_unit = ci_unit == 1;
   if (input) {
     rescue_agree_level level;
-    rescue_error err = {0, "", ""};
+    rescue_error err = RESCUE_ERROR_INIT;
     if (argc - first != 0) {
       cli_spec_error(&spec, "give either <db> or --input, not both");
       goto end;

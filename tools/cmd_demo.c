@@ -83,7 +83,7 @@ static const char *at(char *buf, size_t n, const char *dir, const char *name) {
 
 int cmd_demo(int argc, char **argv) {
   char db[4096], in_c[4096], in_f[4096], jsonl[4096], root[4096];
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   rescue_import_opts io = {.format = RESCUE_FMT_JSONL};
   rescue_import_result ir;

@@ -25,7 +25,7 @@ static const cli_spec spec = {
 int cmd_init(int argc, char **argv) {
   char *xml = NULL;
   size_t len = 0;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   int rc, first;
 
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)

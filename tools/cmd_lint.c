@@ -77,7 +77,7 @@ static void describe_rules(void) {
 /* --waive / --unwaive: change the corpus's waivers and say what was done. */
 static int waiver_command(const char *db, int lint_opts) {
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   char *sample = NULL;
   const char *why;
   int rule, row, rc;

@@ -98,7 +98,7 @@ static const cli_spec spec = {
 
 int cmd_score(int argc, char **argv) {
   rescue_score_report *rep = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_buf out = RESCUE_BUF_INIT;
   rescue_score_opts so = {.protocol = RESCUE_PROTOCOL_RESCUE};
   rescue_task task;

@@ -35,7 +35,7 @@ static const cli_spec spec = {
 int cmd_serve(int argc, char **argv) {
   rescue_serve_opts o;
   rescue_server *srv = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   sigset_t set;
   int rc, first, sig = 0, loopback = 0;
 

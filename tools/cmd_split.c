@@ -39,7 +39,7 @@ static const cli_spec spec = {
 int cmd_split(int argc, char **argv) {
   rescue_split_opts o;
   rescue_split_result res;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   int rc, sp, first;
 

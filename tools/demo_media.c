@@ -12,7 +12,7 @@
 
 int demo_media(const char *dir, rescue_store *st) {
   char video[4096], assets[4096];
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_synth_opts so;
   rescue_media_link links[2];
   rescue_media_add_result ar;

@@ -84,9 +84,9 @@ static long write_table(const char *path, const char *small, long units, long sm
 
 /* A release-sized corpus as JSONL for two annotators (the second revises ~15% of fields). */
 static void write_corpus(const char *path_a, const char *path_b, long *rows_out) {
-  static const char *utt[] = {"accusation", "defense",    "disclosure", "request",    "recollection",
-                              "reflection", "repair",     "withdrawal", "validation", "other"};
-  static const char *strat[] = {"counterbalance", "safeguard", "goal_align", "track", "reframe",
+  static const char *utt[] = {"accusation", "defense", "disclosure", "request",    "recollection",
+                              "reflection", "repair",  "withdrawal", "validation", "other"};
+  static const char *strat[] = {"counterbalance", "safeguard", "goal_align", "track",  "reframe",
                                 "evoke",          "enact",     "join",       "detach", "repair"};
   static const char *pat[] = {"pursue_withdraw",  "attack_attack",          "withdraw_withdraw",
                               "repair_softening", "constructive_alignment", "mixed_transition"};
@@ -106,7 +106,8 @@ static void write_corpus(const char *path_a, const char *path_b, long *rows_out)
         rescue_buf_printf(o, "{\"sample_id\": \"couple_%03ld/segment01\", \"rows\": [", s);
     }
     for (r = 0; r < n; r++) {
-      int ther = next(100) < (fam ? 47 : 35), u = (int)next(10), st = (int)next(10), pt = (int)next(6);
+      int ther = next(100) < (fam ? 47 : 35), u = (int)next(10), st = (int)next(10),
+          pt = (int)next(6);
       int spk = (int)next(fam ? 4 : 2), tg = (spk + 1) % (fam ? 4 : 2), inten = (int)next(11);
       double d = 2 + next(80) / 10.0;
       for (k = 0; k < 2; k++) {
@@ -124,11 +125,12 @@ static void write_corpus(const char *path_a, const char *path_b, long *rows_out)
             "\"unfair\", \"attitude\": \"hurt\"}], \"support_strategy\": [",
             r ? ", " : "", t, t + d, ther ? "Therapist" : people[spk],
             ther ? people[tg] : (next(3) ? "Therapist" : people[tg]), r,
-            ther ? "" : utt[change ? (u + 1) % 10 : u], change ? "sharp" : "calm",
-            people[spk], k && next(100) < 10 ? (inten + 1) % 11 : inten, people[spk], people[tg]);
+            ther ? "" : utt[change ? (u + 1) % 10 : u], change ? "sharp" : "calm", people[spk],
+            k && next(100) < 10 ? (inten + 1) % 11 : inten, people[spk], people[tg]);
         if (ther)
-          rescue_buf_printf(o, "{\"provider\": \"Therapist\", \"target\": [\"%s\"], "
-                               "\"strategy_type\": \"%s\", \"strategy_content\": \"x\"}",
+          rescue_buf_printf(o,
+                            "{\"provider\": \"Therapist\", \"target\": [\"%s\"], "
+                            "\"strategy_type\": \"%s\", \"strategy_content\": \"x\"}",
                             people[tg], strat[k && next(100) < 15 ? (st + 1) % 10 : st]);
         rescue_buf_printf(o, "], \"row_index\": %d, \"relation_pattern\": \"%s\"}", r + 1,
                           pat[k && next(100) < 10 ? (pt + 1) % 6 : pt]);
@@ -155,7 +157,7 @@ int main(int argc, char **argv) {
   char big[4096], small[4096], script[4096], db[4096], ca[4096], cb[4096], jout[4096];
   double t, wall[3], cpu[3], rss = 0, t_read = 0, t_alpha = 1e9, t_all = 0, alpha = NAN;
   struct stat sb;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
 
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   for (i = 1; i < argc; i++) {
@@ -230,7 +232,7 @@ int main(int argc, char **argv) {
     char *a[] = {"/usr/bin/python3", script, small, NULL};
     char pyout[4096];
     double pw, pc, prss, ours_small_wall, ours_small_cpu, osr, nltk_alpha = NAN, nltk_read = NAN,
-                                                                 nltk_alpha_t = NAN;
+                                                               nltk_alpha_t = NAN;
     char *oa[] = {RESCUE_BIN, "agree", "--input", small, "--level", "nominal", "--json", NULL};
     snprintf(pyout, sizeof pyout, "%s/nltk.out", dir);
     fputs("import sys, time\n"
@@ -276,8 +278,8 @@ int main(int argc, char **argv) {
     printf("%-52s %9.3f\n", "  in process: every coefficient", t_all);
     printf("rescue agree --input, %ld units, whole command %16.3f %9.3f %9.1f\n", small_units,
            ours_small_wall, ours_small_cpu, osr);
-    printf("NLTK, %ld units: the python3 process (reference) %13.3f %9.3f %9.1f\n", small_units,
-           pw, pc, prss);
+    printf("NLTK, %ld units: the python3 process (reference) %13.3f %9.3f %9.1f\n", small_units, pw,
+           pc, prss);
     printf("%-52s %9.3f\n", "  NLTK reading the TSV", nltk_read);
     printf("%-52s %9.3f\n", "  NLTK alpha", nltk_alpha_t);
     printf("\nper unit: rescue %.3f us (whole command, %ld units), NLTK %.1f us (process, %ld "
@@ -334,20 +336,24 @@ int main(int argc, char **argv) {
   {
     double w, c, m, w2, c2, m2;
     char *init[] = {RESCUE_BIN, "init", db, NULL};
+    char *aa[] = {RESCUE_BIN, "annotator", "add", db, "ann", NULL};
+    char *ab[] = {RESCUE_BIN, "annotator", "add", db, "bob", NULL};
     char *ia[] = {RESCUE_BIN, "import", db, ca, "--annotator", "ann", NULL};
     char *ib[] = {RESCUE_BIN, "import", db, cb, "--annotator", "bob", NULL};
     char *ag[] = {RESCUE_BIN, "agree", db, "--ci", "1000", "--seed", "7", "--json", NULL};
-    char *ag1[] = {RESCUE_BIN, "agree", db, "--field", "utterance_type", "--ci", "1000", "--json",
-                   NULL};
+    char *ag1[] = {RESCUE_BIN, "agree", db,       "--field", "utterance_type",
+                   "--ci",     "1000",  "--json", NULL};
     write_corpus(ca, cb, &rows);
     unlink(db);
-    if (run(init, NULL, &w, &c, &m) || run(ia, NULL, &w, &c, &m) || run(ib, NULL, &w, &c, &m) ||
-        run(ag1, jout, &w2, &c2, &m2) || run(ag, jout, &w, &c, &m)) {
+    if (run(init, NULL, &w, &c, &m) || run(aa, NULL, &w, &c, &m) || run(ab, NULL, &w, &c, &m) ||
+        run(ia, NULL, &w, &c, &m) || run(ib, NULL, &w, &c, &m) || run(ag1, jout, &w2, &c2, &m2) ||
+        run(ag, jout, &w, &c, &m)) {
       fprintf(stderr, "bench_agree: a corpus command failed\n");
       return 1;
     }
     printf("corpus mode: 191 samples, %ld rows, 2 annotators\n", rows);
-    printf("%-52s %9.3f %9.3f %9.1f\n", "  rescue agree --field utterance_type --ci 1000", w2, c2, m2);
+    printf("%-52s %9.3f %9.3f %9.1f\n", "  rescue agree --field utterance_type --ci 1000", w2, c2,
+           m2);
     printf("%-52s %9.3f %9.3f %9.1f\n", "  rescue agree (all 15 fields) --ci 1000", w, c, m);
   }
   if (!keep) {

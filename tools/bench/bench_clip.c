@@ -67,7 +67,7 @@ static int run(const char *cmd) {
 /* Generate (once) the benchmark source with a keyframe every gop_s seconds. */
 static int make_source(char *src, size_t len, const char *cache, double minutes, int gop_s) {
   struct stat sb;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   if (gop_s == 2)
     snprintf(src, len, "%s/clip-source-%gmin-720p.mp4", cache, minutes);
   else
@@ -137,7 +137,7 @@ static int make_rows(double secs, int gaps, double **rs, double **re) {
 static rescue_store *make_corpus(const char *dir, const char *id, const char *src,
                                  const double *rs, const double *re, int n) {
   char db[4200], jsonl[4200];
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   rescue_import_opts io = {.format = RESCUE_FMT_JSONL};
   rescue_import_result ir;

@@ -86,7 +86,7 @@ static double timed(const char *what, char *const argv[]) {
 
 int main(int argc, char **argv) {
   rescue_synth_opts so;
-  rescue_error e = {0, "", ""};
+  rescue_error e = RESCUE_ERROR_INIT;
   double a, b;
   if (argc == 3 && strcmp(argv[1], "--dir") == 0) {
     snprintf(dir, sizeof dir, "%s", argv[2]);

@@ -215,7 +215,7 @@ static int cmp_double(const void *a, const void *b) {
 static void reference(const char *db, const char *sample, int64_t annotator, double secs,
                       long *saves, double *p50, double *p99) {
   rescue_store *st = NULL;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_buf cur = RESCUE_BUF_INIT, text = RESCUE_BUF_INIT;
   rescue_jdoc *doc = rescue_jdoc_new();
   double end, *lat = NULL;
@@ -269,7 +269,7 @@ int main(int argc, char **argv) {
   char tmpl[] = "/tmp/bench_serve.XXXXXX", db[4096], jsonl[4096];
   char *args[8];
   rescue_buf b = RESCUE_BUF_INIT;
-  rescue_error err = {0, "", ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   rescue_server *srv = NULL;
   rescue_serve_opts o;

@@ -34,7 +34,7 @@ static double parse_time(const char *unit, size_t n) {
   t[hl + i] = '\n';
   for (k = 0; k < 3; k++) {
     rescue_cues c;
-    rescue_error e = {0, "", ""};
+    rescue_error e = RESCUE_ERROR_INIT;
     double t0 = now();
     if (rescue_subtitles_parse("bench.srt", t, hl + i + 1, 0, &c, &e)) {
       fprintf(stderr, "bench_subtitles: %s\n", e.msg);

@@ -27,7 +27,7 @@
 static int read_manifest(const char *dir, long *instances, double *mb) {
   char path[4200], *text = NULL;
   size_t len = 0;
-  rescue_error err = {0, ""};
+  rescue_error err = RESCUE_ERROR_INIT;
   rescue_jerror je;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *m, *v, *ins, *files;
