@@ -30,8 +30,7 @@ const char *rescue_adj_policy_name(rescue_adj_policy p) {
   switch (p) {
   case RESCUE_ADJ_LEAD:
   case RESCUE_ADJ_MAJORITY:
-  case RESCUE_ADJ_LATEST:
-    return policy_names[p];
+  case RESCUE_ADJ_LATEST: return policy_names[p];
   }
   return "unknown";
 }
@@ -40,12 +39,12 @@ const char *rescue_adj_policy_name(rescue_adj_policy p) {
 typedef struct coder {
   int64_t id;
   char *name;
-  int is_lead;                  /* lead policy: the lead (decides by a version, not a vote) */
+  int is_lead; /* lead policy: the lead (decides by a version, not a vote) */
   rescue_sample_iter *it;
   const rescue_sample *cur;
-  int covers;                   /* saved a version of this sample's rows (or their origins) */
+  int covers; /* saved a version of this sample's rows (or their origins) */
   rescue_jdoc *doc;
-  const rescue_jnode *row;      /* their row at the position being decided, or NULL */
+  const rescue_jnode *row; /* their row at the position being decided, or NULL */
   const rescue_row *vrow;
 } coder;
 
@@ -56,16 +55,16 @@ typedef struct adj {
   int64_t lead_id, adj_id;
   coder *c;
   int K;
-  rescue_sample_iter *driver;   /* the latest view: sample list, row ids, the latest policy */
+  rescue_sample_iter *driver; /* the latest view: sample list, row ids, the latest policy */
   rescue_jdoc *gdoc;
   rescue_row_input in;
   rescue_buf msg, sources, gold, vals;
-  const char **keys;            /* fields of the row being decided */
+  const char **keys; /* fields of the row being decided */
   int n_keys, cap_keys;
-  size_t *voff;                 /* per (field, coder): offset into vals, or (size_t)-1 */
+  size_t *voff; /* per (field, coder): offset into vals, or (size_t)-1 */
   int cap_voff;
-  size_t *decided;              /* per field: offset into vals of the decided value, or -1 */
-  int *state;                   /* per field: 0 undecided, 1 decided */
+  size_t *decided; /* per field: offset into vals of the decided value, or -1 */
+  int *state;      /* per field: 0 undecided, 1 decided */
 } adj;
 
 static int nomem(adj *a) { return rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL); }
@@ -254,8 +253,8 @@ static int collect_fields(adj *a) {
   }
   for (k = 0; k < a->n_keys; k++)
     for (c = 0; c < a->K; c++) {
-      const rescue_jnode *v = a->c[c].row && !a->c[c].is_lead ? rescue_jget(a->c[c].row, a->keys[k])
-                                                              : NULL;
+      const rescue_jnode *v =
+          a->c[c].row && !a->c[c].is_lead ? rescue_jget(a->c[c].row, a->keys[k]) : NULL;
       size_t *off = &a->voff[(size_t)k * (size_t)a->K + (size_t)c];
       *off = (size_t)-1;
       if (v) {
@@ -303,8 +302,7 @@ static int decide_fields(adj *a, int64_t row_id) {
         best = c;
         best_n = n;
         tie = 0;
-      } else if (n == best_n &&
-                 !same_val(a, v, a->voff[(size_t)k * (size_t)a->K + (size_t)best])) {
+      } else if (n == best_n && !same_val(a, v, a->voff[(size_t)k * (size_t)a->K + (size_t)best])) {
         tie = 1;
       }
     }
@@ -387,7 +385,7 @@ static int decide_row(adj *a, const rescue_sample *s, int position, const rescue
       if (a->c[c].vrow && (!best || a->c[c].vrow->version_id > best->version_id))
         best = a->c[c].vrow;
     if (!best && drv && strcmp(drv->kind, "gold") != 0)
-      best = drv;  /* nobody coded it: the latest version there is (a model's draft) */
+      best = drv; /* nobody coded it: the latest version there is (a model's draft) */
     if (best) {
       src[0] = best->version_id;
       rc = write_gold(a, row_id, best->content, best->content_len, src, 1);
@@ -405,8 +403,9 @@ static int decide_row(adj *a, const rescue_sample *s, int position, const rescue
   }
   if (!n_view) {
     if (a->o->policy == RESCUE_ADJ_LEAD)
-      rescue_buf_printf(&a->msg, "the lead (%s) made no version and no other coder worked on "
-                                 "this sample",
+      rescue_buf_printf(&a->msg,
+                        "the lead (%s) made no version and no other coder worked on "
+                        "this sample",
                         a->res->lead);
     else
       rescue_buf_puts(&a->msg, "no coder worked on this sample");
@@ -427,8 +426,9 @@ static int decide_row(adj *a, const rescue_sample *s, int position, const rescue
     goto end;
   }
   if (a->o->policy == RESCUE_ADJ_LEAD)
-    rescue_buf_printf(&a->msg, "the lead (%s) made no version and the coders differ in %d "
-                               "field%s (",
+    rescue_buf_printf(&a->msg,
+                      "the lead (%s) made no version and the coders differ in %d "
+                      "field%s (",
                       a->res->lead, open, open == 1 ? "" : "s");
   else
     rescue_buf_printf(&a->msg, "no majority in %d field%s (", open, open == 1 ? "" : "s");
@@ -515,8 +515,8 @@ static int pick_coders(adj *a) {
       int retired = 0;
       for (j = 0; j < i; j++)
         if (strcmp(a->o->coders[i], a->o->coders[j]) == 0)
-          return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
-                               "coder '%s' is listed twice", a->o->coders[i]);
+          return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL, "coder '%s' is listed twice",
+                               a->o->coders[i]);
       if ((rc = rescue_annotator_lookup(a->st, a->o->coders[i], &id, NULL, &retired)))
         return rc;
       if (retired)
@@ -594,8 +594,9 @@ static int run(adj *a, const char *const *samples, int n_samples) {
     int i, p, named = 0;
     for (c = 0; c < a->K; c++)
       if ((rc = rescue_sample_iter_next(a->c[c].it, &a->c[c].cur)) != 1)
-        return rc < 0 ? rc : rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
-                                           "views out of step");
+        return rc < 0
+                   ? rc
+                   : rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL, "views out of step");
     for (i = 0; i < n_samples; i++)
       named |= strcmp(samples[i], s->sample_id) == 0;
     if (strcmp(s->status, "discarded") == 0 && !named)
@@ -826,8 +827,8 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
         goto end;
       if (!crow) {
         char what[300];
-        snprintf(what, sizeof what, "'%s' has no version of sample '%s' row %lld", take->s,
-                 sid->s, (long long)ri->num);
+        snprintf(what, sizeof what, "'%s' has no version of sample '%s' row %lld", take->s, sid->s,
+                 (long long)ri->num);
         rc = bad_line(st, path, lineno, col_of(take), "%s", what);
         goto end;
       }
@@ -871,8 +872,8 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
     }
   }
   if (!res->decisions) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s: no decisions in the file",
-                       path);
+    rc =
+        rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s: no decisions in the file", path);
     goto end;
   }
   {

@@ -54,8 +54,7 @@ static const fspec specs[] = {
     {"utterance_type", F_UTTERANCE, U_ROW, V_LABEL, "utterance_type", NULL, "nominal"},
     {"relation_pattern", F_PATTERN, U_ROW, V_LABEL, "relation_pattern", NULL, "nominal"},
     {"relation_cycle_state", F_CYCLE, U_ROW, V_LABEL, "relation_cycle_state", NULL, "nominal"},
-    {"support_strategy", F_SUPPORT, U_ROW, V_LABEL, "support_strategy", "strategy_type",
-     "nominal"},
+    {"support_strategy", F_SUPPORT, U_ROW, V_LABEL, "support_strategy", "strategy_type", "nominal"},
     {"target", F_TARGET, U_ROW, V_SET, "target", NULL, "masi"},
     {"support_target", F_SUPPORT_TARGET, U_ROW, V_SET, "support_strategy", "target", "masi"},
     {"emotion_presence", F_EMO_PRESENCE, U_PERSON, V_PRESENCE, NULL, NULL, "nominal"},
@@ -65,17 +64,20 @@ static const fspec specs[] = {
     {"start_time", F_START, U_ROW, V_NUMBER, "start_time", NULL, "interval"},
     {"end_time", F_END, U_ROW, V_NUMBER, "end_time", NULL, "interval"},
     {"tone_of_voice", F_TONE, U_ROW, V_TEXT, "tone_of_voice", NULL, "text"},
-    {"emotion_description", F_EMO_DESC, U_PERSON, V_TEXT, "internal_emotion",
-     "emotion_description", "text"},
+    {"emotion_description", F_EMO_DESC, U_PERSON, V_TEXT, "internal_emotion", "emotion_description",
+     "text"},
     {"viewpoint", F_VIEWPOINT, U_PAIR, V_TEXT, "viewpoints_attitudes", "viewpoint", "text"},
 };
 #define N_SPECS ((int)(sizeof specs / sizeof specs[0]))
 
-const char *const rescue_agree_fields[] = {
-    "primary_speaker",  "utterance_type",     "relation_pattern", "relation_cycle_state",
-    "support_strategy", "target",             "support_target",   "emotion_presence",
-    "emotion_intensity", "viewpoint_presence", "start_time",      "end_time",
-    "tone_of_voice",    "emotion_description", "viewpoint",       NULL};
+const char *const rescue_agree_fields[] = {"primary_speaker",   "utterance_type",
+                                           "relation_pattern",  "relation_cycle_state",
+                                           "support_strategy",  "target",
+                                           "support_target",    "emotion_presence",
+                                           "emotion_intensity", "viewpoint_presence",
+                                           "start_time",        "end_time",
+                                           "tone_of_voice",     "emotion_description",
+                                           "viewpoint",         NULL};
 
 /* Does a level fit a kind of value? */
 static int level_fits(val_kind v, const char *level, rescue_agree_level *out) {
@@ -83,15 +85,11 @@ static int level_fits(val_kind v, const char *level, rescue_agree_level *out) {
     return 0;
   switch (v) {
   case V_LABEL:
-  case V_PRESENCE:
-    return *out == RESCUE_LEVEL_NOMINAL || *out == RESCUE_LEVEL_ORDINAL;
+  case V_PRESENCE: return *out == RESCUE_LEVEL_NOMINAL || *out == RESCUE_LEVEL_ORDINAL;
   case V_NUMBER:
-    return *out != RESCUE_LEVEL_MASI && *out != RESCUE_LEVEL_JACCARD &&
-           *out != RESCUE_LEVEL_TEXT;
-  case V_SET:
-    return *out == RESCUE_LEVEL_MASI || *out == RESCUE_LEVEL_JACCARD;
-  case V_TEXT:
-    return *out == RESCUE_LEVEL_TEXT || *out == RESCUE_LEVEL_NOMINAL;
+    return *out != RESCUE_LEVEL_MASI && *out != RESCUE_LEVEL_JACCARD && *out != RESCUE_LEVEL_TEXT;
+  case V_SET: return *out == RESCUE_LEVEL_MASI || *out == RESCUE_LEVEL_JACCARD;
+  case V_TEXT: return *out == RESCUE_LEVEL_TEXT || *out == RESCUE_LEVEL_NOMINAL;
   }
   return 0;
 }
@@ -149,15 +147,15 @@ static void strlist_free(strlist *l) {
 
 typedef struct xfield {
   const fspec *spec;
-  agree_field *out;       /* data NULL: the level does not fit */
+  agree_field *out; /* data NULL: the level does not fit */
   int cluster;
-  int present, absent;    /* presence values */
+  int present, absent; /* presence values */
 } xfield;
 
 typedef struct xctx {
   rescue_store *st;
   const rescue_scheme *sc;
-  int K;                  /* coders */
+  int K; /* coders */
   const int64_t *ids;
   rescue_sample_iter **its;
   const rescue_sample **cur;
@@ -167,8 +165,8 @@ typedef struct xctx {
   int nx;
   xfield *xf;
   strlist persons, groups, row_persons, row_sources, row_targets;
-  rescue_buf a, b;        /* cleaning scratch */
-  const char **el;        /* set element scratch */
+  rescue_buf a, b; /* cleaning scratch */
+  const char **el; /* set element scratch */
   size_t *el_len;
   int el_cap;
 } xctx;
@@ -283,36 +281,28 @@ static int row_value(xctx *x, xfield *f, const rescue_jnode *row, int *v) {
   const rescue_jnode *it;
   *v = -1;
   switch (f->spec->id) {
-  case F_SPEAKER:
-    return label_value(d, clean(&x->a, rescue_jget(row, "primary_speaker")), v);
+  case F_SPEAKER: return label_value(d, clean(&x->a, rescue_jget(row, "primary_speaker")), v);
   case F_UTTERANCE:
     if (strcmp(clean(&x->a, rescue_jget(row, "primary_speaker")), x->sc->therapist) == 0)
       return 0; /* not applicable on therapist rows: missing */
     return label_value(d, clean(&x->a, rescue_jget(row, "utterance_type")), v);
-  case F_PATTERN:
-    return label_value(d, clean(&x->a, rescue_jget(row, "relation_pattern")), v);
-  case F_CYCLE:
-    return label_value(d, clean(&x->a, rescue_jget(row, "relation_cycle_state")), v);
+  case F_PATTERN: return label_value(d, clean(&x->a, rescue_jget(row, "relation_pattern")), v);
+  case F_CYCLE: return label_value(d, clean(&x->a, rescue_jget(row, "relation_cycle_state")), v);
   case F_SUPPORT:
     it = first_item(row, "support_strategy");
     return it ? label_value(d, clean(&x->a, rescue_jget(it, "strategy_type")), v) : 0;
-  case F_TARGET:
-    return set_value(x, d, rescue_jget(row, "target"), v);
+  case F_TARGET: return set_value(x, d, rescue_jget(row, "target"), v);
   case F_SUPPORT_TARGET:
     it = first_item(row, "support_strategy");
     return it ? set_value(x, d, rescue_jget(it, "target"), v) : 0;
-  case F_START:
-    return number_value(d, rescue_jget(row, "start_time"), v);
-  case F_END:
-    return number_value(d, rescue_jget(row, "end_time"), v);
-  case F_TONE:
-    return label_value(d, clean(&x->a, rescue_jget(row, "tone_of_voice")), v);
+  case F_START: return number_value(d, rescue_jget(row, "start_time"), v);
+  case F_END: return number_value(d, rescue_jget(row, "end_time"), v);
+  case F_TONE: return label_value(d, clean(&x->a, rescue_jget(row, "tone_of_voice")), v);
   case F_EMO_PRESENCE:
   case F_EMO_INTENSITY:
   case F_VP_PRESENCE:
   case F_EMO_DESC:
-  case F_VIEWPOINT:
-    break;
+  case F_VIEWPOINT: break;
   }
   return 0;
 }
@@ -354,7 +344,7 @@ static int item_value(xctx *x, xfield *f, const rescue_jnode *row, const char *p
     return it ? label_value(d, clean(&x->b, rescue_jget(it, "emotion_description")), v) : 0;
   case F_VP_PRESENCE:
     *v = find_item(x, row, "viewpoints_attitudes", "source", p, "target", q) ? f->present
-                                                                              : f->absent;
+                                                                             : f->absent;
     return 0;
   case F_VIEWPOINT:
     it = find_item(x, row, "viewpoints_attitudes", "source", p, "target", q);
@@ -368,8 +358,7 @@ static int item_value(xctx *x, xfield *f, const rescue_jnode *row, const char *p
   case F_SUPPORT_TARGET:
   case F_START:
   case F_END:
-  case F_TONE:
-    break;
+  case F_TONE: break;
   }
   return 0;
 }
@@ -436,12 +425,11 @@ static int emit_row(xctx *x) {
   for (k = 0; k < x->K; k++) {
     if (!x->rows[k])
       continue;
-    if ((need_person && (rc = add_item_names(x, &x->row_persons, x->rows[k], "internal_emotion",
-                                             "person"))) ||
-        (need_pair && ((rc = add_item_names(x, &x->row_sources, x->rows[k],
-                                            "viewpoints_attitudes", "source")) ||
-                       (rc = add_item_names(x, &x->row_targets, x->rows[k],
-                                            "viewpoints_attitudes", "target")))))
+    if ((need_person &&
+         (rc = add_item_names(x, &x->row_persons, x->rows[k], "internal_emotion", "person"))) ||
+        (need_pair &&
+         ((rc = add_item_names(x, &x->row_sources, x->rows[k], "viewpoints_attitudes", "source")) ||
+          (rc = add_item_names(x, &x->row_targets, x->rows[k], "viewpoints_attitudes", "target")))))
       return rc;
   }
   for (i = 0; i < x->nx; i++) {
@@ -509,8 +497,8 @@ static int sample_entities(xctx *x) {
         size_t n = e ? (size_t)(e - p) : strlen(p);
         int g, is_group = 0;
         for (g = 0; g < x->sc->n_groups; g++)
-          is_group |= strlen(x->sc->group_labels[g]) == n &&
-                      memcmp(x->sc->group_labels[g], p, n) == 0;
+          is_group |=
+              strlen(x->sc->group_labels[g]) == n && memcmp(x->sc->group_labels[g], p, n) == 0;
         if (n && strlist_add(is_group ? &x->groups : &x->persons, p, n))
           return RESCUE_ENOMEM;
         p = e ? e + 1 : NULL;
@@ -638,8 +626,8 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
         x.rows[k] = rescue_jparse(x.docs[k], row->content, row->content_len, &je);
         if (!x.rows[k]) {
           rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
-                             "sample '%s' row %d: stored content does not parse: %s",
-                             s->sample_id, p + 1, je.msg);
+                             "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
+                             p + 1, je.msg);
           goto end;
         }
       }
@@ -902,7 +890,8 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
                     &r->samples)))
     goto end;
   for (i = 0; i < nf; i++)
-    if (r->fields[i].data && rescue_agree_compute(r->fields[i].data, &o->stats, &r->fields[i].res)) {
+    if (r->fields[i].data &&
+        rescue_agree_compute(r->fields[i].data, &o->stats, &r->fields[i].res)) {
       rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
       goto end;
     }

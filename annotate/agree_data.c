@@ -23,8 +23,7 @@ const char *rescue_agree_level_name(rescue_agree_level level) {
   case RESCUE_LEVEL_RATIO:
   case RESCUE_LEVEL_MASI:
   case RESCUE_LEVEL_JACCARD:
-  case RESCUE_LEVEL_TEXT:
-    return level_names[level];
+  case RESCUE_LEVEL_TEXT: return level_names[level];
   }
   return "unknown";
 }
@@ -137,13 +136,11 @@ int rescue_agree_label(rescue_agree_data *d, const char *s, size_t len) {
   switch (d->level) {
   case RESCUE_LEVEL_NOMINAL:
   case RESCUE_LEVEL_ORDINAL:
-  case RESCUE_LEVEL_TEXT:
-    break;
+  case RESCUE_LEVEL_TEXT: break;
   case RESCUE_LEVEL_INTERVAL:
   case RESCUE_LEVEL_RATIO:
   case RESCUE_LEVEL_MASI:
-  case RESCUE_LEVEL_JACCARD:
-    return RESCUE_EINVAL;
+  case RESCUE_LEVEL_JACCARD: return RESCUE_EINVAL;
   }
   v = intern(&d->values, s, len, &added);
   if (v < 0 || v > INT32_MAX - 1)
@@ -175,11 +172,9 @@ int rescue_agree_number(rescue_agree_data *d, double x) {
   case RESCUE_LEVEL_ORDINAL:
   case RESCUE_LEVEL_INTERVAL:
   case RESCUE_LEVEL_RATIO:
-  case RESCUE_LEVEL_TEXT:
-    break;
+  case RESCUE_LEVEL_TEXT: break;
   case RESCUE_LEVEL_MASI:
-  case RESCUE_LEVEL_JACCARD:
-    return RESCUE_EINVAL;
+  case RESCUE_LEVEL_JACCARD: return RESCUE_EINVAL;
   }
   n = number_key(x, key);
   v = intern(&d->values, key, (size_t)n, &added);

@@ -16,23 +16,23 @@
 
 struct rescue_agree_data {
   rescue_agree_level level;
-  rescue_strmap coders;      /* coder names */
-  rescue_strmap values;      /* value keys: label, shortest number spelling, canonical set JSON */
-  double *value_num;         /* per value: the number (interval, ratio), rank (ordinal labels) */
+  rescue_strmap coders; /* coder names */
+  rescue_strmap values; /* value keys: label, shortest number spelling, canonical set JSON */
+  double *value_num;    /* per value: the number (interval, ratio), rank (ordinal labels) */
   uint32_t cap_value_num;
-  int32_t *set_off;          /* set levels: value v's elements are set_el[set_off[v]..set_off[v+1]) */
-  int32_t *set_el;           /* element indexes, ascending */
+  int32_t *set_off; /* set levels: value v's elements are set_el[set_off[v]..set_off[v+1]) */
+  int32_t *set_el;  /* element indexes, ascending */
   uint32_t cap_set_off;
   uint32_t n_set_el, cap_set_el;
-  rescue_strmap elems;       /* set element names */
-  rescue_strmap clusters;    /* cluster names */
-  int32_t *cluster_stratum;  /* per cluster: index in strata */
+  rescue_strmap elems;      /* set element names */
+  rescue_strmap clusters;   /* cluster names */
+  int32_t *cluster_stratum; /* per cluster: index in strata */
   uint32_t cap_cluster_stratum;
-  rescue_strmap strata;      /* stratum names */
+  rescue_strmap strata; /* stratum names */
   /* units in order, each with its values as CSR: entries unit_off[u]..unit_off[u+1] */
   uint32_t n_units, cap_units;
-  uint32_t *unit_off;        /* n_units + 1 */
-  int32_t *unit_cluster;     /* -1: none */
+  uint32_t *unit_off;    /* n_units + 1 */
+  int32_t *unit_cluster; /* -1: none */
   uint32_t n_ent, cap_ent;
   int32_t *e_coder, *e_value;
 };
@@ -50,34 +50,34 @@ int agree_data_reserve(rescue_agree_data *d, uint32_t units, uint32_t entries);
 /* ---- reports (agree_report.c writes them, agree_corpus.c and agree_table fill them) ---- */
 
 typedef struct agree_field {
-  char *name;                  /* "utterance_type", or "value" in table mode */
-  char *level_name;            /* the level as declared (may be unknown: invalid_level) */
-  rescue_agree_data *data;     /* NULL when the level does not fit the field */
+  char *name;              /* "utterance_type", or "value" in table mode */
+  char *level_name;        /* the level as declared (may be unknown: invalid_level) */
+  rescue_agree_data *data; /* NULL when the level does not fit the field */
   rescue_agree_result res;
 } agree_field;
 
 /* A model annotator versus a human who revised its draft, per field. */
 typedef struct agree_change {
   const char *field;
-  long units;                  /* units either of the two coded */
-  long changed;                /* of those, units whose values differ (or one is missing) */
+  long units;   /* units either of the two coded */
+  long changed; /* of those, units whose values differ (or one is missing) */
   rescue_agree_status status;
   double alpha;
 } agree_change;
 
 typedef struct agree_revision {
   char *model, *human;
-  long samples;                /* samples both covered */
+  long samples; /* samples both covered */
   int n;
   agree_change *fields;
 } agree_revision;
 
 struct rescue_agree_report {
-  int table;                   /* table mode */
-  char *input;                 /* table mode: the file */
+  int table;   /* table mode */
+  char *input; /* table mode: the file */
   int n_coders;
-  char **coders;               /* corpus mode: coder names in order */
-  long samples;                /* corpus mode: samples that contributed */
+  char **coders; /* corpus mode: coder names in order */
+  long samples;  /* corpus mode: samples that contributed */
   int n_fields;
   agree_field *fields;
   int n_rev;

@@ -282,9 +282,8 @@ static void coincidence_text(const rescue_agree_data *d, const rescue_agree_resu
   int i, j, n = r->n_matrix;
   size_t w = 5;
   if (n > 20) {
-    rescue_buf_printf(out,
-                      "  coincidences: %d values, too many to print (the JSON report has them)\n",
-                      n);
+    rescue_buf_printf(
+        out, "  coincidences: %d values, too many to print (the JSON report has them)\n", n);
     return;
   }
   for (i = 0; i < n; i++) {
@@ -294,8 +293,10 @@ static void coincidence_text(const rescue_agree_data *d, const rescue_agree_resu
   }
   if (w > 40)
     w = 40;
-  rescue_buf_printf(out, "  coincidences (pairs of values within units, each unit weighted "
-                         "1/(values - 1)):\n    %*s", (int)w + 4, "");
+  rescue_buf_printf(out,
+                    "  coincidences (pairs of values within units, each unit weighted "
+                    "1/(values - 1)):\n    %*s",
+                    (int)w + 4, "");
   for (j = 0; j < n; j++)
     rescue_buf_printf(out, " %7d", j + 1);
   rescue_buf_putc(out, '\n');
@@ -320,8 +321,9 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
   rescue_buf_printf(out, "%s (%s): ", field, rescue_agree_level_name(r->level));
   if (r->level == RESCUE_LEVEL_TEXT) {
     rescue_buf_printf(out, "%s\n", rescue_agree_status_name(r->status));
-    rescue_buf_printf(out, "  %ld units, %ld value pairs: share identical %s, token F1 %s "
-                           "(not chance-corrected)\n",
+    rescue_buf_printf(out,
+                      "  %ld units, %ld value pairs: share identical %s, token F1 %s "
+                      "(not chance-corrected)\n",
                       r->units, r->text_pairs, fmt4(a, r->share_identical), fmt4(b, r->token_f1));
   } else {
     rescue_buf_printf(out, "alpha %s", fmt4(a, r->alpha));
@@ -334,17 +336,20 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
       rescue_buf_printf(out, "  alpha with %s distance %s\n",
                         r->level == RESCUE_LEVEL_MASI ? "Jaccard" : "MASI",
                         fmt4(a, r->alpha_other));
-    rescue_buf_printf(out, "  %ld unit%s with two or more values (%ld pairable values; %ld unit%s "
-                           "with one value left out)\n",
+    rescue_buf_printf(out,
+                      "  %ld unit%s with two or more values (%ld pairable values; %ld unit%s "
+                      "with one value left out)\n",
                       r->units, r->units == 1 ? "" : "s", r->pairable_values, r->units_single,
                       r->units_single == 1 ? "" : "s");
-    rescue_buf_printf(out, "  percent agreement %s; Fleiss' kappa %s, Gwet's AC1 %s (%ld units "
-                           "every coder coded)\n",
-                      fmt4(a, r->percent_agreement), fmt4(b, r->fleiss_kappa),
-                      fmt4(c, r->gwet_ac1), r->complete_units);
+    rescue_buf_printf(out,
+                      "  percent agreement %s; Fleiss' kappa %s, Gwet's AC1 %s (%ld units "
+                      "every coder coded)\n",
+                      fmt4(a, r->percent_agreement), fmt4(b, r->fleiss_kappa), fmt4(c, r->gwet_ac1),
+                      r->complete_units);
     if (r->pairs_left_out)
-      rescue_buf_printf(out, "  pairwise Cohen's kappas left out: %ld coder pairs are more than "
-                             "fit in memory (at most 4096 coders)\n",
+      rescue_buf_printf(out,
+                        "  pairwise Cohen's kappas left out: %ld coder pairs are more than "
+                        "fit in memory (at most 4096 coders)\n",
                         r->pairs_left_out);
     for (i = 0; i < r->n_pairs; i++) {
       const rescue_agree_pair *p = &r->pairs[i];
@@ -376,8 +381,8 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
         w = strlen(r->groups[i].name);
     if (w > 60)
       w = 60;
-    rescue_buf_printf(out, "  by group:\n    %-*s %7s %9s  %s\n", (int)w, "group", "units",
-                      "alpha", "status");
+    rescue_buf_printf(out, "  by group:\n    %-*s %7s %9s  %s\n", (int)w, "group", "units", "alpha",
+                      "status");
     for (i = 0; i < r->n_groups; i++)
       rescue_buf_printf(out, "    %-*.*s %7ld %9s  %s\n", (int)w, (int)w, r->groups[i].name,
                         r->groups[i].units, fmt4(a, r->groups[i].alpha),
@@ -597,8 +602,9 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
     if (f->data)
       rescue_agree_result_text(f->data, &f->res, f->name, out);
     else
-      rescue_buf_printf(out, "%s (%s): invalid_level (the scheme's level does not fit this "
-                             "field)\n",
+      rescue_buf_printf(out,
+                        "%s (%s): invalid_level (the scheme's level does not fit this "
+                        "field)\n",
                         f->name, f->level_name);
   }
   for (i = 0; i < r->n_rev; i++) {
@@ -607,11 +613,10 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
                       v->model, v->human, v->samples, v->samples == 1 ? "" : "s");
     for (k = 0; k < v->n; k++) {
       const agree_change *c = &v->fields[k];
-      rescue_buf_printf(out, "  %-22s %6.1f%%  (%ld of %ld units)  alpha %s\n", c->field,
-                        c->units ? 100.0 * (double)c->changed / (double)c->units : 0.0,
-                        c->changed, c->units,
-                        c->status == RESCUE_AGREE_OK ? fmt4(a, c->alpha)
-                                                     : rescue_agree_status_name(c->status));
+      rescue_buf_printf(
+          out, "  %-22s %6.1f%%  (%ld of %ld units)  alpha %s\n", c->field,
+          c->units ? 100.0 * (double)c->changed / (double)c->units : 0.0, c->changed, c->units,
+          c->status == RESCUE_AGREE_OK ? fmt4(a, c->alpha) : rescue_agree_status_name(c->status));
     }
   }
 }

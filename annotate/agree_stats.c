@@ -25,12 +25,12 @@ typedef struct metric {
   rescue_agree_level level;
   const rescue_agree_data *d;
   int V;
-  const double *x;     /* value numbers */
-  int *rank;           /* ordinal: value -> rank (ascending number) */
-  int *by_rank;        /* ordinal: rank -> value */
-  double *cum;         /* ordinal: cum[r] = sum of marginals of ranks <= r */
-  const double *marg;  /* ordinal: marginals by value */
-  double *table;       /* V x V distances, or NULL */
+  const double *x;    /* value numbers */
+  int *rank;          /* ordinal: value -> rank (ascending number) */
+  int *by_rank;       /* ordinal: rank -> value */
+  double *cum;        /* ordinal: cum[r] = sum of marginals of ranks <= r */
+  const double *marg; /* ordinal: marginals by value */
+  double *table;      /* V x V distances, or NULL */
 } metric;
 
 /* |A n B| for two ascending element lists. */
@@ -70,8 +70,7 @@ static double set_distance(const rescue_agree_data *d, int masi, int c, int k) {
 static double delta_raw(const metric *mt, int c, int k) {
   switch (mt->level) {
   case RESCUE_LEVEL_NOMINAL:
-  case RESCUE_LEVEL_TEXT:
-    return c != k;
+  case RESCUE_LEVEL_TEXT: return c != k;
   case RESCUE_LEVEL_INTERVAL: {
     double t = mt->x[c] - mt->x[k];
     return t * t;
@@ -94,10 +93,8 @@ static double delta_raw(const metric *mt, int c, int k) {
     t = mt->cum[b] - (a ? mt->cum[a - 1] : 0) - (mt->marg[c] + mt->marg[k]) / 2;
     return t * t;
   }
-  case RESCUE_LEVEL_MASI:
-    return set_distance(mt->d, 1, c, k);
-  case RESCUE_LEVEL_JACCARD:
-    return set_distance(mt->d, 0, c, k);
+  case RESCUE_LEVEL_MASI: return set_distance(mt->d, 1, c, k);
+  case RESCUE_LEVEL_JACCARD: return set_distance(mt->d, 0, c, k);
   }
   return 0;
 }
@@ -309,8 +306,8 @@ static double marginals(const rescue_agree_data *d, double *marg, int *used, int
 }
 
 /* Status and alpha from the totals. */
-static rescue_agree_status alpha_from(double n, int n_used, int mixed, double do_sum,
-                                      double de_sum, double *alpha) {
+static rescue_agree_status alpha_from(double n, int n_used, int mixed, double do_sum, double de_sum,
+                                      double *alpha) {
   *alpha = NAN;
   if (n < 2)
     return RESCUE_AGREE_NO_DATA;
@@ -344,7 +341,7 @@ static int alpha_at(const rescue_agree_data *d, rescue_agree_level level, double
   metric_marg(&mt, marg);
   if (p->n >= 2 && !p->mixed && p->n_used >= 2) {
     p->do_sum = level == RESCUE_LEVEL_NOMINAL || level == RESCUE_LEVEL_TEXT ? observed_nominal(d)
-                                                                             : observed(d, &mt);
+                                                                            : observed(d, &mt);
     p->de_sum = expected(&mt, marg, used, p->n_used, p->n);
   }
   p->status = alpha_from(p->n, p->n_used, p->mixed, p->do_sum, p->de_sum, &p->alpha);
@@ -416,34 +413,34 @@ static int label_stats(const rescue_agree_data *d, double n, rescue_agree_result
       diag[c] = r->matrix[(size_t)i * L + i];
     }
   } else
-  for (u = 0; u < d->n_units; u++) {
-    uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], i;
-    int nt = 0, t;
-    double w;
-    if (b - a < 2)
-      continue;
-    w = 1.0 / (double)(b - a - 1);
-    for (i = a; i < b; i++) {
-      int v = d->e_value[i];
-      if (sets) {
-        int32_t k;
-        for (k = d->set_off[v]; k < d->set_off[v + 1]; k++) {
-          int e = d->set_el[k];
-          if (!seen[e]++)
-            touched[nt++] = e;
+    for (u = 0; u < d->n_units; u++) {
+      uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], i;
+      int nt = 0, t;
+      double w;
+      if (b - a < 2)
+        continue;
+      w = 1.0 / (double)(b - a - 1);
+      for (i = a; i < b; i++) {
+        int v = d->e_value[i];
+        if (sets) {
+          int32_t k;
+          for (k = d->set_off[v]; k < d->set_off[v + 1]; k++) {
+            int e = d->set_el[k];
+            if (!seen[e]++)
+              touched[nt++] = e;
+          }
+        } else if (!seen[v]++) {
+          touched[nt++] = v;
         }
-      } else if (!seen[v]++) {
-        touched[nt++] = v;
+      }
+      for (t = 0; t < nt; t++) {
+        int e = touched[t];
+        double k = seen[e];
+        count[e] += k;
+        diag[e] += k * (k - 1) * w;
+        seen[e] = 0;
       }
     }
-    for (t = 0; t < nt; t++) {
-      int e = touched[t];
-      double k = seen[e];
-      count[e] += k;
-      diag[e] += k * (k - 1) * w;
-      seen[e] = 0;
-    }
-  }
   r->labels = rescue_calloc((size_t)L + 1, sizeof *r->labels);
   if (!r->labels)
     goto end;
@@ -828,11 +825,11 @@ typedef struct boot {
   int B;
   double *do_b, *n_b;
   long *units_b;
-  int32_t *stratum_b;    /* by stratum: the cluster's stratum, else -1 */
-  uint32_t *m_off;       /* B + 1 */
+  int32_t *stratum_b; /* by stratum: the cluster's stratum, else -1 */
+  uint32_t *m_off;    /* B + 1 */
   int32_t *m_val;
   double *m_cnt;
-  uint32_t *p_off;       /* ordinal: B + 1 */
+  uint32_t *p_off; /* ordinal: B + 1 */
   int32_t *p_c, *p_k;
   double *p_w;
 } boot;
@@ -996,8 +993,8 @@ end:
 
 /* Scratch for alpha over a weighted sum of clusters. */
 typedef struct boot_acc {
-  double *marg;   /* V, zero between uses */
-  int *used;      /* values touched */
+  double *marg; /* V, zero between uses */
+  int *used;    /* values touched */
   int *is_used;
 } boot_acc;
 

@@ -146,10 +146,10 @@ static const char *bad_text(const char *s, size_t n, size_t *at) {
 #define BATCH 64
 
 typedef struct tsv_line {
-  const char *line, *t1, *t2, *eol;  /* start, the two tabs, end (before \r\n) */
+  const char *line, *t1, *t2, *eol; /* start, the two tabs, end (before \r\n) */
   long lineno;
-  uint32_t ulen, uh;                 /* unit length and hash */
-  int same;                          /* same unit as the line before in the batch */
+  uint32_t ulen, uh; /* unit length and hash */
+  int same;          /* same unit as the line before in the batch */
 } tsv_line;
 
 typedef struct reader {
@@ -160,7 +160,7 @@ typedef struct reader {
      missing) */
   rescue_strmap units, coders, tokens;
   rescue_buf tmp;
-  rescue_jdoc *jdoc;                /* set values; made on first use */
+  rescue_jdoc *jdoc; /* set values; made on first use */
 } reader;
 
 static int fail_at(reader *r, const char *line, const char *p, long lineno, const char *fmt,
@@ -182,9 +182,7 @@ static int parse_value(reader *r, const char *line, const char *tok, size_t len,
     return fail_at(r, line, tok + at, lineno, why, NULL, 0);
   switch (d->level) {
   case RESCUE_LEVEL_NOMINAL:
-  case RESCUE_LEVEL_TEXT:
-    rc = rescue_agree_label(d, tok, len);
-    break;
+  case RESCUE_LEVEL_TEXT: rc = rescue_agree_label(d, tok, len); break;
   case RESCUE_LEVEL_ORDINAL:
   case RESCUE_LEVEL_INTERVAL:
   case RESCUE_LEVEL_RATIO: {
@@ -217,9 +215,10 @@ static int parse_value(reader *r, const char *line, const char *tok, size_t len,
       return rescue_seterr(r->err, RESCUE_ENOMEM, NULL);
     a = rescue_jparse(r->jdoc, tok, len, &je);
     if (!a)
-      return rescue_seterr(r->err, RESCUE_EBADINPUT, "%s:%ld:%ld: expected a JSON array of "
-                           "strings: %s", r->path, lineno,
-                           column(line, tok) + (long)je.offset, je.msg);
+      return rescue_seterr(r->err, RESCUE_EBADINPUT,
+                           "%s:%ld:%ld: expected a JSON array of "
+                           "strings: %s",
+                           r->path, lineno, column(line, tok) + (long)je.offset, je.msg);
     if (a->type != RESCUE_JARRAY)
       return fail_at(r, line, tok, lineno, "expected a JSON array of strings, not '", tok, len);
     n = a->len;
@@ -347,7 +346,8 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
         break;
       }
       if ((t3 = memchr(L->t2 + 1, '\t', (size_t)(eol - L->t2 - 1)))) {
-        pending = fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
+        pending =
+            fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
         break;
       }
       L->eol = eol;

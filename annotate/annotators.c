@@ -172,7 +172,8 @@ int rescue_annotator_list(rescue_store *st, rescue_annotator_info **out, int *n,
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     rescue_annotator_info *a;
     if (k == cap) {
-      rescue_annotator_info *nl = rescue_realloc(list, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *nl);
+      rescue_annotator_info *nl =
+          rescue_realloc(list, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *nl);
       if (!nl)
         break;
       list = nl;

@@ -16,11 +16,11 @@
 
 typedef struct agroup {
   char *name;
-  int family;          /* scenario: any sample reads as family */
-  int n;               /* samples */
+  int family; /* scenario: any sample reads as family */
+  int n;      /* samples */
   int64_t *refs;
-  int order;           /* position after the seeded shuffle */
-  int twice;           /* goes to two annotators */
+  int order; /* position after the seeded shuffle */
+  int twice; /* goes to two annotators */
   int who[2];
 } agroup;
 
@@ -160,8 +160,7 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
       sqlite3_reset(s);
       if (model) {
         rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                           "'%s' is a model annotator; assign samples to people",
-                           o->annotators[i]);
+                           "'%s' is a model annotator; assign samples to people", o->annotators[i]);
         goto end;
       }
     } else {
@@ -238,7 +237,8 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
     sqlite3_stmt *s = rescue_store_stmt(st, "assign_run_insert");
     char now[32];
     if (!s || !rescue_buf_ok(&names)) {
-      rc = s ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL) : rescue_store_err(st)->code;
+      rc =
+          s ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL) : rescue_store_err(st)->code;
       goto end;
     }
     rescue_now_iso(now);

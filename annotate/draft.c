@@ -46,26 +46,26 @@ const char *rescue_draft_default_template(size_t *len) {
 typedef struct d_row {
   int pos;
   int64_t row_id;
-  char *content;       /* the row as the model's view shows it */
+  char *content; /* the row as the model's view shows it */
 } d_row;
 
 typedef struct d_sample {
   char *sample_id;
   int64_t ref, rowset_id;
   const char *scenario;
-  char *head, *tail;   /* sample-level JSON around the rows */
+  char *head, *tail; /* sample-level JSON around the rows */
   int has_rows;
-  char *participants;  /* JSON array */
+  char *participants; /* JSON array */
   int n;
   d_row *rows;
 } d_sample;
 
 typedef struct d_request {
   d_sample *s;
-  int from, to;        /* positions, inclusive */
+  int from, to; /* positions, inclusive */
   /* filled by the worker */
-  rescue_buf answer;   /* JSON array of the merged rows to store, "" when none */
-  int *store_pos;      /* positions of those rows */
+  rescue_buf answer; /* JSON array of the merged rows to store, "" when none */
+  int *store_pos;    /* positions of those rows */
   int n_store;
   int done;
 } d_request;
@@ -80,8 +80,8 @@ typedef struct d_run {
   int n_req;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int next;            /* next request to take */
-  int *finished;       /* queue of finished request indexes */
+  int next;      /* next request to take */
+  int *finished; /* queue of finished request indexes */
   int n_finished;
 } d_run;
 
@@ -94,8 +94,13 @@ static double now_s(void) {
 /* ---- the prompt ---- */
 
 static void put_field(rescue_buf *b, const rescue_field *f, int depth) {
-  static const char *const tname[] = {"number", "integer", "text", "entity (one person)",
-                                      "list of entities", "label", "list of row numbers",
+  static const char *const tname[] = {"number",
+                                      "integer",
+                                      "text",
+                                      "entity (one person)",
+                                      "list of entities",
+                                      "label",
+                                      "list of row numbers",
                                       "list of objects"};
   int i;
   for (i = 0; i < depth; i++)
@@ -134,7 +139,8 @@ static void put_labels(rescue_buf *b, const rescue_scheme *sc, const char *scena
 static void put_row_line(rescue_buf *b, const rescue_jnode *row) {
   const rescue_jnode *st = rescue_jget(row, "start_time"), *en = rescue_jget(row, "end_time"),
                      *sp = rescue_jget(row, "primary_speaker"),
-                     *tx = rescue_jget(row, "dialogue_cleaned"), *ri = rescue_jget(row, "row_index");
+                     *tx = rescue_jget(row, "dialogue_cleaned"),
+                     *ri = rescue_jget(row, "row_index");
   rescue_buf_printf(b, "[%s] %s-%s %s: %s\n", ri ? ri->s ? ri->s : "?" : "?",
                     st && st->type == RESCUE_JNUMBER ? st->s : "?",
                     en && en->type == RESCUE_JNUMBER ? en->s : "?",
@@ -165,8 +171,8 @@ static int put_placeholder(d_run *R, const d_request *r, const char *name, size_
   } else if (IS("participants")) {
     rescue_buf_puts(b, s->participants);
   } else if (IS("entities")) {
-    rescue_buf_printf(b, "%.*s, \"%s\", \"%s\"]", (int)strlen(s->participants) - 1,
-                      s->participants, sc->therapist, group ? group : "");
+    rescue_buf_printf(b, "%.*s, \"%s\", \"%s\"]", (int)strlen(s->participants) - 1, s->participants,
+                      sc->therapist, group ? group : "");
   } else if (IS("fields")) {
     int i;
     for (i = 0; i < sc->n_fields; i++)
@@ -180,7 +186,8 @@ static int put_placeholder(d_run *R, const d_request *r, const char *name, size_
                         rescue_lint_rule_severity(i) == RESCUE_LINT_ERROR ? "error" : "warning",
                         rescue_lint_rule_text(i));
   } else if (IS("context") || IS("rows")) {
-    int i, from = IS("rows") ? r->from : r->from - CONTEXT_ROWS, to = IS("rows") ? r->to : r->from - 1;
+    int i, from = IS("rows") ? r->from : r->from - CONTEXT_ROWS,
+           to = IS("rows") ? r->to : r->from - 1;
     rescue_jdoc *doc = rescue_jdoc_new();
     rescue_jerror je;
     int any = 0;
@@ -239,14 +246,12 @@ static int build_prompt(d_run *R, const d_request *r, rescue_buf *b, rescue_erro
       return rescue_seterr(err, RESCUE_EINVAL, "%s:%ld: '{{' without a closing '}}'",
                            R->o->template_name ? R->o->template_name : "prompt template", line);
     switch (put_placeholder(R, r, open + 2, (size_t)(close - open - 2), b)) {
-    case 0:
-      break;
+    case 0: break;
     case -1:
       return rescue_seterr(err, RESCUE_EINVAL, "%s:%ld: unknown placeholder '{{%.*s}}'",
                            R->o->template_name ? R->o->template_name : "prompt template", line,
                            (int)(close - open - 2), open + 2);
-    default:
-      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    default: return rescue_seterr(err, RESCUE_ENOMEM, NULL);
     }
     p = close + 2;
   }
@@ -256,7 +261,7 @@ static int build_prompt(d_run *R, const d_request *r, rescue_buf *b, rescue_erro
 /* ---- running the command ---- */
 
 typedef struct d_exec {
-  int status;         /* exit code, 128+signal, -1 timed out, -2 could not start */
+  int status; /* exit code, 128+signal, -1 timed out, -2 could not start */
   rescue_buf out, err;
 } d_exec;
 
@@ -467,9 +472,8 @@ static const rescue_jnode *find_answer(rescue_jdoc *doc, const char *text, size_
       continue;
     tries++;
     /* one value read from here, whatever follows it (the JSON reader's prefix mode) */
-    if ((n = answer_rows(
-             rescue_jparse_ex(doc, p, (size_t)(end - p), RESCUE_JPARSE_PREFIX, NULL, &je))) !=
-        NULL) {
+    if ((n = answer_rows(rescue_jparse_ex(doc, p, (size_t)(end - p), RESCUE_JPARSE_PREFIX, NULL,
+                                          &je))) != NULL) {
       (*shape)++;
       return n;
     }
@@ -844,8 +848,10 @@ static void do_request(d_run *R, int idx) {
     } else if (!(doc = rescue_jdoc_new())) {
       set_error(o, "out of memory");
     } else if (!(rows = find_answer(doc, x.out.s, x.out.len, &o->coerced))) {
-      set_error(o, "no usable JSON in the output (%zu bytes; a list of rows or an object "
-                   "with \"rows\" was expected)", x.out.len);
+      set_error(o,
+                "no usable JSON in the output (%zu bytes; a list of rows or an object "
+                "with \"rows\" was expected)",
+                x.out.len);
     } else if (check_answer(R, r, rows, &o->coerced, &c)) {
       set_error(o, "out of memory");
       check_free(&c);
@@ -1292,9 +1298,9 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
       idx = R.finished[stored];
       pthread_mutex_unlock(&R.mu);
       out = &R.out[idx];
-      out->status = out->error                                              ? "failed"
+      out->status = out->error                                                 ? "failed"
                     : R.req[idx].n_store < R.req[idx].to - R.req[idx].from + 1 ? "partial"
-                                                                            : "ok";
+                                                                               : "ok";
       if ((src = store_request(st, &R, idx, model_id))) {
         /* the store refused: take no new requests, let the running ones finish */
         if (!rc)
@@ -1334,8 +1340,8 @@ end_threads:
   }
   if (!rc && (rep->failed || rep->partial))
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EPARTIAL,
-                       "of %ld request%s, %ld failed and %ld kept rows back",
-                       rep->requests, rep->requests == 1 ? "" : "s", rep->failed, rep->partial);
+                       "of %ld request%s, %ld failed and %ld kept rows back", rep->requests,
+                       rep->requests == 1 ? "" : "s", rep->failed, rep->partial);
 end:
   if (R.req)
     for (i = 0; i < R.n_req; i++) {

@@ -88,9 +88,9 @@ static void attr(rescue_buf *b, const char *name, const char *v) {
 
 typedef struct erow {
   const rescue_jnode *obj;
-  eaf_code *codes;     /* how each member travels, in member order (into layout.codes) */
+  eaf_code *codes;              /* how each member travels, in member order (into layout.codes) */
   const rescue_jnode *dialogue; /* the member carried by the turn annotation, or NULL */
-  const char *speaker; /* NULL: the row has no speaker usable as a participant */
+  const char *speaker;          /* NULL: the row has no speaker usable as a participant */
   int tier;
   long long ms0, ms1;
   int ts0, ts1; /* time slot numbers */
@@ -100,10 +100,10 @@ typedef struct etier {
   const char *speaker; /* NULL: "turn" without participant */
   int group, overflow;
   long long last_end;
-  char *suffix;        /* "@Alan", "@Alan#2", "", "#2" */
-  const char **keys;   /* field tiers: row keys in scheme order, then first seen */
+  char *suffix;      /* "@Alan", "@Alan#2", "", "#2" */
+  const char **keys; /* field tiers: row keys in scheme order, then first seen */
   int n_keys, cap_keys;
-  eaf_smap key_ix;     /* key -> 1 (membership) */
+  eaf_smap key_ix; /* key -> 1 (membership) */
 } etier;
 
 typedef struct eslot {
@@ -123,8 +123,8 @@ typedef struct layout {
 } layout;
 
 static int is_list_field(const rescue_field *f) {
-  return f && (f->type == RESCUE_F_ENTITIES || f->type == RESCUE_F_INTS ||
-               f->type == RESCUE_F_LIST);
+  return f &&
+         (f->type == RESCUE_F_ENTITIES || f->type == RESCUE_F_INTS || f->type == RESCUE_F_LIST);
 }
 
 /* How member m of a row is carried (the codes of elan_int.h). */
@@ -602,10 +602,10 @@ static void write_links(const layout *L, rescue_buf *b, long *next_link) {
 
 static const char *mime_of(const char *path) {
   static const char *const map[][2] = {
-      {".mp4", "video/mp4"},  {".m4v", "video/mp4"},       {".mov", "video/quicktime"},
-      {".mkv", "video/x-matroska"}, {".webm", "video/webm"}, {".mpg", "video/mpeg"},
-      {".mpeg", "video/mpeg"}, {".wav", "audio/x-wav"},     {".mp3", "audio/mpeg"},
-      {".m4a", "audio/mp4"},  {".avi", "video/x-msvideo"}};
+      {".mp4", "video/mp4"},        {".m4v", "video/mp4"},      {".mov", "video/quicktime"},
+      {".mkv", "video/x-matroska"}, {".webm", "video/webm"},    {".mpg", "video/mpeg"},
+      {".mpeg", "video/mpeg"},      {".wav", "audio/x-wav"},    {".mp3", "audio/mpeg"},
+      {".m4a", "audio/mp4"},        {".avi", "video/x-msvideo"}};
   size_t i, n = strlen(path);
   for (i = 0; i < sizeof map / sizeof map[0]; i++) {
     size_t m = strlen(map[i][0]);
@@ -708,9 +708,9 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
     goto end;
   }
   if ((rc = layout_build(&L, arr))) {
-    rc = rc == RESCUE_ENOMEM ? rescue_seterr(err, rc, NULL)
-                             : rescue_seterr(err, rc, "sample '%s': a row is not an object",
-                                             s->sample_id);
+    rc = rc == RESCUE_ENOMEM
+             ? rescue_seterr(err, rc, NULL)
+             : rescue_seterr(err, rc, "sample '%s': a row is not an object", s->sample_id);
     goto end;
   }
   for (i = 0; i < L.n; i++) {
@@ -867,10 +867,12 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
       const rescue_labelset *cv = field_cv(&L, all.keys[i]);
       rescue_buf_puts(&body, "    <LINGUISTIC_TYPE");
       attr(&body, "LINGUISTIC_TYPE_ID", all.keys[i]);
-      rescue_buf_printf(&body, " TIME_ALIGNABLE=\"false\" CONSTRAINTS=\"%s\" "
-                               "GRAPHIC_REFERENCES=\"false\"",
-                        is_list_field(rescue_scheme_field(sc, all.keys[i])) ? "Symbolic_Subdivision"
-                                                                          : "Symbolic_Association");
+      rescue_buf_printf(&body,
+                        " TIME_ALIGNABLE=\"false\" CONSTRAINTS=\"%s\" "
+                        "GRAPHIC_REFERENCES=\"false\"",
+                        is_list_field(rescue_scheme_field(sc, all.keys[i]))
+                            ? "Symbolic_Subdivision"
+                            : "Symbolic_Association");
       if (cv)
         attr(&body, "CONTROLLED_VOCABULARY_REF", cv->name);
       rescue_buf_puts(&body, "/>\n");
@@ -878,19 +880,19 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
     rescue_free(all.keys);
     eaf_smap_free(&all.key_ix);
   }
-  rescue_buf_puts(&body,
-                  "    <LANGUAGE LANG_ID=\"eng\" LANG_DEF=\"http://cdb.iso.org/lg/CDB-00138502-001\" "
-                  "LANG_LABEL=\"English (eng)\"/>\n"
-                  "    <CONSTRAINT DESCRIPTION=\"Time subdivision of parent annotation's time "
-                  "interval, no time gaps allowed within this interval\" "
-                  "STEREOTYPE=\"Time_Subdivision\"/>\n"
-                  "    <CONSTRAINT DESCRIPTION=\"Symbolic subdivision of a parent annotation. "
-                  "Annotations refering to the same parent are ordered\" "
-                  "STEREOTYPE=\"Symbolic_Subdivision\"/>\n"
-                  "    <CONSTRAINT DESCRIPTION=\"1-1 association with a parent annotation\" "
-                  "STEREOTYPE=\"Symbolic_Association\"/>\n"
-                  "    <CONSTRAINT DESCRIPTION=\"Time alignable annotations within the parent "
-                  "annotation's time interval, gaps are allowed\" STEREOTYPE=\"Included_In\"/>\n");
+  rescue_buf_puts(
+      &body, "    <LANGUAGE LANG_ID=\"eng\" LANG_DEF=\"http://cdb.iso.org/lg/CDB-00138502-001\" "
+             "LANG_LABEL=\"English (eng)\"/>\n"
+             "    <CONSTRAINT DESCRIPTION=\"Time subdivision of parent annotation's time "
+             "interval, no time gaps allowed within this interval\" "
+             "STEREOTYPE=\"Time_Subdivision\"/>\n"
+             "    <CONSTRAINT DESCRIPTION=\"Symbolic subdivision of a parent annotation. "
+             "Annotations refering to the same parent are ordered\" "
+             "STEREOTYPE=\"Symbolic_Subdivision\"/>\n"
+             "    <CONSTRAINT DESCRIPTION=\"1-1 association with a parent annotation\" "
+             "STEREOTYPE=\"Symbolic_Association\"/>\n"
+             "    <CONSTRAINT DESCRIPTION=\"Time alignable annotations within the parent "
+             "annotation's time interval, gaps are allowed\" STEREOTYPE=\"Included_In\"/>\n");
   /* controlled vocabularies: the scheme's closed label sets for this scenario */
   for (k = 0; k < sc->n_labelsets; k++) {
     const rescue_labelset *ls = rescue_scheme_labelset(sc, sc->labelsets[k].name, L.scenario);
@@ -905,12 +907,14 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
       continue;
     rescue_buf_puts(&body, "    <CONTROLLED_VOCABULARY");
     attr(&body, "CV_ID", ls->name);
-    rescue_buf_printf(&body, ">\n        <DESCRIPTION LANG_REF=\"eng\">RESCUE %s labels (%s)"
-                             "</DESCRIPTION>\n",
+    rescue_buf_printf(&body,
+                      ">\n        <DESCRIPTION LANG_REF=\"eng\">RESCUE %s labels (%s)"
+                      "</DESCRIPTION>\n",
                       ls->name, ls->scenario ? ls->scenario : L.scenario);
     for (j = 0; j < ls->n; j++) {
-      rescue_buf_printf(&body, "        <CV_ENTRY_ML CVE_ID=\"cve-%s-%d\">\n"
-                               "            <CVE_VALUE",
+      rescue_buf_printf(&body,
+                        "        <CV_ENTRY_ML CVE_ID=\"cve-%s-%d\">\n"
+                        "            <CVE_VALUE",
                         ls->name, j + 1);
       if (ls->descriptions && ls->descriptions[j] &&
           eaf_xml_ok(ls->descriptions[j], strlen(ls->descriptions[j])))
@@ -950,10 +954,11 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
     rescue_buf_puts(out, "/>\n");
   }
   urn_of(s->sample_id, urn);
-  rescue_buf_printf(out, "        <PROPERTY NAME=\"URN\">urn:nl-mpi-tools-elan-eaf:%s</PROPERTY>\n"
-                         "        <PROPERTY NAME=\"lastUsedAnnotationId\">%ld</PROPERTY>\n"
-                         "        <PROPERTY NAME=\"" EAF_PROP_FORMAT "\">1</PROPERTY>\n"
-                         "        <PROPERTY NAME=\"" EAF_PROP_SAMPLE_ID "\">",
+  rescue_buf_printf(out,
+                    "        <PROPERTY NAME=\"URN\">urn:nl-mpi-tools-elan-eaf:%s</PROPERTY>\n"
+                    "        <PROPERTY NAME=\"lastUsedAnnotationId\">%ld</PROPERTY>\n"
+                    "        <PROPERTY NAME=\"" EAF_PROP_FORMAT "\">1</PROPERTY>\n"
+                    "        <PROPERTY NAME=\"" EAF_PROP_SAMPLE_ID "\">",
                     urn, next_id - 1);
   eaf_xml_put(out, s->sample_id, strlen(s->sample_id), 0);
   rescue_buf_puts(out, "</PROPERTY>\n");
@@ -980,8 +985,8 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
     rescue_buf_puts(out, "</PROPERTY>\n    </HEADER>\n    <TIME_ORDER>\n");
   }
   for (i = 0; i < 2 * L.n; i++)
-    rescue_buf_printf(out, "        <TIME_SLOT TIME_SLOT_ID=\"ts%d\" TIME_VALUE=\"%lld\"/>\n", i + 1,
-                      L.slots[i].ms);
+    rescue_buf_printf(out, "        <TIME_SLOT TIME_SLOT_ID=\"ts%d\" TIME_VALUE=\"%lld\"/>\n",
+                      i + 1, L.slots[i].ms);
   rescue_buf_puts(out, "    </TIME_ORDER>\n");
   rescue_buf_putn(out, body.s ? body.s : "", body.len);
   rescue_buf_puts(out, "</ANNOTATION_DOCUMENT>\n");

@@ -36,8 +36,8 @@ typedef struct etype {
 
 typedef struct ecv {
   const char *id;
-  int external;           /* entries live in an external file (EXT_REF) */
-  const char **entries;   /* CVE_IDs */
+  int external;         /* entries live in an external file (EXT_REF) */
+  const char **entries; /* CVE_IDs */
   int n_entries, cap_entries;
 } ecv;
 
@@ -56,12 +56,12 @@ typedef struct eann {
   long line;
   int tier;
   int alignable;
-  int ts1, ts2;         /* slot indexes (alignable) */
+  int ts1, ts2; /* slot indexes (alignable) */
   const char *ref_id, *prev_id, *cve_ref;
-  int ref;              /* parent annotation (REF_ANNOTATION) */
-  int root;             /* the row annotation it belongs to; -2 not yet known; -1 none */
+  int ref;                       /* parent annotation (REF_ANNOTATION) */
+  int root;                      /* the row annotation it belongs to; -2 not yet known; -1 none */
   int first_child, next_sibling; /* REF children of this annotation, document order */
-  double start, end;    /* ms, resolved */
+  double start, end;             /* ms, resolved */
   int interpolated;
 } eann;
 
@@ -83,22 +83,22 @@ typedef struct eaf {
   xmlChar **owned; /* strings to free with xmlFree */
   int n_owned, cap_owned;
   const char *p_format, *p_sample_id, *p_sample, *p_annotator;
-  char *state;     /* resolve()'s walk marks, freed with the rest */
+  char *state;        /* resolve()'s walk marks, freed with the rest */
   double ms_per_unit; /* TIME_VALUE units (0: milliseconds) */
-  int *next_same;  /* own files: the next child of the same turn and key, -1 at the end */
-  int *tail_same;  /* ... and, on a chain's first child, its last one */
+  int *next_same;     /* own files: the next child of the same turn and key, -1 at the end */
+  int *tail_same;     /* ... and, on a chain's first child, its last one */
 } eaf;
 
-#define GROW(arr, n, cap)                                                          \
-  do {                                                                             \
-    if ((n) == (cap)) {                                                            \
-      int nc_ = (cap) ? (cap) * 2 : 64;                                            \
-      void *np_ = rescue_realloc((arr), (size_t)nc_ * sizeof *(arr));              \
-      if (!np_)                                                                    \
-        return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);                        \
-      (arr) = np_;                                                                 \
-      (cap) = nc_;                                                                 \
-    }                                                                              \
+#define GROW(arr, n, cap)                                                                          \
+  do {                                                                                             \
+    if ((n) == (cap)) {                                                                            \
+      int nc_ = (cap) ? (cap)*2 : 64;                                                              \
+      void *np_ = rescue_realloc((arr), (size_t)nc_ * sizeof *(arr));                              \
+      if (!np_)                                                                                    \
+        return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);                                         \
+      (arr) = np_;                                                                                 \
+      (cap) = nc_;                                                                                 \
+    }                                                                                              \
   } while (0)
 
 static int bad(eaf *E, xmlNodePtr n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -198,8 +198,10 @@ static int read_slots(eaf *E, xmlNodePtr to) {
       errno = 0;
       ms = strtoull(v, &end, 10);
       if (!*v || *end || errno || v[0] == '-' || ms > 4294967295ULL)
-        return bad(E, s, "time slot '%s': TIME_VALUE '%s' is not a whole number of "
-                         "milliseconds", id, v);
+        return bad(E, s,
+                   "time slot '%s': TIME_VALUE '%s' is not a whole number of "
+                   "milliseconds",
+                   id, v);
       sl->aligned = 1;
       sl->ms = E->ms_per_unit > 0 ? floor((double)ms * E->ms_per_unit + 0.5) : (double)ms;
     }
@@ -266,8 +268,9 @@ static int read_tier(eaf *E, xmlNodePtr t) {
                    an->ts1 < 0 ? 1 : 2, an->ts1 < 0 ? r1 : r2);
       if (E->slots[an->ts1].aligned && E->slots[an->ts2].aligned &&
           E->slots[an->ts2].ms < E->slots[an->ts1].ms)
-        return bad(E, x, "annotation '%s' ends (%.0f ms, slot '%s') before it starts (%.0f ms, "
-                         "slot '%s')",
+        return bad(E, x,
+                   "annotation '%s' ends (%.0f ms, slot '%s') before it starts (%.0f ms, "
+                   "slot '%s')",
                    an->id, E->slots[an->ts2].ms, r2, E->slots[an->ts1].ms, r1);
     } else {
       if (!(an->ref_id = at(x, "ANNOTATION_REF")))
@@ -373,8 +376,9 @@ static int check_links(eaf *E, xmlNodePtr root) {
               memcpy(one, p, n);
               one[n] = 0;
               if (eaf_smap_get(&E->ann_ix, one) < 0 && eaf_smap_get(&E->link_ix, one) < 0)
-                return bad(E, l, "reference link '%s' points at '%s', which is neither an "
-                                 "annotation nor a link",
+                return bad(E, l,
+                           "reference link '%s' points at '%s', which is neither an "
+                           "annotation nor a link",
                            at(l, "REF_LINK_ID"), one);
             }
             p += n;
@@ -438,8 +442,8 @@ static int resolve(eaf *E) {
       p = E->tiers[p].parent;
     }
     if (p >= 0 && state[p] == 1)
-      return rescue_seterr(E->err, RESCUE_EBADINPUT, "%s:%ld: tier '%s': PARENT_REF loops",
-                           E->name, E->tiers[p].line, E->tiers[p].id);
+      return rescue_seterr(E->err, RESCUE_EBADINPUT, "%s:%ld: tier '%s': PARENT_REF loops", E->name,
+                           E->tiers[p].line, E->tiers[p].id);
     for (q = i; q >= 0 && state[q] == 1; q = E->tiers[q].parent)
       state[q] = 2;
   }
@@ -672,8 +676,8 @@ static int put_json_value(rescue_buf *b, rescue_jdoc *doc, rescue_buf *tmp, cons
 }
 
 typedef struct orow {
-  int turn;    /* annotation index */
-  int number;  /* the record's row number, 0 when none */
+  int turn;   /* annotation index */
+  int number; /* the record's row number, 0 when none */
   double start;
 } orow;
 
@@ -708,15 +712,21 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
   int c, first = 1, subdiv, rc = 0;
   /* keys of the record, or for a turn added in ELAN those of a draft row (the values
      from its field tiers, else empty) */
-  static const char *const basic[][2] = {
-      {"start_time", "t"},          {"end_time", "t"},
-      {"primary_speaker", "p"},     {"target", "ls"},
-      {"dialogue_cleaned", "d"},    {"utterance_type", "s"},
-      {"background_dialogue", "lj"}, {"tone_of_voice", "s"},
-      {"body_posture", "lj"},       {"facial_expressions", "lj"},
-      {"self_directed_behavior", "lj"}, {"interaction_behavior", "lj"},
-      {"internal_emotion", "lj"},   {"viewpoints_attitudes", "lj"},
-      {"support_strategy", "lj"}};
+  static const char *const basic[][2] = {{"start_time", "t"},
+                                         {"end_time", "t"},
+                                         {"primary_speaker", "p"},
+                                         {"target", "ls"},
+                                         {"dialogue_cleaned", "d"},
+                                         {"utterance_type", "s"},
+                                         {"background_dialogue", "lj"},
+                                         {"tone_of_voice", "s"},
+                                         {"body_posture", "lj"},
+                                         {"facial_expressions", "lj"},
+                                         {"self_directed_behavior", "lj"},
+                                         {"interaction_behavior", "lj"},
+                                         {"internal_emotion", "lj"},
+                                         {"viewpoints_attitudes", "lj"},
+                                         {"support_strategy", "lj"}};
   const int n_basic = (int)(sizeof basic / sizeof basic[0]);
   if (keys && keys->type != RESCUE_JARRAY)
     keys = NULL;
@@ -750,13 +760,13 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
     if (eaf_smap_put(&listed, basic[c][0], 0) < 0)
       goto oom;
   rescue_buf_putc(out, '{');
-#define KEY(name)                                                                 \
-  do {                                                                            \
-    if (!first)                                                                   \
-      rescue_buf_putn(out, ", ", 2);                                              \
-    first = 0;                                                                    \
-    rescue_jwrite_string(out, (name), strlen(name));                              \
-    rescue_buf_putn(out, ": ", 2);                                                \
+#define KEY(name)                                                                                  \
+  do {                                                                                             \
+    if (!first)                                                                                    \
+      rescue_buf_putn(out, ", ", 2);                                                               \
+    first = 0;                                                                                     \
+    rescue_jwrite_string(out, (name), strlen(name));                                               \
+    rescue_buf_putn(out, ": ", 2);                                                                 \
   } while (0)
   {
     int nk = keys ? (int)keys->len : n_basic, i;
@@ -791,16 +801,15 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
           rescue_buf_printf(tmp, "{\"start_time\": %s, \"end_time\": %s}", tok0, tok1);
           {
             rescue_jerror je;
-            const rescue_jnode *r = rescue_buf_ok(tmp) ? rescue_jparse(jd, tmp->s, tmp->len, &je)
-                                                       : NULL;
+            const rescue_jnode *r =
+                rescue_buf_ok(tmp) ? rescue_jparse(jd, tmp->s, tmp->len, &je) : NULL;
             if (r)
               eaf_row_ms(r, &e0, &e1);
             else
               tok = NULL;
           }
         }
-        if (tok && E->slots[is_end ? ta->ts2 : ta->ts1].aligned &&
-            (double)(is_end ? e1 : e0) == ms)
+        if (tok && E->slots[is_end ? ta->ts2 : ta->ts1].aligned && (double)(is_end ? e1 : e0) == ms)
           rescue_buf_puts(out, tok);
         else
           put_ms(out, ms);
@@ -1302,8 +1311,8 @@ end:
 
 /* ---- the sample ---- */
 
-int rescue_eaf_parse(const char *name, const char *data, size_t len,
-                     const rescue_eaf_read_opts *o, rescue_eaf_sample *out, rescue_error *err) {
+int rescue_eaf_parse(const char *name, const char *data, size_t len, const rescue_eaf_read_opts *o,
+                     rescue_eaf_sample *out, rescue_error *err) {
   eaf E;
   rescue_buf rows = RESCUE_BUF_INIT, json = RESCUE_BUF_INIT;
   rescue_jdoc *jd = NULL;
@@ -1328,12 +1337,12 @@ int rescue_eaf_parse(const char *name, const char *data, size_t len,
   }
   if (own && E.p_sample_id && o->sample && strcmp(o->sample, E.p_sample_id) != 0) {
     rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                       "%s: this file is sample '%s', not '%s' (it names its own sample)",
-                       name, E.p_sample_id, o->sample);
+                       "%s: this file is sample '%s', not '%s' (it names its own sample)", name,
+                       E.p_sample_id, o->sample);
     goto end;
   }
-  rc = own ? own_rows(&E, &rows, &s.rows) : foreign_rows(&E, o->tiers, &rows, &s.rows,
-                                                         &s.interpolated);
+  rc = own ? own_rows(&E, &rows, &s.rows)
+           : foreign_rows(&E, o->tiers, &rows, &s.rows, &s.interpolated);
   if (rc)
     goto end;
   if (own) {
@@ -1410,8 +1419,9 @@ int rescue_eaf_read(const char *path, const rescue_eaf_read_opts *o, rescue_eaf_
   if (stat(path, &sb) != 0)
     return rescue_seterr(err, RESCUE_EIO, "cannot read '%s': %s", path, strerror(errno));
   if ((uint64_t)sb.st_size > RESCUE_EAF_MAX_BYTES)
-    return rescue_seterr(err, RESCUE_EBADINPUT, "%s: refused: %lld bytes, more than the %zu MiB "
-                                                "an EAF file may have",
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s: refused: %lld bytes, more than the %zu MiB "
+                         "an EAF file may have",
                          path, (long long)sb.st_size, RESCUE_EAF_MAX_BYTES >> 20);
   if ((rc = rescue_read_file(path, &data, &len, err)))
     return rc;

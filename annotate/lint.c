@@ -28,12 +28,15 @@ static const struct {
     {RESCUE_LINT_ERROR, "the last row ends within the sample's media"},
     {RESCUE_LINT_ERROR, "entity fields use only the sample's entity set"},
     {RESCUE_LINT_ERROR, "target is non-empty and never contains the primary_speaker"},
-    {RESCUE_LINT_ERROR, "utterance_type is empty on therapist rows, in the closed set on client rows"},
-    {RESCUE_LINT_ERROR, "background_dialogue: speaker set, target non-empty, speaker not in target"},
+    {RESCUE_LINT_ERROR,
+     "utterance_type is empty on therapist rows, in the closed set on client rows"},
+    {RESCUE_LINT_ERROR,
+     "background_dialogue: speaker set, target non-empty, speaker not in target"},
     {RESCUE_LINT_ERROR, "interaction_behavior: initiator not in target, target non-empty"},
     {RESCUE_LINT_ERROR, "internal_emotion intensity is a number in its range"},
     {RESCUE_LINT_ERROR, "viewpoints_attitudes: one target entity, different from the source"},
-    {RESCUE_LINT_ERROR, "support_strategy: therapist rows, provider Therapist, valid targets and type"},
+    {RESCUE_LINT_ERROR,
+     "support_strategy: therapist rows, provider Therapist, valid targets and type"},
     {RESCUE_LINT_ERROR, "relation labels are empty or in the sample's taxonomy"},
     {RESCUE_LINT_ERROR, "evidence rows point at rows of the same sample"},
     {RESCUE_LINT_WARNING, "every subtitle cue with words is covered by a row"},
@@ -61,15 +64,15 @@ typedef struct linter {
   const rescue_scheme *sc;
   rescue_lint_result *res;
   const char *sample_id;
-  const char *scenario;     /* the scenario whose label sets apply */
-  const char *group_label;  /* its group label */
-  char **ents;              /* the sample's entity set */
+  const char *scenario;    /* the scenario whose label sets apply */
+  const char *group_label; /* its group label */
+  char **ents;             /* the sample's entity set */
   int n_ents, cap_ents;
-  int first;                /* res->n before this sample (for sorting) */
-  int partial;              /* only some rows are shown: no R14, R19 */
+  int first;   /* res->n before this sample (for sorting) */
+  int partial; /* only some rows are shown: no R14, R19 */
   int oom;
-  rescue_buf a, b;          /* cleaning scratch */
-  char sugg[256];           /* suggestions for the next finding ("" when none) */
+  rescue_buf a, b; /* cleaning scratch */
+  char sugg[256];  /* suggestions for the next finding ("" when none) */
 } linter;
 
 /* Record a finding. */
@@ -208,16 +211,12 @@ static const char *type_ok(const rescue_field *f, const rescue_jnode *n) {
   if (n->type == RESCUE_JNULL && (!f->required || f->type == RESCUE_F_LABEL))
     return NULL;
   switch (f->type) {
-  case RESCUE_F_NUMBER:
-    return n->type == RESCUE_JNUMBER ? NULL : "a number";
-  case RESCUE_F_INT:
-    return n->type == RESCUE_JNUMBER && n->is_int ? NULL : "an integer";
+  case RESCUE_F_NUMBER: return n->type == RESCUE_JNUMBER ? NULL : "a number";
+  case RESCUE_F_INT: return n->type == RESCUE_JNUMBER && n->is_int ? NULL : "an integer";
   case RESCUE_F_TEXT:
   case RESCUE_F_ENTITY:
-  case RESCUE_F_LABEL:
-    return n->type == RESCUE_JSTRING ? NULL : "a string";
-  case RESCUE_F_ENTITIES:
-    return is_string_list(n) ? NULL : "a list of strings";
+  case RESCUE_F_LABEL: return n->type == RESCUE_JSTRING ? NULL : "a string";
+  case RESCUE_F_ENTITIES: return is_string_list(n) ? NULL : "a list of strings";
   case RESCUE_F_INTS:
     if (n->type != RESCUE_JARRAY)
       return "a list of row numbers";
@@ -225,8 +224,7 @@ static const char *type_ok(const rescue_field *f, const rescue_jnode *n) {
       if (c->type != RESCUE_JNUMBER || !c->is_int)
         return "a list of row numbers";
     return NULL;
-  case RESCUE_F_LIST:
-    return n->type == RESCUE_JARRAY ? NULL : "a list of objects";
+  case RESCUE_F_LIST: return n->type == RESCUE_JARRAY ? NULL : "a list of objects";
   }
   return NULL;
 }
@@ -289,7 +287,8 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
 ** The closest of cands[0..n) to s (up to three, at the smallest edit distance) into
 ** L->sugg for the next finding; returns the text for its message ("" when none).
 */
-static const char *suggest(linter *L, const char *s, const char *const *cands, int n, int max_dist) {
+static const char *suggest(linter *L, const char *s, const char *const *cands, int n,
+                           int max_dist) {
   int idx[3], k, i;
   size_t at = 0;
   L->sugg[0] = 0;
@@ -310,8 +309,9 @@ static int fold_eq(const char *a, const char *b) {
       b++;
     if (!*a || !*b)
       return !*a && !*b;
-    if ((unsigned char)*a < 0x80 && (unsigned char)*b < 0x80 ? tolower((unsigned char)*a) != tolower((unsigned char)*b)
-                                                              : *a != *b)
+    if ((unsigned char)*a < 0x80 && (unsigned char)*b < 0x80
+            ? tolower((unsigned char)*a) != tolower((unsigned char)*b)
+            : *a != *b)
       return 0;
     a++;
     b++;
@@ -339,7 +339,8 @@ static const char *fold_twin(linter *L, const char *s) {
 }
 
 /* R04 on one value: a string that is not in the entity set. empty_ok: emptiness is another rule's. */
-static void entity_check(linter *L, int pos, const char *path, const rescue_jnode *v, int empty_ok) {
+static void entity_check(linter *L, int pos, const char *path, const rescue_jnode *v,
+                         int empty_ok) {
   const char *s, *twin;
   char sh[64], sh2[64];
   if (!v || v->type != RESCUE_JSTRING)
@@ -355,7 +356,8 @@ static void entity_check(linter *L, int pos, const char *path, const rescue_jnod
     add(L, 20, pos, path, "'%s' differs from '%s' only by case or spacing", shorten(sh, s),
         shorten(sh2, twin));
   } else if (!in_set(L, s)) {
-    const char *close = suggest(L, s, (const char *const *)L->ents, L->n_ents, rescue_typo_budget(s));
+    const char *close =
+        suggest(L, s, (const char *const *)L->ents, L->n_ents, rescue_typo_budget(s));
     add(L, 4, pos, path, "'%s' is not an entity of this sample (participants, %s, %s)%s%s%s",
         shorten(sh, s), L->sc->therapist, L->group_label ? L->group_label : "the group label",
         *close ? "; closest: " : "", close, "");
@@ -394,8 +396,9 @@ static void r04(linter *L, const rescue_jnode *row, int pos) {
         snprintf(path, sizeof path, "%s[%d].%s", f->key, k, cf->key);
         if (cf->type == RESCUE_F_ENTITY) {
           /* an empty background speaker is R07's, an empty viewpoint target R10's */
-          int other = (strcmp(f->key, "background_dialogue") == 0 && strcmp(cf->key, "speaker") == 0) ||
-                      (strcmp(f->key, "viewpoints_attitudes") == 0 && strcmp(cf->key, "target") == 0);
+          int other =
+              (strcmp(f->key, "background_dialogue") == 0 && strcmp(cf->key, "speaker") == 0) ||
+              (strcmp(f->key, "viewpoints_attitudes") == 0 && strcmp(cf->key, "target") == 0);
           entity_check(L, pos, path, cv, other);
         } else if (cf->type == RESCUE_F_ENTITIES && cv->type == RESCUE_JARRAY) {
           for (c = cv->child; c; c = c->next) {
@@ -458,8 +461,7 @@ static void labels(linter *L, const rescue_jnode *row, int pos, int therapist) {
       add(L, 12, pos, f->key, "'%s' is not in the %s %s set; closest: %s", shorten(sh, s),
           L->scenario, f->labels, suggest(L, s, (const char *const *)ls->labels, ls->n, 1000));
     } else if (*s && !ls && f->labels) {
-      add(L, 12, pos, f->key, "the scheme has no %s set for scenario '%s'", f->labels,
-          L->scenario);
+      add(L, 12, pos, f->key, "the scheme has no %s set for scenario '%s'", f->labels, L->scenario);
     }
   }
 }
@@ -533,8 +535,8 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
       else if (x->type != RESCUE_JNUMBER)
         add(L, 9, pos, path, "intensity is %s, not a number", jtype(x));
       else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
-        add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s, c->has_min ? c->min : -INFINITY,
-            c->has_max ? c->max : INFINITY);
+        add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s,
+            c->has_min ? c->min : -INFINITY, c->has_max ? c->max : INFINITY);
     }
   }
   /* R10 */
@@ -667,7 +669,8 @@ static void r14(linter *L, const rescue_jnode *const *rows, int n, const rescue_
     return;
   }
   for (i = 0; i < n; i++) {
-    const rescue_jnode *a = rescue_jget(rows[i], "start_time"), *b = rescue_jget(rows[i], "end_time");
+    const rescue_jnode *a = rescue_jget(rows[i], "start_time"),
+                       *b = rescue_jget(rows[i], "end_time");
     if (a && b && a->type == RESCUE_JNUMBER && b->type == RESCUE_JNUMBER && b->num > a->num) {
       sp[k].s = a->num;
       sp[k++].e = b->num;
@@ -732,8 +735,8 @@ static const char *derive(linter *L, const rescue_jnode *const *rows, int n, cha
       lists[0] = rescue_jget(row, "target");
       lists[1] = NULL;
       for (l = 0; l < 1; l++)
-        for (c = lists[l] && lists[l]->type == RESCUE_JARRAY ? lists[l]->child : NULL; c && nn < 256;
-             c = c->next) {
+        for (c = lists[l] && lists[l]->type == RESCUE_JARRAY ? lists[l]->child : NULL;
+             c && nn < 256; c = c->next) {
           offs[nn++] = L->b.len;
           rescue_jclean(&L->b, c);
           rescue_buf_putc(&L->b, 0);
@@ -802,8 +805,9 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
     if (sv->type != RESCUE_JSTRING) {
       add(L, 19, 0, "scenario", "scenario is %s, not a string", jtype(sv));
     } else if (strcmp(sv->s, derived) != 0) {
-      add(L, 19, 0, "scenario", "scenario is '%s' but the sample reads as %s (corpus/FORMAT.md §6.3)",
-          shorten(sh, sv->s), derived);
+      add(L, 19, 0, "scenario",
+          "scenario is '%s' but the sample reads as %s (corpus/FORMAT.md §6.3)", shorten(sh, sv->s),
+          derived);
       if (rescue_scheme_group_label(L->sc, sv->s))
         L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";
     }
@@ -835,7 +839,8 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
           rescue_buf_printf(&miss, "%s'%s'", miss.len ? ", " : "", shorten(sh, dp[i]));
       }
       if (miss.len || extra.len)
-        add(L, 19, 0, "participants", "participants differ from the rows' speakers and targets:%s%s%s%s",
+        add(L, 19, 0, "participants",
+            "participants differ from the rows' speakers and targets:%s%s%s%s",
             miss.len ? " not listed " : "", miss.len ? miss.s : "",
             extra.len ? (miss.len ? "; listed but absent " : " listed but absent ") : "",
             extra.len ? extra.s : "");
@@ -938,8 +943,10 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
           continue;
         pe = rescue_jget(rows[j], "end_time");
         if (pe && pe->type == RESCUE_JNUMBER && st->num < pe->num)
-          add(&L, 18, p, "start_time", "starts at %s s, before row %d of the same speaker '%s' "
-              "ends (%s s)", st->s, pos ? pos[j] : j + 1, shorten(sh, speaker), pe->s);
+          add(&L, 18, p, "start_time",
+              "starts at %s s, before row %d of the same speaker '%s' "
+              "ends (%s s)",
+              st->s, pos ? pos[j] : j + 1, shorten(sh, speaker), pe->s);
         break;
       }
     }
@@ -995,7 +1002,8 @@ void rescue_lint_finding_text(const rescue_lint_finding *f, rescue_buf *out) {
 }
 
 /* One finding as a JSON object (with its waiver when waived). */
-static void finding_json(const rescue_lint_result *res, const rescue_lint_finding *f, rescue_jw *w) {
+static void finding_json(const rescue_lint_result *res, const rescue_lint_finding *f,
+                         rescue_jw *w) {
   char id[8];
   snprintf(id, sizeof id, "R%02d", f->rule);
   rescue_jw_obj(w);
@@ -1126,7 +1134,8 @@ static int media_duration(rescue_store *st, int64_t ref, double *out) {
 }
 
 /* The latest subtitle import's cues of a sample; texts kept in buf. */
-static int load_cues(rescue_store *st, int64_t ref, rescue_lint_cue **cues, int *n, rescue_buf *buf) {
+static int load_cues(rescue_store *st, int64_t ref, rescue_lint_cue **cues, int *n,
+                     rescue_buf *buf) {
   sqlite3_stmt *s = rescue_store_stmt(st, "lint_cues");
   size_t *offs = NULL;
   int cap = 0, rc, i;
@@ -1240,12 +1249,11 @@ static void apply_waivers(rescue_lint_result *res) {
 }
 
 /* The sample's ref and row count, with a clear message when it is not in the corpus. */
-static int waiver_target(rescue_store *st, int rule, const char *sample_id, int row,
-                         int64_t *ref) {
+static int waiver_target(rescue_store *st, int rule, const char *sample_id, int row, int64_t *ref) {
   int n_rows, rc;
   if (rule < 1 || rule > RESCUE_LINT_RULES)
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "no rule R%02d (rules are R01-R%02d)", rule, RESCUE_LINT_RULES);
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "no rule R%02d (rules are R01-R%02d)",
+                         rule, RESCUE_LINT_RULES);
   if ((rc = rescue_sample_rowcount(st, sample_id, &n_rows)) == RESCUE_ENOTFOUND)
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no sample '%s' in the corpus",
                          sample_id);
@@ -1315,8 +1323,8 @@ int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int r
     goto fail;
   }
   if (sqlite3_changes(rescue_store_db(st)) == 0) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND,
-                       "no waiver for R%02d on '%s' row %d", rule, sample_id, row);
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no waiver for R%02d on '%s' row %d",
+                       rule, sample_id, row);
     goto fail;
   }
   return rescue_store_commit(st);
@@ -1334,7 +1342,8 @@ int rescue_lint_waiver_parse(const char *spec, int *rule, char **sample_id, int 
   if (!c1 || c1 == c2 || c2 == c1 + 1)
     return rescue_seterr(err, RESCUE_EINVAL,
                          "a waiver is <rule>:<sample_id>:<row> (R13:alan_and_evelyn/003:2), not "
-                         "'%s'", spec);
+                         "'%s'",
+                         spec);
   p = spec;
   if (*p == 'R' || *p == 'r')
     p++;

@@ -15,10 +15,10 @@
 #include "rescue_store.h"
 
 typedef enum rescue_adj_policy {
-  RESCUE_ADJ_LEAD,      /* the lead's version where the lead made one, else field by field
+  RESCUE_ADJ_LEAD,     /* the lead's version where the lead made one, else field by field
                            what all other coders share */
-  RESCUE_ADJ_MAJORITY,  /* field by field, the value most coders share (a tie is undecided) */
-  RESCUE_ADJ_LATEST     /* the latest version by any coder, whole row */
+  RESCUE_ADJ_MAJORITY, /* field by field, the value most coders share (a tie is undecided) */
+  RESCUE_ADJ_LATEST    /* the latest version by any coder, whole row */
 } rescue_adj_policy;
 
 int rescue_adj_policy_parse(const char *name, rescue_adj_policy *out);
@@ -26,13 +26,13 @@ const char *rescue_adj_policy_name(rescue_adj_policy p);
 
 typedef struct rescue_adjudicate_opts {
   rescue_adj_policy policy;
-  const char *lead;               /* lead policy: the lead (NULL: the corpus's only lead) */
-  const char *const *samples;     /* only these (discarded ones only when named) */
+  const char *lead;           /* lead policy: the lead (NULL: the corpus's only lead) */
+  const char *const *samples; /* only these (discarded ones only when named) */
   int n_samples;
-  const char *const *coders;      /* the coders (registered names); NULL or 0: every
+  const char *const *coders; /* the coders (registered names); NULL or 0: every
                                      annotator or lead, not retired, with a saved version */
   int n_coders;
-  int dry_run;                    /* decide and report, write nothing */
+  int dry_run; /* decide and report, write nothing */
 } rescue_adjudicate_opts;
 
 /* One coder's value of a field: canonical JSON, or NULL when their row lacks the key. */
@@ -45,26 +45,26 @@ typedef struct rescue_adj_value {
 typedef struct rescue_adj_field {
   char *field;
   int n_values;
-  rescue_adj_value *values;       /* one per coder, in coder order */
+  rescue_adj_value *values; /* one per coder, in coder order */
 } rescue_adj_field;
 
 typedef struct rescue_adj_undecided {
   char *sample_id;
-  int row;                        /* position */
+  int row; /* position */
   char *reason;
-  int n_fields;                   /* the fields still undecided (0: the reason says why) */
+  int n_fields; /* the fields still undecided (0: the reason says why) */
   rescue_adj_field *fields;
 } rescue_adj_undecided;
 
 typedef struct rescue_adjudicate_result {
-  char *lead;                     /* the lead used (lead policy) */
-  long samples, rows;             /* looked at */
-  long written;                   /* gold versions written */
-  long unchanged;                 /* decided as the current gold already is */
-  long fields_agreed;             /* fields decided because the coders agree */
-  long fields_decided;            /* fields decided by a lead's decision or by majority */
-  long decisions;                 /* decisions recorded (rescue_adjudicate_decide) */
-  char **coders;                  /* the coders used, in order */
+  char *lead;          /* the lead used (lead policy) */
+  long samples, rows;  /* looked at */
+  long written;        /* gold versions written */
+  long unchanged;      /* decided as the current gold already is */
+  long fields_agreed;  /* fields decided because the coders agree */
+  long fields_decided; /* fields decided by a lead's decision or by majority */
+  long decisions;      /* decisions recorded (rescue_adjudicate_decide) */
+  char **coders;       /* the coders used, in order */
   int n_coders;
   int n_undecided, cap_undecided;
   rescue_adj_undecided *undecided;

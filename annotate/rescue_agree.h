@@ -36,9 +36,9 @@ int rescue_agree_level_parse(const char *name, rescue_agree_level *out);
 /* A result's status: anything but OK comes with a null alpha (annotate/AGREEMENT.md). */
 typedef enum rescue_agree_status {
   RESCUE_AGREE_OK,
-  RESCUE_AGREE_NO_DATA,       /* no unit has two values */
-  RESCUE_AGREE_NO_VARIATION,  /* fewer than two distinct pairable values (D_e = 0) */
-  RESCUE_AGREE_INVALID_LEVEL  /* the level does not fit the values (ratio with mixed signs) */
+  RESCUE_AGREE_NO_DATA,      /* no unit has two values */
+  RESCUE_AGREE_NO_VARIATION, /* fewer than two distinct pairable values (D_e = 0) */
+  RESCUE_AGREE_INVALID_LEVEL /* the level does not fit the values (ratio with mixed signs) */
 } rescue_agree_status;
 
 const char *rescue_agree_status_name(rescue_agree_status s);
@@ -99,36 +99,36 @@ long rescue_agree_n_units(const rescue_agree_data *d);
 
 typedef enum rescue_agree_by {
   RESCUE_BY_NONE,
-  RESCUE_BY_STRATUM,  /* --by scenario */
-  RESCUE_BY_CLUSTER   /* --by sample */
+  RESCUE_BY_STRATUM, /* --by scenario */
+  RESCUE_BY_CLUSTER  /* --by sample */
 } rescue_agree_by;
 
 typedef struct rescue_agree_opts {
-  int ci_replicates;     /* 0: no interval */
-  uint64_t seed;         /* bootstrap seed */
-  int ci_unit;           /* 1: resample units; 0: resample clusters (units when there are none) */
-  double ci_level;       /* 0: 0.95 */
+  int ci_replicates; /* 0: no interval */
+  uint64_t seed;     /* bootstrap seed */
+  int ci_unit;       /* 1: resample units; 0: resample clusters (units when there are none) */
+  double ci_level;   /* 0: 0.95 */
   rescue_agree_by by;
 } rescue_agree_opts;
 
 typedef struct rescue_agree_pair {
-  int a, b;              /* coder indexes, a < b */
-  long units;            /* units both coded */
-  long skipped;          /* units only one of the two coded */
-  double kappa;          /* Cohen's kappa; NAN when undefined */
-  double kappa_linear;   /* weighted (ordinal, interval, ratio); NAN otherwise */
+  int a, b;            /* coder indexes, a < b */
+  long units;          /* units both coded */
+  long skipped;        /* units only one of the two coded */
+  double kappa;        /* Cohen's kappa; NAN when undefined */
+  double kappa_linear; /* weighted (ordinal, interval, ratio); NAN otherwise */
   double kappa_quadratic;
 } rescue_agree_pair;
 
 typedef struct rescue_agree_label_stat {
-  int value;             /* value index (nominal, ordinal) or element index (sets) */
+  int value; /* value index (nominal, ordinal) or element index (sets) */
   const char *name;
-  long count;            /* pairable values equal to / containing it */
-  double alpha;          /* one-vs-rest binary alpha; NAN when undefined */
+  long count;   /* pairable values equal to / containing it */
+  double alpha; /* one-vs-rest binary alpha; NAN when undefined */
 } rescue_agree_label_stat;
 
 typedef struct rescue_agree_group_stat {
-  const char *name;      /* stratum or cluster name */
+  const char *name; /* stratum or cluster name */
   rescue_agree_status status;
   double alpha;
   long units, pairable_values;
@@ -137,23 +137,23 @@ typedef struct rescue_agree_group_stat {
 typedef struct rescue_agree_result {
   rescue_agree_level level;
   rescue_agree_status status;
-  long units;            /* pairable units (two values or more) */
-  long units_single;     /* units with one value (they drop out) */
+  long units;        /* pairable units (two values or more) */
+  long units_single; /* units with one value (they drop out) */
   long pairable_values;
-  double alpha;          /* NAN unless status is OK */
-  double alpha_other;    /* set levels: alpha with the other set distance (MASI <-> Jaccard) */
-  double d_o, d_e;       /* observed and expected disagreement */
-  double percent_agreement;   /* mean share of agreeing pairs per pairable unit; NAN if none */
-  long complete_units;   /* units every coder coded (Fleiss, AC1) */
-  double fleiss_kappa, gwet_ac1;   /* NAN when undefined */
+  double alpha;             /* NAN unless status is OK */
+  double alpha_other;       /* set levels: alpha with the other set distance (MASI <-> Jaccard) */
+  double d_o, d_e;          /* observed and expected disagreement */
+  double percent_agreement; /* mean share of agreeing pairs per pairable unit; NAN if none */
+  long complete_units;      /* units every coder coded (Fleiss, AC1) */
+  double fleiss_kappa, gwet_ac1; /* NAN when undefined */
   int n_pairs;
   rescue_agree_pair *pairs;
-  long pairs_left_out;   /* coder pairs without a kappa: too many coders to hold them all */
+  long pairs_left_out; /* coder pairs without a kappa: too many coders to hold them all */
   int n_labels;
   rescue_agree_label_stat *labels;
-  int n_matrix;          /* coincidence matrix over n_matrix values (0: not kept) */
+  int n_matrix; /* coincidence matrix over n_matrix values (0: not kept) */
   int *matrix_values;
-  double *matrix;        /* n_matrix x n_matrix, row-major */
+  double *matrix; /* n_matrix x n_matrix, row-major */
   /* TEXT level */
   long text_pairs;
   double share_identical, token_f1;
@@ -209,11 +209,11 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
 extern const char *const rescue_agree_fields[];
 
 typedef struct rescue_agree_corpus_opts {
-  const char *const *fields;   /* names from rescue_agree_fields; NULL or 0: all */
+  const char *const *fields; /* names from rescue_agree_fields; NULL or 0: all */
   int n_fields;
-  const char *const *coders;   /* annotator names; NULL or 0: every human annotator with versions */
+  const char *const *coders; /* annotator names; NULL or 0: every human annotator with versions */
   int n_coders;
-  const char *const *samples;  /* sample ids; NULL or 0: every sample not discarded */
+  const char *const *samples; /* sample ids; NULL or 0: every sample not discarded */
   int n_samples;
   rescue_agree_opts stats;
 } rescue_agree_corpus_opts;

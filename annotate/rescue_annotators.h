@@ -51,16 +51,16 @@ typedef struct rescue_annotator_info {
   int64_t id;
   char *name, *role, *created_at;
   int has_token;
-  long versions;        /* row versions (not gold) */
-  long gold;            /* gold versions written under this name */
-  long samples;         /* samples with a version of theirs */
-  long assigned;        /* samples assigned in the latest run */
-  long shared;          /* of those, also assigned to someone else */
-  int retired;          /* 1: retired (rescue_annotator_retire) */
+  long versions; /* row versions (not gold) */
+  long gold;     /* gold versions written under this name */
+  long samples;  /* samples with a version of theirs */
+  long assigned; /* samples assigned in the latest run */
+  long shared;   /* of those, also assigned to someone else */
+  int retired;   /* 1: retired (rescue_annotator_retire) */
 } rescue_annotator_info;
 
 typedef struct rescue_assign_run {
-  int64_t id;           /* 0: no assignment yet */
+  int64_t id; /* 0: no assignment yet */
   uint64_t seed;
   double overlap;
   char *annotators;
@@ -73,18 +73,18 @@ int rescue_annotator_list(rescue_store *st, rescue_annotator_info **out, int *n,
 void rescue_annotator_list_free(rescue_annotator_info **list, int n, rescue_assign_run *run);
 
 typedef struct rescue_assign_opts {
-  const char *const *annotators;  /* names of existing annotators (not models) */
+  const char *const *annotators; /* names of existing annotators (not models) */
   int n_annotators;
-  double overlap;                 /* share of samples that get two reviewers, 0..1 */
+  double overlap; /* share of samples that get two reviewers, 0..1 */
   uint64_t seed;
 } rescue_assign_opts;
 
 typedef struct rescue_assign_result {
   int64_t run_id;
-  long samples, groups;           /* dealt out */
+  long samples, groups; /* dealt out */
   long double_samples, double_groups;
-  long *per_annotator;            /* samples per annotator, in the order given (owned) */
-  long *shared_per_annotator;     /* of those, shared (owned) */
+  long *per_annotator;        /* samples per annotator, in the order given (owned) */
+  long *shared_per_annotator; /* of those, shared (owned) */
 } rescue_assign_result;
 
 /*

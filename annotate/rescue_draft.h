@@ -20,22 +20,22 @@
 /* One request: a window of one sample's rows, and what became of it. */
 typedef struct rescue_draft_outcome {
   char *sample_id;
-  int row_from, row_to;     /* row_index (1-based, inclusive) */
-  const char *status;       /* "ok", "partial" (some rows kept back), "failed" */
-  int attempts;             /* runs of the command */
-  long wall_ms;             /* wall time of all attempts */
-  int exit_status;          /* of the last run: exit code, 128+signal, -1 timed out */
-  char *error;              /* why the request failed, or NULL */
-  char *prompt_sha256;      /* hex SHA-256 of the first attempt's prompt */
-  int rows_imported;        /* versions written */
-  int rows_kept_back;       /* requested rows not written (errors or no answer) */
+  int row_from, row_to; /* row_index (1-based, inclusive) */
+  const char *status;   /* "ok", "partial" (some rows kept back), "failed" */
+  int attempts;         /* runs of the command */
+  long wall_ms;         /* wall time of all attempts */
+  int exit_status;      /* of the last run: exit code, 128+signal, -1 timed out */
+  char *error;          /* why the request failed, or NULL */
+  char *prompt_sha256;  /* hex SHA-256 of the first attempt's prompt */
+  int rows_imported;    /* versions written */
+  int rows_kept_back;   /* requested rows not written (errors or no answer) */
   int n_findings;
-  char **findings;          /* "row 3: error: R06 utterance_type: ..." still present */
-  long coerced;             /* answer-shape tolerances used (fenced/prose JSON, by order) */
+  char **findings; /* "row 3: error: R06 utterance_type: ..." still present */
+  long coerced;    /* answer-shape tolerances used (fenced/prose JSON, by order) */
 } rescue_draft_outcome;
 
 typedef struct rescue_draft_report {
-  const char *model;        /* the annotator name given */
+  const char *model; /* the annotator name given */
   int n;
   rescue_draft_outcome *outcomes; /* in request order */
   long requests, ok, partial, failed;
@@ -43,17 +43,17 @@ typedef struct rescue_draft_report {
 } rescue_draft_report;
 
 typedef struct rescue_draft_opts {
-  const char *model_cmd;            /* run with /bin/sh -c */
-  const char *annotator;            /* a registered annotator with role model */
-  const char *const *samples;       /* only these (NULL/0: every sample not discarded) */
+  const char *model_cmd;      /* run with /bin/sh -c */
+  const char *annotator;      /* a registered annotator with role model */
+  const char *const *samples; /* only these (NULL/0: every sample not discarded) */
   int n_samples;
-  int rows_per_request;             /* 0: a whole sample per request */
-  int jobs;                         /* requests run at once (>= 1) */
-  double timeout;                   /* seconds per run of the command */
-  int retries;                      /* extra runs after a failed or faulty answer */
-  const char *prompt_template;      /* NULL: the built-in template */
+  int rows_per_request;        /* 0: a whole sample per request */
+  int jobs;                    /* requests run at once (>= 1) */
+  double timeout;              /* seconds per run of the command */
+  int retries;                 /* extra runs after a failed or faulty answer */
+  const char *prompt_template; /* NULL: the built-in template */
   size_t prompt_template_len;
-  const char *template_name;        /* for messages ("prompt.txt"); NULL: "built-in" */
+  const char *template_name; /* for messages ("prompt.txt"); NULL: "built-in" */
   /* print-only mode: no command is run and nothing is stored; each prompt goes here */
   void (*on_prompt)(void *arg, const char *sample_id, int from, int to, const char *prompt,
                     size_t len);

@@ -26,15 +26,15 @@
 
 /* Where a sample's media is, for the file's MEDIA_DESCRIPTOR (all may be NULL/0). */
 typedef struct rescue_eaf_media {
-  const char *path;   /* the source video as resolved on this machine (absolute or not) */
-  int has_span;       /* the sample is the span [start, end) of the source */
-  double start;       /* seconds: written as TIME_ORIGIN */
+  const char *path;     /* the source video as resolved on this machine (absolute or not) */
+  int has_span;         /* the sample is the span [start, end) of the source */
+  double start;         /* seconds: written as TIME_ORIGIN */
   const char *relative; /* the path from the .eaf file's folder, or NULL */
 } rescue_eaf_media;
 
 typedef struct rescue_eaf_write_opts {
-  const char *date;       /* xsd:dateTime for DATE, e.g. "2026-11-30T10:00:00+00:00" */
-  const char *annotator;  /* recorded as the tiers' ANNOTATOR and read back on import,
+  const char *date;              /* xsd:dateTime for DATE, e.g. "2026-11-30T10:00:00+00:00" */
+  const char *annotator;         /* recorded as the tiers' ANNOTATOR and read back on import,
                              or NULL */
   const rescue_eaf_media *media; /* or NULL */
 } rescue_eaf_write_opts;
@@ -52,21 +52,21 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
 
 typedef struct rescue_eaf_export_opts {
   rescue_view view;
-  const char *annotator;       /* name of view.annotator_id for RESCUE_VIEW_ANNOTATOR */
-  const char *const *samples;  /* only these sample ids (n_samples may be 0: all) */
+  const char *annotator;      /* name of view.annotator_id for RESCUE_VIEW_ANNOTATOR */
+  const char *const *samples; /* only these sample ids (n_samples may be 0: all) */
   int n_samples;
-  int force;                   /* replace a non-empty output folder */
+  int force; /* replace a non-empty output folder */
   int include_discarded;
-  const char *date;            /* DATE of every file; NULL: now */
+  const char *date; /* DATE of every file; NULL: now */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
 } rescue_eaf_export_opts;
 
 typedef struct rescue_eaf_export_result {
   long samples, rows;
-  long incomplete;   /* left out: not every row has a version in this view */
-  long discarded;    /* left out: discarded */
-  long fine_times;   /* row times with more than 3 decimals (ELAN shows them rounded) */
+  long incomplete; /* left out: not every row has a version in this view */
+  long discarded;  /* left out: discarded */
+  long fine_times; /* row times with more than 3 decimals (ELAN shows them rounded) */
 } rescue_eaf_export_result;
 
 /*
@@ -79,16 +79,16 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
 /* ---- import ---- */
 
 typedef struct rescue_eaf_read_opts {
-  const char *sample;    /* sample_id: required for files rescue did not write */
-  const char *tiers;     /* comma-separated tier ids to take rows from, or NULL */
+  const char *sample;      /* sample_id: required for files rescue did not write */
+  const char *tiers;       /* comma-separated tier ids to take rows from, or NULL */
   const char *head, *tail; /* sample-level JSON of the sample already in the store (as
                               rescue_sample keeps it, has_rows form), or NULL for a new one */
 } rescue_eaf_read_opts;
 
 typedef struct rescue_eaf_sample {
-  char *sample_id;   /* owned */
-  char *annotator;   /* recorded in a file rescue wrote, else NULL; owned */
-  char *json;        /* the sample as one release JSON object; owned */
+  char *sample_id; /* owned */
+  char *annotator; /* recorded in a file rescue wrote, else NULL; owned */
+  char *json;      /* the sample as one release JSON object; owned */
   size_t json_len;
   long rows;
   long interpolated; /* rows whose times came from unaligned slots (flagged on the row) */
@@ -101,8 +101,8 @@ typedef struct rescue_eaf_sample {
 ** dangling references, an annotation that ends before it starts, a foreign file
 ** without --sample or without rows tiers. out is filled only on success.
 */
-int rescue_eaf_parse(const char *name, const char *data, size_t len,
-                     const rescue_eaf_read_opts *o, rescue_eaf_sample *out, rescue_error *err);
+int rescue_eaf_parse(const char *name, const char *data, size_t len, const rescue_eaf_read_opts *o,
+                     rescue_eaf_sample *out, rescue_error *err);
 /* Read a file (at most RESCUE_EAF_MAX_BYTES) and parse it. */
 int rescue_eaf_read(const char *path, const rescue_eaf_read_opts *o, rescue_eaf_sample *out,
                     rescue_error *err);

@@ -18,15 +18,15 @@ typedef enum rescue_lint_severity { RESCUE_LINT_ERROR, RESCUE_LINT_WARNING } res
 #define RESCUE_LINT_RULES 21 /* R21: in an annotator view, a row someone else resegmented */
 
 typedef struct rescue_lint_finding {
-  int rule;                      /* 1..20 (R01..R20) */
+  int rule; /* 1..20 (R01..R20) */
   rescue_lint_severity severity;
   char *sample_id;
-  int row;                       /* 1-based position; 0: the sample as a whole */
-  char *field;                   /* "target", "internal_emotion[2].intensity", "participants" */
-  char *reason;                  /* one line */
-  char *suggestions;             /* out-of-set values: the closest allowed ones, ", "-separated
+  int row;           /* 1-based position; 0: the sample as a whole */
+  char *field;       /* "target", "internal_emotion[2].intensity", "participants" */
+  char *reason;      /* one line */
+  char *suggestions; /* out-of-set values: the closest allowed ones, ", "-separated
                                     (NULL when none) */
-  int waiver;                    /* 1 + index in the result's waivers when waived, else 0 */
+  int waiver;        /* 1 + index in the result's waivers when waived, else 0 */
 } rescue_lint_finding;
 
 /* An accepted finding (`rescue lint --waive`): rule, sample and row (0: the sample). */
@@ -34,19 +34,19 @@ typedef struct rescue_lint_waiver {
   int rule;
   char *sample_id;
   int row;
-  char *reason, *by, *at;        /* why, who, when (UTC ISO-8601) */
-  long matched;                  /* findings of this lint run it covers */
+  char *reason, *by, *at; /* why, who, when (UTC ISO-8601) */
+  long matched;           /* findings of this lint run it covers */
 } rescue_lint_waiver;
 
 typedef struct rescue_lint_result {
   int n, cap;
-  rescue_lint_finding *findings; /* by sample, then row, then rule */
-  long samples, rows;            /* what was checked */
-  long errors, warnings;          /* findings not waived */
-  long by_rule[RESCUE_LINT_RULES + 1];  /* findings not waived */
-  long waived;                   /* findings covered by a waiver */
+  rescue_lint_finding *findings;       /* by sample, then row, then rule */
+  long samples, rows;                  /* what was checked */
+  long errors, warnings;               /* findings not waived */
+  long by_rule[RESCUE_LINT_RULES + 1]; /* findings not waived */
+  long waived;                         /* findings covered by a waiver */
   int n_waivers;
-  rescue_lint_waiver *waivers;   /* every waiver of the corpus (rescue_lint only) */
+  rescue_lint_waiver *waivers; /* every waiver of the corpus (rescue_lint only) */
 } rescue_lint_result;
 
 /* The severity of rule 1..19 and its one-line description. */
@@ -61,8 +61,8 @@ typedef struct rescue_lint_cue {
 } rescue_lint_cue;
 
 typedef struct rescue_lint_media {
-  double duration;               /* seconds; NAN when no media is linked */
-  int n_cues;                    /* subtitle cues (0: none stored) */
+  double duration; /* seconds; NAN when no media is linked */
+  int n_cues;      /* subtitle cues (0: none stored) */
   const rescue_lint_cue *cues;
 } rescue_lint_media;
 
@@ -78,8 +78,8 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
                        const rescue_lint_media *media, rescue_lint_result *res);
 
 typedef struct rescue_lint_opts {
-  rescue_view view;              /* corpus view by default (zeroed) */
-  const char *const *samples;    /* only these (discarded ones are linted when named) */
+  rescue_view view;           /* corpus view by default (zeroed) */
+  const char *const *samples; /* only these (discarded ones are linted when named) */
   int n_samples;
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;

@@ -12,11 +12,11 @@
 typedef struct rescue_server rescue_server;
 
 typedef struct rescue_serve_opts {
-  const char *db;      /* corpus path */
-  const char *listen;  /* "host:port", "[v6]:port" or ":port" (NULL: 127.0.0.1:8080; port 0:
+  const char *db;     /* corpus path */
+  const char *listen; /* "host:port", "[v6]:port" or ":port" (NULL: 127.0.0.1:8080; port 0:
                           any free port, see rescue_serve_port) */
-  const char *assets;  /* folder served under /clips/ (clip output), or NULL */
-  int connections;     /* store connections for concurrent requests (0: 8) */
+  const char *assets; /* folder served under /clips/ (clip output), or NULL */
+  int connections;    /* store connections for concurrent requests (0: 8) */
 } rescue_serve_opts;
 
 /*

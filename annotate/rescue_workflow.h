@@ -19,8 +19,8 @@ int rescue_status_valid(const char *status);
 
 typedef struct rescue_status_entry {
   char *status;
-  char *reason;      /* NULL: none given */
-  char *annotator;   /* who changed it; NULL: not recorded */
+  char *reason;    /* NULL: none given */
+  char *annotator; /* who changed it; NULL: not recorded */
   char *created_at;
 } rescue_status_entry;
 
@@ -37,8 +37,8 @@ void rescue_status_history_free(rescue_status_entry **list, int n);
 typedef struct rescue_comment {
   int64_t id;
   char *sample_id;
-  int row;           /* 1-based row position; 0: a comment on the whole sample */
-  char *annotator;   /* NULL: not given */
+  int row;         /* 1-based row position; 0: a comment on the whole sample */
+  char *annotator; /* NULL: not given */
   char *text;
   char *created_at;
 } rescue_comment;
@@ -86,8 +86,8 @@ typedef struct rescue_assignment_info {
 ** name; annotator_id restricts them to one annotator (0: everyone). *run describes the run
 ** (run->id 0: no assignment yet, and the list is empty). Free with rescue_assign_list_free.
 */
-int rescue_assign_list(rescue_store *st, int64_t annotator_id, rescue_assignment_info **out,
-                       int *n, rescue_assign_run *run);
+int rescue_assign_list(rescue_store *st, int64_t annotator_id, rescue_assignment_info **out, int *n,
+                       rescue_assign_run *run);
 void rescue_assign_list_free(rescue_assignment_info **list, int n, rescue_assign_run *run);
 /*
 ** {"run": {...} or null, "assignments": [{"sample_id", "annotator", "status",

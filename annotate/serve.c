@@ -137,9 +137,7 @@ int srv_error(srv_req *r, int status, const char *fmt, ...) {
 int srv_fail(srv_req *r, int code, const char *msg) {
   switch (code) {
   case RESCUE_ELOCKED:
-  case RESCUE_EBUSY:
-    r->retry_after = 2;
-    return srv_error(r, 503, "%s", msg);
+  case RESCUE_EBUSY: r->retry_after = 2; return srv_error(r, 503, "%s", msg);
   case RESCUE_ENOANNOTATOR:
   case RESCUE_ENOGOLD:
   case RESCUE_ENOTFOUND: return srv_error(r, 404, "%s", msg);
@@ -187,9 +185,8 @@ const rescue_jnode *srv_body_json(srv_req *r, rescue_jdoc *doc) {
 
 /* Queue the response with the headers every response carries. */
 static enum MHD_Result send_response(srv_req *r) {
-  struct MHD_Response *resp =
-      MHD_create_response_from_buffer(r->out.len, r->out.s ? r->out.s : (char *)"",
-                                      MHD_RESPMEM_MUST_COPY);
+  struct MHD_Response *resp = MHD_create_response_from_buffer(
+      r->out.len, r->out.s ? r->out.s : (char *)"", MHD_RESPMEM_MUST_COPY);
   enum MHD_Result ret;
   if (!resp)
     return MHD_NO;

@@ -21,7 +21,7 @@
 /* ---- the scheme ---- */
 
 static void put_field(rescue_jw *w, const rescue_field *f) {
-  static const char *const types[] = {"number", "int",    "text", "entity",
+  static const char *const types[] = {"number",   "int",   "text", "entity",
                                       "entities", "label", "ints", "list"};
   int i;
   rescue_jw_obj(w);
@@ -215,7 +215,7 @@ void api_samples(srv_req *r) {
 
 /* A sample as one annotator's view shows it, parsed. */
 typedef struct loaded {
-  rescue_buf json;           /* the sample in release form */
+  rescue_buf json; /* the sample in release form */
   rescue_jdoc *doc;
   const rescue_jnode *sample;
   const rescue_jnode **rows; /* n */
@@ -256,8 +256,8 @@ static int load_view(rescue_store *st, const char *sample_id, int64_t annotator_
   rc = rescue_sample_iter_next(it, &s);
   if (rc <= 0) {
     rescue_sample_iter_free(&it);
-    return rc ? rc : rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no sample '%s'",
-                                   sample_id);
+    return rc ? rc
+              : rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no sample '%s'", sample_id);
   }
   rescue_sample_write_json(rescue_store_scheme(st), s, &L->json);
   snprintf(L->status, sizeof L->status, "%s", s->status);
@@ -469,8 +469,8 @@ void api_sample(srv_req *r, const char *sample_id) {
     rescue_jw_key(&w, "mine");
     rescue_jw_bool(&w, L.mine[i]);
     rescue_jw_key(&w, "origin");
-    rescue_jw_str(&w, L.origin[i] == RESCUE_ROW_CARRIED ? "carried"
-                      : L.origin[i] == RESCUE_ROW_SPLIT ? "split"
+    rescue_jw_str(&w, L.origin[i] == RESCUE_ROW_CARRIED  ? "carried"
+                      : L.origin[i] == RESCUE_ROW_SPLIT  ? "split"
                       : L.origin[i] == RESCUE_ROW_MERGED ? "merged"
                                                          : "own");
     rescue_jw_key(&w, "seg_changed");
@@ -633,9 +633,7 @@ static void write_like(rescue_buf *b, const rescue_jnode *n, const rescue_jnode 
   case RESCUE_JNULL:
   case RESCUE_JFALSE:
   case RESCUE_JTRUE:
-  case RESCUE_JSTRING:
-    rescue_jwrite(b, n);
-    return;
+  case RESCUE_JSTRING: rescue_jwrite(b, n); return;
   }
 }
 
@@ -819,11 +817,9 @@ void api_status(srv_req *r, const char *sample_id) {
   if (!srv_may_write(r, sample_id))
     goto done;
   pthread_mutex_lock(&r->srv->write_mu);
-  rc = rescue_sample_set_status(r->st, sample_id, st->s,
-                                reason && reason->type == RESCUE_JSTRING && reason->len
-                                    ? reason->s
-                                    : NULL,
-                                r->who.id);
+  rc = rescue_sample_set_status(
+      r->st, sample_id, st->s,
+      reason && reason->type == RESCUE_JSTRING && reason->len ? reason->s : NULL, r->who.id);
   pthread_mutex_unlock(&r->srv->write_mu);
   if (rc) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
@@ -974,8 +970,8 @@ void api_segmentation(srv_req *r, const char *sample_id) {
         srv_error(r, 500, "out of memory");
         goto done;
       }
-      rc = rescue_row_save(r->st, sample_id, (int)pos64, r->who.id, base, texts[0].s,
-                           texts[0].len, &version, NULL);
+      rc = rescue_row_save(r->st, sample_id, (int)pos64, r->who.id, base, texts[0].s, texts[0].len,
+                           &version, NULL);
       if (rc == RESCUE_ECONFLICT)
         conflict(r, sample_id, (int)pos64, version);
       else if (rc)
@@ -1017,7 +1013,8 @@ void api_segmentation(srv_req *r, const char *sample_id) {
         const char *mkeys[4] = {"row_index", "start_time", "end_time", "dialogue_cleaned"};
         const char *mvals[4];
         size_t l1, l2;
-        const char *d1 = str_of(ri, "dialogue_cleaned", &l1), *d2 = str_of(nx, "dialogue_cleaned", &l2);
+        const char *d1 = str_of(ri, "dialogue_cleaned", &l1),
+                   *d2 = str_of(nx, "dialogue_cleaned", &l2);
         rescue_buf sa = RESCUE_BUF_INIT;
         if (sn)
           rescue_jwrite(&sa, sn);

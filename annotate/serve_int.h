@@ -23,8 +23,8 @@
 #define SRV_MAX_BODY (1024 * 1024)
 
 typedef struct srv_session {
-  char id[65];      /* cookie value */
-  char csrf[65];    /* must come back in X-CSRF-Token on every write */
+  char id[65];   /* cookie value */
+  char csrf[65]; /* must come back in X-CSRF-Token on every write */
   int64_t annotator_id;
   time_t last_used;
 } srv_session;
@@ -50,10 +50,10 @@ struct rescue_server {
 
 /* Who is calling. */
 typedef struct srv_who {
-  int64_t id;               /* 0: nobody */
+  int64_t id; /* 0: nobody */
   char name[128];
-  char role[16];            /* annotator | lead | model */
-  int session;              /* authenticated by the session cookie (writes need CSRF) */
+  char role[16]; /* annotator | lead | model */
+  int session;   /* authenticated by the session cookie (writes need CSRF) */
 } srv_who;
 
 typedef struct srv_req {
@@ -62,7 +62,7 @@ typedef struct srv_req {
   const char *method, *url;
   rescue_buf body;
   int too_big;
-  rescue_store *st;         /* borrowed from the pool for the request */
+  rescue_store *st; /* borrowed from the pool for the request */
   srv_who who;
   /* the response */
   int status;

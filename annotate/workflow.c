@@ -290,8 +290,8 @@ void rescue_comments_json(const rescue_comment *list, int n, rescue_buf *out) {
 
 /* ---- assignment lists ---- */
 
-int rescue_assign_list(rescue_store *st, int64_t annotator_id, rescue_assignment_info **out,
-                       int *n, rescue_assign_run *run) {
+int rescue_assign_list(rescue_store *st, int64_t annotator_id, rescue_assignment_info **out, int *n,
+                       rescue_assign_run *run) {
   sqlite3_stmt *s;
   rescue_assignment_info *v = NULL;
   int rc, k = 0, cap = 0, oom = 0;

@@ -64,19 +64,19 @@ typedef struct job {
   double src_duration;
   int has_span;
   double seg_start, seg_end;
-  int n_rows;               /* rows of the sample; reqs[0..n_rows) are rows, reqs[n_rows] the
+  int n_rows; /* rows of the sample; reqs[0..n_rows) are rows, reqs[n_rows] the
                                segment when has_span (and not audio mode) */
   double *row_start, *row_end;
-  prior *priors;            /* per position 0..n_rows (0: segment) */
+  prior *priors; /* per position 0..n_rows (0: segment) */
   /* worker results */
   cut_req *reqs;
   int n_reqs;
-  int *kept;                /* per request: kept from an earlier run */
-  int *skip;                /* per request: not asked for in this run (--rows) */
+  int *kept; /* per request: kept from an earlier run */
+  int *skip; /* per request: not asked for in this run (--rows) */
   char **paths, **tmps;
-  char **finals;            /* --rows: final names (paths[] are then staging names) */
-  char err[1024];           /* sample-level failure */
-  int err_code;             /* its code (RESCUE_EMEDIA when not set) */
+  char **finals;  /* --rows: final names (paths[] are then staging names) */
+  char err[1024]; /* sample-level failure */
+  int err_code;   /* its code (RESCUE_EMEDIA when not set) */
   int failed;
   int started, finished;
 } job;
@@ -88,13 +88,13 @@ typedef struct runner {
   char *out_abs, *base_abs;
   job *jobs;
   int n_jobs;
-  int next;                 /* next job to hand out */
+  int next; /* next job to hand out */
   int n_finished;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int threads;              /* encoder threads per worker */
-  int split;                /* parts the rows of one sample are cut in (spare workers) */
-  _Atomic long settled;     /* requests finished, failed or kept so far */
+  int threads;          /* encoder threads per worker */
+  int split;            /* parts the rows of one sample are cut in (spare workers) */
+  _Atomic long settled; /* requests finished, failed or kept so far */
 } runner;
 
 static void job_free(job *j) {
@@ -204,9 +204,9 @@ static int lock_out(const char *out, int *fd_out, rescue_error *err) {
       pid[got] = 0;
       pid[strcspn(pid, "\n")] = 0;
     }
-    rc = busy ? rescue_seterr(err, RESCUE_ELOCKED,
-                             "'%s' is being written by another clip run%s%s%s", out,
-                             pid[0] ? " (process " : "", pid, pid[0] ? ")" : "")
+    rc = busy
+             ? rescue_seterr(err, RESCUE_ELOCKED, "'%s' is being written by another clip run%s%s%s",
+                             out, pid[0] ? " (process " : "", pid, pid[0] ? ")" : "")
              : rescue_seterr(err, RESCUE_EIO, "cannot lock '%s': %s", p.s, strerror(errno));
     close(fd);
     fd = -1;
@@ -299,8 +299,10 @@ static int plan(runner *rn, job *j) {
     if (i < j->n_rows) {
       double s = j->row_start[i], e = j->row_end[i];
       if (!isfinite(s) || !isfinite(e) || s < 0 || e <= s) {
-        snprintf(j->err, sizeof j->err, "row %d: cannot cut %g-%g s (end_time must be after "
-                 "start_time, both >= 0)", i + 1, s, e);
+        snprintf(j->err, sizeof j->err,
+                 "row %d: cannot cut %g-%g s (end_time must be after "
+                 "start_time, both >= 0)",
+                 i + 1, s, e);
         return -1;
       }
       s += j->seg_start;
@@ -356,9 +358,9 @@ static int plan(runner *rn, job *j) {
 ** one member at its first place with its last value.
 */
 typedef struct mfield {
-  const char *key;           /* a string literal or the earlier manifest's (in the jdoc) */
-  const rescue_jnode *node;  /* the earlier value, or NULL */
-  char *raw;                 /* this run's value as JSON, or NULL */
+  const char *key;          /* a string literal or the earlier manifest's (in the jdoc) */
+  const rescue_jnode *node; /* the earlier value, or NULL */
+  char *raw;                /* this run's value as JSON, or NULL */
 } mfield;
 
 typedef struct mentry {
@@ -522,8 +524,7 @@ static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel
            ment_int(e, "wav_samples", r->audio_samples) ||
            (ment_find(e, "duration_sec") < 0 &&
             ment_real(e, "duration_sec", round3(r->end - r->start)));
-  return ment_str(e, "clip_path", rel) ||
-         ment_real(e, "duration_sec", round3(r->end - r->start)) ||
+  return ment_str(e, "clip_path", rel) || ment_real(e, "duration_sec", round3(r->end - r->start)) ||
          ment_str(e, "mode", rescue_clip_mode_name(m)) ||
          ment_real(e, "requested_start", round3(r->start)) ||
          ment_real(e, "requested_end", round3(r->end)) ||
@@ -572,9 +573,9 @@ static int write_manifest(runner *rn, job *j) {
     const rescue_jnode *e;
     for (e = rescue_jget(old, "rows")->child; e; e = e->next) {
       const rescue_jnode *ix = rescue_jget(e, "index");
-      long long n = !ix                               ? 0
+      long long n = !ix                                        ? 0
                     : ix->type == RESCUE_JNUMBER && ix->is_int ? strtoll(ix->s, NULL, 10)
-                    : ix->type == RESCUE_JSTRING              ? atoll(ix->s)
+                    : ix->type == RESCUE_JSTRING               ? atoll(ix->s)
                                                                : 0;
       if (e->type == RESCUE_JOBJECT && n >= 1 && n <= j->n_rows && ment_load(&byidx[n], e))
         goto nomem;
@@ -583,10 +584,9 @@ static int write_manifest(runner *rn, job *j) {
   /* a row this run could neither keep nor cut: its earlier entry no longer describes a
      valid clip for the request (the request or the file changed), so it goes */
   for (i = 0; i < j->n_rows; i++) {
-    static const char *const video_keys[] = {"clip_path", "duration_sec", "mode",
-                                             "requested_start", "requested_end",
-                                             "actual_start", "actual_end", "frames",
-                                             "audio_samples", "sha256"};
+    static const char *const video_keys[] = {
+        "clip_path",    "duration_sec", "mode",   "requested_start", "requested_end",
+        "actual_start", "actual_end",   "frames", "audio_samples",   "sha256"};
     static const char *const audio_keys[] = {"audio_path", "audio_sha256", "wav_samples"};
     mentry *e = &byidx[i + 1];
     size_t k;
@@ -608,8 +608,7 @@ static int write_manifest(runner *rn, job *j) {
     if (!r->done)
       continue;
     rescue_buf_reset(&abs);
-    rescue_buf_printf(&abs, "%s/%s/%s", rn->out_abs, j->sample_id,
-                      i < j->n_rows ? "clips" : "");
+    rescue_buf_printf(&abs, "%s/%s/%s", rn->out_abs, j->sample_id, i < j->n_rows ? "clips" : "");
     if (i < j->n_rows)
       rescue_buf_puts(&abs, strrchr(r->path, '/'));
     else
@@ -950,7 +949,8 @@ static int load_job(runner *rn, const rescue_sample *smp, job *j) {
   j->sample_id = rescue_strdup(smp->sample_id);
   j->ref = smp->ref;
   j->segment_id = sqlite3_column_int64(s, 1);
-  j->has_span = sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_type(s, 3) != SQLITE_NULL;
+  j->has_span =
+      sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_type(s, 3) != SQLITE_NULL;
   j->seg_start = j->has_span ? sqlite3_column_double(s, 2) : 0;
   j->seg_end = j->has_span ? sqlite3_column_double(s, 3) : 0;
   j->src_label = dup_col(s, 6);
@@ -1130,8 +1130,8 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   rn.o = o;
   rn.res = res;
   if (o->shard_n < 0 || (o->shard_n > 0 && (o->shard_i < 1 || o->shard_i > o->shard_n)))
-    return rescue_seterr(err, RESCUE_EINVAL, "shard %d/%d is not i/n with 1 <= i <= n",
-                         o->shard_i, o->shard_n);
+    return rescue_seterr(err, RESCUE_EINVAL, "shard %d/%d is not i/n with 1 <= i <= n", o->shard_i,
+                         o->shard_n);
   if (o->pad < 0 || !isfinite(o->pad))
     return rescue_seterr(err, RESCUE_EINVAL, "the pad %g is not a number of seconds >= 0", o->pad);
   if (o->rows && o->n_samples != 1)
@@ -1162,8 +1162,8 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
     int has;
     if (strcmp(smp->status, "discarded") == 0)
       continue;
-    if (o->shard_n > 0 && rescue_fnv1a64(smp->sample_id) % (uint64_t)o->shard_n !=
-                              (uint64_t)(o->shard_i - 1))
+    if (o->shard_n > 0 &&
+        rescue_fnv1a64(smp->sample_id) % (uint64_t)o->shard_n != (uint64_t)(o->shard_i - 1))
       continue;
     res->samples++;
     if (rn.n_jobs == cap) {
@@ -1201,8 +1201,8 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
     }
     for (i = 0; o->rows && i < o->n_rows; i++)
       if (o->rows[i] > j->n_rows) {
-        rc = rescue_seterr(err, RESCUE_EINVAL, "sample '%s' has %d row%s, no row %d",
-                           j->sample_id, j->n_rows, j->n_rows == 1 ? "" : "s", o->rows[i]);
+        rc = rescue_seterr(err, RESCUE_EINVAL, "sample '%s' has %d row%s, no row %d", j->sample_id,
+                           j->n_rows, j->n_rows == 1 ? "" : "s", o->rows[i]);
         job_free(j);
         goto end;
       }
@@ -1269,7 +1269,8 @@ destroy:
   pthread_mutex_destroy(&rn.mu);
   pthread_cond_destroy(&rn.cv);
   if (!rc && res->samples_failed)
-    rc = rescue_seterr(err, RESCUE_EPARTIAL, "%ld of %ld sample%s failed; %ld clip%s written, "
+    rc = rescue_seterr(err, RESCUE_EPARTIAL,
+                       "%ld of %ld sample%s failed; %ld clip%s written, "
                        "%ld kept from an earlier run",
                        res->samples_failed, res->samples, res->samples == 1 ? "" : "s",
                        res->clips_written, res->clips_written == 1 ? "" : "s", res->clips_kept);

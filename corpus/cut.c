@@ -46,14 +46,14 @@ typedef struct cclip {
   int64_t start[2], end[2]; /* requested span in each input stream's time base */
   int64_t a_from;           /* audio packets ending after this are kept (one of pre-roll) */
   AVFormatContext *oc;
-  int ost[2];               /* output stream of each input stream, -1: none */
-  int64_t last_dts[2];      /* last dts written, output time base */
-  int done[2];              /* stream passed the end */
+  int ost[2];          /* output stream of each input stream, -1: none */
+  int64_t last_dts[2]; /* last dts written, output time base */
+  int done[2];         /* stream passed the end */
   int wrote[2];
-  int at_file_start;        /* started with no keyframe before it: the file begins later */
-  int64_t key_pts;          /* pts of the keyframe it started from, INT64_MIN: none */
-  int64_t first_vpts;       /* input time base */
-  int64_t vend, aend;       /* furthest pts + duration written, input time base */
+  int at_file_start;  /* started with no keyframe before it: the file begins later */
+  int64_t key_pts;    /* pts of the keyframe it started from, INT64_MIN: none */
+  int64_t first_vpts; /* input time base */
+  int64_t vend, aend; /* furthest pts + duration written, input time base */
   int64_t frames, samples;
 } cclip;
 
@@ -62,33 +62,33 @@ typedef struct pass {
   const cut_source *src;
   rescue_error *err;
   AVFormatContext *ic;
-  int in[2];                /* input stream index of video / audio (-1: none) */
+  int in[2]; /* input stream index of video / audio (-1: none) */
   AVRational tb[2];
-  int64_t t0;               /* container start time, AV_TIME_BASE units */
-  int64_t frame_dur;        /* video frame duration, video time base (guess) */
-  int64_t apkt_dur;         /* audio packet duration, audio time base (guess) */
-  AVPacket **buf;           /* packets since the last video keyframe, file order */
+  int64_t t0;        /* container start time, AV_TIME_BASE units */
+  int64_t frame_dur; /* video frame duration, video time base (guess) */
+  int64_t apkt_dur;  /* audio packet duration, audio time base (guess) */
+  AVPacket **buf;    /* packets since the last video keyframe, file order */
   int nbuf, capbuf;
-  int have_key;             /* buf starts with a video keyframe */
+  int have_key; /* buf starts with a video keyframe */
   cclip *clips;
   int n;
-  int *order;               /* clips by start */
-  int next;                 /* next waiting clip in order[] */
-  cclip **act;              /* clips in state 1 */
+  int *order;  /* clips by start */
+  int next;    /* next waiting clip in order[] */
+  cclip **act; /* clips in state 1 */
   int nact;
-  int from_start;           /* reading from the very start of the file */
-  int seek_for;             /* order[] position of the clip the last seek was for, -1: none */
-  int tries;                /* seeks back for that clip after landing past its start */
-  int64_t read_to;          /* furthest video time read (video time base), INT64_MIN: none */
+  int from_start;  /* reading from the very start of the file */
+  int seek_for;    /* order[] position of the clip the last seek was for, -1: none */
+  int tries;       /* seeks back for that clip after landing past its start */
+  int64_t read_to; /* furthest video time read (video time base), INT64_MIN: none */
   /* finishing written clips (edit lists, hash, rename) on a second thread */
   pthread_mutex_t mu;
   pthread_cond_t cv;
   pthread_t finisher;
   int finisher_running, closing;
-  cut_req **fq;             /* clips written and waiting to be finished */
+  cut_req **fq; /* clips written and waiting to be finished */
   int fq_in, fq_out;
-  int nal_len;              /* H.264/HEVC length-prefixed NAL units: prefix size, else 0 */
-  int annexb;               /* H.264/HEVC with start codes (MPEG-TS) */
+  int nal_len; /* H.264/HEVC length-prefixed NAL units: prefix size, else 0 */
+  int annexb;  /* H.264/HEVC with start codes (MPEG-TS) */
   int hevc;
 } pass;
 
@@ -119,7 +119,8 @@ static void deactivate(pass *p, cclip *c) {
 }
 
 /* Fail a clip: remember why, drop its muxer and its temporary file. */
-static void clip_fail(pass *p, cclip *c, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void clip_fail(pass *p, cclip *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void clip_fail(pass *p, cclip *c, const char *fmt, ...) {
   va_list ap;
   if (c->state == 3)
@@ -220,10 +221,10 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
   off = c->start[s];
   tmp->stream_index = c->ost[s];
   tmp->pts = in->pts == AV_NOPTS_VALUE ? AV_NOPTS_VALUE
-             : av_rescale_q_rnd(in->pts - off, p->tb[s], ost->time_base,
-                                AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
-  tmp->dts = av_rescale_q_rnd(d - off, p->tb[s], ost->time_base,
-                              AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
+                                       : av_rescale_q_rnd(in->pts - off, p->tb[s], ost->time_base,
+                                                          AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
+  tmp->dts =
+      av_rescale_q_rnd(d - off, p->tb[s], ost->time_base, AV_ROUND_NEAR_INF | AV_ROUND_PASS_MINMAX);
   tmp->duration = av_rescale_q(dur, p->tb[s], ost->time_base);
   if (c->last_dts[s] != AV_NOPTS_VALUE && tmp->dts <= c->last_dts[s])
     tmp->dts = c->last_dts[s] + 1; /* strictly increasing per stream */
@@ -247,7 +248,8 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
   } else {
     int64_t a = t > c->start[A] ? t : c->start[A], b = t + dur < c->end[A] ? t + dur : c->end[A];
     if (b > a)
-      c->samples += av_rescale_q(b - a, p->tb[A], (AVRational){1, p->ic->streams[p->in[A]]->codecpar->sample_rate});
+      c->samples += av_rescale_q(b - a, p->tb[A],
+                                 (AVRational){1, p->ic->streams[p->in[A]]->codecpar->sample_rate});
     if (!c->wrote[A] || t + dur > c->aend)
       c->aend = t + dur;
   }
@@ -319,8 +321,8 @@ static void clip_close(pass *p, cclip *c) {
   }
   c->state = 3; /* until it is checked */
   if (!c->wrote[V]) {
-    snprintf(r->err, sizeof r->err, "'%s' has no picture in %.3f-%.3f s", p->src->label,
-             r->start, r->end);
+    snprintf(r->err, sizeof r->err, "'%s' has no picture in %.3f-%.3f s", p->src->label, r->start,
+             r->end);
     remove(r->tmp);
     return;
   }
@@ -341,9 +343,8 @@ static void clip_close(pass *p, cclip *c) {
     return;
   }
   if (have < r->end - END_SLACK) {
-    snprintf(r->err, sizeof r->err,
-             "'%s' ends at %.3f s, %.3f s short of the requested end %.3f s", p->src->label,
-             have, r->end - have, r->end);
+    snprintf(r->err, sizeof r->err, "'%s' ends at %.3f s, %.3f s short of the requested end %.3f s",
+             p->src->label, have, r->end - have, r->end);
     remove(r->tmp);
     return;
   }
@@ -484,7 +485,7 @@ static int nal_broken(const pass *p, const AVPacket *pkt) {
   }
   if (p->annexb) {
     size_t sc = n >= 4 && !d[0] && !d[1] && !d[2] && d[3] == 1 ? 4
-                : n >= 3 && !d[0] && !d[1] && d[2] == 1       ? 3
+                : n >= 3 && !d[0] && !d[1] && d[2] == 1        ? 3
                                                                : 0;
     return !sc || sc >= n || (d[sc] & 0x80);
   }
@@ -575,8 +576,8 @@ static int run_pass(pass *p) {
     if ((pkt->flags & AV_PKT_FLAG_CORRUPT) || (s == V && nal_broken(p, pkt))) {
       for (i = 0; i < p->n; i++)
         if (p->clips[i].state < 2)
-          clip_fail(p, &p->clips[i], "'%s' is damaged at %.3f s (broken %s packet)",
-                    p->src->label, last_t, s == V ? "video" : "audio");
+          clip_fail(p, &p->clips[i], "'%s' is damaged at %.3f s (broken %s packet)", p->src->label,
+                    last_t, s == V ? "video" : "audio");
       break;
     }
     if (s == V && (pkt->flags & AV_PKT_FLAG_KEY)) {
@@ -590,9 +591,10 @@ static int run_pass(pass *p) {
           seek_before(p, c->req->start - (double)(1 << p->tries));
           continue;
         }
-        clip_fail(p, c, "'%s': cannot start a clip at %.3f s: %d seeks back from it still "
-                  "land on the keyframe at %.3f s, after it", p->src->label, c->req->start,
-                  MAX_TRIES, last_t);
+        clip_fail(p, c,
+                  "'%s': cannot start a clip at %.3f s: %d seeks back from it still "
+                  "land on the keyframe at %.3f s, after it",
+                  p->src->label, c->req->start, MAX_TRIES, last_t);
         while (p->next < p->n && p->clips[p->order[p->next]].state != 0)
           p->next++;
         if (p->next >= p->n)
@@ -714,7 +716,8 @@ int cut_copy(const cut_source *src, cut_req *reqs, int n, int threads, rescue_er
   if (p.in[A] >= 0) {
     AVCodecParameters *ap = p.ic->streams[p.in[A]]->codecpar;
     int fs = ap->frame_size > 0 ? ap->frame_size : 1024;
-    p.apkt_dur = ap->sample_rate > 0 ? av_rescale_q(fs, (AVRational){1, ap->sample_rate}, p.tb[A]) : 1;
+    p.apkt_dur =
+        ap->sample_rate > 0 ? av_rescale_q(fs, (AVRational){1, ap->sample_rate}, p.tb[A]) : 1;
   }
   for (i = 0; i < n; i++) {
     cclip *c = &p.clips[i];
@@ -756,7 +759,8 @@ end:
       (*src->settled)++; /* failed before it was finished */
     if (!reqs[i].done) {
       if (!reqs[i].err[0])
-        snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s", err && err->msg[0] ? err->msg : "failed");
+        snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s",
+                 err && err->msg[0] ? err->msg : "failed");
       if (!failed++ && !rc)
         rc = rescue_seterr(err, RESCUE_EMEDIA, "%s", reqs[i].err);
     }

@@ -54,7 +54,8 @@ static AVCodecContext *open_dec(AVStream *st, int threads, rescue_error *err) {
   AVCodecContext *c = codec ? avcodec_alloc_context3(codec) : NULL;
   int rc;
   if (!c) {
-    rescue_seterr(err, RESCUE_EMEDIA, "no decoder for %s", avcodec_get_name(st->codecpar->codec_id));
+    rescue_seterr(err, RESCUE_EMEDIA, "no decoder for %s",
+                  avcodec_get_name(st->codecpar->codec_id));
     return NULL;
   }
   c->thread_count = threads;
@@ -251,7 +252,8 @@ static void audio_one(dsrc *d, cut_req *r, AVPacket *pkt, AVFrame *f) {
         const uint8_t **in = (const uint8_t **)f->extended_data;
         int left = f->nb_samples;
         do {
-          got = swr_convert(swr, out, (int)(sizeof chunk / sizeof chunk[0]), left ? in : NULL, left);
+          got =
+              swr_convert(swr, out, (int)(sizeof chunk / sizeof chunk[0]), left ? in : NULL, left);
           left = 0;
           for (i = 0; i < got && have < want; i++, produced++)
             if (produced >= skip)
@@ -279,8 +281,9 @@ static void audio_one(dsrc *d, cut_req *r, AVPacket *pkt, AVFrame *f) {
   }
   if (have < want - llround(END_SLACK * WAV_RATE)) {
     double at = r->start + (double)have / WAV_RATE;
-    snprintf(r->err, sizeof r->err, "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s",
-             d->src->label, at, r->end - at, r->end);
+    snprintf(r->err, sizeof r->err,
+             "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s", d->src->label, at,
+             r->end - at, r->end);
     goto end;
   }
   /* a few missing samples at the very end of a source are silence */
@@ -316,7 +319,8 @@ int cut_audio(const cut_source *src, cut_req *reqs, int n, rescue_error *err) {
     if (rc)
       snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s", err->msg);
     else if (!(reqs[i].end > reqs[i].start))
-      snprintf(reqs[i].err, sizeof reqs[i].err, "empty span %.3f-%.3f s", reqs[i].start, reqs[i].end);
+      snprintf(reqs[i].err, sizeof reqs[i].err, "empty span %.3f-%.3f s", reqs[i].start,
+               reqs[i].end);
     else
       audio_one(&d, &reqs[i], pkt, f);
     if (!reqs[i].done && !failed++ && !rc)
@@ -338,12 +342,12 @@ typedef struct enc_out {
   AVCodecContext *venc, *aenc;
   AVStream *vst, *ast;
   struct SwsContext *sws;
-  AVFrame *vframe;          /* converted picture when the decoder's format differs */
+  AVFrame *vframe; /* converted picture when the decoder's format differs */
   SwrContext *swr;
   AVAudioFifo *fifo;
   AVFrame *aframe;
-  int64_t vcount, acount;   /* frames encoded, samples sent to the encoder */
-  int64_t a_next;           /* next audio pts (samples) */
+  int64_t vcount, acount; /* frames encoded, samples sent to the encoder */
+  int64_t a_next;         /* next audio pts (samples) */
 } enc_out;
 
 static void enc_close(enc_out *o) {
@@ -533,8 +537,8 @@ static int video_take(enc_out *o, AVFrame *f, double t, const cut_req *r, AVPack
     }
     if ((rc = av_frame_make_writable(o->vframe)) < 0)
       return rc;
-    sws_scale(o->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height,
-              o->vframe->data, o->vframe->linesize);
+    sws_scale(o->sws, (const uint8_t *const *)f->data, f->linesize, 0, f->height, o->vframe->data,
+              o->vframe->linesize);
     src = o->vframe;
   }
   src->pts = llround((t - r->start) * av_q2d(o->venc->framerate));
@@ -625,14 +629,17 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
   } else if (errors) {
     snprintf(r->err, sizeof r->err, "'%.300s' is damaged: %d decode errors in %.3f-%.3f s",
              d->src->label, errors, r->start, r->end);
-  } else if (frames < want_frames - 1 || (o.aenc && o.acount < llround((r->end - r->start - END_SLACK) * o.aenc->sample_rate))) {
+  } else if (frames < want_frames - 1 ||
+             (o.aenc &&
+              o.acount < llround((r->end - r->start - END_SLACK) * o.aenc->sample_rate))) {
     double have = vlast;
     if (o.aenc && (alast < have || have < 0))
       have = alast < r->end ? alast : have;
     if (have < r->start)
       have = r->start;
-    snprintf(r->err, sizeof r->err, "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s",
-             d->src->label, have, r->end - have, r->end);
+    snprintf(r->err, sizeof r->err,
+             "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s", d->src->label,
+             have, r->end - have, r->end);
   }
   r->frames = frames;
   r->audio_samples = o.acount;
@@ -644,8 +651,7 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
   }
   r->act_start = r->start;
   r->act_end = r->start + (double)frames * fdur;
-  if (mp4_set_edits(r->tmp, (double)frames * fdur,
-                    asr ? (double)r->audio_samples / asr : 0, &e)) {
+  if (mp4_set_edits(r->tmp, (double)frames * fdur, asr ? (double)r->audio_samples / asr : 0, &e)) {
     snprintf(r->err, sizeof r->err, "%.500s", e.msg);
     remove(r->tmp);
     return;
@@ -670,7 +676,8 @@ int cut_exact(const cut_source *src, cut_req *reqs, int n, int threads, rescue_e
     if (rc)
       snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s", err->msg);
     else if (!(reqs[i].end > reqs[i].start))
-      snprintf(reqs[i].err, sizeof reqs[i].err, "empty span %.3f-%.3f s", reqs[i].start, reqs[i].end);
+      snprintf(reqs[i].err, sizeof reqs[i].err, "empty span %.3f-%.3f s", reqs[i].start,
+               reqs[i].end);
     else
       exact_one(&d, &reqs[i], threads, pkt, f);
     if (!reqs[i].done && !failed++ && !rc)

@@ -8,11 +8,9 @@
 
 const char *rescue_strerror(int code) {
   switch (code) {
-  case 0:
-    return "success";
-#define RESCUE_ERR_MSG_(name, c, msg) \
-  case c:                             \
-    return msg;
+  case 0: return "success";
+#define RESCUE_ERR_MSG_(name, c, msg)                                                              \
+  case c: return msg;
     RESCUE_ERRORS(RESCUE_ERR_MSG_)
 #undef RESCUE_ERR_MSG_
   }
@@ -21,11 +19,9 @@ const char *rescue_strerror(int code) {
 
 const char *rescue_errname(int code) {
   switch (code) {
-  case 0:
-    return "OK";
-#define RESCUE_ERR_NAME_(name, c, msg) \
-  case c:                              \
-    return #name;
+  case 0: return "OK";
+#define RESCUE_ERR_NAME_(name, c, msg)                                                             \
+  case c: return #name;
     RESCUE_ERRORS(RESCUE_ERR_NAME_)
 #undef RESCUE_ERR_NAME_
   }

@@ -22,12 +22,9 @@ int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {
     const char *name;
     rescue_format f;
-  } names[] = {{"auto", RESCUE_FMT_AUTO},
-               {"jsonl", RESCUE_FMT_JSONL},
-               {"json", RESCUE_FMT_JSON},
-               {"data-root", RESCUE_FMT_DATAROOT},
-               {"srt", RESCUE_FMT_SRT},
-               {"vtt", RESCUE_FMT_VTT},
+  } names[] = {{"auto", RESCUE_FMT_AUTO}, {"jsonl", RESCUE_FMT_JSONL},
+               {"json", RESCUE_FMT_JSON}, {"data-root", RESCUE_FMT_DATAROOT},
+               {"srt", RESCUE_FMT_SRT},   {"vtt", RESCUE_FMT_VTT},
                {"eaf", RESCUE_FMT_EAF}};
   size_t i;
   for (i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -87,16 +84,16 @@ typedef struct importer {
   const rescue_import_opts *o;
   rescue_import_result *res;
   int64_t annotator_id;
-  int64_t check_annotator;  /* the checking pass: who imports (0: a draft not stored yet) */
+  int64_t check_annotator; /* the checking pass: who imports (0: a draft not stored yet) */
   rescue_jdoc *doc;
   rescue_strmap seen;
-  rescue_row_input *rows;   /* reused between samples */
+  rescue_row_input *rows; /* reused between samples */
   int cap_rows;
   rescue_buf head, tail, id, where, show1, show2;
   uint64_t done, total;
-  int write;   /* 0: the checking pass (nothing is written); 1: the writing pass */
+  int write;           /* 0: the checking pass (nothing is written); 1: the writing pass */
   long long max_value; /* the most bytes the store holds in one value (SQLite's limit) */
-  int edit;    /* rescue_import_edits: rows are stored as edits of existing samples */
+  int edit;            /* rescue_import_edits: rows are stored as edits of existing samples */
 } importer;
 
 /*
@@ -226,8 +223,8 @@ static void on_typo(void *arg, const rescue_jnode *v, const char *key, const cha
 ** of rows with the structural types import refuses, and an existing sample must keep
 ** its row count unless --resegment.
 */
-static int check_object(importer *im, const rescue_jnode *root, const char *id,
-                        const char *file, long line0, const char *text, size_t len) {
+static int check_object(importer *im, const rescue_jnode *root, const char *id, const char *file,
+                        long line0, const char *text, size_t len) {
   const rescue_jnode *rows = rescue_jget(root, "rows"), *c;
   int n = 0, rc, have;
   size_t rows_len = 0, other_len;
@@ -300,7 +297,7 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id,
       for (i = 1; i < bad && at; i++)
         at = at->next;
       return resegment_at(im, file, line0, text, len, at ? at->offset : rows->offset, "%s",
-                    rescue_store_errmsg(im->st));
+                          rescue_store_errmsg(im->st));
     }
     if (rc) {
       if (im->err != rescue_store_err(im->st))
@@ -341,8 +338,8 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
     fixed_id = sid_s;
   } else if (sid && strcmp(sid_s, fixed_id) != 0) {
     return bad_at(im, file, line0, text, len, sid->offset,
-                  "sample_id '%s' disagrees with the sample's path '%s'",
-                  shown(&im->show1, sid_s), shown(&im->show2, fixed_id));
+                  "sample_id '%s' disagrees with the sample's path '%s'", shown(&im->show1, sid_s),
+                  shown(&im->show2, fixed_id));
   }
   if ((why = rescue_sample_id_unsafe(fixed_id, strlen(fixed_id))) != NULL)
     return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
@@ -422,8 +419,9 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   in.n_rows = n;
   in.rows = im->rows;
   rc = rescue_store_put_sample(im->st, &in, im->annotator_id, im->edit ? "edit" : "import",
-                               im->edit ? RESCUE_PUT_EDIT
-                                        : im->o->resegment ? RESCUE_PUT_RESEGMENT : 0,
+                               im->edit           ? RESCUE_PUT_EDIT
+                               : im->o->resegment ? RESCUE_PUT_RESEGMENT
+                                                  : 0,
                                &im->res->put);
   if (rc) {
     if (im->err != rescue_store_err(im->st))
@@ -445,8 +443,8 @@ static void progress(importer *im) {
 }
 
 /* Parse a whole text as one JSON object; report syntax errors at file:line:col. */
-static const rescue_jnode *parse_text(importer *im, const char *file, long line0,
-                                      const char *text, size_t len) {
+static const rescue_jnode *parse_text(importer *im, const char *file, long line0, const char *text,
+                                      size_t len) {
   rescue_jerror je;
   const rescue_jnode *root;
   if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
@@ -636,8 +634,8 @@ static int import_eaf(importer *im, const char *path) {
     /* checked in the checking pass, so a bad name never reaches a transaction */
     const char *why = rescue_name_unsafe(es.annotator);
     if (why) {
-      rc = rescue_seterr(im->err, RESCUE_EBADINPUT, "%s: the annotator name in the file %s",
-                         path, why);
+      rc = rescue_seterr(im->err, RESCUE_EBADINPUT, "%s: the annotator name in the file %s", path,
+                         why);
       goto end;
     }
     /* the annotator the file names must be registered, as --annotator must */
@@ -739,8 +737,7 @@ static int walk(importer *im, const char *root, const char *rel, path_list *out,
     return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
   d = opendir(full.s);
   if (!d) {
-    rc = rescue_seterr(im->err, RESCUE_EIO, "cannot read folder '%s': %s", full.s,
-                       strerror(errno));
+    rc = rescue_seterr(im->err, RESCUE_EIO, "cannot read folder '%s': %s", full.s, strerror(errno));
     rescue_buf_clear(&full);
     return rc;
   }
@@ -870,22 +867,20 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
   im.res = res;
   im.max_value = sqlite3_limit(rescue_store_db(st), SQLITE_LIMIT_LENGTH, -1);
   im.edit = edit;
-  if (opts->sample && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
-                                  opts->format != RESCUE_FMT_JSON &&
-                                  opts->format != RESCUE_FMT_SRT &&
-                                  opts->format != RESCUE_FMT_VTT &&
-                                  opts->format != RESCUE_FMT_EAF)))
+  if (opts->sample &&
+      (n != 1 || (opts->format != RESCUE_FMT_AUTO && opts->format != RESCUE_FMT_JSON &&
+                  opts->format != RESCUE_FMT_SRT && opts->format != RESCUE_FMT_VTT &&
+                  opts->format != RESCUE_FMT_EAF)))
     return rescue_seterr(im.err, RESCUE_EINVAL,
                          "a sample id given for the input names the sample of one single-sample "
                          "JSON, subtitle or EAF file");
-  if (opts->tiers && (n != 1 || (opts->format != RESCUE_FMT_AUTO &&
-                                 opts->format != RESCUE_FMT_EAF)))
+  if (opts->tiers &&
+      (n != 1 || (opts->format != RESCUE_FMT_AUTO && opts->format != RESCUE_FMT_EAF)))
     return rescue_seterr(im.err, RESCUE_EINVAL,
                          "tier names given for the input apply to one EAF file");
   /* the rule of rescue_annotator_add, so no caller imports under a name it would refuse */
   if (opts->annotator && (why = rescue_annotator_name_invalid(opts->annotator)) != NULL)
-    return rescue_seterr_arg(im.err, RESCUE_EINVAL, "annotator", "invalid annotator name: %s",
-                             why);
+    return rescue_seterr_arg(im.err, RESCUE_EINVAL, "annotator", "invalid annotator name: %s", why);
   /* only registered annotators write under their name (a typo would become a new coder) */
   if (opts->annotator) {
     int64_t id;
@@ -953,18 +948,10 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
     }
     for (i = 0; i < n && !rc; i++) {
       switch (fmts[i]) {
-      case RESCUE_FMT_JSONL:
-        rc = import_jsonl(&im, paths[i]);
-        break;
-      case RESCUE_FMT_JSON:
-        rc = import_json_file(&im, paths[i], opts->sample);
-        break;
-      case RESCUE_FMT_DATAROOT:
-        rc = import_dataroot(&im, paths[i]);
-        break;
-      case RESCUE_FMT_EAF:
-        rc = import_eaf(&im, paths[i]);
-        break;
+      case RESCUE_FMT_JSONL: rc = import_jsonl(&im, paths[i]); break;
+      case RESCUE_FMT_JSON: rc = import_json_file(&im, paths[i], opts->sample); break;
+      case RESCUE_FMT_DATAROOT: rc = import_dataroot(&im, paths[i]); break;
+      case RESCUE_FMT_EAF: rc = import_eaf(&im, paths[i]); break;
       case RESCUE_FMT_SRT:
       case RESCUE_FMT_VTT:
         /* the checking pass parses; the writing pass stores cues and draft rows */
@@ -1011,8 +998,8 @@ end:
   return rc;
 }
 
-int rescue_import(rescue_store *st, const char *const *paths, int n,
-                  const rescue_import_opts *opts, rescue_import_result *res) {
+int rescue_import(rescue_store *st, const char *const *paths, int n, const rescue_import_opts *opts,
+                  rescue_import_result *res) {
   return import_run(st, paths, n, opts, res, 0);
 }
 

@@ -27,15 +27,15 @@ typedef struct arena_block {
 } arena_block;
 
 struct rescue_jdoc {
-  arena_block *head;   /* current block (newest first) */
-  const char *text;    /* input being parsed */
+  arena_block *head; /* current block (newest first) */
+  const char *text;  /* input being parsed */
   const char *end;
   const char *p;
   rescue_jerror *err;
   int depth;
   int failed;
-  int nocopy;          /* strings without escapes point into the input (see header) */
-  int python;          /* RESCUE_JPARSE_PYTHON: Python json.loads leniency */
+  int nocopy; /* strings without escapes point into the input (see header) */
+  int python; /* RESCUE_JPARSE_PYTHON: Python json.loads leniency */
 };
 
 static void *arena_alloc(rescue_jdoc *d, size_t n) {
@@ -150,8 +150,7 @@ static int utf8_seq(const unsigned char *p, const unsigned char *end) {
     return 3;
   }
   if (c < 0xF5) {
-    if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 ||
-        (p[3] & 0xC0) != 0x80)
+    if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
       return 0;
     if (c == 0xF0 && p[1] < 0x90)
       return 0; /* overlong */
@@ -222,8 +221,7 @@ static char *put_utf8(char *o, unsigned cp) {
 ** Parse a string literal at d->p (which is at the opening quote). The decoded text
 ** goes to the arena, NUL-terminated; *out and *outlen receive it.
 */
-static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
-                        unsigned char *plain) {
+static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen, unsigned char *plain) {
   const char *start = d->p;
   const char *p = d->p + 1, *end = d->end;
   const char *q;
@@ -326,11 +324,31 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen,
       break;
     p++; /* backslash */
     switch (*p) {
-    case 'b': *o++ = '\b'; p++; *plain = 0; break;
-    case 'f': *o++ = '\f'; p++; *plain = 0; break;
-    case 'n': *o++ = '\n'; p++; *plain = 0; break;
-    case 'r': *o++ = '\r'; p++; *plain = 0; break;
-    case 't': *o++ = '\t'; p++; *plain = 0; break;
+    case 'b':
+      *o++ = '\b';
+      p++;
+      *plain = 0;
+      break;
+    case 'f':
+      *o++ = '\f';
+      p++;
+      *plain = 0;
+      break;
+    case 'n':
+      *o++ = '\n';
+      p++;
+      *plain = 0;
+      break;
+    case 'r':
+      *o++ = '\r';
+      p++;
+      *plain = 0;
+      break;
+    case 't':
+      *o++ = '\t';
+      p++;
+      *plain = 0;
+      break;
     case 'u': {
       unsigned v = 0, lo = 0xDC00; /* the first pass checked both escapes */
       read_hex4(p + 1, q, &v);
@@ -513,8 +531,9 @@ static rescue_jnode *parse_container(rescue_jdoc *d, int is_object) {
     n->len++;
     skip_ws(d);
     if (d->p >= d->end)
-      return fail(d, d->p, is_object ? "premature end of input, '}' expected"
-                                     : "premature end of input, ']' expected");
+      return fail(d, d->p,
+                  is_object ? "premature end of input, '}' expected"
+                            : "premature end of input, ']' expected");
     if (*d->p == ',') {
       d->p++;
       skip_ws(d);
@@ -536,10 +555,8 @@ static rescue_jnode *parse_value(rescue_jdoc *d) {
   if (at >= d->end)
     return fail(d, at, "premature end of input");
   switch (*at) {
-  case '{':
-    return parse_container(d, 1);
-  case '[':
-    return parse_container(d, 0);
+  case '{': return parse_container(d, 1);
+  case '[': return parse_container(d, 0);
   case '"':
     n = new_node(d, RESCUE_JSTRING, at);
     if (!n || parse_string(d, &n->s, &n->len, &n->plain))
@@ -572,7 +589,8 @@ static rescue_jnode *parse_value(rescue_jdoc *d) {
       return parse_number(d);
     break;
   }
-  if ((unsigned char)*at >= 0x80 && !utf8_seq((const unsigned char *)at, (const unsigned char *)d->end))
+  if ((unsigned char)*at >= 0x80 &&
+      !utf8_seq((const unsigned char *)at, (const unsigned char *)d->end))
     return fail(d, at, "invalid UTF-8");
   return fail(d, at, "invalid token");
 }
@@ -686,18 +704,10 @@ void rescue_jwrite_string(rescue_buf *b, const char *s, size_t len) {
 void rescue_jwrite(rescue_buf *b, const rescue_jnode *n) {
   const rescue_jnode *c;
   switch (n->type) {
-  case RESCUE_JNULL:
-    rescue_buf_putn(b, "null", 4);
-    return;
-  case RESCUE_JFALSE:
-    rescue_buf_putn(b, "false", 5);
-    return;
-  case RESCUE_JTRUE:
-    rescue_buf_putn(b, "true", 4);
-    return;
-  case RESCUE_JNUMBER:
-    rescue_buf_putn(b, n->s, n->len);
-    return;
+  case RESCUE_JNULL: rescue_buf_putn(b, "null", 4); return;
+  case RESCUE_JFALSE: rescue_buf_putn(b, "false", 5); return;
+  case RESCUE_JTRUE: rescue_buf_putn(b, "true", 4); return;
+  case RESCUE_JNUMBER: rescue_buf_putn(b, n->s, n->len); return;
   case RESCUE_JSTRING:
     if (n->plain) {
       rescue_buf_putc(b, '"');
@@ -1022,11 +1032,8 @@ size_t rescue_jclean(rescue_buf *out, const rescue_jnode *n) {
     return 0;
   switch (n->type) {
   case RESCUE_JNULL:
-  case RESCUE_JFALSE:
-    return 0;
-  case RESCUE_JTRUE:
-    rescue_buf_puts(out, "True");
-    return 4;
+  case RESCUE_JFALSE: return 0;
+  case RESCUE_JTRUE: rescue_buf_puts(out, "True"); return 4;
   case RESCUE_JNUMBER:
     if (n->num == 0)
       return 0;

@@ -17,7 +17,8 @@ static AVCodecContext *open_decoder(AVStream *st, rescue_error *err) {
   AVCodecContext *c;
   int rc;
   if (!codec) {
-    rescue_seterr(err, RESCUE_EMEDIA, "no decoder for %s", avcodec_get_name(st->codecpar->codec_id));
+    rescue_seterr(err, RESCUE_EMEDIA, "no decoder for %s",
+                  avcodec_get_name(st->codecpar->codec_id));
     return NULL;
   }
   c = avcodec_alloc_context3(codec);
@@ -44,7 +45,7 @@ static void drain(AVCodecContext *c, AVStream *st, AVFrame *f, double t0, rescue
     if (f->decode_error_flags || (f->flags & AV_FRAME_FLAG_CORRUPT))
       d->decode_errors++;
     if (is_video) {
-      double dur = f->pkt_duration > 0 ? (double)f->pkt_duration * av_q2d(st->time_base)
+      double dur = f->pkt_duration > 0      ? (double)f->pkt_duration * av_q2d(st->time_base)
                    : st->avg_frame_rate.num ? 1.0 / av_q2d(st->avg_frame_rate)
                                             : 0;
       if (d->video_frames == 0) {

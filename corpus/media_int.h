@@ -34,25 +34,25 @@ int media_frame_code(const struct AVFrame *f);
 
 /* One clip to cut from a source, and what came of it. */
 typedef struct cut_req {
-  double start, end;       /* requested span, seconds in the source (container time minus
+  double start, end; /* requested span, seconds in the source (container time minus
                               its start_time), padding included */
-  const char *path;        /* final file name */
-  const char *tmp;         /* temporary name to write, renamed to path when complete */
+  const char *path;  /* final file name */
+  const char *tmp;   /* temporary name to write, renamed to path when complete */
   /* results */
-  int done;                /* 1: written, checked and renamed */
+  int done; /* 1: written, checked and renamed */
   double act_start, act_end;
   int64_t frames, audio_samples;
   int64_t bytes;
   char sha256[65];
-  char err[512];           /* why it failed ("" when it did not) */
+  char err[512]; /* why it failed ("" when it did not) */
 } cut_req;
 
 /* Facts about the source every cutter needs. */
 typedef struct cut_source {
-  const char *path;        /* file to read */
-  const char *label;       /* how messages name it (the stored path) */
-  double duration;         /* seconds, from the probe */
-  _Atomic long *settled;   /* when not NULL: +1 for every request finished or failed */
+  const char *path;      /* file to read */
+  const char *label;     /* how messages name it (the stored path) */
+  double duration;       /* seconds, from the probe */
+  _Atomic long *settled; /* when not NULL: +1 for every request finished or failed */
 } cut_source;
 
 /*

@@ -144,8 +144,8 @@ int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error 
       goto end;
     }
     if (!*fields[1]) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: empty video path", path, lineno,
-                         col[1]);
+      rc =
+          rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: empty video path", path, lineno, col[1]);
       goto end;
     }
     if (map->n == cap) {
@@ -199,8 +199,8 @@ int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error 
         }
       }
       if (lk->end <= lk->start) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: end %s is not after start %s",
-                           path, lineno, col[3], fields[3], fields[2]);
+        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: end %s is not after start %s", path,
+                           lineno, col[3], fields[3], fields[2]);
         goto end;
       }
       lk->has_span = 1;
@@ -226,8 +226,7 @@ static void where(const rescue_media_link *lk, int col, char *buf, size_t n) {
 }
 
 /* Make an empty sample (no rows yet) so a segment can point at it. */
-static int create_sample(rescue_store *st, const char *sample_id, int64_t annotator,
-                         int64_t *ref) {
+static int create_sample(rescue_store *st, const char *sample_id, int64_t annotator, int64_t *ref) {
   rescue_buf head = RESCUE_BUF_INIT;
   rescue_sample_input in;
   rescue_put_stats stats;
@@ -254,9 +253,9 @@ static int create_sample(rescue_store *st, const char *sample_id, int64_t annota
 /* What one link resolved to before anything is written. */
 typedef struct prepared {
   rescue_media_info info;
-  char *real;     /* the file's absolute path without symlinks */
-  char *stored;   /* path as stored */
-  int same_as;    /* index of an earlier link to the same file (probed there), or -1 */
+  char *real;   /* the file's absolute path without symlinks */
+  char *stored; /* path as stored */
+  int same_as;  /* index of an earlier link to the same file (probed there), or -1 */
 } prepared;
 
 /*
@@ -348,8 +347,8 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
       double dur = pre[i].info.duration;
       where(lk, lk->col_end, loc, sizeof loc);
       if (!(lk->start >= 0) || !(lk->end > lk->start)) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%sthe span %.3f-%.3f s is empty", loc,
-                           lk->start, lk->end);
+        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%sthe span %.3f-%.3f s is empty", loc, lk->start,
+                           lk->end);
         goto end;
       }
       if (dur > 0 && lk->end > dur + END_SLACK) {

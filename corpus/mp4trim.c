@@ -161,7 +161,8 @@ int mp4_set_edits(const char *path, double video, double audio, rescue_error *er
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  if (fseeko(f, (off_t)moov_pos, SEEK_SET) != 0 || fread(moov, 1, (size_t)moov_len, f) != moov_len) {
+  if (fseeko(f, (off_t)moov_pos, SEEK_SET) != 0 ||
+      fread(moov, 1, (size_t)moov_len, f) != moov_len) {
     rc = rescue_seterr(err, RESCUE_EIO, "reading '%s'", path);
     goto end;
   }
@@ -180,8 +181,8 @@ int mp4_set_edits(const char *path, double video, double audio, rescue_error *er
     if (!trak)
       break;
     handler(trak, tl, h);
-    got = trim_trak(trak, tl,
-                    (uint64_t)((strcmp(h, "soun") == 0 ? audio : video) * timescale + 0.5));
+    got =
+        trim_trak(trak, tl, (uint64_t)((strcmp(h, "soun") == 0 ? audio : video) * timescale + 0.5));
     if (got > longest)
       longest = got;
     p = trak + tl;

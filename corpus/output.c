@@ -169,9 +169,7 @@ static int looks_like_ours(const char *path) {
 }
 
 /* 1 while process pid runs (or cannot be asked about); the owner of a temporary name. */
-static int pid_alive(long pid) {
-  return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-}
+static int pid_alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
 
 /*
 ** Clean up after killed runs that wrote `final`: temporaries "<final>.tmp-<pid>-XXXXXX"
@@ -211,8 +209,7 @@ static void clean_leftovers(const char *final) {
     pid = strtol(rest + 5, &end, 10);
     if (end == rest + 5 || *end != '-' || strlen(end + 1) != 6 || pid_alive(pid))
       continue;
-    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= sizeof p ||
-        lstat(p, &sb) != 0)
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= sizeof p || lstat(p, &sb) != 0)
       continue;
     if (S_ISDIR(sb.st_mode)) {
       char mark[4200];
@@ -259,8 +256,8 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
     if (corpus) {
       int rc = strcmp(corpus, path) == 0
                    ? rescue_seterr(err, RESCUE_ENOTOURS, "'%s' is a rescue corpus", path)
-                   : rescue_seterr(err, RESCUE_ENOTOURS, "'%s' holds a rescue corpus ('%s')",
-                                   path, corpus);
+                   : rescue_seterr(err, RESCUE_ENOTOURS, "'%s' holds a rescue corpus ('%s')", path,
+                                   corpus);
       rescue_free(corpus);
       return rc;
     }
@@ -279,8 +276,7 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
     rescue_free(mark);
     if (!ours)
       return rescue_seterr(err, RESCUE_ENOTOURS,
-                           "'%s' was not written by rescue (it has no %s file)", path,
-                           OUTPUT_MARK);
+                           "'%s' was not written by rescue (it has no %s file)", path, OUTPUT_MARK);
   }
   o = rescue_calloc(1, sizeof *o);
   if (!o)
@@ -317,7 +313,8 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
     }
     snprintf(mark, sizeof mark, "%s/%s", o->tmp, OUTPUT_MARK);
     f = fopen(mark, "w");
-    if (!f || fputs("written by rescue; 'rescue export --force' may replace this folder\n", f) < 0 ||
+    if (!f ||
+        fputs("written by rescue; 'rescue export --force' may replace this folder\n", f) < 0 ||
         fclose(f) != 0) {
       int e = errno;
       if (f)
@@ -409,8 +406,8 @@ int rescue_output_commit(rescue_output **op, rescue_error *err) {
       }
       snprintf(old, n, "%s.old-%ld-XXXXXX", o->final, (long)getpid());
       if (!mkdtemp(old) || rename(o->final, old) != 0) {
-        rc = rescue_seterr(err, RESCUE_EIO, "cannot move '%s' aside: %s", o->final,
-                           strerror(errno));
+        rc =
+            rescue_seterr(err, RESCUE_EIO, "cannot move '%s' aside: %s", o->final, strerror(errno));
         rmdir(old);
       } else if (rename(o->tmp, o->final) != 0) {
         rc = rescue_seterr(err, RESCUE_EIO, "cannot rename into '%s': %s", o->final,

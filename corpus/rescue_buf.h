@@ -17,18 +17,18 @@
 #include "rescue_error.h"
 
 typedef struct rescue_buf {
-  char *s;      /* bytes, NUL-terminated when cap > 0; owned */
-  size_t len;   /* bytes used, excluding the NUL */
-  size_t cap;   /* bytes allocated */
-  int oom;      /* an allocation failed: content is incomplete */
+  char *s;    /* bytes, NUL-terminated when cap > 0; owned */
+  size_t len; /* bytes used, excluding the NUL */
+  size_t cap; /* bytes allocated */
+  int oom;    /* an allocation failed: content is incomplete */
 } rescue_buf;
 
-#define RESCUE_BUF_INIT {NULL, 0, 0, 0}
+#define RESCUE_BUF_INIT                                                                            \
+  { NULL, 0, 0, 0 }
 
 int rescue_buf_grow(rescue_buf *b, size_t extra);
 void rescue_buf_putn_slow(rescue_buf *b, const void *p, size_t n);
-void rescue_buf_printf(rescue_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void rescue_buf_printf(rescue_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rescue_buf_clear(rescue_buf *b);
 /* Hand the bytes to the caller (who frees them with rescue_free); b is reset. */
 char *rescue_buf_detach(rescue_buf *b);

@@ -18,9 +18,9 @@
 #include "rescue_store.h"
 
 typedef enum rescue_clip_mode {
-  RESCUE_CLIP_COPY,   /* stream copy, edit lists hide pre-roll and overhang (default) */
-  RESCUE_CLIP_EXACT,  /* re-encode (libx264 + AAC): within one frame in every player */
-  RESCUE_CLIP_AUDIO   /* 16 kHz mono 16-bit WAV beside the video clips */
+  RESCUE_CLIP_COPY,  /* stream copy, edit lists hide pre-roll and overhang (default) */
+  RESCUE_CLIP_EXACT, /* re-encode (libx264 + AAC): within one frame in every player */
+  RESCUE_CLIP_AUDIO  /* 16 kHz mono 16-bit WAV beside the video clips */
 } rescue_clip_mode;
 
 /* "copy", "exact", "audio" -> *out; RESCUE_EINVAL otherwise. */
@@ -29,22 +29,22 @@ const char *rescue_clip_mode_name(rescue_clip_mode mode);
 
 /* Where a run is (for progress lines); see rescue_clip_opts.status. */
 typedef struct rescue_clip_status {
-  long samples_done, samples_total;   /* samples with media, finished / in the run */
-  uint64_t rows_done, rows_total;     /* clips (rows and segments) settled / asked for */
-  double elapsed;                     /* seconds since the run started */
-  const char *current;                /* a sample being cut now, or NULL */
-  const char *finished;               /* the sample this call reports finished, or NULL */
-  int finished_ok;                    /* it succeeded */
+  long samples_done, samples_total; /* samples with media, finished / in the run */
+  uint64_t rows_done, rows_total;   /* clips (rows and segments) settled / asked for */
+  double elapsed;                   /* seconds since the run started */
+  const char *current;              /* a sample being cut now, or NULL */
+  const char *finished;             /* the sample this call reports finished, or NULL */
+  int finished_ok;                  /* it succeeded */
   long finished_clips, finished_written, finished_kept;
 } rescue_clip_status;
 
 typedef struct rescue_clip_opts {
-  const char *out;          /* output folder (created when missing) */
-  const char *path_base;    /* manifest clip_path values are relative to it (NULL: out) */
+  const char *out;       /* output folder (created when missing) */
+  const char *path_base; /* manifest clip_path values are relative to it (NULL: out) */
   rescue_clip_mode mode;
-  double pad;               /* seconds added on both sides of each row, clamped to the source */
-  int jobs;                 /* worker threads (0 or 1: one) */
-  int shard_i, shard_n;     /* only samples with fnv1a64(sample_id) % n == i - 1 (n 0: all) */
+  double pad;                 /* seconds added on both sides of each row, clamped to the source */
+  int jobs;                   /* worker threads (0 or 1: one) */
+  int shard_i, shard_n;       /* only samples with fnv1a64(sample_id) % n == i - 1 (n 0: all) */
   const char *const *samples; /* only these (NULL: every sample) */
   int n_samples;
   /* only these rows (1-based positions) of the one sample in samples[], cut again even
@@ -67,14 +67,14 @@ typedef struct rescue_clip_opts {
 } rescue_clip_opts;
 
 typedef struct rescue_clip_result {
-  long samples;           /* samples in this run (after --samples and --shard) */
-  long samples_ok;        /* every clip written or kept */
+  long samples;    /* samples in this run (after --samples and --shard) */
+  long samples_ok; /* every clip written or kept */
   long samples_failed;
-  long samples_no_media;  /* no linked source: nothing to cut (not a failure) */
+  long samples_no_media; /* no linked source: nothing to cut (not a failure) */
   long clips_written;
-  long clips_kept;        /* complete and verified from an earlier run */
+  long clips_kept; /* complete and verified from an earlier run */
   long clips_failed;
-  double max_error;       /* largest |presented - requested| duration of a written clip, s */
+  double max_error; /* largest |presented - requested| duration of a written clip, s */
 } rescue_clip_result;
 
 /*

@@ -12,15 +12,15 @@
 #include "rescue_store.h"
 
 typedef enum rescue_format {
-  RESCUE_FMT_AUTO,     /* by path: folder = data-root, .jsonl/.ndjson = jsonl, .json = json,
+  RESCUE_FMT_AUTO, /* by path: folder = data-root, .jsonl/.ndjson = jsonl, .json = json,
                           .srt = srt, .vtt = vtt, .eaf = eaf */
   RESCUE_FMT_JSONL,
   RESCUE_FMT_JSON,
   RESCUE_FMT_DATAROOT,
-  RESCUE_FMT_SRT,      /* subtitles of one sample (--sample): cues, and draft rows when the
+  RESCUE_FMT_SRT, /* subtitles of one sample (--sample): cues, and draft rows when the
                           sample has none (rescue_subtitles.h) */
-  RESCUE_FMT_VTT,      /* the same from WebVTT */
-  RESCUE_FMT_EAF       /* an ELAN .eaf file: one sample (rescue_elan.h) */
+  RESCUE_FMT_VTT, /* the same from WebVTT */
+  RESCUE_FMT_EAF  /* an ELAN .eaf file: one sample (rescue_elan.h) */
 } rescue_format;
 
 /* "auto", "jsonl", "json", "data-root", "srt", "vtt", "eaf" -> *out; RESCUE_EINVAL otherwise. */
@@ -47,24 +47,24 @@ int rescue_format_parse(const char *name, rescue_format *out);
 typedef struct rescue_import_note {
   const char *kind;
   const char *file;
-  long line, col;          /* 0 when not known */
-  const char *sample_id;   /* or NULL */
-  int cue;                 /* the cue's number (subtitle notes), else 0 */
-  int row_first, row_last; /* draft rows the cue made (1-based), 0 when none */
-  const char *message;     /* one line for people */
-  const char *key, *resembles;  /* "typo" */
-  const char *speaker, *was;    /* "speaker_case", "continued", "sound" */
+  long line, col;              /* 0 when not known */
+  const char *sample_id;       /* or NULL */
+  int cue;                     /* the cue's number (subtitle notes), else 0 */
+  int row_first, row_last;     /* draft rows the cue made (1-based), 0 when none */
+  const char *message;         /* one line for people */
+  const char *key, *resembles; /* "typo" */
+  const char *speaker, *was;   /* "speaker_case", "continued", "sound" */
 } rescue_import_note;
 
 typedef struct rescue_import_opts {
   rescue_format format;
-  const char *annotator;   /* a registered annotator (RESCUE_ENOANNOTATOR otherwise, with
+  const char *annotator; /* a registered annotator (RESCUE_ENOANNOTATOR otherwise, with
                               the closest names; RESCUE_ERETIRED when retired; RESCUE_EINVAL
                               for a name rescue_annotator_add refuses); NULL: the draft
                               ("import"), where every annotator's view starts */
-  const char *sample;      /* sample_id for a single JSON file without one, or of a
+  const char *sample;    /* sample_id for a single JSON file without one, or of a
                               subtitle file (required there), or NULL */
-  int resegment;           /* allow a different row count (records a new row set) */
+  int resegment;         /* allow a different row count (records a new row set) */
   /* progress: bytes read so far of `total`; called now and then; may be NULL */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
@@ -72,17 +72,17 @@ typedef struct rescue_import_opts {
      writing pass (when the import fails later, some may have been sent) */
   void (*note)(void *arg, const rescue_import_note *note);
   void *note_arg;
-  int strict;              /* unknown keys that look like typos of a field refuse the import */
-  const char *tiers;       /* eaf: comma-separated tiers that hold the turns, or NULL */
+  int strict;        /* unknown keys that look like typos of a field refuse the import */
+  const char *tiers; /* eaf: comma-separated tiers that hold the turns, or NULL */
 } rescue_import_opts;
 
 typedef struct rescue_import_result {
-  long files;              /* input files read */
-  long samples;            /* samples read */
-  long rows;               /* rows read */
-  rescue_put_stats put;    /* what changed in the store */
-  long cues;               /* subtitle cues stored */
-  char warning[512];       /* the last warning ("file:line:col: ..."), "" when none */
+  long files;           /* input files read */
+  long samples;         /* samples read */
+  long rows;            /* rows read */
+  rescue_put_stats put; /* what changed in the store */
+  long cues;            /* subtitle cues stored */
+  char warning[512];    /* the last warning ("file:line:col: ..."), "" when none */
 } rescue_import_result;
 
 /*
@@ -91,8 +91,8 @@ typedef struct rescue_import_result {
 ** rows that do not line up with a sample's rows in the store (without resegment) are
 ** RESCUE_ERESEGMENT, a file naming a retired annotator RESCUE_EFILERETIRED.
 */
-int rescue_import(rescue_store *st, const char *const *paths, int n,
-                  const rescue_import_opts *opts, rescue_import_result *res);
+int rescue_import(rescue_store *st, const char *const *paths, int n, const rescue_import_opts *opts,
+                  rescue_import_result *res);
 
 /*
 ** Import paths[0..n) as edits by opts->annotator (NULL: "import") of samples already in

@@ -39,14 +39,14 @@ struct rescue_jnode {
   unsigned char is_int;   /* NUMBER: the token has no fraction and no exponent */
   unsigned char plain;    /* STRING: s needs no escaping when written (fast path) */
   unsigned char keyplain; /* object members: key needs no escaping when written */
-  uint32_t len;         /* STRING: bytes of s; NUMBER: bytes of token; ARRAY/OBJECT: children */
-  uint32_t keylen;      /* object members: bytes of key */
-  size_t offset;        /* byte offset of this value in the parsed input */
-  const char *s;        /* STRING: decoded UTF-8, NUL-terminated; NUMBER: the token, NUL-terminated */
-  const char *key;      /* object members: decoded key, NUL-terminated; else NULL */
-  double num;           /* NUMBER: the value as a double */
-  rescue_jnode *child;  /* ARRAY/OBJECT: first element or member */
-  rescue_jnode *next;   /* next element or member of the parent */
+  uint32_t len;           /* STRING: bytes of s; NUMBER: bytes of token; ARRAY/OBJECT: children */
+  uint32_t keylen;        /* object members: bytes of key */
+  size_t offset;          /* byte offset of this value in the parsed input */
+  const char *s;   /* STRING: decoded UTF-8, NUL-terminated; NUMBER: the token, NUL-terminated */
+  const char *key; /* object members: decoded key, NUL-terminated; else NULL */
+  double num;      /* NUMBER: the value as a double */
+  rescue_jnode *child; /* ARRAY/OBJECT: first element or member */
+  rescue_jnode *next;  /* next element or member of the parent */
 };
 
 /* A parsed document; owns every node and string of its tree. */

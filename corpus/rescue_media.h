@@ -18,26 +18,26 @@
 
 /* One stream of a probed file. */
 typedef struct rescue_media_stream {
-  int index;            /* stream index in the container */
-  char type[12];        /* "video", "audio", "subtitle", "data", "attachment" or "unknown" */
-  char codec[32];       /* libavcodec's codec name ("h264", "aac") */
-  int width, height;    /* video */
-  double fps;           /* video: average frame rate, 0 when unknown */
-  int sample_rate;      /* audio */
-  int channels;         /* audio */
+  int index;         /* stream index in the container */
+  char type[12];     /* "video", "audio", "subtitle", "data", "attachment" or "unknown" */
+  char codec[32];    /* libavcodec's codec name ("h264", "aac") */
+  int width, height; /* video */
+  double fps;        /* video: average frame rate, 0 when unknown */
+  int sample_rate;   /* audio */
+  int channels;      /* audio */
 } rescue_media_stream;
 
 /* What a probe found. */
 typedef struct rescue_media_info {
-  int64_t size;               /* bytes */
-  int64_t mtime;              /* seconds since the epoch */
-  char fingerprint[65];       /* see rescue_media_fingerprint */
-  char container[64];         /* libavformat's short name ("mov,mp4,m4a,3gp,3g2,mj2") */
-  double duration;            /* seconds; 0 when unknown */
-  double start_time;          /* container start time, seconds (0 when unset) */
-  int n_streams;              /* streams described (at most RESCUE_MEDIA_MAX_STREAMS) */
+  int64_t size;         /* bytes */
+  int64_t mtime;        /* seconds since the epoch */
+  char fingerprint[65]; /* see rescue_media_fingerprint */
+  char container[64];   /* libavformat's short name ("mov,mp4,m4a,3gp,3g2,mj2") */
+  double duration;      /* seconds; 0 when unknown */
+  double start_time;    /* container start time, seconds (0 when unset) */
+  int n_streams;        /* streams described (at most RESCUE_MEDIA_MAX_STREAMS) */
   rescue_media_stream streams[RESCUE_MEDIA_MAX_STREAMS];
-  int video, audio;           /* position in streams[] of the main video / audio, -1: none */
+  int video, audio; /* position in streams[] of the main video / audio, -1: none */
 } rescue_media_info;
 
 /*
@@ -66,10 +66,10 @@ void rescue_media_streams_json(const rescue_media_info *info, rescue_buf *out);
 
 /* One link to make: sample sample_id covers [start, end) of video (or all of it). */
 typedef struct rescue_media_link {
-  const char *sample_id;   /* NULL: only register (probe) the source */
-  const char *video;       /* path as given (relative to the current folder) */
-  int has_span;            /* 0: the whole file is the sample's clip */
-  double start, end;       /* seconds into the source */
+  const char *sample_id; /* NULL: only register (probe) the source */
+  const char *video;     /* path as given (relative to the current folder) */
+  int has_span;          /* 0: the whole file is the sample's clip */
+  double start, end;     /* seconds into the source */
   /* where the link came from, for messages (file NULL: the command line) */
   const char *file;
   long line;
@@ -77,11 +77,11 @@ typedef struct rescue_media_link {
 } rescue_media_link;
 
 typedef struct rescue_media_add_result {
-  long sources_new;     /* files probed and recorded for the first time (or changed) */
-  long sources_known;   /* files already recorded with the same fingerprint */
-  long segments;        /* segment references written */
-  long unchanged;       /* links that were already the sample's reference */
-  long samples_new;     /* samples created (empty, no rows yet) */
+  long sources_new;   /* files probed and recorded for the first time (or changed) */
+  long sources_known; /* files already recorded with the same fingerprint */
+  long segments;      /* segment references written */
+  long unchanged;     /* links that were already the sample's reference */
+  long samples_new;   /* samples created (empty, no rows yet) */
 } rescue_media_add_result;
 
 /*
@@ -100,7 +100,7 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
 typedef struct rescue_media_map {
   rescue_media_link *links;
   int n;
-  char *text;   /* owns the strings the links point to */
+  char *text; /* owns the strings the links point to */
   char *file;
 } rescue_media_map;
 
@@ -115,18 +115,18 @@ void rescue_media_map_clear(rescue_media_map *map);
 
 /* One line of `rescue media list`. Strings live until the callback returns. */
 typedef struct rescue_media_entry {
-  const char *sample_id;   /* NULL: a source that no sample's current reference uses */
+  const char *sample_id; /* NULL: a source that no sample's current reference uses */
   int has_span;
-  double start, end;       /* the span, when has_span */
-  const char *path;        /* as stored */
-  const char *resolved;    /* where it is looked for on this machine */
+  double start, end;    /* the span, when has_span */
+  const char *path;     /* as stored */
+  const char *resolved; /* where it is looked for on this machine */
   int64_t size;
   const char *fingerprint;
   const char *container;
   double duration;
-  const char *state;       /* "ok", "missing" or "changed" */
-  const char *detail;      /* why, for missing or changed; "" otherwise */
-  int relinks;             /* earlier references of the sample (history) */
+  const char *state;  /* "ok", "missing" or "changed" */
+  const char *detail; /* why, for missing or changed; "" otherwise */
+  int relinks;        /* earlier references of the sample (history) */
 } rescue_media_entry;
 
 /*
@@ -147,16 +147,16 @@ int rescue_media_resolve(rescue_store *st, const char *root, const char *path, r
 
 /* What decoding a whole file shows (after its edit lists). */
 typedef struct rescue_media_decoded {
-  double duration;          /* container duration, seconds */
-  int64_t video_frames;     /* frames output by the decoder */
-  double video_start;       /* first frame's time, seconds (relative to the container start) */
-  double video_end;         /* last frame's time plus its duration */
-  int first_code, last_code;/* frame numbers drawn by rescue_synth_media into the first and
+  double duration;           /* container duration, seconds */
+  int64_t video_frames;      /* frames output by the decoder */
+  double video_start;        /* first frame's time, seconds (relative to the container start) */
+  double video_end;          /* last frame's time plus its duration */
+  int first_code, last_code; /* frame numbers drawn by rescue_synth_media into the first and
                                last frames (-1: none readable) */
-  int64_t audio_samples;    /* samples per channel output by the decoder */
+  int64_t audio_samples;     /* samples per channel output by the decoder */
   int sample_rate;
   double audio_start, audio_end;
-  int decode_errors;        /* packets or frames the decoders refused or flagged corrupt */
+  int decode_errors; /* packets or frames the decoders refused or flagged corrupt */
 } rescue_media_decoded;
 
 /* Decode every video and audio frame of the main streams of path. */
@@ -178,20 +178,20 @@ int rescue_media_parse_time(const char *s, double *out);
 /* ---- synthetic media ---- */
 
 typedef struct rescue_synth_opts {
-  double duration;          /* seconds */
-  int width, height;        /* video size; width 0: no video stream */
-  int fps;                  /* frames per second */
-  int gop;                  /* frames between keyframes */
-  int bframes;              /* consecutive B-frames (0: none) */
-  int video_kbps;           /* 0: constant quality (crf 23) */
-  int cbr;                  /* pad to video_kbps with filler data, like a broadcast file */
-  int noise;                /* add grain so the encoder has something to spend bits on */
-  const char *preset;       /* libx264 preset ("veryfast" when NULL) */
-  int sample_rate;          /* 0: no audio stream */
+  double duration;    /* seconds */
+  int width, height;  /* video size; width 0: no video stream */
+  int fps;            /* frames per second */
+  int gop;            /* frames between keyframes */
+  int bframes;        /* consecutive B-frames (0: none) */
+  int video_kbps;     /* 0: constant quality (crf 23) */
+  int cbr;            /* pad to video_kbps with filler data, like a broadcast file */
+  int noise;          /* add grain so the encoder has something to spend bits on */
+  const char *preset; /* libx264 preset ("veryfast" when NULL) */
+  int sample_rate;    /* 0: no audio stream */
   int channels;
-  int audio_kbps;           /* AAC bit rate */
-  int threads;              /* encoder threads (0: automatic) */
-  double start_offset;      /* seconds added to every timestamp (a non-zero container start
+  int audio_kbps;      /* AAC bit rate */
+  int threads;         /* encoder threads (0: automatic) */
+  double start_offset; /* seconds added to every timestamp (a non-zero container start
                                time, as broadcast MPEG-TS files have) */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;

@@ -27,37 +27,37 @@ typedef struct rescue_field rescue_field;
 struct rescue_field {
   char *key;
   rescue_ftype type;
-  char *labels;       /* LABEL: name of the label set */
+  char *labels; /* LABEL: name of the label set */
   int has_min, has_max;
   double min, max;
-  char *unit;         /* or NULL */
-  int required;       /* the key must be present (annotate/LINT.md R01) */
-  char *rows;         /* "client", "therapist" or NULL: which rows may carry a value */
-  char *level;        /* agreement level ("nominal", "interval", "masi"...) or NULL */
-  char *description;  /* one line for people */
+  char *unit;        /* or NULL */
+  int required;      /* the key must be present (annotate/LINT.md R01) */
+  char *rows;        /* "client", "therapist" or NULL: which rows may carry a value */
+  char *level;       /* agreement level ("nominal", "interval", "masi"...) or NULL */
+  char *description; /* one line for people */
   int n_children;
   rescue_field *children;
 };
 
 typedef struct rescue_labelset {
   char *name;
-  char *scenario;      /* NULL: applies to every scenario */
+  char *scenario; /* NULL: applies to every scenario */
   int n;
-  char **labels;       /* in scheme order (the paper's table order) */
+  char **labels; /* in scheme order (the paper's table order) */
   char **descriptions;
 } rescue_labelset;
 
 typedef struct rescue_scheme {
   char *name;
   int version;
-  char *therapist;     /* the reserved practitioner entity ("Therapist") */
+  char *therapist; /* the reserved practitioner entity ("Therapist") */
   int n_groups;
   char **group_scenarios; /* "couple", "family" */
   char **group_labels;    /* "Couple", "Family" */
   int n_labelsets;
   rescue_labelset *labelsets;
   int n_fields;
-  rescue_field *fields;   /* row fields in release key order */
+  rescue_field *fields; /* row fields in release key order */
 } rescue_scheme;
 
 /* The default scheme's XML text (schema/rescue.xml as built in); *len gets its size. */

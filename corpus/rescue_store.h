@@ -92,10 +92,10 @@ const char *rescue_name_unsafe(const char *name);
 /* ---- views ---- */
 
 typedef enum rescue_view_kind {
-  RESCUE_VIEW_CORPUS,    /* gold where it exists, else the latest version by anyone */
-  RESCUE_VIEW_GOLD,      /* adjudicated gold only (rows without gold are missing) */
-  RESCUE_VIEW_LATEST,    /* the latest version by anyone, gold or not */
-  RESCUE_VIEW_ANNOTATOR  /* the annotator's own latest, else carried over from their version
+  RESCUE_VIEW_CORPUS,   /* gold where it exists, else the latest version by anyone */
+  RESCUE_VIEW_GOLD,     /* adjudicated gold only (rows without gold are missing) */
+  RESCUE_VIEW_LATEST,   /* the latest version by anyone, gold or not */
+  RESCUE_VIEW_ANNOTATOR /* the annotator's own latest, else carried over from their version
                             before a resegmentation, else the draft (never anyone else's) */
 } rescue_view_kind;
 
@@ -111,16 +111,16 @@ int rescue_view_parse(rescue_store *st, const char *spec, rescue_view *out);
 
 /* One row as a view shows it. Strings belong to the iterator and live until its next step. */
 typedef struct rescue_row {
-  int position;            /* 1-based */
-  int64_t row_id;          /* row.id: stable identity of the row within its row set */
-  int64_t version_id;      /* row_version.id shown */
-  int64_t annotator_id;    /* who wrote that version */
-  const char *kind;        /* "import", "edit", "gold" */
-  const char *content;     /* canonical JSON object */
+  int position;         /* 1-based */
+  int64_t row_id;       /* row.id: stable identity of the row within its row set */
+  int64_t version_id;   /* row_version.id shown */
+  int64_t annotator_id; /* who wrote that version */
+  const char *kind;     /* "import", "edit", "gold" */
+  const char *content;  /* canonical JSON object */
   size_t content_len;
   double start_time, end_time;
-  const char *speaker;     /* cleaned primary_speaker */
-  const char *entities;    /* cleaned speaker, targets, support targets; 0x1F-separated */
+  const char *speaker;              /* cleaned primary_speaker */
+  const char *entities;             /* cleaned speaker, targets, support targets; 0x1F-separated */
   const char *utterance_type;       /* cleaned; NULL when the key is absent */
   const char *relation_cycle_state; /* cleaned; NULL when absent */
   const char *relation_pattern;     /* cleaned; NULL when absent */
@@ -135,26 +135,26 @@ typedef struct rescue_row {
 } rescue_row;
 
 enum {
-  RESCUE_ROW_OWN = 0,     /* this row's own version (the annotator's or the draft) */
-  RESCUE_ROW_CARRIED,     /* the same span in the previous row set */
-  RESCUE_ROW_SPLIT,       /* from the row it was split from (its times are the parent's) */
-  RESCUE_ROW_MERGED       /* from the first of the rows merged into it */
+  RESCUE_ROW_OWN = 0, /* this row's own version (the annotator's or the draft) */
+  RESCUE_ROW_CARRIED, /* the same span in the previous row set */
+  RESCUE_ROW_SPLIT,   /* from the row it was split from (its times are the parent's) */
+  RESCUE_ROW_MERGED   /* from the first of the rows merged into it */
 };
 
 typedef struct rescue_sample {
-  int64_t ref;             /* sample.id */
+  int64_t ref; /* sample.id */
   const char *sample_id;
-  const char *group;       /* couple or family group name */
-  const char *status;      /* new | in_review | reviewed | discarded */
+  const char *group;  /* couple or family group name */
+  const char *status; /* new | in_review | reviewed | discarded */
   const char *status_reason;
   int64_t rowset_id;
-  int n_rows;              /* rows in the row set */
-  int complete;            /* every row has a version in this view (gold view: all gold) */
+  int n_rows;   /* rows in the row set */
+  int complete; /* every row has a version in this view (gold view: all gold) */
   int64_t sample_version_id;
   const char *head, *tail; /* sample-level JSON around the rows array (rescue_store.sql) */
   int has_rows;
-  int given_keys;          /* RESCUE_GIVEN_* bits */
-  int n;                   /* rows shown (== n_rows when complete) */
+  int given_keys; /* RESCUE_GIVEN_* bits */
+  int n;          /* rows shown (== n_rows when complete) */
   const rescue_row *rows;
 } rescue_sample;
 
@@ -229,7 +229,7 @@ int rescue_store_sample_count(rescue_store *st, long *n);
 typedef struct rescue_put_stats {
   long samples_new, samples_changed, samples_unchanged;
   long rows_new, row_versions, rowsets;
-  long rows_carried;    /* resegmentations: new rows that keep an old row's span */
+  long rows_carried; /* resegmentations: new rows that keep an old row's span */
 } rescue_put_stats;
 
 /* ---- saving one row (the review server's save) ---- */
@@ -255,7 +255,7 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
 ** The annotator's current version of row `position` of sample_id (as rescue_row_save
 ** checks it): *version and, when content is not NULL, its JSON appended to content.
 */
-int rescue_row_current(rescue_store *st, const char *sample_id, int position,
-                       int64_t annotator_id, int64_t *version, rescue_buf *content);
+int rescue_row_current(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
+                       int64_t *version, rescue_buf *content);
 
 #endif

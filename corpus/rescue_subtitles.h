@@ -25,10 +25,10 @@ typedef struct rescue_cue {
 } rescue_cue;
 
 typedef struct rescue_cues {
-  rescue_cue *v;     /* in start order */
+  rescue_cue *v; /* in start order */
   int n;
-  int reordered;     /* the file had cues out of order (they were sorted) */
-  int first_late;    /* number of the first cue that started before the one above it */
+  int reordered;  /* the file had cues out of order (they were sorted) */
+  int first_late; /* number of the first cue that started before the one above it */
   long first_late_line;
 } rescue_cues;
 

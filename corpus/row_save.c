@@ -70,8 +70,8 @@ done:
   return rc;
 }
 
-int rescue_row_current(rescue_store *st, const char *sample_id, int position,
-                       int64_t annotator_id, int64_t *version, rescue_buf *content) {
+int rescue_row_current(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
+                       int64_t *version, rescue_buf *content) {
   return current(st, sample_id, position, annotator_id, NULL, version, content, NULL);
 }
 
@@ -96,8 +96,8 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
   if (!root) {
     long line, col;
     rescue_jposition(row_json, len, je.offset, &line, &col);
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row:%ld:%ld: %s", line, col,
-                       je.msg);
+    rc =
+        rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row:%ld:%ld: %s", line, col, je.msg);
     goto done;
   }
   if (root->type != RESCUE_JOBJECT) {

@@ -124,7 +124,7 @@ const char *rescue_sample_scenario(const rescue_scheme *sc, const rescue_sample 
 
 typedef struct participants_acc {
   const rescue_scheme *sc;
-  rescue_buf seen;   /* entities seen so far, 0x1F-separated with a leading separator */
+  rescue_buf seen; /* entities seen so far, 0x1F-separated with a leading separator */
   rescue_jw *w;
 } participants_acc;
 
@@ -243,8 +243,7 @@ int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char
                          "unknown status '%s' (expected new, in_review, reviewed or discarded)",
                          status);
   if (strcmp(status, "discarded") == 0 && (!reason || !*reason))
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "discarding a sample needs a reason");
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "discarding a sample needs a reason");
   if ((rc = rescue_store_begin(st)))
     return rc;
   if ((rc = rescue_sample_ref(st, sample_id, &ref)))
@@ -312,8 +311,7 @@ static int put_clean(rescue_buf *extra, const rescue_jnode *row, const char *key
 }
 
 int rescue_row_input_from_json(const rescue_scheme *sc, const rescue_jnode *row,
-                               rescue_row_input *in, const rescue_jnode **bad,
-                               rescue_error *err) {
+                               rescue_row_input *in, const rescue_jnode **bad, rescue_error *err) {
   const rescue_jnode *st, *et, *tg, *ss, *c;
   rescue_buf ents = RESCUE_BUF_INIT, tmp = RESCUE_BUF_INIT;
   (void)sc;
@@ -425,7 +423,7 @@ int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annot
 typedef struct span {
   int64_t row_id;
   int position;
-  int known;          /* 0: no version gives it a span */
+  int known; /* 0: no version gives it a span */
   double start, end;
 } span;
 
@@ -473,7 +471,8 @@ static int load_spans(rescue_store *st, int64_t rowset_id, int64_t annotator_id,
     }
     v[k].row_id = sqlite3_column_int64(s, 0);
     v[k].position = sqlite3_column_int(s, 1);
-    v[k].known = sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_type(s, 3) != SQLITE_NULL;
+    v[k].known =
+        sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_type(s, 3) != SQLITE_NULL;
     v[k].start = sqlite3_column_double(s, 2);
     v[k].end = sqlite3_column_double(s, 3);
     k++;
@@ -569,12 +568,12 @@ static int record_lineage(rescue_store *st, const rescue_sample_input *in, const
   for (j = 0; j < in->n_rows; j++)
     for (i = 0; i < n_old; i++)
       children[i] += old[i].known && same_row(in->rows[j].start_time, in->rows[j].end_time,
-                                             old[i].start, old[i].end);
+                                              old[i].start, old[i].end);
   for (j = 0; j < in->n_rows && !rc; j++) {
     int parents = 0, part = 0;
     for (i = 0; i < n_old; i++)
-      parents += old[i].known && same_row(in->rows[j].start_time, in->rows[j].end_time,
-                                          old[i].start, old[i].end);
+      parents += old[i].known &&
+                 same_row(in->rows[j].start_time, in->rows[j].end_time, old[i].start, old[i].end);
     for (i = 0; i < n_old && !rc; i++) {
       sqlite3_stmt *s;
       const char *rel;
@@ -605,8 +604,8 @@ static int record_lineage(rescue_store *st, const rescue_sample_input *in, const
 ** old_rowset (a resegmentation), the lineage of its rows is recorded too.
 */
 static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_input *in,
-                      int64_t annotator_id, const char *kind, const char *note,
-                      int64_t old_rowset, const char *now, rescue_put_stats *stats) {
+                      int64_t annotator_id, const char *kind, const char *note, int64_t old_rowset,
+                      const char *now, rescue_put_stats *stats) {
   sqlite3_stmt *s = rescue_store_stmt(st, "rowset_insert");
   int64_t rowset_id, *new_ids = NULL;
   span *old = NULL;
@@ -662,8 +661,8 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
     row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
     if (new_ids)
       new_ids[i] = row_id;
-    if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL,
-                                           NULL, NULL)))
+    if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL, NULL,
+                                           NULL)))
       goto end;
   }
   if (old && (rc = record_lineage(st, in, new_ids, old, n_old, stats)))
@@ -721,9 +720,8 @@ static int put_sample_version(rescue_store *st, int64_t ref, const rescue_sample
   return 0;
 }
 
-int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
-                            int64_t annotator_id, const char *kind, int flags,
-                            rescue_put_stats *stats) {
+int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
+                            const char *kind, int flags, rescue_put_stats *stats) {
   sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
   rescue_put_stats dummy = {0};
   rescue_buf key = RESCUE_BUF_INIT;
@@ -740,8 +738,8 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in,
   rc = sqlite3_step(s);
   if (rc == SQLITE_DONE && (flags & RESCUE_PUT_EDIT)) {
     sqlite3_reset(s);
-    return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
-                         "sample '%s' is not in the corpus", in->sample_id);
+    return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "sample '%s' is not in the corpus",
+                         in->sample_id);
   }
   if (rc == SQLITE_DONE) {
     int64_t group_id = 0;

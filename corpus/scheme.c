@@ -115,10 +115,10 @@ static void free_fields(rescue_field *f, int n) {
 static const struct {
   const char *name;
   rescue_ftype type;
-} ftypes[] = {{"number", RESCUE_F_NUMBER}, {"int", RESCUE_F_INT},
-              {"text", RESCUE_F_TEXT},     {"entity", RESCUE_F_ENTITY},
+} ftypes[] = {{"number", RESCUE_F_NUMBER},     {"int", RESCUE_F_INT},
+              {"text", RESCUE_F_TEXT},         {"entity", RESCUE_F_ENTITY},
               {"entities", RESCUE_F_ENTITIES}, {"label", RESCUE_F_LABEL},
-              {"ints", RESCUE_F_INTS},     {"list", RESCUE_F_LIST}};
+              {"ints", RESCUE_F_INTS},         {"list", RESCUE_F_LIST}};
 
 /* Fill fields[] from the <field> children of parent. Returns 0 or an error code. */
 static int load_fields(xmlNode *parent, rescue_field **out, int *nout, rescue_error *err) {
@@ -180,14 +180,13 @@ static int check_scheme(const rescue_scheme *s, const rescue_field *f, int n, re
     if (f[i].type == RESCUE_F_LABEL) {
       int found = 0;
       if (!f[i].labels)
-        return rescue_seterr(err, RESCUE_ESCHEME, "label field '%s' names no labelset",
-                             f[i].key);
+        return rescue_seterr(err, RESCUE_ESCHEME, "label field '%s' names no labelset", f[i].key);
       for (j = 0; j < s->n_labelsets; j++)
         if (strcmp(s->labelsets[j].name, f[i].labels) == 0)
           found = 1;
       if (!found)
-        return rescue_seterr(err, RESCUE_ESCHEME, "field '%s' uses unknown labelset '%s'",
-                             f[i].key, f[i].labels);
+        return rescue_seterr(err, RESCUE_ESCHEME, "field '%s' uses unknown labelset '%s'", f[i].key,
+                             f[i].labels);
     }
     if (f[i].type != RESCUE_F_LIST && f[i].n_children)
       return rescue_seterr(err, RESCUE_ESCHEME, "field '%s' has nested fields but is not a list",

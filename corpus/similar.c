@@ -133,8 +133,8 @@ int rescue_typos_scan(const rescue_scheme *sc, const rescue_jnode *sample, rescu
   for (i = 0; i < sc->n_fields && n_row < 64; i++)
     row_names[n_row++] = sc->fields[i].key;
   for (c = sample->child, hint = 0; c; c = c->next) {
-    found += check_key(c, sample_keys, (int)(sizeof sample_keys / sizeof sample_keys[0]), cb,
-                       arg, 0, "", &hint);
+    found += check_key(c, sample_keys, (int)(sizeof sample_keys / sizeof sample_keys[0]), cb, arg,
+                       0, "", &hint);
     if (c->keylen == 4 && memcmp(c->key, "rows", 4) == 0)
       rows = c;
   }

@@ -30,7 +30,7 @@ extern const size_t rescue_sql_queries_len;
 #define STMT_CACHE 64
 
 typedef struct named_stmt {
-  const char *name;   /* points into the embedded queries text copy */
+  const char *name; /* points into the embedded queries text copy */
   const char *sql;
   sqlite3_stmt *stmt; /* prepared on first use */
 } named_stmt;
@@ -40,7 +40,7 @@ struct rescue_store {
   char *path;
   rescue_error err;
   rescue_scheme *scheme;
-  char *queries;      /* owned copy of queries.sql, cut into named pieces */
+  char *queries; /* owned copy of queries.sql, cut into named pieces */
   named_stmt *stmts;
   int n_stmts;
   int in_txn;
@@ -499,8 +499,7 @@ static int check_application_id(rescue_store *st) {
   if (rc == SQLITE_ROW && id == RESCUE_APPLICATION_ID)
     return 0;
   if (rc == SQLITE_ROW || (rc & 0xff) == SQLITE_NOTADB)
-    return rescue_seterr(&st->err, RESCUE_ENOTCORPUS,
-                         "'%s' is not a rescue corpus", st->path);
+    return rescue_seterr(&st->err, RESCUE_ENOTCORPUS, "'%s' is not a rescue corpus", st->path);
   return rescue_seterr(&st->err, RESCUE_EIO, "cannot read '%s': %s", st->path,
                        sqlite3_errmsg(st->db));
 }
@@ -512,15 +511,13 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
 
   *out = NULL;
   if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-    return rescue_seterr(err, RESCUE_ENOTCORPUS,
-                         "'%s' is not a rescue corpus", path);
+    return rescue_seterr(err, RESCUE_ENOTCORPUS, "'%s' is not a rescue corpus", path);
   st = store_alloc(path);
   if (!st)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  rc = sqlite3_open_v2(path, &st->db,
-                       (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
-                           SQLITE_OPEN_NOMUTEX,
-                       NULL);
+  rc = sqlite3_open_v2(
+      path, &st->db,
+      (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX, NULL);
   if (rc != SQLITE_OK) {
     rc = rescue_seterr(&st->err, RESCUE_ENOTCORPUS, "cannot open '%s': %s", path,
                        st->db ? sqlite3_errmsg(st->db) : "out of memory");
@@ -594,7 +591,8 @@ int rescue_store_create(const char *path, const char *scheme_xml, size_t scheme_
   ** 8 KiB pages: rows are about 1 KiB of JSON, so 4 KiB pages left a sixth of each page
   ** empty; bulk imports were 10% faster and stores 13% smaller with 8 KiB.
   */
-  snprintf(pragma, sizeof pragma, "PRAGMA page_size = 8192; PRAGMA application_id = %d", RESCUE_APPLICATION_ID);
+  snprintf(pragma, sizeof pragma, "PRAGMA page_size = 8192; PRAGMA application_id = %d",
+           RESCUE_APPLICATION_ID);
   if ((rc = exec_sql(st, pragma, "marking the corpus")) || (rc = configure(st, 0)) ||
       (rc = migrate(st)))
     goto fail;
@@ -827,10 +825,10 @@ int rescue_view_parse(rescue_store *st, const char *spec, rescue_view *out) {
 struct rescue_sample_iter {
   rescue_store *st;
   rescue_view view;
-  int64_t *refs;      /* restricted set (sorted by sample order), or NULL */
+  int64_t *refs; /* restricted set (sorted by sample order), or NULL */
   int n_refs, next_ref;
   sqlite3_stmt *samples; /* our own statement: a nested view_rows runs while it steps */
-  rescue_buf text;    /* strings of the current sample */
+  rescue_buf text;       /* strings of the current sample */
   rescue_row *rows;
   int cap_rows;
   rescue_sample cur;
@@ -949,9 +947,7 @@ static size_t put_col(rescue_buf *b, sqlite3_stmt *s, int col) {
   return off;
 }
 
-static const char *at(rescue_buf *b, size_t off) {
-  return off == (size_t)-1 ? NULL : b->s + off;
-}
+static const char *at(rescue_buf *b, size_t off) { return off == (size_t)-1 ? NULL : b->s + off; }
 
 int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   rescue_store *st = it->st;

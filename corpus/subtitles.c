@@ -97,7 +97,9 @@ static int parse_ts(const char **p, const char *end, double *out) {
   if (parts[n - 1] >= 60 || (n == 3 && parts[1] >= 60))
     return -1;
   *out = (double)((n == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : parts[0] * 60 + parts[1]) *
-                      1000 + ms) / 1000.0;
+                      1000 +
+                  ms) /
+         1000.0;
   *p = q;
   return 0;
 }
@@ -143,8 +145,8 @@ static void strip_markup(const char *s, size_t n, rescue_buf *out, rescue_buf *v
   int no_gt = 0, no_brace = 0;
   static const struct {
     const char *ent, *rep;
-  } ents[] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", " "},
-              {"&lrm;", ""},  {"&rlm;", ""},  {"&quot;", "\""}, {"&apos;", "'"}};
+  } ents[] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"},    {"&nbsp;", " "},
+              {"&lrm;", ""},  {"&rlm;", ""}, {"&quot;", "\""}, {"&apos;", "'"}};
   while (i < n) {
     if (s[i] == '<' && !no_gt) {
       const char *close = memchr(s + i, '>', n - i);
@@ -405,8 +407,8 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
           rc = rescue_seterr(err, RESCUE_EBADINPUT,
                              "%s:%ld:1: cue %d: expected a cue number or a timing line, found "
                              "'%.*s'",
-                             file, lines[first].no, number, (int)(lines[first].n > 60 ? 60 : lines[first].n),
-                             lines[first].s);
+                             file, lines[first].no, number,
+                             (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
           goto end;
         }
         number = (int)v;
@@ -492,7 +494,6 @@ end:
 }
 
 /* ---- storing ---- */
-
 
 int rescue_subtitles_check(const char *path, int vtt, rescue_error *err) {
   rescue_cues cues;
@@ -665,7 +666,7 @@ typedef struct drafter {
   rescue_strmap spk;
   draft *v;
   int n, cap;
-  const char *prev;  /* speaker of the last row */
+  const char *prev; /* speaker of the last row */
 } drafter;
 
 static void note(drafter *D, const char *kind, const rescue_cue *c, int first, int last,
@@ -727,7 +728,7 @@ static void drafter_free(drafter *D) {
 
 /* One turn of a cue: where its name and text are in the cue text. */
 typedef struct turn {
-  char *name;   /* "" when none */
+  char *name; /* "" when none */
   char *speech;
   char *sounds;
 } turn;
@@ -869,8 +870,8 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
         }
         if (strcmp(spk, u->name) != 0)
           note(D, "speaker_case", c, row, row, spk, u->name,
-               "cue %d: speaker '%s' taken as '%s' (same name but for case or spacing)",
-               c->number, u->name, spk);
+               "cue %d: speaker '%s' taken as '%s' (same name but for case or spacing)", c->number,
+               u->name, spk);
       } else if (D->prev) {
         spk = D->prev;
         note(D, "continued", c, row, row, spk, NULL,
@@ -909,10 +910,9 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
 
 /* The canonical JSON of a draft row: all 15 fields, empty but for times, speaker, text. */
 static void draft_row(const draft *c, int index, rescue_buf *out) {
-  static const char *const empty_lists[] = {"background_dialogue", "body_posture",
-                                            "facial_expressions",  "self_directed_behavior",
-                                            "interaction_behavior", "internal_emotion",
-                                            "viewpoints_attitudes", "support_strategy"};
+  static const char *const empty_lists[] = {
+      "background_dialogue",  "body_posture",     "facial_expressions",   "self_directed_behavior",
+      "interaction_behavior", "internal_emotion", "viewpoints_attitudes", "support_strategy"};
   rescue_jw w;
   size_t k;
   rescue_jw_init(&w, out);
@@ -946,8 +946,8 @@ static void draft_row(const draft *c, int index, rescue_buf *out) {
 }
 
 /* Head and tail of the sample object to store with draft rows (keeps its own keys). */
-static int sample_frame(rescue_store *st, const char *sample_id, rescue_buf *head,
-                        rescue_buf *tail, int *given, int64_t *ref, int *n_rows) {
+static int sample_frame(rescue_store *st, const char *sample_id, rescue_buf *head, rescue_buf *tail,
+                        int *given, int64_t *ref, int *n_rows) {
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   rescue_view view = {.kind = RESCUE_VIEW_LATEST};

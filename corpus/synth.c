@@ -252,9 +252,9 @@ int rescue_synth_media(const char *path, const rescue_synth_opts *o, rescue_erro
   total_units = (uint64_t)(vs.total + (as.enc ? as.total / as.frame->nb_samples : 0));
   rc = 0;
   while (!rc && (!vs.finished || !as.finished)) {
-    int video_next = !vs.finished &&
-                     (as.finished || av_compare_ts(vs.next_pts, vs.enc->time_base, as.next_pts,
-                                                   as.enc->time_base) <= 0);
+    int video_next =
+        !vs.finished && (as.finished || av_compare_ts(vs.next_pts, vs.enc->time_base, as.next_pts,
+                                                      as.enc->time_base) <= 0);
     synth_stream *s = video_next ? &vs : &as;
     if (s->next_pts >= s->total) {
       rc = encode_write(oc, s, NULL, pkt, err);

@@ -51,7 +51,8 @@ static uint32_t cp_at(const char *s, size_t len, size_t i) {
   if (u[0] < 0xE0)
     return (uint32_t)(u[0] & 0x1F) << 6 | (u[1] & 0x3F);
   if (u[0] < 0xF0 || left < 4)
-    return left < 3 ? u[0] : (uint32_t)(u[0] & 0x0F) << 12 | (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+    return left < 3 ? u[0]
+                    : (uint32_t)(u[0] & 0x0F) << 12 | (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
   return (uint32_t)(u[0] & 0x07) << 18 | (uint32_t)(u[1] & 0x3F) << 12 |
          (uint32_t)(u[2] & 0x3F) << 6 | (u[3] & 0x3F);
 }
@@ -312,8 +313,8 @@ int rescue_pseudonym_map_load(rescue_store *st, rescue_pseudonym_map *m) {
     names ns = {0, 0, NULL};
     if ((rc = lookup(st, gids[i], NULL, &ps, &how, &at, &found)))
       break;
-    rc = map_add(m, gnames[i], NULL, found ? ps.s : NULL, found ? how.s : NULL,
-                 found ? at.s : NULL);
+    rc =
+        map_add(m, gnames[i], NULL, found ? ps.s : NULL, found ? how.s : NULL, found ? at.s : NULL);
     if (!rc)
       rc = group_participants(st, gids[i], &ns);
     for (j = 0; j < ns.n && !rc; j++) {
@@ -497,7 +498,8 @@ int rescue_pseudonym_auto(rescue_store *st, long *added) {
       for (len = 6; len <= 64; len += 2) {
         snprintf(ps, sizeof ps, "%s_%.*s", gs[i], len, hex);
         for (j = 0, clash = 0; j < m.n; j++)
-          clash |= !m.items[j].real && m.items[j].pseudonym && strcmp(m.items[j].pseudonym, ps) == 0;
+          clash |=
+              !m.items[j].real && m.items[j].pseudonym && strcmp(m.items[j].pseudonym, ps) == 0;
         if (!clash)
           break;
       }
@@ -540,8 +542,7 @@ fail:
   return rc;
 }
 
-int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym,
-                         long *changed) {
+int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym, long *changed) {
   rescue_pseudonym_map m;
   const char *colon = strchr(real, ':'), *name = real;
   char only[512] = "";
@@ -562,7 +563,8 @@ int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudon
     const rescue_pseudonym *it = &m.items[i];
     int64_t gid = 0;
     int group_entry = !it->real && !colon && strcmp(it->group, real) == 0;
-    int person = it->real && strcmp(it->real, name) == 0 && (!*only || strcmp(it->group, only) == 0);
+    int person =
+        it->real && strcmp(it->real, name) == 0 && (!*only || strcmp(it->group, only) == 0);
     if (!group_entry && !person)
       continue;
     any = 1;
@@ -658,9 +660,9 @@ void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out) {
 
 typedef struct gctx {
   const char *group, *group_ps;
-  const char *sample_id;      /* real */
-  const char *sample_ps;      /* pseudonymised */
-  repl *r;                    /* participants and the group, longest first */
+  const char *sample_id; /* real */
+  const char *sample_ps; /* pseudonymised */
+  repl *r;               /* participants and the group, longest first */
   int n;
 } gctx;
 
@@ -731,9 +733,7 @@ static void pseudo_value(const gctx *g, const rescue_jnode *n, rescue_jw *w, int
   case RESCUE_JNULL:
   case RESCUE_JFALSE:
   case RESCUE_JTRUE:
-  case RESCUE_JNUMBER:
-    rescue_jw_node(w, n);
-    return;
+  case RESCUE_JNUMBER: rescue_jw_node(w, n); return;
   }
 }
 
@@ -744,7 +744,8 @@ static int copy_file(const char *from, const char *to) {
   ssize_t r;
   if (in < 0)
     return -1;
-  if (rescue_make_parents(to) || (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
+  if (rescue_make_parents(to) ||
+      (out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
     goto end;
   while ((r = read(in, buf, sizeof buf)) > 0)
     if (write(out, buf, (size_t)r) != r)
@@ -863,8 +864,8 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
         rescue_buf_printf(&path, "%s/%s/clips/%03d%s", o->media_dir, g.sample_ps,
                           sqlite3_column_int(q, 0), ext && !strchr(ext, '/') ? ext : "");
         if (copy_file(from, path.s)) {
-          rc = rescue_seterr(err, RESCUE_EIO, "%s: cannot copy the clip to %s: %s", from,
-                             path.s, strerror(errno));
+          rc = rescue_seterr(err, RESCUE_EIO, "%s: cannot copy the clip to %s: %s", from, path.s,
+                             strerror(errno));
           break;
         }
       }
@@ -1043,18 +1044,18 @@ end:
 /* ---- the leak check ---- */
 
 typedef struct lctx {
-  const repl *r;             /* real names (replacement unused), longest first */
+  const repl *r; /* real names (replacement unused), longest first */
   int n;
   const rescue_pseudonym_map *m;
   const rescue_scheme *sc;
   rescue_leak_report *rep;
   const char *file;
   long line;
-  names review;              /* candidates */
+  names review; /* candidates */
   long *review_count;
   int review_cap;
-  long *review_lower;        /* per candidate: sightings in lower case (second pass) */
-  int pass2;                 /* second pass: only lower-case sightings of candidates */
+  long *review_lower; /* per candidate: sightings in lower case (second pass) */
+  int pass2;          /* second pass: only lower-case sightings of candidates */
   int rc;
 } lctx;
 
@@ -1210,9 +1211,7 @@ static void leak_node(lctx *L, const rescue_jnode *n, rescue_buf *path, const ch
   size_t at = path->len;
   int i = 0;
   switch (n->type) {
-  case RESCUE_JSTRING:
-    leak_string(L, path->s ? path->s : "", key, n->s, n->len);
-    return;
+  case RESCUE_JSTRING: leak_string(L, path->s ? path->s : "", key, n->s, n->len); return;
   case RESCUE_JARRAY:
     for (c = n->child; c; c = c->next, i++) {
       rescue_buf_printf(path, "[%d]", i);
@@ -1236,8 +1235,7 @@ static void leak_node(lctx *L, const rescue_jnode *n, rescue_buf *path, const ch
   case RESCUE_JNULL:
   case RESCUE_JFALSE:
   case RESCUE_JTRUE:
-  case RESCUE_JNUMBER:
-    return;
+  case RESCUE_JNUMBER: return;
   }
 }
 
@@ -1516,8 +1514,8 @@ int rescue_audit_add(rescue_store *st, const rescue_audit_entry *e) {
 int rescue_audit_log(rescue_store *st, int text, rescue_buf *out) {
   sqlite3_stmt *q = rescue_store_stmt(st, "audit_log");
   rescue_jw w;
-  static const char *const col[] = {"time", "action", "os_user", "annotator", "command",
-                                    "view", "pseudonymised", "output", "output_sha256", "detail"};
+  static const char *const col[] = {"time", "action",        "os_user", "annotator",     "command",
+                                    "view", "pseudonymised", "output",  "output_sha256", "detail"};
   if (!q)
     return rescue_store_err(st)->code;
   if (!text) {
@@ -1620,7 +1618,8 @@ int rescue_output_digest(const char *path, char hex[65], rescue_error *err) {
   if (stat(path, &sb))
     return rescue_seterr(err, RESCUE_EIO, "%s: %s", path, strerror(errno));
   if (!S_ISDIR(sb.st_mode))
-    return file_digest(path, hex) ? rescue_seterr(err, RESCUE_EIO, "%s: %s", path, strerror(errno)) : 0;
+    return file_digest(path, hex) ? rescue_seterr(err, RESCUE_EIO, "%s: %s", path, strerror(errno))
+                                  : 0;
   snprintf(manifest, sizeof manifest, "%s/manifest.json", path);
   if (file_digest(manifest, hex) == 0)
     return 0;

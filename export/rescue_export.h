@@ -14,18 +14,18 @@ typedef struct rescue_export_opts {
   rescue_view view;
   const char *const *samples; /* restrict to these sample ids (n_samples of them), or NULL */
   int n_samples;
-  int force;                  /* replace an existing, non-empty output */
-  int include_discarded;      /* also export samples whose status is discarded */
-  FILE *stream;               /* non-NULL (JSONL only): write to this stream, `out` unused */
+  int force;             /* replace an existing, non-empty output */
+  int include_discarded; /* also export samples whose status is discarded */
+  FILE *stream;          /* non-NULL (JSONL only): write to this stream, `out` unused */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;
 } rescue_export_opts;
 
 typedef struct rescue_export_result {
-  long samples;        /* written */
+  long samples; /* written */
   long rows;
-  long incomplete;     /* left out: some row has no version in the view (e.g. no gold yet) */
-  long discarded;      /* left out: discarded */
+  long incomplete; /* left out: some row has no version in the view (e.g. no gold yet) */
+  long discarded;  /* left out: discarded */
 } rescue_export_result;
 
 /*

@@ -20,10 +20,10 @@
 /* ---- the pseudonym map ---- */
 
 typedef struct rescue_pseudonym {
-  char *group;        /* the group's real name ("alan_and_evelyn") */
-  char *real;         /* a participant's real name, or NULL for the group's own pseudonym */
-  char *pseudonym;    /* NULL: none yet (a participant the map does not cover) */
-  char *how;          /* "auto" or "set"; NULL when none */
+  char *group;     /* the group's real name ("alan_and_evelyn") */
+  char *real;      /* a participant's real name, or NULL for the group's own pseudonym */
+  char *pseudonym; /* NULL: none yet (a participant the map does not cover) */
+  char *how;       /* "auto" or "set"; NULL when none */
   char *created_at;
 } rescue_pseudonym;
 
@@ -58,8 +58,7 @@ int rescue_pseudonym_auto(rescue_store *st, long *added);
 ** already another participant's in the same group, or is a real name of the group; the
 ** previous pseudonym stays in history. *changed counts the entries set.
 */
-int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym,
-                         long *changed);
+int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym, long *changed);
 
 /* {"groups": [{"group", "pseudonym", "participants": [{"real", "pseudonym", "how"}]}], "missing"} */
 void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out);
@@ -67,10 +66,10 @@ void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out);
 /* ---- the pseudonymised copy ---- */
 
 typedef struct rescue_pseudo_opts {
-  rescue_view view;             /* rows as this view shows them */
-  const char *const *samples;   /* only these (real ids), or NULL */
+  rescue_view view;           /* rows as this view shows them */
+  const char *const *samples; /* only these (real ids), or NULL */
   int n_samples;
-  const char *media_dir;        /* NULL: no media; else copy each sample's current row clips
+  const char *media_dir; /* NULL: no media; else copy each sample's current row clips
                                    to <media_dir>/<pseudonymised id>/clips/NNN.<ext> */
 } rescue_pseudo_opts;
 
@@ -86,18 +85,18 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
 /* ---- the leak check ---- */
 
 typedef struct rescue_leak {
-  char *file;         /* path of the file, as found under the scanned path */
-  long line;          /* 1-based */
-  char *field;        /* JSON path of the string ("rows[3].dialogue_cleaned"), or "" */
-  char *name;         /* the real name found (as the map spells it) */
+  char *file;  /* path of the file, as found under the scanned path */
+  long line;   /* 1-based */
+  char *field; /* JSON path of the string ("rows[3].dialogue_cleaned"), or "" */
+  char *name;  /* the real name found (as the map spells it) */
 } rescue_leak;
 
 typedef struct rescue_leak_report {
-  long files, lines;           /* scanned */
+  long files, lines; /* scanned */
   int n;
-  rescue_leak *leaks;          /* real names found, in file and line order */
+  rescue_leak *leaks; /* real names found, in file and line order */
   int n_review;
-  char **review;               /* names worth a look: "Name (n times)" */
+  char **review; /* names worth a look: "Name (n times)" */
 } rescue_leak_report;
 
 /*
@@ -113,14 +112,14 @@ void rescue_leak_report_json(const rescue_leak_report *rep, rescue_buf *out);
 /* ---- the audit trail ---- */
 
 typedef struct rescue_audit_entry {
-  const char *action;         /* "export", "import", "adjudicate", "draft", "pseudonyms" */
-  const char *annotator;      /* as given, or NULL */
-  const char *command;        /* the command line */
-  const char *view;           /* or NULL */
+  const char *action;    /* "export", "import", "adjudicate", "draft", "pseudonyms" */
+  const char *annotator; /* as given, or NULL */
+  const char *command;   /* the command line */
+  const char *view;      /* or NULL */
   int pseudonymised;
-  const char *output;         /* output path, or NULL */
-  const char *output_sha256;  /* of the output's manifest (or the output file), or NULL */
-  const char *detail;         /* one line, or NULL */
+  const char *output;        /* output path, or NULL */
+  const char *output_sha256; /* of the output's manifest (or the output file), or NULL */
+  const char *detail;        /* one line, or NULL */
 } rescue_audit_entry;
 
 /* Record an entry (with the OS user and the time) in its own transaction. */

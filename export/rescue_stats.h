@@ -10,17 +10,17 @@
 /* One column of Table 3. */
 typedef struct rescue_table3_col {
   long samples;
-  long turns;            /* rows */
-  long therapist_turns;  /* rows whose cleaned primary_speaker is the practitioner */
-  long speakers;         /* sum over samples of distinct primary speakers (practitioner included) */
-  double duration_sec;   /* media segment length when known, else the last row's end_time */
-  long media_durations;  /* samples whose duration came from linked media */
+  long turns;           /* rows */
+  long therapist_turns; /* rows whose cleaned primary_speaker is the practitioner */
+  long speakers;        /* sum over samples of distinct primary speakers (practitioner included) */
+  double duration_sec;  /* media segment length when known, else the last row's end_time */
+  long media_durations; /* samples whose duration came from linked media */
 } rescue_table3_col;
 
 typedef struct rescue_table3 {
   rescue_table3_col couple, family, all;
-  long discarded;        /* samples left out because they are discarded */
-  long incomplete;       /* samples left out: a row has no version in the view */
+  long discarded;  /* samples left out because they are discarded */
+  long incomplete; /* samples left out: a row has no version in the view */
 } rescue_table3;
 
 /* Compute Table 3 over the view (scenario derived by corpus/FORMAT.md §6.3; discarded left out). */
@@ -45,7 +45,7 @@ typedef enum rescue_dist_field {
 typedef struct rescue_label_count {
   char *label;
   long count;
-  int in_set;            /* a label of the scheme's set for the scenario (intensity: 0..10) */
+  int in_set; /* a label of the scheme's set for the scenario (intensity: 0..10) */
 } rescue_label_count;
 
 typedef struct rescue_label_dist {
@@ -57,15 +57,15 @@ typedef struct rescue_label_dist {
 
 /* Relation-pattern transitions of one scenario (the paper's Figure 3). */
 typedef struct rescue_transitions {
-  int n;                 /* labels of the scenario's relation_pattern set */
+  int n; /* labels of the scenario's relation_pattern set */
   const char *const *labels;
-  long *counts;          /* n x n, row = from, column = to; the diagonal stays 0 */
+  long *counts; /* n x n, row = from, column = to; the diagonal stays 0 */
   long total;
 } rescue_transitions;
 
 typedef struct rescue_label_stats {
-  long samples[2];                                   /* couple, family */
-  rescue_label_dist dist[2][RESCUE_DIST_FIELDS];     /* [scenario][field] */
+  long samples[2];                               /* couple, family */
+  rescue_label_dist dist[2][RESCUE_DIST_FIELDS]; /* [scenario][field] */
   rescue_transitions trans[2];
 } rescue_label_stats;
 

@@ -64,8 +64,8 @@ enum { ST_NONE, ST_PRED, ST_EMPTY };
 
 typedef struct inst {
   int sample, couple, family;
-  int gold;  /* ITP 1/0; label id; ER intensity */
-  int cands; /* candidate list (rank tasks) */
+  int gold;              /* ITP 1/0; label id; ER intensity */
+  int cands;             /* candidate list (rank tasks) */
   unsigned char state;   /* ST_* */
   unsigned char invalid; /* the prediction taken cannot be used */
   unsigned char stop;    /* release: the scripts stop with an error on this prediction */
@@ -163,10 +163,8 @@ void rescue_score_free(rescue_score_report **rp) {
 
 const char *rescue_score_protocol_name(rescue_score_protocol p) {
   switch (p) {
-  case RESCUE_PROTOCOL_RESCUE:
-    return "rescue";
-  case RESCUE_PROTOCOL_RELEASE:
-    return "release";
+  case RESCUE_PROTOCOL_RESCUE: return "rescue";
+  case RESCUE_PROTOCOL_RELEASE: return "release";
   }
   return "?";
 }
@@ -243,16 +241,12 @@ static int truthy(const rescue_jnode *v) {
     return 0;
   switch (v->type) {
   case RESCUE_JNULL:
-  case RESCUE_JFALSE:
-    return 0;
-  case RESCUE_JTRUE:
-    return 1;
-  case RESCUE_JNUMBER:
-    return v->num != 0;
+  case RESCUE_JFALSE: return 0;
+  case RESCUE_JTRUE: return 1;
+  case RESCUE_JNUMBER: return v->num != 0;
   case RESCUE_JSTRING:
   case RESCUE_JARRAY:
-  case RESCUE_JOBJECT:
-    return v->len > 0;
+  case RESCUE_JOBJECT: return v->len > 0;
   }
   return 0;
 }
@@ -275,19 +269,13 @@ static const char *type_name(const rescue_jnode *v) {
   if (!v)
     return "absent";
   switch (v->type) {
-  case RESCUE_JNULL:
-    return "null";
+  case RESCUE_JNULL: return "null";
   case RESCUE_JFALSE:
-  case RESCUE_JTRUE:
-    return "a boolean";
-  case RESCUE_JNUMBER:
-    return "a number";
-  case RESCUE_JSTRING:
-    return "a string";
-  case RESCUE_JARRAY:
-    return "a list";
-  case RESCUE_JOBJECT:
-    return "an object";
+  case RESCUE_JTRUE: return "a boolean";
+  case RESCUE_JNUMBER: return "a number";
+  case RESCUE_JSTRING: return "a string";
+  case RESCUE_JARRAY: return "a list";
+  case RESCUE_JOBJECT: return "an object";
   }
   return "?";
 }
@@ -384,8 +372,7 @@ static int py_float_string(const char *s, size_t len, rescue_buf *tmp, double *o
   if (*end || end == tmp->s)
     return -1;
   /* strtod also takes hex and "1e" with nothing after; Python does not */
-  if (tmp->s[b - 1] == 'e' || tmp->s[b - 1] == 'E' || tmp->s[b - 1] == '+' ||
-      tmp->s[b - 1] == '-')
+  if (tmp->s[b - 1] == 'e' || tmp->s[b - 1] == 'E' || tmp->s[b - 1] == '+' || tmp->s[b - 1] == '-')
     return -1;
   return 0;
 }
@@ -401,23 +388,16 @@ static int parse_intensity(const rescue_jnode *v, rescue_buf *tmp, const char **
   if (!v)
     return *why = "absent", -1;
   switch (v->type) {
-  case RESCUE_JNUMBER:
-    d = v->num;
-    break;
-  case RESCUE_JTRUE:
-    d = 1;
-    break;
-  case RESCUE_JFALSE:
-    d = 0;
-    break;
+  case RESCUE_JNUMBER: d = v->num; break;
+  case RESCUE_JTRUE: d = 1; break;
+  case RESCUE_JFALSE: d = 0; break;
   case RESCUE_JSTRING:
     if (py_float_string(v->s, v->len, tmp, &d))
       return *why = "a string that is not a number", -1;
     break;
   case RESCUE_JNULL:
   case RESCUE_JARRAY:
-  case RESCUE_JOBJECT:
-    return *why = type_name(v), -1;
+  case RESCUE_JOBJECT: return *why = type_name(v), -1;
   }
   if (!isfinite(d))
     return *why = "not finite", -1;
@@ -633,8 +613,7 @@ static int gold_record(rescue_score_report *r, line_reader *lr, const rescue_jno
       return BAD(lr, 1, "gold_intensity_score must be a whole number from 0 to 10");
     in->gold = (int)g->num;
     break;
-  case RESCUE_TASK_VP:
-    break;
+  case RESCUE_TASK_VP: break;
   }
   r->n++;
   return 0;
@@ -676,8 +655,8 @@ static int read_gold(rescue_score_report *r, line_reader *lr, rescue_error *err)
 /* ---- predictions ---- */
 
 /* Parse with the reader's options; a failed allocation is remembered in r->oom. */
-static const rescue_jnode *jparse(rescue_score_report *r, rescue_jdoc *doc, const char *s,
-                                  size_t n, int flags, rescue_jerror *je) {
+static const rescue_jnode *jparse(rescue_score_report *r, rescue_jdoc *doc, const char *s, size_t n,
+                                  int flags, rescue_jerror *je) {
   rescue_jerror local;
   const rescue_jnode *root;
   if (!je)
@@ -885,8 +864,8 @@ static void take_item(rescue_score_report *r, const rescue_jnode *o, const rescu
       r->c.coerced++;
     p = parse_should_speak(r, v);
     if (p < 0) {
-      snprintf(why, sizeof why, "should_speak is %s that reads as neither yes nor no (counted as no)",
-               type_name(v));
+      snprintf(why, sizeof why,
+               "should_speak is %s that reads as neither yes nor no (counted as no)", type_name(v));
       set_invalid(r, ix, why);
     }
     in->pred[0] = p > 0;
@@ -894,9 +873,7 @@ static void take_item(rescue_score_report *r, const rescue_jnode *o, const rescu
   }
   case RESCUE_TASK_RPP:
   case RESCUE_TASK_STP:
-  case RESCUE_TASK_SSP:
-    parse_top3(r, ix, v);
-    break;
+  case RESCUE_TASK_SSP: parse_top3(r, ix, v); break;
   case RESCUE_TASK_ER: {
     const char *w;
     in->pred[0] = parse_intensity(v, &r->tmp, &w);
@@ -906,8 +883,7 @@ static void take_item(rescue_score_report *r, const rescue_jnode *o, const rescu
     }
     break;
   }
-  case RESCUE_TASK_VP:
-    break;
+  case RESCUE_TASK_VP: break;
   }
 }
 
@@ -997,8 +973,7 @@ static int handle_value(rescue_score_report *r, const rescue_jnode *v, int depth
   const rescue_jnode *c;
   int found = 0;
   switch (v->type) {
-  case RESCUE_JOBJECT:
-    return handle_obj(r, v, depth, inh);
+  case RESCUE_JOBJECT: return handle_obj(r, v, depth, inh);
   case RESCUE_JARRAY:
     for (c = v->child; c; c = c->next) {
       if (RELEASE(r)) { /* the first object of a list reply only */
@@ -1031,8 +1006,7 @@ static int handle_value(rescue_score_report *r, const rescue_jnode *v, int depth
   case RESCUE_JNULL:
   case RESCUE_JFALSE:
   case RESCUE_JTRUE:
-  case RESCUE_JNUMBER:
-    return 0;
+  case RESCUE_JNUMBER: return 0;
   }
   return 0;
 }
@@ -1309,8 +1283,7 @@ static void acc_add(acc *a, const rescue_score_report *r, const inst *in, int pr
       a->abs_err += d;
     }
     break;
-  case RESCUE_TASK_VP:
-    break;
+  case RESCUE_TASK_VP: break;
   }
 }
 
@@ -1337,12 +1310,8 @@ static int compute(rescue_score_report *r) {
     inst *in = &r->v[i];
     int usable = in->state == ST_PRED && !in->invalid;
     switch (in->state) {
-    case ST_NONE:
-      r->c.missing++;
-      break;
-    case ST_EMPTY:
-      r->c.empty++;
-      break;
+    case ST_NONE: r->c.missing++; break;
+    case ST_EMPTY: r->c.empty++; break;
     case ST_PRED:
       r->c.predicted++;
       r->c.invalid += in->invalid;
@@ -1388,8 +1357,7 @@ static int compute(rescue_score_report *r) {
       if (pint >= 0)
         rc = add_conf(r, in->gold, pint);
       break;
-    case RESCUE_TASK_VP:
-      break;
+    case RESCUE_TASK_VP: break;
     }
     acc_add(&r->overall, r, in, yes, rank, top1, pint);
     acc_add(&r->scen[in->family], r, in, yes, rank, top1, pint);
@@ -1444,9 +1412,8 @@ static double acc_metric(const rescue_score_report *r, const acc *a, const char 
       return ratio(a->rr, (double)a->n);
     if (r->task == RESCUE_TASK_RPP && !strcmp(key, "accuracy"))
       return ratio((double)a->r[0], (double)a->n);
-    if (r->task == RESCUE_TASK_RPP &&
-        (!strcmp(key, "macro_precision") || !strcmp(key, "macro_recall") ||
-         !strcmp(key, "macro_f1"))) {
+    if (r->task == RESCUE_TASK_RPP && (!strcmp(key, "macro_precision") ||
+                                       !strcmp(key, "macro_recall") || !strcmp(key, "macro_f1"))) {
       double sp = 0, sr = 0, sf = 0;
       int nl = 0;
       /* a macro over the union of two taxonomies is no number anyone reports */
@@ -1488,8 +1455,7 @@ static double acc_metric(const rescue_score_report *r, const acc *a, const char 
     if (!strcmp(key, "intensity_mae"))
       return a->abs_err / (double)a->scored;
     return NAN;
-  case RESCUE_TASK_VP:
-    return NAN;
+  case RESCUE_TASK_VP: return NAN;
   }
   return NAN;
 }
@@ -1518,18 +1484,12 @@ static const char *const *metric_keys(const rescue_score_report *r) {
       "n", "scored", "avg_intensity_match", "intensity_exact_rate", "intensity_mae", NULL};
   static const char *const er_release[] = {"n", "scored", "avg_intensity_match", NULL};
   switch (r->task) {
-  case RESCUE_TASK_ITP:
-    return itp;
-  case RESCUE_TASK_RPP:
-    return rpp;
-  case RESCUE_TASK_STP:
-    return stp;
-  case RESCUE_TASK_SSP:
-    return ssp;
-  case RESCUE_TASK_ER:
-    return RELEASE(r) ? er_release : er;
-  case RESCUE_TASK_VP:
-    return er + 5;
+  case RESCUE_TASK_ITP: return itp;
+  case RESCUE_TASK_RPP: return rpp;
+  case RESCUE_TASK_STP: return stp;
+  case RESCUE_TASK_SSP: return ssp;
+  case RESCUE_TASK_ER: return RELEASE(r) ? er_release : er;
+  case RESCUE_TASK_VP: return er + 5;
   }
   return er + 5;
 }
@@ -1594,8 +1554,8 @@ static int check_predictions(rescue_score_report *r, const rescue_score_opts *o,
         err, RESCUE_EUNUSABLE,
         "%s: %ld of %ld %s instances (%.0f%%) have no usable prediction (%ld missing, %ld "
         "invalid; %ld invalid lines, %ld unknown ids, %ld without an id), more than %.0f%%",
-        r->pred_path, unusable, r->n, name, 100.0 * (double)unusable / (double)r->n,
-        r->c.missing, r->c.invalid, r->c.invalid_lines, r->c.unknown_ids, r->c.no_id,
+        r->pred_path, unusable, r->n, name, 100.0 * (double)unusable / (double)r->n, r->c.missing,
+        r->c.invalid, r->c.invalid_lines, r->c.unknown_ids, r->c.no_id,
         100.0 * RESCUE_SCORE_MAX_UNUSABLE);
   return 0;
 }
@@ -1718,8 +1678,7 @@ static void build_notes(const rescue_score_report *r, rescue_buf *b) {
       rescue_buf_puts(b, "rescue: a checkpoint without a usable prediction is left out of the "
                          "means; averages are unrounded and instance-weighted.\n");
     break;
-  case RESCUE_TASK_VP:
-    break;
+  case RESCUE_TASK_VP: break;
   }
   if (r->task == RESCUE_TASK_RPP && r->scen[0].n && r->scen[1].n)
     rescue_buf_puts(b, "The file holds both scenarios: macro precision, recall and F1 are per "
@@ -1760,11 +1719,11 @@ static void build_notes(const rescue_score_report *r, rescue_buf *b) {
     rescue_buf_printf(b, "%ld repl%s read from a response, output or text field.\n",
                       c->reply_fields, c->reply_fields == 1 ? "y" : "ies");
   if (c->string_items)
-    rescue_buf_printf(b, "%ld string item%s of \"predictions\" parsed as JSON.\n",
-                      c->string_items, c->string_items == 1 ? "" : "s");
+    rescue_buf_printf(b, "%ld string item%s of \"predictions\" parsed as JSON.\n", c->string_items,
+                      c->string_items == 1 ? "" : "s");
   if (r->string_dropped)
-    rescue_buf_printf(b, "%ld string item%s of \"predictions\" dropped (%s).\n",
-                      r->string_dropped, r->string_dropped == 1 ? "" : "s",
+    rescue_buf_printf(b, "%ld string item%s of \"predictions\" dropped (%s).\n", r->string_dropped,
+                      r->string_dropped == 1 ? "" : "s",
                       RELEASE(r) ? "the scripts parse them in ssp and er only, without fences"
                                  : "no object inside");
   if (r->list_tail)
@@ -2075,10 +2034,9 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
   }
   rescue_buf_clear(&notes);
   for (k = 0; k < r->nprobs && k < 20; k++)
-    rescue_buf_printf(b, "  line %ld%s%s: %s\n", r->probs[k].line,
-                      r->probs[k].inst >= 0 ? ", " : "",
-                      r->probs[k].inst >= 0 ? tab_s(&r->ids, r->probs[k].inst) : "",
-                      r->probs[k].reason);
+    rescue_buf_printf(
+        b, "  line %ld%s%s: %s\n", r->probs[k].line, r->probs[k].inst >= 0 ? ", " : "",
+        r->probs[k].inst >= 0 ? tab_s(&r->ids, r->probs[k].inst) : "", r->probs[k].reason);
   if (r->nprobs > 20)
     rescue_buf_printf(b, "  ... %ld more problems (all in the JSON report)\n", r->nprobs - 20);
   rescue_buf_putc(b, '\n');
@@ -2104,9 +2062,9 @@ void rescue_score_text(const rescue_score_report *r, rescue_buf *b) {
       const acc *a = &r->scen[s];
       if (!a->n)
         continue;
-      rescue_buf_printf(b, "\n  %-32s %9s %9s %9s %8s\n", s ? "top-1 per label (family)"
-                                                            : "top-1 per label (couple)",
-                        "precision", "recall", "f1", "support");
+      rescue_buf_printf(b, "\n  %-32s %9s %9s %9s %8s\n",
+                        s ? "top-1 per label (family)" : "top-1 per label (couple)", "precision",
+                        "recall", "f1", "support");
       for (i = 0; i < a->nlab; i++) {
         double pr, rc;
         if (!a->in_tax[i])

@@ -148,20 +148,28 @@ static void text_line(rescue_buf *b, const char *label, const rescue_table3_col 
     case 1: rescue_buf_printf(b, "%10.1f", x->duration_sec / 60.0); break;
     case 2: rescue_buf_printf(b, "%10ld", x->turns); break;
     case 3:
-      if (x->samples) rescue_buf_printf(b, "%10.2f", x->duration_sec / 60.0 / (double)x->samples);
-      else rescue_buf_printf(b, "%10s", "-");
+      if (x->samples)
+        rescue_buf_printf(b, "%10.2f", x->duration_sec / 60.0 / (double)x->samples);
+      else
+        rescue_buf_printf(b, "%10s", "-");
       break;
     case 4:
-      if (x->samples) rescue_buf_printf(b, "%10.2f", (double)x->turns / (double)x->samples);
-      else rescue_buf_printf(b, "%10s", "-");
+      if (x->samples)
+        rescue_buf_printf(b, "%10.2f", (double)x->turns / (double)x->samples);
+      else
+        rescue_buf_printf(b, "%10s", "-");
       break;
     case 5:
-      if (x->samples) rescue_buf_printf(b, "%10.2f", (double)x->speakers / (double)x->samples);
-      else rescue_buf_printf(b, "%10s", "-");
+      if (x->samples)
+        rescue_buf_printf(b, "%10.2f", (double)x->speakers / (double)x->samples);
+      else
+        rescue_buf_printf(b, "%10s", "-");
       break;
     case 6:
-      if (x->turns) rescue_buf_printf(b, "%9.1f%%", 100.0 * (double)x->therapist_turns / (double)x->turns);
-      else rescue_buf_printf(b, "%10s", "-");
+      if (x->turns)
+        rescue_buf_printf(b, "%9.1f%%", 100.0 * (double)x->therapist_turns / (double)x->turns);
+      else
+        rescue_buf_printf(b, "%10s", "-");
       break;
     }
   }
@@ -170,15 +178,20 @@ static void text_line(rescue_buf *b, const char *label, const rescue_table3_col 
 
 void rescue_stats_table3_text(const rescue_table3 *t, rescue_buf *out) {
   const rescue_table3_col *c[3] = {&t->couple, &t->family, &t->all};
-  static const char *labels[] = {"samples", "total duration (min)", "total turns (rows)",
-                                 "avg duration / sample (min)", "avg turns / sample",
-                                 "avg speakers / sample", "therapist turn share"};
+  static const char *labels[] = {"samples",
+                                 "total duration (min)",
+                                 "total turns (rows)",
+                                 "avg duration / sample (min)",
+                                 "avg turns / sample",
+                                 "avg speakers / sample",
+                                 "therapist turn share"};
   int k;
   rescue_buf_printf(out, "%-30s%10s%10s%10s\n", "", "couple", "family", "all");
   for (k = 0; k < 7; k++)
     text_line(out, labels[k], c, k);
   if (t->all.samples && t->all.media_durations < t->all.samples)
-    rescue_buf_printf(out, "\n%ld of %ld samples have no linked media: their duration is the "
+    rescue_buf_printf(out,
+                      "\n%ld of %ld samples have no linked media: their duration is the "
                       "last row's end_time.\n",
                       t->all.samples - t->all.media_durations, t->all.samples);
   if (t->discarded)

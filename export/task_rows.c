@@ -57,23 +57,16 @@ int rescue_tk_intensity(const rescue_jnode *n, long *out) {
   if (!n)
     return 0;
   switch (n->type) {
-  case RESCUE_JNUMBER:
-    v = n->num;
-    break;
-  case RESCUE_JTRUE:
-    v = 1;
-    break;
-  case RESCUE_JFALSE:
-    v = 0;
-    break;
+  case RESCUE_JNUMBER: v = n->num; break;
+  case RESCUE_JTRUE: v = 1; break;
+  case RESCUE_JFALSE: v = 0; break;
   case RESCUE_JSTRING:
     if (!parse_number_text(n->s, n->len, &v))
       return 0;
     break;
   case RESCUE_JNULL:
   case RESCUE_JARRAY:
-  case RESCUE_JOBJECT:
-    return 0;
+  case RESCUE_JOBJECT: return 0;
   }
   if (!isfinite(v))
     return 0;
@@ -133,10 +126,10 @@ int rescue_tk_pick(int n, int m, int itp, int *pick) {
 }
 
 int rescue_tk_sample_ok(const tk_sample *t) {
-  const rescue_buf *const bufs[] = {&t->couple, &t->source_file, &t->participants,
-                                    &t->vp_participants, &t->recs, &t->rows_text,
-                                    &t->clip_text, &t->tmp, &t->tmp2, &t->tmp3, &t->id,
-                                    &t->labels};
+  const rescue_buf *const bufs[] = {
+      &t->couple, &t->source_file, &t->participants, &t->vp_participants,
+      &t->recs,   &t->rows_text,   &t->clip_text,    &t->tmp,
+      &t->tmp2,   &t->tmp3,        &t->id,           &t->labels};
   size_t i;
   for (i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     if (!rescue_buf_ok(bufs[i]))

@@ -64,8 +64,8 @@ typedef struct exporter {
   const char *dir; /* the temporary output folder */
   tk_summary sum;
   rescue_tasks_result *res;
-  int slot;   /* split slot of the current sample */
-  int family; /* the current sample is a family sample */
+  int slot;            /* split slot of the current sample */
+  int family;          /* the current sample is a family sample */
   const tk_sample *ts; /* the sample being built (its last ER/VP record's clip) */
   rescue_jdoc *doc;    /* --blind: records parsed to split off their answers */
   rescue_buf tmp, tmp2;
@@ -138,8 +138,13 @@ static int file_whole(exporter *x, tk_file *f, const char *rel, const rescue_buf
 ** scoring needs: task, ids, scenario, candidate labels, and the gold_* keys) into x->tmp2.
 */
 static int split_answers(exporter *x, const rescue_buf *line) {
-  static const char *const keep[] = {"task", "instance_id", "sample_id", "couple", "scenario",
-                                     "candidate_relation_labels", "candidate_target_labels",
+  static const char *const keep[] = {"task",
+                                     "instance_id",
+                                     "sample_id",
+                                     "couple",
+                                     "scenario",
+                                     "candidate_relation_labels",
+                                     "candidate_target_labels",
                                      "candidate_strategy_labels"};
   rescue_jerror je;
   const rescue_jnode *o = rescue_jparse(x->doc, line->s, line->len - 1, &je), *c;
@@ -191,8 +196,7 @@ static int emit(void *arg, rescue_task task, int gold_yes, const rescue_buf *lin
     x->res->bytes += line->len;
     rc = 0;
   } else if (x->sum.o->blind) {
-    if (!(rc = split_answers(x, line)) &&
-        !(rc = file_write(x, f, x->tmp.s, x->tmp.len, 1)))
+    if (!(rc = split_answers(x, line)) && !(rc = file_write(x, f, x->tmp.s, x->tmp.len, 1)))
       rc = file_write(x, &x->sum.answers[task][x->slot], x->tmp2.s, x->tmp2.len, 1);
   } else {
     rc = file_write(x, f, line->s, line->len, 1);
@@ -439,24 +443,12 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
       if (!(o->tasks & (1u << t)))
         continue;
       switch ((rescue_task)t) {
-      case RESCUE_TASK_ITP:
-        rc = rescue_tk_build_itp(&ts, &to, &sink);
-        break;
-      case RESCUE_TASK_RPP:
-        rc = rescue_tk_build_rpp(&ts, &to, &sink);
-        break;
-      case RESCUE_TASK_STP:
-        rc = rescue_tk_build_stp(&ts, &to, &sink);
-        break;
-      case RESCUE_TASK_SSP:
-        rc = rescue_tk_build_ssp(&ts, &to, &sink);
-        break;
-      case RESCUE_TASK_ER:
-        rc = rescue_tk_build_er(&ts, &to, &sink);
-        break;
-      case RESCUE_TASK_VP:
-        rc = rescue_tk_build_vp(&ts, &to, &sink);
-        break;
+      case RESCUE_TASK_ITP: rc = rescue_tk_build_itp(&ts, &to, &sink); break;
+      case RESCUE_TASK_RPP: rc = rescue_tk_build_rpp(&ts, &to, &sink); break;
+      case RESCUE_TASK_STP: rc = rescue_tk_build_stp(&ts, &to, &sink); break;
+      case RESCUE_TASK_SSP: rc = rescue_tk_build_ssp(&ts, &to, &sink); break;
+      case RESCUE_TASK_ER: rc = rescue_tk_build_er(&ts, &to, &sink); break;
+      case RESCUE_TASK_VP: rc = rescue_tk_build_vp(&ts, &to, &sink); break;
       }
       if (rc == 0 && !rescue_tk_sample_ok(&ts))
         rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);

@@ -18,15 +18,16 @@ static void sample(rescue_buf *b, const char *id, const char *const *utt) {
   int i;
   rescue_buf_printf(b, "{\"sample_id\": \"%s\", \"rows\": [", id);
   for (i = 0; i < 4; i++)
-    rescue_buf_printf(b, "%s{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": "
-                         "\"Ann\", \"target\": [\"Therapist\"], \"utterance_type\": \"%s\"}",
+    rescue_buf_printf(b,
+                      "%s{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": "
+                      "\"Ann\", \"target\": [\"Therapist\"], \"utterance_type\": \"%s\"}",
                       i ? ", " : "", i, i, utt[i]);
   rescue_buf_puts(b, "]}\n");
 }
 
 typedef struct fixture {
   char *db, *dir;
-  int64_t lea_version;  /* the lead's version of row 2 */
+  int64_t lea_version; /* the lead's version of row 2 */
 } fixture;
 
 /*
@@ -49,16 +50,19 @@ static fixture make(void) {
   rescue_jerror je;
   rescue_row_input in;
   const rescue_jnode *root, *bad;
-  const char *row2 = "{\"start_time\": 1.0, \"end_time\": 1.5, \"primary_speaker\": \"Ann\", "
-                     "\"target\": [\"Therapist\"], \"utterance_type\": \"request\", \"note\": \"lea\"}";
+  const char *row2 =
+      "{\"start_time\": 1.0, \"end_time\": 1.5, \"primary_speaker\": \"Ann\", "
+      "\"target\": [\"Therapist\"], \"utterance_type\": \"request\", \"note\": \"lea\"}";
   sqlite3 *h;
   sqlite3_stmt *q;
   int64_t row_id, lea;
   f.db = tu_new_corpus();
   f.dir = strdup(f.db);
   *strrchr(f.dir, '/') = 0;
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "gpt", "--role", "model", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "lea", "--role", "lead", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "gpt", "--role", "model", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "lea", "--role", "lead", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "ann", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "bob", NULL), 0);
   sample(&b, "g/s1", draft);
@@ -71,15 +75,20 @@ static fixture make(void) {
   sample(&b, "g/s1", bob);
   tu_write(tu_path(f.dir, "bob.jsonl"), b.s);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", f.db, tu_path(f.dir, "gpt.jsonl"), "--annotator",
-                             "gpt", NULL), 0);
+                             "gpt", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", f.db, tu_path(f.dir, "ann.jsonl"), "--annotator",
-                             "ann", NULL), 0);
+                             "ann", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", f.db, tu_path(f.dir, "bob.jsonl"), "--annotator",
-                             "bob", NULL), 0);
+                             "bob", NULL),
+                   0);
   /* the lead saves row 2 only, as the review server would */
   ck_assert_int_eq(sqlite3_open(f.db, &h), SQLITE_OK);
-  sqlite3_prepare_v2(h, "SELECT r.id FROM row r JOIN sample s ON s.rowset_id = r.rowset_id "
-                        "WHERE s.sample_id = 'g/s1' AND r.position = 2", -1, &q, NULL);
+  sqlite3_prepare_v2(h,
+                     "SELECT r.id FROM row r JOIN sample s ON s.rowset_id = r.rowset_id "
+                     "WHERE s.sample_id = 'g/s1' AND r.position = 2",
+                     -1, &q, NULL);
   ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
   row_id = sqlite3_column_int64(q, 0);
   sqlite3_finalize(q);
@@ -90,8 +99,8 @@ static fixture make(void) {
   memset(&in, 0, sizeof in);
   ck_assert_int_eq(rescue_row_input_from_json(rescue_store_scheme(st), root, &in, &bad, &e), 0);
   ck_assert_int_eq(rescue_store_begin(st), 0);
-  ck_assert_int_eq(rescue_store_add_row_version(st, row_id, lea, "edit", &in, NULL, NULL,
-                                                &f.lea_version), 0);
+  ck_assert_int_eq(
+      rescue_store_add_row_version(st, row_id, lea, "edit", &in, NULL, NULL, &f.lea_version), 0);
   ck_assert_int_eq(rescue_store_commit(st), 0);
   rescue_row_input_clear(&in);
   rescue_store_close(&st);
@@ -111,21 +120,25 @@ static json_t *gold(const char *db) {
   sqlite3_stmt *q;
   json_t *m = json_object();
   ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_prepare_v2(h,
-      "SELECT r.position, v.gold_policy, v.gold_sources, v.content, a.name, s.sample_id "
-      "FROM row_version v JOIN row r ON r.id = v.row_id JOIN annotator a ON a.id = v.annotator_id "
-      "JOIN sample s ON s.rowset_id = r.rowset_id WHERE v.kind = 'gold' ORDER BY v.id", -1, &q, NULL),
+  ck_assert_int_eq(
+      sqlite3_prepare_v2(
+          h,
+          "SELECT r.position, v.gold_policy, v.gold_sources, v.content, a.name, s.sample_id "
+          "FROM row_version v JOIN row r ON r.id = v.row_id JOIN annotator a ON a.id = "
+          "v.annotator_id "
+          "JOIN sample s ON s.rowset_id = r.rowset_id WHERE v.kind = 'gold' ORDER BY v.id",
+          -1, &q, NULL),
       SQLITE_OK);
   while (sqlite3_step(q) == SQLITE_ROW) {
     char key[64];
     json_error_t je;
     snprintf(key, sizeof key, "%s:%d", sqlite3_column_text(q, 5), sqlite3_column_int(q, 0));
-    json_object_set_new(m, key, json_pack("{s:s, s:o, s:o, s:s}", "policy",
-                                          (const char *)sqlite3_column_text(q, 1), "sources",
-                                          json_loads((const char *)sqlite3_column_text(q, 2), 0, &je),
-                                          "content",
-                                          json_loads((const char *)sqlite3_column_text(q, 3), 0, &je),
-                                          "annotator", (const char *)sqlite3_column_text(q, 4)));
+    json_object_set_new(
+        m, key,
+        json_pack("{s:s, s:o, s:o, s:s}", "policy", (const char *)sqlite3_column_text(q, 1),
+                  "sources", json_loads((const char *)sqlite3_column_text(q, 2), 0, &je), "content",
+                  json_loads((const char *)sqlite3_column_text(q, 3), 0, &je), "annotator",
+                  (const char *)sqlite3_column_text(q, 4)));
   }
   sqlite3_finalize(q);
   sqlite3_close(h);
@@ -144,9 +157,10 @@ static int64_t version_of(const char *db, const char *name, int pos) {
   sqlite3_stmt *q;
   int64_t id = 0;
   sqlite3_open(db, &h);
-  sqlite3_prepare_v2(h, "SELECT max(v.id) FROM row_version v JOIN row r ON r.id = v.row_id "
-                        "JOIN annotator a ON a.id = v.annotator_id JOIN sample s ON s.rowset_id = "
-                        "r.rowset_id WHERE s.sample_id = 'g/s1' AND r.position = ?1 AND a.name = ?2",
+  sqlite3_prepare_v2(h,
+                     "SELECT max(v.id) FROM row_version v JOIN row r ON r.id = v.row_id "
+                     "JOIN annotator a ON a.id = v.annotator_id JOIN sample s ON s.rowset_id = "
+                     "r.rowset_id WHERE s.sample_id = 'g/s1' AND r.position = ?1 AND a.name = ?2",
                      -1, &q, NULL);
   sqlite3_bind_int(q, 1, pos);
   sqlite3_bind_text(q, 2, name, -1, SQLITE_STATIC);
@@ -166,9 +180,10 @@ START_TEST(test_lead_policy) {
   ck_assert_ptr_nonnull(strstr(out, "adjudicated 2 samples (8 rows) by policy lead (lead lea): "
                                     "3 gold versions written, 0 already gold, 5 undecided"));
   /* row 4: only the field the coders differ on is undecided, with each coder's value */
-  ck_assert_ptr_nonnull(strstr(out, "  g/s1:4: the lead (lea) made no version and the coders "
-                                    "differ in 1 field (utterance_type)\n"
-                                    "      utterance_type: ann \"validation\" | bob \"reflection\"\n"));
+  ck_assert_ptr_nonnull(strstr(out,
+                               "  g/s1:4: the lead (lea) made no version and the coders "
+                               "differ in 1 field (utterance_type)\n"
+                               "      utterance_type: ann \"validation\" | bob \"reflection\"\n"));
   /* the model's draft alone decides nothing */
   ck_assert_ptr_nonnull(strstr(out, "  g/s2:1: the lead (lea) made no version and no other coder "
                                     "worked on this sample\n"));
@@ -180,9 +195,11 @@ START_TEST(test_lead_policy) {
   ck_assert_str_eq(utt_of(g, "g/s1:1"), "disclosure");
   ck_assert_str_eq(utt_of(g, "g/s1:2"), "request");
   ck_assert_str_eq(utt_of(g, "g/s1:3"), "repair");
-  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(g, "g/s1:2"),
-                                                                     "content"), "note")), "lea");
-  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(g, "g/s1:2"), "policy")), "lead");
+  ck_assert_str_eq(json_string_value(json_object_get(
+                       json_object_get(json_object_get(g, "g/s1:2"), "content"), "note")),
+                   "lea");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(g, "g/s1:2"), "policy")),
+                   "lead");
   ck_assert_str_eq(json_string_value(json_object_get(json_object_get(g, "g/s1:2"), "annotator")),
                    "adjudication");
   src = json_object_get(json_object_get(g, "g/s1:2"), "sources");
@@ -206,8 +223,9 @@ START_TEST(test_lead_policy) {
     ck_assert_int_eq(json_integer_value(json_object_get(j, "unchanged")), 3);
     ck_assert_str_eq(json_string_value(json_object_get(j, "lead")), "lea");
     ck_assert_int_eq((int)json_array_size(json_object_get(j, "undecided")), 5);
-    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(j,
-                                                        "undecided"), 0), "row")), 4);
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(json_object_get(j, "undecided"), 0), "row")),
+                     4);
     json_decref(j);
   }
   free(out);
@@ -235,8 +253,8 @@ START_TEST(test_lead_policy) {
                              tu_path(f.dir, "gold.jsonl"), "--view", "gold", NULL),
                    1);
   ck_assert_msg(strstr(err, "nothing to export: no sample in the corpus can be used in this "
-                           "view (2 without a version of every row, 0 discarded); the gold "
-                           "view needs gold on every row: see 'rescue adjudicate'"),
+                            "view (2 without a version of every row, 0 discarded); the gold "
+                            "view needs gold on every row: see 'rescue adjudicate'"),
                 "%s", err);
   ck_assert_int_ne(access(tu_path(f.dir, "gold.jsonl"), F_OK), 0);
   free(out);
@@ -296,11 +314,11 @@ START_TEST(test_latest_policy) {
   free(err);
   g = gold(f.db);
   ck_assert_str_eq(utt_of(g, "g/s1:1"), "disclosure");
-  ck_assert_str_eq(utt_of(g, "g/s1:2"), "request");   /* lea's, saved last */
+  ck_assert_str_eq(utt_of(g, "g/s1:2"), "request");    /* lea's, saved last */
   ck_assert_str_eq(utt_of(g, "g/s1:4"), "reflection"); /* bob's, imported after ann's */
   ck_assert_str_eq(utt_of(g, "g/s2:4"), "accusation"); /* the model's draft */
-  ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(json_object_get(g, "g/s1:2"),
-                                                                     "sources"), 0)),
+  ck_assert_int_eq(json_integer_value(
+                       json_array_get(json_object_get(json_object_get(g, "g/s1:2"), "sources"), 0)),
                    f.lea_version);
   json_decref(g);
   /* now every row has gold: the gold view exports both samples */
@@ -311,8 +329,8 @@ START_TEST(test_latest_policy) {
   free(out);
   free(err);
   /* agreement ignores gold: the coders are still ann, bob and lea */
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", f.db, "--field", "utterance_type", "--json", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "agree", f.db, "--field", "utterance_type", "--json", NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "\"coders\": [\"lea\", \"ann\", \"bob\"]"));
   free(out);
   free(err);
@@ -336,27 +354,26 @@ START_TEST(test_refusals) {
   ck_assert_ptr_nonnull(strstr(err, "unknown policy 'vote'"));
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "majority", "--lead",
-                             "lea", NULL),
-                   2);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "majority", "--lead", "lea", NULL), 2);
   ck_assert_ptr_nonnull(strstr(err, "--lead applies to --policy lead only"));
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--lead", "zed",
-                             NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--lead", "zed", NULL), 1);
   ck_assert_ptr_nonnull(strstr(err, "no registered annotator named 'zed'"));
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--samples",
-                             "g/none", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "lead", "--samples", "g/none", NULL),
+      1);
   ck_assert_ptr_nonnull(strstr(err, "no sample 'g/none'"));
   free(out);
   free(err);
   ck_assert(tu_same_file(f.db, copy));
   /* two leads: the policy needs to know which */
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "max", "--role", "lead", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "max", "--role", "lead", NULL),
+                   0);
   bytes = tu_read(f.db, &n);
   tu_write_n(copy, bytes, n);
   free(bytes);
@@ -366,9 +383,9 @@ START_TEST(test_refusals) {
   free(err);
   ck_assert(tu_same_file(f.db, copy));
   /* --samples restricts */
-  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "latest", "--samples",
-                             "g/s2", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "adjudicate", f.db, "--policy", "latest", "--samples", "g/s2", NULL),
+      0);
   ck_assert_ptr_nonnull(strstr(out, "adjudicated 1 sample (4 rows)"));
   free(out);
   free(err);

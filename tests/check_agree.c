@@ -16,8 +16,7 @@
 #define NA -1
 
 /* Build a data set at level from vals[coder][unit] (NA = missing), numbers as values. */
-static rescue_agree_data *matrix(rescue_agree_level level, int coders, int units,
-                                 const int *vals) {
+static rescue_agree_data *matrix(rescue_agree_level level, int coders, int units, const int *vals) {
   rescue_agree_data *d = rescue_agree_data_new(level);
   int c, u;
   char name[16];
@@ -44,8 +43,9 @@ static int close_to(double a, double b, double tol) {
   return fabs(a - b) <= tol * (fabs(b) > 1 ? fabs(b) : 1);
 }
 
-#define ASSERT_NEAR(a, b, tol) \
-  ck_assert_msg(close_to((a), (b), (tol)), "%s = %.15g, expected %.15g", #a, (double)(a), (double)(b))
+#define ASSERT_NEAR(a, b, tol)                                                                     \
+  ck_assert_msg(close_to((a), (b), (tol)), "%s = %.15g, expected %.15g", #a, (double)(a),          \
+                (double)(b))
 
 /* Krippendorff's canonical example: 4 coders x 12 units with missing cells. */
 static const int kripp[4 * 12] = {
@@ -72,7 +72,7 @@ START_TEST(test_krippendorff_example) {
     ck_assert_int_eq(r.status, RESCUE_AGREE_OK);
     ck_assert_msg(fabs(r.alpha - want[i].alpha) < 0.0005, "%s: alpha %.6f, published %.3f",
                   rescue_agree_level_name(want[i].level), r.alpha, want[i].alpha);
-    ck_assert_int_eq(r.units, 11);        /* unit 12 has one value: it drops out */
+    ck_assert_int_eq(r.units, 11); /* unit 12 has one value: it drops out */
     ck_assert_int_eq(r.units_single, 1);
     ck_assert_int_eq(r.pairable_values, 40);
     ck_assert_int_eq(rescue_agree_alpha(d, &fast), RESCUE_AGREE_OK);
@@ -85,9 +85,8 @@ END_TEST
 
 START_TEST(test_krippendorff_package_example) {
   static const int v[3 * 15] = {
-      NA, NA, NA, NA, NA, 3, 4, 1,  2,  1,  1,  3,  3,  NA, 3,
-      1,  NA, 2,  1,  3,  3, 4, 3,  NA, NA, NA, NA, NA, NA, NA,
-      NA, NA, 2,  1,  3,  4, 4, NA, 2,  1,  1,  3,  3,  NA, 4,
+      NA, NA, NA, NA, NA, 3,  4,  1,  2,  1, 1, 3, 3, NA, 3,  1, NA, 2, 1, 3, 3,  4, 3,
+      NA, NA, NA, NA, NA, NA, NA, NA, NA, 2, 1, 3, 4, 4,  NA, 2, 1,  1, 3, 3, NA, 4,
   };
   rescue_agree_data *d = matrix(RESCUE_LEVEL_NOMINAL, 3, 15, v);
   double a;
@@ -145,8 +144,8 @@ END_TEST
 
 START_TEST(test_kappas_known) {
   static const int two[2 * 9] = {1, 2, 4, 1, 2, 1, 1, 1, 2, 1, 2, 3, 1, 2, 2, 1, 1, 2};
-  static const int three[3 * 9] = {1, 2, 4, 1, 2, 1, 1, 1, 2, 1, 2, 3, 1, 2, 2, 1, 1, 2,
-                                   1, 2, 3, 1, 2, 1, 1, 2, 2};
+  static const int three[3 * 9] = {1, 2, 4, 1, 2, 1, 1, 1, 2, 1, 2, 3, 1, 2,
+                                   2, 1, 1, 2, 1, 2, 3, 1, 2, 1, 1, 2, 2};
   rescue_agree_data *d = matrix(RESCUE_LEVEL_NOMINAL, 2, 9, two);
   rescue_agree_result r;
   ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
@@ -309,7 +308,7 @@ END_TEST
 /* Grouped alpha over all clusters equals alpha: the bootstrap's summation path is exact. */
 START_TEST(test_groups_and_bootstrap) {
   rescue_agree_level lv[] = {RESCUE_LEVEL_NOMINAL, RESCUE_LEVEL_ORDINAL, RESCUE_LEVEL_INTERVAL,
-                             RESCUE_LEVEL_RATIO, RESCUE_LEVEL_MASI, RESCUE_LEVEL_JACCARD};
+                             RESCUE_LEVEL_RATIO,   RESCUE_LEVEL_MASI,    RESCUE_LEVEL_JACCARD};
   const char *names[] = {"a", "b", "c", "d"};
   size_t i;
   for (i = 0; i < sizeof lv / sizeof lv[0]; i++) {
@@ -438,7 +437,8 @@ static const char py_reference[] =
     "        r['nominal'] = alpha(rows, binary_distance)\n"
     "        r['interval'] = alpha(rows, interval_distance)\n"
     "        labels = sorted(set(v for _, _, v in rows))\n"
-    "        r['labels'] = {str(int(l)): alpha([(c, u, v == l) for c, u, v in rows], binary_distance)\n"
+    "        r['labels'] = {str(int(l)): alpha([(c, u, v == l) for c, u, v in rows], "
+    "binary_distance)\n"
     "                       for l in labels}\n"
     "        coders = sorted(set(c for c, _, _ in rows))\n"
     "        by = {}\n"
@@ -593,8 +593,8 @@ START_TEST(test_random_against_python) {
     const char *key;
     json_t *v;
     ck_assert_ptr_nonnull(r);
-    ASSERT_NEAR(alpha_of(path, RESCUE_LEVEL_NOMINAL), json_real_value(json_object_get(r, "nominal")),
-                1e-9);
+    ASSERT_NEAR(alpha_of(path, RESCUE_LEVEL_NOMINAL),
+                json_real_value(json_object_get(r, "nominal")), 1e-9);
     ASSERT_NEAR(alpha_of(path, RESCUE_LEVEL_INTERVAL),
                 json_real_value(json_object_get(r, "interval")), 1e-9);
     d = read_tsv(path, RESCUE_LEVEL_ORDINAL);
@@ -694,8 +694,10 @@ START_TEST(test_tsv_errors) {
   snprintf(want, sizeof want, "%s:3:6: expected a number at this level, not 'abc'",
            tu_path(dir, "bad.tsv"));
   tsv_error(dir, "u1\ta\t1\nu1\tb\t2\nu\xc3\xa9\tb\tabc\n", "interval", want);
-  snprintf(want, sizeof want, "%s:3:1: coder 'a' gave unit 'u1' a second value (the first is on "
-           "line 1)", tu_path(dir, "bad.tsv"));
+  snprintf(want, sizeof want,
+           "%s:3:1: coder 'a' gave unit 'u1' a second value (the first is on "
+           "line 1)",
+           tu_path(dir, "bad.tsv"));
   tsv_error(dir, "u1\ta\t1\nu2\ta\t2\nu1\ta\t3\n", "nominal", want);
   snprintf(want, sizeof want, "%s:1:1: empty unit", tu_path(dir, "bad.tsv"));
   tsv_error(dir, "\ta\t1\n", "nominal", want);
@@ -709,9 +711,9 @@ START_TEST(test_tsv_errors) {
   tsv_error(dir, "u1\ta\t0x10\n", "ratio", "expected a number");
   {
     char *out = NULL, *err = NULL;
-    ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", "/nonexistent/x.tsv", "--level",
-                               "nominal", NULL),
-                     1);
+    ck_assert_int_eq(
+        tu_rescue(&out, &err, "agree", "--input", "/nonexistent/x.tsv", "--level", "nominal", NULL),
+        1);
     ck_assert_ptr_nonnull(strstr(err, "cannot open '/nonexistent/x.tsv'"));
     free(out);
     free(err);
@@ -736,8 +738,8 @@ START_TEST(test_cli_table) {
         fprintf(fp, "unit %d\t%c\t\n", u, 'A' + c);
   fprintf(fp, "\n");
   fclose(fp);
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", path, "--level", "interval",
-                             "--json", "--ci", "100", "--seed", "3", NULL),
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", path, "--level", "interval", "--json",
+                             "--ci", "100", "--seed", "3", NULL),
                    0);
   j = json_loads(out, 0, &je);
   ck_assert_msg(j != NULL, "%s", out);
@@ -772,9 +774,8 @@ START_TEST(test_cli_table) {
   ck_assert_ptr_nonnull(strstr(err, "unknown level 'fuzzy'"));
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "x.db", "--input", path, "--level", "nominal",
-                             NULL),
-                   2);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "agree", "x.db", "--input", path, "--level", "nominal", NULL), 2);
   ck_assert_ptr_nonnull(strstr(err, "either <db> or --input"));
   free(out);
   free(err);
@@ -783,9 +784,8 @@ START_TEST(test_cli_table) {
                    2);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", path, "--level", "nominal", "--ci",
-                             "0", NULL),
-                   2);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "agree", "--input", path, "--level", "nominal", "--ci", "0", NULL), 2);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", "-h", NULL), 0);
@@ -861,15 +861,15 @@ START_TEST(test_corpus_mode) {
   /* people import under registered names */
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "model.jsonl"), "--annotator",
-                             "gpt", NULL),
-                   0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator",
-                             "ann", NULL),
-                   0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator",
-                             "bob", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "model.jsonl"), "--annotator", "gpt", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "ann", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "bob", NULL),
+      0);
   snprintf(copy, sizeof copy, "%s.copy", db);
   tu_write_n(copy, "", 0);
   {
@@ -899,10 +899,9 @@ START_TEST(test_corpus_mode) {
       ck_assert_str_eq(json_string_value(json_object_get(f, "status")), "ok");
       ck_assert_ptr_nonnull(json_object_get(json_object_get(f, "labels"), "withdrawal"));
       ck_assert_ptr_nonnull(json_object_get(json_object_get(f, "by"), "g1/s1"));
-      ck_assert_str_eq(
-          json_string_value(json_object_get(json_object_get(json_object_get(f, "by"), "g2/s2"),
-                                            "status")),
-          "no_data");
+      ck_assert_str_eq(json_string_value(json_object_get(
+                           json_object_get(json_object_get(f, "by"), "g2/s2"), "status")),
+                       "no_data");
     } else if (strcmp(name, "target") == 0) {
       ck_assert_str_eq(json_string_value(json_object_get(f, "level")), "masi");
       /* ann and bob gave the same (varied) targets on g1/s1 */
@@ -1010,12 +1009,11 @@ START_TEST(test_corpus_invalid_level) {
   memmove(p + strlen(to), p + strlen(from), strlen(p + strlen(from)) + 1);
   memcpy(p, to, strlen(to));
   tu_write(tu_path(dir, "s.xml"), bad);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "init", tu_path(dir, "c.db"), "--scheme",
-                             tu_path(dir, "s.xml"), NULL),
-                   0);
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", tu_path(dir, "c.db"), "--field", "target",
-                             "--json", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "init", tu_path(dir, "c.db"), "--scheme", tu_path(dir, "s.xml"), NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "agree", tu_path(dir, "c.db"), "--field", "target", "--json", NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "\"field\": \"target\", \"level\": \"interval\", \"status\": "
                                     "\"invalid_level\""));
   free(out);
@@ -1045,13 +1043,12 @@ START_TEST(test_report_for_people) {
   ck_assert_ptr_nonnull(txt);
   ck_assert_msg(strncmp(txt, "field ", 6) == 0, "%.300s", txt);
   free(txt);
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--ci", "200", "--seed", "7", "--by",
-                             "scenario", NULL),
-                   0);
-  ck_assert_msg(strncmp(out, "field ", 6) == 0 && strstr(out, "level") &&
-                    strstr(out, "coders") && strstr(out, "units") && strstr(out, "alpha") &&
-                    strstr(out, "95% interval") && strstr(out, "agreement") &&
-                    strstr(out, "status\n"),
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "agree", db, "--ci", "200", "--seed", "7", "--by", "scenario", NULL),
+      0);
+  ck_assert_msg(strncmp(out, "field ", 6) == 0 && strstr(out, "level") && strstr(out, "coders") &&
+                    strstr(out, "units") && strstr(out, "alpha") && strstr(out, "95% interval") &&
+                    strstr(out, "agreement") && strstr(out, "status\n"),
                 "%.400s", out);
   line2 = strchr(out, '\n') + 1;
   ck_assert_msg(strncmp(line2, "primary_speaker ", 16) == 0 && strstr(line2, " nominal ") &&
@@ -1065,17 +1062,21 @@ START_TEST(test_report_for_people) {
                     strstr(out, "  utterance_type: the interval rests on 2 resampled samples "
                                 "(fewer than 20); 13 pairable units (fewer than 30)\n"),
                 "%.2000s", out);
-  ck_assert_msg(strstr(out, "\nper field:\nprimary_speaker (nominal): alpha 1.0000"), "%.2000s", out);
+  ck_assert_msg(strstr(out, "\nper field:\nprimary_speaker (nominal): alpha 1.0000"), "%.2000s",
+                out);
   ck_assert_msg(strstr(out, "  coincidences (pairs of values within units"), "%.2000s", out);
-  ck_assert_msg(strstr(out, "     1  accusation       4.0       .       .       .       .       .       .       .       .       ."), "%.2000s", out);
-  ck_assert_msg(strstr(out, "  by group:\n    group    units     alpha  status\n    family       7    1.0000  ok\n    couple       6    0.8136  ok\n"), "%.300s", out);
+  ck_assert_msg(strstr(out, "     1  accusation       4.0       .       .       .       .       .  "
+                            "     .       .       .       ."),
+                "%.2000s", out);
+  ck_assert_msg(strstr(out, "  by group:\n    group    units     alpha  status\n    family       7 "
+                            "   1.0000  ok\n    couple       6    0.8136  ok\n"),
+                "%.300s", out);
   free(out);
   free(err);
 
   /* --by sample: one line per sample */
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--field", "utterance_type", "--by",
-                             "sample", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "agree", db, "--field", "utterance_type", "--by", "sample", NULL), 0);
   ck_assert_msg(strstr(out, "    family_therapy/demo01/merged               7    1.0000  ok\n") &&
                     strstr(out, "    maya_and_daniel/001_s01e01_segment01       6    0.8136  ok\n"),
                 "%.2000s", out);
@@ -1085,13 +1086,12 @@ START_TEST(test_report_for_people) {
   /* csv */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--format", "csv", "--by", "scenario", NULL),
                    0);
-  ck_assert_msg(strncmp(out, csv_head, strlen(csv_head)) == 0,
-                "%.300s", out);
+  ck_assert_msg(strncmp(out, csv_head, strlen(csv_head)) == 0, "%.300s", out);
   ck_assert_msg(strstr(out, "\r\nutterance_type,nominal,,ok,\"noor lena\",13,26,"
                             "0.9134948097,,,0.9230769231,"),
                 "%.2000s", out);
-  ck_assert_msg(strstr(out, "\r\nutterance_type,nominal,family,ok,,7,14,1,,,,,,,\r\n"),
-                "%.2000s", out);
+  ck_assert_msg(strstr(out, "\r\nutterance_type,nominal,family,ok,,7,14,1,,,,,,,\r\n"), "%.2000s",
+                out);
   ck_assert_msg(strstr(out, "\r\ntone_of_voice,text,,ok,\"noor lena\",19,"), "%.2000s", out);
   for (lines = 0, p = out; *p; p++)
     lines += *p == '\n';

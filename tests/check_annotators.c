@@ -18,8 +18,9 @@ static void rows(rescue_buf *b, int n, const char *speaker, const char *target) 
   int i;
   rescue_buf_puts(b, "\"rows\": [");
   for (i = 0; i < n; i++)
-    rescue_buf_printf(b, "%s{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": \"%s\", "
-                         "\"target\": [\"%s\"], \"utterance_type\": \"other\"}",
+    rescue_buf_printf(b,
+                      "%s{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": \"%s\", "
+                      "\"target\": [\"%s\"], \"utterance_type\": \"other\"}",
                       i ? ", " : "", i, i, speaker, target);
   rescue_buf_puts(b, "]");
 }
@@ -91,7 +92,8 @@ START_TEST(test_add_and_token) {
   ck_assert_int_eq(fscanf(p, "%64s", hash), 1);
   pclose(p);
   ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
-  sqlite3_prepare_v2(h, "SELECT id, token_hash, role FROM annotator WHERE name = 'ann'", -1, &q, NULL);
+  sqlite3_prepare_v2(h, "SELECT id, token_hash, role FROM annotator WHERE name = 'ann'", -1, &q,
+                     NULL);
   ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
   want = sqlite3_column_int64(q, 0);
   ck_assert_str_eq((const char *)sqlite3_column_text(q, 1), hash);
@@ -151,9 +153,8 @@ START_TEST(test_add_and_token) {
   free(out);
   free(err);
   ck_assert(tu_same_file(db, copy));
-  ck_assert_int_eq(tu_rescue(&out, &err, "annotator", "add", tu_path("/nonexistent", "c.db"), "x",
-                             NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "annotator", "add", tu_path("/nonexistent", "c.db"), "x", NULL), 1);
   ck_assert_ptr_nonnull(strstr(err, "rescue init"));
   free(out);
   free(err);
@@ -197,13 +198,17 @@ START_TEST(test_assign) {
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "cyd", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "gpt", "--role", "model", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "gpt", "--role", "model", NULL),
+                   0);
   /* a discarded sample is not dealt out */
   {
     sqlite3 *h;
     ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(h, "UPDATE sample SET status = 'discarded' WHERE sample_id = "
-                                     "'c00/seg00'", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h,
+                                  "UPDATE sample SET status = 'discarded' WHERE sample_id = "
+                                  "'c00/seg00'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
     sqlite3_close(h);
   }
   ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann,bob,cyd", "--overlap",
@@ -245,8 +250,10 @@ START_TEST(test_assign) {
   /* the double share is taken in both scenarios, near 30% (groups hold up to 4 samples) */
   ck_assert_int_gt(dcouple, 0);
   ck_assert_int_gt(dfamily, 0);
-  ck_assert_msg(labs(dcouple - (long)(0.3 * couple + 0.5)) <= 2, "couple %ld of %ld", dcouple, couple);
-  ck_assert_msg(labs(dfamily - (long)(0.3 * family + 0.5)) <= 1, "family %ld of %ld", dfamily, family);
+  ck_assert_msg(labs(dcouple - (long)(0.3 * couple + 0.5)) <= 2, "couple %ld of %ld", dcouple,
+                couple);
+  ck_assert_msg(labs(dfamily - (long)(0.3 * family + 0.5)) <= 1, "family %ld of %ld", dfamily,
+                family);
   /* balanced by samples */
   for (i = 0; i < 3; i++)
     ck_assert_msg(per[i] >= (n - 1 + doubles) / 3 - 4 && per[i] <= (n - 1 + doubles) / 3 + 4,
@@ -269,8 +276,10 @@ START_TEST(test_assign) {
     size_t k;
     long total = 0;
     ck_assert_ptr_nonnull(j);
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assignment"), "run")), 3);
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assignment"), "seed")), 6);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assignment"), "run")),
+                     3);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assignment"), "seed")),
+                     6);
     json_array_foreach(json_object_get(j, "annotators"), k, a) {
       const char *name = json_string_value(json_object_get(a, "name"));
       total += json_integer_value(json_object_get(a, "assigned"));
@@ -332,9 +341,8 @@ START_TEST(test_assign) {
   ck_assert_ptr_nonnull(strstr(err, "needs at least two annotators"));
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann,bob", "--overlap",
-                             "1.5", NULL),
-                   2);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "assign", db, "--annotators", "ann,bob", "--overlap", "1.5", NULL), 2);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, NULL), 2);
@@ -343,9 +351,8 @@ START_TEST(test_assign) {
   free(err);
   ck_assert(tu_same_file(db, copy));
   /* one annotator, no overlap: everything to ann */
-  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann", "--overlap", "0",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "assign", db, "--annotators", "ann", "--overlap", "0", NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "0 samples (0 groups) reviewed twice"));
   free(out);
   free(err);
@@ -366,9 +373,9 @@ static int annotators_named(const char *db, const char *name) {
   sqlite3_stmt *q;
   int n;
   ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM annotator WHERE name = ?", -1, &q,
-                                      NULL),
-                   SQLITE_OK);
+  ck_assert_int_eq(
+      sqlite3_prepare_v2(h, "SELECT count(*) FROM annotator WHERE name = ?", -1, &q, NULL),
+      SQLITE_OK);
   sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
   ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
   n = sqlite3_column_int(q, 0);
@@ -398,8 +405,8 @@ START_TEST(test_name_rule_in_library) {
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
   /* an EAF export of one sample as ann sees it: the file names ann as its annotator */
   eaf = tu_path(dir, "eaf");
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--samples",
-                             "c00/seg00", "--view", "annotator:ann", "--out", eaf, NULL),
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--samples", "c00/seg00",
+                             "--view", "annotator:ann", "--out", eaf, NULL),
                    0);
   eaf = tu_path(dir, "eaf/c00/seg00.eaf");
   eaf_text = tu_read(eaf, NULL);

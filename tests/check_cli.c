@@ -242,9 +242,8 @@ START_TEST(test_duplicate_keys) {
     free(out);
     free(err);
     exp = tu_path(f.dir, "dup-out.jsonl");
-    ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", exp,
-                               NULL),
-                     0);
+    ck_assert_int_eq(
+        tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", exp, NULL), 0);
     free(out);
     free(err);
     text = tu_read(exp, NULL);
@@ -265,9 +264,14 @@ END_TEST
 START_TEST(test_sample_ids) {
   static const struct {
     const char *id, *why;
-  } bad[] = {{"", "empty"},          {"/etc/x", "absolute"},   {"a//b", "empty path component"},
-             {"../x", "'..'"},       {"a/./b", "'.'"},         {"a\\\\b", "backslash"},
-             {"a\\tb", "control"},   {"a/", "empty path component"}};
+  } bad[] = {{"", "empty"},
+             {"/etc/x", "absolute"},
+             {"a//b", "empty path component"},
+             {"../x", "'..'"},
+             {"a/./b", "'.'"},
+             {"a\\\\b", "backslash"},
+             {"a\\tb", "control"},
+             {"a/", "empty path component"}};
   size_t i;
   char *v;
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -291,9 +295,10 @@ START_TEST(test_sample_ids) {
 END_TEST
 
 START_TEST(test_row_count_change) {
-  char *v = variant(", {\"start_time\": 1.5, \"end_time\": 3.0, \"primary_speaker\": \"Therapist\", "
-                    "\"target\": [\"Ana\"], \"dialogue_cleaned\": \"hello\"}",
-                    "");
+  char *v =
+      variant(", {\"start_time\": 1.5, \"end_time\": 3.0, \"primary_speaker\": \"Therapist\", "
+              "\"target\": [\"Ana\"], \"dialogue_cleaned\": \"hello\"}",
+              "");
   refuse_s("rc.jsonl", v, "has 2 rows in the corpus but 1", "--resegment");
   free(v);
 }
@@ -319,7 +324,9 @@ START_TEST(test_ids_outside_json) {
   char *out = NULL, *err = NULL;
   setup(&f);
   /* a data-root file whose name is not UTF-8 */
-  tu_write(tu_path(f.dir, "root/g/a\xff" "b.json"), "{\"rows\": []}");
+  tu_write(tu_path(f.dir, "root/g/a\xff"
+                          "b.json"),
+           "{\"rows\": []}");
   ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "root"), NULL), 1);
   ck_assert_msg(strstr(err, "unsafe sample_id") && strstr(err, "not valid UTF-8"), "%s", err);
   ck_assert(tu_same_file(f.db, f.copy));
@@ -456,9 +463,9 @@ START_TEST(test_init) {
            "label=\"Couple\"/></entities><labelset name=\"u\"><label name=\"a\">x</label>"
            "</labelset><fields><field key=\"start_time\" type=\"number\">s</field></fields>"
            "</scheme>");
-  ck_assert_int_eq(tu_rescue(&out, &err, "init", tu_path(dir, "e.db"), "--scheme",
-                             tu_path(dir, "ok.xml"), NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "init", tu_path(dir, "e.db"), "--scheme", tu_path(dir, "ok.xml"), NULL),
+      0);
   free(out);
   free(err);
   {
@@ -508,17 +515,17 @@ START_TEST(test_export_outputs) {
   free(out);
   free(err);
   /* --force never replaces a file rescue did not write ... */
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl,
-                             "--force", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl, "--force", NULL),
+      1);
   ck_assert_msg(strstr(err, "was not written by rescue") != NULL, "%s", err);
   free(out);
   free(err);
   /* ... and replaces an earlier samples export */
   tu_write(jl, "{\"sample_id\": \"old/x\", \"rows\": []}\n");
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl,
-                             "--force", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl, "--force", NULL),
+      0);
   text = tu_read(jl, NULL);
   ck_assert_str_eq(text, good_line);
   free(text);
@@ -563,9 +570,9 @@ START_TEST(test_export_outputs) {
   /* --force never replaces a corpus: not the corpus file, not a folder that holds one; a
      refused export leaves the corpus as it was (a finished one adds to its log) */
   snapshot(&f);
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", f.db,
-                             "--force", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", f.db, "--force", NULL),
+      1);
   ck_assert_msg(strstr(err, "c.db' is a rescue corpus") != NULL, "%s", err);
   free(out);
   free(err);
@@ -643,9 +650,9 @@ START_TEST(test_import_formats) {
   setup(&f);
   /* single JSON file with --sample, data-root with a manifest.json to skip */
   tu_write(tu_path(f.dir, "one.json"), "{\"rows\": []}");
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "one.json"), "--sample",
-                             "h/one", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "one.json"), "--sample", "h/one", NULL),
+      0);
   ck_assert_ptr_nonnull(strstr(out, "imported 1 sample"));
   free(out);
   free(err);
@@ -705,8 +712,7 @@ END_TEST
 
 /* out begins with prefix. */
 static void assert_prefix(const char *out, const char *prefix) {
-  ck_assert_msg(strncmp(out, prefix, strlen(prefix)) == 0, "output does not begin with %s",
-                prefix);
+  ck_assert_msg(strncmp(out, prefix, strlen(prefix)) == 0, "output does not begin with %s", prefix);
 }
 
 START_TEST(test_stats_json) {
@@ -715,16 +721,15 @@ START_TEST(test_stats_json) {
   setup(&f);
   ck_assert_int_eq(tu_rescue(&out, &err, "stats", f.db, "--json", NULL), 0);
   /* Table 3 keys first, unchanged; the label statistics follow (check_stats_labels) */
-  assert_prefix(out,
-                   "{\"couple\": {\"samples\": 1, \"turns\": 2, \"duration_min\": 0.05, "
-                   "\"avg_duration_min\": 0.05, \"avg_turns\": 2.0, \"avg_speakers\": 2.0, "
-                   "\"therapist_share\": 0.5, \"therapist_turns\": 1}, \"family\": {\"samples\": "
-                   "0, \"turns\": 0, \"duration_min\": 0.0, \"avg_duration_min\": null, "
-                   "\"avg_turns\": null, \"avg_speakers\": null, \"therapist_share\": null, "
-                   "\"therapist_turns\": 0}, \"all\": {\"samples\": 1, \"turns\": 2, "
-                   "\"duration_min\": 0.05, \"avg_duration_min\": 0.05, \"avg_turns\": 2.0, "
-                   "\"avg_speakers\": 2.0, \"therapist_share\": 0.5, \"therapist_turns\": 1}, "
-                   "\"label_distributions\": {");
+  assert_prefix(out, "{\"couple\": {\"samples\": 1, \"turns\": 2, \"duration_min\": 0.05, "
+                     "\"avg_duration_min\": 0.05, \"avg_turns\": 2.0, \"avg_speakers\": 2.0, "
+                     "\"therapist_share\": 0.5, \"therapist_turns\": 1}, \"family\": {\"samples\": "
+                     "0, \"turns\": 0, \"duration_min\": 0.0, \"avg_duration_min\": null, "
+                     "\"avg_turns\": null, \"avg_speakers\": null, \"therapist_share\": null, "
+                     "\"therapist_turns\": 0}, \"all\": {\"samples\": 1, \"turns\": 2, "
+                     "\"duration_min\": 0.05, \"avg_duration_min\": 0.05, \"avg_turns\": 2.0, "
+                     "\"avg_speakers\": 2.0, \"therapist_share\": 0.5, \"therapist_turns\": 1}, "
+                     "\"label_distributions\": {");
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "stats", f.db, NULL), 0);
@@ -871,9 +876,9 @@ START_TEST(test_concurrent_imports) {
     rescue_error e = RESCUE_ERROR_INIT;
     sqlite3_stmt *q;
     ck_assert_int_eq(rescue_store_open(&st, f.db, RESCUE_OPEN_READONLY, &e), 0);
-    ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st),
-                                        "SELECT count(*) FROM row_version", -1, &q, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(rescue_store_db(st), "SELECT count(*) FROM row_version", -1, &q, NULL),
+        SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
     ck_assert_int_eq(sqlite3_column_int(q, 0), 2 + 2 * N);
     sqlite3_finalize(q);
@@ -905,9 +910,9 @@ START_TEST(test_hints) {
   free(out);
   free(err);
   /* --force over a file rescue did not write: another --out */
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl,
-                             "--force", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", f.db, "--format", "samples", "--out", jl, "--force", NULL),
+      1);
   ck_assert_msg(strstr(err, "was not written by rescue (it is not a samples export); --force only "
                             "replaces rescue's own output: choose another --out\n"),
                 "%s", err);
@@ -933,8 +938,7 @@ START_TEST(test_hints) {
                              "--annotator", "zoe", NULL),
                    1);
   snprintf(want, sizeof want, "; add one with 'rescue annotator add %s <name>'\n", f.db);
-  ck_assert_msg(strstr(err, "no registered annotator named 'zoe'") && strstr(err, want), "%s",
-                err);
+  ck_assert_msg(strstr(err, "no registered annotator named 'zoe'") && strstr(err, want), "%s", err);
   free(out);
   free(err);
   /* a retired annotator: a usage error, with how to bring them back */
@@ -1005,8 +1009,9 @@ START_TEST(test_writers_during_bulk_import) {
     int r;
     rescue_buf_printf(&big, "{\"sample_id\": \"big/s%d\", \"rows\": [", i);
     for (r = 0; r < 8000; r++)
-      rescue_buf_printf(&big, "%s{\"start_time\": %d, \"end_time\": %d.5, \"primary_speaker\": "
-                              "\"Ana\", \"target\": [\"Ben\"], \"dialogue_cleaned\": \"row %d\"}",
+      rescue_buf_printf(&big,
+                        "%s{\"start_time\": %d, \"end_time\": %d.5, \"primary_speaker\": "
+                        "\"Ana\", \"target\": [\"Ben\"], \"dialogue_cleaned\": \"row %d\"}",
                         r ? ", " : "", r, r, r);
     rescue_buf_puts(&big, "]}\n");
   }

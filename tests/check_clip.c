@@ -46,8 +46,9 @@ static char *corpus(char **dir_out, const char *const *samples, int n) {
       double s, e;
       int used = 0;
       ck_assert_int_eq(sscanf(p, "%lf-%lf%n", &s, &e, &used), 2);
-      rescue_buf_printf(&j, "%s{\"start_time\": %.3f, \"end_time\": %.3f, \"primary_speaker\": "
-                            "\"A\", \"target\": [\"B\"], \"row_index\": %d}",
+      rescue_buf_printf(&j,
+                        "%s{\"start_time\": %.3f, \"end_time\": %.3f, \"primary_speaker\": "
+                        "\"A\", \"target\": [\"B\"], \"row_index\": %d}",
                         k ? ", " : "", s, e, k + 1);
       k++;
       p += used;
@@ -66,7 +67,7 @@ static char *corpus(char **dir_out, const char *const *samples, int n) {
 }
 
 static void link_media(const char *db, const char *video, const char *sample, const char *start,
-                 const char *end) {
+                       const char *end) {
   char *out = NULL, *err = NULL;
   int rc = start ? tu_rescue(&out, &err, "media", "add", db, video, "--sample", sample, "--start",
                              start, "--end", end, NULL)
@@ -81,7 +82,8 @@ static double ffprobe_duration(const char *path) {
   char cmd[4400], line[128] = "";
   FILE *p;
   double d = -1;
-  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'", path);
+  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'",
+           path);
   p = popen(cmd, "r");
   ck_assert_ptr_nonnull(p);
   if (fgets(line, sizeof line, p))
@@ -119,8 +121,8 @@ static void check_video_clip_at(const char *path, double s, double e, int exact,
                   (long)d.video_frames, want_frames);
   }
   ck_assert_int_eq(d.last_code, d.first_code + (int)d.video_frames - 1);
-  ck_assert_msg(d.audio_samples >= (int64_t)((e - s - 0.05) * 44100), "%s: %ld audio samples",
-                path, (long)d.audio_samples);
+  ck_assert_msg(d.audio_samples >= (int64_t)((e - s - 0.05) * 44100), "%s: %ld audio samples", path,
+                (long)d.audio_samples);
 }
 
 /* The same for a source whose first picture is at 0 s. */
@@ -170,8 +172,8 @@ START_TEST(test_copy_mp4_with_span) {
   static const double span[3][2] = {{0, 1.1}, {0.95, 2.2}, {2.2, 3.6}};
   link_media(db, media("src.mp4"), "c/a", "0.3", "3.9");
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 0);
-  ck_assert_msg(strstr(out, "1 sample: 1 done, 0 failed, 0 without media; 4 clips written"),
-                "%s%s", out, err);
+  ck_assert_msg(strstr(out, "1 sample: 1 done, 0 failed, 0 without media; 4 clips written"), "%s%s",
+                out, err);
   free(out);
   free(err);
   for (i = 0; i < 3; i++) {
@@ -263,7 +265,8 @@ START_TEST(test_exact_and_audio) {
   ck_assert_str_eq(json_string_value(json_object_get(r, "audio_path")), "c/x/clips/002.wav");
   ck_assert_str_eq(json_string_value(json_object_get(r, "mode")), "exact");
   ck_assert_ptr_nonnull(json_object_get(r, "sha256"));
-  ck_assert_int_eq(json_integer_value(json_object_get(r, "wav_samples")), lround((2.9 - 1.21) * 16000));
+  ck_assert_int_eq(json_integer_value(json_object_get(r, "wav_samples")),
+                   lround((2.9 - 1.21) * 16000));
   json_decref(m);
   free(o);
   free(db);
@@ -294,9 +297,10 @@ START_TEST(test_audio_only_source) {
 END_TEST
 
 START_TEST(test_broken_sources) {
-  static const char *const samples[] = {
-      "a/good", "0.2-1.4,1.4-3.6",   "b/truncated", "0.2-1.4,1.4-3.6", "c/damaged", "0.2-3.6",
-      "d/changed", "0.2-1.4",       "e/missing", "0.2-1.4",          "f/short", "0.2-1.4,3.0-5.5"};
+  static const char *const samples[] = {"a/good",          "0.2-1.4,1.4-3.6", "b/truncated",
+                                        "0.2-1.4,1.4-3.6", "c/damaged",       "0.2-3.6",
+                                        "d/changed",       "0.2-1.4",         "e/missing",
+                                        "0.2-1.4",         "f/short",         "0.2-1.4,3.0-5.5"};
   char *dir, *db = corpus(&dir, samples, 6), *out = NULL, *err = NULL, cmd[8400];
   char *o = strdup(tu_path(dir, "assets")), *fs = strdup(tu_path(dir, "v/faststart.mp4"));
   char trunc[4096], damaged[4096], changed[4096], missing[4096];
@@ -337,13 +341,15 @@ START_TEST(test_broken_sources) {
   ck_assert_msg(strstr(err, "sample 'b/truncated': row 2: 'v/truncated.mp4' ends at ") &&
                     strstr(err, "short of the requested end 3.600 s"),
                 "%s", err);
-  ck_assert_msg(strstr(err, "sample 'c/damaged': row 1: 'v/damaged.mp4' is damaged at "), "%s", err);
+  ck_assert_msg(strstr(err, "sample 'c/damaged': row 1: 'v/damaged.mp4' is damaged at "), "%s",
+                err);
   ck_assert_msg(strstr(err, "sample 'd/changed': 'v/changed.mp4' changed since it was linked"),
                 "%s", err);
   /* the CLI's hint for that code */
   ck_assert_msg(strstr(err, "): link it again with 'rescue media add'\n"), "%s", err);
   ck_assert_msg(strstr(err, "sample 'e/missing': 'v/missing.mp4' is missing"), "%s", err);
-  ck_assert_msg(strstr(err, "sample 'f/short': '") && strstr(err, "short of row 2's end"), "%s", err);
+  ck_assert_msg(strstr(err, "sample 'f/short': '") && strstr(err, "short of row 2's end"), "%s",
+                err);
   ck_assert_msg(strstr(err, "rescue: clip: 5 of 6 samples failed"), "%s", err);
   free(out);
   free(err);
@@ -372,9 +378,8 @@ static uint64_t fnv(const char *s) {
 }
 
 START_TEST(test_shards_partition) {
-  static const char *const samples[] = {"g1/s1", "0-1",   "g1/s2", "1-2", "g2/s1", "2-3",
-                                        "g2/s2", "0.5-1", "g3/a",  "1-3", "g3/b",  "0-0.5",
-                                        "g4/x",  "3-3.9"};
+  static const char *const samples[] = {"g1/s1", "0-1",  "g1/s2", "1-2",  "g2/s1", "2-3",  "g2/s2",
+                                        "0.5-1", "g3/a", "1-3",   "g3/b", "0-0.5", "g4/x", "3-3.9"};
   char *dir, *db = corpus(&dir, samples, 7), *out = NULL, *err = NULL;
   int seen[7] = {0}, i, k;
   for (i = 0; i < 7; i++)
@@ -412,7 +417,8 @@ START_TEST(test_resume_pad_and_path_base) {
   snprintf(o, sizeof o, "%s/repo/manual_review_system/review_assets", dir);
   link_media(db, media("src.mp4"), "c/r", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--pad", "0.5", "--path-base",
-                             tu_path(dir, "repo"), NULL), 0);
+                             tu_path(dir, "repo"), NULL),
+                   0);
   ck_assert_msg(strstr(out, "3 clips written, 0 kept"), "%s%s", out, err);
   free(out);
   free(err);
@@ -430,7 +436,8 @@ START_TEST(test_resume_pad_and_path_base) {
 
   /* a rerun keeps every verified clip; a tampered one is cut again */
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--pad", "0.5", "--path-base",
-                             tu_path(dir, "repo"), NULL), 0);
+                             tu_path(dir, "repo"), NULL),
+                   0);
   ck_assert_msg(strstr(out, "0 clips written, 3 kept"), "%s%s", out, err);
   free(out);
   free(err);
@@ -438,7 +445,8 @@ START_TEST(test_resume_pad_and_path_base) {
   fputs("x", f);
   fclose(f);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--pad", "0.5", "--path-base",
-                             tu_path(dir, "repo"), "--jobs", "3", NULL), 0);
+                             tu_path(dir, "repo"), "--jobs", "3", NULL),
+                   0);
   ck_assert_msg(strstr(out, "1 clip written, 2 kept"), "%s%s", out, err);
   free(out);
   free(err);
@@ -472,12 +480,14 @@ START_TEST(test_usage_and_selection) {
   }
   /* span times: seconds or h:mm:ss.fff, nothing else */
   ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, media("src.mp4"), "--sample", "c/m",
-                             "--start", "0:00:75", "--end", "3", NULL), 2);
+                             "--start", "0:00:75", "--end", "3", NULL),
+                   2);
   ck_assert_msg(strstr(err, "--start expects seconds or h:mm:ss.fff, not '0:00:75'"), "%s", err);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, media("src.mp4"), "--sample", "c/m",
-                             "--start", "0:00:00.500", "--end", "1h", NULL), 2);
+                             "--start", "0:00:00.500", "--end", "1h", NULL),
+                   2);
   ck_assert_msg(strstr(err, "--end expects seconds or h:mm:ss.fff, not '1h'"), "%s", err);
   free(out);
   free(err);
@@ -494,13 +504,15 @@ START_TEST(test_usage_and_selection) {
   ck_assert_msg(strstr(out, "2 samples: 1 done, 0 failed, 1 without media"), "%s", out);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/none,c/m", NULL), 1);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/none,c/m", NULL),
+                   1);
   ck_assert_msg(strstr(err, "sample 'c/none': no media linked (use 'rescue media add ... --sample "
                             "<id>')\n"),
                 "%s", err);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/unknown", NULL), 1);
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/unknown", NULL),
+                   1);
   ck_assert_msg(strstr(err, "c/unknown"), "%s", err);
   free(out);
   free(err);
@@ -537,8 +549,8 @@ START_TEST(test_rows_recut) {
   ck_assert_int_eq(stat(tu_path(o, "c/r/clips/001.mp4"), &s1), 0);
   ck_assert_int_eq(stat(tu_path(o, "c/r/clips/002.mp4"), &s2), 0);
   /* row 2 again: only it is cut, the manifest keeps the other entries */
-  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows",
-                             "2", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows", "2", NULL), 0);
   ck_assert_msg(strstr(out, "1 sample: 1 done, 0 failed, 0 without media; 1 clip written, 0 kept"),
                 "%s%s", out, err);
   free(out);
@@ -555,7 +567,8 @@ START_TEST(test_rows_recut) {
   ck_assert_int_eq(stat(tu_path(o, "t/r/clips/001.mp4"), &s1), 0);
   before = tu_read(tu_path(o, "t/r/manifest.json"), NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "t/r", "--rows",
-                             "1,2", "--json", NULL), 1);
+                             "1,2", "--json", NULL),
+                   1);
   ck_assert_msg(strstr(out, "\"clips_cut\": 0") && strstr(out, "\"clips_failed\": 2") &&
                     strstr(out, "\"failed\": [{\"sample_id\": \"t/r\", \"reason\": \"row 2: "),
                 "%s", out);
@@ -574,13 +587,13 @@ START_TEST(test_rows_recut) {
   ck_assert_msg(strstr(err, "--rows needs exactly one sample"), "%s", err);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows",
-                             "0", NULL), 2);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows", "0", NULL), 2);
   ck_assert_msg(strstr(err, "--rows expects row numbers from 1"), "%s", err);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows",
-                             "4", NULL), 2);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/r", "--rows", "4", NULL), 2);
   ck_assert_msg(strstr(err, "sample 'c/r' has 3 rows, no row 4"), "%s", err);
   free(out);
   free(err);
@@ -683,8 +696,8 @@ START_TEST(test_manifest_merge_bytes) {
            "\"c/m/clips/001.mp4\", \"w\": {\"k\": true, \"k\": 0.10}, \"n\": 12.0e0}, "
            "{\"index\": \"2\", \"custom\": \"v\", \"clip_path\": \"old\", \"clip_path\": "
            "\"older\"}, {\"index\": 3, \"clip_path\": \"past the rows\"}]}\n");
-  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/m", "--rows",
-                             "2", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "clip", db, "--out", o, "--samples", "c/m", "--rows", "2", NULL), 0);
   free(out);
   free(err);
   m = tu_read(tu_path(o, "c/m/manifest.json"), NULL);

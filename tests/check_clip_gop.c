@@ -69,12 +69,12 @@ static int run_timed(unsigned secs, char **out, char **err, ...) {
 }
 
 /* `rescue clip <db> --out <o> [more...]` under the deadline; asserts the exit status. */
-#define CLIP(want, out, err, db, o, ...)                                                       \
-  do {                                                                                         \
-    int rc_ = run_timed(RUN_DEADLINE, &(out), &(err), "clip", db, "--out", o, ##__VA_ARGS__,   \
-                        NULL);                                                                 \
-    ck_assert_msg(rc_ != 128 + SIGALRM, "rescue clip did not finish in %d s", RUN_DEADLINE);   \
-    ck_assert_msg(rc_ == (want), "exit %d\n%s%s", rc_, out, err);                              \
+#define CLIP(want, out, err, db, o, ...)                                                           \
+  do {                                                                                             \
+    int rc_ =                                                                                      \
+        run_timed(RUN_DEADLINE, &(out), &(err), "clip", db, "--out", o, ##__VA_ARGS__, NULL);      \
+    ck_assert_msg(rc_ != 128 + SIGALRM, "rescue clip did not finish in %d s", RUN_DEADLINE);       \
+    ck_assert_msg(rc_ == (want), "exit %d\n%s%s", rc_, out, err);                                  \
   } while (0)
 
 /* Append one sample's JSONL line with rows (start, end pairs, n rows) to j. */
@@ -82,8 +82,9 @@ static void sample_line(rescue_buf *j, const char *id, const double *se, int n) 
   int k;
   rescue_buf_printf(j, "{\"sample_id\": \"%s\", \"rows\": [", id);
   for (k = 0; k < n; k++)
-    rescue_buf_printf(j, "%s{\"start_time\": %.3f, \"end_time\": %.3f, \"primary_speaker\": "
-                         "\"A\", \"target\": [\"B\"], \"row_index\": %d}",
+    rescue_buf_printf(j,
+                      "%s{\"start_time\": %.3f, \"end_time\": %.3f, \"primary_speaker\": "
+                      "\"A\", \"target\": [\"B\"], \"row_index\": %d}",
                       k ? ", " : "", se[2 * k], se[2 * k + 1], k + 1);
   rescue_buf_puts(j, "]}\n");
 }
@@ -112,7 +113,8 @@ static double ffprobe_duration(const char *path) {
   char cmd[4400], line[128] = "";
   FILE *p;
   double d = -1;
-  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'", path);
+  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'",
+           path);
   p = popen(cmd, "r");
   ck_assert_ptr_nonnull(p);
   if (fgets(line, sizeof line, p))
@@ -148,9 +150,8 @@ static void check_synth_clip(const char *path, double s, double e, double fps) {
 }
 
 /* Rows separated by pauses of 0.1 to 60 s, some starting right after a keyframe. */
-static const double gap_rows[] = {1.0,   3.0,   3.1,   5.0,   5.5,   7.0,   8.0,   9.5,
-                                  12.5,  14.0,  18.1,  20.0,  27.0,  29.0,  42.0,  45.0,
-                                  75.0,  77.0,  137.0, 140.0};
+static const double gap_rows[] = {1.0,  3.0,  3.1,  5.0,  5.5,  7.0,  8.0,  9.5,  12.5,  14.0,
+                                  18.1, 20.0, 27.0, 29.0, 42.0, 45.0, 75.0, 77.0, 137.0, 140.0};
 #define N_GAP_ROWS ((int)(sizeof gap_rows / sizeof gap_rows[0] / 2))
 
 /* The reproduction: 10 s keyframe interval, two rows with a pause between them. */
@@ -343,9 +344,8 @@ START_TEST(test_reclip_after_time_edit) {
   sample_line(&j, "r/s", moved, 5);
   /* rows moved this far are other rows by the row-identity rule: a new row set */
   tu_write(tu_path(dir, "in.jsonl"), j.s);
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "in.jsonl"), "--resegment",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, tu_path(dir, "in.jsonl"), "--resegment", NULL), 0);
   free(out);
   free(err);
   rescue_buf_clear(&j);

@@ -54,9 +54,9 @@ static long check_and_count(const char *db, const char *group) {
   ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "ok");
   sqlite3_finalize(s);
   snprintf(like, sizeof like, "%s/%%", group);
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM sample WHERE sample_id LIKE ?1",
-                                      -1, &s, NULL),
-                   SQLITE_OK);
+  ck_assert_int_eq(
+      sqlite3_prepare_v2(h, "SELECT count(*) FROM sample WHERE sample_id LIKE ?1", -1, &s, NULL),
+      SQLITE_OK);
   sqlite3_bind_text(s, 1, like, -1, SQLITE_TRANSIENT);
   ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
   n = (long)sqlite3_column_int64(s, 0);
@@ -90,8 +90,7 @@ static int run(const char *crash_at, const char *const *argv, char **err) {
 
 /* An import killed before, during and at the end of its write: all or nothing. */
 START_TEST(test_import_killed) {
-  static const char *const points[] = {"import-checked", "import-writing",
-                                       "import-before-commit"};
+  static const char *const points[] = {"import-checked", "import-writing", "import-before-commit"};
   size_t i;
   for (i = 0; i < sizeof points / sizeof points[0]; i++) {
     char *dir = tu_tmpdir(), *err = NULL, db[4096], a[4096], b[4096];
@@ -147,8 +146,7 @@ START_TEST(test_export_killed) {
       }
       {
         const char *exp[] = {"export", db, "--format", formats[f], "--out", out, NULL};
-        const char *force[] = {"export", db, "--format", formats[f], "--out", out, "--force",
-                               NULL};
+        const char *force[] = {"export", db, "--format", formats[f], "--out", out, "--force", NULL};
         int rc = run(points[i], exp, &err);
         /* a first export has nothing to replace: export-replaced is never reached */
         if (strcmp(points[i], "export-replaced") == 0) {
@@ -170,8 +168,8 @@ START_TEST(test_export_killed) {
         ck_assert_msg(rc == (is_file && strcmp(points[i], "export-replaced") == 0 ? 0 : KILLED),
                       "%s %s --force: %d %s", formats[f], points[i], rc, err);
         free(err);
-        ck_assert_msg(access(probe, F_OK) == 0, "%s %s: nothing at the output's name",
-                      formats[f], points[i]);
+        ck_assert_msg(access(probe, F_OK) == 0, "%s %s: nothing at the output's name", formats[f],
+                      points[i]);
         ck_assert_int_eq(check_and_count(db, "first"), 20);
         rc = run(NULL, force, &err);
         ck_assert_msg(rc == 0, "%s %s: next run: %s", formats[f], points[i], err);

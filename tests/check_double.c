@@ -20,9 +20,10 @@ static const char *speakers[] = {"Ann", "Bob"};
 
 /* One row as release JSON. */
 static void row(rescue_buf *b, double s, double e, int i, const char *utt) {
-  rescue_buf_printf(b, "{\"start_time\": %.1f, \"end_time\": %.1f, \"primary_speaker\": \"%s\", "
-                       "\"target\": [\"%s\"], \"dialogue_cleaned\": \"line %d\", "
-                       "\"utterance_type\": \"%s\"}",
+  rescue_buf_printf(b,
+                    "{\"start_time\": %.1f, \"end_time\": %.1f, \"primary_speaker\": \"%s\", "
+                    "\"target\": [\"%s\"], \"dialogue_cleaned\": \"line %d\", "
+                    "\"utterance_type\": \"%s\"}",
                     s, e, speakers[i % 2], speakers[(i + 1) % 2], i, utt);
 }
 
@@ -72,11 +73,10 @@ static long count(const char *db, const char *sql) {
 START_TEST(split_and_merge_refused) {
   char *dir, *db = setup(&dir), *out = NULL, *err = NULL, *text, copy[4200];
   static const double s[] = {0, 2, 3, 4, 6, 8}, e[] = {2, 3, 4, 6, 8, 12};
-  static const char *utt[] = {"accusation", "defense", "defense", "request", "withdrawal",
-                              "repair"};
+  static const char *utt[] = {"accusation", "defense",    "defense",
+                              "request",    "withdrawal", "repair"};
   static const double st[] = {0.3, 2, 4, 6, 8, 10}, et[] = {2.2, 4, 6, 8, 10, 12};
-  static const char *utt6[] = {"accusation", "defense", "request", "withdrawal", "repair",
-                               "other"};
+  static const char *utt6[] = {"accusation", "defense", "request", "withdrawal", "repair", "other"};
   size_t n;
   char *bytes;
   text = sample(6, s, e, utt);
@@ -86,9 +86,9 @@ START_TEST(split_and_merge_refused) {
   snprintf(copy, sizeof copy, "%s.copy", db);
   tu_write_n(copy, bytes, n);
   free(bytes);
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "split.jsonl"), "--annotator",
-                             "ann1", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, tu_path(dir, "split.jsonl"), "--annotator", "ann1", NULL),
+      1);
   ck_assert_msg(strstr(err, "row 3 (3.00-4.00 s) does not line up with row 3 in the corpus "
                             "(4.00-6.00 s)") != NULL,
                 "%s", err);
@@ -133,9 +133,9 @@ START_TEST(split_and_merge_refused) {
     free(text);
   }
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "draft_b.jsonl"), NULL), 0);
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "times.jsonl"), "--annotator",
-                             "ann3", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, tu_path(dir, "times.jsonl"), "--annotator", "ann3", NULL),
+      0);
   ck_assert_int_eq(count(db, "SELECT count(*) FROM rowset r JOIN sample s ON s.id = r.sample_ref "
                              "WHERE s.sample_id = 'g/b'"),
                    1);
@@ -155,13 +155,13 @@ static const char *utt_at(json_t *j, int i) {
 /* Story 2: a resegment by ann1 leaked ann1's labels into ann2's view and erased agreement. */
 START_TEST(resegment_keeps_views) {
   char *dir, *db = setup(&dir), *out = NULL, *err = NULL, *text;
-  static const char *u1[] = {"accusation", "defense", "request", "withdrawal", "disclosure",
-                             "repair"};
-  static const char *u2[] = {"accusation", "defense", "request", "validation", "disclosure",
-                             "reflection"};
+  static const char *u1[] = {"accusation", "defense",    "request",
+                             "withdrawal", "disclosure", "repair"};
+  static const char *u2[] = {"accusation", "defense",    "request",
+                             "validation", "disclosure", "reflection"};
   static const double s7[] = {0, 2, 3, 4, 6, 8, 10}, e7[] = {2, 3, 4, 6, 8, 10, 12};
-  static const char *u1s[] = {"accusation", "defense", "other", "request", "withdrawal",
-                              "disclosure", "repair"};
+  static const char *u1s[] = {"accusation", "defense",    "other", "request",
+                              "withdrawal", "disclosure", "repair"};
   json_t *j, *f;
   json_error_t je;
   rescue_store *st = NULL;
@@ -175,22 +175,26 @@ START_TEST(resegment_keeps_views) {
   text = sample(6, s6, e6, u2);
   tu_write(tu_path(dir, "ann2.jsonl"), text);
   free(text);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator",
-                             "ann1", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator",
-                             "ann2", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator", "ann1", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator", "ann2", NULL),
+      0);
   /* ann1 splits row 2 */
   text = sample(7, s7, e7, u1s);
   tu_write(tu_path(dir, "ann1b.jsonl"), text);
   free(text);
   ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "ann1b.jsonl"), "--annotator",
-                             "ann1", "--resegment", NULL), 0);
+                             "ann1", "--resegment", NULL),
+                   0);
   ck_assert_ptr_nonnull(strstr(out, "5 rows kept their span"));
   free(out);
   free(err);
   /* ann2's view holds ann2's labels only */
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
-                             tu_path(dir, "v2.jsonl"), "--view", "annotator:ann2", NULL), 0);
+                             tu_path(dir, "v2.jsonl"), "--view", "annotator:ann2", NULL),
+                   0);
   text = tu_read(tu_path(dir, "v2.jsonl"), NULL);
   j = json_loads(text, 0, &je);
   ck_assert_ptr_nonnull(j);
@@ -224,7 +228,8 @@ START_TEST(resegment_keeps_views) {
   /* lint marks them too, in ann2's view only */
   tu_rescue(&out, &err, "lint", db, "--view", "annotator:ann2", NULL);
   ck_assert_msg(strstr(out, "g/a:2: warning: R21 start_time: segmentation changed") != NULL &&
-                    strstr(out, "g/a:3: warning: R21") != NULL && strstr(out, "g/a:4: warning: R21") == NULL,
+                    strstr(out, "g/a:3: warning: R21") != NULL &&
+                    strstr(out, "g/a:4: warning: R21") == NULL,
                 "%s", out);
   free(out);
   free(err);
@@ -234,7 +239,8 @@ START_TEST(resegment_keeps_views) {
   free(err);
   /* the agreement between them survives: 5 rows kept their span, 2 of them differ */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--coders", "ann1,ann2", "--field",
-                             "utterance_type", "--json", NULL), 0);
+                             "utterance_type", "--json", NULL),
+                   0);
   j = json_loads(out, 0, &je);
   ck_assert_ptr_nonnull(j);
   f = json_array_get(json_object_get(j, "fields"), 0);
@@ -286,10 +292,15 @@ static void keep(json_t *r, int i) {
 
 /* A subtitle-like draft: times, speaker and words; every label empty. */
 static void blank(json_t *r, int i) {
-  static const char *lists[] = {"target", "background_dialogue", "body_posture",
-                                "facial_expressions", "self_directed_behavior",
-                                "interaction_behavior", "internal_emotion",
-                                "viewpoints_attitudes", "support_strategy"};
+  static const char *lists[] = {"target",
+                                "background_dialogue",
+                                "body_posture",
+                                "facial_expressions",
+                                "self_directed_behavior",
+                                "interaction_behavior",
+                                "internal_emotion",
+                                "viewpoints_attitudes",
+                                "support_strategy"};
   size_t k;
   (void)i;
   for (k = 0; k < sizeof lists / sizeof lists[0]; k++)
@@ -339,8 +350,8 @@ static double alpha_of(json_t *j, const char *field, const char **status) {
 /* Story 3: the draft and typo'd names voted in agree. */
 START_TEST(coders_are_people_who_annotated) {
   char *dbA = tu_new_corpus(), *dbB = tu_new_corpus(), *dir = strdup(dbA), *out = NULL, *err = NULL;
-  static const char *fields[] = {"utterance_type", "emotion_presence", "target",
-                                 "primary_speaker", "emotion_intensity"};
+  static const char *fields[] = {"utterance_type", "emotion_presence", "target", "primary_speaker",
+                                 "emotion_intensity"};
   json_t *ja, *jb;
   json_error_t je;
   size_t k;
@@ -352,28 +363,34 @@ START_TEST(coders_are_people_who_annotated) {
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", dbA, tu_path(dir, "draft.jsonl"), NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", dbA, "ann1", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", dbA, "ann2", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", dbA, tu_path(dir, "ann1.jsonl"), "--annotator",
-                             "ann1", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", dbA, tu_path(dir, "ann2.jsonl"), "--annotator",
-                             "ann2", NULL), 0);
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", dbA, tu_path(dir, "ann2.jsonl"), "--annotator",
-                             "Ann1", NULL), 1);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", dbA, tu_path(dir, "ann1.jsonl"), "--annotator", "ann1", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", dbA, tu_path(dir, "ann2.jsonl"), "--annotator", "ann2", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", dbA, tu_path(dir, "ann2.jsonl"), "--annotator", "Ann1", NULL),
+      1);
   ck_assert_msg(strstr(err, "no registered annotator named 'Ann1' (registered: ann1, ann2)") &&
                     strstr(err, "rescue annotator add"),
                 "%s", err);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "import", dbA, tu_path(dir, "ann1.jsonl"), "--annotator",
-                             "ann 3", NULL), 1);
+                             "ann 3", NULL),
+                   1);
   free(out);
   free(err);
   /* B: only the two real annotators */
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", dbB, "ann1", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", dbB, "ann2", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", dbB, tu_path(dir, "ann1.jsonl"), "--annotator",
-                             "ann1", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", dbB, tu_path(dir, "ann2.jsonl"), "--annotator",
-                             "ann2", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", dbB, tu_path(dir, "ann1.jsonl"), "--annotator", "ann1", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", dbB, tu_path(dir, "ann2.jsonl"), "--annotator", "ann2", NULL),
+      0);
   ck_assert_int_eq(tu_rescue(&out, NULL, "agree", dbA, "--json", NULL), 0);
   ja = json_loads(out, 0, &je);
   free(out);
@@ -402,8 +419,9 @@ START_TEST(coders_are_people_who_annotated) {
   json_decref(ja);
   json_decref(jb);
   /* adjudicate's default coders are the same two */
-  ck_assert_int_eq(tu_rescue(&out, NULL, "adjudicate", dbA, "--policy", "majority", "--dry-run",
-                             "--json", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(&out, NULL, "adjudicate", dbA, "--policy", "majority", "--dry-run", "--json", NULL),
+      0);
   ja = json_loads(out, 0, &je);
   ck_assert_int_eq((int)json_array_size(json_object_get(ja, "coders")), 2);
   json_decref(ja);
@@ -430,17 +448,20 @@ START_TEST(adjudication_by_field) {
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann1", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann2", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lea", "--role", "lead", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator",
-                             "ann1", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator",
-                             "ann2", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator", "ann1", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator", "ann2", NULL),
+      0);
   /* a dry run reports and writes nothing */
   bytes = tu_read(db, &n);
   snprintf(copy, sizeof copy, "%s.copy", db);
   tu_write_n(copy, bytes, n);
   free(bytes);
-  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "majority", "--dry-run",
-                             "--json", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "adjudicate", db, "--policy", "majority", "--dry-run", "--json", NULL),
+      0);
   ck_assert_int_eq(count(db, "SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
   j = json_loads(out, 0, &je);
   ck_assert_ptr_nonnull(j);
@@ -494,7 +515,8 @@ START_TEST(adjudication_by_field) {
   tu_write_n(copy, bytes, n);
   free(bytes);
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--decide", tu_path(dir, "bad.jsonl"),
-                             "--lead", "lea", NULL), 1);
+                             "--lead", "lea", NULL),
+                   1);
   ck_assert_ptr_nonnull(strstr(err, "bad.jsonl:1:"));
   ck_assert_ptr_nonnull(strstr(err, "has no row 1"));
   ck_assert(tu_same_file(db, copy));
@@ -502,14 +524,16 @@ START_TEST(adjudication_by_field) {
   free(err);
   /* decisions need a lead */
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--decide", tu_path(dir, "bad.jsonl"),
-                             "--lead", "ann1", NULL), 2);
+                             "--lead", "ann1", NULL),
+                   2);
   ck_assert_ptr_nonnull(strstr(err, "not a lead"));
   free(out);
   free(err);
   /* the lead decides */
   tu_write(tu_path(dir, "decide.jsonl"), dec.s);
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--decide", tu_path(dir, "decide.jsonl"),
-                             "--lead", "lea", "--json", NULL), 0);
+                             "--lead", "lea", "--json", NULL),
+                   0);
   j = json_loads(out, 0, &je);
   ck_assert_ptr_nonnull(j);
   ck_assert_int_eq((int)json_array_size(json_object_get(j, "undecided")), 0);
@@ -520,7 +544,8 @@ START_TEST(adjudication_by_field) {
   ck_assert_int_eq(count(db, "SELECT count(DISTINCT lead_id) FROM field_decision"), 1);
   /* the gold view holds the agreed and the decided values */
   ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--view", "gold",
-                             "--out", tu_path(dir, "gold.jsonl"), NULL), 0);
+                             "--out", tu_path(dir, "gold.jsonl"), NULL),
+                   0);
   ck_assert_ptr_nonnull(strstr(out, "wrote 3 samples (69 rows)"));
   free(out);
   free(err);
@@ -531,9 +556,10 @@ START_TEST(adjudication_by_field) {
     int idx = 0;
     ck_assert_ptr_nonnull(strstr(g, "\"tone_of_voice\": \"decided tone\""));
     for (lg = strtok_r(g, "\n", &sg), l1 = strtok_r(w1, "\n", &s1), l2 = strtok_r(w2, "\n", &s2);
-         lg && l1 && l2;
-         lg = strtok_r(NULL, "\n", &sg), l1 = strtok_r(NULL, "\n", &s1), l2 = strtok_r(NULL, "\n", &s2)) {
-      json_t *a = json_loads(lg, 0, &je), *b1 = json_loads(l1, 0, &je), *b2 = json_loads(l2, 0, &je);
+         lg && l1 && l2; lg = strtok_r(NULL, "\n", &sg), l1 = strtok_r(NULL, "\n", &s1),
+        l2 = strtok_r(NULL, "\n", &s2)) {
+      json_t *a = json_loads(lg, 0, &je), *b1 = json_loads(l1, 0, &je),
+             *b2 = json_loads(l2, 0, &je);
       json_t *ra = json_object_get(a, "rows"), *r1 = json_object_get(b1, "rows"),
              *r2 = json_object_get(b2, "rows");
       size_t k;
@@ -574,7 +600,6 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  snprintf(fixture_path, sizeof fixture_path, "%s/rescue-bench/couple-first3.jsonl",
-           tu_fixtures());
+  snprintf(fixture_path, sizeof fixture_path, "%s/rescue-bench/couple-first3.jsonl", tu_fixtures());
   return tu_run_suite(suite());
 }

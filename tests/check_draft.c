@@ -170,9 +170,9 @@ START_TEST(test_perfect_drafts_fixtures) {
   char *db = fixture_corpus(), *out = NULL, *err = NULL, *before, *after;
   long rows;
   before = export_view(db, "latest");
-  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--model-cmd",
-                             model("perfect"), NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--model-cmd", model("perfect"), NULL),
+      0);
   ck_assert_ptr_nonnull(strstr(out, "4 requests: 4 ok, 0 partial, 0 failed"));
   after = export_view(db, "annotator:m");
   rows = compare_rows(before, after, 1);
@@ -295,7 +295,8 @@ START_TEST(test_timeout) { failing("timeout", "1", "timed out after 1 s"); }
 END_TEST
 
 START_TEST(test_crash) {
-  failing("crash", "60", "exit status 3; stderr: loading weights... | model exploded: CUDA out of memory");
+  failing("crash", "60",
+          "exit status 3; stderr: loading weights... | model exploded: CUDA out of memory");
 }
 END_TEST
 

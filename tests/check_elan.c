@@ -64,9 +64,7 @@ static void free_list(char **v, int n) {
 }
 
 static int validation_errors;
-static void count_error(void *ctx, const char *msg, ...) {
-  validation_errors++;
-}
+static void count_error(void *ctx, const char *msg, ...) { validation_errors++; }
 
 /* 0 when the file validates against the EAF 3.0 schema of the fixtures. */
 static int validate(const char *path) {
@@ -103,8 +101,8 @@ START_TEST(test_export_validates_and_round_trips) {
   snprintf(after, sizeof after, "%s/after.jsonl", dir);
   snprintf(eaf1, sizeof eaf1, "%s/eaf1", dir);
   snprintf(eaf2, sizeof eaf2, "%s/eaf2", dir);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", before,
-                             NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", before, NULL), 0);
   ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "eaf", "--out", eaf1, NULL), 0);
   ck_assert_msg(strstr(out, "wrote 4 ELAN files (181 rows)"), "%s", out);
   free(out);
@@ -129,8 +127,8 @@ START_TEST(test_export_validates_and_round_trips) {
     free(out);
     free(err);
   }
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after,
-                             NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after, NULL),
+                   0);
   ck_assert_msg(tu_same_file(before, after), "sample JSON changed by the round trip");
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--out", eaf2, NULL), 0);
   for (i = 0; i < n; i++) {
@@ -170,9 +168,11 @@ START_TEST(test_edit_comes_back_as_annotator_version) {
   snprintf(back, sizeof back, "%s/back", dir);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--samples", id,
-                             "--out", base, NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--samples", id, "--out",
-                             eaf, NULL), 0);
+                             "--out", base, NULL),
+                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--samples", id, "--out", eaf, NULL),
+      0);
   /* what an annotator does in ELAN: correct a transcript, an intensity, a label */
   edit_file(file, "Like I just wanna be better.", "Like, I just want to be better.");
   edit_file(file, "\"intensity\": 8}", "\"intensity\": 6}");
@@ -183,7 +183,8 @@ START_TEST(test_edit_comes_back_as_annotator_version) {
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--samples", id,
-                             "--view", "annotator:bob", "--out", mine, NULL), 0);
+                             "--view", "annotator:bob", "--out", mine, NULL),
+                   0);
   a = tu_read(base, NULL);
   b = tu_read(mine, NULL);
   edit_file(base, "Like I just wanna be better.", "Like, I just want to be better.");
@@ -193,8 +194,9 @@ START_TEST(test_edit_comes_back_as_annotator_version) {
   free(a);
   free(b);
   /* bob's own export records him: it comes back under bob and changes nothing */
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--samples", id,
-                             "--view", "annotator:bob", "--out", back, NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "eaf", "--samples", id, "--view",
+                             "annotator:bob", "--out", back, NULL),
+                   0);
   snprintf(file, sizeof file, "%s/%s.eaf", back, id);
   a = tu_read(file, NULL);
   ck_assert_ptr_nonnull(strstr(a, "ANNOTATOR=\"bob\""));
@@ -209,11 +211,13 @@ START_TEST(test_edit_comes_back_as_annotator_version) {
             "<TIME_SLOT TIME_SLOT_ID=\"tsN1\" TIME_VALUE=\"500000\"/><TIME_SLOT "
             "TIME_SLOT_ID=\"tsN2\" TIME_VALUE=\"501250\"/></TIME_ORDER>");
   edit_file(file, "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\">",
-            "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\"><ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"aN1\" "
+            "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\"><ANNOTATION><ALIGNABLE_ANNOTATION "
+            "ANNOTATION_ID=\"aN1\" "
             "TIME_SLOT_REF1=\"tsN1\" TIME_SLOT_REF2=\"tsN2\"><ANNOTATION_VALUE>added in ELAN"
             "</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION>");
-  edit_file(file, "TIER_ID=\"tone_of_voice@Evelyn\" LINGUISTIC_TYPE_REF=\"tone_of_voice\" "
-                  "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\" PARENT_REF=\"turn@Evelyn\">",
+  edit_file(file,
+            "TIER_ID=\"tone_of_voice@Evelyn\" LINGUISTIC_TYPE_REF=\"tone_of_voice\" "
+            "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\" PARENT_REF=\"turn@Evelyn\">",
             "TIER_ID=\"tone_of_voice@Evelyn\" LINGUISTIC_TYPE_REF=\"tone_of_voice\" "
             "PARTICIPANT=\"Evelyn\" ANNOTATOR=\"bob\" PARENT_REF=\"turn@Evelyn\">"
             "<ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"aN2\" "
@@ -226,7 +230,8 @@ START_TEST(test_edit_comes_back_as_annotator_version) {
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--samples", id,
-                             "--view", "annotator:bob", "--out", mine, "--force", NULL), 0);
+                             "--view", "annotator:bob", "--out", mine, "--force", NULL),
+                   0);
   a = tu_read(mine, NULL);
   ck_assert_msg(strstr(a, ", {\"start_time\": 500.0, \"end_time\": 501.25, \"primary_speaker\": "
                           "\"Evelyn\", \"target\": [], \"dialogue_cleaned\": \"added in ELAN\", "
@@ -255,35 +260,36 @@ START_TEST(test_tricky_rows_round_trip) {
   snprintf(before, sizeof before, "%s/before.jsonl", dir);
   snprintf(after, sizeof after, "%s/after.jsonl", dir);
   snprintf(eaf, sizeof eaf, "%s/eaf", dir);
-  tu_write(in,
-           "{\"sample_id\": \"x y/odd sample\", \"extra_sample_key\": {\"a\": [1, 2.50, \"\\ufffe\"]}, "
-           "\"rows\": [{\"start_time\": 5.0, \"end_time\": 9.12345, \"primary_speaker\": "
-           "\"Mary Ann\", \"target\": [\"Joe\", \"Joe\", \"Therapist\"], \"dialogue_cleaned\": "
-           "\"tab\\there & <b> \\\"q\\\" \\r\\n end\", \"utterance_type\": null, "
-           "\"internal_emotion\": [{\"person\": \"Mary Ann\", \"emotion_description\": \"x\", "
-           "\"intensity\": 7.5}], \"viewpoints_attitudes\": [{\"source\": \"Mary Ann\", "
-           "\"target\": \"Joe\", \"viewpoint\": \"v\", \"attitude\": \"a b\"}], \"zz_unknown\": "
-           "1e3, \"row_index\": 1}, "
-           "{\"start_time\": 1.0, \"end_time\": 6.0, \"primary_speaker\": \"Mary Ann\", "
-           "\"target\": [\"ctrl\\u0001item\"], \"dialogue_cleaned\": \"bell\\u0007\", "
-           "\"tone_of_voice\": 3, \"row_index\": 2, \"row_index\": 7}, "
-           "{\"start_time\": 7.0, \"end_time\": 6.5, \"primary_speaker\": \"Couple\", "
-           "\"target\": [], \"body_posture\": \"not a list\", \"dialogue_cleaned\": \"\", "
-           "\"relation_pattern\": \"attack_attack\", \"relation_pattern_evidence_rows\": [1, 2, 2, "
-           "99]}, "
-           "{\"start_time\": 8, \"end_time\": 8.0, \"primary_speaker\": \"\", \"target\": [], "
-           "\"dialogue_cleaned\": \"empty speaker\"}, "
-           "{\"start_time\": 0.00001, \"end_time\": 1e1, \"target\": [], \"dialogue_cleaned\": "
-           "\"no speaker key\", \"support_strategy\": []}, "
-           "{\"start_time\": 2, \"end_time\": 3, \"primary_speaker\": \"Joe\", \"target\": "
-           "[\"Mary Ann\"], \"dialogue_cleaned\": \"Joe's turn\"}, "
-           "{\"start_time\": 20, \"end_time\": 21, \"primary_speaker\": \"Mary Ann#2\", "
-           "\"target\": [\"\\ufffe odd\"], \"dialogue_cleaned\": \"nonchar \\uffff\", "
-           "\"turn\": \"a key named turn\", \"rescue:row\": 1}]}\n");
+  tu_write(
+      in,
+      "{\"sample_id\": \"x y/odd sample\", \"extra_sample_key\": {\"a\": [1, 2.50, \"\\ufffe\"]}, "
+      "\"rows\": [{\"start_time\": 5.0, \"end_time\": 9.12345, \"primary_speaker\": "
+      "\"Mary Ann\", \"target\": [\"Joe\", \"Joe\", \"Therapist\"], \"dialogue_cleaned\": "
+      "\"tab\\there & <b> \\\"q\\\" \\r\\n end\", \"utterance_type\": null, "
+      "\"internal_emotion\": [{\"person\": \"Mary Ann\", \"emotion_description\": \"x\", "
+      "\"intensity\": 7.5}], \"viewpoints_attitudes\": [{\"source\": \"Mary Ann\", "
+      "\"target\": \"Joe\", \"viewpoint\": \"v\", \"attitude\": \"a b\"}], \"zz_unknown\": "
+      "1e3, \"row_index\": 1}, "
+      "{\"start_time\": 1.0, \"end_time\": 6.0, \"primary_speaker\": \"Mary Ann\", "
+      "\"target\": [\"ctrl\\u0001item\"], \"dialogue_cleaned\": \"bell\\u0007\", "
+      "\"tone_of_voice\": 3, \"row_index\": 2, \"row_index\": 7}, "
+      "{\"start_time\": 7.0, \"end_time\": 6.5, \"primary_speaker\": \"Couple\", "
+      "\"target\": [], \"body_posture\": \"not a list\", \"dialogue_cleaned\": \"\", "
+      "\"relation_pattern\": \"attack_attack\", \"relation_pattern_evidence_rows\": [1, 2, 2, "
+      "99]}, "
+      "{\"start_time\": 8, \"end_time\": 8.0, \"primary_speaker\": \"\", \"target\": [], "
+      "\"dialogue_cleaned\": \"empty speaker\"}, "
+      "{\"start_time\": 0.00001, \"end_time\": 1e1, \"target\": [], \"dialogue_cleaned\": "
+      "\"no speaker key\", \"support_strategy\": []}, "
+      "{\"start_time\": 2, \"end_time\": 3, \"primary_speaker\": \"Joe\", \"target\": "
+      "[\"Mary Ann\"], \"dialogue_cleaned\": \"Joe's turn\"}, "
+      "{\"start_time\": 20, \"end_time\": 21, \"primary_speaker\": \"Mary Ann#2\", "
+      "\"target\": [\"\\ufffe odd\"], \"dialogue_cleaned\": \"nonchar \\uffff\", "
+      "\"turn\": \"a key named turn\", \"rescue:row\": 1}]}\n");
   ck_assert_msg(tu_rescue(NULL, &err, "import", db, in, NULL) == 0, "%s", err);
   free(err);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", before,
-                             NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", before, NULL), 0);
   ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "eaf", "--out", eaf, NULL), 0);
   ck_assert_msg(strstr(err, "2 row times have more than 3 decimals"), "%s", err);
   free(out);
@@ -303,16 +309,17 @@ START_TEST(test_tricky_rows_round_trip) {
   ck_assert_msg(strstr(out, "0 row versions added"), "%s", out);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after,
-                             NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after, NULL),
+                   0);
   ck_assert_msg(tu_same_file(before, after), "the round trip changed the sample");
   /* a time moved in ELAN comes back as the new time */
   edit_file(file, "TIME_VALUE=\"2000\"", "TIME_VALUE=\"2250\"");
   ck_assert_msg(tu_rescue(&out, &err, "import", db, file, NULL) == 0, "%s", err);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after,
-                             "--force", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", after, "--force", NULL),
+      0);
   edit_file(before, "\"start_time\": 2, \"end_time\": 3, \"primary_speaker\": \"Joe\"",
             "\"start_time\": 2.25, \"end_time\": 3, \"primary_speaker\": \"Joe\"");
   ck_assert_msg(tu_same_file(before, after), "%s", tu_read(after, NULL));
@@ -422,7 +429,8 @@ START_TEST(test_mpi_samples_import) {
   free(err);
   snprintf(json, sizeof json, "%s/text.jsonl", dir);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--samples",
-                             "mpi/text", "--out", json, NULL), 0);
+                             "mpi/text", "--out", json, NULL),
+                   0);
   root = json_load_file(json, 0, NULL);
   ck_assert_ptr_nonnull(root);
   rows = json_object_get(root, "rows");
@@ -461,8 +469,9 @@ static void refused(const char *db, const char *file, const char *want) {
   t = tu_read(db, &len);
   tu_write_n(copy, t, len);
   free(t);
-  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, file, "--sample", "x/hostile", "--tiers",
-                             "text", NULL), 1);
+  ck_assert_int_eq(
+      tu_rescue(NULL, &err, "import", db, file, "--sample", "x/hostile", "--tiers", "text", NULL),
+      1);
   ck_assert_msg(strstr(err, want), "want '%s' in: %s", want, err);
   ck_assert_msg(strstr(err, file), "no file name in: %s", err);
   ck_assert_msg(!strstr(err, "TOPSECRET"), "leaked: %s", err);
@@ -482,11 +491,12 @@ START_TEST(test_hostile_and_broken) {
   /* XXE reading a local file */
   snprintf(p, sizeof p, "%s/xxe.eaf", dir);
   f = fopen(p, "w");
-  fprintf(f, "<?xml version=\"1.0\"?>\n<!DOCTYPE ANNOTATION_DOCUMENT [<!ENTITY x SYSTEM "
-             "\"file://%s\">]>\n<ANNOTATION_DOCUMENT><HEADER/><TIME_ORDER/><TIER TIER_ID=\"text\" "
-             "LINGUISTIC_TYPE_REF=\"t\"><ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"a1\">"
-             "<ANNOTATION_VALUE>&x;</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION></TIER>"
-             "</ANNOTATION_DOCUMENT>\n",
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n<!DOCTYPE ANNOTATION_DOCUMENT [<!ENTITY x SYSTEM "
+          "\"file://%s\">]>\n<ANNOTATION_DOCUMENT><HEADER/><TIME_ORDER/><TIER TIER_ID=\"text\" "
+          "LINGUISTIC_TYPE_REF=\"t\"><ANNOTATION><ALIGNABLE_ANNOTATION ANNOTATION_ID=\"a1\">"
+          "<ANNOTATION_VALUE>&x;</ANNOTATION_VALUE></ALIGNABLE_ANNOTATION></ANNOTATION></TIER>"
+          "</ANNOTATION_DOCUMENT>\n",
           secret);
   fclose(f);
   refused(db, p, "xxe.eaf:2: refused: the document has a DOCTYPE");
@@ -656,9 +666,10 @@ START_TEST(test_parse_api) {
     rescue_buf_puts(&b, head);
     rescue_buf_puts(&b, "<TIER TIER_ID=\"B\" LINGUISTIC_TYPE_REF=\"r\" PARENT_REF=\"A\">");
     for (k = 1; k <= 200000; k++)
-      rescue_buf_printf(&b, "<ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"a%d\" "
-                            "ANNOTATION_REF=\"a%d\"><ANNOTATION_VALUE>v</ANNOTATION_VALUE>"
-                            "</REF_ANNOTATION></ANNOTATION>",
+      rescue_buf_printf(&b,
+                        "<ANNOTATION><REF_ANNOTATION ANNOTATION_ID=\"a%d\" "
+                        "ANNOTATION_REF=\"a%d\"><ANNOTATION_VALUE>v</ANNOTATION_VALUE>"
+                        "</REF_ANNOTATION></ANNOTATION>",
                         k, k - 1);
     rescue_buf_puts(&b, "</TIER>\n");
     rescue_buf_puts(&b, types);

@@ -231,10 +231,12 @@ START_TEST(test_stdout) {
   char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL, *file;
   char exp[4096];
   snprintf(exp, sizeof exp, "%s/s.jsonl", dir);
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", exp, NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", exp, NULL),
+                   0);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", "-", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", "-", NULL),
+                   0);
   file = tu_read(exp, NULL);
   ck_assert_str_eq(out, file);
   ck_assert_ptr_nonnull(strstr(err, "wrote 3 samples (69 rows) to stdout"));
@@ -260,7 +262,8 @@ START_TEST(test_stdout) {
   ck_assert_str_eq(out, "");
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "data-root", "--out", "-", NULL), 2);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "data-root", "--out", "-", NULL),
+                   2);
   free(out);
   free(err);
   free(db);
@@ -290,9 +293,8 @@ START_TEST(test_blind) {
   size_t t;
   json_t *m;
   snprintf(exp, sizeof exp, "%s/blind", dir);
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind", NULL), 0);
   free(out);
   free(err);
   for (t = 0; t < sizeof tasks / sizeof tasks[0]; t++) {
@@ -313,16 +315,15 @@ START_TEST(test_blind) {
       r = json_array_get(blind, i);
       ck_assert_str_eq(tt_str(r, "instance_id"), tt_str(a, "instance_id"));
       /* the labels themselves are candidates (rpp, ssp) or participants (stp) by design */
-      json_object_foreach(a, k, v) if (!strncmp(k, "gold_", 5) &&
-                                       strcmp(k, "gold_relation_pattern") &&
-                                       strcmp(k, "gold_support_strategy") &&
-                                       strcmp(k, "gold_support_target") &&
-                                       strcmp(k, "gold_target_tuple")) gold_strings(v, secrets);
+      json_object_foreach(
+          a, k, v) if (!strncmp(k, "gold_", 5) && strcmp(k, "gold_relation_pattern") &&
+                       strcmp(k, "gold_support_strategy") && strcmp(k, "gold_support_target") &&
+                       strcmp(k, "gold_target_tuple")) gold_strings(v, secrets);
     }
     /* no long gold value (reasons, emotion texts, viewpoints, ITP boundary types) leaks */
-    json_array_foreach(secrets, i, s) ck_assert_msg(strstr(text, json_string_value(s)) == NULL,
-                                                   "%s: gold value '%s' is in the blind file",
-                                                   tasks[t], json_string_value(s));
+    json_array_foreach(secrets, i, s)
+        ck_assert_msg(strstr(text, json_string_value(s)) == NULL,
+                      "%s: gold value '%s' is in the blind file", tasks[t], json_string_value(s));
     if (!strcmp(tasks[t], "itp")) {
       ck_assert_ptr_null(strstr(text, "pos_after"));
       ck_assert_ptr_null(strstr(text, "neg_after"));
@@ -347,8 +348,7 @@ START_TEST(test_blind) {
                                                                   : "gold_intensity_score");
         char *gv = json_dumps(g, JSON_ENCODE_ANY);
         if (!strcmp(tasks[t], "itp") || !strcmp(tasks[t], "er"))
-          rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"%s\": %s}\n",
-                            tt_str(a, "instance_id"),
+          rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"%s\": %s}\n", tt_str(a, "instance_id"),
                             !strcmp(tasks[t], "itp") ? "should_speak" : "predicted_intensity_score",
                             gv);
         else
@@ -363,21 +363,20 @@ START_TEST(test_blind) {
       snprintf(path, sizeof path, "%s/%s.pred.jsonl", dir, tasks[t]);
       tu_write(path, b.s);
       rescue_buf_clear(&b);
-      ck_assert_int_eq(tu_rescue(&out, &err, "score", tasks[t], "--gold", ans, "--pred", path,
-                                 "--json", NULL),
-                       0);
+      ck_assert_int_eq(
+          tu_rescue(&out, &err, "score", tasks[t], "--gold", ans, "--pred", path, "--json", NULL),
+          0);
       rep = json_loads(out, 0, &je);
       ck_assert_ptr_nonnull(rep);
-      ck_assert_double_eq(json_number_value(json_object_get(json_object_get(rep, "overall"), metric)),
-                          1.0);
+      ck_assert_double_eq(
+          json_number_value(json_object_get(json_object_get(rep, "overall"), metric)), 1.0);
       json_decref(rep);
       free(out);
       free(err);
       /* the blind file itself is refused as gold, with the hint */
       snprintf(path, sizeof path, "%s/%s.jsonl", exp, tasks[t]);
-      ck_assert_int_eq(tu_rescue(&out, &err, "score", tasks[t], "--gold", path, "--pred", path,
-                                 NULL),
-                       1);
+      ck_assert_int_eq(
+          tu_rescue(&out, &err, "score", tasks[t], "--gold", path, "--pred", path, NULL), 1);
       ck_assert_ptr_nonnull(strstr(err, "a blind test file holds no answers"));
       free(out);
       free(err);
@@ -392,15 +391,13 @@ START_TEST(test_blind) {
   ck_assert(json_is_true(json_object_get(json_object_get(m, "provenance"), "blind")));
   json_decref(m);
   /* with a split run: <task>/<split>.answers.jsonl */
-  ck_assert_int_eq(tu_rescue(&out, &err, "split", db, "--ratios", "0.34,0.33,0.33", "--seed", "1",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "split", db, "--ratios", "0.34,0.33,0.33", "--seed", "1", NULL), 0);
   free(out);
   free(err);
   snprintf(exp, sizeof exp, "%s/blind-split", dir);
-  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind", NULL), 0);
   free(out);
   free(err);
   {

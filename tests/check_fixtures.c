@@ -50,8 +50,8 @@ static void import_ok(const char *db, const char *a, const char *b, const char *
 
 static void export_ok(const char *db, const char *format, const char *path, const char *view) {
   char *out = NULL, *err = NULL;
-  int rc = view ? tu_rescue(&out, &err, "export", db, "--format", format, "--out", path,
-                            "--view", view, NULL)
+  int rc = view ? tu_rescue(&out, &err, "export", db, "--format", format, "--out", path, "--view",
+                            view, NULL)
                 : tu_rescue(&out, &err, "export", db, "--format", format, "--out", path, NULL);
   ck_assert_msg(rc == 0, "export failed: %s", err);
   free(out);

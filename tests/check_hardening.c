@@ -65,8 +65,8 @@ START_TEST(test_media_add_special_files) {
   char *dir = tu_tmpdir(), *db = NULL, copy[4096], sock[256], fifo[4096];
   static const struct {
     const char *name, *kind;
-  } kinds[] = {{"f.mp4", "named pipe"}, {"/dev/null", "device"}, {"d.mp4", "folder"},
-               {NULL, "socket"}};
+  } kinds[] = {
+      {"f.mp4", "named pipe"}, {"/dev/null", "device"}, {"d.mp4", "folder"}, {NULL, "socket"}};
   size_t i;
   char *out = NULL, *err = NULL;
   ck_assert_int_eq(tu_rescue(&out, &err, "init", tu_path(dir, "c.db"), NULL), 0);
@@ -220,8 +220,9 @@ START_TEST(test_values_past_the_limit) {
     rescue_buf_puts(&big, k ? ",1" : "1");
   rescue_buf_putc(&big, ']');
   /* a row */
-  rescue_buf_printf(&line, "{\"sample_id\": \"g/big\", \"rows\": [{\"start_time\": 0, "
-                           "\"end_time\": 1, \"target\": [], \"x\": %s}]}\n",
+  rescue_buf_printf(&line,
+                    "{\"sample_id\": \"g/big\", \"rows\": [{\"start_time\": 0, "
+                    "\"end_time\": 1, \"target\": [], \"x\": %s}]}\n",
                     big.s);
   tu_write(tu_path(dir, "row.jsonl"), line.s);
   /* a sample member outside the rows */
@@ -312,9 +313,11 @@ START_TEST(test_id_rules) {
   long_id[253] = 0;
   {
     char *line = malloc(strlen(long_id) + 200);
-    sprintf(line, "{\"sample_id\": \"%s\", \"rows\": []}\n"
-                  "{\"sample_id\": \"g/a.b..c\", \"rows\": []}\n"
-                  "{\"sample_id\": \"g/myclips/manifests\", \"rows\": []}\n", long_id);
+    sprintf(line,
+            "{\"sample_id\": \"%s\", \"rows\": []}\n"
+            "{\"sample_id\": \"g/a.b..c\", \"rows\": []}\n"
+            "{\"sample_id\": \"g/myclips/manifests\", \"rows\": []}\n",
+            long_id);
     tu_write(tu_path(dir, "fine.jsonl"), line);
     free(line);
   }
@@ -354,8 +357,8 @@ START_TEST(test_huge_sets) {
   tu_write(tu_path(dir, "sets.tsv"), t.s);
   rescue_buf_clear(&t);
   for (lvl = 0; lvl < 2; lvl++) {
-    ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "sets.tsv"),
-                               "--level", lvl ? "jaccard" : "masi", "--json", NULL),
+    ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "sets.tsv"), "--level",
+                               lvl ? "jaccard" : "masi", "--json", NULL),
                      0);
     ck_assert_msg(strstr(out, "\"units\": 2"), "%s%s", out, err);
     free(out);
@@ -379,13 +382,12 @@ START_TEST(test_many_coders) {
                       u % 7 ? u % 3 : (u + 1) % 3);
   tu_write(tu_path(dir, "coders.tsv"), t.s);
   rescue_buf_clear(&t);
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "coders.tsv"),
-                             "--level", "nominal", "--json", NULL),
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "coders.tsv"), "--level",
+                             "nominal", "--json", NULL),
                    0);
   ck_assert_msg(strstr(out, "\"units\": 35000") && strstr(out, "\"alpha\": 0.7") &&
                     strstr(out, "\"pairwise_left_out\": 2449965000"),
-                "%.2000s%s",
-                out, err);
+                "%.2000s%s", out, err);
   free(out);
   free(err);
   free(dir);
@@ -425,9 +427,9 @@ START_TEST(test_messages_escape_controls) {
   free(err);
   /* a TSV unit name (a coder giving a unit two values), and a C1 control (U+009B, CSI) */
   tu_write(tu_path(dir, "a.tsv"), "\x1b[31mu\xc2\x9b\ta\t1\n\x1b[31mu\xc2\x9b\ta\t2\n");
-  ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "a.tsv"), "--level",
-                             "nominal", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "agree", "--input", tu_path(dir, "a.tsv"), "--level", "nominal", NULL),
+      1);
   ck_assert_msg(strstr(err, "unit '\\u001b[31mu\\u009b'"), "%s", err);
   for (i = 0; err[i]; i++)
     ck_assert_msg((unsigned char)err[i] >= 0x20 || err[i] == '\n', "raw control in: %s", err);

@@ -119,7 +119,10 @@ START_TEST(test_utf8) {
     ck_assert_msg(m != NULL, "accepted case %zu", i);
     ck_assert_msg(strstr(m, "UTF-8") || strstr(m, "invalid token"), "case %zu: %s", i, m);
   }
-  { const char *ok = "[\"\xf0\x9f\x98\x80 \xe4\xb8\xad\"]"; ck_assert_ptr_null(parse_error(ok, strlen(ok), NULL)); }
+  {
+    const char *ok = "[\"\xf0\x9f\x98\x80 \xe4\xb8\xad\"]";
+    ck_assert_ptr_null(parse_error(ok, strlen(ok), NULL));
+  }
   /* an embedded NUL byte is a control character in a string */
   ck_assert_ptr_nonnull(parse_error("[\"a\0b\"]", 7, NULL));
 }
@@ -156,14 +159,29 @@ START_TEST(test_float_repr) {
     double d;
     const char *s;
   } cases[] = {
-      {0.0, "0.0"}, {-0.0, "-0.0"}, {1.0, "1.0"}, {5.0, "5.0"}, {0.1, "0.1"},
-      {9.540000000000001, "9.540000000000001"}, {1.1699999999999982, "1.1699999999999982"},
-      {88.11, "88.11"}, {1e16, "1e+16"}, {1e15, "1000000000000000.0"},
-      {123456789012345678.0, "1.2345678901234568e+17"}, {0.0001, "0.0001"}, {0.00001, "1e-05"},
-      {-2.5e-7, "-2.5e-07"}, {1e22, "1e+22"}, {1.7976931348623157e308, "1.7976931348623157e+308"},
-      {5e-324, "5e-324"}, {2.2250738585072014e-308, "2.2250738585072014e-308"},
-      {1.0 / 3.0, "0.3333333333333333"}, {2.0 / 3.0, "0.6666666666666666"},
-      {100.0, "100.0"}, {123.456, "123.456"}, {9007199254740993.0, "9007199254740992.0"},
+      {0.0, "0.0"},
+      {-0.0, "-0.0"},
+      {1.0, "1.0"},
+      {5.0, "5.0"},
+      {0.1, "0.1"},
+      {9.540000000000001, "9.540000000000001"},
+      {1.1699999999999982, "1.1699999999999982"},
+      {88.11, "88.11"},
+      {1e16, "1e+16"},
+      {1e15, "1000000000000000.0"},
+      {123456789012345678.0, "1.2345678901234568e+17"},
+      {0.0001, "0.0001"},
+      {0.00001, "1e-05"},
+      {-2.5e-7, "-2.5e-07"},
+      {1e22, "1e+22"},
+      {1.7976931348623157e308, "1.7976931348623157e+308"},
+      {5e-324, "5e-324"},
+      {2.2250738585072014e-308, "2.2250738585072014e-308"},
+      {1.0 / 3.0, "0.3333333333333333"},
+      {2.0 / 3.0, "0.6666666666666666"},
+      {100.0, "100.0"},
+      {123.456, "123.456"},
+      {9007199254740993.0, "9007199254740992.0"},
   };
   size_t i;
   char buf[32];
@@ -208,8 +226,9 @@ START_TEST(test_clean_and_strip) {
       "[\" \\u00a0Therapist\\u3000\", null, \"\", false, 0, 0.0, [], {}, true, 1.50, -0, 7,"
       " \"\\u200bx\\ufeff\", [\"a\", 1]]";
   const rescue_jnode *r = rescue_jparse(d, text, strlen(text), NULL), *c;
-  const char *want[] = {"Therapist", "", "", "", "", "", "", "", "True", "1.5", "",
-                        "7", "\xe2\x80\x8bx\xef\xbb\xbf", "['a', 1]"};
+  const char *want[] = {
+      "Therapist", "", "", "", "", "", "", "", "True", "1.5", "", "7", "\xe2\x80\x8bx\xef\xbb\xbf",
+      "['a', 1]"};
   int i = 0;
   ck_assert_ptr_nonnull(r);
   for (c = r->child; c; c = c->next, i++) {
@@ -238,8 +257,8 @@ START_TEST(test_nocopy) {
   ck_assert(a->s >= text && a->s < text + strlen(text)); /* not copied */
   ck_assert_int_eq(a->len, 5);
   ck_assert_int_eq(memcmp(a->s, "plain", 5), 0);
-  ck_assert_ptr_nonnull(rescue_jget(r2, "k\xc3\xa9y"));     /* an escaped key is decoded */
-  ck_assert_str_eq(rescue_jget(r2, "b")->s, "esc\n");       /* and so is an escaped value */
+  ck_assert_ptr_nonnull(rescue_jget(r2, "k\xc3\xa9y")); /* an escaped key is decoded */
+  ck_assert_str_eq(rescue_jget(r2, "b")->s, "esc\n");   /* and so is an escaped value */
   rescue_jwrite(&w1, r1);
   rescue_jwrite(&w2, r2);
   ck_assert_str_eq(w1.s, w2.s);
@@ -301,9 +320,7 @@ START_TEST(test_differential_jansson) {
       x = x * 6364136223846793005ULL + 1442695040888963407ULL;
       pos = (size_t)((x >> 33) % len);
       switch ((x >> 20) % 3) {
-      case 0: /* replace */
-        buf[pos] = alphabet[(x >> 8) % (sizeof alphabet - 1)];
-        break;
+      case 0: /* replace */ buf[pos] = alphabet[(x >> 8) % (sizeof alphabet - 1)]; break;
       case 1: /* delete */
         memmove(buf + pos, buf + pos + 1, len - pos - 1);
         len--;
@@ -320,8 +337,8 @@ START_TEST(test_differential_jansson) {
     j = json_loadb(buf, len, 0, &je);
     theirs = j != NULL;
     json_decref(j);
-    ck_assert_msg(ours == theirs, "disagree (ours %d, jansson %d) on: %.*s", ours, theirs,
-                  (int)len, buf);
+    ck_assert_msg(ours == theirs, "disagree (ours %d, jansson %d) on: %.*s", ours, theirs, (int)len,
+                  buf);
     agree += ours;
   }
   rescue_jdoc_free(&d);
@@ -331,7 +348,8 @@ END_TEST
 
 /* A repeated key reads as its last value, as Python's json.loads and jansson read it. */
 START_TEST(test_get_duplicate_keys) {
-  const char *t = "{\"k\": 1, \"x\": true, \"k\": [2], \"k\": \"three\", \"\\u006b\": null, \"y\": 0}";
+  const char *t =
+      "{\"k\": 1, \"x\": true, \"k\": [2], \"k\": \"three\", \"\\u006b\": null, \"y\": 0}";
   rescue_jdoc *d = rescue_jdoc_new();
   rescue_jerror e;
   const rescue_jnode *r = rescue_jparse(d, t, strlen(t), &e), *v;
@@ -349,9 +367,13 @@ END_TEST
 /* Every allocation failure point of a parse is reported as out of memory, without leaks. */
 /* Python mode (model output): what Python's json.loads reads and the strict reader refuses. */
 START_TEST(test_python_mode) {
-  static const char *const lenient[] = {
-      "[NaN, Infinity, -Infinity]", "[123456789012345678901234567890]", "[1e999]",
-      "[\"\\ud800 alone\"]", "[\"\\udc00\"]", "\"just a string\"", "42"};
+  static const char *const lenient[] = {"[NaN, Infinity, -Infinity]",
+                                        "[123456789012345678901234567890]",
+                                        "[1e999]",
+                                        "[\"\\ud800 alone\"]",
+                                        "[\"\\udc00\"]",
+                                        "\"just a string\"",
+                                        "42"};
   rescue_jdoc *d = rescue_jdoc_new();
   rescue_jerror e;
   const rescue_jnode *n;
@@ -378,7 +400,8 @@ START_TEST(test_python_mode) {
   ck_assert_str_eq(b.s, "nan|-inf|123456789012345678901234567890");
   n = rescue_jparse_ex(d, "[\"a\\ud800b\"]", 12, RESCUE_JPARSE_PYTHON, NULL, &e);
   ck_assert_ptr_nonnull(n);
-  ck_assert_str_eq(n->child->s, "a\xef\xbf\xbd" "b"); /* U+FFFD */
+  ck_assert_str_eq(n->child->s, "a\xef\xbf\xbd"
+                                "b"); /* U+FFFD */
   /* a surrogate pair is still one character */
   n = rescue_jparse_ex(d, "[\"\\ud83d\\ude00\"]", 16, RESCUE_JPARSE_PYTHON, NULL, &e);
   ck_assert_ptr_nonnull(n);

@@ -19,7 +19,8 @@ static const char base[] =
     "\"participants\": [\"Ann\", \"Bo\"], \"rows\": ["
     "{\"start_time\": 0.0, \"end_time\": 2.0, \"primary_speaker\": \"Ann\", "
     "\"target\": [\"Therapist\"], \"dialogue_cleaned\": \"He never listens.\", "
-    "\"utterance_type\": \"accusation\", \"background_dialogue\": [], \"tone_of_voice\": \"sharp\", "
+    "\"utterance_type\": \"accusation\", \"background_dialogue\": [], \"tone_of_voice\": "
+    "\"sharp\", "
     "\"body_posture\": [{\"person\": \"Ann\", \"description\": \"arms crossed\"}], "
     "\"facial_expressions\": [], \"self_directed_behavior\": [], \"interaction_behavior\": [], "
     "\"internal_emotion\": [{\"person\": \"Ann\", \"emotion_description\": \"hurt\", "
@@ -124,7 +125,9 @@ static void m_child_type(json_t *s, json_t *rows) {
   SET(json_array_get(json_object_get(ROW(0), "body_posture"), 0), "description", json_integer(3));
 }
 static void m_end_before_start(json_t *s, json_t *rows) { SET(ROW(0), "end_time", json_real(0.0)); }
-static void m_negative_start(json_t *s, json_t *rows) { SET(ROW(0), "start_time", json_real(-0.5)); }
+static void m_negative_start(json_t *s, json_t *rows) {
+  SET(ROW(0), "start_time", json_real(-0.5));
+}
 static void m_unknown_person(json_t *s, json_t *rows) {
   SET(json_array_get(json_object_get(ROW(0), "body_posture"), 0), "person", json_string("Carl"));
 }
@@ -148,10 +151,9 @@ static void m_utt_unknown(json_t *s, json_t *rows) {
   SET(ROW(2), "utterance_type", json_string("Defense"));
 }
 static void m_bg_self(json_t *s, json_t *rows) {
-  json_array_append_new(json_object_get(json_array_get(json_object_get(ROW(2),
-                                                                       "background_dialogue"), 0),
-                                        "target"),
-                        json_string("Ann"));
+  json_array_append_new(
+      json_object_get(json_array_get(json_object_get(ROW(2), "background_dialogue"), 0), "target"),
+      json_string("Ann"));
 }
 static void m_bg_no_speaker(json_t *s, json_t *rows) {
   SET(json_array_get(json_object_get(ROW(2), "background_dialogue"), 0), "speaker",
@@ -248,7 +250,9 @@ static void m_cleaning(json_t *s, json_t *rows) {
 }
 
 /* R20: names that differ from a participant only by case or spacing */
-static void m_case_given(json_t *s, json_t *rows) { SET(ROW(2), "primary_speaker", json_string("BO")); }
+static void m_case_given(json_t *s, json_t *rows) {
+  SET(ROW(2), "primary_speaker", json_string("BO"));
+}
 static void m_case_derived(json_t *s, json_t *rows) {
   m_no_given(s, rows);
   SET(ROW(2), "target", json_pack("[s]", "A nn"));
@@ -367,11 +371,11 @@ END_TEST
 
 START_TEST(test_media_rules) {
   static const rescue_lint_cue cues[] = {
-      {1, 0.5, 1.5, "He never listens."},    /* covered by row 1 */
-      {2, 6.5, 8.0, "[door closes]"},        /* no words */
-      {3, 6.5, 8.0, "\xe2\x99\xaa"},         /* music sign */
-      {4, 7.0, 9.0, "Are we done?"},         /* not covered */
-      {5, 5.5, 7.5, "(sighs) fine"},         /* a quarter covered: words outside brackets */
+      {1, 0.5, 1.5, "He never listens."}, /* covered by row 1 */
+      {2, 6.5, 8.0, "[door closes]"},     /* no words */
+      {3, 6.5, 8.0, "\xe2\x99\xaa"},      /* music sign */
+      {4, 7.0, 9.0, "Are we done?"},      /* not covered */
+      {5, 5.5, 7.5, "(sighs) fine"},      /* a quarter covered: words outside brackets */
   };
   static const int r03[] = {3, 0}, r14[] = {14, 0}, none[] = {0};
   rescue_lint_result r = lint_mutated(NULL, 5.5, NULL, 0);
@@ -429,9 +433,8 @@ START_TEST(test_cli) {
   /* ann's version has an error; the corpus view (latest) shows it, the import view not */
   write_sample(tu_path(dir, "bad.json"), m_target_speaker);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bad.json"), "--annotator",
-                             "ann", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bad.json"), "--annotator", "ann", NULL), 0);
   snprintf(copy, sizeof copy, "%s.copy", db);
   bytes = tu_read(db, &n);
   tu_write_n(copy, bytes, n);
@@ -454,12 +457,12 @@ START_TEST(test_cli) {
   ck_assert_msg(j != NULL, "%s", out);
   ck_assert_int_eq(json_integer_value(json_object_get(j, "errors")), 1);
   ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "by_rule"), "R05")), 1);
-  ck_assert_str_eq(json_string_value(json_object_get(
-                       json_array_get(json_object_get(j, "findings"), 0), "rule")),
-                   "R05");
-  ck_assert_int_eq(json_integer_value(json_object_get(
-                       json_array_get(json_object_get(j, "findings"), 0), "row")),
-                   3);
+  ck_assert_str_eq(
+      json_string_value(json_object_get(json_array_get(json_object_get(j, "findings"), 0), "rule")),
+      "R05");
+  ck_assert_int_eq(
+      json_integer_value(json_object_get(json_array_get(json_object_get(j, "findings"), 0), "row")),
+      3);
   json_decref(j);
   free(out);
   free(err);
@@ -530,12 +533,11 @@ START_TEST(test_scheme_driven) {
   memcpy(p + 13, "defence", 7);
   tu_write(tu_path(dir, "s.xml"), alt);
   write_sample(tu_path(dir, "good.json"), NULL);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "init", tu_path(dir, "c.db"), "--scheme",
-                             tu_path(dir, "s.xml"), NULL),
-                   0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", tu_path(dir, "c.db"),
-                             tu_path(dir, "good.json"), NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "init", tu_path(dir, "c.db"), "--scheme", tu_path(dir, "s.xml"), NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", tu_path(dir, "c.db"), tu_path(dir, "good.json"), NULL), 0);
   ck_assert_int_eq(tu_rescue(&out, &err, "lint", tu_path(dir, "c.db"), NULL), 1);
   ck_assert_ptr_nonnull(strstr(out, ":3: error: R06 utterance_type: 'defense' is not a "
                                     "utterance_type label"));
@@ -619,7 +621,8 @@ START_TEST(test_waivers) {
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 0);
   ck_assert_msg(strstr(out, "waived (accepted findings; they do not fail lint):") &&
-                    strstr(out, "waived by lena on ") && strstr(out, ": evidence kept as published") &&
+                    strstr(out, "waived by lena on ") &&
+                    strstr(out, ": evidence kept as published") &&
                     strstr(out, "0 errors, 0 warnings, 2 waived"),
                 "%s", out);
   free(out);
@@ -635,11 +638,11 @@ START_TEST(test_waivers) {
   ck_assert_str_eq(json_string_value(json_object_get(w, "rule")), "R13");
   ck_assert_str_eq(json_string_value(json_object_get(w, "by")), "lena");
   ck_assert_int_eq(json_integer_value(json_object_get(w, "matched")), 2);
-  ck_assert_str_eq(json_string_value(json_object_get(
-                       json_object_get(json_array_get(json_object_get(j, "waived_findings"), 0),
-                                       "waiver"),
-                       "reason")),
-                   "evidence kept as published");
+  ck_assert_str_eq(
+      json_string_value(json_object_get(
+          json_object_get(json_array_get(json_object_get(j, "waived_findings"), 0), "waiver"),
+          "reason")),
+      "evidence kept as published");
   json_decref(j);
   free(out);
   free(err);
@@ -665,9 +668,8 @@ START_TEST(test_waivers) {
   ck_assert_msg(strstr(err, "'R22' is not a rule (R01-R21)"), "%s", err);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--waive", "R13:nobody/here:1", "--reason",
-                             "r", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "lint", db, "--waive", "R13:nobody/here:1", "--reason", "r", NULL), 1);
   ck_assert_msg(strstr(err, "no sample 'nobody/here' in the corpus"), "%s", err);
   free(out);
   free(err);

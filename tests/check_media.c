@@ -52,16 +52,18 @@ START_TEST(test_probe) {
   ck_assert_int_eq(mi.streams[mi.audio].sample_rate, 44100);
   ck_assert_int_eq(mi.streams[mi.audio].channels, 2);
   rescue_media_streams_json(&mi, &js);
-  ck_assert_str_eq(js.s, "[{\"index\": 0, \"type\": \"video\", \"codec\": \"h264\", \"width\": 160, "
-                         "\"height\": 96, \"fps\": 25.0}, {\"index\": 1, \"type\": \"audio\", "
-                         "\"codec\": \"aac\", \"sample_rate\": 44100, \"channels\": 2}]");
+  ck_assert_str_eq(js.s,
+                   "[{\"index\": 0, \"type\": \"video\", \"codec\": \"h264\", \"width\": 160, "
+                   "\"height\": 96, \"fps\": 25.0}, {\"index\": 1, \"type\": \"audio\", "
+                   "\"codec\": \"aac\", \"sample_rate\": 44100, \"channels\": 2}]");
   rescue_buf_clear(&js);
 
   ck_assert_int_eq(rescue_media_probe(media("src.mkv"), &mi, &e), 0);
   ck_assert_str_eq(mi.container, "matroska,webm");
   ck_assert_int_eq(rescue_media_probe(media("src.ts"), &mi, &e), 0);
   ck_assert_str_eq(mi.container, "mpegts");
-  ck_assert_msg(mi.start_time > 9.9 && mi.start_time < 10.2, "MPEG-TS start time %f", mi.start_time);
+  ck_assert_msg(mi.start_time > 9.9 && mi.start_time < 10.2, "MPEG-TS start time %f",
+                mi.start_time);
   ck_assert_msg(fabs(mi.duration - 4.0) < 0.1, "%f", mi.duration);
   ck_assert_int_eq(rescue_media_probe(media("voice.m4a"), &mi, &e), 0);
   ck_assert_int_eq(mi.video, -1);
@@ -152,14 +154,17 @@ START_TEST(test_add_and_list) {
   char *dir, *db = corpus_with_video(&dir), *out = NULL, *err = NULL, video[4096], copy[4096];
   snprintf(video, sizeof video, "%s", tu_path(dir, "videos/ep1.mp4"));
   ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, video, "--sample", "c/s1", "--start",
-                             "0.5", "--end", "3.5", NULL), 0);
+                             "0.5", "--end", "3.5", NULL),
+                   0);
   ck_assert_msg(strstr(out, "1 source probed (1 new, 0 already known); 1 sample linked (1 new, "
-                            "empty sample)"), "%s", out);
+                            "empty sample)"),
+                "%s", out);
   free(out);
   free(err);
   /* the same link again changes nothing */
   ck_assert_int_eq(tu_rescue(&out, NULL, "media", "add", db, video, "--sample", "c/s1", "--start",
-                             "0.5", "--end", "3.5", NULL), 0);
+                             "0.5", "--end", "3.5", NULL),
+                   0);
   ck_assert_msg(strstr(out, "0 samples linked, 1 unchanged"), "%s", out);
   free(out);
   /* relinking keeps history; the whole file */
@@ -176,8 +181,8 @@ START_TEST(test_add_and_list) {
   /* refusals: the store stays byte-identical */
   snapshot(db, copy, sizeof copy);
   {
-    const char *a1[] = {"media", "add", db, video, "--sample", "c/s2", "--start", "1", "--end",
-                        "9", NULL};
+    const char *a1[] = {"media",   "add", db,      video, "--sample", "c/s2",
+                        "--start", "1",   "--end", "9",   NULL};
     err = run_err(1, a1);
     ck_assert_msg(strstr(err, "rescue: media add: end 9.000 s is past the end of"), "%s", err);
     free(err);
@@ -196,7 +201,8 @@ START_TEST(test_add_and_list) {
   }
   tu_write(tu_path(dir, "videos/notes.mp4"), "not a video at all");
   {
-    const char *a4[] = {"media", "add", db, tu_path(dir, "videos/notes.mp4"), "--sample", "c/s3", NULL};
+    const char *a4[] = {"media",    "add",  db,  tu_path(dir, "videos/notes.mp4"),
+                        "--sample", "c/s3", NULL};
     err = run_err(1, a4);
     ck_assert_msg(strstr(err, "notes.mp4' is not a media file"), "%s", err);
     free(err);
@@ -244,7 +250,8 @@ START_TEST(test_map) {
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, NULL, "media", "list", db, NULL), 0);
-  ck_assert_msg(strstr(out, "c/s2") && strstr(out, "2.000-3.500") && strstr(out, "whole"), "%s", out);
+  ck_assert_msg(strstr(out, "c/s2") && strstr(out, "2.000-3.500") && strstr(out, "whole"), "%s",
+                out);
   free(out);
 
   snapshot(db, copy, sizeof copy);
@@ -254,13 +261,13 @@ START_TEST(test_map) {
     } bad[] = {
         {"c/s4\tep1.mp4\t1\n", "map.tsv:1:1: expected 4 tab-separated columns (sample_id, video, "
                                "start, end), found 3"},
-        {"c/s4\tep1.mp4\t1\t2\nc/s5\tep1.mp4\tabc\t2\n",
-         "map.tsv:2:14: start 'abc' is not a time"},
+        {"c/s4\tep1.mp4\t1\t2\nc/s5\tep1.mp4\tabc\t2\n", "map.tsv:2:14: start 'abc' is not a time"},
         {"c/s4\tep1.mp4\t3\t2\n", "map.tsv:1:16: end 2 is not after start 3"},
         {"c/s4\tep1.mp4\t\t2\n", "map.tsv:1:14: start and end must both be given"},
         {"../up\tep1.mp4\t1\t2\n", "map.tsv:1:1: unsafe sample_id '../up'"},
         {"c/s4\tep1.mp4\t1\t2\nc/s5\tmissing.mp4\t1\t2\n", "map.tsv:2:6: cannot open"},
-        {"c/s4\tep1.mp4\t1\t2\nc/s4\tep1.mp4\t2\t3\n", "map.tsv:2:1: sample 'c/s4' is linked twice"},
+        {"c/s4\tep1.mp4\t1\t2\nc/s4\tep1.mp4\t2\t3\n",
+         "map.tsv:2:1: sample 'c/s4' is linked twice"},
         {"c/s4\tep1.mp4\t1\t12\n", "map.tsv:1:16: end 12.000 s is past the end"},
         {"c/s4\t\t1\t2\n", "map.tsv:1:6: empty video path"},
         {"# nothing\n", "map.tsv: no links in the map"},
@@ -289,11 +296,13 @@ START_TEST(test_media_root_moves) {
   tu_write_n(tu_path(outside, "far.mp4"), bytes, n);
   free(bytes);
   ck_assert_int_eq(tu_rescue(&out, &err, "media", "add", db, tu_path(dir, "videos/ep1.mp4"),
-                             "--sample", "c/s1", "--media-root", tu_path(dir, "videos"), NULL), 0);
+                             "--sample", "c/s1", "--media-root", tu_path(dir, "videos"), NULL),
+                   0);
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, NULL, "media", "add", db, tu_path(outside, "far.mp4"),
-                             "--sample", "c/s2", NULL), 0);
+                             "--sample", "c/s2", NULL),
+                   0);
   free(out);
   ck_assert_int_eq(tu_rescue(&out, NULL, "media", "list", db, NULL), 0);
   /* under the root: relative to it; elsewhere: absolute */

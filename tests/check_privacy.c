@@ -15,8 +15,8 @@
 
 #include "testutil.h"
 
-static const char *const real_names[] = {"alan", "evelyn", "maria", "joel", "laura",
-                                         "alan_and_evelyn", NULL};
+static const char *const real_names[] = {"alan",  "evelyn",          "maria", "joel",
+                                         "laura", "alan_and_evelyn", NULL};
 
 /* A corpus with the four real fixture samples. */
 static char *fixture_corpus(char **dir) {
@@ -101,7 +101,8 @@ START_TEST(test_map_auto_and_set) {
   free(out);
   /* --set: a participant, then a refusal for a name already used in the group */
   ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, "--set", "Joel=Son", "--json", NULL), 0);
-  ck_assert_ptr_nonnull(strstr(out, "{\"real\": \"Joel\", \"pseudonym\": \"Son\", \"how\": \"set\"}"));
+  ck_assert_ptr_nonnull(
+      strstr(out, "{\"real\": \"Joel\", \"pseudonym\": \"Son\", \"how\": \"set\"}"));
   ck_assert_ptr_nonnull(strstr(out, "\"missing\": 0}"));
   free(out);
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Laura=Son", NULL), 1);
@@ -110,11 +111,13 @@ START_TEST(test_map_auto_and_set) {
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Laura=Joel", NULL), 1);
   free(err);
-  ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "alan_and_evelyn=a/b", NULL), 1);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "alan_and_evelyn=a/b", NULL),
+                   1);
   ck_assert_ptr_nonnull(strstr(err, "not a safe path component"));
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Nobody=X", NULL), 1);
-  ck_assert_str_eq(err, "rescue: pseudonyms: no group or participant named 'Nobody' in the corpus\n");
+  ck_assert_str_eq(err,
+                   "rescue: pseudonyms: no group or participant named 'Nobody' in the corpus\n");
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Joel", NULL), 2);
   free(err);
@@ -129,9 +132,8 @@ START_TEST(test_export_every_format_without_names) {
   char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL, *a, *b;
   const char *formats[] = {"samples", "data-root", "tasks", "eaf"};
   int f;
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "split", db, "--ratios", "0.5,0.0,0.5", "--seed", "3",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "split", db, "--ratios", "0.5,0.0,0.5", "--seed", "3", NULL), 0);
   /* without a map, a pseudonymised export is refused, naming who has no pseudonym */
   ck_assert_int_eq(tu_rescue(NULL, &err, "export", db, "--format", "samples", "--out",
                              tu_path(dir, "x.jsonl"), "--pseudonymise", NULL),
@@ -176,8 +178,10 @@ START_TEST(test_export_every_format_without_names) {
     char raw[1024];
     snprintf(raw, sizeof raw, "%s/rescue-bench/couple-first3.jsonl", tu_fixtures());
     ck_assert_int_eq(tu_rescue(&out, NULL, "leakcheck", raw, "--db", db, NULL), 1);
-    ck_assert_ptr_nonnull(strstr(out, "couple-first3.jsonl:1: sample_id: real name 'alan_and_evelyn'"));
-    ck_assert_ptr_nonnull(strstr(out, "couple-first3.jsonl:1: rows[0].primary_speaker: real name 'Alan'"));
+    ck_assert_ptr_nonnull(
+        strstr(out, "couple-first3.jsonl:1: sample_id: real name 'alan_and_evelyn'"));
+    ck_assert_ptr_nonnull(
+        strstr(out, "couple-first3.jsonl:1: rows[0].primary_speaker: real name 'Alan'"));
     free(out);
   }
   free(db);
@@ -195,7 +199,8 @@ START_TEST(test_names_in_text_and_new_samples) {
   tu_write(tu_path(dir, "new.jsonl"),
            "{\"sample_id\": \"alan_and_evelyn/099_s02e01_segment01\", \"rows\": [{\"start_time\": "
            "0.0, \"end_time\": 2.0, \"primary_speaker\": \"Evelyn\", \"target\": [\"Alan\", "
-           "\"Zoe\"], \"dialogue_cleaned\": \"EVELYN here. That is Evelyn's car, and Evelyn\xe2\x80\x99s "
+           "\"Zoe\"], \"dialogue_cleaned\": \"EVELYN here. That is Evelyn's car, and "
+           "Evelyn\xe2\x80\x99s "
            "too; alan and Zoe know.\", \"internal_emotion\": [{\"person\": \"Zoe\", "
            "\"emotion_description\": \"Alan and Evelyn upset Zoe\", \"intensity\": 4}]}]}\n");
   ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "new.jsonl"), NULL), 0);
@@ -287,7 +292,8 @@ static void rpp_preds(const char *gold, const char *pred) {
   while ((nl = strchr(line, '\n')) != NULL) {
     rescue_jerror je;
     const rescue_jnode *r = rescue_jparse(doc, line, (size_t)(nl - line), &je);
-    const rescue_jnode *id = rescue_jget(r, "instance_id"), *g = rescue_jget(r, "gold_relation_pattern");
+    const rescue_jnode *id = rescue_jget(r, "instance_id"),
+                       *g = rescue_jget(r, "gold_relation_pattern");
     const rescue_jnode *cand = rescue_jget(r, "candidate_relation_labels");
     const char *wrong = strcmp(cand->child->s, g->s) ? cand->child->s : cand->child->next->s;
     rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"relation_top3\": [\"%s\"]}\n", id->s,
@@ -303,9 +309,9 @@ static void rpp_preds(const char *gold, const char *pred) {
 START_TEST(test_same_scores) {
   char *dir, *db = fixture_corpus(&dir), *o1 = NULL, *o2 = NULL;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "tasks", "--out",
-                             tu_path(dir, "real"), NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "export", db, "--format", "tasks", "--out", tu_path(dir, "real"), NULL),
+      0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "tasks", "--out",
                              tu_path(dir, "pseudo"), "--pseudonymise", NULL),
                    0);
@@ -314,9 +320,8 @@ START_TEST(test_same_scores) {
   ck_assert_int_eq(tu_rescue(&o1, NULL, "score", "rpp", "--gold", tu_path(dir, "real/rpp.jsonl"),
                              "--pred", tu_path(dir, "real.pred"), "--json", NULL),
                    0);
-  ck_assert_int_eq(tu_rescue(&o2, NULL, "score", "rpp", "--gold",
-                             tu_path(dir, "pseudo/rpp.jsonl"), "--pred",
-                             tu_path(dir, "pseudo.pred"), "--json", NULL),
+  ck_assert_int_eq(tu_rescue(&o2, NULL, "score", "rpp", "--gold", tu_path(dir, "pseudo/rpp.jsonl"),
+                             "--pred", tu_path(dir, "pseudo.pred"), "--json", NULL),
                    0);
   {
     /* every number the same; only the names of couples and samples differ */

@@ -241,7 +241,8 @@ static int padded_rank(json_t *r) {
   json_t *cl = json_object_get(r, "candidate_relation_labels");
   int k;
   for (k = 0; k < 3; k++)
-    if (!strcmp(json_string_value(json_array_get(cl, (size_t)k)), tt_str(r, "gold_relation_pattern")))
+    if (!strcmp(json_string_value(json_array_get(cl, (size_t)k)),
+                tt_str(r, "gold_relation_pattern")))
       return k + 1;
   return 0;
 }
@@ -260,20 +261,31 @@ START_TEST(test_reply_shapes) {
      4: a predictions list; 5: a bare object, then a later one with an empty field (it
      must not replace the first); 6: the response shape; 7-8: a truncated batch whose
      first object is complete; then a line with nothing in it; the rest right */
-  rescue_buf_printf(&b, "Sure, here you go: {\"instance_id\": \"%s\", \"should_speak\": \"%s\"} "
-                        "Hope this helps.\n", ID(0), GS(0));
-  rescue_buf_printf(&b, "\"```json\\n{\\\"instance_id\\\": \\\"%s\\\", \\\"should_speak\\\": "
-                        "\\\"%s\\\"}\\n```\"\n", ID(1), GS(1));
-  rescue_buf_printf(&b, "[{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}, {\"instance_id\": "
-                        "\"%s\", \"should_speak\": \"%s\"}]\n", ID(2), GS(2), ID(3), GS(3));
-  rescue_buf_printf(&b, "{\"predictions\": [{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}]}\n",
+  rescue_buf_printf(&b,
+                    "Sure, here you go: {\"instance_id\": \"%s\", \"should_speak\": \"%s\"} "
+                    "Hope this helps.\n",
+                    ID(0), GS(0));
+  rescue_buf_printf(&b,
+                    "\"```json\\n{\\\"instance_id\\\": \\\"%s\\\", \\\"should_speak\\\": "
+                    "\\\"%s\\\"}\\n```\"\n",
+                    ID(1), GS(1));
+  rescue_buf_printf(&b,
+                    "[{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}, {\"instance_id\": "
+                    "\"%s\", \"should_speak\": \"%s\"}]\n",
+                    ID(2), GS(2), ID(3), GS(3));
+  rescue_buf_printf(&b,
+                    "{\"predictions\": [{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}]}\n",
                     ID(4), GS(4));
   rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}\n", ID(5), GS(5));
   rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"should_speak\": \"\"}\n", ID(5));
-  rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"response\": \"Looking at the exchange, "
-                        "```json\\n{\\\"should_speak\\\": \\\"%s\\\"}\\n```\"}\n", ID(6), GS(6));
-  rescue_buf_printf(&b, "{\"predictions\": [{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}, "
-                        "{\"instance_id\": \"%s\", \"should_sp\n", ID(7), GS(7), ID(8));
+  rescue_buf_printf(&b,
+                    "{\"instance_id\": \"%s\", \"response\": \"Looking at the exchange, "
+                    "```json\\n{\\\"should_speak\\\": \\\"%s\\\"}\\n```\"}\n",
+                    ID(6), GS(6));
+  rescue_buf_printf(&b,
+                    "{\"predictions\": [{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}, "
+                    "{\"instance_id\": \"%s\", \"should_sp\n",
+                    ID(7), GS(7), ID(8));
   rescue_buf_puts(&b, "I am sorry, I cannot help with that.\n");
   for (i = 9; i < n; i++)
     rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"should_speak\": \"%s\"}\n", ID(i), GS(i));
@@ -287,14 +299,16 @@ START_TEST(test_reply_shapes) {
     NEAR(num(j, "counts", "predicted", NULL), p ? n - 1 : n - 3);
     NEAR(num(j, "counts", "missing", NULL), p ? 1 : 3);
     NEAR(num(j, "counts", "reply_fields", NULL), p ? 1 : 0);
-    NEAR(num(j, "counts", "dropped_items", NULL), p ? 0 : 2); /* release: the list tail and the object that only has a response */
+    NEAR(num(j, "counts", "dropped_items", NULL),
+         p ? 0 : 2); /* release: the list tail and the object that only has a response */
     NEAR(num(j, "counts", "recovered", NULL), p ? 4 : 3); /* prose, fence, truncated (+response) */
     NEAR(num(j, "counts", "reply_strings", NULL), 1);
     NEAR(num(j, "counts", "duplicates", NULL), 0);
     NEAR(num(j, "counts", "invalid_lines", NULL), 1);
     bad = json_array_get(json_object_get(j, "invalid_lines"), 0);
     NEAR(num(bad, "line", NULL), 9);
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(bad, "reason")), "no JSON object"));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(bad, "reason")), "no JSON object"));
     json_decref(j);
   }
 #undef ID
@@ -311,13 +325,17 @@ START_TEST(test_er_bare_object) {
   const char *gp = gold_file("er-couple.jsonl", g);
   int p;
   for (p = 0; p < 2; p++) {
-    j = score("er", gp, preds("er0.jsonl", "er", g, 0, "{\"instance_id\": \"@ID\", "
-                              "\"predicted_internal_emotion\": \"\", \"predicted_intensity_score\": 0}"),
+    j = score("er", gp,
+              preds("er0.jsonl", "er", g, 0,
+                    "{\"instance_id\": \"@ID\", "
+                    "\"predicted_internal_emotion\": \"\", \"predicted_intensity_score\": 0}"),
               protos[p]);
     NEAR(num(j, "counts", "predicted", NULL), json_array_size(g));
     json_decref(j);
-    j = score("er", gp, preds("ern.jsonl", "er", g, 0, "{\"instance_id\": \"@ID\", "
-                              "\"predicted_internal_emotion\": \" \", \"predicted_intensity_score\": null}"),
+    j = score("er", gp,
+              preds("ern.jsonl", "er", g, 0,
+                    "{\"instance_id\": \"@ID\", "
+                    "\"predicted_internal_emotion\": \" \", \"predicted_intensity_score\": null}"),
               protos[p]);
     NEAR(num(j, "counts", "predicted", NULL), json_array_size(g) - 1);
     NEAR(num(j, "counts", "empty", NULL), 1);
@@ -334,7 +352,8 @@ START_TEST(test_string_items) {
   size_t t;
   int p;
   for (t = 0; t < sizeof tasks / sizeof tasks[0]; t++) {
-    json_t *g = gold(tasks[t], "couple"), *j, *r0 = json_array_get(g, 0), *r1 = json_array_get(g, 1);
+    json_t *g = gold(tasks[t], "couple"), *j, *r0 = json_array_get(g, 0),
+           *r1 = json_array_get(g, 1);
     rescue_buf b = RESCUE_BUF_INIT, v0 = RESCUE_BUF_INIT, v1 = RESCUE_BUF_INIT;
     const char *gp = gold_file("s.gold.jsonl", g), *pp;
     int parses = !strcmp(tasks[t], "ssp") || !strcmp(tasks[t], "er");
@@ -445,42 +464,55 @@ START_TEST(test_rpp_field_shapes) {
   pr = padded_rank(json_array_get(g, 0));
   /* a string: rescue reads a one-label list (rank 1); the release iterates its characters,
      drops them all and pads with the first three labels (the gold is not among them) */
-  NEAR(rpp_case(g, gp, k, "{\"instance_id\": \"@ID\", \"relation_top3\": \"@GOLD\"}", "rescue", &j), 1.0);
+  NEAR(rpp_case(g, gp, k, "{\"instance_id\": \"@ID\", \"relation_top3\": \"@GOLD\"}", "rescue", &j),
+       1.0);
   NEAR(num(j, "counts", "coerced", NULL), 1);
   json_decref(j);
-  NEAR(rpp_case(g, gp, k, "{\"instance_id\": \"@ID\", \"relation_top3\": \"@GOLD\"}", "release", &j), 0.0);
+  NEAR(
+      rpp_case(g, gp, k, "{\"instance_id\": \"@ID\", \"relation_top3\": \"@GOLD\"}", "release", &j),
+      0.0);
   NEAR(num(j, "counts", "coerced", NULL), 1);
   NEAR(num(j, "counts", "dropped_labels", NULL), 0);
   json_decref(j);
   (void)r;
   /* [] inside predictions: padded in both */
   NEAR(rpp_case(g, gp, k1, "{\"predictions\": [{\"instance_id\": \"@ID\", \"relation_top3\": []}]}",
-                "rescue", &j), pr ? 1.0 / pr : 0);
+                "rescue", &j),
+       pr ? 1.0 / pr : 0);
   json_decref(j);
   NEAR(rpp_case(g, gp, k1, "{\"predictions\": [{\"instance_id\": \"@ID\", \"relation_top3\": []}]}",
-                "release", &j), pr ? 1.0 / pr : 0);
+                "release", &j),
+       pr ? 1.0 / pr : 0);
   json_decref(j);
   /* null or absent inside predictions: padded by the release, invalid under rescue */
-  NEAR(rpp_case(g, gp, k1, "{\"predictions\": [{\"instance_id\": \"@ID\", \"relation_top3\": null}]}",
-                "release", &j), pr ? 1.0 / pr : 0);
+  NEAR(rpp_case(g, gp, k1,
+                "{\"predictions\": [{\"instance_id\": \"@ID\", \"relation_top3\": null}]}",
+                "release", &j),
+       pr ? 1.0 / pr : 0);
   NEAR(num(j, "counts", "invalid", NULL), 0);
   json_decref(j);
   NEAR(rpp_case(g, gp, k1, "{\"predictions\": [{\"instance_id\": \"@ID\"}]}", "release", &j),
        pr ? 1.0 / pr : 0);
   json_decref(j);
-  NEAR(rpp_case(g, gp, k1, "{\"predictions\": [{\"instance_id\": \"@ID\", \"relation_top3\": null}]}",
-                "rescue", &j), 0.0);
+  NEAR(rpp_case(g, gp, k1,
+                "{\"predictions\": [{\"instance_id\": \"@ID\", \"relation_top3\": null}]}",
+                "rescue", &j),
+       0.0);
   NEAR(num(j, "counts", "invalid", NULL), 1);
   json_decref(j);
   NEAR(rpp_case(g, gp, k1, "{\"predictions\": [{\"instance_id\": \"@ID\"}]}", "rescue", &j), 0.0);
   NEAR(num(j, "counts", "invalid", NULL), 1);
   json_decref(j);
   /* an object: its keys in order (release), invalid (rescue) */
-  NEAR(rpp_case(g, gp, k, "{\"instance_id\": \"@ID\", \"relation_top3\": {\"bogus\": 1, \"@GOLD\": 0.9}}",
-                "release", &j), 1.0);
+  NEAR(rpp_case(g, gp, k,
+                "{\"instance_id\": \"@ID\", \"relation_top3\": {\"bogus\": 1, \"@GOLD\": 0.9}}",
+                "release", &j),
+       1.0);
   json_decref(j);
-  NEAR(rpp_case(g, gp, k, "{\"instance_id\": \"@ID\", \"relation_top3\": {\"bogus\": 1, \"@GOLD\": 0.9}}",
-                "rescue", &j), 0.0);
+  NEAR(rpp_case(g, gp, k,
+                "{\"instance_id\": \"@ID\", \"relation_top3\": {\"bogus\": 1, \"@GOLD\": 0.9}}",
+                "rescue", &j),
+       0.0);
   NEAR(num(j, "counts", "invalid", NULL), 1);
   json_decref(j);
   /* a number: the release scripts stop (reported); rescue: invalid */
@@ -517,15 +549,17 @@ START_TEST(test_rpp_family_padding) {
       continue;
     for (p = 0; p < 2; p++) {
       NEAR(rpp_case(g, gp, (long)i, "{\"instance_id\": \"@ID\", \"relation_top3\": [\"Bogus\"]}",
-                    protos[p], &j), 1.0 / pr);
+                    protos[p], &j),
+           1.0 / pr);
       NEAR(num(j, "counts", "dropped_labels", NULL), 1);
       json_decref(j);
     }
     break;
   }
   ck_assert_int_lt((int)i, (int)json_array_size(g));
-  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(r, "candidate_relation_labels"), 0)),
-                   "escalation_conflict");
+  ck_assert_str_eq(
+      json_string_value(json_array_get(json_object_get(r, "candidate_relation_labels"), 0)),
+      "escalation_conflict");
   json_decref(g);
 }
 END_TEST
@@ -634,7 +668,8 @@ START_TEST(test_er_checkpoints_and_rounding) {
   for (p = 0; p < 2; p++) {
     int k;
     for (k = 0; k < 2; k++) {
-      const char *line = k ? NULL : "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \"very high\"}";
+      const char *line =
+          k ? NULL : "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \"very high\"}";
       j = score("er", gp, preds("er-x.jsonl", "er", g, 1, line), protos[p]);
       if (!p) {
         NEAR(num(j, "counts", "failed_samples", NULL), 1);
@@ -670,26 +705,35 @@ START_TEST(test_er_intensity_strings) {
   ck_assert_int_ge(k, 0);
   for (p = 0; p < 2; p++) {
     /* "0_5" is 5; U+0665 (Arabic-Indic five); 5.000...01 with 60 zeros; "4.5" -> 4 (half to even) */
-    j = score("er", gp, preds("ei.jsonl", "er", g, k, "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \"0_5\"}"),
+    j = score("er", gp,
+              preds("ei.jsonl", "er", g, k,
+                    "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \"0_5\"}"),
               protos[p]);
     NEAR(num(j, "counts", "invalid", NULL), 0);
     NEAR(num(j, "overall", "scored", NULL) == (double)json_array_size(g) ? 1 : 0, 1);
     json_decref(j);
     snprintf(digit, sizeof digit, "\xd9\xa5");
-    snprintf(line, sizeof line, "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \" %s \"}", digit);
+    snprintf(line, sizeof line,
+             "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \" %s \"}", digit);
     j = score("er", gp, preds("ei.jsonl", "er", g, k, line), protos[p]);
     NEAR(num(j, "counts", "invalid", NULL), 0);
     json_decref(j);
-    snprintf(line, sizeof line, "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": "
-             "\"5.%0*d1\"}", 60, 0);
+    snprintf(line, sizeof line,
+             "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": "
+             "\"5.%0*d1\"}",
+             60, 0);
     j = score("er", gp, preds("ei.jsonl", "er", g, k, line), protos[p]);
     NEAR(num(j, "counts", "invalid", NULL), 0);
     json_decref(j);
-    j = score("er", gp, preds("ei.jsonl", "er", g, k, "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": Infinity}"),
+    j = score("er", gp,
+              preds("ei.jsonl", "er", g, k,
+                    "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": Infinity}"),
               protos[p]);
     NEAR(num(j, "counts", "invalid", NULL), 1);
     json_decref(j);
-    j = score("er", gp, preds("ei.jsonl", "er", g, k, "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \"1__0\"}"),
+    j = score("er", gp,
+              preds("ei.jsonl", "er", g, k,
+                    "{\"instance_id\": \"@ID\", \"predicted_intensity_score\": \"1__0\"}"),
               protos[p]);
     NEAR(num(j, "counts", "invalid", NULL), 1);
     json_decref(j);
@@ -752,7 +796,8 @@ START_TEST(test_rpp_macro) {
     const char *gl = tt_str(r, "gold_relation_pattern");
     top1[i] = gl;
     if (i % 3 == 0)
-      top1[i] = json_string_value(json_array_get(cl, strcmp(json_string_value(json_array_get(cl, 0)), gl) ? 0 : 1));
+      top1[i] = json_string_value(
+          json_array_get(cl, strcmp(json_string_value(json_array_get(cl, 0)), gl) ? 0 : 1));
     rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"relation_top3\": [\"%s\"]}\n",
                       tt_str(r, "instance_id"), top1[i]);
   }
@@ -772,11 +817,16 @@ START_TEST(test_rpp_macro) {
     ck_assert(is_null(j, "overall", "macro_f1", NULL));
     ck_assert(is_null(j, "overall", "macro_precision", NULL));
     ck_assert(dump_has(json_object_get(j, "notes"), "per scenario"));
-    ck_assert_int_eq((int)json_object_size(json_object_get(json_object_get(j, "top1_class_metrics"), "couple")), 6);
-    ck_assert_int_eq((int)json_object_size(json_object_get(json_object_get(j, "top1_class_metrics"), "family")), 8);
+    ck_assert_int_eq(
+        (int)json_object_size(json_object_get(json_object_get(j, "top1_class_metrics"), "couple")),
+        6);
+    ck_assert_int_eq(
+        (int)json_object_size(json_object_get(json_object_get(j, "top1_class_metrics"), "family")),
+        8);
     {
       json_t *gc = gold("rpp", "couple"), *gf = gold("rpp", "family");
-      const char **t1c = calloc(json_array_size(gc), sizeof *t1c), **t1f = calloc(json_array_size(gf), sizeof *t1f);
+      const char **t1c = calloc(json_array_size(gc), sizeof *t1c),
+                 **t1f = calloc(json_array_size(gf), sizeof *t1f);
       size_t a = 0, c = 0;
       json_array_foreach(g, i, r) {
         if (!strcmp(tt_str(r, "scenario"), "family"))
@@ -827,15 +877,20 @@ START_TEST(test_python_values) {
   const char *gp = gold_file("rpp-pv.jsonl", g);
   int p;
   for (p = 0; p < 2; p++) {
-    j = score("rpp", gp, preds("pv.jsonl", "rpp", g, 0, "{\"instance_id\": \"@ID\", \"relation_top3\": "
-                                "[\"@GOLD\"], \"confidence\": NaN, \"tokens\": 123456789012345678901234567890, "
-                                "\"note\": \"\\ud800 half\"}"),
+    j = score("rpp", gp,
+              preds("pv.jsonl", "rpp", g, 0,
+                    "{\"instance_id\": \"@ID\", \"relation_top3\": "
+                    "[\"@GOLD\"], \"confidence\": NaN, \"tokens\": 123456789012345678901234567890, "
+                    "\"note\": \"\\ud800 half\"}"),
               protos[p]);
     NEAR(num(j, "overall", "accuracy", NULL), 1.0);
     NEAR(num(j, "counts", "invalid_lines", NULL), 0);
     json_decref(j);
-    j = score("rpp", gp, preds("pv.jsonl", "rpp", g, 0, "{\"instance_id\": \"@ID\", \"relation_top3\": "
-                                "[\"@GOLD\", NaN]}"), protos[p]);
+    j = score("rpp", gp,
+              preds("pv.jsonl", "rpp", g, 0,
+                    "{\"instance_id\": \"@ID\", \"relation_top3\": "
+                    "[\"@GOLD\", NaN]}"),
+              protos[p]);
     NEAR(num(j, "counts", "invalid", NULL), p ? 1 : 0);
     NEAR(num(j, "overall", "accuracy", NULL) * (double)json_array_size(g),
          (double)json_array_size(g) - (p ? 1 : 0));
@@ -853,7 +908,8 @@ START_TEST(test_one_instance_rule) {
   json_array_append(one, json_array_get(g, 0));
   gp = gold_file("stp-one.jsonl", one);
   for (p = 0; p < 2; p++) {
-    j = score("stp", gp, preds("one.jsonl", "stp", one, 0, "{\"target_top3\": [\"@GOLD\"]}"), protos[p]);
+    j = score("stp", gp, preds("one.jsonl", "stp", one, 0, "{\"target_top3\": [\"@GOLD\"]}"),
+              protos[p]);
     NEAR(num(j, "counts", "one_instance", NULL), 1);
     NEAR(num(j, "overall", "target_recall_at_1", NULL), 1.0);
     json_decref(j);
@@ -882,8 +938,8 @@ START_TEST(test_wrong_task_and_share) {
   free(out);
   free(err);
   /* itp ids with the rpp field */
-  json_array_foreach(gi, i, r) rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"relation_top3\": [\"x\"]}\n",
-                                                 tt_str(r, "instance_id"));
+  json_array_foreach(gi, i, r) rescue_buf_printf(
+      &b, "{\"instance_id\": \"%s\", \"relation_top3\": [\"x\"]}\n", tt_str(r, "instance_id"));
   tu_write(tu_path(work, "ids.jsonl"), b.s);
   snprintf(pp, sizeof pp, "%s", tu_path(work, "ids.jsonl"));
   rc = tu_rescue(&out, &err, "score", "rpp", "--gold", g, "--pred", pp, NULL);
@@ -893,16 +949,17 @@ START_TEST(test_wrong_task_and_share) {
   free(err);
   /* a quarter of the predictions missing: exit 1 with counts, unless --allow-missing */
   rescue_buf_reset(&b);
-  json_array_foreach(gr, i, r) if (i % 4) rescue_buf_printf(
-      &b, "{\"instance_id\": \"%s\", \"relation_top3\": [\"%s\"]}\n", tt_str(r, "instance_id"),
-      tt_str(r, "gold_relation_pattern"));
+  json_array_foreach(gr, i, r) if (i % 4)
+      rescue_buf_printf(&b, "{\"instance_id\": \"%s\", \"relation_top3\": [\"%s\"]}\n",
+                        tt_str(r, "instance_id"), tt_str(r, "gold_relation_pattern"));
   pr = tu_path(work, "quarter.jsonl");
   tu_write(pr, b.s);
   snprintf(pp, sizeof pp, "%s", pr);
   rc = tu_rescue(&out, &err, "score", "rpp", "--gold", g, "--pred", pp, "--protocol", "release",
                  NULL);
   ck_assert_int_eq(rc, 1);
-  ck_assert_msg(strstr(err, "have no usable prediction") && strstr(err, "--allow-missing"), "%s", err);
+  ck_assert_msg(strstr(err, "have no usable prediction") && strstr(err, "--allow-missing"), "%s",
+                err);
   ck_assert_str_eq(out, "");
   free(out);
   free(err);

@@ -27,7 +27,7 @@
 
 typedef struct resp {
   int status;
-  char *head;   /* status line and headers */
+  char *head; /* status line and headers */
   char *body;
   size_t body_len;
 } resp;
@@ -111,7 +111,7 @@ static const char *header(const resp *r, const char *name) {
 }
 
 /* The status must be `want`; the body is shown when it is not. */
-#define expect(r, want) \
+#define expect(r, want)                                                                            \
   ck_assert_msg((r)->status == (want), "status %d, want %d: %s", (r)->status, (want), (r)->body)
 
 /* ---- the world: a corpus, annotators, clips, a server ---- */
@@ -284,9 +284,8 @@ START_TEST(test_auth_and_headers) {
   r = http(port, "GET", "/api/samples", bearer(tok_bob), NULL, 0);
   expect(&r, 200);
   resp_free(&r);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "retire", db, "bob", "--reason", "left",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", db, "bob", "--reason", "left", NULL), 0);
   r = http(port, "GET", "/api/samples", bearer(tok_bob), NULL, 0);
   expect(&r, 401);
   ck_assert_ptr_nonnull(strstr(r.body, "retired"));
@@ -440,31 +439,36 @@ START_TEST(test_bad_bodies) {
   resp r;
   char *big;
   const char *bodies[] = {
-      "{\"base_version\": 1, \"row\": ",            /* malformed */
-      "{\"base_version\": \"1\", \"row\": {}}",     /* wrong type */
-      "{\"base_version\": 1.5, \"row\": {}}",       /* not an integer */
-      "{\"base_version\": 1, \"row\": [1]}",        /* row not an object */
-      "{\"base_version\": 1}",                      /* row missing */
-      "[]",                                         /* not an object */
+      "{\"base_version\": 1, \"row\": ",                         /* malformed */
+      "{\"base_version\": \"1\", \"row\": {}}",                  /* wrong type */
+      "{\"base_version\": 1.5, \"row\": {}}",                    /* not an integer */
+      "{\"base_version\": 1, \"row\": [1]}",                     /* row not an object */
+      "{\"base_version\": 1}",                                   /* row missing */
+      "[]",                                                      /* not an object */
       "{\"base_version\": 1, \"row\": {\"start_time\": \"x\"}}", /* row with a bad type */
-      "\xff\xfe",                                   /* not UTF-8 */
+      "\xff\xfe",                                                /* not UTF-8 */
   };
   size_t i;
   for (i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
-    ck_assert_msg(put_row(bearer(tok_ann), 1, bodies[i], &r) == 400, "body %zu: %d %s", i,
-                  r.status, r.body);
+    ck_assert_msg(put_row(bearer(tok_ann), 1, bodies[i], &r) == 400, "body %zu: %d %s", i, r.status,
+                  r.body);
     ck_assert_ptr_nonnull(strstr(r.body, "\"error\": "));
     resp_free(&r);
   }
   ck_assert_int_eq(put_row(bearer(tok_ann), 1, "", &r), 400);
   resp_free(&r);
   /* unknown row, unknown sample, bad row numbers */
-  ck_assert_int_eq(put_row(bearer(tok_ann), 99, "{\"base_version\": 1, \"row\": {\"start_time\": 0.0, \"end_time\": 1.0, \"target\": []}}", &r), 404);
+  ck_assert_int_eq(put_row(bearer(tok_ann), 99,
+                           "{\"base_version\": 1, \"row\": {\"start_time\": 0.0, \"end_time\": "
+                           "1.0, \"target\": []}}",
+                           &r),
+                   404);
   resp_free(&r);
   r = http(port, "PUT", SPATH "/rows/abc", bearer(tok_ann), "{}", 2);
   expect(&r, 404);
   resp_free(&r);
-  r = http(port, "PUT", "/api/samples/nope/x/rows/1", bearer(tok_ann), "{\"base_version\": 1, \"row\": {}}", 30);
+  r = http(port, "PUT", "/api/samples/nope/x/rows/1", bearer(tok_ann),
+           "{\"base_version\": 1, \"row\": {}}", 30);
   expect(&r, 404);
   resp_free(&r);
   /* a body over 1 MiB: 413, and the server stays up */
@@ -508,7 +512,8 @@ START_TEST(test_forbidden) {
   ck_assert_ptr_nonnull(strstr(r.body, "\"relation_transitions\": "));
   resp_free(&r);
   /* once samples are assigned, a sample given to someone else is not yours to write */
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "bob", "--overlap", "0", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "assign", db, "--annotators", "bob", "--overlap", "0", NULL), 0);
   ck_assert_int_eq(put_row(bearer(tok_ann), 2, body, &r), 403);
   ck_assert_ptr_nonnull(strstr(r.body, "not assigned"));
   resp_free(&r);
@@ -536,7 +541,8 @@ START_TEST(test_status_comments_segmentation) {
   r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": 3}", 13);
   expect(&r, 400);
   resp_free(&r);
-  r = http(port, "POST", SPATH "/comments", bearer(tok_ann), "{\"text\": \"check row 2\", \"row\": 2}", 33);
+  r = http(port, "POST", SPATH "/comments", bearer(tok_ann),
+           "{\"text\": \"check row 2\", \"row\": 2}", 33);
   expect(&r, 200);
   resp_free(&r);
   r = http(port, "POST", SPATH "/comments", bearer(tok_ann), "{\"text\": \"x\", \"row\": 99}", 25);
@@ -558,7 +564,8 @@ START_TEST(test_status_comments_segmentation) {
   r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
   expect(&r, 400); /* outside the row */
   resp_free(&r);
-  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 1, \"at\": 2.0, \"base_version\": %lld}", v1 + 1000);
+  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 1, \"at\": 2.0, \"base_version\": %lld}",
+           v1 + 1000);
   r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
   expect(&r, 409);
   resp_free(&r);
@@ -597,7 +604,9 @@ START_TEST(test_status_comments_segmentation) {
     body = edit_body(tok_ann, 2, "x", &v2);
     free(body);
   }
-  snprintf(b, sizeof b, "{\"op\": \"merge\", \"row\": 1, \"base_version\": %lld, \"next_version\": %lld}", v1, v2);
+  snprintf(b, sizeof b,
+           "{\"op\": \"merge\", \"row\": 1, \"base_version\": %lld, \"next_version\": %lld}", v1,
+           v2);
   r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
   expect(&r, 200);
   ck_assert_ptr_nonnull(strstr(r.body, "\"rows\": 9"));
@@ -607,7 +616,9 @@ START_TEST(test_status_comments_segmentation) {
     char *body = edit_body(tok_ann, 2, "x", &v1);
     free(body);
   }
-  snprintf(b, sizeof b, "{\"op\": \"times\", \"row\": 2, \"start\": 5.5, \"end\": 9.5, \"base_version\": %lld}", v1);
+  snprintf(b, sizeof b,
+           "{\"op\": \"times\", \"row\": 2, \"start\": 5.5, \"end\": 9.5, \"base_version\": %lld}",
+           v1);
   r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
   expect(&r, 200);
   resp_free(&r);
@@ -856,9 +867,9 @@ START_TEST(test_cli) {
   ck_assert_ptr_nonnull(strstr(err, "rescue: serve: --listen"));
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "serve", tu_path(dir, "missing.db"), "--listen",
-                             "127.0.0.1:0", NULL),
-                   1);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "serve", tu_path(dir, "missing.db"), "--listen", "127.0.0.1:0", NULL),
+      1);
   ck_assert_ptr_nonnull(strstr(err, "rescue init"));
   free(out);
   free(err);

@@ -216,9 +216,8 @@ START_TEST(test_versions_and_views) {
     row2 = count(st, "SELECT r.id FROM row r JOIN sample s ON s.rowset_id = r.rowset_id "
                      "WHERE s.sample_id = 'g/s1' AND r.position = 2");
     ck_assert_int_eq(rescue_store_begin(st), 0);
-    ck_assert_int_eq(rescue_store_add_row_version(st, row2, lead, "gold", &in, "lead", "[4, 7]",
-                                                  &vid),
-                     0);
+    ck_assert_int_eq(
+        rescue_store_add_row_version(st, row2, lead, "gold", &in, "lead", "[4, 7]", &vid), 0);
     ck_assert_int_eq(rescue_store_commit(st), 0);
     ck_assert_int_gt(vid, 7);
     rescue_row_input_clear(&in);
@@ -292,8 +291,7 @@ START_TEST(test_sample_order_and_groups) {
   ck_assert_int_eq(i, 6);
   rescue_sample_iter_free(&it);
   /* groups: everything before the last '/', or the id itself */
-  ck_assert_int_eq(count(st, "SELECT count(*) FROM grp WHERE name IN ('a', 'a/b', 'a-b', 'A')"),
-                   4);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM grp WHERE name IN ('a', 'a/b', 'a-b', 'A')"), 4);
   ck_assert_int_eq(count(st, "SELECT count(*) FROM sample s JOIN grp g ON g.id = s.group_id "
                              "WHERE s.sample_id = 'a' AND g.name = 'a'"),
                    1);
@@ -418,19 +416,25 @@ START_TEST(test_scenario_by_id) {
 END_TEST
 
 START_TEST(test_unsafe_ids) {
-  static const char *bad[] = {"", "/abs", "a//b", "a/", "./a", "a/./b", "..", "a/../b",
-                              "a\\b", "a\tb", "a\x7f", ".hidden/x", "g/clips/x", "g/manifest"};
-  static const char *good[] = {"a", "a/b", "alan_and_evelyn/001_s01e01_ct25_segment04",
-                               "family_therapy/003/merged", "a.b/c..d", "manifest/x",
+  static const char *bad[] = {"",      "/abs",      "a//b",      "a/",        "./a",
+                              "a/./b", "..",        "a/../b",    "a\\b",      "a\tb",
+                              "a\x7f", ".hidden/x", "g/clips/x", "g/manifest"};
+  static const char *good[] = {"a",
+                               "a/b",
+                               "alan_and_evelyn/001_s01e01_ct25_segment04",
+                               "family_therapy/003/merged",
+                               "a.b/c..d",
+                               "manifest/x",
                                "caf\xc3\xa9/1"};
   size_t i;
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    ck_assert_msg(rescue_sample_id_unsafe(bad[i], strlen(bad[i])) != NULL, "accepted '%s'",
-                  bad[i]);
+    ck_assert_msg(rescue_sample_id_unsafe(bad[i], strlen(bad[i])) != NULL, "accepted '%s'", bad[i]);
   ck_assert_ptr_nonnull(rescue_sample_id_unsafe("a\0b", 3));
   /* ids from paths or --sample never went through the JSON reader: UTF-8 is checked here */
   {
-    static const char *bad8[] = {("a\xff" "b"), "g/\xc0\xaf", "g/\xed\xa0\x80", "g/\xc3", "\xf4\x90\x80\x80"};
+    static const char *bad8[] = {("a\xff"
+                                  "b"),
+                                 "g/\xc0\xaf", "g/\xed\xa0\x80", "g/\xc3", "\xf4\x90\x80\x80"};
     for (i = 0; i < sizeof bad8 / sizeof bad8[0]; i++) {
       const char *why = rescue_sample_id_unsafe(bad8[i], strlen(bad8[i]));
       ck_assert_msg(why && strstr(why, "UTF-8"), "accepted bad UTF-8 #%zu", i);
@@ -480,7 +484,8 @@ START_TEST(test_scheme) {
   ck_assert_int_eq(rescue_scheme_load("<scheme", 7, &s, &err), RESCUE_ESCHEME);
   ck_assert_ptr_nonnull(strstr(err.msg, "not well-formed"));
   {
-    const char *g = "<scheme xmlns=\"urn:rescue:scheme:1\" name=\"x\" version=\"1\"><fields/></scheme>";
+    const char *g =
+        "<scheme xmlns=\"urn:rescue:scheme:1\" name=\"x\" version=\"1\"><fields/></scheme>";
     ck_assert_int_eq(rescue_scheme_load(g, strlen(g), &s, &err), RESCUE_ESCHEME);
     ck_assert_ptr_nonnull(strstr(err.msg, "grammar"));
   }
@@ -580,8 +585,8 @@ START_TEST(test_open_after_interrupted_write) {
   ck_assert_msg(rescue_store_open(&st, db, RESCUE_OPEN_READONLY, &err) == 0, "%s", err.msg);
   {
     sqlite3_stmt *s;
-    ck_assert_int_eq(
-        sqlite3_prepare_v2(rescue_store_db(st), "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st), "PRAGMA journal_mode", -1, &s, NULL),
+                     SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
     ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "wal");
     sqlite3_finalize(s);

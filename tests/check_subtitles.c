@@ -24,11 +24,12 @@ static const char *parse(const char *text, int vtt, rescue_cues *out) {
 START_TEST(test_srt_tolerances) {
   rescue_cues c;
   /* BOM, CRLF, ',' and '.', hours over 99, coordinates, no final blank line, markup */
-  const char *t = "\xEF\xBB\xBF"
-                  "1\r\n00:00:01,000 --> 00:00:03,500\r\nTHERAPIST: So what brings you here?\r\n\r\n"
-                  "2\r\n00:00:03.2 --> 00:00:06,000 X1:10 X2:20 Y1:5 Y2:9\r\n[Maya] <i>He never</i>"
-                  "\r\nlistens &amp; never {\\an8}stops.\r\n\r\n"
-                  "3\r\n123:04:05,678 --> 123:04:07,000\r\nDaniel: That is not true.";
+  const char *t =
+      "\xEF\xBB\xBF"
+      "1\r\n00:00:01,000 --> 00:00:03,500\r\nTHERAPIST: So what brings you here?\r\n\r\n"
+      "2\r\n00:00:03.2 --> 00:00:06,000 X1:10 X2:20 Y1:5 Y2:9\r\n[Maya] <i>He never</i>"
+      "\r\nlistens &amp; never {\\an8}stops.\r\n\r\n"
+      "3\r\n123:04:05,678 --> 123:04:07,000\r\nDaniel: That is not true.";
   const char *msg = parse(t, 0, &c);
   ck_assert_msg(msg == NULL, "%s", msg);
   ck_assert_int_eq(c.n, 3);
@@ -49,14 +50,15 @@ END_TEST
 
 START_TEST(test_vtt_tolerances) {
   rescue_cues c;
-  const char *t = "WEBVTT - a title\nKind: captions\n\n"
-                  "NOTE a comment\nthat spans lines\n\nSTYLE\n::cue { color: red }\n\n"
-                  "intro\n00:01.000 --> 00:02.500 align:start position:10%\n"
-                  "<v Therapist>Hello, <b>welcome</b>.\n\n"
-                  "00:00:02.000 --> 00:00:04.000 line:0\n<v.loud Maya Lee>We came <00:00:03.000>because...\n\n"
-                  "NOTE\n\n"
-                  "00:03.000 --> 00:05.000\ntherapist: (overlapping) go on\n\n"
-                  "00:04.000 --> 00:04.000\nzero length is fine\n";
+  const char *t =
+      "WEBVTT - a title\nKind: captions\n\n"
+      "NOTE a comment\nthat spans lines\n\nSTYLE\n::cue { color: red }\n\n"
+      "intro\n00:01.000 --> 00:02.500 align:start position:10%\n"
+      "<v Therapist>Hello, <b>welcome</b>.\n\n"
+      "00:00:02.000 --> 00:00:04.000 line:0\n<v.loud Maya Lee>We came <00:00:03.000>because...\n\n"
+      "NOTE\n\n"
+      "00:03.000 --> 00:05.000\ntherapist: (overlapping) go on\n\n"
+      "00:04.000 --> 00:04.000\nzero length is fine\n";
   const char *msg = parse(t, 1, &c);
   ck_assert_msg(msg == NULL, "%s", msg);
   ck_assert_int_eq(c.n, 4);
@@ -203,8 +205,9 @@ START_TEST(test_import_cli) {
 
   /* a second subtitle file for a sample that has rows: new cues, rows untouched */
   vtt = tu_path(dir, "seg01.vtt");
-  tu_write(vtt, "WEBVTT\n\n00:01.000 --> 00:04.000\n<v Daniel>one\n\n00:04.000 --> 00:06.000\ntwo\n\n"
-                "00:06.000 --> 00:08.000\nthree\n");
+  tu_write(vtt,
+           "WEBVTT\n\n00:01.000 --> 00:04.000\n<v Daniel>one\n\n00:04.000 --> 00:06.000\ntwo\n\n"
+           "00:06.000 --> 00:08.000\nthree\n");
   ck_assert_int_eq(tu_rescue(&out, NULL, "import", db, vtt, "--sample", "couple_a/seg01", NULL), 0);
   ck_assert_msg(strstr(out, "(0 rows)") && strstr(out, "3 subtitle cues"), "%s", out);
   free(out);
@@ -229,9 +232,11 @@ START_TEST(test_import_cli) {
     free(bytes);
   }
   bad = tu_path(dir, "bad.srt");
-  tu_write(bad, "1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:03,000 --> 00:00:02,000\nbad\n");
+  tu_write(bad,
+           "1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:03,000 --> 00:00:02,000\nbad\n");
   ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, bad, "--sample", "other/seg", NULL), 1);
-  ck_assert_msg(strstr(err, "rescue: import: ") && strstr(err, "bad.srt:6:1: cue 2: ends at 2.000 s"),
+  ck_assert_msg(strstr(err, "rescue: import: ") &&
+                    strstr(err, "bad.srt:6:1: cue 2: ends at 2.000 s"),
                 "%s", err);
   free(err);
   ck_assert(tu_same_file(db, copy));
@@ -332,9 +337,9 @@ START_TEST(test_draft_decisions) {
   rescue_store_close(&st);
 
   /* --json: one entry per cue with its rows and decisions (a second sample, same file) */
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, srt, "--sample", "anna_and_ben/seg02",
-                             "--json", NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, srt, "--sample", "anna_and_ben/seg02", "--json", NULL),
+      0);
   j = json_loads(out, 0, &je);
   ck_assert_msg(j != NULL, "%s", out);
   cues = json_object_get(j, "subtitle_cues");
@@ -342,16 +347,16 @@ START_TEST(test_draft_decisions) {
   c = json_array_get(cues, 1);
   ck_assert_int_eq(json_integer_value(json_object_get(c, "cue")), 2);
   ck_assert_int_eq(json_array_size(json_object_get(c, "rows")), 2);
-  ck_assert_str_eq(json_string_value(json_object_get(
-                       json_array_get(json_object_get(c, "decisions"), 0), "kind")),
+  ck_assert_str_eq(json_string_value(
+                       json_object_get(json_array_get(json_object_get(c, "decisions"), 0), "kind")),
                    "split");
-  ck_assert_str_eq(json_string_value(json_object_get(
-                       json_array_get(json_object_get(c, "decisions"), 1), "was")),
-                   "ANNA");
+  ck_assert_str_eq(
+      json_string_value(json_object_get(json_array_get(json_object_get(c, "decisions"), 1), "was")),
+      "ANNA");
   c = json_array_get(cues, 3);
   ck_assert_int_eq(json_array_size(json_object_get(c, "rows")), 0);
-  ck_assert_str_eq(json_string_value(json_object_get(
-                       json_array_get(json_object_get(c, "decisions"), 0), "kind")),
+  ck_assert_str_eq(json_string_value(
+                       json_object_get(json_array_get(json_object_get(c, "decisions"), 0), "kind")),
                    "sound_only");
   c = json_array_get(cues, 6);
   ck_assert_int_eq(json_array_size(json_object_get(c, "decisions")), 0);
@@ -381,9 +386,8 @@ START_TEST(test_draft_given_participants) {
   ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "s.json"), NULL), 0);
   free(out);
   free(err);
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "s.srt"), "--sample", "g/seg",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, tu_path(dir, "s.srt"), "--sample", "g/seg", NULL), 0);
   ck_assert_msg(strstr(out, "speaker 'MARYANN' taken as 'Mary Ann'"), "%s", out);
   free(out);
   free(err);
@@ -413,9 +417,8 @@ START_TEST(test_vtt_voices_split) {
   *strrchr(dir, '/') = 0;
   tu_write(tu_path(dir, "v.vtt"), "WEBVTT\n\n00:01.000 --> 00:04.000\n<v Anna>Where were you?</v>\n"
                                   "<v Ben>At work.\n\n00:05.000 --> 00:06.000\n<v ANNA>Again.\n");
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "v.vtt"), "--sample", "g/v",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, tu_path(dir, "v.vtt"), "--sample", "g/v", NULL), 0);
   ck_assert_msg(strstr(out, "v.vtt:3: split: cue 1 has 2 speakers' turns: rows 1-2"), "%s", out);
   free(out);
   free(err);
@@ -427,7 +430,8 @@ START_TEST(test_vtt_voices_split) {
   ck_assert_str_eq(s->rows[1].speaker, "Ben");
   ck_assert_str_eq(s->rows[2].speaker, "Anna");
   /* 15 and 8 characters share 3 s: 1.0-2.957 and 2.957-4.0 */
-  ck_assert(fabs(s->rows[0].end_time - 2.957) < 1e-9 && s->rows[1].start_time == s->rows[0].end_time);
+  ck_assert(fabs(s->rows[0].end_time - 2.957) < 1e-9 &&
+            s->rows[1].start_time == s->rows[0].end_time);
   ck_assert(s->rows[1].end_time == 4.0);
   rescue_sample_iter_free(&it);
   rescue_store_close(&st);
@@ -485,9 +489,8 @@ START_TEST(test_draft_linear) {
   tu_write_n(tu_path(dir, "big.srt"), t, head + i + 1);
   free(t);
   alarm(60);
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, tu_path(dir, "big.srt"), "--sample", "g/big",
-                             NULL),
-                   0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, tu_path(dir, "big.srt"), "--sample", "g/big", NULL), 0);
   alarm(0);
   ck_assert_msg(strstr(out, "split: cue 1 has"), "%.200s", out);
   free(out);

@@ -897,10 +897,11 @@ START_TEST(test_alloc_failures) {
   {
     json_t *recs = tt_jsonl(gold), *r;
     size_t i;
-    json_array_foreach(recs, i, r) rescue_buf_printf(&g, "{\"instance_id\": \"%s\", "
-                                                         "\"target_top3\": [\"%s\", \"x\"]}\n",
-                                                     tt_str(r, "instance_id"),
-                                                     tt_str(r, "gold_support_target"));
+    json_array_foreach(recs, i, r)
+        rescue_buf_printf(&g,
+                          "{\"instance_id\": \"%s\", "
+                          "\"target_top3\": [\"%s\", \"x\"]}\n",
+                          tt_str(r, "instance_id"), tt_str(r, "gold_support_target"));
     json_decref(recs);
     tu_write(pred, g.s ? g.s : "");
   }

@@ -41,14 +41,14 @@ START_TEST(test_golden_er_vp) {
   o.tasks = (1u << RESCUE_TASK_ER) | (1u << RESCUE_TASK_VP);
   out = tt_export(db, &o, NULL);
   got = tt_lines_with(tu_path(out, "er.jsonl"),
-                   "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
+                      "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
   snprintf(path, sizeof path, "%s/rescue-bench/golden-er-sample1.jsonl", fx);
   want = tu_read(path, NULL);
   ck_assert_msg(want && strcmp(got, want) == 0, "ER records differ from the golden file");
   free(got);
   free(want);
   got = tt_lines_with(tu_path(out, "vp.jsonl"),
-                   "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
+                      "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
   snprintf(path, sizeof path, "%s/rescue-bench/golden-vp-sample1.jsonl", fx);
   want = tu_read(path, NULL);
   ck_assert_msg(want && strcmp(got, want) == 0, "VP records differ from the golden file");
@@ -59,7 +59,7 @@ START_TEST(test_golden_er_vp) {
   free(out);
   out = tt_export(db, &o, NULL);
   got = tt_lines_with(tu_path(out, "er.jsonl"),
-                   "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
+                      "{\"sample_id\": \"alan_and_evelyn/001_s01e01_ct25_segment04\"");
   snprintf(path, sizeof path, "%s/rescue-bench/golden-er-sample1.jsonl", fx);
   want = tu_read(path, NULL);
   ck_assert(strcmp(got, want) == 0);

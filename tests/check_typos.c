@@ -12,12 +12,12 @@
 #include "testutil.h"
 
 START_TEST(test_edit_distance) {
-  static const char *const labels[] = {"accusation", "defense", "disclosure", "request",
-                                       "recollection", "reflection", "repair", "withdrawal"};
+  static const char *const labels[] = {"accusation",   "defense",    "disclosure", "request",
+                                       "recollection", "reflection", "repair",     "withdrawal"};
   int idx[3], n;
   ck_assert_int_eq(rescue_edit_distance("relation_patern", "relation_pattern", 3), 1);
   ck_assert_int_eq(rescue_edit_distance("tagret", "target", 3), 1); /* a swap costs 1 */
-  ck_assert_int_eq(rescue_edit_distance("Target", "target", 3), 0);  /* case is ignored */
+  ck_assert_int_eq(rescue_edit_distance("Target", "target", 3), 0); /* case is ignored */
   ck_assert_int_eq(rescue_edit_distance("kitten", "sitting", 3), 3);
   ck_assert_int_eq(rescue_edit_distance("kitten", "sitting", 2), 3); /* stops above max */
   ck_assert_int_eq(rescue_edit_distance("", "abc", 5), 3);
@@ -76,7 +76,8 @@ START_TEST(test_import_warns) {
   free(err);
   /* kept as it is: the export gives the key back in place */
   ex = tu_path(dir, "out.jsonl");
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", ex, NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out", ex, NULL),
+                   0);
   exported = tu_read(ex, NULL);
   ck_assert_ptr_nonnull(strstr(exported, "\"relation_patern\": \"pursue_withdraw\", "
                                          "\"my_own_note\""));
@@ -84,7 +85,8 @@ START_TEST(test_import_warns) {
 
   /* --json: the warnings as objects (an import under a registered annotator's name) */
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
-  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, in, "--json", "--annotator", "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", db, in, "--json", "--annotator", "ann", NULL),
+                   0);
   j = json_loads(out, 0, &je);
   ck_assert_msg(j != NULL, "%s", out);
   ck_assert_int_eq(json_array_size(json_object_get(j, "warnings")), 3);

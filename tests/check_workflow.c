@@ -44,8 +44,8 @@ static json_t *parse(const char *text) {
 START_TEST(status_history_round_trip) {
   char *dir, *db = setup(&dir), *out = NULL, *err = NULL;
   json_t *j, *h;
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, "g/a", "in_review", "--annotator", "ann1",
-                             NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "status", db, "g/a", "in_review", "--annotator", "ann1", NULL), 0);
   /* discarding needs a reason; the refusal changes nothing */
   ck_assert_int_eq(tu_rescue(NULL, &err, "status", db, "g/a", "discarded", NULL), 2);
   ck_assert_ptr_nonnull(strstr(err, "needs a reason"));
@@ -54,7 +54,8 @@ START_TEST(status_history_round_trip) {
   ck_assert_ptr_nonnull(strstr(err, "unknown status 'finished'"));
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, "g/a", "discarded", "--reason",
-                             "audio unusable", "--annotator", "ann2", NULL), 0);
+                             "audio unusable", "--annotator", "ann2", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(&out, NULL, "status", db, "g/a", "--json", NULL), 0);
   j = parse(out);
   ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "discarded");
@@ -80,14 +81,15 @@ START_TEST(comments_round_trip) {
   char *dir, *db = setup(&dir), *out = NULL, *err = NULL;
   json_t *j, *c;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "comment", db, "g/a:2", "is this the therapist?",
-                             "--annotator", "ann1", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "comment", db, "g/b", "check the clip \"start\"",
-                             NULL), 0);
+                             "--annotator", "ann1", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "comment", db, "g/b", "check the clip \"start\"", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(NULL, &err, "comment", db, "g/a:9", "no such row", NULL), 1);
   ck_assert_ptr_nonnull(strstr(err, "has no row 9"));
   free(err);
-  ck_assert_int_eq(tu_rescue(NULL, &err, "comment", db, "g/a", "x", "--annotator", "ann 3",
-                             NULL), 1);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "comment", db, "g/a", "x", "--annotator", "ann 3", NULL),
+                   1);
   ck_assert_ptr_nonnull(strstr(err, "no registered annotator named 'ann 3'"));
   ck_assert_ptr_nonnull(strstr(err, "rescue annotator add"));
   free(err);
@@ -127,22 +129,24 @@ START_TEST(assign_list_round_trip) {
   ck_assert_int_eq((int)json_array_size(json_object_get(j, "assignments")), 0);
   json_decref(j);
   free(out);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "ann1,ann2", "--overlap",
-                             "1", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "assign", db, "--annotators", "ann1,ann2", "--overlap", "1", NULL), 0);
   /* ann1 saves two rows of g/a (a changed utterance_type on row 1, and row 3) */
-  tu_write(tu_path(dir, "ann1.jsonl"),
-           "{\"sample_id\": \"g/a\", \"rows\": ["
-           "{\"start_time\": 0.0, \"end_time\": 1.0, \"primary_speaker\": \"Ann\", \"target\": "
-           "[\"Therapist\"], \"utterance_type\": \"disclosure\"}, "
-           "{\"start_time\": 1.0, \"end_time\": 2.0, \"primary_speaker\": \"Therapist\", \"target\": "
-           "[\"Ann\"], \"utterance_type\": \"\"}, "
-           "{\"start_time\": 2.0, \"end_time\": 3.0, \"primary_speaker\": \"Bob\", \"target\": "
-           "[\"Ann\"], \"utterance_type\": \"repair\"}]}\n");
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator",
-                             "ann1", NULL), 0);
+  tu_write(
+      tu_path(dir, "ann1.jsonl"),
+      "{\"sample_id\": \"g/a\", \"rows\": ["
+      "{\"start_time\": 0.0, \"end_time\": 1.0, \"primary_speaker\": \"Ann\", \"target\": "
+      "[\"Therapist\"], \"utterance_type\": \"disclosure\"}, "
+      "{\"start_time\": 1.0, \"end_time\": 2.0, \"primary_speaker\": \"Therapist\", \"target\": "
+      "[\"Ann\"], \"utterance_type\": \"\"}, "
+      "{\"start_time\": 2.0, \"end_time\": 3.0, \"primary_speaker\": \"Bob\", \"target\": "
+      "[\"Ann\"], \"utterance_type\": \"repair\"}]}\n");
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator", "ann1", NULL),
+      0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, "g/a", "in_review", NULL), 0);
-  ck_assert_int_eq(tu_rescue(&out, NULL, "assign", db, "--list", "--annotator", "ann1", "--json",
-                             NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(&out, NULL, "assign", db, "--list", "--annotator", "ann1", "--json", NULL), 0);
   j = parse(out);
   ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "run"), "id")), 1);
   a = json_object_get(j, "assignments");
@@ -182,12 +186,14 @@ END_TEST
 START_TEST(workflow_state_not_exported) {
   char *dir, *db = setup(&dir), *before, *after;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
-                             tu_path(dir, "before.jsonl"), NULL), 0);
+                             tu_path(dir, "before.jsonl"), NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "comment", db, "g/a:1", "a comment", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, "g/a", "reviewed", "--reason", "ok", NULL),
                    0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
-                             tu_path(dir, "after.jsonl"), NULL), 0);
+                             tu_path(dir, "after.jsonl"), NULL),
+                   0);
   before = tu_read(tu_path(dir, "before.jsonl"), NULL);
   after = tu_read(tu_path(dir, "after.jsonl"), NULL);
   ck_assert_str_eq(before, after);
@@ -208,7 +214,8 @@ START_TEST(retire_and_unretire) {
   ck_assert_ptr_nonnull(strstr(err, "needs a reason"));
   free(err);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "retire", db, "ann2", "--reason",
-                             "left the project", NULL), 0);
+                             "left the project", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(NULL, &err, "annotator", "retire", db, "ann2", "--reason", "x", NULL),
                    1);
   ck_assert_ptr_nonnull(strstr(err, "already retired"));
@@ -228,8 +235,8 @@ START_TEST(retire_and_unretire) {
   ck_assert_int_eq(tu_rescue(NULL, &err, "annotator", "unretire", db, "ann2", NULL), 1);
   ck_assert_ptr_nonnull(strstr(err, "not retired"));
   free(err);
-  ck_assert_int_eq(tu_rescue(NULL, &err, "annotator", "retire", db, "nobody", "--reason", "x",
-                             NULL), 1);
+  ck_assert_int_eq(
+      tu_rescue(NULL, &err, "annotator", "retire", db, "nobody", "--reason", "x", NULL), 1);
   ck_assert_ptr_nonnull(strstr(err, "no registered annotator named 'nobody'"));
   free(err);
   free(db);
@@ -249,16 +256,18 @@ START_TEST(retired_leave_views_and_agreement) {
                      "\"target\": [\"Ann\"], \"utterance_type\": \"defense\"}]}\n";
   tu_write(tu_path(dir, "ann1.jsonl"), two_samples);
   tu_write(tu_path(dir, "ann2.jsonl"), ann2);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator",
-                             "ann1", NULL), 0);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator",
-                             "ann2", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann1.jsonl"), "--annotator", "ann1", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator", "ann2", NULL),
+      0);
   ck_assert_int_eq(tu_rescue(&out, NULL, "agree", db, "--field", "utterance_type", "--json", NULL),
                    0);
   ck_assert_ptr_nonnull(strstr(out, "\"coders\": [\"ann1\", \"ann2\"]"));
   free(out);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "retire", db, "ann2", "--reason", "test",
-                             NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", db, "ann2", "--reason", "test", NULL), 0);
   ck_assert_int_eq(tu_rescue(&out, NULL, "agree", db, "--field", "utterance_type", "--json", NULL),
                    0);
   ck_assert_ptr_nonnull(strstr(out, "\"coders\": [\"ann1\"]"));
@@ -266,20 +275,23 @@ START_TEST(retired_leave_views_and_agreement) {
   ck_assert_int_eq(tu_rescue(NULL, &err, "agree", db, "--coders", "ann1,ann2", NULL), 2);
   ck_assert_ptr_nonnull(strstr(err, "coder 'ann2' is retired"));
   free(err);
-  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator",
-                             "ann2", NULL), 2);
+  ck_assert_int_eq(
+      tu_rescue(NULL, &err, "import", db, tu_path(dir, "ann2.jsonl"), "--annotator", "ann2", NULL),
+      2);
   ck_assert_ptr_nonnull(strstr(err, "is retired"));
   free(err);
   /* the corpus view (latest by anyone not retired) no longer shows ann2's label */
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
-                             tu_path(dir, "out.jsonl"), "--samples", "g/a", NULL), 0);
+                             tu_path(dir, "out.jsonl"), "--samples", "g/a", NULL),
+                   0);
   text = tu_read(tu_path(dir, "out.jsonl"), NULL);
   ck_assert_ptr_null(strstr(text, "withdrawal"));
   free(text);
   /* unretire: back in */
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "unretire", db, "ann2", NULL), 0);
   ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
-                             tu_path(dir, "out2.jsonl"), "--samples", "g/a", NULL), 0);
+                             tu_path(dir, "out2.jsonl"), "--samples", "g/a", NULL),
+                   0);
   text = tu_read(tu_path(dir, "out2.jsonl"), NULL);
   ck_assert_ptr_nonnull(strstr(text, "withdrawal"));
   free(text);

@@ -25,8 +25,8 @@ static pid_t made_by;
 
 static void remove_made(void) {
   int i;
-  if (getpid() != made_by || (getenv("RESCUE_KEEP_TEST_DIRS") &&
-                              strcmp(getenv("RESCUE_KEEP_TEST_DIRS"), "1") == 0))
+  if (getpid() != made_by ||
+      (getenv("RESCUE_KEEP_TEST_DIRS") && strcmp(getenv("RESCUE_KEEP_TEST_DIRS"), "1") == 0))
     return;
   for (i = 0; i < n_made; i++)
     rescue_remove_tree(made[i]);

@@ -186,8 +186,7 @@ int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spe
 
 int cli_finish(int rc) {
   if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "rescue: %s: cannot write to standard output: %s\n", cli_name,
-            strerror(errno));
+    fprintf(stderr, "rescue: %s: cannot write to standard output: %s\n", cli_name, strerror(errno));
     return 1;
   }
   return rc;

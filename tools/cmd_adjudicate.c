@@ -74,8 +74,8 @@ static const cli_spec spec = {
     .arg_name = "<db>"};
 
 /* The readable report. */
-static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_result *res,
-                   int decide, rescue_buf *out) {
+static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_result *res, int decide,
+                   rescue_buf *out) {
   int i, f, k;
   if (decide)
     rescue_buf_printf(&*out, "%s%ld decision%s by %s recorded; ", o->dry_run ? "(dry run) " : "",
@@ -87,9 +87,9 @@ static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_resu
                     rescue_adj_policy_name(decide ? RESCUE_ADJ_MAJORITY : o->policy));
   if (res->lead && !decide)
     rescue_buf_printf(out, " (lead %s)", res->lead);
-  rescue_buf_printf(out, ": %ld gold version%s %s, %ld already gold, %d undecided\n",
-                    res->written, res->written == 1 ? "" : "s",
-                    o->dry_run ? "would be written" : "written", res->unchanged, res->n_undecided);
+  rescue_buf_printf(out, ": %ld gold version%s %s, %ld already gold, %d undecided\n", res->written,
+                    res->written == 1 ? "" : "s", o->dry_run ? "would be written" : "written",
+                    res->unchanged, res->n_undecided);
   rescue_buf_puts(out, "coders:");
   for (i = 0; i < res->n_coders; i++)
     rescue_buf_printf(out, "%s%s", i ? ", " : " ", res->coders[i]);
@@ -106,8 +106,7 @@ static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_resu
       rescue_buf_printf(out, "      %s:", u->fields[f].field);
       for (k = 0; k < u->fields[f].n_values; k++)
         rescue_buf_printf(out, "%s %s %s", k ? " |" : "", u->fields[f].values[k].coder,
-                          u->fields[f].values[k].value ? u->fields[f].values[k].value
-                                                       : "(absent)");
+                          u->fields[f].values[k].value ? u->fields[f].values[k].value : "(absent)");
       rescue_buf_putc(out, '\n');
     }
   }

@@ -151,8 +151,9 @@ int cmd_annotator_list(int argc, char **argv) {
                         list[i].assigned, list[i].shared, list[i].has_token ? "yes" : "no",
                         list[i].retired ? "  (retired)" : "");
     if (run.id)
-      rescue_buf_printf(&out, "\nassignment in use: run %lld of %s (seed %llu, overlap %g, "
-                              "annotators %s)\n",
+      rescue_buf_printf(&out,
+                        "\nassignment in use: run %lld of %s (seed %llu, overlap %g, "
+                        "annotators %s)\n",
                         (long long)run.id, run.created_at, (unsigned long long)run.seed,
                         run.overlap, run.annotators);
     else

@@ -132,9 +132,9 @@ int cmd_assign(int argc, char **argv) {
   }
   printf("assignment run %lld (seed %ld, overlap %g): %ld sample%s in %ld group%s; %ld sample%s "
          "(%ld group%s) reviewed twice\n",
-         (long long)res.run_id, seed, overlap, res.samples, res.samples == 1 ? "" : "s",
-         res.groups, res.groups == 1 ? "" : "s", res.double_samples,
-         res.double_samples == 1 ? "" : "s", res.double_groups, res.double_groups == 1 ? "" : "s");
+         (long long)res.run_id, seed, overlap, res.samples, res.samples == 1 ? "" : "s", res.groups,
+         res.groups == 1 ? "" : "s", res.double_samples, res.double_samples == 1 ? "" : "s",
+         res.double_groups, res.double_groups == 1 ? "" : "s");
   for (i = 0; i < n; i++)
     printf("  %-20s %5ld sample%s (%ld shared)\n", names.v[i], res.per_annotator[i],
            res.per_annotator[i] == 1 ? " " : "s", res.shared_per_annotator[i]);

@@ -17,7 +17,7 @@ static int shard_i, shard_n;
 typedef struct clip_ui {
   int tty, json, shown;
   double last;
-  rescue_buf fails;   /* JSON array items, comma-separated */
+  rescue_buf fails; /* JSON array items, comma-separated */
   int n_fails;
 } clip_ui;
 
@@ -273,14 +273,14 @@ int cmd_clip(int argc, char **argv) {
       fputs(b.s, stdout);
     rescue_buf_clear(&b);
   } else {
-  printf("%ld sample%s: %ld done, %ld failed, %ld without media; %ld clip%s written, %ld kept "
-         "from an earlier run, %ld failed",
-         res.samples, res.samples == 1 ? "" : "s", res.samples_ok, res.samples_failed,
-         res.samples_no_media, res.clips_written, res.clips_written == 1 ? "" : "s",
-         res.clips_kept, res.clips_failed);
-  if (res.clips_written)
-    printf("; largest duration error %.3f s", res.max_error);
-  printf("\n");
+    printf("%ld sample%s: %ld done, %ld failed, %ld without media; %ld clip%s written, %ld kept "
+           "from an earlier run, %ld failed",
+           res.samples, res.samples == 1 ? "" : "s", res.samples_ok, res.samples_failed,
+           res.samples_no_media, res.clips_written, res.clips_written == 1 ? "" : "s",
+           res.clips_kept, res.clips_failed);
+    if (res.clips_written)
+      printf("; largest duration error %.3f s", res.max_error);
+    printf("\n");
   }
   if (rc == RESCUE_EPARTIAL) {
     cli_error("%s", rescue_store_errmsg(st));

@@ -123,8 +123,8 @@ int cmd_demo(int argc, char **argv) {
     rc = cli_fail(rescue_store_err(st));
     goto end;
   }
-  printf("2. imported                %ld samples, %ld rows (from %s/input/)\n", ir.samples,
-         ir.rows, dir);
+  printf("2. imported                %ld samples, %ld rows (from %s/input/)\n", ir.samples, ir.rows,
+         dir);
 
   memset(&eo, 0, sizeof eo);
   eo.view.kind = RESCUE_VIEW_CORPUS;

@@ -121,8 +121,8 @@ static void on_done(void *arg, const rescue_draft_outcome *o, long done, long to
   int i;
   if (c->json)
     return;
-  fprintf(stderr, "[%ld/%ld] %s rows %d-%d: %s, %d stored", done, total, o->sample_id,
-          o->row_from, o->row_to, o->status, o->rows_imported);
+  fprintf(stderr, "[%ld/%ld] %s rows %d-%d: %s, %d stored", done, total, o->sample_id, o->row_from,
+          o->row_to, o->status, o->rows_imported);
   if (o->rows_kept_back)
     fprintf(stderr, ", %d kept back", o->rows_kept_back);
   fprintf(stderr, " (%d attempt%s, %.1f s)\n", o->attempts, o->attempts == 1 ? "" : "s",
@@ -206,8 +206,9 @@ int cmd_draft(int argc, char **argv) {
   {
     int failed = rc == RESCUE_EPARTIAL;
     char detail[200];
-    snprintf(detail, sizeof detail, "%ld requests: %ld ok, %ld partial, %ld failed; %ld rows stored",
-             rep.requests, rep.ok, rep.partial, rep.failed, rep.rows_imported);
+    snprintf(detail, sizeof detail,
+             "%ld requests: %ld ok, %ld partial, %ld failed; %ld rows stored", rep.requests, rep.ok,
+             rep.partial, rep.failed, rep.rows_imported);
     rescue_store_close(&st);
     cli_audit(argv[first], "draft", argc, argv, o.annotator, detail);
     rc = cli_print(&out);

@@ -276,8 +276,7 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
              "split' again",
              res.unassigned, res.unassigned == 1 ? "" : "s");
   if (res.discarded)
-    fprintf(msg, "left out %ld discarded sample%s\n", res.discarded,
-            res.discarded == 1 ? "" : "s");
+    fprintf(msg, "left out %ld discarded sample%s\n", res.discarded, res.discarded == 1 ? "" : "s");
   return cli_finish(0);
 }
 

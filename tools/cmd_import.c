@@ -93,8 +93,8 @@ static const cli_spec spec = {
 /* What the notes of one import become: stderr warnings and decision lines, or JSON. */
 typedef struct notes {
   int json;
-  rescue_buf decisions;           /* text: one line per subtitle decision */
-  rescue_buf warn, cues;          /* JSON arrays' contents */
+  rescue_buf decisions;  /* text: one line per subtitle decision */
+  rescue_buf warn, cues; /* JSON arrays' contents */
   rescue_jw ww, wc;
   int n_warn, n_cues, open_cue;
 } notes;
@@ -129,8 +129,7 @@ static void on_note(void *arg, const rescue_import_note *n) {
   }
   if (!N->json) {
     if (strcmp(n->kind, "cue") != 0)
-      rescue_buf_printf(&N->decisions, "%s:%ld: %s: %s\n", n->file, n->line, n->kind,
-                        n->message);
+      rescue_buf_printf(&N->decisions, "%s:%ld: %s: %s\n", n->file, n->line, n->kind, n->message);
     return;
   }
   if (strcmp(n->kind, "cue") == 0) {

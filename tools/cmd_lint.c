@@ -113,8 +113,8 @@ static int waiver_command(const char *db, int lint_opts) {
       printf("%s R%02d on %s row %d\n", waive ? "waived" : "removed the waiver of", rule, sample,
              row);
     else
-      printf("%s R%02d on %s (the sample as a whole)\n",
-             waive ? "waived" : "removed the waiver of", rule, sample);
+      printf("%s R%02d on %s (the sample as a whole)\n", waive ? "waived" : "removed the waiver of",
+             rule, sample);
     rc = cli_finish(0);
   }
   rescue_store_close(&st);
@@ -176,10 +176,10 @@ int cmd_lint(int argc, char **argv) {
         rescue_buf_printf(&out, "    waived by %s on %.10s: %s\n", w->by, w->at, w->reason);
       }
     }
-    rescue_buf_printf(&out, "%s%ld sample%s, %ld row%s: %ld error%s, %ld warning%s", res.n ? "\n" : "",
-                      res.samples, res.samples == 1 ? "" : "s", res.rows, res.rows == 1 ? "" : "s",
-                      res.errors, res.errors == 1 ? "" : "s", res.warnings,
-                      res.warnings == 1 ? "" : "s");
+    rescue_buf_printf(&out, "%s%ld sample%s, %ld row%s: %ld error%s, %ld warning%s",
+                      res.n ? "\n" : "", res.samples, res.samples == 1 ? "" : "s", res.rows,
+                      res.rows == 1 ? "" : "s", res.errors, res.errors == 1 ? "" : "s",
+                      res.warnings, res.warnings == 1 ? "" : "s");
     if (res.waived)
       rescue_buf_printf(&out, ", %ld waived", res.waived);
     for (i = 1, c = 0; i <= RESCUE_LINT_RULES; i++)

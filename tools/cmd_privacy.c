@@ -155,9 +155,8 @@ int cmd_leakcheck(int argc, char **argv) {
     rescue_buf_putc(&out, '\n');
   } else {
     for (i = 0; i < rep.n; i++)
-      rescue_buf_printf(&out, "%s:%ld: %s%sreal name '%s'\n", rep.leaks[i].file,
-                        rep.leaks[i].line, rep.leaks[i].field, *rep.leaks[i].field ? ": " : "",
-                        rep.leaks[i].name);
+      rescue_buf_printf(&out, "%s:%ld: %s%sreal name '%s'\n", rep.leaks[i].file, rep.leaks[i].line,
+                        rep.leaks[i].field, *rep.leaks[i].field ? ": " : "", rep.leaks[i].name);
     if (rep.n_review) {
       rescue_buf_puts(&out, "review these (neither participants nor pseudonyms):\n");
       for (i = 0; i < rep.n_review; i++)

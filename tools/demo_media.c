@@ -49,8 +49,8 @@ int demo_media(const char *dir, rescue_store *st) {
   co.jobs = 2;
   if (rescue_clip(st, &co, &cr))
     return cli_fail(rescue_store_err(st));
-  printf("5. media                   %s (%.0f s synthetic episode: test pattern + tone)\n",
-         video, EPISODE_SECONDS);
+  printf("5. media                   %s (%.0f s synthetic episode: test pattern + tone)\n", video,
+         EPISODE_SECONDS);
   printf("                           both sessions linked to spans of it (rescue media list)\n");
   printf("                           %ld row clips and %ld segment.mp4 files in %s/\n",
          cr.clips_written - 2, 2L, assets);

@@ -46,7 +46,8 @@ static double ffprobe_duration(const char *path) {
   char cmd[8400], line[128] = "";
   FILE *p;
   double d = -1;
-  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'", path);
+  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'",
+           path);
   p = popen(cmd, "r");
   if (!p)
     return -1;
@@ -134,8 +135,8 @@ static int make_rows(double secs, int gaps, double **rs, double **re) {
 }
 
 /* A corpus in dir with sample id holding rows [0, n) of rs/re, linked to src. */
-static rescue_store *make_corpus(const char *dir, const char *id, const char *src,
-                                 const double *rs, const double *re, int n) {
+static rescue_store *make_corpus(const char *dir, const char *id, const char *src, const double *rs,
+                                 const double *re, int n) {
   char db[4200], jsonl[4200];
   rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
@@ -153,8 +154,8 @@ static rescue_store *make_corpus(const char *dir, const char *id, const char *sr
     return NULL;
   fprintf(f, "{\"sample_id\": \"%s\", \"rows\": [", id);
   for (i = 0; i < n; i++)
-    fprintf(f, "%s{\"start_time\": %.3f, \"end_time\": %.3f, \"target\": []}", i ? ", " : "",
-            rs[i], re[i]);
+    fprintf(f, "%s{\"start_time\": %.3f, \"end_time\": %.3f, \"target\": []}", i ? ", " : "", rs[i],
+            re[i]);
   fprintf(f, "]}\n");
   fclose(f);
   if (rescue_store_create(db, NULL, 0, &err) || rescue_store_open(&st, db, 0, &err)) {

@@ -124,8 +124,8 @@ int main(int argc, char **argv) {
       int refused = 1;
       t0 = cpu_now();
       for (k = 0; k < repeat; k++)
-        refused &= rescue_eaf_parse("hostile.eaf", h[j].s, h[j].len, &o, &s, &err) ==
-                    RESCUE_EBADINPUT;
+        refused &=
+            rescue_eaf_parse("hostile.eaf", h[j].s, h[j].len, &o, &s, &err) == RESCUE_EBADINPUT;
       printf("  %-40s %9.3f ms  %s\n", names[j], (cpu_now() - t0) * 1000.0 / repeat,
              refused ? "refused" : "NOT REFUSED");
       printf("    (%s)\n", err.msg);

@@ -138,11 +138,13 @@ int main(int argc, char **argv) {
       return 1;
   }
   {
-    char *r1[] = {RESCUE_BIN, "media", "add", (char *)at("m1.db"), "--map", (char *)at("m1.tsv"), NULL};
+    char *r1[] = {RESCUE_BIN,           "media", "add", (char *)at("m1.db"), "--map",
+                  (char *)at("m1.tsv"), NULL};
     a = timed("800 lines", r1);
   }
   {
-    char *r2[] = {RESCUE_BIN, "media", "add", (char *)at("m2.db"), "--map", (char *)at("m2.tsv"), NULL};
+    char *r2[] = {RESCUE_BIN,           "media", "add", (char *)at("m2.db"), "--map",
+                  (char *)at("m2.tsv"), NULL};
     b = timed("8,000 lines", r2);
   }
   printf("  ratio %.1fx for 10x the lines\n", b / (a > 1e-3 ? a : 1e-3));

@@ -16,9 +16,8 @@
 #include "benchutil.h"
 #include "rescue.h"
 
-static const char *const tax[] = {"pursue_withdraw",   "attack_attack",
-                                  "withdraw_withdraw", "repair_softening",
-                                  "constructive_alignment", "mixed_transition"};
+static const char *const tax[] = {"pursue_withdraw",  "attack_attack",          "withdraw_withdraw",
+                                  "repair_softening", "constructive_alignment", "mixed_transition"};
 
 static int write_file(const char *path, const rescue_buf *b) {
   FILE *f = fopen(path, "wb");
@@ -67,27 +66,33 @@ int main(int argc, char **argv) {
     case 0:
     case 1:
     case 2:
-      rescue_buf_printf(&p, "{\"instance_id\": \"c%ld/s%ld__row%ld\", \"relation_top3\": [\"%s\", "
-                            "\"%s\"]}\n", i / 400, i / 20, i % 20 + 1, pl, gl);
+      rescue_buf_printf(&p,
+                        "{\"instance_id\": \"c%ld/s%ld__row%ld\", \"relation_top3\": [\"%s\", "
+                        "\"%s\"]}\n",
+                        i / 400, i / 20, i % 20 + 1, pl, gl);
       break;
     case 3: /* a fenced reply as a string */
-      rescue_buf_printf(&p, "\"```json\\n{\\\"instance_id\\\": \\\"c%ld/s%ld__row%ld\\\", "
-                            "\\\"relation_top3\\\": [\\\"%s\\\"]}\\n```\"\n",
+      rescue_buf_printf(&p,
+                        "\"```json\\n{\\\"instance_id\\\": \\\"c%ld/s%ld__row%ld\\\", "
+                        "\\\"relation_top3\\\": [\\\"%s\\\"]}\\n```\"\n",
                         i / 400, i / 20, i % 20 + 1, pl);
       break;
     case 4: /* prose around the object */
-      rescue_buf_printf(&p, "Sure. {\"instance_id\": \"c%ld/s%ld__row%ld\", \"relation_top3\": "
-                            "[\"%s\"], \"confidence\": NaN} That is my answer.\n",
+      rescue_buf_printf(&p,
+                        "Sure. {\"instance_id\": \"c%ld/s%ld__row%ld\", \"relation_top3\": "
+                        "[\"%s\"], \"confidence\": NaN} That is my answer.\n",
                         i / 400, i / 20, i % 20 + 1, pl);
       break;
     case 5: /* the response shape */
-      rescue_buf_printf(&p, "{\"instance_id\": \"c%ld/s%ld__row%ld\", \"response\": \"I think "
-                            "{\\\"relation_top3\\\": \\\"%s\\\"}\"}\n",
+      rescue_buf_printf(&p,
+                        "{\"instance_id\": \"c%ld/s%ld__row%ld\", \"response\": \"I think "
+                        "{\\\"relation_top3\\\": \\\"%s\\\"}\"}\n",
                         i / 400, i / 20, i % 20 + 1, pl);
       break;
     case 6: /* a string item inside predictions */
-      rescue_buf_printf(&p, "{\"predictions\": [\"{\\\"instance_id\\\": \\\"c%ld/s%ld__row%ld\\\", "
-                            "\\\"relation_top3\\\": [\\\"%s\\\"]}\"]}\n",
+      rescue_buf_printf(&p,
+                        "{\"predictions\": [\"{\\\"instance_id\\\": \\\"c%ld/s%ld__row%ld\\\", "
+                        "\\\"relation_top3\\\": [\\\"%s\\\"]}\"]}\n",
                         i / 400, i / 20, i % 20 + 1, pl);
       break;
     default: /* a broken line */
@@ -120,10 +125,10 @@ int main(int argc, char **argv) {
          n, (double)p.len / 1e6);
   printf("%-36s %8s %8s %14s %9s\n", "run", "wall s", "CPU s", "lines/CPU s", "peak MiB");
   {
-    char *const rel[] = {RESCUE_BIN, "score", "rpp", "--gold", gold, "--pred", pred,
-                         "--protocol", "release", "--allow-missing", "--json", NULL};
-    char *const res[] = {RESCUE_BIN, "score", "rpp", "--gold", gold, "--pred", pred,
-                         "--allow-missing", "--json", NULL};
+    char *const rel[] = {RESCUE_BIN, "score",      "rpp",     "--gold",          gold,     "--pred",
+                         pred,       "--protocol", "release", "--allow-missing", "--json", NULL};
+    char *const res[] = {RESCUE_BIN, "score",           "rpp",    "--gold", gold, "--pred",
+                         pred,       "--allow-missing", "--json", NULL};
     char *const ref[] = {"/usr/bin/python3", py, gold, pred, NULL};
     double base = 0;
     if (bench_run(ref, &secs, &rss) == 0) {
@@ -137,8 +142,8 @@ int main(int argc, char **argv) {
            bench_last_cpu, (double)n / bench_last_cpu, rss, base ? base / bench_last_cpu : 0);
     if (bench_run(rel, &secs, &rss) != 0)
       return 1;
-    printf("%-36s %8.2f %8.2f %14.0f %9.1f  (%.2fx the reference)\n", "rescue score (release)", secs,
-           bench_last_cpu, (double)n / bench_last_cpu, rss, base ? base / bench_last_cpu : 0);
+    printf("%-36s %8.2f %8.2f %14.0f %9.1f  (%.2fx the reference)\n", "rescue score (release)",
+           secs, bench_last_cpu, (double)n / bench_last_cpu, rss, base ? base / bench_last_cpu : 0);
   }
   if (!keep) {
     unlink(gold);

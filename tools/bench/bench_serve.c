@@ -32,7 +32,7 @@ typedef struct client {
   char token[65];
   char sample[256];
   long saves, errors, unchanged;
-  double *lat;     /* save latencies, seconds */
+  double *lat; /* save latencies, seconds */
   long n_lat, cap_lat;
   char first_error[300];
 } client;
@@ -57,8 +57,8 @@ static int connect_server(void) {
 ** One request on the client's kept-alive connection (*fd; reconnects when the server
 ** closed it), as a browser does; returns the status with the body in *resp.
 */
-static int http(int *fd, const char *method, const char *path, const char *token,
-                const char *body, size_t blen, rescue_buf *resp) {
+static int http(int *fd, const char *method, const char *path, const char *token, const char *body,
+                size_t blen, rescue_buf *resp) {
   rescue_buf req = RESCUE_BUF_INIT;
   char buf[65536], *sep = NULL;
   size_t off = 0, need = 0, head = 0;
@@ -173,8 +173,8 @@ static void *run_client(void *arg) {
       row = row->next;
     snprintf(tone, sizeof tone, "client %d cycle %d", c->k, cycle++);
     rescue_buf_reset(&body);
-    rescue_buf_printf(&body, "{\"base_version\": %lld, \"row\": ",
-                      (long long)rescue_jget(row, "version")->num);
+    rescue_buf_printf(
+        &body, "{\"base_version\": %lld, \"row\": ", (long long)rescue_jget(row, "version")->num);
     edited(&body, rescue_jget(row, "row"), tone);
     rescue_buf_puts(&body, "}");
     rescue_buf_reset(&put);
@@ -414,8 +414,8 @@ int main(int argc, char **argv) {
   printf("bench_serve: %d clients, read-modify-save on distinct rows for %.1f s\n", clients,
          elapsed);
   printf("  server:    %8.1f saves/s   p50 %6.2f ms   p99 %6.2f ms   (%ld saves)\n",
-         saves / elapsed, n_all ? all[n_all / 2] * 1e3 : 0, n_all ? all[(long)(n_all * 0.99)] * 1e3 : 0,
-         saves);
+         saves / elapsed, n_all ? all[n_all / 2] * 1e3 : 0,
+         n_all ? all[(long)(n_all * 0.99)] * 1e3 : 0, saves);
   printf("  reference: %8.1f saves/s   p50 %6.2f ms   p99 %6.2f ms   (library, 1 thread, "
          "read + save, no HTTP)\n",
          ref_saves / (seconds / 10 > 2 ? seconds / 10 : 2), ref_p50 * 1e3, ref_p99 * 1e3);

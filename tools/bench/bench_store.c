@@ -81,13 +81,15 @@ int main(int argc, char **argv) {
     fclose(f);
   }
   stat(corpus, &sb);
-  printf("corpus: %ld samples, %ld rows, %.1f MB JSONL (scale %ldx the release; generated in %.1f s)\n",
+  printf("corpus: %ld samples, %ld rows, %.1f MB JSONL (scale %ldx the release; generated in %.1f "
+         "s)\n",
          samples, rows, (double)sb.st_size / 1e6, scale, bench_now() - t_gen);
   unlink(db);
   {
     char *a_init[] = {RESCUE_BIN, "init", db, NULL};
     char *a_imp[] = {RESCUE_BIN, "import", db, corpus, NULL};
-    char *a_exp[] = {RESCUE_BIN, "export", db, "--format", "samples", "--out", out, "--force", NULL};
+    char *a_exp[] = {RESCUE_BIN, "export", db,        "--format", "samples",
+                     "--out",    out,      "--force", NULL};
     double t, m;
     if (bench_run(a_init, &t, &m) != 0 || bench_run(a_imp, &t_imp, &m_imp) != 0 ||
         bench_run(a_exp, &t_exp, &m_exp) != 0) {
@@ -97,7 +99,8 @@ int main(int argc, char **argv) {
   }
   snprintf(script, sizeof script,
            "import json,sys\n"
-           "with open(sys.argv[1], encoding='utf-8') as f, open(sys.argv[2], 'w', encoding='utf-8') as o:\n"
+           "with open(sys.argv[1], encoding='utf-8') as f, open(sys.argv[2], 'w', "
+           "encoding='utf-8') as o:\n"
            "    for line in f:\n"
            "        o.write(json.dumps(json.loads(line), ensure_ascii=False) + '\\n')\n");
   {
@@ -121,7 +124,8 @@ int main(int argc, char **argv) {
   printf("\n%-34s %10s %12s %10s\n", "", "seconds", "rows/s", "peak MB");
   printf("%-34s %10.2f %12.0f %10.1f\n", "rescue import", t_imp, rows / t_imp, m_imp);
   printf("%-34s %10.2f %12.0f %10.1f\n", "rescue export (samples)", t_exp, rows / t_exp, m_exp);
-  printf("%-34s %10.2f %12.0f %10.1f\n", "python3 json.loads+dumps (ref.)", t_py, rows / t_py, m_py);
+  printf("%-34s %10.2f %12.0f %10.1f\n", "python3 json.loads+dumps (ref.)", t_py, rows / t_py,
+         m_py);
   printf("\nstore size: %.1f MB. targets: import and export >= 100,000 rows/s, peak < 200 MB,\n"
          "faster than python's bare parse+dump (import %.1fx, export %.1fx python).\n",
          (double)sb.st_size / 1e6, t_py / t_imp, t_py / t_exp);

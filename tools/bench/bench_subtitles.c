@@ -52,7 +52,8 @@ static double parse_time(const char *unit, size_t n) {
 int main(void) {
   static const struct {
     const char *name, *unit;
-  } kinds[] = {{"dialogue (reference)", "Anna: I said so. "}, {"unclosed '<'", "<"},
+  } kinds[] = {{"dialogue (reference)", "Anna: I said so. "},
+               {"unclosed '<'", "<"},
                {"unclosed '{\\'", "{\\"}};
   size_t n;
   unsigned k;

@@ -171,8 +171,8 @@ int main(int argc, char **argv) {
         }
         printf("%6s %7s %8s %10s %9.1f %9.2f %8.2f %12.0f %9.1f %9.1f   <- tests/ref_tasks.py "
                "(Python reading, no hashing): %.1fx rescue's time; same bytes: %s\n",
-               "", "", "", "", mbp, tp, bench_last_cpu, r->instances / tp, mbp / tp, mp, tp / r->secs,
-               same ? "yes" : "NO");
+               "", "", "", "", mbp, tp, bench_last_cpu, r->instances / tp, mbp / tp, mp,
+               tp / r->secs, same ? "yes" : "NO");
       }
       if (!keep) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", pyout);

@@ -72,7 +72,8 @@ static const char *family_ss[] = {"safeguard", "join",     "track",   "counterba
 
 void bench_gen_sample(rescue_buf *b, long k, int release) {
   static const char *couple[] = {"Alex", "Sam"}, *family[] = {"Ana", "Ben", "Cleo"};
-  int fam = k % 11 == 10, n = fam ? 60 + (int)(bench_next() % 51) : 10 + (int)(bench_next() % 45), i;
+  int fam = k % 11 == 10, n = fam ? 60 + (int)(bench_next() % 51) : 10 + (int)(bench_next() % 45),
+      i;
   const char **people = fam ? family : couple;
   int np = fam ? 3 : 2;
   double t = 0;
@@ -176,7 +177,8 @@ void bench_gen_sample(rescue_buf *b, long k, int release) {
       rescue_jw_str(&w, bench_next() % 3 ? other : fam ? "Family" : "Couple");
       rescue_jw_end(&w);
       rescue_jw_key(&w, "strategy_type");
-      rescue_jw_str(&w, fam ? family_ss[bench_next() % N(family_ss)] : couple_ss[bench_next() % N(couple_ss)]);
+      rescue_jw_str(&w, fam ? family_ss[bench_next() % N(family_ss)]
+                            : couple_ss[bench_next() % N(couple_ss)]);
       rescue_jw_key(&w, "strategy_content");
       bench_sentence(&w, 10);
       rescue_jw_end(&w);
@@ -186,8 +188,8 @@ void bench_gen_sample(rescue_buf *b, long k, int release) {
     rescue_jw_int(&w, i + 1);
     rescue_jw_key(&w, "relation_pattern");
     if (bench_next() % 3 == 0)
-      rescue_jw_str(&w,
-                    fam ? family_rel[bench_next() % N(family_rel)] : couple_rel[bench_next() % N(couple_rel)]);
+      rescue_jw_str(&w, fam ? family_rel[bench_next() % N(family_rel)]
+                            : couple_rel[bench_next() % N(couple_rel)]);
     else
       rescue_jw_null(&w);
     rescue_jw_key(&w, "relation_pattern_reason");
@@ -228,7 +230,6 @@ int bench_run(char *const argv[], double *secs, double *rss_mb) {
   *secs = bench_now() - t0;
   *rss_mb = (double)ru.ru_maxrss / 1024.0;
   bench_last_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
-
