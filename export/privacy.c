@@ -928,12 +928,11 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
       goto end;
   }
   if (jsonl.len) {
-    rescue_import_opts io;
+    rescue_import_opts io = {0};
     rescue_import_result ir;
     FILE *f;
     const char *paths[1];
     size_t plen = strlen(dest_db) + 8;
-    memset(&io, 0, sizeof io);
     memset(&ir, 0, sizeof ir);
     tmp_jsonl = rescue_malloc(plen);
     if (!tmp_jsonl) {

@@ -165,7 +165,7 @@ static int agreement_summary(tk_summary *s, const rescue_buf *report, rescue_err
 }
 
 int rescue_tk_prov_finish(tk_summary *s, rescue_store *st, rescue_error *err) {
-  rescue_agree_corpus_opts ao;
+  rescue_agree_corpus_opts ao = {0};
   rescue_agree_report *rep = NULL;
   rescue_buf json = RESCUE_BUF_INIT;
   int i, rc;
@@ -186,7 +186,6 @@ int rescue_tk_prov_finish(tk_summary *s, rescue_store *st, rescue_error *err) {
       return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   }
   /* agreement between the coders over the samples used; its absence is reported, not fatal */
-  memset(&ao, 0, sizeof ao);
   ao.samples = (const char *const *)s->used_ids;
   ao.n_samples = (int)s->n_used;
   ao.stats.ci_replicates = s->o->agreement_replicates;

@@ -395,8 +395,8 @@ START_TEST(test_name_rule_in_library) {
   char *db = make_corpus(&n), *dir = strdup(db), *copy, *eaf_text, *p, token[65];
   rescue_store *st = NULL;
   rescue_error e = RESCUE_ERROR_INIT;
-  rescue_import_opts io;
-  rescue_draft_opts dopt;
+  rescue_import_opts io = {0};
+  rescue_draft_opts dopt = {0};
   rescue_draft_report rep;
   const char *in, *eaf;
   int existed = 0;
@@ -433,7 +433,6 @@ START_TEST(test_name_rule_in_library) {
   ck_assert_ptr_null(strstr(rescue_store_errmsg(st), "--"));
 
   /* rescue_import: the same rule, before anything is read */
-  memset(&io, 0, sizeof io);
   io.format = RESCUE_FMT_AUTO;
   io.annotator = "a,b";
   ck_assert_int_eq(rescue_import(st, &in, 1, &io, NULL), RESCUE_EINVAL);
@@ -461,7 +460,6 @@ START_TEST(test_name_rule_in_library) {
   ck_assert_msg(strstr(rescue_store_errmsg(st), "a,b"), "%s", rescue_store_errmsg(st));
 
   /* a draft under "a,b": refused before the model runs */
-  memset(&dopt, 0, sizeof dopt);
   dopt.model_cmd = "false";
   dopt.annotator = "a,b";
   memset(&rep, 0, sizeof rep);

@@ -172,12 +172,11 @@ END_TEST
 static int import_limited(const char *db, const char *path, int limit, char *msg, size_t n) {
   rescue_store *st = NULL;
   rescue_error e = RESCUE_ERROR_INIT;
-  rescue_import_opts o;
+  rescue_import_opts o = {0};
   const char *paths[1];
   int rc;
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
   sqlite3_limit(rescue_store_db(st), SQLITE_LIMIT_LENGTH, limit);
-  memset(&o, 0, sizeof o);
   o.format = RESCUE_FMT_AUTO;
   paths[0] = path;
   rc = rescue_import(st, paths, 1, &o, NULL);

@@ -62,7 +62,7 @@ static rescue_lint_result lint_mutated(mutate_fn mutate, double duration,
   rescue_jerror pe;
   const rescue_jnode *root, *rows, *c, *list[16];
   rescue_lint_result res;
-  rescue_lint_media media = {duration, n_cues, cues};
+  rescue_lint_media media = {.duration = duration, .n_cues = n_cues, .cues = cues};
   int n = 0;
   ck_assert_msg(j != NULL, "base: %s", je.text);
   if (!sc) {

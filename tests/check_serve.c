@@ -130,7 +130,7 @@ static void add_annotator(rescue_store *st, const char *name, const char *role, 
 static void setup(void) {
   rescue_store *st = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
-  rescue_serve_opts o;
+  rescue_serve_opts o = {0};
   char path[4096], *assets;
   unsigned char bytes[1000];
   int i;
@@ -152,7 +152,6 @@ static void setup(void) {
   assets = strdup(tu_path(dir, "assets"));
   ck_assert_int_eq(symlink("../secret.txt", tu_path(dir, "assets/escape.txt")), 0);
   ck_assert_int_eq(symlink(SAMPLE "/segment.mp4", tu_path(dir, "assets/inside.mp4")), 0);
-  memset(&o, 0, sizeof o);
   o.db = db;
   o.listen = "127.0.0.1:0";
   o.assets = assets;

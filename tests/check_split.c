@@ -39,9 +39,8 @@ static int assign(const char *db, const char *ratios, uint64_t seed, int stratif
                   rescue_split_result *res) {
   rescue_store *st = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
-  rescue_split_opts o;
+  rescue_split_opts o = {0};
   int rc;
-  memset(&o, 0, sizeof o);
   ck_assert_int_eq(rescue_split_parse_ratios(ratios, o.ratios, &err), 0);
   o.ratios_text = ratios;
   o.seed = seed;

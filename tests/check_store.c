@@ -344,7 +344,7 @@ START_TEST(test_status) {
   rescue_store *st = open_new(&db);
   char *a = sample_line("g/a", 2, -1, NULL), *b = sample_line("g/b", 3, -1, NULL);
   char *dir = tu_tmpdir();
-  rescue_export_opts o;
+  rescue_export_opts o = {0};
   rescue_export_result r;
   rescue_table3 t;
   ck_assert_int_eq(import_text(st, a, NULL, 0), 0);
@@ -358,7 +358,6 @@ START_TEST(test_status) {
   ck_assert_int_eq(count(st, "SELECT count(*) FROM sample WHERE status = 'discarded' AND "
                              "status_reason = 'audio unusable'"),
                    1);
-  memset(&o, 0, sizeof o);
   ck_assert_int_eq(rescue_export_samples(st, tu_path(dir, "x.jsonl"), 0, &o, &r), 0);
   ck_assert_int_eq(r.samples, 1);
   ck_assert_int_eq(r.discarded, 1);

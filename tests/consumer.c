@@ -70,13 +70,13 @@ int main(int argc, char **argv) {
   const char *paths[1];
   rescue_error err;
   rescue_store *st = NULL;
-  rescue_import_opts io;
+  rescue_import_opts io = {0};
   rescue_import_result ir;
-  rescue_export_opts eo;
+  rescue_export_opts eo = {0};
   rescue_export_result er;
   rescue_tasks_opts to;
   rescue_tasks_result tr;
-  rescue_agree_corpus_opts ao;
+  rescue_agree_corpus_opts ao = {0};
   rescue_agree_report *rep = NULL;
   rescue_buf b = RESCUE_BUF_INIT;
   char *edited = NULL, *at;
@@ -99,7 +99,6 @@ int main(int argc, char **argv) {
 
   /* import */
   CHECK(write_file(in, sample_a, sample_b) == 0, "cannot write %s", in);
-  memset(&io, 0, sizeof io);
   io.format = RESCUE_FMT_JSONL;
   paths[0] = in;
   CHECK(rescue_import(st, paths, 1, &io, &ir) == 0, "import: %s", rescue_store_errmsg(st));
@@ -131,7 +130,6 @@ int main(int argc, char **argv) {
   CHECK(ir.put.row_versions == 1, "edit: %ld row versions (want 1)", ir.put.row_versions);
 
   /* export the latest versions: the edit shows */
-  memset(&eo, 0, sizeof eo);
   CHECK(rescue_view_parse(st, "latest", &eo.view) == 0, "view: %s", rescue_store_errmsg(st));
   CHECK(rescue_export_samples(st, out, 0, &eo, &er) == 0, "export: %s", rescue_store_errmsg(st));
   CHECK(er.samples == 2 && count_lines(out) == 2, "export: %ld samples", er.samples);
@@ -150,7 +148,6 @@ int main(int argc, char **argv) {
   ** agreement between kim and lee on utterance_type, over the sample both reviewed (s01):
   ** they agree on row 2 and not on row 1
   */
-  memset(&ao, 0, sizeof ao);
   ao.fields = fields;
   ao.n_fields = 1;
   CHECK(rescue_agree_corpus(st, &ao, &rep) == 0, "agree: %s", rescue_store_errmsg(st));

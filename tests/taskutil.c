@@ -44,12 +44,11 @@ char *tt_corpus(const char *jsonl) {
   char in[4096];
   rescue_store *st = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
-  rescue_import_opts io;
+  rescue_import_opts io = {0};
   rescue_import_result ir;
   const char *paths[1];
   snprintf(in, sizeof in, "%s.in.jsonl", db);
   tu_write(in, jsonl);
-  memset(&io, 0, sizeof io);
   io.format = RESCUE_FMT_JSONL;
   ck_assert_msg(rescue_store_open(&st, db, 0, &err) == 0, "open: %s", err.msg);
   paths[0] = in;

@@ -113,12 +113,11 @@ static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_resu
 }
 
 int cmd_adjudicate(int argc, char **argv) {
-  rescue_adjudicate_opts o;
+  rescue_adjudicate_opts o = {0};
   rescue_adjudicate_result res;
   rescue_store *st = NULL;
   rescue_buf out = RESCUE_BUF_INIT;
   int rc, first;
-  memset(&o, 0, sizeof o);
   memset(&res, 0, sizeof res);
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     goto end;

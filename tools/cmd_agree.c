@@ -106,12 +106,11 @@ static const cli_spec spec = {
 
 int cmd_agree(int argc, char **argv) {
   int rc = 2, first, json;
-  rescue_agree_corpus_opts o;
+  rescue_agree_corpus_opts o = {0};
   rescue_agree_report *rep = NULL;
   rescue_store *st = NULL;
   rescue_buf out = RESCUE_BUF_INIT;
 
-  memset(&o, 0, sizeof o);
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     goto end;
   rc = 2;

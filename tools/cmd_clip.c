@@ -197,13 +197,12 @@ static const cli_spec spec = {
     .arg_name = "<db>"};
 
 int cmd_clip(int argc, char **argv) {
-  rescue_clip_opts o;
+  rescue_clip_opts o = {0};
   rescue_clip_result res;
   rescue_store *st = NULL;
   clip_ui ui;
   int rc, first;
 
-  memset(&o, 0, sizeof o);
   memset(&ui, 0, sizeof ui);
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     goto end;

@@ -87,7 +87,7 @@ int cmd_demo(int argc, char **argv) {
   rescue_store *st = NULL;
   rescue_import_opts io = {.format = RESCUE_FMT_JSONL};
   rescue_import_result ir;
-  rescue_export_opts eo;
+  rescue_export_opts eo = {0};
   rescue_export_result er;
   rescue_table3 t3;
   rescue_buf text = RESCUE_BUF_INIT;
@@ -126,7 +126,6 @@ int cmd_demo(int argc, char **argv) {
   printf("2. imported                %ld samples, %ld rows (from %s/input/)\n", ir.samples, ir.rows,
          dir);
 
-  memset(&eo, 0, sizeof eo);
   eo.view.kind = RESCUE_VIEW_CORPUS;
   if (rescue_export_samples(st, jsonl, 0, &eo, &er) ||
       rescue_export_samples(st, root, 1, &eo, &er)) {

@@ -134,7 +134,7 @@ static void on_done(void *arg, const rescue_draft_outcome *o, long done, long to
 }
 
 int cmd_draft(int argc, char **argv) {
-  rescue_draft_opts o;
+  rescue_draft_opts o = {0};
   rescue_draft_report rep;
   draft_cli dc = {0, 0};
   char *tmpl = NULL;
@@ -144,7 +144,6 @@ int cmd_draft(int argc, char **argv) {
   rescue_buf out = RESCUE_BUF_INIT;
   rescue_error err;
 
-  memset(&o, 0, sizeof o);
   memset(&rep, 0, sizeof rep);
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     goto end;

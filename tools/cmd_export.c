@@ -184,13 +184,12 @@ void export_args_clear(export_args *a) { cli_list_clear(&a->samples); }
 */
 static int export_eaf(rescue_store *st, const char *out, const char *view_spec,
                       const rescue_export_opts *o) {
-  rescue_eaf_export_opts eo;
+  rescue_eaf_export_opts eo = {0};
   rescue_eaf_export_result res;
   cli_progress *bar;
   const char *sde = getenv("SOURCE_DATE_EPOCH");
   char date[40];
   int rc;
-  memset(&eo, 0, sizeof eo);
   eo.view = o->view;
   if (view_spec && strncmp(view_spec, "annotator:", 10) == 0)
     eo.annotator = view_spec + 10;
@@ -282,14 +281,13 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
 
 /* The export itself (tools/export_safe.c wraps it with --pseudonymise and the audit). */
 int export_run(const export_args *a) {
-  rescue_export_opts o;
+  rescue_export_opts o = {0};
   rescue_tasks_opts to;
   rescue_export_result res;
   rescue_store *st = NULL;
   cli_progress *bar = NULL;
   int rc, data_root = a->format == 1;
 
-  memset(&o, 0, sizeof o);
   rescue_tasks_opts_init(&to);
   if ((rc = export_check(a)))
     return rc;

@@ -124,13 +124,12 @@ static int waiver_command(const char *db, int lint_opts) {
 
 int cmd_lint(int argc, char **argv) {
   int c, rc, first, i;
-  rescue_lint_opts o;
+  rescue_lint_opts o = {0};
   rescue_lint_result res;
   rescue_store *st = NULL;
   rescue_buf out = RESCUE_BUF_INIT;
   cli_progress *bar = NULL;
 
-  memset(&o, 0, sizeof o);
   memset(&res, 0, sizeof res);
   describe_rules();
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)

@@ -54,7 +54,7 @@ static const cli_spec list_spec = {
 
 int cmd_media_add(int argc, char **argv) {
   rescue_media_link one;
-  rescue_media_map map = {NULL, 0, NULL, NULL};
+  rescue_media_map map = {0};
   rescue_media_add_result res;
   rescue_store *st = NULL;
   int rc, first;

@@ -33,7 +33,7 @@ static const cli_spec spec = {
     .arg_name = "<db>"};
 
 int cmd_serve(int argc, char **argv) {
-  rescue_serve_opts o;
+  rescue_serve_opts o = {0};
   rescue_server *srv = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
   sigset_t set;
@@ -41,7 +41,6 @@ int cmd_serve(int argc, char **argv) {
 
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     return rc;
-  memset(&o, 0, sizeof o);
   o.listen = listen_at;
   o.assets = assets;
   o.db = argv[first];

@@ -37,7 +37,7 @@ static const cli_spec spec = {
     .arg_name = "<db>"};
 
 int cmd_split(int argc, char **argv) {
-  rescue_split_opts o;
+  rescue_split_opts o = {0};
   rescue_split_result res;
   rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
@@ -45,7 +45,6 @@ int cmd_split(int argc, char **argv) {
 
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     return rc;
-  memset(&o, 0, sizeof o);
   o.stratify = !no_stratify;
   if (rescue_split_parse_ratios(ratios, o.ratios, &err))
     return cli_spec_error(&spec, "%s", err.msg);

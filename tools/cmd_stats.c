@@ -44,7 +44,7 @@ static const cli_spec spec = {
 
 int cmd_stats(int argc, char **argv) {
   rescue_store *st = NULL;
-  rescue_view view = {RESCUE_VIEW_CORPUS, 0};
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
   rescue_table3 t;
   rescue_label_stats *ls = NULL;
   rescue_buf out = RESCUE_BUF_INIT;

@@ -45,18 +45,17 @@ static const demo_edit edits[] = {
 ** kept what they did not change), and the file is removed again.
 */
 static int revise(rescue_store *st, const char *dir, const char *annotator) {
-  rescue_view v = {RESCUE_VIEW_ANNOTATOR, 0};
+  rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   rescue_row *rows = NULL;
   rescue_buf text = RESCUE_BUF_INIT, out = RESCUE_BUF_INIT;
-  rescue_import_opts io;
+  rescue_import_opts io = {0};
   char path[4096];
   const char *paths[1] = {path};
   int rc, i, k, cap = 0, n_edited = 0;
   FILE *f = NULL;
 
-  memset(&io, 0, sizeof io);
   io.format = RESCUE_FMT_JSONL;
   io.annotator = annotator;
   snprintf(path, sizeof path, "%s/agree/.%s-edits.jsonl", dir, annotator);
@@ -164,11 +163,11 @@ static int save(const char *path, const rescue_buf *b) {
 int demo_agree(const char *dir, rescue_store *st) {
   char path[4096], token[65];
   const char *fields[] = {"utterance_type", "target", "support_strategy", "emotion_intensity"};
-  rescue_lint_opts lo;
+  rescue_lint_opts lo = {0};
   rescue_lint_result lr;
-  rescue_agree_corpus_opts ao;
+  rescue_agree_corpus_opts ao = {0};
   rescue_agree_report *rep = NULL;
-  rescue_adjudicate_opts jo;
+  rescue_adjudicate_opts jo = {0};
   rescue_adjudicate_result jr;
   rescue_buf b = RESCUE_BUF_INIT;
   int existed, rc = 1, i;
@@ -188,7 +187,6 @@ int demo_agree(const char *dir, rescue_store *st) {
   printf("   two people reviewed the draft: noor revised 7 things in 6 rows of both sessions, a "
          "lead (lena) reviewed both too and changed 2\n");
 
-  memset(&lo, 0, sizeof lo);
   if (rescue_lint(st, &lo, &lr)) {
     rc = cli_fail(rescue_store_err(st));
     goto end;
@@ -205,7 +203,6 @@ int demo_agree(const char *dir, rescue_store *st) {
     printf("     %s", b.s);
   }
 
-  memset(&ao, 0, sizeof ao);
   ao.stats.ci_replicates = 1000;
   ao.stats.seed = 7;
   ao.stats.by = RESCUE_BY_STRATUM;
@@ -246,7 +243,6 @@ int demo_agree(const char *dir, rescue_store *st) {
     i += len + 1;
   }
 
-  memset(&jo, 0, sizeof jo);
   jo.policy = RESCUE_ADJ_LEAD;
   jo.lead = "lena";
   if (rescue_adjudicate(st, &jo, &jr)) {

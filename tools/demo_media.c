@@ -16,7 +16,7 @@ int demo_media(const char *dir, rescue_store *st) {
   rescue_synth_opts so;
   rescue_media_link links[2];
   rescue_media_add_result ar;
-  rescue_clip_opts co;
+  rescue_clip_opts co = {0};
   rescue_clip_result cr;
 
   snprintf(video, sizeof video, "%s/media/episode01.mp4", dir);
@@ -42,7 +42,6 @@ int demo_media(const char *dir, rescue_store *st) {
   links[1].end = EPISODE_SECONDS;
   if (rescue_media_add(st, links, 2, NULL, &ar))
     return cli_fail(rescue_store_err(st));
-  memset(&co, 0, sizeof co);
   co.out = assets;
   co.path_base = dir;
   co.mode = RESCUE_CLIP_COPY;

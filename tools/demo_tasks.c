@@ -8,14 +8,13 @@
 #include "cli.h"
 
 int demo_tasks(const char *dir, rescue_store *st) {
-  rescue_split_opts so;
+  rescue_split_opts so = {0};
   rescue_split_result sr;
   rescue_tasks_opts to;
   rescue_tasks_result tr;
   char out[4096];
   int t, sp, first = 1;
 
-  memset(&so, 0, sizeof so);
   so.ratios[0] = 0.5;
   so.ratios[2] = 0.5;
   so.ratios_text = "0.5,0,0.5";

@@ -82,13 +82,12 @@ static int export_pseudonymised(const export_args *sc) {
   rescue_store *st = NULL;
   rescue_output *o = NULL;
   rescue_error err;
-  rescue_pseudo_opts po;
+  rescue_pseudo_opts po = {0};
   rescue_leak_report rep;
   export_args inner;
   char *work = NULL, db[4096], media[4096], outp[4096];
   int rc = 1, i, is_dir, to_stdout, saved = -1;
   memset(&err, 0, sizeof err);
-  memset(&po, 0, sizeof po);
   memset(&rep, 0, sizeof rep);
   to_stdout = strcmp(sc->out, "-") == 0;
   is_dir = sc->format != 0;

@@ -182,7 +182,7 @@ static int bench_copy(const char *label, const char *src, double minutes, int ga
   int n, i, k, rc = 1, step;
   struct stat sb;
   rescue_store *st = NULL;
-  rescue_clip_opts co;
+  rescue_clip_opts co = {0};
   rescue_clip_result cr;
 
   n = make_rows(minutes * 60, gaps, &rs, &re);
@@ -211,7 +211,6 @@ static int bench_copy(const char *label, const char *src, double minutes, int ga
   unlink(whole);
 
   /* rescue clip (copy mode), in process */
-  memset(&co, 0, sizeof co);
   co.out = out;
   co.mode = RESCUE_CLIP_COPY;
   co.jobs = jobs;
@@ -296,10 +295,9 @@ static int bench_exact(const char *src, double minutes, int rows) {
          "10 s GOP source\n",
          rows, span);
   for (jobs = 1; jobs <= 2; jobs++) {
-    rescue_clip_opts co;
+    rescue_clip_opts co = {0};
     rescue_clip_result cr;
     double t;
-    memset(&co, 0, sizeof co);
     snprintf(out, sizeof out, "%s/exact-jobs%d", dir, jobs);
     co.out = out;
     co.mode = RESCUE_CLIP_EXACT;

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       RESCUE_LEVEL_MASI,    RESCUE_LEVEL_JACCARD, RESCUE_LEVEL_TEXT};
   rescue_agree_data *d = NULL;
   rescue_agree_result r;
-  rescue_agree_opts o;
+  rescue_agree_opts o = {0};
   rescue_buf out = RESCUE_BUF_INIT;
   rescue_error err;
   char path[512];
@@ -36,7 +36,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     return 0;
   }
-  memset(&o, 0, sizeof o);
   memset(&r, 0, sizeof r);
   if (rescue_agree_compute(d, &o, &r) == 0) {
     rescue_agree_result_text(d, &r, "value", &out);
