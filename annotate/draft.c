@@ -1041,8 +1041,53 @@ static void free_samples(d_sample *list, int n) {
 }
 
 /*
-** Store request idx: its provenance record and one model version per accepted row, in
-** one transaction. A sample whose row set changed since the prompt was built is refused.
+** The model's own latest content of each row of request r, indexed by position - r->from
+** (NULL where the model has no version of the row yet). *out (r->to - r->from + 1 entries)
+** and its strings are owned by the caller: free_mine releases them.
+*/
+static int load_mine(rescue_store *st, const d_request *r, int64_t model_id, rescue_buf **out) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "rows_mine");
+  rescue_buf *mine;
+  int rc, n = r->to - r->from + 1;
+  *out = NULL;
+  if (!q)
+    return rescue_store_err(st)->code;
+  if (!(mine = rescue_calloc((size_t)n, sizeof *mine)))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  rescue_bind_int(q, ":annotator_id", model_id);
+  rescue_bind_int(q, ":rowset_id", r->s->rowset_id);
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    int p = sqlite3_column_int(q, 1);
+    const char *c = (const char *)sqlite3_column_text(q, 2);
+    if (p < r->from || p > r->to || !c)
+      continue;
+    rescue_buf_putn(&mine[p - r->from], c, (size_t)sqlite3_column_bytes(q, 2));
+  }
+  sqlite3_reset(q);
+  *out = mine;
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading the model's versions");
+  for (rc = 0; rc < n; rc++)
+    if (!rescue_buf_ok(&mine[rc]))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
+static void free_mine(rescue_buf **mine, int n) {
+  int i;
+  if (!*mine)
+    return;
+  for (i = 0; i < n; i++)
+    rescue_buf_clear(&(*mine)[i]);
+  rescue_free(*mine);
+  *mine = NULL;
+}
+
+/*
+** Store request idx: its provenance record and one model version per accepted row whose
+** content differs from the model's own latest version of that row (an identical answer is
+** counted as unchanged and adds nothing to the history), in one transaction. A sample
+** whose row set changed since the prompt was built is refused.
 */
 static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) {
   d_request *r = &R->req[idx];
@@ -1051,6 +1096,7 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
   sqlite3_stmt *q;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *arr = NULL, *c;
+  rescue_buf *mine = NULL;
   int64_t request_id, rowset = 0;
   char now[32];
   int rc, i;
@@ -1103,6 +1149,8 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
                          "the checked answer does not parse");
       goto fail;
     }
+    if ((rc = load_mine(st, r, model_id, &mine)))
+      goto fail;
   }
   for (c = arr ? arr->child : NULL, i = 0; c; c = c->next, i++) {
     rescue_row_input in;
@@ -1130,6 +1178,15 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
       rescue_row_input_clear(&in);
       continue;
     }
+    {
+      int at = r->store_pos[i] - r->from;
+      const rescue_buf *m = at >= 0 && at <= r->to - r->from ? &mine[at] : NULL;
+      if (m && m->s && m->len == in.content.len && memcmp(m->s, in.content.s, m->len) == 0) {
+        rescue_row_input_clear(&in);
+        o->rows_unchanged++;
+        continue;
+      }
+    }
     rc = rescue_store_add_row_version(st, row_id, model_id, "import", &in, NULL, NULL, &vid);
     rescue_row_input_clear(&in);
     if (rc)
@@ -1149,11 +1206,14 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
   if ((rc = rescue_store_commit(st)))
     goto fail;
   rescue_jdoc_free(&doc);
+  free_mine(&mine, r->to - r->from + 1);
   return 0;
 fail:
   rescue_store_rollback(st);
   rescue_jdoc_free(&doc);
+  free_mine(&mine, r->to - r->from + 1);
   o->rows_imported = 0;
+  o->rows_unchanged = 0;
   return rc;
 }
 
@@ -1311,7 +1371,8 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
         pthread_mutex_unlock(&R.mu);
         set_error(out, "not stored: %s", rescue_store_errmsg(st));
       }
-      out->rows_kept_back = R.req[idx].to - R.req[idx].from + 1 - out->rows_imported;
+      out->rows_kept_back =
+          R.req[idx].to - R.req[idx].from + 1 - out->rows_imported - out->rows_unchanged;
       out->status = out->error ? "failed" : out->rows_kept_back ? "partial" : "ok";
       stored++;
       if (o->on_done)
@@ -1336,6 +1397,7 @@ end_threads:
     else
       rep->failed++;
     rep->rows_imported += out->rows_imported;
+    rep->rows_unchanged += out->rows_unchanged;
     rep->rows_kept_back += out->rows_kept_back;
   }
   if (!rc && (rep->failed || rep->partial))
@@ -1392,6 +1454,8 @@ void rescue_draft_report_json(const rescue_draft_report *rep, rescue_buf *out) {
   rescue_jw_int(&w, rep->rows_imported);
   rescue_jw_key(&w, "rows_kept_back");
   rescue_jw_int(&w, rep->rows_kept_back);
+  rescue_jw_key(&w, "rows_unchanged");
+  rescue_jw_int(&w, rep->rows_unchanged);
   rescue_jw_key(&w, "outcomes");
   rescue_jw_arr(&w);
   for (i = 0; i < rep->n; i++) {
@@ -1422,6 +1486,8 @@ void rescue_draft_report_json(const rescue_draft_report *rep, rescue_buf *out) {
     rescue_jw_int(&w, o->rows_imported);
     rescue_jw_key(&w, "rows_kept_back");
     rescue_jw_int(&w, o->rows_kept_back);
+    rescue_jw_key(&w, "rows_unchanged");
+    rescue_jw_int(&w, o->rows_unchanged);
     rescue_jw_key(&w, "tolerances");
     rescue_jw_int(&w, o->coerced);
     rescue_jw_key(&w, "findings");

@@ -29,6 +29,7 @@ typedef struct rescue_draft_outcome {
   char *prompt_sha256;  /* hex SHA-256 of the first attempt's prompt */
   int rows_imported;    /* versions written */
   int rows_kept_back;   /* requested rows not written (errors or no answer) */
+  int rows_unchanged;   /* answered rows identical to the model's latest version: not written */
   int n_findings;
   char **findings; /* "row 3: error: R06 utterance_type: ..." still present */
   long coerced;    /* answer-shape tolerances used (fenced/prose JSON, by order) */
@@ -39,7 +40,7 @@ typedef struct rescue_draft_report {
   int n;
   rescue_draft_outcome *outcomes; /* in request order */
   long requests, ok, partial, failed;
-  long rows_imported, rows_kept_back;
+  long rows_imported, rows_kept_back, rows_unchanged;
 } rescue_draft_report;
 
 typedef struct rescue_draft_opts {
@@ -76,7 +77,10 @@ const char *rescue_draft_default_template(size_t *len);
 int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_report *rep);
 void rescue_draft_report_clear(rescue_draft_report *rep);
 
-/* {"model", "requests", "ok", "partial", "failed", "rows_imported", ..., "outcomes": [...]} */
+/*
+** {"model", "requests", "ok", "partial", "failed", "rows_imported", "rows_kept_back",
+**  "rows_unchanged", "outcomes": [...]}; each outcome has its own three row counts.
+*/
 void rescue_draft_report_json(const rescue_draft_report *rep, rescue_buf *out);
 
 #endif

@@ -327,6 +327,84 @@ START_TEST(test_jobs_do_not_interleave) {
 }
 END_TEST
 
+/*
+** Drafting the same rows again with the same answers adds no versions and reports the rows
+** as unchanged; an answer that differs in one row adds exactly that row's version.
+*/
+START_TEST(test_same_answer_stores_nothing) {
+  char *db = fixture_corpus(), *out = NULL, *err = NULL, *view1, *view2;
+  const char *s1 = "alan_and_evelyn/001_s01e01_ct25_segment04";
+  long rows, versions;
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
+                             "--model-cmd", model("perfect"), NULL),
+                   0);
+  rows = count(db, "SELECT count(*) FROM model_version");
+  ck_assert_int_eq(rows, 16);
+  ck_assert_msg(strstr(out, "16 rows stored as m's versions, 0 kept back, 0 unchanged"), "%s", out);
+  free(out);
+  free(err);
+  versions = count(db, "SELECT count(*) FROM row_version");
+  view1 = export_view(db, "annotator:m");
+  /* the same answers again: the request is recorded, no row version is added */
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
+                             "--model-cmd", model("perfect"), NULL),
+                   0);
+  ck_assert_msg(strstr(out, "1 request: 1 ok, 0 partial, 0 failed; 0 rows stored as m's "
+                            "versions, 0 kept back, 16 unchanged"),
+                "%s", out);
+  ck_assert_msg(strstr(err, ": ok, 0 stored, 16 unchanged ("), "%s", err);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM row_version"), versions);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM model_version"), rows);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM model_request"), 2);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM model_request WHERE outcome = 'ok'"), 2);
+  view2 = export_view(db, "annotator:m");
+  ck_assert_str_eq(view1, view2);
+  free(view2);
+  free(out);
+  free(err);
+  /* --json says the same */
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
+                             "--model-cmd", model("perfect"), "--json", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\"rows_imported\": 0"), "%s", out);
+  ck_assert_msg(strstr(out, "\"rows_kept_back\": 0"), "%s", out);
+  ck_assert_msg(strstr(out, "\"rows_unchanged\": 16"), "%s", out);
+  ck_assert_msg(strstr(out, "\"status\": \"ok\""), "%s", out);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM row_version"), versions);
+  free(out);
+  free(err);
+  /* one row answered differently: exactly one version, for that row */
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
+                             "--model-cmd", model("onechange"), "--json", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\"rows_imported\": 1"), "%s", out);
+  ck_assert_msg(strstr(out, "\"rows_unchanged\": 15"), "%s", out);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM row_version"), versions + 1);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM model_version"), rows + 1);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM row_version v JOIN model_version m ON "
+                             "m.version_id = v.id JOIN row r ON r.id = v.row_id WHERE "
+                             "m.request_id = (SELECT max(id) FROM model_request) AND "
+                             "r.position = 1 AND v.content LIKE '%model: sharp%'"),
+                   1);
+  free(out);
+  free(err);
+  /* and back to the first answer: that row changes again, the others do not */
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
+                             "--model-cmd", model("perfect"), "--json", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\"rows_imported\": 1"), "%s", out);
+  ck_assert_msg(strstr(out, "\"rows_unchanged\": 15"), "%s", out);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM row_version"), versions + 2);
+  view2 = export_view(db, "annotator:m");
+  ck_assert_str_eq(view1, view2);
+  free(view2);
+  free(view1);
+  free(out);
+  free(err);
+  free(db);
+}
+END_TEST
+
 START_TEST(test_refusals) {
   char *db = fixture_corpus(), *out = NULL, *err = NULL, *before, *after, *dir = strdup(db);
   size_t n1, n2;
@@ -395,6 +473,7 @@ int main(void) {
   tcase_add_test(tc, test_crash);
   tcase_add_test(tc, test_garbage);
   tcase_add_test(tc, test_jobs_do_not_interleave);
+  tcase_add_test(tc, test_same_answer_stores_nothing);
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

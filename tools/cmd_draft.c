@@ -95,8 +95,9 @@ static const cli_spec spec = {
         "timed-out command, or output without usable JSON) is asked again with the problems\n"
         "listed, up to --retries times; rows still in error after that are kept back, the rest\n"
         "are stored as the model's versions with the command, the prompt's SHA-256, the\n"
-        "attempts, the wall time and the exit status. Exits 1 when any request failed or kept\n"
-        "rows back (the others are stored).\n"
+        "attempts, the wall time and the exit status; a row whose answer equals the model's\n"
+        "latest version of it is counted as unchanged and stores nothing. Exits 1 when any\n"
+        "request failed or kept rows back (the others are stored).\n"
         "",
     .options = options,
     .min_args = 1,
@@ -123,6 +124,8 @@ static void on_done(void *arg, const rescue_draft_outcome *o, long done, long to
     return;
   fprintf(stderr, "[%ld/%ld] %s rows %d-%d: %s, %d stored", done, total, o->sample_id, o->row_from,
           o->row_to, o->status, o->rows_imported);
+  if (o->rows_unchanged)
+    fprintf(stderr, ", %d unchanged", o->rows_unchanged);
   if (o->rows_kept_back)
     fprintf(stderr, ", %d kept back", o->rows_kept_back);
   fprintf(stderr, " (%d attempt%s, %.1f s)\n", o->attempts, o->attempts == 1 ? "" : "s",
@@ -197,17 +200,17 @@ int cmd_draft(int argc, char **argv) {
   } else {
     rescue_buf_printf(&out,
                       "%s: %ld request%s: %ld ok, %ld partial, %ld failed; %ld row%s stored "
-                      "as %s's versions, %ld kept back\n",
+                      "as %s's versions, %ld kept back, %ld unchanged\n",
                       argv[first], rep.requests, rep.requests == 1 ? "" : "s", rep.ok, rep.partial,
                       rep.failed, rep.rows_imported, rep.rows_imported == 1 ? "" : "s", o.annotator,
-                      rep.rows_kept_back);
+                      rep.rows_kept_back, rep.rows_unchanged);
   }
   {
     int failed = rc == RESCUE_EPARTIAL;
     char detail[200];
     snprintf(detail, sizeof detail,
-             "%ld requests: %ld ok, %ld partial, %ld failed; %ld rows stored", rep.requests, rep.ok,
-             rep.partial, rep.failed, rep.rows_imported);
+             "%ld requests: %ld ok, %ld partial, %ld failed; %ld rows stored, %ld unchanged",
+             rep.requests, rep.ok, rep.partial, rep.failed, rep.rows_imported, rep.rows_unchanged);
     rescue_store_close(&st);
     cli_audit(argv[first], "draft", argc, argv, o.annotator, detail);
     rc = cli_print(&out);

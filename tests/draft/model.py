@@ -14,6 +14,7 @@ several deterministic ways chosen by the first argument:
   crash       writes to stderr and exits with status 3
   garbage     prose without any JSON
   slow        like perfect, after a short sleep (for --jobs)
+  onechange   like perfect, but the first requested row's tone_of_voice differs
 Labels are marked so that the tests can tell them from the stored draft's.
 """
 import json
@@ -74,6 +75,8 @@ for r in rows:
     answer.append(out)
 if mode == "wrongcount":
     answer = answer[:-1]
+if mode == "onechange" and answer:
+    answer[0]["tone_of_voice"] = "model: sharp"
 if mode == "slow":
     time.sleep(0.5)
 
