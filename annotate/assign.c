@@ -141,34 +141,25 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
   if (!ids || !load || !pairs || !res->per_annotator || !res->shared_per_annotator)
     goto nomem;
   for (i = 0; i < A; i++) {
-    sqlite3_stmt *s;
+    const char *role = NULL;
+    int retired = 0;
     for (j = 0; j < i; j++)
       if (strcmp(o->annotators[i], o->annotators[j]) == 0) {
         rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "annotator '%s' is listed twice",
                            o->annotators[i]);
         goto end;
       }
-    if (!(s = rescue_store_stmt(st, "annotator_get"))) {
-      rc = rescue_store_err(st)->code;
+    /* a registered annotator only: an unknown name is refused with the closest ones */
+    if ((rc = rescue_annotator_lookup(st, o->annotators[i], &ids[i], &role, &retired)))
+      goto end;
+    if (retired) {
+      rc = rescue_seterr_arg(rescue_store_err(st), RESCUE_ERETIRED, o->annotators[i],
+                             "annotator '%s' is retired", o->annotators[i]);
       goto end;
     }
-    rescue_bind_text(s, ":name", o->annotators[i], -1);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-      int model = strcmp((const char *)sqlite3_column_text(s, 1), "model") == 0;
-      ids[i] = sqlite3_column_int64(s, 0);
-      sqlite3_reset(s);
-      if (model) {
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                           "'%s' is a model annotator; assign samples to people", o->annotators[i]);
-        goto end;
-      }
-    } else {
-      sqlite3_reset(s);
-      rc = rc == SQLITE_DONE
-               ? rescue_seterr_arg(rescue_store_err(st), RESCUE_ENOANNOTATOR, o->annotators[i],
-                                   "no annotator named '%s'", o->annotators[i])
-               : rescue_store_sqlerr(st, "looking up an annotator");
+    if (strcmp(role, "model") == 0) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "'%s' is a model annotator; assign samples to people", o->annotators[i]);
       goto end;
     }
     rescue_buf_printf(&names, "%s%s", i ? "," : "", o->annotators[i]);

@@ -92,7 +92,10 @@ typedef struct rescue_assign_result {
 ** and about `overlap` of them (whole groups, chosen in each scenario separately, so both
 ** scenarios are covered) get two. Groups stay whole: all samples of a couple or family go
 ** to the same people. The load is balanced by samples; pairs rotate. Deterministic for a
-** seed. Recorded as a new run (history kept) in one transaction.
+** seed. Recorded as a new run (history kept) in one transaction. Every name must be a
+** registered annotator: an unknown one is RESCUE_ENOANNOTATOR (message with the closest
+** registered names), a retired one RESCUE_ERETIRED, a model or a name listed twice
+** RESCUE_EINVAL (err->arg: the name for the first two); nothing is written then.
 */
 int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_result *res);
 void rescue_assign_result_clear(rescue_assign_result *res);

@@ -330,7 +330,7 @@ START_TEST(test_assign) {
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann,zed", NULL), 1);
-  ck_assert_ptr_nonnull(strstr(err, "no annotator named 'zed'"));
+  ck_assert_ptr_nonnull(strstr(err, "no registered annotator named 'zed'"));
   free(out);
   free(err);
   ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann,ann", NULL), 1);
@@ -362,6 +362,91 @@ START_TEST(test_assign) {
   m1 = assignment(db);
   json_object_foreach(m1, key, v) ck_assert_str_eq(json_string_value(v), "ann");
   json_decref(m1);
+  free(copy);
+  free(db);
+}
+END_TEST
+
+/*
+** assign deals only to registered annotators who are not retired: an unknown name is
+** refused with the closest registered names (the draft pseudo-annotator is not one), a
+** retired one with RESCUE_ERETIRED and how to bring them back; the store stays as it was,
+** in the library and from the command line.
+*/
+START_TEST(test_assign_unknown_and_retired) {
+  long n;
+  char *db = make_corpus(&n), *out = NULL, *err = NULL, *copy, want[1024];
+  rescue_store *st = NULL;
+  rescue_error e = RESCUE_ERROR_INIT;
+  rescue_assign_opts o = {0};
+  rescue_assign_result res;
+  const char *typo[] = {"ann", "Bobb"}, *draft[] = {"import", "ann"}, *gone[] = {"ann", "cyd"};
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "cyd", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "gpt", "--role", "model", NULL),
+                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", db, "cyd", "--reason", "left", NULL), 0);
+  copy = copy_of(db);
+  /* the library */
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  o.overlap = 0.2;
+  o.seed = 1;
+  o.n_annotators = 2;
+  o.annotators = typo;
+  ck_assert_int_eq(rescue_assign(st, &o, &res), RESCUE_ENOANNOTATOR);
+  ck_assert_str_eq(rescue_store_err(st)->msg,
+                   "no registered annotator named 'Bobb' (closest: bob, ann, cyd)");
+  ck_assert_str_eq(rescue_store_err(st)->arg, "Bobb");
+  ck_assert_ptr_null(res.per_annotator);
+  o.annotators = draft;
+  ck_assert_int_eq(rescue_assign(st, &o, &res), RESCUE_ENOANNOTATOR);
+  ck_assert_str_eq(rescue_store_err(st)->msg,
+                   "no registered annotator named 'import' (closest: gpt, bob, ann)");
+  o.annotators = gone;
+  ck_assert_int_eq(rescue_assign(st, &o, &res), RESCUE_ERETIRED);
+  ck_assert_str_eq(rescue_store_err(st)->msg, "annotator 'cyd' is retired");
+  ck_assert_str_eq(rescue_store_err(st)->arg, "cyd");
+  ck_assert_ptr_null(res.per_annotator);
+  rescue_store_close(&st);
+  ck_assert(tu_same_corpus_except_log(db, copy));
+  ck_assert(tu_same_file(db, copy));
+  /* the command line: message with its hint, exit status, the store untouched */
+  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann,Bobb", NULL), 1);
+  snprintf(want, sizeof want,
+           "rescue: assign: no registered annotator named 'Bobb' (closest: bob, ann, cyd); add "
+           "one with 'rescue annotator add %s <name>'\n",
+           db);
+  ck_assert_str_eq(err, want);
+  ck_assert_str_eq(out, "");
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "import,ann", NULL), 1);
+  ck_assert_ptr_nonnull(strstr(err, "no registered annotator named 'import'"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann,cyd", NULL), 2);
+  snprintf(want, sizeof want,
+           "rescue: assign: annotator 'cyd' is retired (rescue annotator unretire %s cyd brings "
+           "them back)\n",
+           db);
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+  ck_assert_ptr_nonnull(strstr(err, "usage: rescue assign"));
+  ck_assert_str_eq(out, "");
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--list", "--json", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "\"run\": null"));
+  free(out);
+  free(err);
+  /* unretired, the same call deals */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "unretire", db, "cyd", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "ann,cyd", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "assignment run 1 "));
+  free(out);
+  free(err);
   free(copy);
   free(db);
 }
@@ -484,6 +569,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_add_and_token);
   tcase_add_test(tc, test_assign);
+  tcase_add_test(tc, test_assign_unknown_and_retired);
   tcase_add_test(tc, test_name_rule_in_library);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

@@ -18,7 +18,7 @@ static const cli_option options[] = {
      .long_name = "annotators",
      .value = &names,
      .argh = "<names>",
-     .help = "existing annotators (people, not models), comma-separated",
+     .help = "registered annotators (people, not models, not retired), comma-separated",
      .bad = "--annotators needs at least one name"},
     CLI_DOUBLE_RANGE(0, "overlap", &overlap, "<share>",
                      "share of samples reviewed twice, 0 to 1 (default 0.2)", 0, 1,
@@ -127,7 +127,10 @@ int cmd_assign(int argc, char **argv) {
   o.overlap = overlap;
   o.seed = (uint64_t)seed;
   if (rescue_assign(st, &o, &res)) {
-    rc = cli_fail_path(rescue_store_err(st), argv[first]);
+    /* a retired annotator is a usage error, as in import, agree and adjudicate */
+    const rescue_error *e = rescue_store_err(st);
+    rc = e->code == RESCUE_ERETIRED ? cli_fail_spec(e, argv[first], &spec)
+                                    : cli_fail_path(e, argv[first]);
     goto end;
   }
   printf("assignment run %lld (seed %ld, overlap %g): %ld sample%s in %ld group%s; %ld sample%s "
