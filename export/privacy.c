@@ -461,23 +461,22 @@ static int group_scenarios(rescue_store *st, const rescue_pseudonym_map *m, cons
   return rc < 0 ? rc : 0;
 }
 
-int rescue_pseudonym_auto(rescue_store *st, long *added) {
+/* rescue_pseudonym_auto inside the caller's transaction (which rolls back on failure). */
+static int auto_in_txn(rescue_store *st, long *added) {
   rescue_pseudonym_map m;
   const char **gs = NULL;
   char key[65];
   int rc, i;
   memset(&m, 0, sizeof m);
   *added = 0;
-  if ((rc = rescue_store_begin(st)))
-    return rc;
   if ((rc = rescue_pseudonym_map_load(st, &m)) || (rc = pseudo_key(st, key)))
-    goto fail;
+    goto end;
   if (!(gs = rescue_calloc((size_t)m.n + 1, sizeof *gs))) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    goto fail;
+    goto end;
   }
   if ((rc = group_scenarios(st, &m, gs)))
-    goto fail;
+    goto end;
   for (i = 0; i < m.n && !rc; i++) {
     rescue_pseudonym *it = &m.items[i];
     int64_t gid = 0;
@@ -529,20 +528,16 @@ int rescue_pseudonym_auto(rescue_store *st, long *added) {
     }
     (*added)++;
   }
+end:
+  rescue_free(gs);
+  rescue_pseudonym_map_clear(&m);
   if (rc)
-    goto fail;
-  rescue_free(gs);
-  rescue_pseudonym_map_clear(&m);
-  return rescue_store_commit(st);
-fail:
-  rescue_free(gs);
-  rescue_pseudonym_map_clear(&m);
-  rescue_store_rollback(st);
-  *added = 0;
+    *added = 0;
   return rc;
 }
 
-int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym, long *changed) {
+/* rescue_pseudonym_set inside the caller's transaction (which rolls back on failure). */
+static int set_in_txn(rescue_store *st, const char *real, const char *pseudonym, long *changed) {
   rescue_pseudonym_map m;
   const char *colon = strchr(real, ':'), *name = real;
   char only[512] = "";
@@ -555,10 +550,8 @@ int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudon
     snprintf(only, sizeof only, "%.*s", (int)(colon - real), real);
     name = colon + 1;
   }
-  if ((rc = rescue_store_begin(st)))
-    return rc;
   if ((rc = rescue_pseudonym_map_load(st, &m)))
-    goto fail;
+    goto end;
   for (i = 0; i < m.n && !rc; i++) {
     const rescue_pseudonym *it = &m.items[i];
     int64_t gid = 0;
@@ -602,15 +595,44 @@ int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudon
   if (!rc && !any)
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND,
                        "no group or participant named '%s' in the corpus", real);
+end:
+  rescue_pseudonym_map_clear(&m);
   if (rc)
-    goto fail;
-  rescue_pseudonym_map_clear(&m);
-  return rescue_store_commit(st);
-fail:
-  rescue_pseudonym_map_clear(&m);
-  rescue_store_rollback(st);
-  *changed = 0;
+    *changed = 0;
   return rc;
+}
+
+int rescue_pseudonym_update(rescue_store *st, const char *const *real, const char *const *pseudonym,
+                            int n, int auto_too, long *changed, long *added) {
+  int rc, i;
+  for (i = 0; i < n; i++)
+    changed[i] = 0;
+  if (added)
+    *added = 0;
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  for (i = 0; i < n && !rc; i++)
+    rc = set_in_txn(st, real[i], pseudonym[i], &changed[i]);
+  if (!rc && auto_too)
+    rc = auto_in_txn(st, added);
+  if (!rc)
+    rc = rescue_store_commit(st);
+  if (rc) {
+    rescue_store_rollback(st);
+    for (i = 0; i < n; i++)
+      changed[i] = 0;
+    if (added)
+      *added = 0;
+  }
+  return rc;
+}
+
+int rescue_pseudonym_auto(rescue_store *st, long *added) {
+  return rescue_pseudonym_update(st, NULL, NULL, 0, 1, NULL, added);
+}
+
+int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym, long *changed) {
+  return rescue_pseudonym_update(st, &real, &pseudonym, 1, 0, changed, NULL);
 }
 
 void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out) {

@@ -60,6 +60,15 @@ int rescue_pseudonym_auto(rescue_store *st, long *added);
 */
 int rescue_pseudonym_set(rescue_store *st, const char *real, const char *pseudonym, long *changed);
 
+/*
+** Several changes to the map as one: rescue_pseudonym_set for real[i] = pseudonym[i] in
+** order (changed[i] counts each one's entries), then rescue_pseudonym_auto when auto_too
+** (*added, may be NULL otherwise). One transaction: when any step is refused, nothing is
+** written and the counts are 0. rescue_pseudonym_set and _auto are this with one step.
+*/
+int rescue_pseudonym_update(rescue_store *st, const char *const *real, const char *const *pseudonym,
+                            int n, int auto_too, long *changed, long *added);
+
 /* {"groups": [{"group", "pseudonym", "participants": [{"real", "pseudonym", "how"}]}], "missing"} */
 void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out);
 

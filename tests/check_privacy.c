@@ -72,6 +72,18 @@ static int scan_names(const char *path) {
   return hits;
 }
 
+/* A byte copy of the corpus at db beside it ("<db>.copy"); caller frees the path. */
+static char *copy_of(const char *db) {
+  char *copy = malloc(strlen(db) + 8);
+  size_t n;
+  char *bytes = tu_read(db, &n);
+  ck_assert_ptr_nonnull(bytes);
+  sprintf(copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  return copy;
+}
+
 static long count(const char *db, const char *sql) {
   sqlite3 *h = NULL;
   sqlite3_stmt *q = NULL;
@@ -86,7 +98,7 @@ static long count(const char *db, const char *sql) {
 }
 
 START_TEST(test_map_auto_and_set) {
-  char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL;
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL, *copy;
   ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "  Alan                     -> (none)"));
   ck_assert_ptr_nonnull(strstr(out, "7 without a pseudonym"));
@@ -105,22 +117,49 @@ START_TEST(test_map_auto_and_set) {
       strstr(out, "{\"real\": \"Joel\", \"pseudonym\": \"Son\", \"how\": \"set\"}"));
   ck_assert_ptr_nonnull(strstr(out, "\"missing\": 0}"));
   free(out);
+  /* every refusal leaves the corpus as it was, byte for byte */
+  copy = copy_of(db);
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Laura=Son", NULL), 1);
   ck_assert_str_eq(err, "rescue: pseudonyms: 'Son' is already a name or pseudonym of another "
                         "participant of group 'family_therapy/003'\n");
   free(err);
+  ck_assert(tu_same_file(db, copy));
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Laura=Joel", NULL), 1);
+  ck_assert_str_eq(err, "rescue: pseudonyms: 'Joel' is already a name or pseudonym of another "
+                        "participant of group 'family_therapy/003'\n");
   free(err);
+  ck_assert(tu_same_file(db, copy));
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "alan_and_evelyn=a/b", NULL),
                    1);
   ck_assert_ptr_nonnull(strstr(err, "not a safe path component"));
   free(err);
+  ck_assert(tu_same_file(db, copy));
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Nobody=X", NULL), 1);
   ck_assert_str_eq(err,
                    "rescue: pseudonyms: no group or participant named 'Nobody' in the corpus\n");
   free(err);
+  ck_assert(tu_same_file(db, copy));
   ck_assert_int_eq(tu_rescue(NULL, &err, "pseudonyms", db, "--set", "Joel", NULL), 2);
   free(err);
+  ck_assert(tu_same_file(db, copy));
+  /* several --set: one refused, none applied (the first is not left half-done) */
+  ck_assert_int_eq(tu_rescue(&out, &err, "pseudonyms", db, "--set", "Laura=Daughter", "--set",
+                             "Maria=Son", NULL),
+                   1);
+  ck_assert_str_eq(err, "rescue: pseudonyms: 'Son' is already a name or pseudonym of another "
+                        "participant of group 'family_therapy/003'\n");
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+  ck_assert_int_eq(tu_rescue(&out, &err, "pseudonyms", db, "--set", "Laura=Daughter", "--set",
+                             "Nobody=X", "--auto", NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "no group or participant named 'Nobody'"));
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM pseudonym WHERE pseudonym = 'Daughter'"), 0);
+  free(copy);
   /* history kept: Joel's auto pseudonym is still in the table */
   ck_assert_int_eq(count(db, "SELECT count(*) FROM pseudonym WHERE real = 'Joel'"), 2);
   free(db);

@@ -24,7 +24,8 @@ static int do_auto, list, pseudonyms_json;
 static const cli_option pseudonyms_options[] = {
     CLI_CALLBACK(0, "set", &sets, "<real>=<p>",
                  "set a pseudonym: <real> is a group name, a participant's name (in\n"
-                 "every group that has one), or <group>:<name>; may repeat",
+                 "every group that has one), or <group>:<name>; may repeat (all are\n"
+                 "applied, with --auto, or none when one is refused)",
                  add_set),
     CLI_FLAG(0, "auto", &do_auto, "give a pseudonym to every group and participant without one"),
     CLI_FLAG(0, "list", &list, "print the map (the default when nothing else is asked)"),
@@ -61,25 +62,36 @@ int cmd_pseudonyms(int argc, char **argv) {
   if ((rc = cli_open_store(argv[first], n_sets || do_auto ? 0 : RESCUE_OPEN_READONLY, &st)))
     goto end;
   rc = 1;
-  for (i = 0; i < n_sets; i++) {
-    char *eq = strchr(set_v[i], '='), real[1024];
-    long changed;
-    snprintf(real, sizeof real, "%.*s", (int)(eq - set_v[i]), set_v[i]);
-    if (rescue_pseudonym_set(st, real, eq + 1, &changed)) {
-      rc = cli_fail(rescue_store_err(st));
-      goto end;
+  if (n_sets || do_auto) {
+    /* every --set and --auto in one transaction: a refused one leaves the map as it was */
+    char **reals = calloc((size_t)n_sets + 1, sizeof *reals);
+    const char **pseudos = calloc((size_t)n_sets + 1, sizeof *pseudos);
+    long *changed = calloc((size_t)n_sets + 1, sizeof *changed), added = 0;
+    int ok = reals && pseudos && changed, failed = 0;
+    for (i = 0; ok && i < n_sets; i++) {
+      char *eq = strchr(set_v[i], '=');
+      ok = (reals[i] = strndup(set_v[i], (size_t)(eq - set_v[i]))) != NULL;
+      pseudos[i] = eq + 1;
     }
-    if (!json)
-      printf("set '%s' for %s (%ld entr%s)\n", eq + 1, real, changed, changed == 1 ? "y" : "ies");
-  }
-  if (do_auto) {
-    long added;
-    if (rescue_pseudonym_auto(st, &added)) {
-      rc = cli_fail(rescue_store_err(st));
-      goto end;
+    if (!ok)
+      cli_error("out of memory");
+    else if (rescue_pseudonym_update(st, (const char *const *)reals, pseudos, n_sets, do_auto,
+                                     changed, &added))
+      failed = cli_fail(rescue_store_err(st));
+    else if (!json) {
+      for (i = 0; i < n_sets; i++)
+        printf("set '%s' for %s (%ld entr%s)\n", pseudos[i], reals[i], changed[i],
+               changed[i] == 1 ? "y" : "ies");
+      if (do_auto)
+        printf("gave %ld new pseudonym%s\n", added, added == 1 ? "" : "s");
     }
-    if (!json)
-      printf("gave %ld new pseudonym%s\n", added, added == 1 ? "" : "s");
+    for (i = 0; reals && i < n_sets; i++)
+      free(reals[i]);
+    free(reals);
+    free(pseudos);
+    free(changed);
+    if (!ok || failed)
+      goto end;
   }
   if (n_sets || do_auto)
     cli_audit(argv[first], "pseudonyms", argc, argv, NULL, do_auto ? "auto" : "set");
