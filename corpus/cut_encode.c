@@ -609,7 +609,7 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
   dsrc_seek(d, r->start - (d->adec && !before_audio ? AUDIO_LEAD : 0));
   while (!eof && !(vdone && adone) && rc >= 0) {
     AVCodecContext *c;
-    int is_v;
+    int is_v, si;
     rc = av_read_frame(d->ic, pkt);
     if (rc == AVERROR_EOF) {
       eof = 1;
@@ -621,10 +621,12 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
       errors++;
       break;
     }
+    /* the packet's stream now: encoding a frame reuses pkt for its output */
+    si = eof ? -1 : pkt->stream_index;
     for (is_v = 1; is_v >= 0; is_v--) {
       int idx = is_v ? d->vi : d->ai;
       c = is_v ? d->vdec : d->adec;
-      if (!c || (!eof && (pkt->stream_index != idx || (is_v ? vdone : adone))))
+      if (!c || (!eof && (si != idx || (is_v ? vdone : adone))))
         continue;
       if (!eof && ((pkt->flags & AV_PKT_FLAG_CORRUPT) || avcodec_send_packet(c, pkt) < 0))
         errors++;

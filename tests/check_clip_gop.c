@@ -460,6 +460,28 @@ START_TEST(test_late_audio_every_mode) {
 }
 END_TEST
 
+/* A source whose first stream is its audio: exact clips decode both (they once fed the
+   audio decoder the encoder's output packet after every picture, and failed). */
+START_TEST(test_exact_audio_first) {
+  static const double rows[] = {1.1, 3.0};
+  char *dir, *db = one_sample(&dir, "af/s", rows, 1, "afirst.mp4", NULL, NULL);
+  char *o = strdup(tu_path(dir, "out")), *out, *err;
+  rescue_media_decoded d;
+  rescue_error e = RESCUE_ERROR_INIT;
+  CLIP(0, out, err, db, o, "--mode", "exact");
+  ck_assert_msg(strstr(out, "1 clip written"), "%s", out);
+  free(out);
+  free(err);
+  check_plain_clip(tu_path(o, "af/s/clips/001.mp4"), 1.1, 3.0, 1 / 25.0);
+  ck_assert_int_eq(rescue_media_decode_check(tu_path(o, "af/s/clips/001.mp4"), &d, &e), 0);
+  ck_assert_msg(d.audio_samples >= lround((3.0 - 1.1 - 1 / 25.0) * 16000), "%ld audio samples",
+                (long)d.audio_samples);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* A sample that is a span of a longer source starting mid-GOP (keyframes at 120, 130 s),
    given as h:mm:ss.fff. */
 START_TEST(test_span_mid_gop) {
@@ -731,7 +753,10 @@ int main(void) {
                               "keyint=250:scenecut=0 -c:a aac -b:a 32k -t 90") ||
       make_ffmpeg("late6.mp4", "-f lavfi -i testsrc=size=64x48:rate=25 -itsoffset 2.4 -f lavfi "
                                "-i sine=r=16000 -t 6 -c:v libx264 -preset ultrafast -x264-params "
-                               "keyint=50:scenecut=0 -c:a aac -b:a 32k -t 6"))
+                               "keyint=50:scenecut=0 -c:a aac -b:a 32k -t 6") ||
+      make_ffmpeg("afirst.mp4", "-f lavfi -i testsrc=size=64x48:rate=25 -f lavfi -i sine=r=16000 "
+                                "-map 1:a -map 0:v -t 4 -c:v libx264 -preset ultrafast "
+                                "-x264-params keyint=50:scenecut=0 -c:a aac -b:a 32k"))
     return 1;
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, test_ten_second_gop_pause);
@@ -743,6 +768,7 @@ int main(void) {
   tcase_add_test(tc, test_variable_frame_rate);
   tcase_add_test(tc, test_late_audio);
   tcase_add_test(tc, test_late_audio_every_mode);
+  tcase_add_test(tc, test_exact_audio_first);
   tcase_add_test(tc, test_span_mid_gop);
   tcase_add_test(tc, test_reclip_after_time_edit);
   tcase_add_test(tc, test_long_sample);
