@@ -413,6 +413,8 @@ START_TEST(test_late_audio_every_mode) {
         ck_assert_msg(na < 0, "%s %s: no_audio %.3f s recorded", modes[m], p, na);
       if (m == 2) { /* the WAV: exactly the row, silent until the sound starts */
         ck_assert_int_eq(d.audio_samples, lround((en - s) * 16000));
+        ck_assert_msg(fabs(ffprobe_duration(tu_path(o, p)) - (en - s)) < 1e-3, "%s: ffprobe %.3f s",
+                      p, ffprobe_duration(tu_path(o, p)));
         at = first_sound(tu_path(o, p), &len);
       } else {
         check_plain_clip(tu_path(o, p), s, en, 1 / 25.0);
