@@ -693,9 +693,15 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
       have = alast < r->end ? alast : have;
     if (have < r->start)
       have = r->start;
-    snprintf(r->err, sizeof r->err,
-             "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s", d->src->label,
-             have, r->end - have, r->end);
+    if (vdone && frames >= want_frames - 1) /* pictures past the end: only the sound stops */
+      snprintf(r->err, sizeof r->err,
+               "'%.300s' has sound only to %.3f s, %.3f s short of the requested end %.3f s "
+               "(its picture goes on)",
+               d->src->label, have, r->end - have, r->end);
+    else
+      snprintf(r->err, sizeof r->err,
+               "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s", d->src->label,
+               have, r->end - have, r->end);
   }
   r->frames = frames;
   r->audio_samples = o.acount;

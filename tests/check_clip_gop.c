@@ -484,6 +484,24 @@ START_TEST(test_exact_audio_first) {
 }
 END_TEST
 
+/* Sound that stops before the picture (not filled in): an exact clip past it fails, and
+   the message says it is the sound that stops, not the file. */
+START_TEST(test_exact_sound_ends_early) {
+  static const double rows[] = {2.5, 3.5};
+  char *dir, *db = one_sample(&dir, "se/s", rows, 1, "early.mp4", NULL, NULL);
+  char *o = strdup(tu_path(dir, "out")), *out, *err;
+  CLIP(1, out, err, db, o, "--mode", "exact");
+  ck_assert_msg(strstr(err, "sample 'se/s': row 1: '") && strstr(err, "' has sound only to 2.") &&
+                    strstr(err, "short of the requested end 3.500 s (its picture goes on)"),
+                "%s", err);
+  free(out);
+  free(err);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* A sample that is a span of a longer source starting mid-GOP (keyframes at 120, 130 s),
    given as h:mm:ss.fff. */
 START_TEST(test_span_mid_gop) {
@@ -758,7 +776,10 @@ int main(void) {
                                "keyint=50:scenecut=0 -c:a aac -b:a 32k -t 6") ||
       make_ffmpeg("afirst.mp4", "-f lavfi -i testsrc=size=64x48:rate=25 -f lavfi -i sine=r=16000 "
                                 "-map 1:a -map 0:v -t 4 -c:v libx264 -preset ultrafast "
-                                "-x264-params keyint=50:scenecut=0 -c:a aac -b:a 32k"))
+                                "-x264-params keyint=50:scenecut=0 -c:a aac -b:a 32k") ||
+      make_ffmpeg("early.mp4", "-f lavfi -i testsrc=size=64x48:rate=25:d=4 -f lavfi "
+                               "-i sine=r=16000:d=2 -c:v libx264 -preset ultrafast -c:a aac "
+                               "-b:a 32k"))
     return 1;
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, test_ten_second_gop_pause);
@@ -771,6 +792,7 @@ int main(void) {
   tcase_add_test(tc, test_late_audio);
   tcase_add_test(tc, test_late_audio_every_mode);
   tcase_add_test(tc, test_exact_audio_first);
+  tcase_add_test(tc, test_exact_sound_ends_early);
   tcase_add_test(tc, test_span_mid_gop);
   tcase_add_test(tc, test_reclip_after_time_edit);
   tcase_add_test(tc, test_long_sample);
