@@ -53,6 +53,8 @@ typedef struct prior {
   char *path, *sha256;
   double req_start, req_end;
   int64_t bytes, segment_id;
+  double act_start, act_end; /* what the clip presents, as recorded */
+  int64_t frames, audio_samples;
 } prior;
 
 /* One sample's work. Filled by the calling thread, cut by a worker, recorded by the caller. */
@@ -516,12 +518,27 @@ static void write_entry(rescue_jw *w, const mentry *e) {
   rescue_jw_end(w);
 }
 
+/*
+** The seconds at a clip's start before the source's sound begins (a recording whose audio
+** starts after its picture): "no_audio_sec" for the mp4, "wav_no_audio_sec" for the WAV,
+** present only when there are any. A clip kept from an earlier run keeps what its entry says.
+*/
+static int no_audio_field(mentry *e, const char *key, const cut_req *r, int kept) {
+  if (kept)
+    return 0;
+  if (round3(r->no_audio) > 0)
+    return ment_real(e, key, round3(r->no_audio));
+  ment_del(e, key);
+  return 0;
+}
+
 /* Set the fields one request contributes to its manifest entry. 0 or -1 (out of memory). */
-static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel) {
+static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel, int kept) {
   rescue_clip_mode m = rn->o->mode;
   if (m == RESCUE_CLIP_AUDIO)
     return ment_str(e, "audio_path", rel) || ment_str(e, "audio_sha256", r->sha256) ||
            ment_int(e, "wav_samples", r->audio_samples) ||
+           no_audio_field(e, "wav_no_audio_sec", r, kept) ||
            (ment_find(e, "duration_sec") < 0 &&
             ment_real(e, "duration_sec", round3(r->end - r->start)));
   return ment_str(e, "clip_path", rel) || ment_real(e, "duration_sec", round3(r->end - r->start)) ||
@@ -530,7 +547,8 @@ static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel
          ment_real(e, "requested_end", round3(r->end)) ||
          ment_real(e, "actual_start", round3(r->act_start)) ||
          ment_real(e, "actual_end", round3(r->act_end)) || ment_int(e, "frames", r->frames) ||
-         ment_int(e, "audio_samples", r->audio_samples) || ment_str(e, "sha256", r->sha256);
+         ment_int(e, "audio_samples", r->audio_samples) ||
+         no_audio_field(e, "no_audio_sec", r, kept) || ment_str(e, "sha256", r->sha256);
 }
 
 /*
@@ -584,10 +602,12 @@ static int write_manifest(runner *rn, job *j) {
   /* a row this run could neither keep nor cut: its earlier entry no longer describes a
      valid clip for the request (the request or the file changed), so it goes */
   for (i = 0; i < j->n_rows; i++) {
-    static const char *const video_keys[] = {
-        "clip_path",    "duration_sec", "mode",   "requested_start", "requested_end",
-        "actual_start", "actual_end",   "frames", "audio_samples",   "sha256"};
-    static const char *const audio_keys[] = {"audio_path", "audio_sha256", "wav_samples"};
+    static const char *const video_keys[] = {"clip_path",       "duration_sec",  "mode",
+                                             "requested_start", "requested_end", "actual_start",
+                                             "actual_end",      "frames",        "audio_samples",
+                                             "sha256",          "no_audio_sec"};
+    static const char *const audio_keys[] = {"audio_path", "audio_sha256", "wav_samples",
+                                             "wav_no_audio_sec"};
     mentry *e = &byidx[i + 1];
     size_t k;
     if (!e->used || j->skip[i] || j->reqs[i].done)
@@ -605,6 +625,7 @@ static int write_manifest(runner *rn, job *j) {
   for (i = 0; i < j->n_reqs; i++) {
     cut_req *r = &j->reqs[i];
     mentry *e = &byidx[i + 1];
+    int had; /* its earlier entry describes this mode's file */
     if (!r->done)
       continue;
     rescue_buf_reset(&abs);
@@ -615,12 +636,16 @@ static int write_manifest(runner *rn, job *j) {
       rescue_buf_puts(&abs, "segment.mp4");
     relative_path(rn->base_abs, abs.s ? abs.s : "", &rel);
     if (i >= j->n_rows) {
+      if (j->kept[i] && old_seg && old_seg->type == RESCUE_JOBJECT)
+        continue; /* the same file: its earlier entry stands */
       ment_clear(&seg);
       seg.used = 1;
-      if (entry_fields(rn, &seg, r, rel.s ? rel.s : ""))
+      if (entry_fields(rn, &seg, r, rel.s ? rel.s : "", 0))
         goto nomem;
       continue;
     }
+    had =
+        e->used && ment_find(e, rn->o->mode == RESCUE_CLIP_AUDIO ? "audio_sha256" : "sha256") >= 0;
     if (!e->used) {
       e->used = 1;
       if (ment_int(e, "index", i + 1))
@@ -640,7 +665,7 @@ static int write_manifest(runner *rn, job *j) {
           goto nomem;
       }
     }
-    if (entry_fields(rn, e, r, rel.s ? rel.s : ""))
+    if (entry_fields(rn, e, r, rel.s ? rel.s : "", j->kept[i] && had))
       goto nomem;
   }
   /* sample_id, segment (this run's, else the earlier one), rows in index order */
@@ -881,6 +906,10 @@ static void run_job(runner *rn, job *j) {
       r->done = 1;
       snprintf(r->sha256, sizeof r->sha256, "%s", pr->sha256);
       r->bytes = pr->bytes;
+      r->act_start = pr->act_start;
+      r->act_end = pr->act_end;
+      r->frames = pr->frames;
+      r->audio_samples = pr->audio_samples;
     } else if (!r->done && !j->failed) {
       j->failed = 1;
       if (i < j->n_rows)
@@ -995,6 +1024,10 @@ static int load_job(runner *rn, const rescue_sample *smp, job *j) {
     pr->sha256 = dup_col(s, 5);
     pr->bytes = sqlite3_column_int64(s, 6);
     pr->segment_id = sqlite3_column_int64(s, 7);
+    pr->act_start = sqlite3_column_double(s, 8);
+    pr->act_end = sqlite3_column_double(s, 9);
+    pr->frames = sqlite3_column_int64(s, 10);
+    pr->audio_samples = sqlite3_column_int64(s, 11);
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE)

@@ -53,6 +53,7 @@ typedef struct cclip {
   int at_file_start;  /* started with no keyframe before it: the file begins later */
   int64_t key_pts;    /* pts of the keyframe it started from, INT64_MIN: none */
   int64_t first_vpts; /* input time base */
+  int64_t first_apts; /* audio, input time base */
   int64_t vend, aend; /* furthest pts + duration written, input time base */
   int64_t frames, samples;
 } cclip;
@@ -247,6 +248,8 @@ static void clip_feed(pass *p, cclip *c, const AVPacket *in, AVPacket *tmp) {
       c->vend = t + dur;
   } else {
     int64_t a = t > c->start[A] ? t : c->start[A], b = t + dur < c->end[A] ? t + dur : c->end[A];
+    if (!c->wrote[A])
+      c->first_apts = t;
     if (b > a)
       c->samples += av_rescale_q(b - a, p->tb[A],
                                  (AVRational){1, p->ic->streams[p->in[A]]->codecpar->sample_rate});
@@ -349,6 +352,15 @@ static void clip_close(pass *p, cclip *c) {
     return;
   }
   r->act_end = have < r->end ? have : r->end;
+  /* a source whose sound starts late: the clip has none before it */
+  r->no_audio = 0;
+  if (p->in[A] >= 0) {
+    double a0 = c->wrote[A] ? to_sec(p, A, c->first_apts) : r->act_end;
+    if (a0 > r->act_end)
+      a0 = r->act_end;
+    if (a0 > r->act_start)
+      r->no_audio = a0 - r->act_start;
+  }
   r->frames = c->frames;
   r->audio_samples = c->samples;
   c->state = 2;
@@ -677,6 +689,7 @@ int cut_copy(const cut_source *src, cut_req *reqs, int n, int threads, rescue_er
   for (i = 0; i < n; i++) {
     reqs[i].done = 0;
     reqs[i].err[0] = 0;
+    reqs[i].no_audio = 0;
     p.clips[i].req = &reqs[i];
   }
   if ((rc = media_open_input(src->path, &p.ic, err)))

@@ -40,6 +40,7 @@ typedef struct dsrc {
   int vi, ai;
   AVCodecContext *vdec, *adec;
   double t0;      /* container start, seconds */
+  double a0;      /* the audio stream's first time (source seconds), NAN: unknown */
   AVRational fps; /* video frame rate */
 } dsrc;
 
@@ -98,6 +99,11 @@ static int dsrc_open(dsrc *d, const cut_source *src, int want_video, int threads
     return err->code;
   if (d->ai < 0)
     d->ai = -1;
+  d->a0 = NAN;
+  if (d->ai >= 0 && d->ic->streams[d->ai]->start_time != AV_NOPTS_VALUE) {
+    AVStream *as = d->ic->streams[d->ai];
+    d->a0 = (double)as->start_time * av_q2d(as->time_base) - d->t0;
+  }
   return 0;
 }
 
@@ -188,6 +194,9 @@ static int finish_file(cut_req *r) {
 ** One audio span: decode from AUDIO_LEAD before it, resample everything to 16 kHz mono
 ** (so the resampler's filter is warm), keep the output samples whose time falls in
 ** [start, end). Output sample k of a run that began at input time t_in is at t_in + k/16000.
+** Where the source's sound starts after the span's start (recordings whose audio begins
+** a few seconds after the picture), the WAV is silent until it does: its length is the
+** span's either way, and r->no_audio says how much of it is silence.
 */
 static void audio_one(dsrc *d, cut_req *r, AVPacket *pkt, AVFrame *f) {
   SwrContext *swr = NULL;
@@ -204,7 +213,12 @@ static void audio_one(dsrc *d, cut_req *r, AVPacket *pkt, AVFrame *f) {
     snprintf(r->err, sizeof r->err, "out of memory");
     return;
   }
-  dsrc_seek(d, r->start - AUDIO_LEAD);
+  if (!isnan(d->a0) && d->a0 >= r->end) {
+    have = want; /* the sound starts after the span: all silence, nothing to read */
+    r->no_audio = r->end - r->start;
+  } else {
+    dsrc_seek(d, r->start - AUDIO_LEAD);
+  }
   while (have < want && !eof) {
     rc = av_read_frame(d->ic, pkt);
     if (rc == AVERROR_EOF) {
@@ -231,11 +245,11 @@ static void audio_one(dsrc *d, cut_req *r, AVPacket *pkt, AVFrame *f) {
           av_frame_unref(f);
           continue;
         }
-        if (t_in > r->start + END_SLACK) {
-          av_frame_unref(f);
-          snprintf(r->err, sizeof r->err, "'%.300s' has no audio before %.3f s (requested %.3f s)",
-                   d->src->label, t_in, r->start);
-          goto end;
+        if (t_in > r->start) { /* no sound before t_in: silence (pcm is zeroed) */
+          have = llround((t_in - r->start) * WAV_RATE);
+          if (have > want)
+            have = want;
+          r->no_audio = (double)have / WAV_RATE;
         }
         if (swr_alloc_set_opts2(&swr, &mono, AV_SAMPLE_FMT_S16, WAV_RATE, &f->ch_layout,
                                 (enum AVSampleFormat)f->format, f->sample_rate, 0, NULL) < 0 ||
@@ -275,7 +289,7 @@ static void audio_one(dsrc *d, cut_req *r, AVPacket *pkt, AVFrame *f) {
              d->src->label, errors, r->start, r->end);
     goto end;
   }
-  if (!swr) {
+  if (!swr && r->no_audio <= 0) {
     snprintf(r->err, sizeof r->err, "'%.300s' has no audio at %.3f s", d->src->label, r->start);
     goto end;
   }
@@ -316,6 +330,7 @@ int cut_audio(const cut_source *src, cut_req *reqs, int n, rescue_error *err) {
   for (i = 0; i < n; i++) {
     reqs[i].done = 0;
     reqs[i].err[0] = 0;
+    reqs[i].no_audio = 0;
     if (rc)
       snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s", err->msg);
     else if (!(reqs[i].end > reqs[i].start))
@@ -476,6 +491,28 @@ static int audio_drain(enc_out *o, AVPacket *pkt, int final) {
   return 0;
 }
 
+/* Send n samples of silence to the encoder (the source has no sound there). */
+static int audio_silence(enc_out *o, AVPacket *pkt, int64_t n) {
+  uint8_t **z = NULL;
+  int nch = o->aenc->ch_layout.nb_channels, rc;
+  if (n <= 0)
+    return 0;
+  if ((rc = av_samples_alloc_array_and_samples(&z, NULL, nch, 4096, AV_SAMPLE_FMT_FLTP, 0)) < 0)
+    return rc;
+  av_samples_set_silence(z, 0, 4096, nch, AV_SAMPLE_FMT_FLTP);
+  while (n > 0 && rc >= 0) {
+    int k = n < 4096 ? (int)n : 4096;
+    if ((rc = av_audio_fifo_write(o->fifo, (void **)z, k)) >= 0) {
+      o->acount += k;
+      n -= k;
+      rc = audio_drain(o, pkt, 0);
+    }
+  }
+  av_freep(&z[0]);
+  av_freep(&z);
+  return rc < 0 ? rc : 0;
+}
+
 /* Add the part of a decoded audio frame (at time t) inside [start, end) to the fifo. */
 static int audio_take(enc_out *o, AVFrame *f, double t, const cut_req *r) {
   int64_t sr = f->sample_rate, first = llround((r->start - t) * (double)sr),
@@ -549,12 +586,19 @@ static int video_take(enc_out *o, AVFrame *f, double t, const cut_req *r, AVPack
   return enc_send(o, o->venc, o->vst, src, pkt);
 }
 
-/* One exact clip: decode from the keyframe before start to the end, encode the span. */
+/*
+** One exact clip: decode from the keyframe before start to the end, encode the span.
+** Where the source's sound starts after the span's start (audio beginning a few seconds
+** after the picture), the clip's audio is silence until it does, so its audio and video
+** both cover the span; r->no_audio says how much is silence. A span wholly before the
+** sound reads no audio at all.
+*/
 static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *f) {
   enc_out o;
   double fdur = 1.0 / av_q2d(d->fps), half = fdur / 2, vlast = -1, alast = -1;
   int64_t want_frames = llround((r->end - r->start) * av_q2d(d->fps)), frames = 0;
-  int errors = 0, eof = 0, vdone = 0, adone = d->adec == NULL, rc = 0, asr;
+  int before_audio = d->adec && !isnan(d->a0) && d->a0 >= r->end, audio_after = before_audio;
+  int errors = 0, eof = 0, vdone = 0, adone = d->adec == NULL || before_audio, rc = 0, asr;
   rescue_error e = RESCUE_ERROR_INIT;
 
   if (enc_open(&o, d, r, threads, r->err, sizeof r->err)) {
@@ -562,10 +606,10 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
     remove(r->tmp);
     return;
   }
-  dsrc_seek(d, r->start - (d->adec ? AUDIO_LEAD : 0));
+  dsrc_seek(d, r->start - (d->adec && !before_audio ? AUDIO_LEAD : 0));
   while (!eof && !(vdone && adone) && rc >= 0) {
     AVCodecContext *c;
-    int is_v;
+    int is_v, si;
     rc = av_read_frame(d->ic, pkt);
     if (rc == AVERROR_EOF) {
       eof = 1;
@@ -577,10 +621,12 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
       errors++;
       break;
     }
+    /* the packet's stream now: encoding a frame reuses pkt for its output */
+    si = eof ? -1 : pkt->stream_index;
     for (is_v = 1; is_v >= 0; is_v--) {
       int idx = is_v ? d->vi : d->ai;
       c = is_v ? d->vdec : d->adec;
-      if (!c || (!eof && pkt->stream_index != idx))
+      if (!c || (!eof && (si != idx || (is_v ? vdone : adone))))
         continue;
       if (!eof && ((pkt->flags & AV_PKT_FLAG_CORRUPT) || avcodec_send_packet(c, pkt) < 0))
         errors++;
@@ -598,10 +644,16 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
               vlast = t + fdur;
             }
           } else {
-            if (t >= r->end)
+            if (t >= r->end) {
               adone = 1;
-            else {
-              rc = audio_take(&o, f, t, r);
+              audio_after = 1;
+            } else {
+              if (!o.acount && t > r->start) { /* no sound before t */
+                rc = audio_silence(&o, pkt, llround((t - r->start) * o.aenc->sample_rate));
+                r->no_audio = (double)o.acount / o.aenc->sample_rate;
+              }
+              if (rc >= 0)
+                rc = audio_take(&o, f, t, r);
               if (rc >= 0)
                 rc = audio_drain(&o, pkt, 0);
               alast = t + (double)f->nb_samples / f->sample_rate;
@@ -613,6 +665,10 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
     }
     if (!eof)
       av_packet_unref(pkt);
+  }
+  if (rc >= 0 && o.aenc && !o.acount && audio_after) { /* the sound starts after the span */
+    rc = audio_silence(&o, pkt, llround((r->end - r->start) * o.aenc->sample_rate));
+    r->no_audio = (double)o.acount / o.aenc->sample_rate;
   }
   if (rc >= 0 && o.aenc)
     rc = audio_drain(&o, pkt, 1);
@@ -637,9 +693,15 @@ static void exact_one(dsrc *d, cut_req *r, int threads, AVPacket *pkt, AVFrame *
       have = alast < r->end ? alast : have;
     if (have < r->start)
       have = r->start;
-    snprintf(r->err, sizeof r->err,
-             "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s", d->src->label,
-             have, r->end - have, r->end);
+    if (vdone && frames >= want_frames - 1) /* pictures past the end: only the sound stops */
+      snprintf(r->err, sizeof r->err,
+               "'%.300s' has sound only to %.3f s, %.3f s short of the requested end %.3f s "
+               "(its picture goes on)",
+               d->src->label, have, r->end - have, r->end);
+    else
+      snprintf(r->err, sizeof r->err,
+               "'%.300s' ends at %.3f s, %.3f s short of the requested end %.3f s", d->src->label,
+               have, r->end - have, r->end);
   }
   r->frames = frames;
   r->audio_samples = o.acount;
@@ -673,6 +735,7 @@ int cut_exact(const cut_source *src, cut_req *reqs, int n, int threads, rescue_e
   for (i = 0; i < n; i++) {
     reqs[i].done = 0;
     reqs[i].err[0] = 0;
+    reqs[i].no_audio = 0;
     if (rc)
       snprintf(reqs[i].err, sizeof reqs[i].err, "%.500s", err->msg);
     else if (!(reqs[i].end > reqs[i].start))

@@ -42,6 +42,8 @@ typedef struct cut_req {
   int done; /* 1: written, checked and renamed */
   double act_start, act_end;
   int64_t frames, audio_samples;
+  double no_audio; /* seconds of the span before the source's sound starts: silence in
+                      exact and audio modes, no sound in copy mode */
   int64_t bytes;
   char sha256[65];
   char err[512]; /* why it failed ("" when it did not) */

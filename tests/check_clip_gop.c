@@ -306,6 +306,202 @@ START_TEST(test_late_audio) {
 }
 END_TEST
 
+/* ffprobe's start and duration of a clip's first stream of a type ("audio"); 0 if none. */
+static int ffprobe_stream(const char *path, const char *type, double *start, double *dur) {
+  char cmd[4400], line[256] = "";
+  FILE *p;
+  int found = 0;
+  snprintf(cmd, sizeof cmd,
+           "ffprobe -v error -select_streams %c:0 -show_entries stream=start_time,duration "
+           "-of csv=p=0 '%s'",
+           type[0], path);
+  p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  if (fgets(line, sizeof line, p) && sscanf(line, "%lf,%lf", start, dur) == 2)
+    found = 1;
+  pclose(p);
+  return found;
+}
+
+/*
+** Where the sound starts in a file's audio: the time of its first sample louder than
+** -40 dBFS, decoded by ffmpeg to 16 kHz mono (after the edit lists). *len gets the decoded
+** length in seconds; returns -1 when the audio is silent throughout.
+*/
+static double first_sound(const char *path, double *len) {
+  char cmd[4400];
+  FILE *p;
+  float buf[4096];
+  size_t n, k;
+  long total = 0, at = -1;
+  snprintf(cmd, sizeof cmd,
+           "ffmpeg -nostdin -v error -i '%s' -map 0:a:0 -f f32le -ac 1 -ar 16000 -", path);
+  p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  while ((n = fread(buf, sizeof *buf, sizeof buf / sizeof *buf, p)) > 0) {
+    for (k = 0; k < n && at < 0; k++)
+      if (fabsf(buf[k]) > 0.01f)
+        at = total + (long)k;
+    total += (long)n;
+  }
+  ck_assert_int_eq(pclose(p), 0);
+  *len = total / 16000.0;
+  return at < 0 ? -1 : at / 16000.0;
+}
+
+/* A manifest entry's number (-1 when it has no such member). */
+static double entry_real(const char *o, const char *sample, int index, const char *key) {
+  char p[4200];
+  json_t *m, *v;
+  double d = -1;
+  size_t k;
+  snprintf(p, sizeof p, "%s/%s/manifest.json", o, sample);
+  m = json_load_file(p, 0, NULL);
+  ck_assert_msg(m != NULL, "no manifest %s", p);
+  for (k = 0; k < json_array_size(json_object_get(m, "rows")); k++) {
+    json_t *r = json_array_get(json_object_get(m, "rows"), k);
+    if (json_integer_value(json_object_get(r, "index")) == index &&
+        (v = json_object_get(r, key)) != NULL)
+      d = json_number_value(v);
+  }
+  json_decref(m);
+  return d;
+}
+
+/*
+** A 6 s source whose sound starts 2.4 s after its picture (rows: wholly before the sound,
+** across its start, after it), cut in every mode. Exact clips and WAVs get silence where
+** the source has no sound, so both tracks cover the row and the sound lands where it is
+** in the source; copy clips have no sound there. The manifest says how much is missing.
+*/
+START_TEST(test_late_audio_every_mode) {
+  static const double rows[] = {0.2, 2.1, 1.0, 3.0, 3.1, 5.0};
+  static const char *const modes[] = {"exact", "copy", "audio"};
+  char *dir, *db = one_sample(&dir, "la/s", rows, 3, "late6.mp4", NULL, NULL);
+  char *out, *err;
+  rescue_media_decoded src, d;
+  rescue_error e = RESCUE_ERROR_INIT;
+  double lead, onset, len;
+  int m, k;
+  ck_assert_int_eq(rescue_media_decode_check(media("late6.mp4"), &src, &e), 0);
+  lead = src.audio_start - 1.0; /* where the audio starts in the row across it */
+  ck_assert_msg(src.audio_start > 2.3 && src.audio_start < 2.6, "audio from %.3f s",
+                src.audio_start);
+  /* the sound itself starts a little later (AAC's first frame is near silent) */
+  onset = src.audio_start + first_sound(media("late6.mp4"), &len);
+  ck_assert_msg(onset > src.audio_start && onset < src.audio_start + 0.1, "sound from %.3f s",
+                onset);
+  for (m = 0; m < 3; m++) {
+    char *o = strdup(tu_path(dir, modes[m]));
+    CLIP(0, out, err, db, o, "--mode", modes[m]);
+    ck_assert_msg(strstr(out, "3 clips written"), "%s: %s", modes[m], out);
+    free(out);
+    free(err);
+    for (k = 0; k < 3; k++) {
+      double s = rows[2 * k], en = rows[2 * k + 1], want_na = k == 0 ? en - s : k == 1 ? lead : 0;
+      double na = entry_real(o, "la/s", k + 1, m == 2 ? "wav_no_audio_sec" : "no_audio_sec");
+      double at, ast, adur;
+      char p[64];
+      snprintf(p, sizeof p, "la/s/clips/%03d.%s", k + 1, m == 2 ? "wav" : "mp4");
+      ck_assert_int_eq(rescue_media_decode_check(tu_path(o, p), &d, &e), 0);
+      ck_assert_msg(d.decode_errors == 0, "%s %s: %d decode errors", modes[m], p, d.decode_errors);
+      /* the manifest: what is missing, absent when nothing is */
+      if (want_na > 0)
+        ck_assert_msg(fabs(na - want_na) < 0.03, "%s %s: no_audio %.3f s, want %.3f s", modes[m], p,
+                      na, want_na);
+      else
+        ck_assert_msg(na < 0, "%s %s: no_audio %.3f s recorded", modes[m], p, na);
+      if (m == 2) { /* the WAV: exactly the row, silent until the sound starts */
+        ck_assert_int_eq(d.audio_samples, lround((en - s) * 16000));
+        ck_assert_msg(fabs(ffprobe_duration(tu_path(o, p)) - (en - s)) < 1e-3, "%s: ffprobe %.3f s",
+                      p, ffprobe_duration(tu_path(o, p)));
+        at = first_sound(tu_path(o, p), &len);
+      } else {
+        check_plain_clip(tu_path(o, p), s, en, 1 / 25.0);
+        if (m == 1 && k == 0) { /* a copy has no sound to copy */
+          ck_assert_int_eq(d.audio_samples, 0);
+          continue;
+        }
+        at = first_sound(tu_path(o, p), &len);
+        ck_assert_msg(ffprobe_stream(tu_path(o, p), "audio", &ast, &adur), "%s %s: no audio",
+                      modes[m], p);
+        if (m == 0) { /* exact: the audio covers the clip, from its start to its end */
+          ck_assert_msg(fabs(ast) < 1e-3 && fabs(adur - (en - s)) <= 1 / 25.0 + 1e-3,
+                        "%s: audio %.3f s from %.3f s, asked %.3f s", p, adur, ast, en - s);
+          ck_assert_msg(d.audio_start < 1e-3 && d.audio_end > en - s - 1 / 25.0,
+                        "%s: audio decodes %.3f-%.3f s", p, d.audio_start, d.audio_end);
+        }
+      }
+      if (k == 0) {
+        ck_assert_msg(at < 0, "%s %s: sound at %.3f s", modes[m], p, at);
+      } else {
+        /* the sound lands where it is in the source (ffmpeg decodes a copy's late audio
+           from its first sample on) */
+        double want_at = k == 2 ? 0 : m == 1 ? onset - src.audio_start : onset - s;
+        ck_assert_msg(fabs(at - want_at) < 0.01, "%s %s: sound from %.3f s, want %.3f s", modes[m],
+                      p, at, want_at);
+      }
+      if (m != 1)
+        ck_assert_msg(len > en - s - 1 / 25.0, "%s %s: %.3f s of audio", modes[m], p, len);
+    }
+    { /* a rerun keeps the clips, and their manifest entries as they were */
+      char *before = tu_read(tu_path(o, "la/s/manifest.json"), NULL), *after;
+      CLIP(0, out, err, db, o, "--mode", modes[m]);
+      ck_assert_msg(strstr(out, "0 clips written, 3 kept"), "%s: %s", modes[m], out);
+      free(out);
+      free(err);
+      after = tu_read(tu_path(o, "la/s/manifest.json"), NULL);
+      ck_assert_str_eq(after, before);
+      free(before);
+      free(after);
+    }
+    free(o);
+  }
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* A source whose first stream is its audio: exact clips decode both (they once fed the
+   audio decoder the encoder's output packet after every picture, and failed). */
+START_TEST(test_exact_audio_first) {
+  static const double rows[] = {1.1, 3.0};
+  char *dir, *db = one_sample(&dir, "af/s", rows, 1, "afirst.mp4", NULL, NULL);
+  char *o = strdup(tu_path(dir, "out")), *out, *err;
+  rescue_media_decoded d;
+  rescue_error e = RESCUE_ERROR_INIT;
+  CLIP(0, out, err, db, o, "--mode", "exact");
+  ck_assert_msg(strstr(out, "1 clip written"), "%s", out);
+  free(out);
+  free(err);
+  check_plain_clip(tu_path(o, "af/s/clips/001.mp4"), 1.1, 3.0, 1 / 25.0);
+  ck_assert_int_eq(rescue_media_decode_check(tu_path(o, "af/s/clips/001.mp4"), &d, &e), 0);
+  ck_assert_msg(d.audio_samples >= lround((3.0 - 1.1 - 1 / 25.0) * 16000), "%ld audio samples",
+                (long)d.audio_samples);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* Sound that stops before the picture (not filled in): an exact clip past it fails, and
+   the message says it is the sound that stops, not the file. */
+START_TEST(test_exact_sound_ends_early) {
+  static const double rows[] = {2.5, 3.5};
+  char *dir, *db = one_sample(&dir, "se/s", rows, 1, "early.mp4", NULL, NULL);
+  char *o = strdup(tu_path(dir, "out")), *out, *err;
+  CLIP(1, out, err, db, o, "--mode", "exact");
+  ck_assert_msg(strstr(err, "sample 'se/s': row 1: '") && strstr(err, "' has sound only to 2.") &&
+                    strstr(err, "short of the requested end 3.500 s (its picture goes on)"),
+                "%s", err);
+  free(out);
+  free(err);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* A sample that is a span of a longer source starting mid-GOP (keyframes at 120, 130 s),
    given as h:mm:ss.fff. */
 START_TEST(test_span_mid_gop) {
@@ -574,7 +770,16 @@ int main(void) {
                              "keyint=150:scenecut=0 -c:a aac -b:a 32k") ||
       make_ffmpeg("late.mp4", "-f lavfi -i testsrc=size=64x48:rate=25 -itsoffset 2.5 -f lavfi "
                               "-i sine=r=16000 -t 90 -c:v libx264 -preset ultrafast -x264-params "
-                              "keyint=250:scenecut=0 -c:a aac -b:a 32k -t 90"))
+                              "keyint=250:scenecut=0 -c:a aac -b:a 32k -t 90") ||
+      make_ffmpeg("late6.mp4", "-f lavfi -i testsrc=size=64x48:rate=25 -itsoffset 2.4 -f lavfi "
+                               "-i sine=r=16000 -t 6 -c:v libx264 -preset ultrafast -x264-params "
+                               "keyint=50:scenecut=0 -c:a aac -b:a 32k -t 6") ||
+      make_ffmpeg("afirst.mp4", "-f lavfi -i testsrc=size=64x48:rate=25 -f lavfi -i sine=r=16000 "
+                                "-map 1:a -map 0:v -t 4 -c:v libx264 -preset ultrafast "
+                                "-x264-params keyint=50:scenecut=0 -c:a aac -b:a 32k") ||
+      make_ffmpeg("early.mp4", "-f lavfi -i testsrc=size=64x48:rate=25:d=4 -f lavfi "
+                               "-i sine=r=16000:d=2 -c:v libx264 -preset ultrafast -c:a aac "
+                               "-b:a 32k"))
     return 1;
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, test_ten_second_gop_pause);
@@ -585,6 +790,9 @@ int main(void) {
   tcase_add_test(tc, test_open_gop);
   tcase_add_test(tc, test_variable_frame_rate);
   tcase_add_test(tc, test_late_audio);
+  tcase_add_test(tc, test_late_audio_every_mode);
+  tcase_add_test(tc, test_exact_audio_first);
+  tcase_add_test(tc, test_exact_sound_ends_early);
   tcase_add_test(tc, test_span_mid_gop);
   tcase_add_test(tc, test_reclip_after_time_edit);
   tcase_add_test(tc, test_long_sample);
