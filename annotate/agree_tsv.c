@@ -142,6 +142,32 @@ static const char *bad_text(const char *s, size_t n, size_t *at) {
   return NULL;
 }
 
+/*
+** The first tab or newline in p[0..end), or end. Lines are short (a unit id, a coder and a
+** value), so this looks at 8 bytes at a time in a register rather than calling memchr three
+** times a line: a byte of w equal to c is a zero byte of w ^ (c repeated), and
+** (x - 0x01..) & ~x & 0x80.. marks the lowest zero byte of x exactly (a borrow can only
+** mark bytes above it).
+*/
+static inline const char *tab_or_nl(const char *p, const char *end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t w, t, n;
+    memcpy(&w, p, 8);
+    t = w ^ (ones * '\t');
+    n = w ^ (ones * '\n');
+    t = ((t - ones) & ~t) | ((n - ones) & ~n);
+    if (t & highs)
+      return p + (__builtin_ctzll(t & highs) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end && *p != '\t' && *p != '\n')
+    p++;
+  return p;
+}
+
 /* Lines are split into columns a batch at a time (see rescue_agree_read_tsv). */
 #define BATCH 64
 
@@ -316,6 +342,10 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   if (!raw_unit || !raw_line || !raw_coder || !raw_value ||
       (runs > UINT32_MAX / 4 ? 1 : rescue_strmap_reserve(&r.units, (uint32_t)runs + 16)))
     goto fail;
+  rescue_huge_pages(raw_unit, (lines + 1) * sizeof *raw_unit);
+  rescue_huge_pages(raw_line, (lines + 1) * sizeof *raw_line);
+  rescue_huge_pages(raw_coder, (lines + 1) * sizeof *raw_coder);
+  rescue_huge_pages(raw_value, (lines + 1) * sizeof *raw_value);
 
   /*
   ** Lines go in batches: the first loop splits a batch into columns and prefetches each
@@ -328,26 +358,37 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
     int nb = 0, b, pending = 0;
     while (nb < BATCH && p < end) {
       tsv_line *L = &batch[nb];
-      const char *line = p, *nl = memchr(p, '\n', (size_t)(end - p)), *eol, *t3;
+      const char *line = p, *eol, *t1 = NULL, *t2 = NULL, *t3 = NULL;
+      /* one pass over the line: each stop is the next tab or the newline */
+      eol = tab_or_nl(line, end);
+      if (eol < end && *eol == '\t') {
+        t1 = eol;
+        eol = tab_or_nl(t1 + 1, end);
+        if (eol < end && *eol == '\t') {
+          t2 = eol;
+          eol = tab_or_nl(t2 + 1, end);
+          if (eol < end && *eol == '\t')
+            t3 = eol;
+        }
+      }
       lineno++;
-      eol = nl ? nl : end;
-      p = nl ? nl + 1 : end;
+      if (t3) {
+        pending =
+            fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
+        break;
+      }
+      p = eol < end ? eol + 1 : end;
       if (eol > line && eol[-1] == '\r')
         eol--;
       if (eol == line)
         continue; /* blank line */
       L->line = line;
       L->lineno = lineno;
-      L->t1 = memchr(line, '\t', (size_t)(eol - line));
-      L->t2 = L->t1 ? memchr(L->t1 + 1, '\t', (size_t)(eol - L->t1 - 1)) : NULL;
-      if (!L->t2) {
+      L->t1 = t1;
+      L->t2 = t2;
+      if (!t2) {
         pending = fail_at(&r, line, eol, lineno,
                           "expected 3 tab-separated columns (unit, coder, value)", NULL, 0);
-        break;
-      }
-      if ((t3 = memchr(L->t2 + 1, '\t', (size_t)(eol - L->t2 - 1)))) {
-        pending =
-            fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
         break;
       }
       L->eol = eol;
