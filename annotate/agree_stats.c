@@ -483,16 +483,59 @@ static int coincidences(const rescue_agree_data *d, rescue_agree_result *r) {
   }
   for (i = 0; i < V; i++)
     pos[r->matrix_values[i]] = i;
-  for (u = 0; u < d->n_units; u++) {
-    uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], x, y;
-    double w;
-    if (b - a < 2)
-      continue;
-    w = 1.0 / (double)(b - a - 1);
-    for (x = a; x < b; x++)
-      for (y = a; y < b; y++)
-        if (x != y)
-          r->matrix[(size_t)pos[d->e_value[x]] * V + pos[d->e_value[y]]] += w;
+  /*
+  ** When every pairable unit has 2, 3, 5, 9, ... values (each coder coding each unit, with
+  ** 2 or 3 coders, is the usual table), each weight 1 / (m - 1) is 2^-k, so every partial
+  ** sum of a cell is a multiple of 2^-K (K the largest k) far below 2^53 of them, hence
+  ** exact: counting in integers of 2^-K gives the very same doubles, without a chain of
+  ** floating-point additions to memory.
+  */
+  {
+    int K = 0, exact = 1;
+    for (u = 0; u < d->n_units && exact; u++) {
+      uint32_t q = d->unit_off[u + 1] - d->unit_off[u] - 1;
+      if (d->unit_off[u + 1] - d->unit_off[u] < 2)
+        continue;
+      if ((q & (q - 1)) || q > (1u << 20))
+        exact = 0;
+      else if (__builtin_ctz(q) > K)
+        K = __builtin_ctz(q);
+    }
+    if (exact) {
+      uint64_t *cnt = rescue_calloc((size_t)V * (size_t)V, sizeof *cnt);
+      if (!cnt) {
+        rescue_free(pos);
+        return RESCUE_ENOMEM;
+      }
+      for (u = 0; u < d->n_units; u++) {
+        uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], x, y;
+        uint64_t inc;
+        if (b - a < 2)
+          continue;
+        inc = (uint64_t)1 << (K - __builtin_ctz(b - a - 1));
+        for (x = a; x < b; x++) {
+          size_t row = (size_t)pos[d->e_value[x]] * V;
+          for (y = a; y < b; y++)
+            if (x != y)
+              cnt[row + pos[d->e_value[y]]] += inc;
+        }
+      }
+      for (i = 0; i < V * V; i++)
+        r->matrix[i] = ldexp((double)cnt[i], -K);
+      rescue_free(cnt);
+    } else {
+      for (u = 0; u < d->n_units; u++) {
+        uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], x, y;
+        double w;
+        if (b - a < 2)
+          continue;
+        w = 1.0 / (double)(b - a - 1);
+        for (x = a; x < b; x++)
+          for (y = a; y < b; y++)
+            if (x != y)
+              r->matrix[(size_t)pos[d->e_value[x]] * V + pos[d->e_value[y]]] += w;
+      }
+    }
   }
   rescue_free(pos);
   r->n_matrix = V;
@@ -592,7 +635,10 @@ static int pair_kappas(const rescue_agree_data *d, rescue_agree_result *r) {
   int C = (int)d->coders.n, V = (int)d->values.n, P, a, b, k, v;
   int weighted = d->level == RESCUE_LEVEL_ORDINAL || d->level == RESCUE_LEVEL_INTERVAL ||
                  d->level == RESCUE_LEVEL_RATIO;
-  double *ra = NULL, *rb = NULL, *agree = NULL, *wl = NULL, *wq = NULL, *xw = NULL;
+  /* counts as integers: cheaper to add to, and the same numbers once made doubles */
+  uint32_t *ra = NULL, *rb = NULL;
+  uint64_t *agree = NULL;
+  double *wl = NULL, *wq = NULL, *xw = NULL;
   long *both = NULL, *coded = NULL;
   int *pidx = NULL, *order = NULL;
   wsum_item *items = NULL;
@@ -674,25 +720,25 @@ static int pair_kappas(const rescue_agree_data *d, rescue_agree_result *r) {
   for (k = 0; k < P; k++) {
     rescue_agree_pair *pr = &r->pairs[k];
     double N = (double)both[k], pe = 0;
-    const double *A = ra + (size_t)k * V, *B = rb + (size_t)k * V;
+    const uint32_t *A = ra + (size_t)k * V, *B = rb + (size_t)k * V;
     pr->units = both[k];
     pr->skipped = coded[pr->a] + coded[pr->b] - 2 * both[k];
     pr->kappa = pr->kappa_linear = pr->kappa_quadratic = NAN;
     if (!both[k])
       continue;
     for (v = 0; v < V; v++)
-      pe += A[v] * B[v];
+      pe += (double)A[v] * (double)B[v];
     pe /= N * N;
     if (pe < 1)
-      pr->kappa = (agree[k] / N - pe) / (1 - pe);
+      pr->kappa = ((double)agree[k] / N - pe) / (1 - pe);
     if (weighted) {
       int n = 0;
       double el, eq;
       for (v = 0; v < V; v++)
         if (A[v] > 0 || B[v] > 0) {
           items[n].x = xw[v];
-          items[n].ra = A[v];
-          items[n].rb = B[v];
+          items[n].ra = (double)A[v];
+          items[n].rb = (double)B[v];
           n++;
         }
       eq = weighted_expected(items, n, 2);

@@ -12,6 +12,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "agree_int.h"
 #include "rescue_alloc.h"
@@ -142,6 +145,81 @@ static const char *bad_text(const char *s, size_t n, size_t *at) {
   return NULL;
 }
 
+/*
+** The first tab or newline in p[0..end), or end, 8 bytes at a time: a byte of w equal to c
+** is a zero byte of w ^ (c repeated), and (x - 0x01..) & ~x & 0x80.. marks the lowest zero
+** byte of x exactly (a borrow can only mark bytes above it). For reading a line again.
+*/
+static inline const char *tab_or_nl(const char *p, const char *end) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t w, t, n;
+    memcpy(&w, p, 8);
+    t = w ^ (ones * '\t');
+    n = w ^ (ones * '\n');
+    t = ((t - ones) & ~t) | ((n - ones) & ~n);
+    if (t & highs)
+      return p + (__builtin_ctzll(t & highs) >> 3);
+    p += 8;
+  }
+#endif
+  while (p < end && *p != '\t' && *p != '\n')
+    p++;
+  return p;
+}
+
+/*
+** The tabs and newlines of the table, in order, found 64 bytes at a time: bit i of bits is
+** set when base[i] is one not yet handed out, so the next one is a count of trailing zeros
+** away. Splitting a line then costs no loop over its bytes and no call per column, and the
+** next delimiter does not wait on where the last one was.
+*/
+typedef struct delims {
+  const char *base, *end;
+  uint64_t bits;
+} delims;
+
+/* The delimiter bits of p[0..64), or of p[0..end) when that is shorter. */
+static uint64_t delim_bits(const char *p, const char *end) {
+  uint64_t bits = 0;
+  int i;
+#ifdef __SSE2__
+  if (end - p >= 64) {
+    const __m128i tab = _mm_set1_epi8('\t'), nl = _mm_set1_epi8('\n');
+    for (i = 0; i < 4; i++) {
+      __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+      __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, nl));
+      bits |= (uint64_t)(uint32_t)_mm_movemask_epi8(hit) << (16 * i);
+    }
+    return bits;
+  }
+#endif
+  for (i = 0; i < 64 && i < end - p; i++)
+    bits |= (uint64_t)(p[i] == '\t' || p[i] == '\n') << i;
+  return bits;
+}
+
+static void delims_init(delims *s, const char *p, const char *end) {
+  s->base = p;
+  s->end = end;
+  s->bits = p < end ? delim_bits(p, end) : 0;
+}
+
+/* The next tab or newline, or end when there is none. */
+static inline const char *delims_next(delims *s) {
+  const char *at;
+  while (!s->bits) {
+    if (s->end - s->base <= 64)
+      return s->end;
+    s->base += 64;
+    s->bits = delim_bits(s->base, s->end);
+  }
+  at = s->base + __builtin_ctzll(s->bits);
+  s->bits &= s->bits - 1;
+  return at;
+}
+
 /* Lines are split into columns a batch at a time (see rescue_agree_read_tsv). */
 #define BATCH 64
 
@@ -261,6 +339,60 @@ static int parse_value(reader *r, const char *line, const char *tok, size_t len,
   return 0;
 }
 
+/*
+** Grow the per-unit value counts to at least need entries, the new ones 0. 0, or -1 when
+** out of memory (the counts are then as they were).
+*/
+static int grow_counts(uint32_t **count, uint32_t *cap, uint32_t need) {
+  uint32_t n = *cap ? *cap : 1024, *c;
+  while (n < need)
+    n = n > UINT32_MAX / 2 ? need : n * 2;
+  if (!(c = rescue_realloc(*count, (size_t)n * sizeof *c)))
+    return -1;
+  memset(c + *cap, 0, (size_t)(n - *cap) * sizeof *c);
+  rescue_huge_pages(c, (size_t)n * sizeof *c);
+  *count = c;
+  *cap = n;
+  return 0;
+}
+
+/*
+** The line of raw value `want` (0-based, in the order the values were kept), found by
+** reading the table again as rescue_agree_read_tsv did once it had read it all without
+** error. Line numbers are only needed for the message about a coder's second value, so
+** they are not kept for every value.
+*/
+static uint32_t entry_line(const reader *r, const char *buf, size_t len, uint32_t want) {
+  const char *p = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? buf + 3 : buf;
+  const char *end = buf + len;
+  uint32_t lineno = 0, k = 0;
+  while (p < end) {
+    const char *line = p, *t1 = tab_or_nl(p, end), *t2, *eol;
+    uint32_t vlen;
+    int64_t ti;
+    lineno++;
+    if (t1 == end || *t1 != '\t') { /* a blank line: every other line has 3 columns */
+      p = t1 < end ? t1 + 1 : end;
+      continue;
+    }
+    t2 = tab_or_nl(t1 + 1, end);
+    eol = tab_or_nl(t2 + 1, end);
+    p = eol < end ? eol + 1 : end;
+    if (eol[-1] == '\r') /* eol > t2, a tab */
+      eol--;
+    vlen = (uint32_t)(eol - t2 - 1);
+    if (lineno == 1 && t1 - line == 4 && t2 - t1 == 6 && vlen == 5 &&
+        memcmp(line, "unit\tcoder\tvalue", 16) == 0)
+      continue; /* header */
+    if (!vlen || (ti = rescue_strmap_find(&r->tokens, t2 + 1, vlen)) < 0 ||
+        rescue_strmap_value(&r->tokens, (uint32_t)ti) < 0)
+      continue; /* missing value */
+    if (k++ == want)
+      return lineno;
+  }
+  return 0;
+}
+
 int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agree_data **out,
                           rescue_error *err) {
   reader r;
@@ -268,9 +400,10 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   size_t len = 0, lines = 0, runs = 0;
   int mapped = 0;
   tsv_line batch[BATCH];
+  delims ds;
   const char *p, *end, *last_unit = NULL;
   uint32_t last_unit_len = 0, last_unit_idx = 0, n_raw = 0;
-  uint32_t *raw_unit = NULL, *raw_line = NULL, *count = NULL;
+  uint32_t *raw_unit = NULL, *count = NULL, cap_count = 0, last_raw_unit = 0;
   int32_t *raw_coder = NULL, *raw_value = NULL;
   long lineno = 0;
   int rc;
@@ -309,13 +442,14 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
     if (p > buf && runs)
       runs = (size_t)((double)len / ((double)(p - buf) / (double)runs) * 1.25) + 64;
   }
-  raw_unit = rescue_malloc((lines + 1) * sizeof *raw_unit);
-  raw_line = rescue_malloc((lines + 1) * sizeof *raw_line);
   raw_coder = rescue_malloc((lines + 1) * sizeof *raw_coder);
   raw_value = rescue_malloc((lines + 1) * sizeof *raw_value);
-  if (!raw_unit || !raw_line || !raw_coder || !raw_value ||
-      (runs > UINT32_MAX / 4 ? 1 : rescue_strmap_reserve(&r.units, (uint32_t)runs + 16)))
+  if (!raw_coder || !raw_value ||
+      (runs > UINT32_MAX / 4 ? 1 : rescue_strmap_reserve(&r.units, (uint32_t)runs + 16)) ||
+      grow_counts(&count, &cap_count, (uint32_t)runs + 17))
     goto fail;
+  rescue_huge_pages(raw_coder, (lines + 1) * sizeof *raw_coder);
+  rescue_huge_pages(raw_value, (lines + 1) * sizeof *raw_value);
 
   /*
   ** Lines go in batches: the first loop splits a batch into columns and prefetches each
@@ -324,30 +458,43 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   */
   /* a UTF-8 byte order mark is not part of the first line (nor of its header) */
   p = len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? buf + 3 : buf;
-  for (end = buf + len; p < end;) {
+  end = buf + len;
+  delims_init(&ds, p, end);
+  for (; p < end;) {
     int nb = 0, b, pending = 0;
     while (nb < BATCH && p < end) {
       tsv_line *L = &batch[nb];
-      const char *line = p, *nl = memchr(p, '\n', (size_t)(end - p)), *eol, *t3;
+      const char *line = p, *eol, *t1 = NULL, *t2 = NULL, *t3 = NULL;
+      /* each stop is the line's next tab, or its newline (or the end of the table) */
+      eol = delims_next(&ds);
+      if (eol < end && *eol == '\t') {
+        t1 = eol;
+        eol = delims_next(&ds);
+        if (eol < end && *eol == '\t') {
+          t2 = eol;
+          eol = delims_next(&ds);
+          if (eol < end && *eol == '\t')
+            t3 = eol;
+        }
+      }
       lineno++;
-      eol = nl ? nl : end;
-      p = nl ? nl + 1 : end;
+      if (t3) {
+        pending =
+            fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
+        break;
+      }
+      p = eol < end ? eol + 1 : end;
       if (eol > line && eol[-1] == '\r')
         eol--;
       if (eol == line)
         continue; /* blank line */
       L->line = line;
       L->lineno = lineno;
-      L->t1 = memchr(line, '\t', (size_t)(eol - line));
-      L->t2 = L->t1 ? memchr(L->t1 + 1, '\t', (size_t)(eol - L->t1 - 1)) : NULL;
-      if (!L->t2) {
+      L->t1 = t1;
+      L->t2 = t2;
+      if (!t2) {
         pending = fail_at(&r, line, eol, lineno,
                           "expected 3 tab-separated columns (unit, coder, value)", NULL, 0);
-        break;
-      }
-      if ((t3 = memchr(L->t2 + 1, '\t', (size_t)(eol - L->t2 - 1)))) {
-        pending =
-            fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
         break;
       }
       L->eol = eol;
@@ -387,7 +534,9 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
         ui = last_unit_idx;
       } else {
         int64_t f = rescue_strmap_find_h(&r.units, line, ulen, L->uh);
-        if (f < 0 && (f = rescue_strmap_add_h(&r.units, line, ulen, L->uh, 0)) < 0)
+        if (f < 0 &&
+            ((f = rescue_strmap_add_h(&r.units, line, ulen, L->uh, 0)) < 0 ||
+             ((uint32_t)f >= cap_count && grow_counts(&count, &cap_count, (uint32_t)f + 1))))
           goto fail;
         ui = (uint32_t)f;
         last_unit = line;
@@ -430,10 +579,26 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
       value = (int32_t)rescue_strmap_value(&r.tokens, (uint32_t)ti);
       if (value < 0)
         continue;
-      raw_unit[n_raw] = ui;
+      /*
+      ** While the values come unit after unit, count[] says it all: the units of the values
+      ** so far are count[0] times unit 0, then count[1] times unit 1, and so on. The first
+      ** value that goes back to an earlier unit writes that out, and from then on each
+      ** value's unit is kept for the sort below.
+      */
+      if (!raw_unit && ui < last_raw_unit) {
+        uint32_t k = 0, u = 0;
+        if (!(raw_unit = rescue_malloc((lines + 1) * sizeof *raw_unit)))
+          goto fail;
+        for (; k < n_raw; u++)
+          for (uint32_t j = 0; j < count[u]; j++)
+            raw_unit[k++] = u;
+      }
+      if (raw_unit)
+        raw_unit[n_raw] = ui;
+      last_raw_unit = ui;
+      count[ui]++;
       raw_coder[n_raw] = coder;
       raw_value[n_raw] = value;
-      raw_line[n_raw] = (uint32_t)lineno;
       n_raw++;
     }
     if (pending) {
@@ -450,47 +615,40 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   rc = RESCUE_ENOMEM;
   {
     rescue_agree_data *d = r.d;
-    uint32_t U = r.units.n, i, u, *lines_by_entry = NULL;
-    uint32_t dup_line = 0, dup_first = 0, dup_unit = 0;
+    uint32_t U = r.units.n, i, u, *raw_of_entry = NULL; /* NULL: entry x is raw value x */
+    uint32_t dup_raw = UINT32_MAX, dup_first = 0, dup_unit = 0;
     int32_t dup_coder = -1;
-    int grouped = 1;
-    for (i = 1; i < n_raw && grouped; i++)
-      grouped = raw_unit[i] >= raw_unit[i - 1];
-    if (agree_data_reserve(d, U + 1, 0))
+    if (agree_data_reserve(d, U + 1, 0) ||
+        (cap_count < U + 1 && grow_counts(&count, &cap_count, U + 1)))
       goto fail;
-    count = rescue_calloc((size_t)U + 2, sizeof *count);
-    if (!count)
-      goto fail;
-    for (i = 0; i < n_raw; i++)
-      count[raw_unit[i] + 1]++;
     d->unit_off[0] = 0;
     for (u = 0; u < U; u++) {
-      d->unit_off[u + 1] = d->unit_off[u] + count[u + 1];
+      d->unit_off[u + 1] = d->unit_off[u] + count[u];
       d->unit_cluster[u] = -1;
     }
-    if (grouped) {
+    if (!raw_unit) {
       rescue_free(d->e_coder);
       rescue_free(d->e_value);
       d->e_coder = raw_coder;
       d->e_value = raw_value;
       d->cap_ent = (uint32_t)lines + 1;
       raw_coder = raw_value = NULL;
-      lines_by_entry = raw_line;
     } else {
       if (agree_data_reserve(d, U + 1, n_raw + 1) ||
-          !(lines_by_entry = rescue_malloc(((size_t)n_raw + 1) * sizeof *lines_by_entry)))
+          !(raw_of_entry = rescue_malloc(((size_t)n_raw + 1) * sizeof *raw_of_entry)))
         goto fail;
       memcpy(count, d->unit_off, (size_t)(U + 1) * sizeof *count);
       for (i = 0; i < n_raw; i++) {
         uint32_t at = count[raw_unit[i]]++;
         d->e_coder[at] = raw_coder[i];
         d->e_value[at] = raw_value[i];
-        lines_by_entry[at] = raw_line[i];
+        raw_of_entry[at] = i;
       }
     }
     /*
     ** A coder's second value for a unit: seen[c] is the last unit (+1) where coder c gave
     ** a value and at[c] that entry, so the check is linear however many coders a unit has.
+    ** Values were kept in line order, so the earliest line is the smallest raw index.
     */
     {
       uint32_t C = (uint32_t)rescue_agree_n_coders(d), x;
@@ -499,17 +657,17 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
       if (!seen || !at) {
         rescue_free(seen);
         rescue_free(at);
-        if (lines_by_entry != raw_line)
-          rescue_free(lines_by_entry);
+        rescue_free(raw_of_entry);
         goto fail;
       }
       for (u = 0; u < U; u++)
         for (x = d->unit_off[u]; x < d->unit_off[u + 1]; x++) {
           int32_t c = d->e_coder[x];
           if (seen[c] == u + 1) {
-            if (!dup_line || lines_by_entry[x] < dup_line) {
-              dup_line = lines_by_entry[x];
-              dup_first = lines_by_entry[at[c]];
+            uint32_t rx = raw_of_entry ? raw_of_entry[x] : x;
+            if (rx < dup_raw) {
+              dup_raw = rx;
+              dup_first = raw_of_entry ? raw_of_entry[at[c]] : at[c];
               dup_coder = c;
               dup_unit = u;
             }
@@ -521,17 +679,17 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
       rescue_free(seen);
       rescue_free(at);
     }
-    if (lines_by_entry != raw_line)
-      rescue_free(lines_by_entry);
+    rescue_free(raw_of_entry);
     d->n_units = U;
     d->n_ent = n_raw;
-    if (dup_line) {
+    if (dup_raw != UINT32_MAX) {
       rc = rescue_seterr(err, RESCUE_EBADINPUT,
                          "%s:%u:1: coder '%s' gave unit '%.*s' a second value (the first is on "
                          "line %u)",
-                         path, dup_line, rescue_agree_coder_name(d, dup_coder),
+                         path, entry_line(&r, buf, len, dup_raw),
+                         rescue_agree_coder_name(d, dup_coder),
                          (int)(r.units.ent[dup_unit].len > 60 ? 60 : r.units.ent[dup_unit].len),
-                         r.units.ent[dup_unit].key, dup_first);
+                         r.units.ent[dup_unit].key, entry_line(&r, buf, len, dup_first));
       goto fail;
     }
   }
@@ -548,7 +706,6 @@ fail:
   rescue_buf_clear(&r.tmp);
   rescue_jdoc_free(&r.jdoc);
   rescue_free(raw_unit);
-  rescue_free(raw_line);
   rescue_free(raw_coder);
   rescue_free(raw_value);
   rescue_free(count);

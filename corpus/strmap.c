@@ -4,7 +4,21 @@
 */
 #include "strmap_int.h"
 
+#include <sys/mman.h>
+
 #include "rescue_alloc.h"
+
+void rescue_huge_pages(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
+  if (p && n >= (size_t)8 << 20 && e > a)
+    (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* only a hint: failure changes nothing */
+#else
+  (void)p;
+  (void)n;
+#endif
+}
 
 /* Copied keys live in blocks that never move, so an entry's key pointer stays valid. */
 struct rescue_strmap_block {
@@ -25,6 +39,7 @@ static int strmap_rehash(rescue_strmap *m, uint32_t need) {
     return 0;
   if (!(slots = rescue_calloc((size_t)cap, sizeof *slots)))
     return -1;
+  rescue_huge_pages(slots, (size_t)cap * sizeof *slots);
   for (i = 0; m->mask && i <= m->mask; i++) {
     uint64_t sl = m->slots[i];
     uint64_t j;
@@ -49,6 +64,7 @@ int rescue_strmap_reserve(rescue_strmap *m, uint32_t n) {
       return -1;
     m->ent = ent;
     m->cap = n;
+    rescue_huge_pages(ent, (size_t)n * sizeof *ent);
   }
   return strmap_rehash(m, n);
 }

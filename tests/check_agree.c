@@ -699,6 +699,23 @@ START_TEST(test_tsv_errors) {
            "line 1)",
            tu_path(dir, "bad.tsv"));
   tsv_error(dir, "u1\ta\t1\nu2\ta\t2\nu1\ta\t3\n", "nominal", want);
+  /* line numbers found again past a mark, a header, blank lines, CRLF and missing values */
+  snprintf(want, sizeof want,
+           "%s:8:1: coder 'a' gave unit 'u1' a second value (the first is on "
+           "line 3)",
+           tu_path(dir, "bad.tsv"));
+  tsv_error(dir,
+            "\xef\xbb\xbfunit\tcoder\tvalue\r\n\r\nu1\ta\tx\r\nu2\tb\t\r\nu2\ta\ty\r\n\nu1\tb\t"
+            "z\r\nu1\ta\tw\r\nu2\ta\tq\r\n",
+            "nominal", want);
+  /* unit by unit (a second value within its unit), then a unit again later */
+  snprintf(want, sizeof want,
+           "%s:4:1: coder 'b' gave unit 'u2' a second value (the first is on "
+           "line 3)",
+           tu_path(dir, "bad.tsv"));
+  tsv_error(dir, "u1\ta\t1\nu1\tb\t1\nu2\tb\t2\nu2\tb\t2\nu1\tc\t3\nu1\tc\t4\n", "nominal", want);
+  tsv_error(dir, "u1\ta\t1\nu1\tb\t1\nu2\tb\t2\nu2\tb\t2\n", "nominal",
+            "4:1: coder 'b' gave unit 'u2' a second value (the first is on line 3)");
   snprintf(want, sizeof want, "%s:1:1: empty unit", tu_path(dir, "bad.tsv"));
   tsv_error(dir, "\ta\t1\n", "nominal", want);
   snprintf(want, sizeof want, "%s:1:4: empty coder", tu_path(dir, "bad.tsv"));

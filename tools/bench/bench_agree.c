@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   const char *dir = NULL;
   int keep = 0, i;
   char big[4096], small[4096], script[4096], db[4096], ca[4096], cb[4096], jout[4096];
-  double t, wall[3], cpu[3], rss = 0, t_read = 0, t_alpha = 1e9, t_all = 0, alpha = NAN;
+  double t, wall[5], cpu[5], rss = 0, run_rss, t_read = 0, t_alpha = 1e9, t_all = 0, alpha = NAN;
   struct stat sb;
   rescue_error err = RESCUE_ERROR_INIT;
 
@@ -193,16 +193,19 @@ int main(int argc, char **argv) {
   printf("table mode: %ld units x 3 coders x 10 values, %.1f MB TSV (%s)\n\n", units,
          (double)sb.st_size / 1e6, big);
 
-  /* the whole command, three runs */
+  /* the whole command, five runs (a shared machine: the median says more than one run) */
   {
     char *a[] = {RESCUE_BIN, "agree", "--input", big, "--level", "nominal", "--json", NULL};
-    for (i = 0; i < 3; i++)
-      if (run(a, jout, &wall[i], &cpu[i], &rss) != 0) {
+    for (i = 0; i < 5; i++) {
+      if (run(a, jout, &wall[i], &cpu[i], &run_rss) != 0) {
         fprintf(stderr, "bench_agree: rescue agree failed\n");
         return 1;
       }
-    qsort(wall, 3, sizeof *wall, by_double);
-    qsort(cpu, 3, sizeof *cpu, by_double);
+      if (run_rss > rss)
+        rss = run_rss;
+    }
+    qsort(wall, 5, sizeof *wall, by_double);
+    qsort(cpu, 5, sizeof *cpu, by_double);
   }
   /* in process: read, alpha alone (best of 5), every coefficient */
   {
@@ -225,6 +228,8 @@ int main(int argc, char **argv) {
     t_all = now() - t;
     rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
+    /* give the freed heap back: a child forked later starts its peak RSS at ours */
+    malloc_trim(0);
   }
   /* NLTK on the first 100,000 units of the same data, same run */
   {
@@ -270,9 +275,9 @@ int main(int argc, char **argv) {
              small_units, a100, nltk_alpha, fabs(a100 - nltk_alpha));
     }
     printf("%-52s %9s %9s %9s\n", "", "wall s", "cpu s", "peak MB");
-    printf("rescue agree --input, %ld units, whole command (median of 3) %6.3f %9.3f %9.1f\n",
-           units, wall[1], cpu[1], rss);
-    printf("%-52s %9.3f %9.3f\n", "  best of 3", wall[0], cpu[0]);
+    printf("rescue agree --input, %ld units, whole command (median of 5) %6.3f %9.3f %9.1f\n",
+           units, wall[2], cpu[2], rss);
+    printf("%-52s %9.3f %9.3f\n", "  best of 5", wall[0], cpu[0]);
     printf("%-52s %9.3f\n", "  in process: reading the TSV", t_read);
     printf("%-52s %9.3f   (alpha %.6f)\n", "  in process: alpha alone (best of 5)", t_alpha, alpha);
     printf("%-52s %9.3f\n", "  in process: every coefficient", t_all);
@@ -284,12 +289,12 @@ int main(int argc, char **argv) {
     printf("%-52s %9.3f\n", "  NLTK alpha", nltk_alpha_t);
     printf("\nper unit: rescue %.3f us (whole command, %ld units), NLTK %.1f us (process, %ld "
            "units): %.0fx\n",
-           wall[1] / (double)units * 1e6, units, pw / (double)small_units * 1e6, small_units,
-           (pw / (double)small_units) / (wall[1] / (double)units));
+           wall[2] / (double)units * 1e6, units, pw / (double)small_units * 1e6, small_units,
+           (pw / (double)small_units) / (wall[2] / (double)units));
     printf("targets: alpha <= 0.050 s (%s), whole command <= 0.3 s (%s), >= 50x NLTK per unit "
            "(%s)\n\n",
-           t_alpha <= 0.05 ? "met" : "MISSED", wall[1] <= 0.3 ? "met" : "MISSED",
-           (pw / (double)small_units) / (wall[1] / (double)units) >= 50 ? "met" : "MISSED");
+           t_alpha <= 0.05 ? "met" : "MISSED", wall[2] <= 0.3 ? "met" : "MISSED",
+           (pw / (double)small_units) / (wall[2] / (double)units) >= 50 ? "met" : "MISSED");
   }
 
   /* bootstrap over a release-sized corpus: in process on the data of one field */
