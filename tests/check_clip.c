@@ -66,32 +66,6 @@ static char *corpus(char **dir_out, const char *const *samples, int n) {
   return db;
 }
 
-static void link_media(const char *db, const char *video, const char *sample, const char *start,
-                       const char *end) {
-  char *out = NULL, *err = NULL;
-  int rc = start ? tu_rescue(&out, &err, "media", "add", db, video, "--sample", sample, "--start",
-                             start, "--end", end, NULL)
-                 : tu_rescue(&out, &err, "media", "add", db, video, "--sample", sample, NULL);
-  ck_assert_msg(rc == 0, "%s%s", out, err);
-  free(out);
-  free(err);
-}
-
-/* ffprobe's container duration of a file (the independent check). */
-static double ffprobe_duration(const char *path) {
-  char cmd[4400], line[128] = "";
-  FILE *p;
-  double d = -1;
-  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'",
-           path);
-  p = popen(cmd, "r");
-  ck_assert_ptr_nonnull(p);
-  if (fgets(line, sizeof line, p))
-    d = atof(line);
-  pclose(p);
-  return d;
-}
-
 /*
 ** Check one video clip of the span [s, e) of a 25 fps synthetic source whose frame k is at
 ** k/25 s (plus the container start, which clips must honour). exact: re-encoded clip.
@@ -104,8 +78,8 @@ static void check_video_clip_at(const char *path, double s, double e, int exact,
   ck_assert_int_eq(d.decode_errors, 0);
   ck_assert_msg(fabs(d.duration - (e - s)) <= 0.050, "%s: duration %.3f, asked %.3f", path,
                 d.duration, e - s);
-  ck_assert_msg(fabs(ffprobe_duration(path) - (e - s)) <= 0.050, "%s: ffprobe %.3f", path,
-                ffprobe_duration(path));
+  ck_assert_msg(fabs(tu_ffprobe_duration(path) - (e - s)) <= 0.050, "%s: ffprobe %.3f", path,
+                tu_ffprobe_duration(path));
   if (exact) {
     /* the frame nearest the start comes first; one frame per 1/25 s */
     ck_assert_msg(fabs(d.first_code - (s - off) * FPS) <= 0.5 + 1e-6,
@@ -170,7 +144,7 @@ START_TEST(test_copy_mp4_with_span) {
   json_t *m, *rows;
   size_t i;
   static const double span[3][2] = {{0, 1.1}, {0.95, 2.2}, {2.2, 3.6}};
-  link_media(db, media("src.mp4"), "c/a", "0.3", "3.9");
+  tu_link_media(db, media("src.mp4"), "c/a", "0.3", "3.9");
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 0);
   ck_assert_msg(strstr(out, "1 sample: 1 done, 0 failed, 0 without media; 4 clips written"), "%s%s",
                 out, err);
@@ -216,8 +190,8 @@ START_TEST(test_copy_mkv_and_ts) {
   char *dir, *db = corpus(&dir, samples, 2), *out = NULL, *err = NULL;
   char *o = strdup(tu_path(dir, "assets"));
   double off;
-  link_media(db, media("src.mkv"), "k/mkv", NULL, NULL);
-  link_media(db, media("src.ts"), "t/ts", NULL, NULL);
+  tu_link_media(db, media("src.mkv"), "k/mkv", NULL, NULL);
+  tu_link_media(db, media("src.ts"), "t/ts", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--jobs", "2", NULL), 0);
   ck_assert_msg(strstr(out, "2 done") && strstr(out, "4 clips written"), "%s%s", out, err);
   free(out);
@@ -244,7 +218,7 @@ START_TEST(test_exact_and_audio) {
   json_t *m, *r;
   rescue_media_decoded d;
   rescue_error e = RESCUE_ERROR_INIT;
-  link_media(db, media("src.mp4"), "c/x", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "c/x", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--mode", "exact", NULL), 0);
   free(out);
   free(err);
@@ -278,7 +252,7 @@ START_TEST(test_audio_only_source) {
   static const char *const samples[] = {"v/a", "0.2-1.5,1.5-3.0"};
   char *dir, *db = corpus(&dir, samples, 1), *out = NULL, *err = NULL;
   char *o = strdup(tu_path(dir, "assets"));
-  link_media(db, media("voice.m4a"), "v/a", NULL, NULL);
+  tu_link_media(db, media("voice.m4a"), "v/a", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 1);
   ck_assert_msg(strstr(err, "rescue: clip: sample 'v/a': row 1: 'voice.m4a' has no video stream") ||
                     strstr(err, "voice.m4a' has no video stream"),
@@ -327,12 +301,12 @@ START_TEST(test_broken_sources) {
   free(b);
   copy_file(media("src.mp4"), changed);
   copy_file(media("src.mp4"), missing);
-  link_media(db, media("src.mp4"), "a/good", NULL, NULL);
-  link_media(db, trunc, "b/truncated", NULL, NULL);
-  link_media(db, damaged, "c/damaged", NULL, NULL);
-  link_media(db, changed, "d/changed", NULL, NULL);
-  link_media(db, missing, "e/missing", NULL, NULL);
-  link_media(db, media("src.mp4"), "f/short", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "a/good", NULL, NULL);
+  tu_link_media(db, trunc, "b/truncated", NULL, NULL);
+  tu_link_media(db, damaged, "c/damaged", NULL, NULL);
+  tu_link_media(db, changed, "d/changed", NULL, NULL);
+  tu_link_media(db, missing, "e/missing", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "f/short", NULL, NULL);
   tu_write(changed, "replaced by something else");
   ck_assert_int_eq(unlink(missing), 0);
 
@@ -383,7 +357,7 @@ START_TEST(test_shards_partition) {
   char *dir, *db = corpus(&dir, samples, 7), *out = NULL, *err = NULL;
   int seen[7] = {0}, i, k;
   for (i = 0; i < 7; i++)
-    link_media(db, media("src.mp4"), samples[2 * i], NULL, NULL);
+    tu_link_media(db, media("src.mp4"), samples[2 * i], NULL, NULL);
   for (k = 1; k <= 3; k++) {
     char shard[16], o[4096];
     snprintf(shard, sizeof shard, "%d/3", k);
@@ -415,7 +389,7 @@ START_TEST(test_resume_pad_and_path_base) {
   json_t *m, *r;
   FILE *f;
   snprintf(o, sizeof o, "%s/repo/manual_review_system/review_assets", dir);
-  link_media(db, media("src.mp4"), "c/r", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "c/r", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--pad", "0.5", "--path-base",
                              tu_path(dir, "repo"), NULL),
                    0);
@@ -471,7 +445,7 @@ START_TEST(test_usage_and_selection) {
       {"--jobs", "0", "--jobs must be"},         {"--pad", "-1", "--pad must be >= 0"},
   };
   size_t i;
-  link_media(db, media("src.mp4"), "c/m", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "c/m", NULL, NULL);
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, bad[i][0], bad[i][1], NULL), 2);
     ck_assert_msg(strstr(err, bad[i][2]), "%s", err);
@@ -541,8 +515,8 @@ START_TEST(test_rows_recut) {
   b = tu_read(fs, &n);
   tu_write_n(trunc, b, n * 6 / 10);
   free(b);
-  link_media(db, media("src.mp4"), "c/r", NULL, NULL);
-  link_media(db, trunc, "t/r", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "c/r", NULL, NULL);
+  tu_link_media(db, trunc, "t/r", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 1);
   free(out);
   free(err);
@@ -611,8 +585,8 @@ START_TEST(test_progress_and_json) {
   char *o = strdup(tu_path(dir, "assets"));
   rescue_buf got = RESCUE_BUF_INIT;
   FILE *p;
-  link_media(db, media("src.mp4"), "p/a", NULL, NULL);
-  link_media(db, media("src.mp4"), "p/b", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "p/a", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "p/b", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 0);
   ck_assert_msg(strstr(err, "clip: [1/2] p/a: done, 2 clips (2 written, 0 kept)\n") &&
                     strstr(err, "clip: [2/2] p/b: done, 1 clip (1 written, 0 kept)\n"),
@@ -654,7 +628,7 @@ START_TEST(test_jobs_split_one_sample) {
                                      {1.7, 2.1}, {2.1, 2.5}, {2.5, 2.9}, {2.9, 3.3},
                                      {3.3, 3.7}, {0.3, 3.9}, {1.1, 1.6}, {2.2, 2.6}};
   int i;
-  link_media(db, media("src.mp4"), "j/one", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "j/one", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, "--jobs", "3", NULL), 0);
   ck_assert_msg(strstr(out, "12 clips written"), "%s%s", out, err);
   free(out);
@@ -686,7 +660,7 @@ START_TEST(test_manifest_merge_bytes) {
       "\"requested_start\": 1.0, \"requested_end\": 2.0, \"actual_start\": ";
   char *dir, *db = corpus(&dir, samples, 1), *out = NULL, *err = NULL, *m;
   char *o = strdup(tu_path(dir, "assets"));
-  link_media(db, media("src.mp4"), "c/m", NULL, NULL);
+  tu_link_media(db, media("src.mp4"), "c/m", NULL, NULL);
   ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 0);
   free(out);
   free(err);

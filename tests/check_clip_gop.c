@@ -97,32 +97,6 @@ static void import_jsonl(const char *db, const char *dir, const char *text) {
   free(err);
 }
 
-static void link_media(const char *db, const char *video, const char *sample, const char *start,
-                       const char *end) {
-  char *out = NULL, *err = NULL;
-  int rc = start ? tu_rescue(&out, &err, "media", "add", db, video, "--sample", sample, "--start",
-                             start, "--end", end, NULL)
-                 : tu_rescue(&out, &err, "media", "add", db, video, "--sample", sample, NULL);
-  ck_assert_msg(rc == 0, "%s%s", out, err);
-  free(out);
-  free(err);
-}
-
-/* ffprobe's container duration of a file (the independent check). */
-static double ffprobe_duration(const char *path) {
-  char cmd[4400], line[128] = "";
-  FILE *p;
-  double d = -1;
-  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'",
-           path);
-  p = popen(cmd, "r");
-  ck_assert_ptr_nonnull(p);
-  if (fgets(line, sizeof line, p))
-    d = atof(line);
-  pclose(p);
-  return d;
-}
-
 /*
 ** A copy-mode clip of [s, e) seconds of a synthetic source (frame k at k/fps s): ffprobe's
 ** duration within one frame of the request, no decode errors, the first frame shown is
@@ -132,7 +106,7 @@ static void check_synth_clip_p(const char *path, double s, double e, double fps,
   rescue_media_decoded d;
   rescue_error err = RESCUE_ERROR_INIT;
   long first = (long)ceil(s * fps - 1e-6), want = (long)ceil(e * fps - 1e-6) - first;
-  double probed = probe ? ffprobe_duration(path) : e - s;
+  double probed = probe ? tu_ffprobe_duration(path) : e - s;
   ck_assert_msg(rescue_media_decode_check(path, &d, &err) == 0, "%s: %s", path, err.msg);
   ck_assert_msg(d.decode_errors == 0, "%s: %d decode errors", path, d.decode_errors);
   ck_assert_msg(fabs(probed - (e - s)) <= 1.0 / fps + 1e-3, "%s: ffprobe %.3f s, asked %.3f s",
@@ -166,7 +140,7 @@ START_TEST(test_ten_second_gop_pause) {
   sample_line(&j, "a_and_b/s1", rows, 2);
   import_jsonl(db, dir, j.s);
   rescue_buf_clear(&j);
-  link_media(db, media("g10.mp4"), "a_and_b/s1", NULL, NULL);
+  tu_link_media(db, media("g10.mp4"), "a_and_b/s1", NULL, NULL);
   CLIP(0, out, err, db, o);
   ck_assert_msg(strstr(out, "2 clips written"), "%s", out);
   free(out);
@@ -191,7 +165,7 @@ static void gaps_on(const char *source) {
   sample_line(&j, "g/s", gap_rows, N_GAP_ROWS);
   import_jsonl(db, dir, j.s);
   rescue_buf_clear(&j);
-  link_media(db, media(source), "g/s", NULL, NULL);
+  tu_link_media(db, media(source), "g/s", NULL, NULL);
   CLIP(0, out, err, db, o);
   ck_assert_msg(strstr(out, "clips written"), "%s", out);
   free(out);
@@ -226,7 +200,7 @@ static char *one_sample(char **dir_out, const char *id, const double *rows, int 
   sample_line(&j, id, rows, n);
   import_jsonl(db, dir, j.s);
   rescue_buf_clear(&j);
-  link_media(db, media(source), id, start, end);
+  tu_link_media(db, media(source), id, start, end);
   *dir_out = dir;
   return db;
 }
@@ -238,7 +212,7 @@ static char *one_sample(char **dir_out, const char *id, const double *rows, int 
 static void check_plain_clip(const char *path, double s, double e, double frame) {
   rescue_media_decoded d;
   rescue_error err = RESCUE_ERROR_INIT;
-  double probed = ffprobe_duration(path);
+  double probed = tu_ffprobe_duration(path);
   ck_assert_msg(rescue_media_decode_check(path, &d, &err) == 0, "%s: %s", path, err.msg);
   ck_assert_msg(d.decode_errors == 0, "%s: %d decode errors", path, d.decode_errors);
   ck_assert_msg(fabs(probed - (e - s)) <= frame + 1e-3, "%s: ffprobe %.3f s, asked %.3f s", path,
@@ -413,8 +387,8 @@ START_TEST(test_late_audio_every_mode) {
         ck_assert_msg(na < 0, "%s %s: no_audio %.3f s recorded", modes[m], p, na);
       if (m == 2) { /* the WAV: exactly the row, silent until the sound starts */
         ck_assert_int_eq(d.audio_samples, lround((en - s) * 16000));
-        ck_assert_msg(fabs(ffprobe_duration(tu_path(o, p)) - (en - s)) < 1e-3, "%s: ffprobe %.3f s",
-                      p, ffprobe_duration(tu_path(o, p)));
+        ck_assert_msg(fabs(tu_ffprobe_duration(tu_path(o, p)) - (en - s)) < 1e-3,
+                      "%s: ffprobe %.3f s", p, tu_ffprobe_duration(tu_path(o, p)));
         at = first_sound(tu_path(o, p), &len);
       } else {
         check_plain_clip(tu_path(o, p), s, en, 1 / 25.0);

@@ -241,3 +241,28 @@ int tu_same_corpus_except_log(const char *a, const char *b) {
   sqlite3_close(h);
   return same;
 }
+
+void tu_link_media(const char *db, const char *video, const char *sample, const char *start,
+                   const char *end) {
+  char *out = NULL, *err = NULL;
+  int rc = start ? tu_rescue(&out, &err, "media", "add", db, video, "--sample", sample, "--start",
+                             start, "--end", end, NULL)
+                 : tu_rescue(&out, &err, "media", "add", db, video, "--sample", sample, NULL);
+  ck_assert_msg(rc == 0, "%s%s", out, err);
+  free(out);
+  free(err);
+}
+
+double tu_ffprobe_duration(const char *path) {
+  char cmd[4400], line[128] = "";
+  FILE *p;
+  double d = -1;
+  snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'",
+           path);
+  p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  if (fgets(line, sizeof line, p))
+    d = atof(line);
+  pclose(p);
+  return d;
+}

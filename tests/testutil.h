@@ -41,6 +41,15 @@ const char *tu_fixtures(void);
 /* A fresh corpus in a new temp folder; returns its path (caller frees). */
 char *tu_new_corpus(void);
 
+/*
+** Link a video to a sample with 'rescue media add' (start/end: the sample's span in it, or
+** NULL for none); fails the test when the command does.
+*/
+void tu_link_media(const char *db, const char *video, const char *sample, const char *start,
+                   const char *end);
+/* ffprobe's container duration of a media file, in seconds (-1 when it prints none). */
+double tu_ffprobe_duration(const char *path);
+
 /* Run a suite and return the process exit status for main(). */
 int tu_run_suite(Suite *s);
 
