@@ -22,7 +22,6 @@
 #include "rescue_privacy.h"
 #include "rescue_scheme.h"
 #include "rescue_score.h"
-#include "rescue_serve.h"
 #include "rescue_sha256.h"
 #include "rescue_similar.h"
 #include "rescue_split.h"

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serve.h"
 #include "store_int.h"
 #include "testutil.h"
 

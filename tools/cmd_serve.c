@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "serve.h"
 
 static const char *listen_at = "127.0.0.1:8080", *assets;
 static const cli_option options[] = {

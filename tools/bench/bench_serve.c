@@ -23,6 +23,7 @@
 
 #include "benchutil.h"
 #include "rescue.h"
+#include "serve.h"
 
 static int port;
 static double t_end;

@@ -1,5 +1,5 @@
 /*
-** serve_int.h: what the review server's files share (private to annotate/serve*.c):
+** serve_int.h: what the review server's files share (private to the files of tools/serve/):
 ** the server, one request with its caller and its response, and the API handlers.
 */
 #ifndef RESCUE_SERVE_INT_H
@@ -13,7 +13,7 @@
 #include "rescue_annotators.h"
 #include "rescue_buf.h"
 #include "rescue_json.h"
-#include "rescue_serve.h"
+#include "serve.h"
 #include "rescue_store.h"
 #include "store_int.h"
 
