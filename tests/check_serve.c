@@ -7,7 +7,9 @@
 ** counted in the store afterwards.
 */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -263,7 +265,7 @@ START_TEST(test_auth_and_headers) {
   ck_assert_ptr_null(strstr(r.body, "https://"));
   ck_assert_ptr_nonnull(header(&r, "Content-Security-Policy"));
   resp_free(&r);
-  r = http(port, "GET", "/app.js", NULL, NULL, 0);
+  r = http(port, "GET", "/js/main.js", NULL, NULL, 0);
   expect(&r, 200);
   ck_assert_ptr_null(strstr(r.body, "https://"));
   resp_free(&r);
@@ -289,6 +291,53 @@ START_TEST(test_auth_and_headers) {
   r = http(port, "GET", "/api/samples", bearer(tok_bob), NULL, 0);
   expect(&r, 401);
   ck_assert_ptr_nonnull(strstr(r.body, "retired"));
+  resp_free(&r);
+}
+END_TEST
+
+/*
+** Every module under tools/serve/web/js/ is served at /js/<name> with its bytes, the
+** JavaScript type and the security headers (a module missing from RESCUE_WEB_FILES fails
+** here); the page loads the entry module; an unknown module path is 404.
+*/
+START_TEST(test_page_modules) {
+  char path[PATH_MAX], url[300];
+  struct dirent *de;
+  struct stat sb;
+  DIR *d;
+  int n = 0;
+  snprintf(path, sizeof path, "%s/tools/serve/web/js", RESCUE_SOURCE_DIR);
+  d = opendir(path);
+  ck_assert_ptr_nonnull(d);
+  while ((de = readdir(d))) {
+    size_t len = strlen(de->d_name);
+    if (len < 4 || strcmp(de->d_name + len - 3, ".js") != 0)
+      continue;
+    snprintf(path, sizeof path, "%s/tools/serve/web/js/%s", RESCUE_SOURCE_DIR, de->d_name);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    snprintf(url, sizeof url, "/js/%s", de->d_name);
+    resp r = http(port, "GET", url, NULL, NULL, 0);
+    expect(&r, 200);
+    ck_assert_uint_eq(r.body_len, (size_t)sb.st_size);
+    ck_assert_str_eq(header(&r, "Content-Type"), "text/javascript; charset=utf-8");
+    ck_assert_ptr_nonnull(strstr(header(&r, "Content-Security-Policy"), "script-src 'self';"));
+    ck_assert_str_eq(header(&r, "X-Content-Type-Options"), "nosniff");
+    resp_free(&r);
+    n++;
+  }
+  closedir(d);
+  ck_assert_int_ge(n, 2);
+  resp r = http(port, "GET", "/index.html", NULL, NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "<script type=\"module\" src=\"/js/main.js\">"));
+  resp_free(&r);
+  r = http(port, "GET", "/app.css", NULL, NULL, 0);
+  expect(&r, 200);
+  ck_assert_str_eq(header(&r, "Content-Type"), "text/css; charset=utf-8");
+  resp_free(&r);
+  r = http(port, "GET", "/js/x.js", NULL, NULL, 0);
+  expect(&r, 404);
+  ck_assert_ptr_nonnull(header(&r, "Content-Security-Policy"));
   resp_free(&r);
 }
 END_TEST
@@ -907,6 +956,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_auth_and_headers);
+  tcase_add_test(tc, test_page_modules);
   tcase_add_test(tc, test_login_session_csrf);
   tcase_add_test(tc, test_save_conflict_lint);
   tcase_add_test(tc, test_bad_bodies);

@@ -1,8 +1,10 @@
 // serve_test.js: browser tests of `rescue serve` in headless Debian chromium driven by
-// playwright-core: sign in, open a sample, play a row's clip (an H.264 segment made with
-// ffmpeg, 10 s GOP), edit and save, reload, a conflicting save from a second browser
-// context, a lint error blocking a save, a split, keyboard navigation, and screenshots of
-// the sample view and the dashboard. Exit 0 pass, 1 fail, 77 skipped (no browser).
+// playwright-core: the page's modules (each served as JavaScript with the CSP, each loaded
+// without a console error or CSP violation), sign in, open a sample, play a row's clip (an
+// H.264 segment made with ffmpeg, 10 s GOP), edit and save, reload, a conflicting save from
+// a second browser context, a lint error blocking a save, a split, keyboard navigation, and
+// screenshots of the sample view and the dashboard. Exit 0 pass, 1 fail, 77 skipped (no
+// browser).
 //
 // Environment: RESCUE_BIN (the rescue binary), RESCUE_SOURCE_DIR, RESCUE_SCREENSHOTS (where
 // the screenshots go; default ./browser-screenshots), RESCUE_REQUIRE_FIXTURES (when set,
@@ -114,6 +116,40 @@ async function selectRow(page, index) {
     const base = 'http://127.0.0.1:' + server.port;
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
       args: ['--autoplay-policy=no-user-gesture-required', '--no-sandbox', '--mute-audio'] });
+
+    // ---- the page's modules: each served as JavaScript with the CSP, each loaded ----
+    const moduleDir = path.join(src, 'tools/serve/web/js');
+    const modules = fs.readdirSync(moduleDir).filter((f) => f.endsWith('.js')).sort();
+    check(modules.includes('main.js') && modules.length > 1, 'the page is split into modules: ' + modules.join(' '));
+    for (const name of modules) {
+      const res = await fetch(base + '/js/' + name);
+      const body = await res.text();
+      check(res.status === 200 && res.headers.get('content-type') === 'text/javascript; charset=utf-8' &&
+        /script-src 'self';/.test(res.headers.get('content-security-policy') || '') &&
+        res.headers.get('x-content-type-options') === 'nosniff' &&
+        body === fs.readFileSync(path.join(moduleDir, name), 'utf8'),
+      '/js/' + name + ' is served whole as JavaScript with the CSP');
+    }
+    check((await fetch(base + '/js/x.js')).status === 404, 'an unknown module path is 404');
+    const ctxM = await browser.newContext();
+    const m = await ctxM.newPage();
+    const served = new Map(), moduleErrors = [];
+    m.on('response', (r) => { const u = new URL(r.url()); if (u.pathname.startsWith('/js/')) served.set(u.pathname.slice(4), r.status()); });
+    m.on('pageerror', (e) => moduleErrors.push(String(e)));
+    // the signed-out page's GET /api/me answers 401, which chromium logs; anything else counts
+    m.on('console', (msg) => { if (msg.type() === 'error' && !/status of 401/.test(msg.text())) moduleErrors.push(msg.text()); });
+    await m.addInitScript(() => {
+      window.cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
+    });
+    await m.goto(base + '/');
+    await m.waitForSelector('#view-signin:not([hidden])');
+    const notLoaded = modules.filter((name) => served.get(name) !== 200);
+    check(notLoaded.length === 0, 'the page loads every module' + (notLoaded.length ? ': not ' + notLoaded.join(' ') : ''));
+    check(moduleErrors.length === 0, 'no console error while the modules load' + (moduleErrors.length ? ': ' + moduleErrors.join(' | ') : ''));
+    const violations = await m.evaluate(() => window.cspViolations);
+    check(violations.length === 0, 'no CSP violation reported' + (violations.length ? ': ' + violations.join(' | ') : ''));
+    await ctxM.close();
 
     // ---- sign in, my work, open a sample ----
     const ctxA = await browser.newContext({ viewport: { width: 1400, height: 1000 } });

@@ -20,15 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "assets.h"
 #include "rescue_alloc.h"
 #include "serve_int.h"
-
-extern const unsigned char rescue_web_index[];
-extern const size_t rescue_web_index_len;
-extern const unsigned char rescue_web_app_js[];
-extern const size_t rescue_web_app_js_len;
-extern const unsigned char rescue_web_app_css[];
-extern const size_t rescue_web_app_css_len;
 
 /* Sessions unused this long are forgotten. */
 #define SESSION_IDLE_SEC (12 * 3600)
@@ -501,20 +495,16 @@ static void api_logout(srv_req *r) {
 
 /* ---- the page and clips ---- */
 
+/*
+** A GET or HEAD of one of the page's built-in files (tools/serve/assets.c): its bytes and
+** Content-Type go into r's response and 1 is returned; 0 when url names none of them.
+*/
 static int serve_static(srv_req *r) {
-  const char *u = r->url;
-  if (strcmp(u, "/") == 0 || strcmp(u, "/index.html") == 0) {
-    rescue_buf_putn(&r->out, rescue_web_index, rescue_web_index_len);
-    r->ctype = "text/html; charset=utf-8";
-  } else if (strcmp(u, "/app.js") == 0) {
-    rescue_buf_putn(&r->out, rescue_web_app_js, rescue_web_app_js_len);
-    r->ctype = "text/javascript; charset=utf-8";
-  } else if (strcmp(u, "/app.css") == 0) {
-    rescue_buf_putn(&r->out, rescue_web_app_css, rescue_web_app_css_len);
-    r->ctype = "text/css; charset=utf-8";
-  } else {
+  const srv_asset *a = srv_asset_find(r->url);
+  if (!a)
     return 0;
-  }
+  rescue_buf_putn(&r->out, a->data, *a->len);
+  r->ctype = a->ctype;
   r->status = 200;
   return 1;
 }

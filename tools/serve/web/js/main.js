@@ -1,0 +1,53 @@
+// main.js: the page's entry module: sign-in and sign-out, and the routing from the URL's
+// hash to a view. Importing the other modules wires their controls.
+
+import { api } from './api.js';
+import { showDashboard } from './dashboard.js';
+import { $ } from './dom.js';
+import './keys.js';
+import { leadControls, openSample } from './sample.js';
+import './save.js';
+import './segment.js';
+import { state } from './state.js';
+import { show } from './views.js';
+import { showWork } from './work.js';
+
+$('signin-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  $('signin-error').textContent = '';
+  const r = await api('POST', '/api/login', { token: $('token').value.trim() });
+  if (r.status !== 200) { $('signin-error').textContent = r.data.error || 'sign-in failed'; return; }
+  state.me = r.data;
+  $('token').value = '';
+  route();
+});
+
+$('signout').addEventListener('click', async () => {
+  await api('POST', '/api/logout');
+  state.me = null;
+  location.hash = '#/';
+  show('signin');
+});
+
+async function route() {
+  if (!state.me) {
+    const r = await api('GET', '/api/me');
+    if (r.status !== 200) { show('signin'); return; }
+    state.me = r.data;
+  }
+  if (!state.scheme) state.scheme = (await api('GET', '/api/scheme')).data;
+  const h = location.hash.replace(/^#/, '');
+  if (h.startsWith('/sample/')) {
+    const id = h.slice(8).split('/').map(decodeURIComponent).join('/');
+    await leadControls();
+    if (!state.viewName) state.viewName = state.me.name;
+    await openSample(id, state.sample && state.sample.sample_id === id);
+  } else if (h === '/dashboard') {
+    await showDashboard();
+  } else {
+    state.sample = null;
+    await showWork();
+  }
+}
+window.addEventListener('hashchange', route);
+route();

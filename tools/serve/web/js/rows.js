@@ -1,0 +1,58 @@
+// rows.js: the row table of the sample view (times, speaker, target, text, saved state,
+// lint marks, differences from the compared view) and selecting a row.
+
+import { $, el, fmt } from './dom.js';
+import { drawForm } from './form.js';
+import { drawCues, playRow } from './player.js';
+import { state } from './state.js';
+
+function lintOf(index) {
+  const f = state.sample.lint.filter((x) => x.row === index);
+  return { e: f.filter((x) => x.severity === 'error'), w: f.filter((x) => x.severity === 'warning') };
+}
+
+function differingFields(a, b) {
+  if (!a || !b) return [];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+}
+
+export function drawRows() {
+  const s = state.sample;
+  $('rows').tBodies[0].replaceChildren(...s.rows.map((r, i) => {
+    const row = r.row, l = lintOf(r.index);
+    const other = state.other && state.other.rows[i] ? state.other.rows[i].row : null;
+    const diff = differingFields(row, other);
+    const tr = el('tr', { 'data-index': r.index, class: diff.length ? 'differs' : '', title: diff.length ? 'differs from ' + state.compareName + ': ' + diff.join(', ') : '' },
+      el('td', { text: String(r.index) }),
+      el('td', { text: fmt(row.start_time) + '–' + fmt(row.end_time) }),
+      el('td', { text: row.primary_speaker || '' }),
+      el('td', { text: Array.isArray(row.target) ? row.target.join(', ') : '' }),
+      el('td', { class: 'text', text: row.dialogue_cleaned || '' }),
+      el('td', { class: 'state ' + (r.mine ? 'mine' : 'draft'), title: r.seg_changed ? "someone else's resegmentation changed this row: review it" : r.origin !== 'own' ? 'your version, carried over from the row it came from (' + r.origin + ')' : '',
+        text: (r.mine ? 'saved' : r.origin !== 'own' ? r.origin : 'draft') + (r.seg_changed ? ' ⚑' : '') }),
+      el('td', {}, l.e.length ? el('span', { class: 'lint-e', title: l.e.map((x) => x.rule + ' ' + x.field + ': ' + x.reason).join('\n'), text: l.e.length + '✗' }) : null,
+        l.w.length ? el('span', { class: 'lint-w', title: l.w.map((x) => x.rule + ' ' + x.field + ': ' + x.reason).join('\n'), text: ' ' + l.w.length + '!' }) : null));
+    tr.addEventListener('click', () => selectRow(i, true));
+    return tr;
+  }));
+}
+
+export function selectRow(i, play) {
+  const s = state.sample;
+  if (!s || !s.rows.length) return;
+  state.sel = Math.max(0, Math.min(s.rows.length - 1, i));
+  const r = s.rows[state.sel];
+  for (const tr of $('rows').tBodies[0].rows) tr.classList.toggle('selected', Number(tr.dataset.index) === r.index);
+  const tr = $('rows').tBodies[0].rows[state.sel];
+  if (tr && tr.scrollIntoView) tr.scrollIntoView({ block: 'nearest' });
+  state.edit = JSON.parse(JSON.stringify(r.row));
+  state.editBase = r.version;
+  $('conflict').hidden = true;
+  $('save-msg').textContent = '';
+  $('save-msg').className = '';
+  $('form-title').textContent = 'Row ' + r.index + (r.mine ? ' (saved by ' + s.view + ')' : ' (draft)');
+  drawForm();
+  drawCues();
+  if (play) playRow();
+}

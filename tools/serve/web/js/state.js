@@ -1,0 +1,18 @@
+// state.js: the page's one mutable state object: who is signed in, the scheme, the open
+// sample and the row being edited, the player's clip window, the lead's view choices.
+
+export const state = {
+  me: null,          // {name, role, csrf}
+  scheme: null,
+  sample: null,      // GET /api/samples/<id>
+  other: null,       // a second view to compare with (leads)
+  sel: 0,            // selected row (0-based)
+  edit: null,        // the row object being edited
+  editBase: 0,       // its base version
+  stopAt: null,      // pause the player here
+  clipOffset: 0,     // seconds of the sample where the loaded clip starts
+  pending: null,     // the conflict's current version
+  viewName: null,    // whose view the sample shows (leads may pick another annotator's)
+  compareName: null, // whose view it is compared with (leads), or null
+  people: null,      // the annotators' names for the lead's view and compare menus
+};
