@@ -293,7 +293,7 @@ static int build(reader *rd, const rescue_unitize_tsv_opts *o, double grid, resc
   spell(o->end, s1);
   spell(grid, g);
   if (to_steps(o->start, grid, &b) || to_steps(o->end, grid, &e) ||
-      e - b > RESCUE_UNITIZE_MAX_LENGTH)
+      (double)e - (double)b > (double)RESCUE_UNITIZE_MAX_LENGTH)
     return rescue_seterr(rd->err, RESCUE_EINVAL,
                          "the continuum [%s, %s) has too many steps of %s (at most 2^40)", s0, s1,
                          g);

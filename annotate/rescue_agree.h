@@ -327,7 +327,7 @@ typedef struct rescue_unitize_result {
 /*
 ** Krippendorff's alpha-u of each category with a unit, and overall. Returns 0 (a status
 ** other than OK is a result) or RESCUE_ENOMEM; r owns its arrays (rescue_unitize_result_clear).
-** Cost O(n log n + K m^2) for n units, K categories and m coders.
+** Cost O(n log n + m n) time, O(n + m) memory, for n units and m coders.
 */
 int rescue_unitize_compute(const rescue_unitize *u, rescue_unitize_result *r);
 void rescue_unitize_result_clear(rescue_unitize_result *r);
