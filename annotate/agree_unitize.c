@@ -376,7 +376,8 @@ int rescue_unitize_compute(const rescue_unitize *u, rescue_unitize_result *r) {
   cat_rows = rescue_calloc(u->categories.n + 1, sizeof *cat_rows);
   if (!r->coders || !w || !cat_rows)
     goto end;
-  memcpy(w, u->rows, n * sizeof *w);
+  if (n)
+    memcpy(w, u->rows, n * sizeof *w);
   qsort(w, n, sizeof *w, row_cmp);
   for (i = 0; i < n; i++) {
     r->coders[w[i].coder].rows++;

@@ -327,6 +327,47 @@ START_TEST(test_refused) {
 }
 END_TEST
 
+/* Every allocation that can fail, failing: ENOMEM, nothing leaked, then the same result. */
+START_TEST(test_out_of_memory) {
+  char *dir = tu_tmpdir();
+  const char *p = tu_path(dir, "m.tsv");
+  rescue_unitize_tsv_opts o = {150, 450, 0};
+  rescue_unitize *d = build(150, 300, k2004, 9), *t = NULL;
+  rescue_unitize_result r;
+  rescue_error err = RESCUE_ERROR_INIT;
+  unsigned long nth;
+  int rc;
+  for (nth = 1;; nth++) {
+    rescue_alloc_fail_at(nth);
+    rc = rescue_unitize_compute(d, &r);
+    rescue_alloc_fail_at(0);
+    if (rc == 0)
+      break;
+    ck_assert_int_eq(rc, RESCUE_ENOMEM);
+  }
+  ck_assert_int_gt(nth, 3);
+  ASSERT_NEAR(r.alpha, 0.8586654051841702, 1e-15);
+  rescue_unitize_result_clear(&r);
+  tu_write(p, "coder\tstart\tend\tcategory\n1\t225\t295\tc\n2\t220\t300\tc\n");
+  for (nth = 1;; nth++) {
+    rescue_alloc_fail_at(nth);
+    rc = rescue_unitize_read_tsv(p, &o, &t, &err);
+    rescue_alloc_fail_at(0);
+    if (rc == 0)
+      break;
+    ck_assert_int_eq(rc, RESCUE_ENOMEM);
+    ck_assert_ptr_null(t);
+  }
+  ck_assert_int_eq(rescue_unitize_n_rows(t), 2);
+  ck_assert_int_eq(rescue_unitize_n_coders(t), 2);
+  ck_assert_str_eq(rescue_unitize_category_name(t, 0), "c");
+  rescue_unitize_free(&t);
+  rescue_unitize_free(&d);
+  rescue_remove_tree(dir);
+  free(dir);
+}
+END_TEST
+
 /* ---- a brute-force reference, straight from the definition ---- */
 
 typedef struct ref_unit {
@@ -649,6 +690,32 @@ START_TEST(test_cli_merges) {
 }
 END_TEST
 
+/* Identical segmentations, one coder, units at both ends, through the command. */
+START_TEST(test_cli_edges) {
+  char *dir = tu_tmpdir();
+  const char *p = tu_path(dir, "e.tsv");
+  json_t *j;
+  tu_write(p, "coder\tstart\tend\tcategory\n"
+              "ann\t0\t3\tP1\nann\t3\t7\tT\nann\t7\t10\tP1\n"
+              "bob\t0\t3\tP1\nbob\t3\t7\tT\nbob\t7\t10\tP1\n");
+  j = report(p, "0,10", NULL);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+  ASSERT_NEAR(json_number_value(json_object_get(j, "alpha_u")), 1, 0);
+  ASSERT_NEAR(category_num(j, "P1", "alpha_u"), 1, 0);
+  ASSERT_NEAR(category_num(j, "T", "alpha_u"), 1, 0);
+  json_decref(j);
+  /* one coder: a result (exit 0) with status no_data and a null alpha-u */
+  tu_write(p, "coder\tstart\tend\tcategory\nann\t0\t3\tP1\n");
+  j = report(p, "0,10", NULL);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "no_data");
+  ck_assert(json_is_null(json_object_get(j, "alpha_u")));
+  ck_assert_int_eq(json_array_size(json_object_get(j, "coders")), 1);
+  json_decref(j);
+  rescue_remove_tree(dir);
+  free(dir);
+}
+END_TEST
+
 /* A bad table: exit 1, "rescue: agree: file:line:column: what", nothing on stdout. */
 static void bad_table(const char *dir, const char *text, const char *continuum, int line, int col,
                       const char *what) {
@@ -755,9 +822,11 @@ int main(void) {
   tcase_add_test(tc, test_merges);
   tcase_add_test(tc, test_edges);
   tcase_add_test(tc, test_refused);
+  tcase_add_test(tc, test_out_of_memory);
   tcase_add_test(tc, test_random_against_definition);
   tcase_add_test(tc, test_cli_examples);
   tcase_add_test(tc, test_cli_merges);
+  tcase_add_test(tc, test_cli_edges);
   tcase_add_test(tc, test_cli_bad_input);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
