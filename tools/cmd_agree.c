@@ -175,7 +175,7 @@ static int agree_unitizing(int format) {
   } else if (format == 2) {
     rescue_unitize_result_csv(u, &r, &out);
   } else {
-    rescue_unitize_result_text(u, &r, input, &out);
+    rescue_unitize_result_text(u, &r, strcmp(input, "-") ? input : "standard input", &out);
   }
   rc = cli_print(&out);
 end:
