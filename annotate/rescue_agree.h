@@ -248,4 +248,119 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out);
 void rescue_agree_report_csv(const rescue_agree_report *r, rescue_buf *out);
 void rescue_agree_report_free(rescue_agree_report **r);
 
+/* ---- segmentation: Krippendorff's unitizing alpha (annotate/agree_unitize.c) ---- */
+
+/*
+** A unitizing data set: a continuum [begin, begin + length) on an integer grid, the coders,
+** and the units each coder marked on it, each unit [begin, end) of one category. Positions
+** are grid steps; `step` is what one step is in the caller's units (0.001 for milliseconds
+** of seconds, 1 when the caller counts steps), kept for the reports only. The definitions,
+** the worked examples and the cost are in annotate/agree_unitize.c and annotate/AGREEMENT.md.
+*/
+typedef struct rescue_unitize rescue_unitize;
+
+/* The longest continuum (2^40 steps: 34 years of milliseconds) and the most coders. */
+#define RESCUE_UNITIZE_MAX_LENGTH ((int64_t)1 << 40)
+#define RESCUE_UNITIZE_MAX_CODERS (1 << 20)
+
+/*
+** A new, empty data set in *out (free with rescue_unitize_free). RESCUE_EINVAL when length
+** is not in [1, RESCUE_UNITIZE_MAX_LENGTH], begin + length overflows, or step is not a
+** finite number > 0; RESCUE_ENOMEM.
+*/
+int rescue_unitize_new(int64_t begin, int64_t length, double step, rescue_unitize **out);
+/* Free and NULL; accepts NULL. */
+void rescue_unitize_free(rescue_unitize **u);
+/* The continuum and the step as given to rescue_unitize_new. */
+int64_t rescue_unitize_begin(const rescue_unitize *u);
+int64_t rescue_unitize_length(const rescue_unitize *u);
+double rescue_unitize_step(const rescue_unitize *u);
+
+/*
+** The index of coder / category `name` (added when new: a coder who marked no unit still
+** counts in m), RESCUE_ENOMEM, or RESCUE_EINVAL past RESCUE_UNITIZE_MAX_CODERS coders or
+** 2^31 - 1 categories.
+*/
+int rescue_unitize_coder(rescue_unitize *u, const char *name);
+int rescue_unitize_category(rescue_unitize *u, const char *name);
+int rescue_unitize_n_coders(const rescue_unitize *u);
+int rescue_unitize_n_categories(const rescue_unitize *u);
+const char *rescue_unitize_coder_name(const rescue_unitize *u, int coder);
+const char *rescue_unitize_category_name(const rescue_unitize *u, int category);
+
+/*
+** Coder's unit [begin, end) of category. Units of one coder and one category may overlap:
+** rescue_unitize_compute merges them first and counts the merges. RESCUE_EINVAL when end
+** <= begin, the unit leaves the continuum, or coder or category is not an index given out;
+** RESCUE_ENOMEM.
+*/
+int rescue_unitize_add(rescue_unitize *u, int coder, int category, int64_t begin, int64_t end);
+long rescue_unitize_n_rows(const rescue_unitize *u);
+
+typedef struct rescue_unitize_coder_stat {
+  long rows;   /* units as added */
+  long units;  /* after merging the overlapping ones of a category */
+  long merges; /* rows - units */
+} rescue_unitize_coder_stat;
+
+typedef struct rescue_unitize_category_stat {
+  int category;               /* index (rescue_unitize_category_name) */
+  rescue_agree_status status; /* NO_DATA below two coders; NO_VARIATION when D_e is 0 */
+  int coders;                 /* coders with a unit of it */
+  long units;                 /* after merging, all coders */
+  long merges;
+  double d_o, d_e; /* observed and expected disagreement */
+  double alpha;    /* 1 - d_o / d_e; 0 when they are equal (NO_VARIATION); NAN for NO_DATA */
+} rescue_unitize_category_stat;
+
+typedef struct rescue_unitize_result {
+  rescue_agree_status status; /* NO_DATA: fewer than 2 coders or no unit at all */
+  int n_coders;
+  rescue_unitize_coder_stat *coders; /* per coder index */
+  long rows, units, merges;
+  double d_o, d_e;  /* sums over the categories present */
+  double alpha;     /* 1 - d_o / d_e, as in the categories */
+  int n_categories; /* categories with at least one unit, in index order */
+  rescue_unitize_category_stat *categories;
+} rescue_unitize_result;
+
+/*
+** Krippendorff's alpha-u of each category with a unit, and overall. Returns 0 (a status
+** other than OK is a result) or RESCUE_ENOMEM; r owns its arrays (rescue_unitize_result_clear).
+** Cost O(n log n + m n) time, O(n + m) memory, for n units and m coders.
+*/
+int rescue_unitize_compute(const rescue_unitize *u, rescue_unitize_result *r);
+void rescue_unitize_result_clear(rescue_unitize_result *r);
+
+/*
+** The result as one JSON object (annotate/AGREEMENT.md "Segmentation"); input names the
+** data (a file) or is NULL. Undefined numbers are null.
+*/
+void rescue_unitize_result_json(const rescue_unitize *u, const rescue_unitize_result *r,
+                                const char *input, rescue_jw *w);
+/* A few readable lines: the overall figure, a table of categories, a table of coders. */
+void rescue_unitize_result_text(const rescue_unitize *u, const rescue_unitize_result *r,
+                                const char *input, rescue_buf *out);
+/* CSV (RFC 4180, CRLF): the overall line (category empty), then one per category. */
+void rescue_unitize_result_csv(const rescue_unitize *u, const rescue_unitize_result *r,
+                               rescue_buf *out);
+
+/* Reading a table of units: the continuum and the grid in the file's units. */
+typedef struct rescue_unitize_tsv_opts {
+  double start, end; /* the continuum [start, end) */
+  double grid;       /* one step; 0: 1 when the continuum and every time are whole, else 0.001 */
+} rescue_unitize_tsv_opts;
+
+/*
+** Read a TSV table of units ("-": standard input): a header line naming the columns
+** coder, start, end and category in any order (others are ignored), then one unit per
+** line. Times are rounded to the nearest step of the grid (halves away from zero). Bad
+** input: RESCUE_EBADINPUT with "file:line:column: what" in err (a missing column, a
+** number that does not parse, end <= start, a unit outside the continuum or shorter than
+** a step, a blank coder or category); RESCUE_EINVAL for a continuum or grid that cannot
+** be (end <= start, grid <= 0, too many steps). *out owns the new data set.
+*/
+int rescue_unitize_read_tsv(const char *path, const rescue_unitize_tsv_opts *o,
+                            rescue_unitize **out, rescue_error *err);
+
 #endif

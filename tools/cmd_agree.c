@@ -3,11 +3,25 @@
 ** of the same rows) or from a long-format TSV table.
 */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+/* "<start>,<end>" with start < end, both finite numbers: 0, or -1. */
+static int parse_continuum(const char *s, double *start, double *end) {
+  char *p;
+  const char *comma = strchr(s, ',');
+  if (!comma || comma == s || !comma[1])
+    return -1;
+  *start = strtod(s, &p);
+  if (p != comma)
+    return -1;
+  *end = strtod(comma + 1, &p);
+  return *p || !isfinite(*start) || !isfinite(*end) || *end <= *start ? -1 : 0;
+}
 
 /* --json: the same as --format json (the later of the two wins). */
 static int json_option(const cli_spec *spec, const cli_option *o, const char *arg) {
@@ -23,7 +37,8 @@ static const char *const out_formats[] = {"text", "json", "csv", NULL};
 static cli_list fields, coders, samples;
 static int by_index = -1, ci_unit = -1, out_format;
 static long ci, seed = 1;
-static const char *input, *level_name;
+static const char *input, *level_name, *continuum;
+static double grid;
 static const cli_option options[] = {
     CLI_APPEND(0, "field", &fields, "<name>", "a field to measure (repeatable)"),
     {.type = CLI_OPT_LIST,
@@ -51,7 +66,14 @@ static const cli_option options[] = {
              LONG_MAX),
     CLI_STRING(0, "input", &input, "<file.tsv>", "table mode ('-' reads standard input)"),
     CLI_STRING(0, "level", &level_name, "<level>",
-               "table mode: the measurement level (always explicit)"),
+               "table mode: the measurement level (always explicit);\n"
+               "unitizing: segmentation agreement (alpha-u)"),
+    CLI_STRING(0, "continuum", &continuum, "<start>,<end>",
+               "--level unitizing: the time line [start, end) the units lie on"),
+    CLI_DOUBLE(0, "grid", &grid, "<step>",
+               "--level unitizing: one step of the grid times are rounded to\n"
+               "(default 1 when the continuum and every time are whole\n"
+               "numbers, else 0.001)"),
     CLI_CHOICE(0, "format", &out_format, "<f>",
                "text (default): a summary table (field, level, coders, units,\n"
                "alpha and interval, percent agreement, status), warnings on\n"
@@ -73,7 +95,9 @@ static const cli_spec spec = {
         "                    [--seed <n>] [--format text|json|csv] [--json]\n"
         "   or: rescue agree --input <file.tsv> --level "
         "nominal|ordinal|interval|ratio|masi|jaccard\n"
-        "                    [--ci <replicates>] [--seed <n>] [--format text|json|csv] [--json]",
+        "                    [--ci <replicates>] [--seed <n>] [--format text|json|csv] [--json]\n"
+        "   or: rescue agree --input <file.tsv> --level unitizing --continuum <start>,<end>\n"
+        "                    [--grid <step>] [--format text|json|csv] [--json]",
     .description =
         "Krippendorff's alpha (missing values allowed: units with fewer than two values drop\n"
         "out), Cohen's kappa per coder pair (weighted too at ordinal and interval levels),\n"
@@ -98,11 +122,68 @@ static const cli_spec spec = {
         "Table mode reads unit<TAB>coder<TAB>value lines (an optional header line\n"
         "'unit<TAB>coder<TAB>value'; an empty value is missing; masi and jaccard take a JSON\n"
         "array of strings).\n"
+        "\n"
+        "Unitizing mode (--level unitizing) measures segmentation: Krippendorff's alpha-u of\n"
+        "units on the time line of --continuum, per category and overall, with the observed\n"
+        "and expected disagreements (D_o, D_e), the units per coder, and how many overlapping\n"
+        "units of one coder and category were merged into one first (annotate/AGREEMENT.md).\n"
+        "The table has a header line naming the columns coder, start, end and category (in\n"
+        "any order; other columns are ignored), then one unit per line; gaps are implied.\n"
+        "Times are rounded to the nearest step of the grid (--grid; by default 1 when the\n"
+        "continuum and every time are whole numbers, else 0.001: milliseconds of seconds).\n"
         "",
     .options = options,
     .min_args = 0,
     .max_args = -1,
     .arg_name = "<db>"};
+
+/*
+** --input with --level unitizing: Krippendorff's alpha-u of the table's units on
+** --continuum, printed in format (0 text, 1 json, 2 csv). Returns the exit status.
+*/
+static int agree_unitizing(int format) {
+  rescue_unitize_tsv_opts o = {0};
+  rescue_unitize *u = NULL;
+  rescue_unitize_result r = {0};
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_buf out = RESCUE_BUF_INIT;
+  rescue_jw w;
+  int rc;
+  if (!continuum)
+    return cli_spec_error(&spec, "--level unitizing needs --continuum <start>,<end>");
+  if (fields.n || coders.n || samples.n || by_index >= 0 || ci || ci_unit >= 0 ||
+      cli_given(&spec, "seed"))
+    return cli_spec_error(&spec, "--field, --coders, --samples, --by, --ci, --ci-unit and "
+                                 "--seed do not apply to --level unitizing");
+  if (parse_continuum(continuum, &o.start, &o.end))
+    return cli_spec_error(
+        &spec, "--continuum expects <start>,<end> with start before end, not '%s'", continuum);
+  if (cli_given(&spec, "grid") && !(grid > 0))
+    return cli_spec_error(&spec, "--grid expects a step > 0, not '%g'", grid);
+  o.grid = grid;
+  if ((rc = rescue_unitize_read_tsv(input, &o, &u, &err)))
+    return cli_fail_spec(&err, NULL, &spec);
+  if (rescue_unitize_compute(u, &r)) {
+    rescue_seterr(&err, RESCUE_ENOMEM, NULL);
+    rc = cli_fail(&err);
+    goto end;
+  }
+  if (format == 1) {
+    rescue_jw_init(&w, &out);
+    rescue_unitize_result_json(u, &r, input, &w);
+    rescue_buf_putc(&out, '\n');
+  } else if (format == 2) {
+    rescue_unitize_result_csv(u, &r, &out);
+  } else {
+    rescue_unitize_result_text(u, &r, strcmp(input, "-") ? input : "standard input", &out);
+  }
+  rc = cli_print(&out);
+end:
+  rescue_buf_clear(&out);
+  rescue_unitize_result_clear(&r);
+  rescue_unitize_free(&u);
+  return rc;
+}
 
 int cmd_agree(int argc, char **argv) {
   int rc = 2, first, json;
@@ -121,6 +202,12 @@ int cmd_agree(int argc, char **argv) {
   o.stats.ci_replicates = (int)ci;
   o.stats.seed = (uint64_t)seed;
   o.stats.ci_unit = ci_unit == 1;
+  if ((continuum || cli_given(&spec, "grid")) &&
+      !(input && level_name && strcmp(level_name, "unitizing") == 0)) {
+    cli_spec_error(&spec, "--%s applies to --input with --level unitizing",
+                   continuum ? "continuum" : "grid");
+    goto end;
+  }
   if (input) {
     rescue_agree_level level;
     rescue_error err = RESCUE_ERROR_INIT;
@@ -133,10 +220,14 @@ int cmd_agree(int argc, char **argv) {
                             "default)");
       goto end;
     }
+    if (strcmp(level_name, "unitizing") == 0) {
+      rc = agree_unitizing(json);
+      goto end;
+    }
     if (rescue_agree_level_parse(level_name, &level) || level == RESCUE_LEVEL_TEXT) {
       cli_spec_error(&spec,
                      "unknown level '%s' (expected nominal, ordinal, interval, ratio, "
-                     "masi or jaccard)",
+                     "masi, jaccard or unitizing)",
                      level_name);
       goto end;
     }
