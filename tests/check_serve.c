@@ -877,14 +877,18 @@ START_TEST(test_cli) {
   ck_assert_ptr_nonnull(strstr(out, "--assets"));
   free(out);
   free(err);
-  /* run it, then SIGINT: it says it stopped and exits 0 */
+  /* run it, then SIGINT once it says it is serving (it blocks SIGINT for sigwait before
+     that; a signal sent earlier would be lost, since a background job of sh ignores SIGINT,
+     and the server would run until the test's timeout on a loaded machine): it says it
+     stopped and exits 0 */
   {
     char cmd[8192], line[512] = "";
     FILE *p;
     snprintf(cmd, sizeof cmd,
-             "'%s' serve '%s' --listen 127.0.0.1:0 & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; "
-             "echo exit=$?",
-             RESCUE_BIN, db);
+             "'%s' serve '%s' --listen 127.0.0.1:0 > '%s/serve.out' & pid=$!; i=0; "
+             "while ! grep -q serving '%s/serve.out' && [ $i -lt 600 ]; do sleep 0.1; "
+             "i=$((i+1)); done; kill -INT $pid; wait $pid; echo exit=$?; cat '%s/serve.out'",
+             RESCUE_BIN, db, dir, dir, dir);
     p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
     {
