@@ -31,8 +31,8 @@ int rescue_reviewer_get(rescue_store *st, int64_t id, rescue_reviewer *out);
 ** the sample to anyone, *mine whether it gives it to annotator_id (no run yet: both 0). A
 ** sample nobody is assigned is open to everyone; leads decide for themselves.
 */
-int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t annotator_id,
-                           int *any, int *mine);
+int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t annotator_id, int *any,
+                           int *mine);
 
 /* ---- an annotator's work list ---- */
 
@@ -76,11 +76,11 @@ typedef struct rescue_progress {
     long n;
   } by_status[8]; /* samples per status, in status order; n_status used */
   int n_status;
-  long samples;           /* samples not discarded */
-  long prepared;          /* of those, samples with rows */
-  long rows;              /* rows of the samples not discarded */
-  long rows_reviewed;     /* rows of reviewed samples */
-  long commented_samples; /* samples not discarded with at least one comment */
+  long samples;                   /* samples not discarded */
+  long prepared;                  /* of those, samples with rows */
+  long rows;                      /* rows of the samples not discarded */
+  long rows_reviewed;             /* rows of reviewed samples */
+  long commented_samples;         /* samples not discarded with at least one comment */
   rescue_progress_person *people; /* registered people (no models, no pseudo-annotators) */
   int n_people;
 } rescue_progress;

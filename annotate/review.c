@@ -37,8 +37,8 @@ int rescue_reviewer_get(rescue_store *st, int64_t id, rescue_reviewer *out) {
   return rescue_store_sqlerr(st, "reading an annotator");
 }
 
-int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t annotator_id,
-                           int *any, int *mine) {
+int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t annotator_id, int *any,
+                           int *mine) {
   sqlite3_stmt *q = rescue_store_stmt(st, "review_assigned");
   int rc;
   *any = *mine = 0;
@@ -85,9 +85,8 @@ static int family_id(const char *id) {
 }
 
 static char *col_dup(sqlite3_stmt *q, int i) {
-  return rescue_strdup(sqlite3_column_type(q, i) == SQLITE_NULL
-                           ? ""
-                           : (const char *)sqlite3_column_text(q, i));
+  return rescue_strdup(
+      sqlite3_column_type(q, i) == SQLITE_NULL ? "" : (const char *)sqlite3_column_text(q, i));
 }
 
 /* One row of review_work_list into *it; 0 or RESCUE_ENOMEM. */
@@ -295,8 +294,8 @@ static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_vi
   }
   rows[n] = row;
   pos[n++] = position;
-  return rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, rows, pos, n,
-                            L->n_rows, NULL, res);
+  return rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, rows, pos, n, L->n_rows,
+                            NULL, res);
 }
 
 int rescue_review_check_row(rescue_store *st, const char *sample_id, int position,

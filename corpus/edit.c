@@ -266,8 +266,8 @@ static int split_row(rescue_store *st, const rescue_jnode *ri, const rescue_rese
   const char *v[2] = {idx, t};
   if (!(at > s0 && at < e0))
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "the split time %.3f is not inside row %d (%.3f to %.3f)", at, op->row,
-                         s0, e0);
+                         "the split time %.3f is not inside row %d (%.3f to %.3f)", at, op->row, s0,
+                         e0);
   fmt_time(at, t);
   snprintf(idx, sizeof idx, "%d", *n_out + 1);
   write_row_with(&texts[(*n_out)++], ri, k1, v, 2); /* ends at the split */

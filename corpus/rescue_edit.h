@@ -16,19 +16,19 @@
 
 /* A sample as one annotator's view shows it, in release form and parsed. */
 typedef struct rescue_view_sample {
-  rescue_buf json;           /* the sample in release form (rescue_sample_write_json) */
-  rescue_jdoc *doc;          /* owns the parsed nodes below */
+  rescue_buf json;            /* the sample in release form (rescue_sample_write_json) */
+  rescue_jdoc *doc;           /* owns the parsed nodes below */
   const rescue_jnode *sample; /* the sample object */
-  const rescue_jnode **rows; /* n: each row object */
-  int64_t *versions;         /* n: the row_version shown */
-  int *mine;                 /* n: that version is the annotator's own, of this row */
-  int *origin;               /* n: RESCUE_ROW_OWN, _CARRIED, _SPLIT, _MERGED */
-  int *seg_changed;          /* n: someone else's resegmentation changed the row */
-  int n, n_rows;             /* rows shown, rows in the row set */
-  char status[16];           /* new | in_review | reviewed | discarded */
-  char scenario[16];         /* couple | family (rescue_sample_scenario) */
-  char *group;               /* "" when none */
-  char *head, *tail;         /* the stored sample-level JSON around the rows (rescue_sample) */
+  const rescue_jnode **rows;  /* n: each row object */
+  int64_t *versions;          /* n: the row_version shown */
+  int *mine;                  /* n: that version is the annotator's own, of this row */
+  int *origin;                /* n: RESCUE_ROW_OWN, _CARRIED, _SPLIT, _MERGED */
+  int *seg_changed;           /* n: someone else's resegmentation changed the row */
+  int n, n_rows;              /* rows shown, rows in the row set */
+  char status[16];            /* new | in_review | reviewed | discarded */
+  char scenario[16];          /* couple | family (rescue_sample_scenario) */
+  char *group;                /* "" when none */
+  char *head, *tail;          /* the stored sample-level JSON around the rows (rescue_sample) */
   int has_rows, given_keys;
 } rescue_view_sample;
 
@@ -63,11 +63,11 @@ typedef enum rescue_reseg_op {
 
 typedef struct rescue_resegment {
   rescue_reseg_op op;
-  int row;                   /* 1-based position in the annotator's view */
-  int64_t base_version;      /* the version of `row` the edit started from */
-  int64_t next_version;      /* MERGE: the version of row + 1 it started from */
-  double at;                 /* SPLIT: the time to split at (rounded to milliseconds) */
-  double start, end;         /* TIMES: the new span (0 <= start < end) */
+  int row;              /* 1-based position in the annotator's view */
+  int64_t base_version; /* the version of `row` the edit started from */
+  int64_t next_version; /* MERGE: the version of row + 1 it started from */
+  double at;            /* SPLIT: the time to split at (rounded to milliseconds) */
+  double start, end;    /* TIMES: the new span (0 <= start < end) */
 } rescue_resegment;
 
 /*

@@ -58,8 +58,7 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_jw w;
 
   memset(&res, 0, sizeof res);
-  rc = rescue_review_check_row(r->st, r->sample_id, r->position, r->who.id, row->s, row->len,
-                               &res);
+  rc = rescue_review_check_row(r->st, r->sample_id, r->position, r->who.id, row->s, row->len, &res);
   if (rc == RESCUE_EBADINPUT && res.errors) {
     lint_refusal(r, &res);
     goto done;

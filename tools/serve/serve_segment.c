@@ -39,8 +39,7 @@ static int read_op(srv_req *r, const rescue_jnode *root, rescue_resegment *op) {
   case RESCUE_RESEG_SPLIT: return srv_num_member(r, root, "at", &op->at);
   case RESCUE_RESEG_MERGE: return srv_int_member(r, root, "next_version", &op->next_version);
   case RESCUE_RESEG_TIMES:
-    return srv_num_member(r, root, "start", &op->start) &&
-           srv_num_member(r, root, "end", &op->end);
+    return srv_num_member(r, root, "start", &op->start) && srv_num_member(r, root, "end", &op->end);
   }
   return 0;
 }
