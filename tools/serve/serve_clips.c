@@ -78,33 +78,32 @@ static void queued(srv_req *r, enum MHD_Result result) {
   r->queued_result = result;
 }
 
-/* GET /clips/<path>: a regular file under --assets (after resolving symlinks), with Range. */
-void srv_clip(srv_req *r) {
-  const char *rel = r->rest;
+/*
+** Open the clip `rel` under the clip folder (after resolving symlinks; never outside it)
+** as a regular file: its descriptor (the caller closes it) with *sb, or -1 after setting
+** the error response.
+*/
+static int clip_open(srv_req *r, const char *rel, struct stat *sb) {
   char *full = NULL, *real = NULL;
-  struct stat sb;
-  struct MHD_Response *resp;
-  enum MHD_Result ret;
-  int64_t from = 0, to = 0;
   size_t rootlen;
-  int fd = -1, range;
+  int fd;
   const char *p;
 
   if (!r->srv->assets_real) {
     srv_error(r, 404, "no clip folder is served (the server was started without one)");
-    return;
+    return -1;
   }
   for (p = rel; *p; p++)
     if ((p == rel || p[-1] == '/') && p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
       break;
   if (*p || !*rel || rel[0] == '/' || strchr(rel, '\\')) {
     srv_error(r, 403, "clip paths are relative to the clip folder and never leave it");
-    return;
+    return -1;
   }
   full = rescue_malloc(strlen(r->srv->assets_real) + strlen(rel) + 2);
   if (!full) {
     srv_error(r, 500, "out of memory");
-    return;
+    return -1;
   }
   sprintf(full, "%s/%s", r->srv->assets_real, rel);
   real = realpath(full, NULL);
@@ -112,21 +111,35 @@ void srv_clip(srv_req *r) {
   rootlen = strlen(r->srv->assets_real);
   if (!real) {
     srv_error(r, 404, "no clip '%s'", rel);
-    return;
+    return -1;
   }
   if (strncmp(real, r->srv->assets_real, rootlen) != 0 || real[rootlen] != '/') {
     free(real);
     srv_error(r, 403, "'%s' leads out of the clip folder", rel);
-    return;
+    return -1;
   }
   fd = open(real, O_RDONLY | O_CLOEXEC);
   free(real);
-  if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  if (fd < 0 || fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
     if (fd >= 0)
       close(fd);
     srv_error(r, 404, "no clip '%s'", rel);
-    return;
+    return -1;
   }
+  return fd;
+}
+
+/* GET /clips/<path>: a regular file under --assets, with a single byte Range. */
+void srv_clip(srv_req *r) {
+  const char *rel = r->rest;
+  struct stat sb;
+  struct MHD_Response *resp;
+  enum MHD_Result ret;
+  int64_t from = 0, to = 0;
+  int fd, range;
+
+  if ((fd = clip_open(r, rel, &sb)) < 0)
+    return;
   range = parse_range(MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, "Range"),
                       (int64_t)sb.st_size, &from, &to);
   if (range < 0) {
