@@ -707,6 +707,64 @@ START_TEST(test_clips) {
 }
 END_TEST
 
+/*
+** The route table's answers: the method refused per route, sign-in before anything but
+** signing in, and each scope (own view for writes, assigned samples, any existing sample
+** for comments) checked before the handler reads the body.
+*/
+START_TEST(test_route_table) {
+  const char *seg = "{\"op\": \"split\", \"row\": 1, \"at\": 1.0, \"base_version\": 1}";
+  resp r;
+  r = http(port, "GET", "/api/login", NULL, NULL, 0);
+  expect(&r, 405);
+  ck_assert_ptr_nonnull(strstr(r.body, "sign in with POST"));
+  resp_free(&r);
+  r = http(port, "POST", "/api/me", NULL, "{}", 2);
+  expect(&r, 401); /* signed in first */
+  resp_free(&r);
+  r = http(port, "POST", "/api/me", bearer(tok_ann), "{}", 2);
+  expect(&r, 404);
+  resp_free(&r);
+  r = http(port, "HEAD", "/api/me", bearer(tok_ann), NULL, 0);
+  expect(&r, 405);
+  resp_free(&r);
+  r = http(port, "POST", "/clips/" SAMPLE "/segment.mp4", bearer(tok_ann), "{}", 2);
+  expect(&r, 405);
+  ck_assert_ptr_nonnull(strstr(r.body, "read-only"));
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/status?view=bob", bearer(tok_ann), "{\"status\": \"reviewed\"}",
+           22);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "POST", "/api/samples/no/such/comments", bearer(tok_ann), "{\"text\": \"x\"}", 13);
+  expect(&r, 404);
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_lead), "[]", 2);
+  expect(&r, 400); /* a lead passes the scope; the body is wrong */
+  resp_free(&r);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "assign", db, "--annotators", "bob", "--overlap", "0", NULL), 0);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), seg, strlen(seg));
+  expect(&r, 403);
+  ck_assert_ptr_nonnull(strstr(r.body, "not assigned"));
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"reviewed\"}", 22);
+  expect(&r, 403);
+  resp_free(&r);
+  /* comments reach any sample, assigned or not */
+  r = http(port, "POST", SPATH "/comments", bearer(tok_ann), "{\"text\": \"x\"}", 13);
+  expect(&r, 200);
+  resp_free(&r);
+  /* a lead's view of the work list is every sample, an annotator's their own */
+  r = http(port, "GET", "/api/samples", bearer(tok_lead), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(r.body, SAMPLE));
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_null(strstr(r.body, SAMPLE));
+  resp_free(&r);
+}
+END_TEST
+
 /* Hold the corpus's write lock from another connection for `ms`, then let go. */
 typedef struct holder {
   int ms;
@@ -917,6 +975,7 @@ int main(void) {
   tcase_add_test(tc, test_forbidden);
   tcase_add_test(tc, test_status_comments_segmentation);
   tcase_add_test(tc, test_clips);
+  tcase_add_test(tc, test_route_table);
   tcase_add_test(tc, test_busy_waits_then_503);
   tcase_add_test(tc, test_concurrent_writers);
   tcase_add_test(tc, test_listen_addresses);
