@@ -242,9 +242,14 @@ typedef struct rescue_put_stats {
 ** RESCUE_ECONFLICT is returned with *version set to the current one (another tab or
 ** client saved first; the caller reads it and decides). row_json is one JSON object
 ** (the row), checked as an import checks a row (RESCUE_EBADINPUT with the reason).
-** Saving what the annotator's own latest version already holds writes nothing and gives
-** it back in *version with *unchanged (may be NULL) set; saving the draft's content
-** unchanged records the annotator's own version (they reviewed the row and kept it). A sample or row that does not exist is
+** The row is stored as rescue_row_write_like (rescue_edit.h) writes it against the current
+** version: a number whose value did not change keeps its old spelling (0 for 0.0 is the
+** same number) and row_index is the position. Saving what the annotator's own latest
+** version already holds (so spelled) writes nothing and gives it back in *version with
+** *unchanged (may be NULL) set; saving the draft's content unchanged records the
+** annotator's own version (they reviewed the row and kept it). The first save of a sample
+** that is "new" moves it to "in_review" (also when the row was unchanged), in a
+** transaction of its own after the save. A sample or row that does not exist is
 ** RESCUE_ENOTFOUND; a store held by another writer past the busy timeout RESCUE_EBUSY.
 */
 int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,

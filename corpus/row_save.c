@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rescue_alloc.h"
+#include "rescue_edit.h"
 #include "rescue_store.h"
 #include "store_int.h"
 
@@ -75,37 +76,89 @@ int rescue_row_current(rescue_store *st, const char *sample_id, int position, in
   return current(st, sample_id, position, annotator_id, NULL, version, content, NULL);
 }
 
+/* Whether sample_id is still "new" (nobody has started it); 0 or a code. */
+static int sample_is_new(rescue_store *st, const char *sample_id, int *is_new) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "row_save_status");
+  int rc;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(q, ":sample_id", sample_id, -1);
+  rc = sqlite3_step(q);
+  *is_new = rc == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(q, 0), "new") == 0;
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading a status");
+}
+
+/*
+** Parse row_json as one row object into *doc, checked as an import checks a row (before
+** any lock is taken: a bad row never waits for one). *root gets the row.
+*/
+static int parse_row(rescue_store *st, const char *row_json, size_t len, rescue_jdoc **doc,
+                     const rescue_jnode **root) {
+  rescue_jerror je;
+  const rescue_jnode *bad = NULL;
+  if (!(*doc = rescue_jdoc_new()))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  *root = rescue_jparse(*doc, row_json, len, &je);
+  if (!*root) {
+    long line, col;
+    rescue_jposition(row_json, len, je.offset, &line, &col);
+    return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row:%ld:%ld: %s", line, col,
+                         je.msg);
+  }
+  if ((*root)->type != RESCUE_JOBJECT)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "a row must be a JSON object");
+  return rescue_row_input_from_json(rescue_store_scheme(st), *root, NULL, &bad,
+                                    rescue_store_err(st));
+}
+
+/*
+** The row to store: `row` written like the current version `cur` (rescue_row_write_like),
+** as a row input in *in.
+*/
+static int row_like_current(rescue_store *st, const rescue_jnode *row, const rescue_buf *cur,
+                            int position, rescue_row_input *in) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_buf text = RESCUE_BUF_INIT;
+  const rescue_jnode *old = NULL, *fixed, *bad = NULL;
+  rescue_jerror je;
+  int rc;
+  if (!doc) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  if (cur->len)
+    old = rescue_jparse(doc, cur->s, cur->len, &je);
+  rescue_row_write_like(&text, row, old, position);
+  if (!rescue_buf_ok(&text)) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  if (!(fixed = rescue_jparse(doc, text.s, text.len, &je))) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "rewritten row: %s", je.msg);
+    goto done;
+  }
+  rc = rescue_row_input_from_json(rescue_store_scheme(st), fixed, in, &bad, rescue_store_err(st));
+done:
+  rescue_buf_clear(&text);
+  rescue_jdoc_free(&doc);
+  return rc;
+}
+
 int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
                     int64_t base_version, const char *row_json, size_t len, int64_t *version,
                     int *unchanged) {
   rescue_jdoc *doc = NULL;
-  rescue_jerror je;
-  const rescue_jnode *root, *bad = NULL;
+  const rescue_jnode *root = NULL;
   rescue_row_input in;
   rescue_buf cur = RESCUE_BUF_INIT;
   int64_t row_id = 0, cur_version = 0;
-  int rc, mine = 0;
+  int rc, mine = 0, is_new = 0;
 
   memset(&in, 0, sizeof in);
   if (unchanged)
     *unchanged = 0;
-  /* check the row before taking the write lock: a bad row never waits for one */
-  if (!(doc = rescue_jdoc_new()))
-    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  root = rescue_jparse(doc, row_json, len, &je);
-  if (!root) {
-    long line, col;
-    rescue_jposition(row_json, len, je.offset, &line, &col);
-    rc =
-        rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row:%ld:%ld: %s", line, col, je.msg);
-    goto done;
-  }
-  if (root->type != RESCUE_JOBJECT) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "a row must be a JSON object");
-    goto done;
-  }
-  if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &in, &bad,
-                                       rescue_store_err(st))))
+  if ((rc = parse_row(st, row_json, len, &doc, &root)))
     goto done;
   if ((rc = rescue_store_begin(st)))
     goto done;
@@ -123,18 +176,24 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
                        position, sample_id, (long long)cur_version, (long long)base_version);
     goto rollback;
   }
+  if ((rc = row_like_current(st, root, &cur, position, &in)) ||
+      (rc = sample_is_new(st, sample_id, &is_new)))
+    goto rollback;
   if (mine && cur.len == in.content.len && memcmp(cur.s, in.content.s, cur.len) == 0) {
     *version = cur_version;
     if (unchanged)
       *unchanged = 1;
     rescue_store_rollback(st);
-    rc = 0;
-    goto done;
-  }
-  if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, "edit", &in, NULL, NULL,
-                                         version)))
+  } else if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, "edit", &in, NULL, NULL,
+                                                version)) ||
+             (rc = rescue_store_commit(st))) {
     goto rollback;
-  rc = rescue_store_commit(st);
+  }
+  /* the first save (even of an unchanged row: the annotator reviewed it) starts the
+     review; its own transaction, so the saved row stands even if the status cannot be
+     written */
+  if (is_new)
+    rescue_sample_set_status(st, sample_id, "in_review", NULL, annotator_id);
   goto done;
 rollback:
   rescue_store_rollback(st);

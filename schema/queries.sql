@@ -436,7 +436,7 @@ SELECT st.created_at, 'status', NULL, a.name, NULL, NULL, 0, NULL, NULL,
   FROM sample_status st JOIN sample s ON s.id = st.sample_ref
   LEFT JOIN annotator a ON a.id = st.annotator_id
  ORDER BY 1;
--- ---- review server (annotate/serve*.c) and saving one row (corpus/row_save.c) ----
+-- ---- review (annotate/review.c, for tools/serve/) and saving one row (corpus/row_save.c) ----
 
 -- name: row_save_mine
 -- A row of the sample's current row set and the annotator's latest version of it (NULL
@@ -448,10 +448,13 @@ SELECT r.id, v.id, v.content
        (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id)
  WHERE s.sample_id = :sample_id;
 
--- name: serve_annotator
+-- name: row_save_status
+SELECT status FROM sample WHERE sample_id = :sample_id;
+
+-- name: review_annotator
 SELECT name, role, retired FROM annotator WHERE id = :id;
 
--- name: serve_assigned
+-- name: review_assigned
 -- Whether the latest assignment run gives anyone the sample, and whether it gives it to
 -- this annotator (no run at all: 0, 0).
 SELECT EXISTS (SELECT 1 FROM assignment a JOIN sample s ON s.id = a.sample_ref
@@ -460,7 +463,7 @@ SELECT EXISTS (SELECT 1 FROM assignment a JOIN sample s ON s.id = a.sample_ref
                 WHERE s.sample_id = :sample_id AND a.annotator_id = :annotator_id
                   AND a.run_id = (SELECT max(id) FROM assign_run));
 
--- name: serve_samples
+-- name: review_work_list
 -- Every sample with its status, rows, the rows this annotator has versions of, whether the
 -- latest assignment gives it to them, who it is assigned to, and whether any row of its
 -- row set names the family group label (for the scenario rule).
@@ -481,15 +484,15 @@ SELECT s.sample_id, g.name, s.status, s.status_reason, coalesce(rs.n_rows, 0),
   FROM sample s JOIN grp g ON g.id = s.group_id LEFT JOIN rowset rs ON rs.id = s.rowset_id
  ORDER BY s.sort_key;
 
--- name: serve_any_assignment
+-- name: review_any_assignment
 SELECT EXISTS (SELECT 1 FROM assign_run);
 
--- name: serve_dash_status
+-- name: review_dash_status
 SELECT s.status, count(*), coalesce(sum(rs.n_rows), 0), sum(s.rowset_id IS NOT NULL)
   FROM sample s LEFT JOIN rowset rs ON rs.id = s.rowset_id
  GROUP BY s.status;
 
--- name: serve_dash_people
+-- name: review_dash_people
 -- Per person (not models, not the adjudication pseudo-annotator): samples assigned in the
 -- latest run, rows in them, rows of current row sets they saved in review, and how many
 -- of their samples are reviewed.
@@ -509,7 +512,7 @@ SELECT an.name, an.role,
  WHERE an.role <> 'model' AND an.name <> :reserved AND an.name <> :draft AND an.retired = 0
  ORDER BY an.name;
 
--- name: serve_commented
+-- name: review_commented
 SELECT count(DISTINCT c.sample_ref) FROM comment c JOIN sample s ON s.id = c.sample_ref
  WHERE s.status <> 'discarded';
 -- ---------------------------------------------------------------------------------

@@ -2,9 +2,12 @@
 # - every header of corpus/, annotate/ and export/ is public (rescue*.h) or private (*_int.h);
 # - public headers include no <sqlite3.h>, libav or libxml2 header;
 # - private headers hide their declarations (#pragma GCC visibility push(hidden));
-# - tools/ (CLI, benchmarks, fuzz drivers) includes no private header and no path into the
-#   library's folders. The build enforces the last one too: tools/ get only
+# - tools/ (CLI, the review server in tools/serve/, benchmarks, fuzz drivers) includes no
+#   private header (*_int.h; the server's own shared header is serve_impl.h) and no path
+#   into the library's folders. The build enforces it too: tools/ get only
 #   <build>/include/rescue on their include path.
+# - the review server (tools/serve/) reaches the store only through library calls: no
+#   <sqlite3.h>.
 # Usage: cmake -DSRC=<source dir> -P boundary.cmake
 set(bad "")
 foreach(mod corpus annotate export)
@@ -32,6 +35,10 @@ foreach(f ${tools})
     if(line MATCHES "_int\\.h|\\.\\./|(corpus|annotate|export)/")
       file(RELATIVE_PATH rel "${SRC}" "${f}")
       string(APPEND bad "${rel}: includes a private header: ${line}\n")
+    endif()
+    if(f MATCHES "/tools/serve/" AND line MATCHES "sqlite3\\.h")
+      file(RELATIVE_PATH rel "${SRC}" "${f}")
+      string(APPEND bad "${rel}: the server uses SQLite directly: ${line}\n")
     endif()
   endforeach()
 endforeach()

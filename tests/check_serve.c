@@ -756,10 +756,72 @@ START_TEST(test_clips) {
 }
 END_TEST
 
-/* Hold the corpus's write lock from another connection for `ms`, then let go. */
+/*
+** The route table's answers: the method refused per route, sign-in before anything but
+** signing in, and each scope (own view for writes, assigned samples, any existing sample
+** for comments) checked before the handler reads the body.
+*/
+START_TEST(test_route_table) {
+  const char *seg = "{\"op\": \"split\", \"row\": 1, \"at\": 1.0, \"base_version\": 1}";
+  resp r;
+  r = http(port, "GET", "/api/login", NULL, NULL, 0);
+  expect(&r, 405);
+  ck_assert_ptr_nonnull(strstr(r.body, "sign in with POST"));
+  resp_free(&r);
+  r = http(port, "POST", "/api/me", NULL, "{}", 2);
+  expect(&r, 401); /* signed in first */
+  resp_free(&r);
+  r = http(port, "POST", "/api/me", bearer(tok_ann), "{}", 2);
+  expect(&r, 404);
+  resp_free(&r);
+  r = http(port, "HEAD", "/api/me", bearer(tok_ann), NULL, 0);
+  expect(&r, 405);
+  resp_free(&r);
+  r = http(port, "POST", "/clips/" SAMPLE "/segment.mp4", bearer(tok_ann), "{}", 2);
+  expect(&r, 405);
+  ck_assert_ptr_nonnull(strstr(r.body, "read-only"));
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/status?view=bob", bearer(tok_ann), "{\"status\": \"reviewed\"}",
+           22);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "POST", "/api/samples/no/such/comments", bearer(tok_ann), "{\"text\": \"x\"}", 13);
+  expect(&r, 404);
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_lead), "[]", 2);
+  expect(&r, 400); /* a lead passes the scope; the body is wrong */
+  resp_free(&r);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "assign", db, "--annotators", "bob", "--overlap", "0", NULL), 0);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), seg, strlen(seg));
+  expect(&r, 403);
+  ck_assert_ptr_nonnull(strstr(r.body, "not assigned"));
+  resp_free(&r);
+  r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"reviewed\"}", 22);
+  expect(&r, 403);
+  resp_free(&r);
+  /* comments reach any sample, assigned or not */
+  r = http(port, "POST", SPATH "/comments", bearer(tok_ann), "{\"text\": \"x\"}", 13);
+  expect(&r, 200);
+  resp_free(&r);
+  /* a lead's view of the work list is every sample, an annotator's their own */
+  r = http(port, "GET", "/api/samples", bearer(tok_lead), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(r.body, SAMPLE));
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_null(strstr(r.body, SAMPLE));
+  resp_free(&r);
+}
+END_TEST
+
+/*
+** Hold the corpus's write lock from another connection for `ms`, or until the save's answer
+** is in (answered), whichever comes first, then let go. Holding until the answer makes the
+** 503 case independent of how late a loaded machine gets the save to its wait.
+*/
 typedef struct holder {
   int ms;
-  int ready;
+  int ready, answered;
   pthread_mutex_t mu;
   pthread_cond_t cv;
 } holder;
@@ -768,13 +830,22 @@ static void *hold_lock(void *arg) {
   holder *h = arg;
   rescue_store *st = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
+  struct timespec until;
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
   ck_assert_int_eq(rescue_store_begin(st), 0);
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += h->ms / 1000;
+  until.tv_nsec += (long)(h->ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
   pthread_mutex_lock(&h->mu);
   h->ready = 1;
-  pthread_cond_signal(&h->cv);
+  pthread_cond_broadcast(&h->cv);
+  while (!h->answered && pthread_cond_timedwait(&h->cv, &h->mu, &until) == 0)
+    ;
   pthread_mutex_unlock(&h->mu);
-  usleep((useconds_t)h->ms * 1000);
   ck_assert_int_eq(rescue_store_commit(st), 0);
   rescue_store_close(&st);
   return NULL;
@@ -787,13 +858,14 @@ static double now_s(void) {
 }
 
 static void locked_save(int ms, int want) {
-  holder h = {ms, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+  holder h = {ms, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
   pthread_t th;
   resp r;
   long long base;
   char tone[32];
   char *body;
   double t0;
+  int status;
   snprintf(tone, sizeof tone, "held %d", ms);
   body = edit_body(tok_ann, 4, tone, &base);
   pthread_create(&th, NULL, hold_lock, &h);
@@ -802,7 +874,12 @@ static void locked_save(int ms, int want) {
     pthread_cond_wait(&h.cv, &h.mu);
   pthread_mutex_unlock(&h.mu);
   t0 = now_s();
-  ck_assert_int_eq(put_row(bearer(tok_ann), 4, body, &r), want);
+  status = put_row(bearer(tok_ann), 4, body, &r);
+  pthread_mutex_lock(&h.mu);
+  h.answered = 1;
+  pthread_cond_broadcast(&h.cv);
+  pthread_mutex_unlock(&h.mu);
+  ck_assert_msg(status == want, "status %d, want %d: %s", status, want, r.body);
   if (want == 200)
     ck_assert_msg(now_s() - t0 > ms / 1000.0 * 0.8, "the save waited for the other writer");
   else {
@@ -817,8 +894,9 @@ static void locked_save(int ms, int want) {
 START_TEST(test_busy_waits_then_503) {
   /* a command-line writer holding the corpus for 1.5 s: the save waits and succeeds */
   locked_save(1500, 200);
-  /* past 10 s: 503 "corpus busy", nothing half-written */
-  locked_save(11500, 503);
+  /* held past the server's 10 s wait (until the answer, 60 s at most): 503 "corpus busy",
+     nothing half-written */
+  locked_save(60000, 503);
 }
 END_TEST
 
@@ -926,14 +1004,18 @@ START_TEST(test_cli) {
   ck_assert_ptr_nonnull(strstr(out, "--assets"));
   free(out);
   free(err);
-  /* run it, then SIGINT: it says it stopped and exits 0 */
+  /* run it, then SIGINT once it says it is serving (it blocks SIGINT for sigwait before
+     that; a signal sent earlier would be lost, since a background job of sh ignores SIGINT,
+     and the server would run until the test's timeout on a loaded machine): it says it
+     stopped and exits 0 */
   {
     char cmd[8192], line[512] = "";
     FILE *p;
     snprintf(cmd, sizeof cmd,
-             "'%s' serve '%s' --listen 127.0.0.1:0 & pid=$!; sleep 0.5; kill -INT $pid; wait $pid; "
-             "echo exit=$?",
-             RESCUE_BIN, db);
+             "'%s' serve '%s' --listen 127.0.0.1:0 > '%s/serve.out' & pid=$!; i=0; "
+             "while ! grep -q serving '%s/serve.out' && [ $i -lt 600 ]; do sleep 0.1; "
+             "i=$((i+1)); done; kill -INT $pid; wait $pid; echo exit=$?; cat '%s/serve.out'",
+             RESCUE_BIN, db, dir, dir, dir);
     p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
     {
@@ -963,6 +1045,7 @@ int main(void) {
   tcase_add_test(tc, test_forbidden);
   tcase_add_test(tc, test_status_comments_segmentation);
   tcase_add_test(tc, test_clips);
+  tcase_add_test(tc, test_route_table);
   tcase_add_test(tc, test_busy_waits_then_503);
   tcase_add_test(tc, test_concurrent_writers);
   tcase_add_test(tc, test_listen_addresses);

@@ -1,8 +1,9 @@
 /*
-** serve.h: the review web server (an application over the library, in tools/serve/): annotators sign in with their token,
-** read their view of a sample, watch each row's clip, edit and save rows, segment, set a
-** sample's status; leads watch progress and agreement. A JSON API over libmicrohttpd with
-** the page (HTML, CSS, JavaScript) built into the library.
+** serve.h: the review web server (an application over the library's public calls, in
+** tools/serve/): annotators sign in with their token, read their view of a sample, watch
+** each row's clip, edit and save rows, segment, set a sample's status; leads watch
+** progress and agreement. A JSON API over libmicrohttpd with the page (HTML, CSS,
+** JavaScript) built into the server.
 */
 #ifndef RESCUE_SERVE_H
 #define RESCUE_SERVE_H

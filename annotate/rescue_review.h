@@ -1,0 +1,118 @@
+/*
+** rescue_review.h: reviewing samples one annotator at a time (public): who a reviewer is,
+** whether a sample is theirs to write, their work list, the leads' progress figures, and
+** lint for a sample as a view shows it and for one row before it is saved. The review
+** server (tools/serve/) is one client of these; a script or another front end can be
+** another. Editing rows and segments is rescue_edit.h, saving rescue_row_save.
+*/
+#ifndef RESCUE_REVIEW_H
+#define RESCUE_REVIEW_H
+
+#include <stdint.h>
+
+#include "rescue_edit.h"
+#include "rescue_lint.h"
+#include "rescue_store.h"
+
+/* ---- reviewers ---- */
+
+typedef struct rescue_reviewer {
+  int64_t id;
+  char name[128]; /* cut at 127 bytes */
+  char role[16];  /* annotator | lead | model */
+  int retired;
+} rescue_reviewer;
+
+/* The annotator with id `id` into *out; RESCUE_ENOTFOUND when there is none. */
+int rescue_reviewer_get(rescue_store *st, int64_t id, rescue_reviewer *out);
+
+/*
+** Who may write sample_id under the latest assignment run: *any says whether the run gives
+** the sample to anyone, *mine whether it gives it to annotator_id (no run yet: both 0). A
+** sample nobody is assigned is open to everyone; leads decide for themselves.
+*/
+int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t annotator_id, int *any,
+                           int *mine);
+
+/* ---- an annotator's work list ---- */
+
+typedef struct rescue_work_item {
+  char *sample_id;
+  char *group;
+  const char *scenario; /* "couple" or "family" (static) */
+  char *status;
+  char *status_reason; /* NULL: none */
+  int rows;            /* rows in the current row set */
+  int mine;            /* of those, rows annotator_id has a version of */
+  int assigned;        /* the latest assignment run gives the sample to annotator_id */
+  char *assignees;     /* who the run gives it to, comma-separated ("" when nobody) */
+} rescue_work_item;
+
+/*
+** The samples annotator_id works on, in sample order: with every set, every sample (what a
+** lead sees); otherwise the samples the latest assignment run gives them, or every sample
+** while no assignment exists. *assignments (may be NULL) says whether any assignment run
+** exists. The scenario follows corpus/FORMAT.md §6.3 over every version of the rows. *out
+** is the caller's: free with rescue_work_list_free.
+*/
+int rescue_work_list(rescue_store *st, int64_t annotator_id, int every, rescue_work_item **out,
+                     int *n, int *assignments);
+void rescue_work_list_free(rescue_work_item **list, int n);
+
+/* ---- the leads' progress figures ---- */
+
+typedef struct rescue_progress_person {
+  char *name;
+  char *role;
+  long assigned;      /* samples the latest assignment run gives them */
+  long assigned_rows; /* rows of those samples */
+  long rows_saved;    /* rows of current row sets they saved an edit of */
+  long reviewed;      /* of their assigned samples, those reviewed */
+} rescue_progress_person;
+
+typedef struct rescue_progress {
+  struct {
+    char status[16];
+    long n;
+  } by_status[8]; /* samples per status, in status order; n_status used */
+  int n_status;
+  long samples;                   /* samples not discarded */
+  long prepared;                  /* of those, samples with rows */
+  long rows;                      /* rows of the samples not discarded */
+  long rows_reviewed;             /* rows of reviewed samples */
+  long commented_samples;         /* samples not discarded with at least one comment */
+  rescue_progress_person *people; /* registered people (no models, no pseudo-annotators) */
+  int n_people;
+} rescue_progress;
+
+/*
+** Fill *out with the corpus's review progress (agreement and label statistics are
+** rescue_agree_corpus and rescue_stats_*). Free with rescue_progress_clear, also after
+** a failure.
+*/
+int rescue_progress_get(rescue_store *st, rescue_progress *out);
+void rescue_progress_clear(rescue_progress *p);
+
+/* ---- lint while reviewing ---- */
+
+/*
+** Lint a whole sample as the view *vs shows it, with its subtitle cues (what a review
+** page marks), into *res (cleared by the caller with rescue_lint_result_clear).
+*/
+int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_view_sample *vs,
+                       rescue_lint_result *res);
+
+/*
+** Lint the row an annotator is about to save as row `position` of sample_id, written as
+** rescue_row_save will store it (rescue_row_write_like against their view): only that row
+** and the one before it (for the time-order rules) are checked, a small fraction of the
+** work on a long sample. 0 when the row may be saved (its warnings in *res);
+** RESCUE_EBADINPUT when a finding on the row is an error (nothing should be saved; the
+** findings in *res) or row_json is not a JSON object; RESCUE_ENOTFOUND for an unknown
+** sample or row. *res is cleared by the caller with rescue_lint_result_clear.
+*/
+int rescue_review_check_row(rescue_store *st, const char *sample_id, int position,
+                            int64_t annotator_id, const char *row_json, size_t len,
+                            rescue_lint_result *res);
+
+#endif

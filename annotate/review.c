@@ -1,0 +1,342 @@
+/*
+** review.c: reviewing samples one annotator at a time: reviewers, who may write a sample
+** under the latest assignment, an annotator's work list, the leads' progress figures, and
+** lint of a sample as a view shows it and of one row before it is saved.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rescue_alloc.h"
+#include "rescue_review.h"
+#include "rescue_subtitles.h"
+#include "store_int.h"
+
+/* ---- reviewers ---- */
+
+int rescue_reviewer_get(rescue_store *st, int64_t id, rescue_reviewer *out) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "review_annotator");
+  int rc;
+  memset(out, 0, sizeof *out);
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":id", id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW) {
+    out->id = id;
+    snprintf(out->name, sizeof out->name, "%s", (const char *)sqlite3_column_text(q, 0));
+    snprintf(out->role, sizeof out->role, "%s", (const char *)sqlite3_column_text(q, 1));
+    out->retired = sqlite3_column_int(q, 2);
+  }
+  sqlite3_reset(q);
+  if (rc == SQLITE_ROW)
+    return 0;
+  if (rc == SQLITE_DONE)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no annotator with id %lld",
+                         (long long)id);
+  return rescue_store_sqlerr(st, "reading an annotator");
+}
+
+int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t annotator_id, int *any,
+                           int *mine) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "review_assigned");
+  int rc;
+  *any = *mine = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(q, ":sample_id", sample_id, -1);
+  rescue_bind_int(q, ":annotator_id", annotator_id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW) {
+    *any = sqlite3_column_int(q, 0);
+    *mine = sqlite3_column_int(q, 1);
+  }
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW ? 0 : rescue_store_sqlerr(st, "reading assignments");
+}
+
+/* ---- an annotator's work list ---- */
+
+static int any_assignment(rescue_store *st, int *any) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "review_any_assignment");
+  if (!q)
+    return rescue_store_err(st)->code;
+  if (sqlite3_step(q) != SQLITE_ROW) {
+    sqlite3_reset(q);
+    return rescue_store_sqlerr(st, "reading assignments");
+  }
+  *any = sqlite3_column_int(q, 0);
+  sqlite3_reset(q);
+  return 0;
+}
+
+/* The scenario rule on a sample id alone (the entity part is done in SQL). */
+static int family_id(const char *id) {
+  size_t i, n = strlen(id);
+  char *low = rescue_malloc(n + 1);
+  int fam;
+  if (!low)
+    return 0;
+  for (i = 0; i <= n; i++)
+    low[i] = (char)(id[i] >= 'A' && id[i] <= 'Z' ? id[i] + 32 : id[i]);
+  fam = strncmp(low, "family_therapy/", 15) == 0 || strstr(low, "/family_therapy/") != NULL;
+  rescue_free(low);
+  return fam;
+}
+
+static char *col_dup(sqlite3_stmt *q, int i) {
+  return rescue_strdup(
+      sqlite3_column_type(q, i) == SQLITE_NULL ? "" : (const char *)sqlite3_column_text(q, i));
+}
+
+/* One row of review_work_list into *it; 0 or RESCUE_ENOMEM. */
+static int work_item(sqlite3_stmt *q, rescue_work_item *it) {
+  memset(it, 0, sizeof *it);
+  it->sample_id = col_dup(q, 0);
+  it->group = col_dup(q, 1);
+  it->status = col_dup(q, 2);
+  if (sqlite3_column_type(q, 3) != SQLITE_NULL)
+    it->status_reason = col_dup(q, 3);
+  it->rows = sqlite3_column_int(q, 4);
+  it->mine = sqlite3_column_int(q, 5);
+  it->assigned = sqlite3_column_int(q, 6);
+  it->assignees = col_dup(q, 7);
+  if (!it->sample_id || !it->group || !it->status || !it->assignees ||
+      (sqlite3_column_type(q, 3) != SQLITE_NULL && !it->status_reason))
+    return RESCUE_ENOMEM;
+  it->scenario = family_id(it->sample_id) || sqlite3_column_int(q, 8) ? "family" : "couple";
+  return 0;
+}
+
+int rescue_work_list(rescue_store *st, int64_t annotator_id, int every, rescue_work_item **out,
+                     int *n, int *assignments) {
+  const char *fam = rescue_scheme_group_label(rescue_store_scheme(st), "family");
+  rescue_work_item *v = NULL;
+  sqlite3_stmt *q;
+  int rc, any = 0, cap = 0, k = 0;
+  *out = NULL;
+  *n = 0;
+  if ((rc = any_assignment(st, &any)))
+    return rc;
+  if (assignments)
+    *assignments = any;
+  if (!(q = rescue_store_stmt(st, "review_work_list")))
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":annotator_id", annotator_id);
+  rescue_bind_text(q, ":family", fam ? fam : "Family", -1);
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    if (!every && any && !sqlite3_column_int(q, 6))
+      continue;
+    if (k == cap) {
+      int nc = cap ? cap * 2 : 32;
+      rescue_work_item *g = rescue_realloc(v, (size_t)nc * sizeof *v);
+      if (!g)
+        break;
+      v = g;
+      cap = nc;
+    }
+    if (work_item(q, &v[k++]))
+      break;
+  }
+  sqlite3_reset(q);
+  if (rc == SQLITE_ROW) {
+    rescue_work_list_free(&v, k);
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  if (rc != SQLITE_DONE) {
+    rescue_work_list_free(&v, k);
+    return rescue_store_sqlerr(st, "listing samples");
+  }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+void rescue_work_list_free(rescue_work_item **list, int n) {
+  int i;
+  if (!list || !*list)
+    return;
+  for (i = 0; i < n; i++) {
+    rescue_free((*list)[i].sample_id);
+    rescue_free((*list)[i].group);
+    rescue_free((*list)[i].status);
+    rescue_free((*list)[i].status_reason);
+    rescue_free((*list)[i].assignees);
+  }
+  rescue_free(*list);
+  *list = NULL;
+}
+
+/* ---- the leads' progress figures ---- */
+
+static int progress_status(rescue_store *st, rescue_progress *p) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "review_dash_status");
+  int rc;
+  if (!q)
+    return rescue_store_err(st)->code;
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    const char *status = (const char *)sqlite3_column_text(q, 0);
+    long n = sqlite3_column_int(q, 1), nr = sqlite3_column_int(q, 2);
+    if (p->n_status < (int)(sizeof p->by_status / sizeof p->by_status[0])) {
+      snprintf(p->by_status[p->n_status].status, sizeof p->by_status[0].status, "%s", status);
+      p->by_status[p->n_status++].n = n;
+    }
+    if (strcmp(status, "discarded") != 0) {
+      p->samples += n;
+      p->rows += nr;
+      p->prepared += sqlite3_column_int(q, 3);
+    }
+    if (strcmp(status, "reviewed") == 0)
+      p->rows_reviewed += nr;
+  }
+  sqlite3_reset(q);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading progress");
+}
+
+static int progress_people(rescue_store *st, rescue_progress *p) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "review_dash_people");
+  int rc, cap = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(q, ":reserved", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  rescue_bind_text(q, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    rescue_progress_person *x;
+    if (p->n_people == cap) {
+      int nc = cap ? cap * 2 : 16;
+      rescue_progress_person *g = rescue_realloc(p->people, (size_t)nc * sizeof *g);
+      if (!g)
+        break;
+      p->people = g;
+      cap = nc;
+    }
+    x = &p->people[p->n_people++];
+    x->name = rescue_strdup((const char *)sqlite3_column_text(q, 0));
+    x->role = rescue_strdup((const char *)sqlite3_column_text(q, 1));
+    x->assigned = sqlite3_column_int(q, 2);
+    x->assigned_rows = sqlite3_column_int(q, 3);
+    x->rows_saved = sqlite3_column_int(q, 4);
+    x->reviewed = sqlite3_column_int(q, 5);
+    if (!x->name || !x->role)
+      break;
+  }
+  sqlite3_reset(q);
+  if (rc == SQLITE_ROW)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading progress");
+}
+
+int rescue_progress_get(rescue_store *st, rescue_progress *p) {
+  sqlite3_stmt *q;
+  int rc;
+  memset(p, 0, sizeof *p);
+  if ((rc = progress_status(st, p)) || (rc = progress_people(st, p)))
+    return rc;
+  if (!(q = rescue_store_stmt(st, "review_commented")))
+    return rescue_store_err(st)->code;
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW)
+    p->commented_samples = sqlite3_column_int(q, 0);
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW ? 0 : rescue_store_sqlerr(st, "reading progress");
+}
+
+void rescue_progress_clear(rescue_progress *p) {
+  int i;
+  for (i = 0; i < p->n_people; i++) {
+    rescue_free(p->people[i].name);
+    rescue_free(p->people[i].role);
+  }
+  rescue_free(p->people);
+  memset(p, 0, sizeof *p);
+}
+
+/* ---- lint while reviewing ---- */
+
+int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_view_sample *vs,
+                       rescue_lint_result *res) {
+  rescue_cues cues;
+  rescue_lint_cue *lc = NULL;
+  rescue_lint_media media;
+  int i, rc;
+  memset(&cues, 0, sizeof cues);
+  media.duration = NAN;
+  media.n_cues = 0;
+  media.cues = NULL;
+  if (rescue_sample_cues(st, sample_id, &cues) == 0 && cues.n > 0) {
+    lc = rescue_calloc((size_t)cues.n, sizeof *lc);
+    if (lc) {
+      for (i = 0; i < cues.n; i++) {
+        lc[i].seq = i + 1;
+        lc[i].start = cues.v[i].start;
+        lc[i].end = cues.v[i].end;
+        lc[i].text = cues.v[i].text;
+      }
+      media.n_cues = cues.n;
+      media.cues = lc;
+    }
+  }
+  rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, vs->sample, vs->rows, NULL, vs->n,
+                          vs->n_rows, &media, res);
+  rescue_free(lc);
+  rescue_cues_clear(&cues);
+  return rc;
+}
+
+/* Lint `row` as row `position` of the loaded view (with the row before it). */
+static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                        int position, const rescue_jnode *row, rescue_lint_result *res) {
+  const rescue_jnode *rows[2];
+  int pos[2], n = 0;
+  if (position > 1) {
+    rows[n] = L->rows[position - 2];
+    pos[n++] = position - 1;
+  }
+  rows[n] = row;
+  pos[n++] = position;
+  return rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, rows, pos, n, L->n_rows,
+                            NULL, res);
+}
+
+int rescue_review_check_row(rescue_store *st, const char *sample_id, int position,
+                            int64_t annotator_id, const char *row_json, size_t len,
+                            rescue_lint_result *res) {
+  rescue_view_sample L;
+  rescue_buf text = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *row;
+  rescue_jerror je;
+  int rc, i, errors = 0;
+  if ((rc = rescue_view_sample_load(st, sample_id, annotator_id, &L)))
+    goto done;
+  if (position < 1 || position > L.n) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "sample '%s' has no row %d",
+                       sample_id, position);
+    goto done;
+  }
+  if (!(doc = rescue_jdoc_new())) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  row = rescue_jparse(doc, row_json, len, &je);
+  if (!row || row->type != RESCUE_JOBJECT) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "a row must be a JSON object");
+    goto done;
+  }
+  rescue_row_write_like(&text, row, L.rows[position - 1], position);
+  if (!rescue_buf_ok(&text) || !(row = rescue_jparse(doc, text.s, text.len, &je)) ||
+      (rc = lint_one_row(st, sample_id, &L, position, row, res))) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  for (i = 0; i < res->n; i++)
+    errors += res->findings[i].row == position && res->findings[i].severity == RESCUE_LINT_ERROR;
+  if (errors)
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
+                       "the row breaks the annotation guideline: nothing was saved");
+done:
+  rescue_buf_clear(&text);
+  rescue_jdoc_free(&doc);
+  rescue_view_sample_clear(&L);
+  return rc;
+}

@@ -1,0 +1,422 @@
+/*
+** edit.c: editing a sample through one annotator's view: the sample loaded and parsed as
+** the view shows it, an edited row written in the spelling of the version it replaces,
+** and resegmenting (split, merge, new times) as that annotator's segmentation.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rescue_alloc.h"
+#include "rescue_edit.h"
+#include "store_int.h"
+
+/* ---- a sample through a view ---- */
+
+void rescue_view_sample_clear(rescue_view_sample *vs) {
+  rescue_buf_clear(&vs->json);
+  rescue_jdoc_free(&vs->doc);
+  rescue_free(vs->rows);
+  rescue_free(vs->versions);
+  rescue_free(vs->mine);
+  rescue_free(vs->origin);
+  rescue_free(vs->seg_changed);
+  rescue_free(vs->group);
+  rescue_free(vs->head);
+  rescue_free(vs->tail);
+  memset(vs, 0, sizeof *vs);
+}
+
+/* Copy what the iterator's sample holds into *L (the rows' nodes come later). */
+static int copy_sample(rescue_store *st, const rescue_sample *s, int64_t annotator_id,
+                       rescue_view_sample *L) {
+  size_t n = (size_t)s->n + 1;
+  int i;
+  rescue_sample_write_json(rescue_store_scheme(st), s, &L->json);
+  snprintf(L->status, sizeof L->status, "%s", s->status);
+  snprintf(L->scenario, sizeof L->scenario, "%s",
+           rescue_sample_scenario(rescue_store_scheme(st), s));
+  L->group = rescue_strdup(s->group ? s->group : "");
+  L->head = rescue_strdup(s->head ? s->head : "");
+  L->tail = rescue_strdup(s->tail ? s->tail : "");
+  L->has_rows = s->has_rows;
+  L->given_keys = s->given_keys;
+  L->n = s->n;
+  L->n_rows = s->n_rows;
+  L->rows = rescue_calloc(n, sizeof *L->rows);
+  L->versions = rescue_calloc(n, sizeof *L->versions);
+  L->mine = rescue_calloc(n, sizeof *L->mine);
+  L->origin = rescue_calloc(n, sizeof *L->origin);
+  L->seg_changed = rescue_calloc(n, sizeof *L->seg_changed);
+  L->doc = rescue_jdoc_new();
+  if (!L->rows || !L->versions || !L->mine || !L->origin || !L->seg_changed || !L->doc ||
+      !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  for (i = 0; i < s->n; i++) {
+    L->versions[i] = s->rows[i].version_id;
+    L->mine[i] = s->rows[i].annotator_id == annotator_id && s->rows[i].origin == RESCUE_ROW_OWN;
+    L->origin[i] = s->rows[i].origin;
+    L->seg_changed[i] = s->rows[i].seg_changed;
+  }
+  return 0;
+}
+
+int rescue_view_sample_load(rescue_store *st, const char *sample_id, int64_t annotator_id,
+                            rescue_view_sample *L) {
+  rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = annotator_id};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *s;
+  const char *only[1] = {sample_id};
+  const rescue_jnode *rows, *e;
+  rescue_jerror je;
+  int rc, i;
+  memset(L, 0, sizeof *L);
+  if ((rc = rescue_sample_iter_new(st, &v, only, 1, &it)))
+    return rc;
+  rc = rescue_sample_iter_next(it, &s);
+  if (rc <= 0) {
+    rescue_sample_iter_free(&it);
+    return rc ? rc
+              : rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no sample '%s'", sample_id);
+  }
+  rc = copy_sample(st, s, annotator_id, L);
+  rescue_sample_iter_free(&it);
+  if (rc)
+    return rc;
+  L->sample = rescue_jparse(L->doc, L->json.s, L->json.len, &je);
+  if (!L->sample)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "stored sample: %s", je.msg);
+  rows = rescue_jget(L->sample, "rows");
+  for (i = 0, e = rows && rows->type == RESCUE_JARRAY ? rows->child : NULL; e && i < L->n;
+       e = e->next, i++)
+    L->rows[i] = e;
+  L->n = i;
+  return 0;
+}
+
+/* ---- writing an edited row like the version it replaces ---- */
+
+/* One value of rescue_row_write_like (see there). */
+static void write_like(rescue_buf *b, const rescue_jnode *n, const rescue_jnode *old) {
+  const rescue_jnode *c, *o;
+  int first = 1;
+  switch (n->type) {
+  case RESCUE_JNUMBER:
+    if (old && old->type == RESCUE_JNUMBER && old->num == n->num)
+      rescue_buf_putn(b, old->s, old->len);
+    else if (old && old->type == RESCUE_JNUMBER && !old->is_int && n->is_int)
+      rescue_jwrite_double(b, n->num);
+    else
+      rescue_jwrite(b, n);
+    return;
+  case RESCUE_JOBJECT:
+    rescue_buf_putc(b, '{');
+    for (c = n->child; c; c = c->next) {
+      if (!first)
+        rescue_buf_puts(b, ", ");
+      first = 0;
+      rescue_jwrite_string(b, c->key, c->keylen);
+      rescue_buf_puts(b, ": ");
+      write_like(b, c, old && old->type == RESCUE_JOBJECT ? rescue_jget(old, c->key) : NULL);
+    }
+    rescue_buf_putc(b, '}');
+    return;
+  case RESCUE_JARRAY:
+    rescue_buf_putc(b, '[');
+    o = old && old->type == RESCUE_JARRAY ? old->child : NULL;
+    for (c = n->child; c; c = c->next) {
+      if (!first)
+        rescue_buf_puts(b, ", ");
+      first = 0;
+      write_like(b, c, o);
+      if (o)
+        o = o->next;
+    }
+    rescue_buf_putc(b, ']');
+    return;
+  case RESCUE_JNULL:
+  case RESCUE_JFALSE:
+  case RESCUE_JTRUE:
+  case RESCUE_JSTRING: rescue_jwrite(b, n); return;
+  }
+}
+
+void rescue_row_write_like(rescue_buf *b, const rescue_jnode *row, const rescue_jnode *old,
+                           int position) {
+  const rescue_jnode *c;
+  int first = 1;
+  rescue_buf_putc(b, '{');
+  for (c = row->child; c; c = c->next) {
+    if (!first)
+      rescue_buf_puts(b, ", ");
+    first = 0;
+    rescue_jwrite_string(b, c->key, c->keylen);
+    rescue_buf_puts(b, ": ");
+    if (strcmp(c->key, "row_index") == 0 && c->type == RESCUE_JNUMBER)
+      rescue_buf_printf(b, "%d", position);
+    else
+      write_like(b, c, old && old->type == RESCUE_JOBJECT ? rescue_jget(old, c->key) : NULL);
+  }
+  rescue_buf_putc(b, '}');
+}
+
+/* ---- resegmenting ---- */
+
+static const char *op_name(rescue_reseg_op op) {
+  switch (op) {
+  case RESCUE_RESEG_SPLIT: return "split";
+  case RESCUE_RESEG_MERGE: return "merge";
+  case RESCUE_RESEG_TIMES: return "times";
+  }
+  return "?";
+}
+
+/*
+** Write `row` with the members named in keys[] replaced by the raw JSON vals[] (members
+** that are absent stay absent).
+*/
+static void write_row_with(rescue_buf *b, const rescue_jnode *row, const char *const *keys,
+                           const char *const *vals, int n) {
+  rescue_jw w;
+  const rescue_jnode *m;
+  int i;
+  rescue_jw_init(&w, b);
+  rescue_jw_obj(&w);
+  for (m = row->child; m; m = m->next) {
+    for (i = 0; i < n; i++)
+      if (strcmp(m->key, keys[i]) == 0)
+        break;
+    rescue_jw_key(&w, m->key);
+    if (i < n)
+      rescue_jw_raw(&w, vals[i], strlen(vals[i]));
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+}
+
+static void fmt_time(double t, char out[32]) {
+  rescue_format_double(round(t * 1000.0) / 1000.0, out);
+}
+
+/* The text of a string member, "" otherwise. */
+static const char *str_of(const rescue_jnode *row, const char *key, size_t *len) {
+  const rescue_jnode *n = rescue_jget(row, key);
+  if (n && n->type == RESCUE_JSTRING) {
+    *len = n->len;
+    return n->s;
+  }
+  *len = 0;
+  return "";
+}
+
+static double num_of(const rescue_jnode *row, const char *key) {
+  const rescue_jnode *n = rescue_jget(row, key);
+  return n && n->type == RESCUE_JNUMBER ? n->num : 0;
+}
+
+/* The checks every operation shares: the row exists, nobody changed it, the sample is open. */
+static int reseg_check(rescue_store *st, const rescue_view_sample *L, const rescue_resegment *op) {
+  int merge = op->op == RESCUE_RESEG_MERGE;
+  if (op->row < 1 || op->row > L->n || (merge && op->row >= L->n))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         merge ? "row %d has no next row to merge with" : "no row %d", op->row);
+  if (L->versions[op->row - 1] != op->base_version ||
+      (merge && L->versions[op->row] != op->next_version))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
+                         "row %d changed since it was read: reload the sample", op->row);
+  if (op->op != RESCUE_RESEG_TIMES && strcmp(L->status, "new") && strcmp(L->status, "in_review"))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
+                         "the sample is %s: segmentation is open only while it is new or in "
+                         "review",
+                         L->status);
+  return 0;
+}
+
+/* TIMES: the row with its new span, saved as a new version. */
+static int reseg_times(rescue_store *st, const char *sample_id, int64_t annotator_id,
+                       const rescue_view_sample *L, const rescue_resegment *op, int64_t *version) {
+  const char *keys[] = {"start_time", "end_time"};
+  char a[32], b[32];
+  const char *vals[] = {a, b};
+  rescue_buf text = RESCUE_BUF_INIT;
+  int rc;
+  if (!isfinite(op->start) || !isfinite(op->end) || op->start < 0 || op->end <= op->start)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "the row must start at 0 or later and end after it starts");
+  fmt_time(op->start, a);
+  fmt_time(op->end, b);
+  write_row_with(&text, L->rows[op->row - 1], keys, vals, 2);
+  if (!rescue_buf_ok(&text))
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  else
+    rc = rescue_row_save(st, sample_id, op->row, annotator_id, op->base_version, text.s, text.len,
+                         version, NULL);
+  rescue_buf_clear(&text);
+  return rc;
+}
+
+/* SPLIT of row ri at op->at: two rows, appended to texts. */
+static int split_row(rescue_store *st, const rescue_jnode *ri, const rescue_resegment *op,
+                     rescue_buf *texts, int *n_out) {
+  double s0 = num_of(ri, "start_time"), e0 = num_of(ri, "end_time");
+  double at = round(op->at * 1000.0) / 1000.0;
+  const char *k1[2] = {"row_index", "end_time"}, *k2[2] = {"row_index", "start_time"};
+  char idx[24], t[32];
+  const char *v[2] = {idx, t};
+  if (!(at > s0 && at < e0))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "the split time %.3f is not inside row %d (%.3f to %.3f)", at, op->row, s0,
+                         e0);
+  fmt_time(at, t);
+  snprintf(idx, sizeof idx, "%d", *n_out + 1);
+  write_row_with(&texts[(*n_out)++], ri, k1, v, 2); /* ends at the split */
+  snprintf(idx, sizeof idx, "%d", *n_out + 1);
+  write_row_with(&texts[(*n_out)++], ri, k2, v, 2); /* starts at the split */
+  return 0;
+}
+
+/* MERGE of ri and nx: one row from ri's start to nx's end, the texts joined by a space. */
+static void merge_rows(const rescue_jnode *ri, const rescue_jnode *nx, rescue_buf *texts,
+                       int *n_out) {
+  const rescue_jnode *en = rescue_jget(nx, "end_time"), *sn = rescue_jget(ri, "start_time");
+  rescue_buf t = RESCUE_BUF_INIT, joined = RESCUE_BUF_INIT, sa = RESCUE_BUF_INIT,
+             q = RESCUE_BUF_INIT;
+  const char *mkeys[4] = {"row_index", "start_time", "end_time", "dialogue_cleaned"};
+  const char *mvals[4];
+  char idx[24];
+  size_t l1, l2;
+  const char *d1 = str_of(ri, "dialogue_cleaned", &l1), *d2 = str_of(nx, "dialogue_cleaned", &l2);
+  if (sn)
+    rescue_jwrite(&sa, sn);
+  if (en)
+    rescue_jwrite(&t, en);
+  rescue_buf_putn(&joined, d1, l1);
+  if (l1 && l2)
+    rescue_buf_putc(&joined, ' ');
+  rescue_buf_putn(&joined, d2, l2);
+  rescue_jwrite_string(&q, joined.s ? joined.s : "", joined.len);
+  snprintf(idx, sizeof idx, "%d", *n_out + 1);
+  mvals[0] = idx;
+  mvals[1] = sa.s ? sa.s : "0";
+  mvals[2] = t.s ? t.s : "0";
+  mvals[3] = q.s ? q.s : "\"\"";
+  write_row_with(&texts[(*n_out)++], ri, mkeys, mvals, 4);
+  rescue_buf_clear(&q);
+  rescue_buf_clear(&sa);
+  rescue_buf_clear(&t);
+  rescue_buf_clear(&joined);
+}
+
+/* The new row set of a SPLIT or MERGE as JSON texts (texts holds L->n + 1). */
+static int reseg_rows(rescue_store *st, const rescue_view_sample *L, const rescue_resegment *op,
+                      rescue_buf *texts, int *n_out) {
+  int i, rc;
+  for (i = 0; i < L->n; i++) {
+    const rescue_jnode *ri = L->rows[i];
+    if (op->op == RESCUE_RESEG_SPLIT && i + 1 == op->row) {
+      if ((rc = split_row(st, ri, op, texts, n_out)))
+        return rc;
+    } else if (op->op == RESCUE_RESEG_MERGE && i + 1 == op->row) {
+      merge_rows(ri, L->rows[i + 1], texts, n_out);
+      i++; /* the next row is merged in */
+    } else {
+      const char *keys[1] = {"row_index"};
+      char idx[24];
+      const char *vals[1] = {idx};
+      snprintf(idx, sizeof idx, "%d", *n_out + 1);
+      write_row_with(&texts[(*n_out)++], ri, keys, vals, 1);
+    }
+  }
+  for (i = 0; i < *n_out; i++)
+    if (!rescue_buf_ok(&texts[i]))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
+/* Store the new row set as annotator_id's segmentation, in one transaction. */
+static int reseg_store(rescue_store *st, const char *sample_id, int64_t annotator_id,
+                       const rescue_view_sample *L, const rescue_resegment *op,
+                       const rescue_buf *texts, int n_out) {
+  rescue_sample_input in;
+  rescue_jdoc *rd = rescue_jdoc_new();
+  int rc = 0, i;
+  memset(&in, 0, sizeof in);
+  in.sample_id = sample_id;
+  in.head = L->head;
+  in.tail = L->tail;
+  in.has_rows = L->has_rows;
+  in.given_keys = L->given_keys;
+  in.rows = rescue_calloc((size_t)n_out + 1, sizeof *in.rows);
+  if (!in.rows || !rd) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  for (i = 0; i < n_out; i++) {
+    const rescue_jnode *rn, *bad = NULL;
+    rescue_jerror je;
+    rn = rescue_jparse(rd, texts[i].s ? texts[i].s : "", texts[i].len, &je);
+    in.n_rows = i + 1;
+    if (!rn || rescue_row_input_from_json(rescue_store_scheme(st), rn, &in.rows[i], &bad,
+                                          rescue_store_err(st))) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", rn ? rescue_store_errmsg(st) : je.msg);
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row %d after %s: %s", i + 1,
+                         op_name(op->op), why);
+      goto done;
+    }
+  }
+  if ((rc = rescue_store_begin(st)))
+    goto done;
+  if ((rc = rescue_store_put_sample(st, &in, annotator_id, "edit", RESCUE_PUT_RESEGMENT, NULL)) ||
+      (rc = rescue_store_commit(st)))
+    rescue_store_rollback(st);
+done:
+  if (in.rows) {
+    for (i = 0; i < in.n_rows; i++)
+      rescue_row_input_clear(&in.rows[i]);
+    rescue_free(in.rows);
+  }
+  rescue_jdoc_free(&rd);
+  return rc;
+}
+
+int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t annotator_id,
+                            const rescue_resegment *op, int *n_rows, int64_t *version) {
+  rescue_view_sample L;
+  rescue_buf *texts = NULL;
+  int rc, i, n_out = 0;
+  if (n_rows)
+    *n_rows = 0;
+  if (version)
+    *version = 0;
+  if ((rc = rescue_view_sample_load(st, sample_id, annotator_id, &L)) ||
+      (rc = reseg_check(st, &L, op)))
+    goto done;
+  if (op->op == RESCUE_RESEG_TIMES) {
+    if (!(rc = reseg_times(st, sample_id, annotator_id, &L, op, version)) && n_rows)
+      *n_rows = L.n;
+    goto done;
+  }
+  if (!(texts = rescue_calloc((size_t)L.n + 1, sizeof *texts))) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  if ((rc = reseg_rows(st, &L, op, texts, &n_out)) ||
+      (rc = reseg_store(st, sample_id, annotator_id, &L, op, texts, n_out)))
+    goto done;
+  /* a resegmentation is a first save too: a sample nobody had started is now in review
+     (its own transaction: the new row set stands even if the status cannot be written) */
+  if (strcmp(L.status, "new") == 0)
+    rescue_sample_set_status(st, sample_id, "in_review", NULL, annotator_id);
+  if (n_rows)
+    *n_rows = n_out;
+done:
+  if (texts) {
+    for (i = 0; i < L.n + 1; i++)
+      rescue_buf_clear(&texts[i]);
+    rescue_free(texts);
+  }
+  rescue_view_sample_clear(&L);
+  return rc;
+}

@@ -1,0 +1,352 @@
+/*
+** check_review.c: the review calls any client can make (corpus/rescue_edit.h,
+** annotate/rescue_review.h) and the save rules of rescue_row_save, through the library
+** alone: a sample through a view, saving with a number spelled differently, the first
+** save starting the review, resegmenting, the work list, who may write, progress figures,
+** and lint before a save.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rescue_annotators.h"
+#include "rescue_edit.h"
+#include "rescue_review.h"
+#include "rescue_workflow.h"
+#include "testutil.h"
+
+#define COUPLE "maya_and_daniel/001_s01e01_segment01"
+
+static char *db;
+static rescue_store *st;
+static int64_t ann, bob;
+
+static int64_t add(const char *name, const char *role) {
+  char tok[65];
+  int existed;
+  int64_t id;
+  ck_assert_msg(rescue_annotator_add(st, name, role, tok, &existed) == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(rescue_annotator_lookup(st, name, &id, NULL, NULL), 0);
+  return id;
+}
+
+static void setup(void) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  char path[4096];
+  db = tu_new_corpus();
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  snprintf(path, sizeof path, "%s/tools/demo/family.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ann = add("ann", NULL);
+  bob = add("bob", NULL);
+  add("lea", "lead");
+}
+
+static void teardown(void) {
+  rescue_store_close(&st);
+  free(db);
+}
+
+/* Row `pos` of the sample as ann's view shows it: its JSON (caller frees) and version. */
+static char *row_text(int pos, int64_t *version) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_int_ge(L.n, pos);
+  rescue_jwrite(&b, L.rows[pos - 1]);
+  *version = L.versions[pos - 1];
+  rescue_view_sample_clear(&L);
+  return rescue_buf_detach(&b);
+}
+
+/* Replace the first `from` in *s by `to` (which must be there). */
+static void replace(char **s, const char *from, const char *to) {
+  char *at = strstr(*s, from), *n;
+  ck_assert_msg(at != NULL, "'%s' not in %s", from, *s);
+  n = malloc(strlen(*s) - strlen(from) + strlen(to) + 1);
+  sprintf(n, "%.*s%s%s", (int)(at - *s), *s, to, at + strlen(from));
+  free(*s);
+  *s = n;
+}
+
+static const char *status_of(const char *sample_id) {
+  static char status[16];
+  rescue_view_sample L;
+  ck_assert_int_eq(rescue_view_sample_load(st, sample_id, ann, &L), 0);
+  snprintf(status, sizeof status, "%s", L.status);
+  rescue_view_sample_clear(&L);
+  return status;
+}
+
+START_TEST(test_view_sample) {
+  rescue_view_sample L;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_int_eq(L.n, L.n_rows);
+  ck_assert_int_gt(L.n, 3);
+  ck_assert_str_eq(L.status, "new");
+  ck_assert_str_eq(L.scenario, "couple");
+  ck_assert_str_eq(L.group, "maya_and_daniel");
+  ck_assert_int_eq(L.mine[0], 0); /* the draft's version */
+  ck_assert_int_gt(L.versions[0], 0);
+  ck_assert_ptr_nonnull(rescue_jget(L.rows[0], "start_time"));
+  rescue_view_sample_clear(&L);
+  ck_assert_int_eq(rescue_view_sample_load(st, "no/such", ann, &L), RESCUE_ENOTFOUND);
+  rescue_view_sample_clear(&L);
+}
+END_TEST
+
+/* The save rules: spelling, row_index, the first save starting the review, conflicts. */
+START_TEST(test_row_save_rules) {
+  int64_t base, v1 = 0, v2 = 0, cur = 0;
+  rescue_buf content = RESCUE_BUF_INIT;
+  int unchanged = -1;
+  char *row = row_text(1, &base);
+  /* the browser sends 0.0 back as 0 and a stale row_index: neither is an edit */
+  replace(&row, "\"start_time\": 0.0", "\"start_time\": 0");
+  replace(&row, "\"row_index\": 1", "\"row_index\": 7");
+  ck_assert_str_eq(status_of(COUPLE), "new");
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, base, row, strlen(row), &v1, &unchanged), 0);
+  ck_assert_int_eq(unchanged, 0); /* the draft's row, now ann's own (reviewed and kept) */
+  ck_assert_int_gt(v1, base);
+  ck_assert_str_eq(status_of(COUPLE), "in_review"); /* the first save started the review */
+  ck_assert_int_eq(rescue_row_current(st, COUPLE, 1, ann, &cur, &content), 0);
+  ck_assert_int_eq(cur, v1);
+  ck_assert_ptr_nonnull(strstr(content.s, "\"start_time\": 0.0"));
+  ck_assert_ptr_nonnull(strstr(content.s, "\"row_index\": 1"));
+  /* the same row again, 0 for 0.0: unchanged, nothing written */
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v1, row, strlen(row), &v2, &unchanged), 0);
+  ck_assert_int_eq(unchanged, 1);
+  ck_assert_int_eq(v2, v1);
+  /* a real change of a real number is written as a real */
+  replace(&row, "\"end_time\": 5.4", "\"end_time\": 5");
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v1, row, strlen(row), &v2, &unchanged), 0);
+  ck_assert_int_eq(unchanged, 0);
+  rescue_buf_reset(&content);
+  ck_assert_int_eq(rescue_row_current(st, COUPLE, 1, ann, &cur, &content), 0);
+  ck_assert_ptr_nonnull(strstr(content.s, "\"end_time\": 5.0"));
+  /* an edit started from v1 after v2 was saved: refused with the current version */
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v1, row, strlen(row), &cur, NULL),
+                   RESCUE_ECONFLICT);
+  ck_assert_int_eq(cur, v2);
+  rescue_buf_clear(&content);
+  free(row);
+}
+END_TEST
+
+/* A save on a sample someone already reviewed leaves its status alone. */
+START_TEST(test_row_save_keeps_status) {
+  int64_t base, v = 0;
+  char *row = row_text(2, &base);
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, bob), 0);
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 2, ann, base, row, strlen(row), &v, NULL), 0);
+  ck_assert_str_eq(status_of(COUPLE), "reviewed");
+  free(row);
+}
+END_TEST
+
+START_TEST(test_resegment) {
+  rescue_resegment op;
+  rescue_view_sample L;
+  int64_t base, next, v = -1;
+  int n0, n = 0;
+  char *row;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  n0 = L.n;
+  base = L.versions[0];
+  rescue_view_sample_clear(&L);
+  /* a split outside the row, and one from a stale version */
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_SPLIT;
+  op.row = 1;
+  op.base_version = base;
+  op.at = 7.0;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), RESCUE_EINVAL);
+  op.at = 2.0;
+  op.base_version = base + 1000;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), RESCUE_ECONFLICT);
+  ck_assert_int_eq(v, 0);
+  op.row = n0 + 1;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), RESCUE_EINVAL);
+  /* split row 1 at 2 s: one more row, meeting at 2.0, and the review has started */
+  op.row = 1;
+  op.base_version = base;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), 0);
+  ck_assert_int_eq(n, n0 + 1);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_int_eq(L.n, n0 + 1);
+  ck_assert_double_eq(rescue_jget(L.rows[0], "end_time")->num, 2.0);
+  ck_assert_double_eq(rescue_jget(L.rows[1], "start_time")->num, 2.0);
+  ck_assert_str_eq(L.status, "in_review");
+  base = L.versions[0];
+  next = L.versions[1];
+  rescue_view_sample_clear(&L);
+  /* merge them back */
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_MERGE;
+  op.row = 1;
+  op.base_version = base;
+  op.next_version = next;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), 0);
+  ck_assert_int_eq(n, n0);
+  /* new times for row 1: a new version of it */
+  row = row_text(1, &base);
+  free(row);
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_TIMES;
+  op.row = 1;
+  op.base_version = base;
+  op.start = 0.5;
+  op.end = 0.25;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), RESCUE_EINVAL);
+  op.end = 5.0;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), 0);
+  ck_assert_int_gt(v, base);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_double_eq(rescue_jget(L.rows[0], "start_time")->num, 0.5);
+  ck_assert_int_eq(L.versions[0], v);
+  rescue_view_sample_clear(&L);
+  /* once reviewed, the segmentation is closed */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, ann), 0);
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_SPLIT;
+  op.row = 1;
+  op.base_version = v;
+  op.at = 2.0;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, NULL), RESCUE_ECONFLICT);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "reviewed"));
+}
+END_TEST
+
+START_TEST(test_work_list_and_assignment) {
+  rescue_work_item *items = NULL;
+  int n = 0, any = -1, a = -1, m = -1, i, fam = 0;
+  /* no assignment yet: everyone sees every sample and may write it */
+  ck_assert_int_eq(rescue_work_list(st, ann, 0, &items, &n, &any), 0);
+  ck_assert_int_eq(n, 2);
+  ck_assert_int_eq(any, 0);
+  for (i = 0; i < n; i++) {
+    ck_assert_str_eq(items[i].status, "new");
+    ck_assert_int_eq(items[i].assigned, 0);
+    ck_assert_str_eq(items[i].assignees, "");
+    fam += strcmp(items[i].scenario, "family") == 0;
+  }
+  ck_assert_int_eq(fam, 1);
+  rescue_work_list_free(&items, n);
+  ck_assert_ptr_null(items);
+  ck_assert_int_eq(rescue_review_assigned(st, COUPLE, ann, &a, &m), 0);
+  ck_assert_int_eq(a, 0);
+  ck_assert_int_eq(m, 0);
+  /* everything to bob: ann's list is empty, bob's holds both, a lead's list every sample */
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "assign", db, "--annotators", "bob", "--overlap", "0", NULL), 0);
+  ck_assert_int_eq(rescue_work_list(st, ann, 0, &items, &n, &any), 0);
+  ck_assert_int_eq(n, 0);
+  ck_assert_int_eq(any, 1);
+  rescue_work_list_free(&items, n);
+  ck_assert_int_eq(rescue_work_list(st, bob, 0, &items, &n, NULL), 0);
+  ck_assert_int_eq(n, 2);
+  ck_assert_int_eq(items[0].assigned, 1);
+  ck_assert_str_eq(items[0].assignees, "bob");
+  rescue_work_list_free(&items, n);
+  ck_assert_int_eq(rescue_work_list(st, ann, 1, &items, &n, NULL), 0);
+  ck_assert_int_eq(n, 2);
+  rescue_work_list_free(&items, n);
+  ck_assert_int_eq(rescue_review_assigned(st, COUPLE, ann, &a, &m), 0);
+  ck_assert_int_eq(a, 1);
+  ck_assert_int_eq(m, 0);
+  ck_assert_int_eq(rescue_review_assigned(st, COUPLE, bob, &a, &m), 0);
+  ck_assert_int_eq(m, 1);
+}
+END_TEST
+
+START_TEST(test_progress_and_reviewers) {
+  rescue_progress p;
+  rescue_reviewer rv;
+  rescue_view_sample L;
+  rescue_work_item *items = NULL;
+  int64_t base, v;
+  char *row = row_text(1, &base), family[256] = "";
+  int i, n = 0, couple_rows, in_review = -1, discarded = -1;
+  replace(&row, "\"tone_of_voice\": \"tight, frustrated\"", "\"tone_of_voice\": \"tight\"");
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, base, row, strlen(row), &v, NULL), 0);
+  free(row);
+  ck_assert_int_eq(rescue_comment_add(st, COUPLE, 0, "look again", ann, NULL), 0);
+  ck_assert_int_eq(rescue_work_list(st, ann, 1, &items, &n, NULL), 0);
+  for (i = 0; i < n; i++)
+    if (strcmp(items[i].scenario, "family") == 0)
+      snprintf(family, sizeof family, "%s", items[i].sample_id);
+  rescue_work_list_free(&items, n);
+  ck_assert_int_eq(rescue_sample_set_status(st, family, "discarded", "unusable", bob), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  couple_rows = L.n_rows;
+  rescue_view_sample_clear(&L);
+
+  ck_assert_int_eq(rescue_progress_get(st, &p), 0);
+  for (i = 0; i < p.n_status; i++) {
+    if (strcmp(p.by_status[i].status, "in_review") == 0)
+      in_review = (int)p.by_status[i].n;
+    if (strcmp(p.by_status[i].status, "discarded") == 0)
+      discarded = (int)p.by_status[i].n;
+  }
+  ck_assert_int_eq(in_review, 1);
+  ck_assert_int_eq(discarded, 1);
+  ck_assert_int_eq(p.samples, 1); /* the discarded one is left out */
+  ck_assert_int_eq(p.rows, couple_rows);
+  ck_assert_int_eq(p.rows_reviewed, 0);
+  ck_assert_int_eq(p.commented_samples, 1);
+  ck_assert_int_eq(p.n_people, 3); /* ann, bob, lea: no draft or adjudication pseudo-annotator */
+  ck_assert_str_eq(p.people[0].name, "ann");
+  ck_assert_int_eq(p.people[0].rows_saved, 1);
+  ck_assert_str_eq(p.people[2].role, "lead");
+  rescue_progress_clear(&p);
+  ck_assert_int_eq(p.n_people, 0);
+
+  ck_assert_int_eq(rescue_reviewer_get(st, ann, &rv), 0);
+  ck_assert_str_eq(rv.name, "ann");
+  ck_assert_str_eq(rv.role, "annotator");
+  ck_assert_int_eq(rv.retired, 0);
+  ck_assert_int_eq(rescue_reviewer_get(st, 99999, &rv), RESCUE_ENOTFOUND);
+}
+END_TEST
+
+START_TEST(test_check_row) {
+  rescue_lint_result res;
+  int64_t base;
+  char *row = row_text(1, &base);
+  memset(&res, 0, sizeof res);
+  ck_assert_int_eq(rescue_review_check_row(st, COUPLE, 1, ann, row, strlen(row), &res), 0);
+  rescue_lint_result_clear(&res);
+  /* a target that includes the speaker (R05) is an error: nothing may be saved */
+  replace(&row, "\"target\": [\"Therapist\"]", "\"target\": [\"Maya\"]");
+  memset(&res, 0, sizeof res);
+  ck_assert_int_eq(rescue_review_check_row(st, COUPLE, 1, ann, row, strlen(row), &res),
+                   RESCUE_EBADINPUT);
+  ck_assert_int_gt(res.errors, 0);
+  ck_assert_int_eq(res.findings[0].row, 1);
+  rescue_lint_result_clear(&res);
+  memset(&res, 0, sizeof res);
+  ck_assert_int_eq(rescue_review_check_row(st, COUPLE, 99, ann, row, strlen(row), &res),
+                   RESCUE_ENOTFOUND);
+  ck_assert_int_eq(rescue_review_check_row(st, COUPLE, 1, ann, "[1]", 3, &res), RESCUE_EBADINPUT);
+  rescue_lint_result_clear(&res);
+  free(row);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("review");
+  TCase *tc = tcase_create("review");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_view_sample);
+  tcase_add_test(tc, test_row_save_rules);
+  tcase_add_test(tc, test_row_save_keeps_status);
+  tcase_add_test(tc, test_resegment);
+  tcase_add_test(tc, test_work_list_and_assignment);
+  tcase_add_test(tc, test_progress_and_reviewers);
+  tcase_add_test(tc, test_check_row);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}

@@ -1,0 +1,160 @@
+/*
+** serve_rows.c: writing a sample: saving one row (PUT /api/samples/<id>/rows/<n>: linted,
+** then conflict-checked by rescue_row_save) and its status (POST .../status).
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "rescue_review.h"
+#include "serve_impl.h"
+
+void srv_conflict(srv_req *r, int position, int64_t cur) {
+  rescue_buf content = RESCUE_BUF_INIT;
+  int64_t v = cur;
+  char msg[1024];
+  rescue_jw w;
+  snprintf(msg, sizeof msg, "%s", rescue_store_errmsg(r->st));
+  rescue_row_current(r->st, r->sample_id, position, r->who.id, &v, &content);
+  rescue_buf_reset(&r->out);
+  rescue_jw_init(&w, &r->out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "error");
+  rescue_jw_str(&w, msg);
+  rescue_jw_key(&w, "version");
+  rescue_jw_int(&w, v);
+  rescue_jw_key(&w, "row");
+  if (content.len)
+    rescue_jw_raw(&w, content.s, content.len);
+  else
+    rescue_jw_null(&w);
+  rescue_jw_end(&w);
+  rescue_buf_clear(&content);
+  r->status = 409;
+}
+
+/* 400 with the lint findings on the row that block its save. */
+static void lint_refusal(srv_req *r, const rescue_lint_result *res) {
+  rescue_jw w;
+  rescue_buf_reset(&r->out);
+  rescue_jw_init(&w, &r->out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "error");
+  rescue_jw_str(&w, rescue_store_errmsg(r->st));
+  rescue_jw_key(&w, "findings");
+  srv_put_findings(&w, res, r->position);
+  rescue_jw_end(&w);
+  r->status = 400;
+}
+
+/*
+** Save `row` (its JSON text) as row r->position: lint first (rescue_review_check_row; an
+** error blocks the save), then rescue_row_save with base as the version the edit started
+** from (409 with the current row when someone saved it since).
+*/
+static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
+  rescue_lint_result res;
+  int64_t version = 0;
+  int rc, unchanged = 0;
+  rescue_jw w;
+
+  memset(&res, 0, sizeof res);
+  rc = rescue_review_check_row(r->st, r->sample_id, r->position, r->who.id, row->s, row->len, &res);
+  if (rc == RESCUE_EBADINPUT && res.errors) {
+    lint_refusal(r, &res);
+    goto done;
+  }
+  if (rc) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    goto done;
+  }
+  pthread_mutex_lock(&r->srv->write_mu);
+  rc = rescue_row_save(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
+                       &version, &unchanged);
+  pthread_mutex_unlock(&r->srv->write_mu);
+  if (rc == RESCUE_ECONFLICT) {
+    srv_conflict(r, r->position, version);
+    goto done;
+  }
+  if (rc) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    goto done;
+  }
+  rescue_jw_init(&w, &r->out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "version");
+  rescue_jw_int(&w, version);
+  rescue_jw_key(&w, "unchanged");
+  rescue_jw_bool(&w, unchanged);
+  rescue_jw_key(&w, "warnings");
+  srv_put_findings(&w, &res, r->position);
+  rescue_jw_end(&w);
+  r->status = 200;
+done:
+  rescue_lint_result_clear(&res);
+}
+
+/* PUT /api/samples/<id>/rows/<n> {"base_version": V, "row": {...}} */
+void api_save_row(srv_req *r) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_buf text = RESCUE_BUF_INIT;
+  const rescue_jnode *root, *row;
+  int64_t base;
+  if (!doc) {
+    srv_error(r, 500, "out of memory");
+    return;
+  }
+  if (!(root = srv_body_json(r, doc)) || !srv_int_member(r, root, "base_version", &base))
+    goto done;
+  row = rescue_jget(root, "row");
+  if (!row || row->type != RESCUE_JOBJECT) {
+    srv_error(r, 400, "'row' must be a JSON object");
+    goto done;
+  }
+  rescue_jwrite(&text, row);
+  if (!rescue_buf_ok(&text)) {
+    srv_error(r, 500, "out of memory");
+    goto done;
+  }
+  save_row(r, base, &text);
+done:
+  rescue_buf_clear(&text);
+  rescue_jdoc_free(&doc);
+}
+
+/* POST /api/samples/<id>/status {"status": "...", "reason": "..."} */
+void api_status(srv_req *r) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  const rescue_jnode *root, *st, *reason;
+  int rc;
+  if (!doc) {
+    srv_error(r, 500, "out of memory");
+    return;
+  }
+  if (!(root = srv_body_json(r, doc)))
+    goto done;
+  st = rescue_jget(root, "status");
+  reason = rescue_jget(root, "reason");
+  if (!st || st->type != RESCUE_JSTRING) {
+    srv_error(r, 400, "'status' must be a string (new, in_review, reviewed or discarded)");
+    goto done;
+  }
+  if (reason && reason->type != RESCUE_JSTRING && reason->type != RESCUE_JNULL) {
+    srv_error(r, 400, "'reason' must be a string");
+    goto done;
+  }
+  pthread_mutex_lock(&r->srv->write_mu);
+  rc = rescue_sample_set_status(
+      r->st, r->sample_id, st->s,
+      reason && reason->type == RESCUE_JSTRING && reason->len ? reason->s : NULL, r->who.id);
+  pthread_mutex_unlock(&r->srv->write_mu);
+  if (rc) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    goto done;
+  }
+  rescue_buf_printf(&r->out, "{\"status\": ");
+  rescue_jwrite_string(&r->out, st->s, st->len);
+  rescue_buf_puts(&r->out, "}");
+  r->status = 200;
+done:
+  rescue_jdoc_free(&doc);
+}

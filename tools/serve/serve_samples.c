@@ -1,0 +1,266 @@
+/*
+** serve_samples.c: the caller's work list (GET /api/samples) and one sample as a view
+** shows it (GET /api/samples/<id>): rows with versions and origins, lint marks, clips,
+** comments, status history and subtitle cues.
+*/
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rescue_review.h"
+#include "rescue_subtitles.h"
+#include "rescue_workflow.h"
+#include "serve_impl.h"
+
+/* ---- the work list ---- */
+
+static void put_item(rescue_jw *w, const rescue_work_item *it) {
+  rescue_jw_obj(w);
+  rescue_jw_key(w, "sample_id");
+  rescue_jw_str(w, it->sample_id);
+  rescue_jw_key(w, "group");
+  rescue_jw_str(w, it->group);
+  rescue_jw_key(w, "scenario");
+  rescue_jw_str(w, it->scenario);
+  rescue_jw_key(w, "status");
+  rescue_jw_str(w, it->status);
+  rescue_jw_key(w, "status_reason");
+  rescue_jw_str_or_null(w, it->status_reason);
+  rescue_jw_key(w, "rows");
+  rescue_jw_int(w, it->rows);
+  rescue_jw_key(w, "mine");
+  rescue_jw_int(w, it->mine);
+  rescue_jw_key(w, "assigned");
+  rescue_jw_bool(w, it->assigned);
+  rescue_jw_key(w, "assignees");
+  rescue_jw_str(w, it->assignees);
+  rescue_jw_end(w);
+}
+
+/*
+** GET /api/samples: the caller's work list (rescue_work_list; the route's scope says
+** whether it is every sample): each with status, scenario, group, rows, the rows the
+** caller has saved, and who it is assigned to.
+*/
+void api_samples(srv_req *r) {
+  rescue_work_item *items = NULL;
+  rescue_jw w;
+  int rc, i, n = 0, any = 0;
+  if ((rc = rescue_work_list(r->st, r->who.id, r->every, &items, &n, &any))) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    return;
+  }
+  rescue_jw_init(&w, &r->out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "annotator");
+  rescue_jw_str(&w, r->who.name);
+  rescue_jw_key(&w, "assignments");
+  rescue_jw_bool(&w, any);
+  rescue_jw_key(&w, "samples");
+  rescue_jw_arr(&w);
+  for (i = 0; i < n; i++)
+    put_item(&w, &items[i]);
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+  rescue_work_list_free(&items, n);
+  r->status = 200;
+}
+
+/* ---- one sample through a view ---- */
+
+void srv_put_findings(rescue_jw *w, const rescue_lint_result *res, int only_row) {
+  int i;
+  rescue_jw_arr(w);
+  for (i = 0; i < res->n; i++) {
+    const rescue_lint_finding *f = &res->findings[i];
+    char rule[8];
+    if (only_row && f->row != only_row)
+      continue;
+    snprintf(rule, sizeof rule, "R%02d", f->rule);
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "row");
+    rescue_jw_int(w, f->row);
+    rescue_jw_key(w, "field");
+    rescue_jw_str(w, f->field ? f->field : "");
+    rescue_jw_key(w, "rule");
+    rescue_jw_str(w, rule);
+    rescue_jw_key(w, "severity");
+    rescue_jw_str(w, f->severity == RESCUE_LINT_ERROR ? "error" : "warning");
+    rescue_jw_key(w, "reason");
+    rescue_jw_str(w, f->reason ? f->reason : "");
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+}
+
+/* The clip <sample_id>/<tail> as that path when it is a regular file under the clip
+   folder, else null. */
+static void put_clip(srv_req *r, rescue_jw *w, const char *tail) {
+  struct stat sb;
+  rescue_buf rel = RESCUE_BUF_INIT, p = RESCUE_BUF_INIT;
+  int ok = 0;
+  rescue_buf_printf(&rel, "%s/%s", r->sample_id, tail);
+  if (r->srv->assets_real && rescue_buf_ok(&rel)) {
+    rescue_buf_printf(&p, "%s/%s", r->srv->assets_real, rel.s);
+    ok = rescue_buf_ok(&p) && stat(p.s, &sb) == 0 && S_ISREG(sb.st_mode);
+  }
+  if (ok)
+    rescue_jw_str(w, rel.s);
+  else
+    rescue_jw_null(w);
+  rescue_buf_clear(&p);
+  rescue_buf_clear(&rel);
+}
+
+/* The sample's entity set: participants, the practitioner, the scenario's group label. */
+static void put_entities(rescue_jw *w, const rescue_scheme *sc, const rescue_view_sample *L) {
+  const rescue_jnode *parts = rescue_jget(L->sample, "participants"), *e;
+  rescue_jw_arr(w);
+  if (parts && parts->type == RESCUE_JARRAY)
+    for (e = parts->child; e; e = e->next)
+      if (e->type == RESCUE_JSTRING)
+        rescue_jw_strn(w, e->s, e->len);
+  rescue_jw_str(w, sc->therapist);
+  if (rescue_scheme_group_label(sc, L->scenario))
+    rescue_jw_str(w, rescue_scheme_group_label(sc, L->scenario));
+  rescue_jw_end(w);
+}
+
+static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L) {
+  char tail[32];
+  int i;
+  rescue_jw_arr(w);
+  for (i = 0; i < L->n; i++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "index");
+    rescue_jw_int(w, i + 1);
+    rescue_jw_key(w, "version");
+    rescue_jw_int(w, L->versions[i]);
+    rescue_jw_key(w, "mine");
+    rescue_jw_bool(w, L->mine[i]);
+    rescue_jw_key(w, "origin");
+    rescue_jw_str(w, L->origin[i] == RESCUE_ROW_CARRIED  ? "carried"
+                     : L->origin[i] == RESCUE_ROW_SPLIT  ? "split"
+                     : L->origin[i] == RESCUE_ROW_MERGED ? "merged"
+                                                         : "own");
+    rescue_jw_key(w, "seg_changed");
+    rescue_jw_bool(w, L->seg_changed[i]);
+    rescue_jw_key(w, "row");
+    rescue_jw_node(w, L->rows[i]);
+    rescue_jw_key(w, "clip");
+    snprintf(tail, sizeof tail, "clips/%03d.mp4", i + 1);
+    put_clip(r, w, tail);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+}
+
+/* Comments on the sample and its rows, and its status history. */
+static void put_comments_history(srv_req *r, rescue_jw *w) {
+  rescue_comment *cl = NULL;
+  rescue_status_entry *h = NULL;
+  const char *only[1] = {r->sample_id};
+  int i, nc = 0, nh = 0;
+  rescue_jw_key(w, "comments");
+  rescue_jw_arr(w);
+  if (rescue_comments_list(r->st, only, 1, &cl, &nc) == 0) {
+    for (i = 0; i < nc; i++) {
+      rescue_jw_obj(w);
+      rescue_jw_key(w, "row");
+      rescue_jw_int(w, cl[i].row);
+      rescue_jw_key(w, "annotator");
+      rescue_jw_str_or_null(w, cl[i].annotator);
+      rescue_jw_key(w, "text");
+      rescue_jw_str(w, cl[i].text);
+      rescue_jw_key(w, "created_at");
+      rescue_jw_str(w, cl[i].created_at);
+      rescue_jw_end(w);
+    }
+    rescue_comments_free(&cl, nc);
+  }
+  rescue_jw_end(w);
+  rescue_jw_key(w, "history");
+  if (rescue_status_history(r->st, r->sample_id, &h, &nh) == 0) {
+    rescue_status_history_jw(w, h, nh);
+    rescue_status_history_free(&h, nh);
+  } else {
+    rescue_status_history_jw(w, NULL, 0);
+  }
+}
+
+/* The subtitle cues stored for the sample. */
+static void put_cues(srv_req *r, rescue_jw *w) {
+  rescue_cues cues;
+  int i;
+  memset(&cues, 0, sizeof cues);
+  rescue_sample_cues(r->st, r->sample_id, &cues);
+  rescue_jw_arr(w);
+  for (i = 0; i < cues.n; i++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "start");
+    rescue_jw_double(w, cues.v[i].start);
+    rescue_jw_key(w, "end");
+    rescue_jw_double(w, cues.v[i].end);
+    rescue_jw_key(w, "speaker");
+    rescue_jw_str(w, cues.v[i].speaker);
+    rescue_jw_key(w, "text");
+    rescue_jw_str(w, cues.v[i].text);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+  rescue_cues_clear(&cues);
+}
+
+/*
+** GET /api/samples/<id>[?view=<name>]: the sample as the view the route resolved shows it
+** (read-only when it is not the caller's own).
+*/
+void api_sample(srv_req *r) {
+  const rescue_scheme *sc = rescue_store_scheme(r->st);
+  rescue_view_sample L;
+  rescue_lint_result res;
+  rescue_jw w;
+  int rc;
+
+  memset(&res, 0, sizeof res);
+  if ((rc = rescue_view_sample_load(r->st, r->sample_id, r->view_id, &L))) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    goto done;
+  }
+  if (rescue_review_lint(r->st, r->sample_id, &L, &res)) {
+    srv_error(r, 500, "out of memory");
+    goto done;
+  }
+  rescue_jw_init(&w, &r->out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "sample_id");
+  rescue_jw_str(&w, r->sample_id);
+  rescue_jw_key(&w, "group");
+  rescue_jw_str(&w, L.group);
+  rescue_jw_key(&w, "scenario");
+  rescue_jw_str(&w, L.scenario);
+  rescue_jw_key(&w, "status");
+  rescue_jw_str(&w, L.status);
+  rescue_jw_key(&w, "view");
+  rescue_jw_str(&w, r->view_name);
+  rescue_jw_key(&w, "readonly");
+  rescue_jw_bool(&w, r->view_id != r->who.id);
+  rescue_jw_key(&w, "n_rows");
+  rescue_jw_int(&w, L.n_rows);
+  rescue_jw_key(&w, "entities");
+  put_entities(&w, sc, &L);
+  rescue_jw_key(&w, "rows");
+  put_rows(r, &w, &L);
+  rescue_jw_key(&w, "segment");
+  put_clip(r, &w, "segment.mp4");
+  rescue_jw_key(&w, "lint");
+  srv_put_findings(&w, &res, 0);
+  put_comments_history(r, &w);
+  rescue_jw_key(&w, "cues");
+  put_cues(r, &w);
+  rescue_jw_end(&w);
+  r->status = 200;
+done:
+  rescue_lint_result_clear(&res);
+  rescue_view_sample_clear(&L);
+}
