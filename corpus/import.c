@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "rescue_alloc.h"
-#include "rescue_annotators.h"
 #include "rescue_elan.h"
 #include "rescue_import.h"
 #include "rescue_similar.h"
