@@ -16,6 +16,7 @@
 #include "rescue_subtitles.h"
 #include "store_int.h"
 #include "strmap_int.h"
+#include "testhooks_int.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {
