@@ -646,6 +646,7 @@ static const char *mime_of(const char *path) {
   return "application/octet-stream";
 }
 
+/* Append p percent-encoded for a URL path (unreserved characters and '/' as they are). */
 static void url_put(rescue_buf *b, const char *p) {
   for (; *p; p++) {
     unsigned char c = (unsigned char)*p;
@@ -659,30 +660,15 @@ static void url_put(rescue_buf *b, const char *p) {
 
 /* file:// URL of a path (made absolute against the current folder), percent-encoded. */
 static void file_url(rescue_buf *b, const char *path) {
-  const char *p;
   rescue_buf_puts(b, "file://");
   if (path[0] != '/') {
     char cwd[4096];
     if (getcwd(cwd, sizeof cwd)) {
-      for (p = cwd; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            strchr("/-._~", c))
-          rescue_buf_putc(b, (char)c);
-        else
-          rescue_buf_printf(b, "%%%02X", c);
-      }
+      url_put(b, cwd);
       rescue_buf_putc(b, '/');
     }
   }
-  for (p = path; *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-        strchr("/-._~", c))
-      rescue_buf_putc(b, (char)c);
-    else
-      rescue_buf_printf(b, "%%%02X", c);
-  }
+  url_put(b, path);
 }
 
 /* A name-based UUID (from SHA-256 of the sample id): the same sample keeps its URN. */
