@@ -15,30 +15,6 @@
 #include "rescue_sha256.h"
 #include "store_int.h"
 
-const char *rescue_annotator_name_invalid(const char *name) {
-  const unsigned char *p = (const unsigned char *)name;
-  size_t n = strlen(name);
-  if (!n)
-    return "it is empty";
-  if (!rescue_utf8_valid(name, n))
-    return "it is not valid UTF-8";
-  if (n > 64)
-    return "it is longer than 64 bytes";
-  if (p[0] == ' ' || p[n - 1] == ' ')
-    return "it starts or ends with a space";
-  for (; *p; p++) {
-    if (*p < 0x20 || *p == 0x7f)
-      return "it contains a control character";
-    if (*p == ',')
-      return "it contains a comma (lists of names are comma-separated)";
-  }
-  if (strcmp(name, RESCUE_ADJUDICATION_ANNOTATOR) == 0)
-    return "the name is reserved for adjudicated gold";
-  if (strcmp(name, RESCUE_DRAFT_ANNOTATOR) == 0)
-    return "the name is reserved for drafts (the annotator of an import that names none)";
-  return NULL;
-}
-
 int rescue_annotator_role_valid(const char *role) {
   return strcmp(role, "annotator") == 0 || strcmp(role, "lead") == 0 || strcmp(role, "model") == 0;
 }

@@ -15,8 +15,7 @@
 ** ("import", drafts), the two pseudo-annotators, are defined in rescue_store.h.
 */
 
-/* NULL when name can be an annotator name, else why not. */
-const char *rescue_annotator_name_invalid(const char *name);
+/* rescue_annotator_name_invalid (the annotator-name rule) is in rescue_store.h. */
 /* 1 for "annotator", "lead", "model". */
 int rescue_annotator_role_valid(const char *role);
 

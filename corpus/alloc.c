@@ -1,17 +1,22 @@
 /*
-** alloc.c: allocation wrapper with an injectable failure point for tests.
+** alloc.c: the one allocation wrapper. In the test build (testhooks_int.h) it can be made
+** to fail from the Nth allocation on, and crash points live here.
 */
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "rescue_alloc.h"
+#include "testhooks_int.h"
+
+#if RESCUE_TEST_HOOKS
+#include <signal.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 static atomic_ulong alloc_count;
 static atomic_ulong alloc_fail_at; /* 0 = never fail */
 
+/* 1 when this allocation is to fail (counted either way). */
 static int alloc_should_fail(void) {
   unsigned long n = atomic_fetch_add(&alloc_count, 1) + 1;
   unsigned long f = atomic_load(&alloc_fail_at);
@@ -23,6 +28,15 @@ unsigned long rescue_alloc_fail_at(unsigned long nth) {
   atomic_store(&alloc_fail_at, nth);
   return done;
 }
+
+void rescue_crash_point(const char *name) {
+  const char *at = getenv("RESCUE_CRASH_AT");
+  if (at && strcmp(at, name) == 0)
+    kill(getpid(), SIGKILL); /* as `kill -9` would: no cleanup of any kind */
+}
+#else
+#define alloc_should_fail() 0
+#endif
 
 void *rescue_malloc(size_t n) {
   if (alloc_should_fail())
@@ -54,9 +68,3 @@ char *rescue_strndup(const char *s, size_t n) {
 char *rescue_strdup(const char *s) { return rescue_strndup(s, strlen(s)); }
 
 void rescue_free(void *p) { free(p); }
-
-void rescue_crash_point(const char *name) {
-  const char *at = getenv("RESCUE_CRASH_AT");
-  if (at && strcmp(at, name) == 0)
-    kill(getpid(), SIGKILL); /* as `kill -9` would: no cleanup of any kind */
-}

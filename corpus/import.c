@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 
 #include "rescue_alloc.h"
-#include "rescue_annotators.h"
 #include "rescue_elan.h"
 #include "rescue_import.h"
 #include "rescue_similar.h"
 #include "rescue_subtitles.h"
 #include "store_int.h"
 #include "strmap_int.h"
+#include "testhooks_int.h"
 
 int rescue_format_parse(const char *name, rescue_format *out) {
   static const struct {

@@ -79,6 +79,98 @@ void rescue_media_map_clear(rescue_media_map *map) {
   memset(map, 0, sizeof *map);
 }
 
+/*
+** Split a map line at its tabs: fields[] (at most 5 kept) with their 1-based character
+** columns. Returns the number of fields, counting those past the fifth.
+*/
+static int split_fields(char *p, char *fields[5], int col[5]) {
+  int nf = 0, i;
+  fields[nf] = p;
+  col[nf++] = 1;
+  for (i = 0; p[i]; i++)
+    if (p[i] == '\t') {
+      p[i] = 0;
+      if (nf < 5) {
+        fields[nf] = p + i + 1;
+        col[nf++] = chars(p, (size_t)i + 1) + 1;
+      } else {
+        nf++;
+      }
+    }
+  return nf;
+}
+
+/*
+** Add the link of map line `lineno` (nf fields: sample_id and video, then start and end
+** or none): the video relative to dir (the map's folder, "" or ending with '/'), the
+** span checked. *cap: map->links' capacity.
+*/
+static int map_line(rescue_media_map *map, int *cap, const char *path, const char *dir, long lineno,
+                    char *const fields[5], const int col[5], int nf, rescue_error *err) {
+  rescue_media_link *lk;
+  const char *why;
+  int i;
+  if (nf != 2 && nf != 4)
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s:%ld:1: expected 4 tab-separated columns (sample_id, video, start, "
+                         "end), found %d",
+                         path, lineno, nf);
+  if ((why = rescue_sample_id_unsafe(fields[0], strlen(fields[0]))) != NULL)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: unsafe sample_id '%s': %s", path,
+                         lineno, col[0], fields[0], why);
+  if (!*fields[1])
+    return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: empty video path", path, lineno,
+                         col[1]);
+  if (map->n == *cap) {
+    int nc = *cap ? *cap * 2 : 64;
+    rescue_media_link *nl = rescue_realloc(map->links, (size_t)nc * sizeof *nl);
+    if (!nl)
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    map->links = nl;
+    *cap = nc;
+  }
+  lk = &map->links[map->n];
+  memset(lk, 0, sizeof *lk);
+  lk->sample_id = fields[0];
+  lk->file = map->file;
+  lk->line = lineno;
+  lk->col_sample = col[0];
+  lk->col_video = col[1];
+  if (fields[1][0] == '/' || !*dir) {
+    lk->video = rescue_strdup(fields[1]);
+  } else {
+    rescue_buf v = RESCUE_BUF_INIT;
+    rescue_buf_printf(&v, "%s%s", dir, fields[1]);
+    lk->video = rescue_buf_ok(&v) ? rescue_buf_detach(&v) : NULL;
+    rescue_buf_clear(&v);
+  }
+  if (!lk->video)
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  map->n++;
+  if (nf != 4)
+    return 0;
+  lk->col_start = col[2];
+  lk->col_end = col[3];
+  if (!*fields[2] && !*fields[3])
+    return 0;
+  if (!*fields[2] || !*fields[3])
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s:%ld:%d: start and end must both be given or both be empty", path,
+                         lineno, *fields[2] ? col[3] : col[2]);
+  for (i = 2; i <= 3; i++) {
+    double *t = i == 2 ? &lk->start : &lk->end;
+    if (rescue_media_parse_time(fields[i], t))
+      return rescue_seterr(err, RESCUE_EBADINPUT,
+                           "%s:%ld:%d: %s '%s' is not a time (seconds, or h:mm:ss.fff)", path,
+                           lineno, col[i], i == 2 ? "start" : "end", fields[i]);
+  }
+  if (lk->end <= lk->start)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: end %s is not after start %s", path,
+                         lineno, col[3], fields[3], fields[2]);
+  lk->has_span = 1;
+  return 0;
+}
+
 int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error *err) {
   char *line, *dir = NULL, *slash;
   size_t textlen;
@@ -103,11 +195,9 @@ int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error 
   if ((unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
       (unsigned char)line[2] == 0xBF)
     line += 3;
-  while (line && *line) {
+  while (!rc && line && *line) {
     char *nl = strchr(line, '\n'), *fields[5], *p;
-    int nf = 0, col[5], i;
-    rescue_media_link *lk;
-    const char *why;
+    int col[5];
     lineno++;
     if (nl)
       *nl = 0;
@@ -119,94 +209,9 @@ int rescue_media_map_read(const char *path, rescue_media_map *map, rescue_error 
       continue;
     if (lineno == 1 && strncmp(p, "sample_id", 9) == 0)
       continue;
-    fields[nf] = p;
-    col[nf++] = 1;
-    for (i = 0; p[i]; i++)
-      if (p[i] == '\t') {
-        p[i] = 0;
-        if (nf < 5) {
-          fields[nf] = p + i + 1;
-          col[nf++] = chars(p, (size_t)i + 1) + 1;
-        } else {
-          nf++;
-        }
-      }
-    if (nf != 2 && nf != 4) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s:%ld:1: expected 4 tab-separated columns (sample_id, video, start, "
-                         "end), found %d",
-                         path, lineno, nf);
-      goto end;
-    }
-    if ((why = rescue_sample_id_unsafe(fields[0], strlen(fields[0]))) != NULL) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: unsafe sample_id '%s': %s", path,
-                         lineno, col[0], fields[0], why);
-      goto end;
-    }
-    if (!*fields[1]) {
-      rc =
-          rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: empty video path", path, lineno, col[1]);
-      goto end;
-    }
-    if (map->n == cap) {
-      int nc = cap ? cap * 2 : 64;
-      rescue_media_link *nl2 = rescue_realloc(map->links, (size_t)nc * sizeof *nl2);
-      if (!nl2) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      map->links = nl2;
-      cap = nc;
-    }
-    lk = &map->links[map->n];
-    memset(lk, 0, sizeof *lk);
-    lk->sample_id = fields[0];
-    lk->file = map->file;
-    lk->line = lineno;
-    lk->col_sample = col[0];
-    lk->col_video = col[1];
-    if (fields[1][0] == '/' || !*dir) {
-      lk->video = rescue_strdup(fields[1]);
-    } else {
-      rescue_buf v = RESCUE_BUF_INIT;
-      rescue_buf_printf(&v, "%s%s", dir, fields[1]);
-      lk->video = rescue_buf_ok(&v) ? rescue_buf_detach(&v) : NULL;
-      rescue_buf_clear(&v);
-    }
-    if (!lk->video) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    map->n++;
-    if (nf == 4) {
-      lk->col_start = col[2];
-      lk->col_end = col[3];
-      if (!*fields[2] && !*fields[3])
-        continue;
-      if (!*fields[2] || !*fields[3]) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                           "%s:%ld:%d: start and end must both be given or both be empty", path,
-                           lineno, *fields[2] ? col[3] : col[2]);
-        goto end;
-      }
-      for (i = 2; i <= 3; i++) {
-        double *t = i == 2 ? &lk->start : &lk->end;
-        if (rescue_media_parse_time(fields[i], t)) {
-          rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                             "%s:%ld:%d: %s '%s' is not a time (seconds, or h:mm:ss.fff)", path,
-                             lineno, col[i], i == 2 ? "start" : "end", fields[i]);
-          goto end;
-        }
-      }
-      if (lk->end <= lk->start) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: end %s is not after start %s", path,
-                           lineno, col[3], fields[3], fields[2]);
-        goto end;
-      }
-      lk->has_span = 1;
-    }
+    rc = map_line(map, &cap, path, dir, lineno, fields, col, split_fields(p, fields, col), err);
   }
-  if (map->n == 0)
+  if (!rc && map->n == 0)
     rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s: no links in the map", path);
 end:
   rescue_free(dir);
@@ -272,168 +277,212 @@ static int index_add(rescue_strmap *x, const char *s, int i) {
   return added || e < 0 ? -1 : (int)rescue_strmap_value(x, (uint32_t)e);
 }
 
-int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
-                     const char *media_root, rescue_media_add_result *res) {
-  rescue_error *err = rescue_store_err(st);
-  rescue_media_add_result dummy;
-  rescue_buf corpus = RESCUE_BUF_INIT, rootrel = RESCUE_BUF_INIT, streams = RESCUE_BUF_INIT;
-  prepared *pre = NULL;
-  rescue_strmap by_sample = RESCUE_STRMAP_BORROW, by_file = RESCUE_STRMAP_BORROW;
-  char *root_abs = NULL, loc[600];
-  int64_t annotator = 0;
-  int i, k, rc = 0, in_txn = 0;
-
-  if (!res)
-    res = &dummy;
-  memset(res, 0, sizeof *res);
-  if ((rc = media_corpus_dir(st, &corpus)))
-    return rc;
-  if (media_root) {
-    root_abs = realpath(media_root, NULL);
-    if (!root_abs) {
-      rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use the media root '%s': %s", media_root,
-                         strerror(errno));
-      goto end;
-    }
-    if (strcmp(root_abs, corpus.s) == 0) {
-      /* the default root */
-    } else if (strncmp(root_abs, corpus.s, corpus.len) == 0 && root_abs[corpus.len] == '/') {
-      rescue_buf_puts(&rootrel, root_abs + corpus.len + 1);
-    } else {
-      rescue_buf_puts(&rootrel, root_abs);
-    }
+/*
+** The media root, absolute (*root_abs, free()) and as recorded (rootrel: relative to the
+** corpus's folder when inside it, empty for that folder itself, else absolute).
+** media_root NULL: the corpus's folder.
+*/
+static int resolve_root(rescue_store *st, const rescue_buf *corpus, const char *media_root,
+                        char **root_abs, rescue_buf *rootrel) {
+  if (!media_root) {
+    *root_abs = realpath(corpus->s, NULL);
+    return 0;
+  }
+  if (!(*root_abs = realpath(media_root, NULL)))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "cannot use the media root '%s': %s",
+                         media_root, strerror(errno));
+  if (strcmp(*root_abs, corpus->s) == 0) {
+    /* the default root */
+  } else if (strncmp(*root_abs, corpus->s, corpus->len) == 0 && (*root_abs)[corpus->len] == '/') {
+    rescue_buf_puts(rootrel, *root_abs + corpus->len + 1);
   } else {
-    root_abs = realpath(corpus.s, NULL);
+    rescue_buf_puts(rootrel, *root_abs);
   }
-  pre = rescue_calloc((size_t)(n ? n : 1), sizeof *pre);
-  if (!root_abs || !pre || !rescue_buf_ok(&rootrel) ||
-      rescue_strmap_reserve(&by_sample, (uint32_t)n) ||
-      rescue_strmap_reserve(&by_file, (uint32_t)n)) {
-    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    goto end;
+  return 0;
+}
+
+/* The links being added, what they resolved to, and the indexes that find repeats. */
+typedef struct adding {
+  const rescue_media_link *links;
+  prepared *pre;
+  rescue_strmap by_sample, by_file;
+  const char *root_abs;
+} adding;
+
+/*
+** Check and probe link i before anything is written: its sample named once and safe, its
+** file probed (once per file, however many links name it, by any path: they are
+** compared resolved), its span inside the file, its path as stored under the root.
+*/
+static int prepare_link(rescue_error *err, adding *A, int i) {
+  const rescue_media_link *lk = &A->links[i];
+  prepared *pre = A->pre;
+  size_t rl = strlen(A->root_abs);
+  char *real, loc[600];
+  int k;
+  where(lk, lk->col_video, loc, sizeof loc);
+  pre[i].same_as = -1;
+  if (lk->sample_id && (k = index_add(&A->by_sample, lk->sample_id, i)) >= 0) {
+    where(lk, lk->col_sample, loc, sizeof loc);
+    return rescue_seterr(err, RESCUE_EBADINPUT, "%ssample '%s' is linked twice (first at line %ld)",
+                         loc, lk->sample_id, A->links[k].line);
   }
-  /*
-  ** Probe everything first: nothing is written unless every link is good. Each file is
-  ** probed once, however many links name it (by any path: they are compared resolved).
-  */
-  for (i = 0; i < n; i++) {
-    const rescue_media_link *lk = &links[i];
-    char *real;
-    size_t rl = strlen(root_abs);
-    where(lk, lk->col_video, loc, sizeof loc);
-    pre[i].same_as = -1;
-    if (lk->sample_id && (k = index_add(&by_sample, lk->sample_id, i)) >= 0) {
-      where(lk, lk->col_sample, loc, sizeof loc);
-      rc = rescue_seterr(err, RESCUE_EBADINPUT, "%ssample '%s' is linked twice (first at line %ld)",
-                         loc, lk->sample_id, links[k].line);
-      goto end;
-    }
-    if (lk->sample_id && rescue_sample_id_unsafe(lk->sample_id, strlen(lk->sample_id))) {
-      where(lk, lk->col_sample, loc, sizeof loc);
-      rc = rescue_seterr(err, RESCUE_EBADINPUT, "%sunsafe sample_id '%s': %s", loc, lk->sample_id,
+  if (lk->sample_id && rescue_sample_id_unsafe(lk->sample_id, strlen(lk->sample_id))) {
+    where(lk, lk->col_sample, loc, sizeof loc);
+    return rescue_seterr(err, RESCUE_EBADINPUT, "%sunsafe sample_id '%s': %s", loc, lk->sample_id,
                          rescue_sample_id_unsafe(lk->sample_id, strlen(lk->sample_id)));
-      goto end;
-    }
-    pre[i].real = realpath(lk->video, NULL);
-    if (pre[i].real && (k = index_add(&by_file, pre[i].real, i)) >= 0) {
-      pre[i].info = pre[k].info;
-      pre[i].same_as = k;
-    } else if ((rc = rescue_media_probe(lk->video, &pre[i].info, err))) {
+  }
+  pre[i].real = realpath(lk->video, NULL);
+  if (pre[i].real && (k = index_add(&A->by_file, pre[i].real, i)) >= 0) {
+    pre[i].info = pre[k].info;
+    pre[i].same_as = k;
+  } else {
+    int rc = rescue_media_probe(lk->video, &pre[i].info, err);
+    if (rc) {
       if (*loc) /* loc ends with ": ", which rescue_err_prefix adds itself */
         rescue_err_prefix(err, "%.*s", (int)strlen(loc) - 2, loc);
-      goto end;
-    }
-    if (lk->has_span) {
-      double dur = pre[i].info.duration;
-      where(lk, lk->col_end, loc, sizeof loc);
-      if (!(lk->start >= 0) || !(lk->end > lk->start)) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%sthe span %.3f-%.3f s is empty", loc, lk->start,
-                           lk->end);
-        goto end;
-      }
-      if (dur > 0 && lk->end > dur + END_SLACK) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                           "%send %.3f s is past the end of '%s' (%.3f s long)", loc, lk->end,
-                           lk->video, dur);
-        goto end;
-      }
-    }
-    real = pre[i].real;
-    if (!real) {
-      rc = rescue_seterr(err, RESCUE_EIO, "%scannot resolve '%s': %s", loc, lk->video,
-                         strerror(errno));
-      goto end;
-    }
-    if (strncmp(real, root_abs, rl) == 0 && real[rl] == '/')
-      pre[i].stored = rescue_strdup(real + rl + 1);
-    else if (strcmp(root_abs, "/") == 0)
-      pre[i].stored = rescue_strdup(real + 1);
-    else
-      pre[i].stored = rescue_strdup(real);
-    if (!pre[i].stored) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
+      return rc;
     }
   }
+  if (lk->has_span) {
+    double dur = pre[i].info.duration;
+    where(lk, lk->col_end, loc, sizeof loc);
+    if (!(lk->start >= 0) || !(lk->end > lk->start))
+      return rescue_seterr(err, RESCUE_EBADINPUT, "%sthe span %.3f-%.3f s is empty", loc, lk->start,
+                           lk->end);
+    if (dur > 0 && lk->end > dur + END_SLACK)
+      return rescue_seterr(err, RESCUE_EBADINPUT,
+                           "%send %.3f s is past the end of '%s' (%.3f s long)", loc, lk->end,
+                           lk->video, dur);
+  }
+  if (!(real = pre[i].real))
+    return rescue_seterr(err, RESCUE_EIO, "%scannot resolve '%s': %s", loc, lk->video,
+                         strerror(errno));
+  if (strncmp(real, A->root_abs, rl) == 0 && real[rl] == '/')
+    pre[i].stored = rescue_strdup(real + rl + 1);
+  else if (strcmp(A->root_abs, "/") == 0)
+    pre[i].stored = rescue_strdup(real + 1);
+  else
+    pre[i].stored = rescue_strdup(real);
+  if (!pre[i].stored)
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  return 0;
+}
 
-  if ((rc = rescue_store_begin(st)))
-    goto end;
-  in_txn = 1;
-  for (i = 0; i < n && !rc; i++) {
-    const rescue_media_link *lk = &links[i];
-    const rescue_media_info *mi = &pre[i].info;
-    const char *root = rootrel.s ? rootrel.s : "";
-    sqlite3_stmt *s = rescue_store_stmt(st, "source_find_same");
-    int64_t source_id = 0, ref = 0;
-    char now[32];
-    int step;
-    if (!s) {
-      rc = err->code;
-      break;
-    }
-    rescue_now_iso(now);
-    rescue_bind_text(s, ":root", root, -1);
-    rescue_bind_text(s, ":path", pre[i].stored, -1);
-    rescue_bind_int(s, ":size", mi->size);
-    rescue_bind_text(s, ":fingerprint", mi->fingerprint, -1);
-    step = sqlite3_step(s);
-    if (step == SQLITE_ROW)
-      source_id = sqlite3_column_int64(s, 0);
+/*
+** The source row of a prepared file (p) under root: the one recorded with the same path,
+** size and fingerprint, else a new one (counted in res unless an earlier link of this
+** run named the same file). *source_id gets it.
+*/
+static int record_source(rescue_store *st, const prepared *p, const char *root, const char *now,
+                         rescue_media_add_result *res, int64_t *source_id) {
+  const rescue_media_info *mi = &p->info;
+  sqlite3_stmt *s = rescue_store_stmt(st, "source_find_same");
+  rescue_buf streams = RESCUE_BUF_INIT;
+  int step;
+  *source_id = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":root", root, -1);
+  rescue_bind_text(s, ":path", p->stored, -1);
+  rescue_bind_int(s, ":size", mi->size);
+  rescue_bind_text(s, ":fingerprint", mi->fingerprint, -1);
+  step = sqlite3_step(s);
+  if (step == SQLITE_ROW)
+    *source_id = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  if (step != SQLITE_ROW && step != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "looking up a source");
+  if (p->same_as >= 0) {
+    /* recorded (or found) for an earlier link of this run: counted there */
+    return 0;
+  }
+  if (*source_id) {
+    res->sources_known++;
+    return 0;
+  }
+  if (!(s = rescue_store_stmt(st, "source_insert")))
+    return rescue_store_err(st)->code;
+  rescue_media_streams_json(mi, &streams);
+  rescue_bind_text(s, ":root", root, -1);
+  rescue_bind_text(s, ":path", p->stored, -1);
+  rescue_bind_int(s, ":size", mi->size);
+  rescue_bind_int(s, ":mtime", mi->mtime);
+  rescue_bind_text(s, ":fingerprint", mi->fingerprint, -1);
+  rescue_bind_text(s, ":container", mi->container, -1);
+  rescue_bind_double(s, ":duration", mi->duration);
+  rescue_bind_double(s, ":start_time", mi->start_time);
+  rescue_bind_text(s, ":streams", streams.s ? streams.s : "[]", -1);
+  rescue_bind_text(s, ":now", now, -1);
+  step = sqlite3_step(s);
+  rescue_buf_clear(&streams);
+  if (step != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "recording a source");
+  *source_id = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  res->sources_new++;
+  return 0;
+}
+
+/*
+** Point sample `ref` at source_id (lk's span, or the whole file): a new segment
+** reference unless the current one already says the same.
+*/
+static int record_segment(rescue_store *st, const rescue_media_link *lk, int64_t ref,
+                          int64_t source_id, const char *now, rescue_media_add_result *res) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "segment_current");
+  int step;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  step = sqlite3_step(s);
+  if (step == SQLITE_ROW && sqlite3_column_int64(s, 1) == source_id &&
+      (lk->has_span
+           ? sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_double(s, 2) == lk->start &&
+                 sqlite3_column_double(s, 3) == lk->end
+           : sqlite3_column_type(s, 2) == SQLITE_NULL)) {
     sqlite3_reset(s);
-    if (step != SQLITE_ROW && step != SQLITE_DONE) {
-      rc = rescue_store_sqlerr(st, "looking up a source");
-      break;
-    }
-    if (pre[i].same_as >= 0) {
-      /* recorded (or found) for an earlier link of this run: counted there */
-    } else if (source_id) {
-      res->sources_known++;
-    } else {
-      rescue_buf_reset(&streams);
-      rescue_media_streams_json(mi, &streams);
-      if (!(s = rescue_store_stmt(st, "source_insert"))) {
-        rc = err->code;
-        break;
-      }
-      rescue_bind_text(s, ":root", root, -1);
-      rescue_bind_text(s, ":path", pre[i].stored, -1);
-      rescue_bind_int(s, ":size", mi->size);
-      rescue_bind_int(s, ":mtime", mi->mtime);
-      rescue_bind_text(s, ":fingerprint", mi->fingerprint, -1);
-      rescue_bind_text(s, ":container", mi->container, -1);
-      rescue_bind_double(s, ":duration", mi->duration);
-      rescue_bind_double(s, ":start_time", mi->start_time);
-      rescue_bind_text(s, ":streams", streams.s ? streams.s : "[]", -1);
-      rescue_bind_text(s, ":now", now, -1);
-      if (sqlite3_step(s) != SQLITE_ROW) {
-        rc = rescue_store_sqlerr(st, "recording a source");
-        break;
-      }
-      source_id = sqlite3_column_int64(s, 0);
-      sqlite3_reset(s);
-      res->sources_new++;
-    }
-    if (!lk->sample_id)
+    res->unchanged++;
+    return 0;
+  }
+  sqlite3_reset(s);
+  if (step != SQLITE_ROW && step != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading a segment reference");
+  if (!(s = rescue_store_stmt(st, "segment_insert")))
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":source_id", source_id);
+  if (lk->has_span) {
+    rescue_bind_double(s, ":start", lk->start);
+    rescue_bind_double(s, ":end", lk->end);
+  } else {
+    rescue_bind_null(s, ":start");
+    rescue_bind_null(s, ":end");
+  }
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "recording a segment reference");
+  sqlite3_reset(s);
+  res->segments++;
+  return 0;
+}
+
+/*
+** Write the prepared links in one transaction: each file's source, and for a link with a
+** sample (made empty when the store has none yet) its segment reference.
+*/
+static int record_links(rescue_store *st, const adding *A, int n, const char *root,
+                        rescue_media_add_result *res) {
+  int64_t annotator = 0;
+  int i, rc;
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  for (i = 0; i < n && !rc; i++) {
+    const rescue_media_link *lk = &A->links[i];
+    int64_t source_id, ref = 0;
+    char now[32];
+    rescue_now_iso(now);
+    if ((rc = record_source(st, &A->pre[i], root, now, res, &source_id)) || !lk->sample_id)
       continue;
     if ((rc = rescue_sample_ref(st, lk->sample_id, &ref)) == RESCUE_ENOTFOUND) {
       if (!annotator && (rc = rescue_annotator_id(st, "import", "annotator", 1, &annotator)))
@@ -444,66 +493,55 @@ int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
     } else if (rc) {
       break;
     }
-    if (!(s = rescue_store_stmt(st, "segment_current"))) {
-      rc = err->code;
-      break;
-    }
-    rescue_bind_int(s, ":sample_ref", ref);
-    step = sqlite3_step(s);
-    if (step == SQLITE_ROW && sqlite3_column_int64(s, 1) == source_id &&
-        (lk->has_span ? sqlite3_column_type(s, 2) != SQLITE_NULL &&
-                            sqlite3_column_double(s, 2) == lk->start &&
-                            sqlite3_column_double(s, 3) == lk->end
-                      : sqlite3_column_type(s, 2) == SQLITE_NULL)) {
-      sqlite3_reset(s);
-      res->unchanged++;
-      continue;
-    }
-    sqlite3_reset(s);
-    if (step != SQLITE_ROW && step != SQLITE_DONE) {
-      rc = rescue_store_sqlerr(st, "reading a segment reference");
-      break;
-    }
-    if (!(s = rescue_store_stmt(st, "segment_insert"))) {
-      rc = err->code;
-      break;
-    }
-    rescue_bind_int(s, ":sample_ref", ref);
-    rescue_bind_int(s, ":source_id", source_id);
-    if (lk->has_span) {
-      rescue_bind_double(s, ":start", lk->start);
-      rescue_bind_double(s, ":end", lk->end);
-    } else {
-      rescue_bind_null(s, ":start");
-      rescue_bind_null(s, ":end");
-    }
-    rescue_bind_text(s, ":now", now, -1);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-      rc = rescue_store_sqlerr(st, "recording a segment reference");
-      break;
-    }
-    sqlite3_reset(s);
-    res->segments++;
+    rc = record_segment(st, lk, ref, source_id, now, res);
   }
   if (rc)
     rescue_store_rollback(st);
   else
     rc = rescue_store_commit(st);
-  in_txn = 0;
-end:
-  if (in_txn)
-    rescue_store_rollback(st);
-  for (i = 0; pre && i < n; i++) {
-    free(pre[i].real);
-    rescue_free(pre[i].stored);
+  return rc;
+}
+
+int rescue_media_add(rescue_store *st, const rescue_media_link *links, int n,
+                     const char *media_root, rescue_media_add_result *res) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_media_add_result dummy;
+  rescue_buf corpus = RESCUE_BUF_INIT, rootrel = RESCUE_BUF_INIT;
+  char *root_abs = NULL;
+  adding A = {links, NULL, RESCUE_STRMAP_BORROW, RESCUE_STRMAP_BORROW, NULL};
+  int i, rc;
+
+  if (!res)
+    res = &dummy;
+  memset(res, 0, sizeof *res);
+  if ((rc = media_corpus_dir(st, &corpus)))
+    return rc;
+  if ((rc = resolve_root(st, &corpus, media_root, &root_abs, &rootrel)))
+    goto end;
+  A.root_abs = root_abs;
+  A.pre = rescue_calloc((size_t)(n ? n : 1), sizeof *A.pre);
+  if (!root_abs || !A.pre || !rescue_buf_ok(&rootrel) ||
+      rescue_strmap_reserve(&A.by_sample, (uint32_t)n) ||
+      rescue_strmap_reserve(&A.by_file, (uint32_t)n)) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
   }
-  rescue_strmap_clear(&by_sample);
-  rescue_strmap_clear(&by_file);
-  rescue_free(pre);
+  /* probe everything first: nothing is written unless every link is good */
+  for (i = 0; i < n && !rc; i++)
+    rc = prepare_link(err, &A, i);
+  if (!rc)
+    rc = record_links(st, &A, n, rootrel.s ? rootrel.s : "", res);
+end:
+  for (i = 0; A.pre && i < n; i++) {
+    free(A.pre[i].real);
+    rescue_free(A.pre[i].stored);
+  }
+  rescue_strmap_clear(&A.by_sample);
+  rescue_strmap_clear(&A.by_file);
+  rescue_free(A.pre);
   free(root_abs);
   rescue_buf_clear(&corpus);
   rescue_buf_clear(&rootrel);
-  rescue_buf_clear(&streams);
   return rc;
 }
 

@@ -17,6 +17,7 @@
 #include "rescue_alloc.h"
 #include "rescue_output.h"
 #include "rescue_store.h"
+#include "testhooks_int.h"
 
 /*
 ** A folder rescue wrote carries this file, so `--force` can tell its own earlier output

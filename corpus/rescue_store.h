@@ -84,10 +84,16 @@ int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, con
 ** Why `name` cannot be stored as a name ("is empty", "is not valid UTF-8", "contains a
 ** control character"), or NULL when it can: names end up in JSON outputs and on
 ** terminals. rescue_annotator_id refuses such a name (RESCUE_EINVAL) when it would
-** create an annotator; rescue_annotator_name_invalid (rescue_annotators.h) adds the
-** annotator rules.
+** create an annotator; rescue_annotator_name_invalid adds the annotator rules.
 */
 const char *rescue_name_unsafe(const char *name);
+/*
+** Why `name` cannot be an annotator's name (a sentence starting "it ..." or "the name
+** ..."), or NULL when it can: rescue_name_unsafe's rules, at most 64 bytes, no space at
+** either end, no comma, and neither pseudo-annotator's name. rescue_annotator_add and an
+** import under a named annotator apply it; so can a client before either.
+*/
+const char *rescue_annotator_name_invalid(const char *name);
 
 /* ---- views ---- */
 

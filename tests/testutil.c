@@ -126,13 +126,15 @@ static char *drain(int fd) {
   return buf;
 }
 
+const char *tu_rescue_bin = RESCUE_BIN;
+
 int tu_rescue_argv(const char *const *args, char **out, char **err) {
   char outname[] = "/tmp/rescue-out-XXXXXX", errname[] = "/tmp/rescue-err-XXXXXX";
   int fo = mkstemp(outname), fe = mkstemp(errname), status = 0, n = 0;
   const char *argv[64];
   pid_t pid;
   ck_assert(fo >= 0 && fe >= 0);
-  argv[n++] = RESCUE_BIN;
+  argv[n++] = tu_rescue_bin;
   while (args[n - 1] && n < 63) {
     argv[n] = args[n - 1];
     n++;
@@ -143,7 +145,7 @@ int tu_rescue_argv(const char *const *args, char **out, char **err) {
   if (pid == 0) {
     dup2(fo, 1);
     dup2(fe, 2);
-    execv(RESCUE_BIN, (char *const *)argv);
+    execv(tu_rescue_bin, (char *const *)argv);
     _exit(127);
   }
   waitpid(pid, &status, 0);
@@ -174,19 +176,38 @@ int tu_rescue(char **out, char **err, ...) {
   return tu_rescue_argv(args, out, err);
 }
 
-const char *tu_fixtures(void) {
-  static char path[4096];
+/* The fixtures folder as configured (RESCUE_FIXTURES, else the default); 1 when it exists. */
+static int fixtures_path(char path[4096]) {
   const char *env = getenv("RESCUE_FIXTURES");
   struct stat sb;
-  snprintf(path, sizeof path, "%s", env && *env ? env : RESCUE_DEFAULT_FIXTURES);
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-    return path;
+  snprintf(path, 4096, "%s", env && *env ? env : RESCUE_DEFAULT_FIXTURES);
+  return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Exit 1 when fixtures are required (RESCUE_REQUIRE_FIXTURES=1) but absent at path. */
+static void fixtures_required(const char *path) {
   if (getenv("RESCUE_REQUIRE_FIXTURES") && strcmp(getenv("RESCUE_REQUIRE_FIXTURES"), "1") == 0) {
     fprintf(stderr, "fixtures not found at %s (RESCUE_REQUIRE_FIXTURES=1)\n", path);
     exit(1);
   }
+}
+
+const char *tu_fixtures(void) {
+  static char path[4096];
+  if (fixtures_path(path))
+    return path;
+  fixtures_required(path);
   fprintf(stderr, "fixtures not found at %s: skipping\n", path);
   exit(77);
+}
+
+const char *tu_fixtures_if_present(void) {
+  static char path[4096];
+  if (fixtures_path(path))
+    return path;
+  fixtures_required(path);
+  fprintf(stderr, "fixtures not found at %s: the tests that need them are skipped\n", path);
+  return NULL;
 }
 
 char *tu_new_corpus(void) {
@@ -206,6 +227,15 @@ int tu_run_suite(Suite *s) {
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed ? 1 : 0;
+}
+
+int tu_run_suite_skipping(Suite *s, int skipped) {
+  int rc = tu_run_suite(s);
+  if (rc == 0 && skipped) {
+    fprintf(stderr, "%d tests left out (no fixtures): SKIPPED\n", skipped);
+    return 77;
+  }
+  return rc;
 }
 
 int tu_same_corpus_except_log(const char *a, const char *b) {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "rescue.h"
+#include "testhooks_int.h"
 
 /* A new empty folder under $TMPDIR (or /tmp); caller frees the string. */
 char *tu_tmpdir(void);
@@ -28,7 +29,14 @@ int tu_same_corpus_except_log(const char *a, const char *b);
 int tu_same_file(const char *a, const char *b);
 
 /*
-** Run the rescue binary with the given arguments (NULL-terminated); capture stdout and
+** The CLI tu_rescue runs: the shipped `rescue` (RESCUE_BIN) unless a suite sets it, before
+** running, to RESCUE_TEST_BIN (rescue-test: the same CLI over the test build of the library,
+** with its crash points).
+*/
+extern const char *tu_rescue_bin;
+
+/*
+** Run tu_rescue_bin with the given arguments (NULL-terminated); capture stdout and
 ** stderr (caller frees; pass NULL to discard). Returns the exit status (or 128+signal).
 */
 int tu_rescue(char **out, char **err, ...);
@@ -37,6 +45,12 @@ int tu_rescue_argv(const char *const *argv, char **out, char **err);
 /* The fixtures folder; exits the suite with 77 (skip) when absent, or fails under
 ** RESCUE_REQUIRE_FIXTURES=1. */
 const char *tu_fixtures(void);
+/*
+** The fixtures folder, or NULL when it is absent: a suite then leaves out the tests that
+** need it and ends with tu_run_suite_skipping. Under RESCUE_REQUIRE_FIXTURES=1 an absent
+** folder fails the suite (exit 1) instead.
+*/
+const char *tu_fixtures_if_present(void);
 
 /* A fresh corpus in a new temp folder; returns its path (caller frees). */
 char *tu_new_corpus(void);
@@ -52,5 +66,10 @@ double tu_ffprobe_duration(const char *path);
 
 /* Run a suite and return the process exit status for main(). */
 int tu_run_suite(Suite *s);
+/*
+** tu_run_suite for a suite that left tests out (skipped: how many, 0 for none): 1 when a
+** test that ran failed, else 77 (ctest: SKIPPED) when tests were left out, else 0.
+*/
+int tu_run_suite_skipping(Suite *s, int skipped);
 
 #endif

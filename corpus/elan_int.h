@@ -1,5 +1,5 @@
 /*
-** elan_int.h: what the EAF writer and reader share (private to annotate/elan_*.c).
+** elan_int.h: what the EAF writer and reader share (private to corpus/elan_*.c).
 **
 ** A file rescue writes carries, per turn, a bookkeeping annotation (tier
 ** rescue@<speaker>) whose value is a JSON record: the row's number and, for each member

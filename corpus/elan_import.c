@@ -395,15 +395,13 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Resolve references, and give every slot a time (unaligned ones interpolated). */
-static int resolve(eaf *E) {
+/* Every slot's time: unaligned ones evenly between the aligned ones around them. */
+static void slot_times(eaf *E) {
   int i, prev = -1;
-  char *state;
   for (i = 0; i < E->n_slots; i++) {
     int j;
     if (!E->slots[i].aligned)
       continue;
-    /* slots between two aligned ones: evenly between their times */
     for (j = prev + 1; j < i; j++)
       E->slots[j].ms = prev < 0 ? E->slots[i].ms
                                 : E->slots[prev].ms + (E->slots[i].ms - E->slots[prev].ms) *
@@ -412,6 +410,11 @@ static int resolve(eaf *E) {
   }
   for (i = prev + 1; i < E->n_slots; i++)
     E->slots[i].ms = prev < 0 ? 0 : E->slots[prev].ms;
+}
+
+/* Types' vocabularies and tiers' types and parents by id; vocabularies' entries sorted. */
+static int resolve_tiers(eaf *E) {
+  int i;
   for (i = 0; i < E->n_cvs; i++)
     if (E->cvs[i].n_entries > 1)
       qsort(E->cvs[i].entries, (size_t)E->cvs[i].n_entries, sizeof *E->cvs[i].entries, cmp_str);
@@ -432,9 +435,15 @@ static int resolve(eaf *E) {
                            "%s:%ld: tier '%s': PARENT_REF '%s' names no tier", E->name, t->line,
                            t->id, t->parent_id);
   }
-  /* a cycle of PARENT_REFs would make every later walk loop (each tier walked once) */
-  if (!(state = E->state = rescue_calloc((size_t)(E->n_tiers + E->n_anns + 1), 1)))
-    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
+/*
+** A cycle of PARENT_REFs would make every later walk loop: refuse it (each tier walked
+** once; state: one zeroed byte per tier, left as found).
+*/
+static int check_tier_loops(eaf *E, char *state) {
+  int i;
   for (i = 0; i < E->n_tiers; i++) {
     int p = i, q;
     while (p >= 0 && state[p] == 0) {
@@ -447,7 +456,16 @@ static int resolve(eaf *E) {
     for (q = i; q >= 0 && state[q] == 1; q = E->tiers[q].parent)
       state[q] = 2;
   }
-  memset(state, 0, (size_t)(E->n_tiers + E->n_anns + 1));
+  memset(state, 0, (size_t)E->n_tiers);
+  return 0;
+}
+
+/*
+** Each annotation's CVE_REF checked against its vocabulary, an aligned one's times from
+** its slots, a reference one's parent (and previous) by id; then the children lists.
+*/
+static int resolve_anns(eaf *E) {
+  int i;
   for (i = 0; i < E->n_anns; i++) {
     eann *a = &E->anns[i];
     int cvi = E->types[E->tiers[a->tier].type].cv;
@@ -484,11 +502,16 @@ static int resolve(eaf *E) {
       E->anns[a->ref].first_child = i;
     }
   }
-  /*
-  ** Times of reference annotations: through their parents, chains of any depth. state:
-  ** 0 not yet, 1 on the chain being walked, 2 has its time; each annotation is walked
-  ** once, so a long chain costs its length, not its square.
-  */
+  return 0;
+}
+
+/*
+** Times of reference annotations: through their parents, chains of any depth. state (one
+** zeroed byte per annotation): 0 not yet, 1 on the chain being walked, 2 has its time;
+** each annotation is walked once, so a long chain costs its length, not its square.
+*/
+static int ref_times(eaf *E, char *state) {
+  int i;
   for (i = 0; i < E->n_anns; i++)
     if (E->anns[i].alignable)
       state[i] = 2;
@@ -510,6 +533,20 @@ static int resolve(eaf *E) {
     }
   }
   return 0;
+}
+
+/* Resolve references, and give every slot a time (unaligned ones interpolated). */
+static int resolve(eaf *E) {
+  int rc;
+  slot_times(E);
+  if ((rc = resolve_tiers(E)))
+    return rc;
+  /* walk marks, one byte per tier or annotation (freed with E) */
+  if (!(E->state = rescue_calloc((size_t)(E->n_tiers + E->n_anns + 1), 1)))
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+  if ((rc = check_tier_loops(E, E->state)) || (rc = resolve_anns(E)))
+    return rc;
+  return ref_times(E, E->state);
 }
 
 /* ---- parsing with libxml2, safely ---- */
@@ -701,15 +738,136 @@ static const char *child_key(const eaf *E, int ai, int *subdiv) {
   return t->type_id;
 }
 
+/* Append `"name": ` to a row object being written (", " first unless *first). */
+static void put_key(rescue_buf *out, const char *name, int *first) {
+  if (!*first)
+    rescue_buf_putn(out, ", ", 2);
+  *first = 0;
+  rescue_jwrite_string(out, name, strlen(name));
+  rescue_buf_putn(out, ": ", 2);
+}
+
+/* The exact start and end numbers a record keeps (["start_time", "t", "7.76"]), or NULL. */
+static void record_times(const rescue_jnode *keys, const char **tok0, const char **tok1) {
+  const rescue_jnode *k;
+  for (k = keys ? keys->child : NULL; k; k = k->next)
+    if (k->type == RESCUE_JARRAY && k->len == 3 && k->child->next->type == RESCUE_JSTRING &&
+        strcmp(k->child->next->s, "t") == 0 && k->child->next->next->type == RESCUE_JSTRING) {
+      if (strcmp(k->child->s, "start_time") == 0)
+        *tok0 = k->child->next->next->s;
+      else if (strcmp(k->child->s, "end_time") == 0)
+        *tok1 = k->child->next->next->s;
+    }
+}
+
+/*
+** The turn's children by key (bykey: key -> first child), each key's chained in document
+** order through next_same (one pass, no rescans). RESCUE_ENOMEM or 0.
+*/
+static int index_children(eaf *E, const eann *ta, eaf_smap *bykey) {
+  int c, subdiv;
+  for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
+    const char *key = child_key(E, c, &subdiv);
+    int h = eaf_smap_get(bykey, key);
+    E->next_same[c] = -1;
+    if (h < 0) {
+      if (eaf_smap_put(bykey, key, c) < 0)
+        return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+      E->tail_same[c] = c;
+    } else {
+      E->next_same[E->tail_same[h]] = c;
+      E->tail_same[h] = c;
+    }
+  }
+  return 0;
+}
+
+/*
+** A time member (code t) of turn ta: the number the record kept (tok0/tok1) while the
+** slot still holds the millisecond export wrote for it, else the slot's time.
+*/
+static void put_time(const eaf *E, const eann *ta, const char *key, const char *tok0,
+                     const char *tok1, rescue_buf *out, rescue_jdoc *jd, rescue_buf *tmp) {
+  int is_end = strcmp(key, "end_time") == 0;
+  const char *tok = is_end ? tok1 : tok0;
+  long long e0 = 0, e1 = 0;
+  double ms = is_end ? E->slots[ta->ts2].ms : E->slots[ta->ts1].ms;
+  if (tok0 && tok1) {
+    /* the milliseconds export wrote for these numbers */
+    rescue_jerror je;
+    const rescue_jnode *r;
+    rescue_buf_reset(tmp);
+    rescue_buf_printf(tmp, "{\"start_time\": %s, \"end_time\": %s}", tok0, tok1);
+    r = rescue_buf_ok(tmp) ? rescue_jparse(jd, tmp->s, tmp->len, &je) : NULL;
+    if (r)
+      eaf_row_ms(r, &e0, &e1);
+    else
+      tok = NULL;
+  }
+  if (tok && E->slots[is_end ? ta->ts2 : ta->ts1].aligned && (double)(is_end ? e1 : e0) == ms)
+    rescue_buf_puts(out, tok);
+  else
+    put_ms(out, ms);
+}
+
+/*
+** A member carried on a field tier (codes s, j, ls, lj): the first value of the key
+** (s, j) or all of them as a list (ls, lj), strings as they are or JSON text parsed.
+*/
+static int put_field(const eaf *E, const eaf_smap *bykey, const char *key, const char *code,
+                     rescue_buf *out, rescue_jdoc *jd, rescue_buf *tmp) {
+  int list = code[0] == 'l', json = code[strlen(code) - 1] == 'j', n = 0, c;
+  if (list)
+    rescue_buf_putc(out, '[');
+  for (c = eaf_smap_get(bykey, key); c >= 0; c = E->next_same[c]) {
+    if (!list && n)
+      break;
+    if (n)
+      rescue_buf_putn(out, ", ", 2);
+    n++;
+    if (!json)
+      rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
+    else if (put_json_value(out, jd, tmp, E->anns[c].value))
+      return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: annotation '%s' on tier '%s' is not a JSON value "
+                           "(this field keeps JSON text)",
+                           E->name, E->anns[c].line, E->anns[c].id, E->tiers[E->anns[c].tier].id);
+  }
+  if (list)
+    rescue_buf_putc(out, ']');
+  else if (!n)
+    rescue_buf_puts(out, json ? "null" : "\"\"");
+  return 0;
+}
+
+/* Values on field tiers whose key the record does not list (added in ELAN), as strings. */
+static void put_unlisted(const eaf *E, const eann *ta, const eaf_smap *bykey,
+                         const eaf_smap *listed, rescue_buf *out, int *first) {
+  int c, subdiv;
+  for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
+    const char *key = child_key(E, c, &subdiv);
+    int dd, n = 0;
+    if (strcmp(key, EAF_LT_ROW) == 0 || eaf_smap_get(bykey, key) != c ||
+        eaf_smap_get(listed, key) >= 0)
+      continue; /* the bookkeeping tier, a key seen above, or one the record lists */
+    put_key(out, key, first);
+    if (!subdiv) {
+      rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
+      continue;
+    }
+    rescue_buf_putc(out, '[');
+    for (dd = c; dd >= 0; dd = E->next_same[dd]) {
+      if (n++)
+        rescue_buf_putn(out, ", ", 2);
+      rescue_jwrite_string(out, E->anns[dd].value, strlen(E->anns[dd].value));
+    }
+    rescue_buf_putc(out, ']');
+  }
+}
+
 /* One row of a file rescue wrote: the record's members, in order, from the tiers. */
 static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, rescue_jdoc *jd,
                    rescue_buf *tmp) {
-  const eann *ta = &E->anns[turn];
-  const etier *tt = &E->tiers[ta->tier];
-  const rescue_jnode *keys = rec ? rescue_jget(rec, "keys") : NULL, *k;
-  const char *tok0 = NULL, *tok1 = NULL;
-  eaf_smap bykey = {0}, listed = {0};
-  int c, first = 1, subdiv, rc = 0;
   /* keys of the record, or for a turn added in ELAN those of a draft row (the values
      from its field tiers, else empty) */
   static const char *const basic[][2] = {{"start_time", "t"},
@@ -728,160 +886,64 @@ static int own_row(eaf *E, int turn, const rescue_jnode *rec, rescue_buf *out, r
                                          {"viewpoints_attitudes", "lj"},
                                          {"support_strategy", "lj"}};
   const int n_basic = (int)(sizeof basic / sizeof basic[0]);
+  const eann *ta = &E->anns[turn];
+  const etier *tt = &E->tiers[ta->tier];
+  const rescue_jnode *keys = rec ? rescue_jget(rec, "keys") : NULL, *k;
+  const char *tok0 = NULL, *tok1 = NULL;
+  eaf_smap bykey = {0}, listed = {0};
+  int first = 1, rc, i, nk;
   if (keys && keys->type != RESCUE_JARRAY)
     keys = NULL;
-  for (k = keys ? keys->child : NULL; k; k = k->next)
-    if (k->type == RESCUE_JARRAY && k->len == 3 && k->child->next->type == RESCUE_JSTRING &&
-        strcmp(k->child->next->s, "t") == 0 && k->child->next->next->type == RESCUE_JSTRING) {
-      if (strcmp(k->child->s, "start_time") == 0)
-        tok0 = k->child->next->next->s;
-      else if (strcmp(k->child->s, "end_time") == 0)
-        tok1 = k->child->next->next->s;
-    }
-  /* the turn's children by key, each key's in document order (one pass, no rescans) */
-  for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
-    const char *key = child_key(E, c, &subdiv);
-    int h = eaf_smap_get(&bykey, key);
-    E->next_same[c] = -1;
-    if (h < 0) {
-      if (eaf_smap_put(&bykey, key, c) < 0)
-        goto oom;
-      E->tail_same[c] = c;
-    } else {
-      E->next_same[E->tail_same[h]] = c;
-      E->tail_same[h] = c;
-    }
-  }
+  record_times(keys, &tok0, &tok1);
+  if ((rc = index_children(E, ta, &bykey)))
+    goto end;
   for (k = keys ? keys->child : NULL; k; k = k->next)
     if (k->type == RESCUE_JARRAY && k->len >= 1 && k->child->type == RESCUE_JSTRING &&
         eaf_smap_put(&listed, k->child->s, 0) < 0)
       goto oom;
-  for (c = 0; !keys && c < n_basic; c++)
-    if (eaf_smap_put(&listed, basic[c][0], 0) < 0)
+  for (i = 0; !keys && i < n_basic; i++)
+    if (eaf_smap_put(&listed, basic[i][0], 0) < 0)
       goto oom;
   rescue_buf_putc(out, '{');
-#define KEY(name)                                                                                  \
-  do {                                                                                             \
-    if (!first)                                                                                    \
-      rescue_buf_putn(out, ", ", 2);                                                               \
-    first = 0;                                                                                     \
-    rescue_jwrite_string(out, (name), strlen(name));                                               \
-    rescue_buf_putn(out, ": ", 2);                                                                 \
-  } while (0)
-  {
-    int nk = keys ? (int)keys->len : n_basic, i;
-    const rescue_jnode *kn = keys ? keys->child : NULL;
-    for (i = 0; i < nk; i++, kn = kn ? kn->next : NULL) {
-      const char *key, *code;
-      if (kn) {
-        if (kn->type != RESCUE_JARRAY || kn->len < 2 || kn->child->type != RESCUE_JSTRING ||
-            kn->child->next->type != RESCUE_JSTRING) {
-          rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
-                             "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
-                             ta->line, ta->id);
-          goto end;
-        }
-        key = kn->child->s;
-        code = kn->child->next->s;
-      } else {
-        key = basic[i][0];
-        code = basic[i][1];
-        if (strcmp(code, "p") == 0 && !tt->participant)
-          continue;
+  nk = keys ? (int)keys->len : n_basic;
+  k = keys ? keys->child : NULL;
+  for (i = 0; i < nk && !rc; i++, k = k ? k->next : NULL) {
+    const char *key, *code;
+    if (k) {
+      if (k->type != RESCUE_JARRAY || k->len < 2 || k->child->type != RESCUE_JSTRING ||
+          k->child->next->type != RESCUE_JSTRING ||
+          (strcmp(k->child->next->s, "v") == 0 && k->len < 3)) {
+        rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
+                           "%s:%ld: turn '%s': its rescue row record is damaged", E->name, ta->line,
+                           ta->id);
+        break;
       }
-      if (strcmp(code, "t") == 0) {
-        int is_end = strcmp(key, "end_time") == 0;
-        const char *tok = is_end ? tok1 : tok0;
-        long long e0 = 0, e1 = 0;
-        double ms = is_end ? E->slots[ta->ts2].ms : E->slots[ta->ts1].ms;
-        KEY(key);
-        if (tok0 && tok1) {
-          /* the milliseconds export wrote for these numbers */
-          rescue_buf_reset(tmp);
-          rescue_buf_printf(tmp, "{\"start_time\": %s, \"end_time\": %s}", tok0, tok1);
-          {
-            rescue_jerror je;
-            const rescue_jnode *r =
-                rescue_buf_ok(tmp) ? rescue_jparse(jd, tmp->s, tmp->len, &je) : NULL;
-            if (r)
-              eaf_row_ms(r, &e0, &e1);
-            else
-              tok = NULL;
-          }
-        }
-        if (tok && E->slots[is_end ? ta->ts2 : ta->ts1].aligned && (double)(is_end ? e1 : e0) == ms)
-          rescue_buf_puts(out, tok);
-        else
-          put_ms(out, ms);
-      } else if (strcmp(code, "p") == 0) {
-        KEY(key);
-        if (tt->participant)
-          rescue_jwrite_string(out, tt->participant, strlen(tt->participant));
-        else
-          rescue_buf_putn(out, "\"\"", 2);
-      } else if (strcmp(code, "d") == 0) {
-        KEY(key);
-        rescue_jwrite_string(out, ta->value, strlen(ta->value));
-      } else if (strcmp(code, "v") == 0) {
-        if (kn->len < 3) {
-          rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
-                             "%s:%ld: turn '%s': its rescue row record is damaged", E->name,
-                             ta->line, ta->id);
-          goto end;
-        }
-        KEY(key);
-        rescue_jwrite(out, kn->child->next->next);
-      } else {
-        int list = code[0] == 'l', json = code[strlen(code) - 1] == 'j', n = 0;
-        KEY(key);
-        if (list)
-          rescue_buf_putc(out, '[');
-        for (c = eaf_smap_get(&bykey, key); c >= 0; c = E->next_same[c]) {
-          if (!list && n)
-            break;
-          if (n)
-            rescue_buf_putn(out, ", ", 2);
-          n++;
-          if (!json) {
-            rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
-          } else if (put_json_value(out, jd, tmp, E->anns[c].value)) {
-            rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
-                               "%s:%ld: annotation '%s' on tier '%s' is not a JSON value "
-                               "(this field keeps JSON text)",
-                               E->name, E->anns[c].line, E->anns[c].id,
-                               E->tiers[E->anns[c].tier].id);
-            goto end;
-          }
-        }
-        if (list)
-          rescue_buf_putc(out, ']');
-        else if (!n)
-          rescue_buf_puts(out, json ? "null" : "\"\"");
-      }
+      key = k->child->s;
+      code = k->child->next->s;
+    } else {
+      key = basic[i][0];
+      code = basic[i][1];
+      if (strcmp(code, "p") == 0 && !tt->participant)
+        continue;
     }
+    put_key(out, key, &first);
+    if (strcmp(code, "t") == 0)
+      put_time(E, ta, key, tok0, tok1, out, jd, tmp);
+    else if (strcmp(code, "p") == 0 && tt->participant)
+      rescue_jwrite_string(out, tt->participant, strlen(tt->participant));
+    else if (strcmp(code, "p") == 0)
+      rescue_buf_putn(out, "\"\"", 2);
+    else if (strcmp(code, "d") == 0)
+      rescue_jwrite_string(out, ta->value, strlen(ta->value));
+    else if (strcmp(code, "v") == 0)
+      rescue_jwrite(out, k->child->next->next);
+    else
+      rc = put_field(E, &bykey, key, code, out, jd, tmp);
   }
-  /* values on field tiers whose key the record does not list (added in ELAN) */
-  for (c = ta->first_child; c >= 0; c = E->anns[c].next_sibling) {
-    const char *key = child_key(E, c, &subdiv);
-    int dd, n = 0;
-    if (strcmp(key, EAF_LT_ROW) == 0 || eaf_smap_get(&bykey, key) != c ||
-        eaf_smap_get(&listed, key) >= 0)
-      continue; /* the bookkeeping tier, a key seen above, or one the record lists */
-    KEY(key);
-    if (!subdiv) {
-      rescue_jwrite_string(out, E->anns[c].value, strlen(E->anns[c].value));
-      continue;
-    }
-    rescue_buf_putc(out, '[');
-    for (dd = c; dd >= 0; dd = E->next_same[dd]) {
-      if (n++)
-        rescue_buf_putn(out, ", ", 2);
-      rescue_jwrite_string(out, E->anns[dd].value, strlen(E->anns[dd].value));
-    }
-    rescue_buf_putc(out, ']');
+  if (!rc) {
+    put_unlisted(E, ta, &bykey, &listed, out, &first);
+    rescue_buf_putc(out, '}');
   }
-#undef KEY
-  rescue_buf_putc(out, '}');
   goto end;
 oom:
   rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
@@ -1061,23 +1123,39 @@ static int cmp_frow(const void *pa, const void *pb) {
   return a->ann - b->ann;
 }
 
-static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_rows,
-                        long *interpolated) {
-  static const char *const empty_lists[] = {"self_directed_behavior", "interaction_behavior",
-                                            "internal_emotion", "viewpoints_attitudes",
-                                            "support_strategy"};
-  char *is_row = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
-  int *order = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *order);
-  int *desc = NULL, n_desc = 0, *rowpos = NULL, *offs = NULL, *items = NULL, *fill = NULL;
-  frow *v = NULL;
-  int i, j, d, n = 0, rc = 0, n_row_tiers = 0, n_items = 0;
-  rescue_buf names = RESCUE_BUF_INIT;
-  rescue_jdoc *jd = rescue_jdoc_new();
+/*
+** What the rows of a foreign file are built from: the tiers that hold the turns, the
+** tiers below them whose values become fields, the turns in time order, and those
+** values grouped by turn.
+*/
+typedef struct foreign {
+  char *is_row; /* per tier: 1 when it holds turns */
+  int *order;   /* per turn tier: its rank among them (ties in time) */
+  int *desc;    /* the tiers below a turn tier, in document order */
+  int n_desc;
+  frow *v; /* the turns, sorted by time */
+  int n;
+  int *offs;  /* values of tier desc[d] for turn i: items[offs[d*n+i] .. offs[d*n+i+1]) */
+  int *items; /* annotation numbers */
+} foreign;
 
-  if (!is_row || !order || !jd) {
-    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
-    goto end;
-  }
+static void foreign_free(foreign *F) {
+  rescue_free(F->is_row);
+  rescue_free(F->order);
+  rescue_free(F->desc);
+  rescue_free(F->v);
+  rescue_free(F->offs);
+  rescue_free(F->items);
+}
+
+/*
+** The turn tiers: those named in `tiers` (comma-separated; each must exist and be
+** time-aligned) or else every top-level time-aligned tier with a PARTICIPANT. None is
+** RESCUE_EBADINPUT with the tiers there are, err->arg "tiers".
+*/
+static int choose_row_tiers(eaf *E, const char *tiers, foreign *F) {
+  rescue_buf names = RESCUE_BUF_INIT;
+  int i, rc, n_row_tiers = 0;
   if (tiers) {
     const char *p = tiers;
     while (*p) {
@@ -1087,22 +1165,18 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
       for (i = 0; i < E->n_tiers; i++)
         if (strlen(E->tiers[i].id) == l && memcmp(E->tiers[i].id, p, l) == 0)
           found = i;
-      if (found < 0) {
-        rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
-                           "%s: no tier '%.*s' (named to hold the turns) in the file", E->name,
-                           (int)l, p);
-        goto end;
-      }
-      if (!E->types[E->tiers[found].type].alignable) {
-        rc = rescue_seterr(E->err, RESCUE_EBADINPUT,
-                           "%s: tier '%.*s', named to hold the turns, is not time-aligned (its "
-                           "annotations refer to a parent tier)",
-                           E->name, (int)l, p);
-        goto end;
-      }
-      if (!is_row[found])
-        order[found] = n_row_tiers++;
-      is_row[found] = 1;
+      if (found < 0)
+        return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                             "%s: no tier '%.*s' (named to hold the turns) in the file", E->name,
+                             (int)l, p);
+      if (!E->types[E->tiers[found].type].alignable)
+        return rescue_seterr(E->err, RESCUE_EBADINPUT,
+                             "%s: tier '%.*s', named to hold the turns, is not time-aligned (its "
+                             "annotations refer to a parent tier)",
+                             E->name, (int)l, p);
+      if (!F->is_row[found])
+        F->order[found] = n_row_tiers++;
+      F->is_row[found] = 1;
       p += l;
       if (*p == ',')
         p++;
@@ -1111,28 +1185,32 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
     for (i = 0; i < E->n_tiers; i++)
       if (E->tiers[i].parent < 0 && E->tiers[i].participant &&
           E->types[E->tiers[i].type].alignable) {
-        is_row[i] = 1;
-        order[i] = n_row_tiers++;
+        F->is_row[i] = 1;
+        F->order[i] = n_row_tiers++;
       }
   }
-  if (!n_row_tiers) {
-    for (i = 0; i < E->n_tiers; i++)
-      rescue_buf_printf(&names, "%s'%s'", i ? ", " : "", E->tiers[i].id);
-    rc = rescue_seterr_arg(E->err, RESCUE_EBADINPUT, "tiers",
-                           "%s: no top-level time-aligned tier has a PARTICIPANT attribute, so "
-                           "the tiers that hold the turns must be named (tiers here: %s)",
-                           E->name, names.s ? names.s : "none");
-    goto end;
-  }
-  /* parents' annotations by start, for aligned children */
+  if (n_row_tiers)
+    return 0;
+  for (i = 0; i < E->n_tiers; i++)
+    rescue_buf_printf(&names, "%s'%s'", i ? ", " : "", E->tiers[i].id);
+  rc = rescue_seterr_arg(E->err, RESCUE_EBADINPUT, "tiers",
+                         "%s: no top-level time-aligned tier has a PARTICIPANT attribute, so "
+                         "the tiers that hold the turns must be named (tiers here: %s)",
+                         E->name, names.s ? names.s : "none");
+  rescue_buf_clear(&names);
+  return rc;
+}
+
+/* Every tier's annotations sorted by start (by_start), for step_up's search. */
+static int sort_tiers_by_start(eaf *E) {
+  int i, j;
   for (i = 0; i < E->n_tiers; i++) {
     etier *t = &E->tiers[i];
     bystart *tmp = rescue_malloc((size_t)(t->n_anns ? t->n_anns : 1) * sizeof *tmp);
     t->by_start = rescue_malloc((size_t)(t->n_anns ? t->n_anns : 1) * sizeof *t->by_start);
     if (!t->by_start || !tmp) {
       rescue_free(tmp);
-      rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
-      goto end;
+      return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
     }
     for (j = 0; j < t->n_anns; j++) {
       tmp[j].ann = t->anns[j];
@@ -1144,168 +1222,205 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
       t->by_start[j] = tmp[j].ann;
     rescue_free(tmp);
   }
-  /* descendant tiers of the row tiers, in document order: their values become fields */
-  desc = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *desc);
-  if (!desc) {
-    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
-    goto end;
-  }
-  /* below: 1 under a rows tier, 2 not, 0 not known yet (each tier walked once) */
-  {
-    char *below = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
-    if (!below) {
-      rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    for (i = 0; i < E->n_tiers; i++) {
-      int p = i, q, under;
-      while (p >= 0 && !is_row[p] && below[p] == 0)
-        p = E->tiers[p].parent;
-      under = p >= 0 && (is_row[p] || below[p] == 1);
-      for (q = i; q >= 0 && !is_row[q] && below[q] == 0; q = E->tiers[q].parent)
-        below[q] = under ? 1 : 2;
-    }
-    for (i = 0; i < E->n_tiers; i++)
-      if (!is_row[i] && below[i] == 1)
-        desc[n_desc++] = i;
+  return 0;
+}
+
+/* The descendant tiers of the turn tiers, in document order: their values become fields. */
+static int find_field_tiers(eaf *E, foreign *F) {
+  /* below: 1 under a turn tier, 2 not, 0 not known yet (each tier walked once) */
+  char *below = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
+  int i;
+  F->desc = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *F->desc);
+  if (!below || !F->desc) {
     rescue_free(below);
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
   }
-  v = rescue_calloc((size_t)(E->n_anns ? E->n_anns : 1), sizeof *v);
-  if (!v) {
-    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
-    goto end;
+  for (i = 0; i < E->n_tiers; i++) {
+    int p = i, q, under;
+    while (p >= 0 && !F->is_row[p] && below[p] == 0)
+      p = E->tiers[p].parent;
+    under = p >= 0 && (F->is_row[p] || below[p] == 1);
+    for (q = i; q >= 0 && !F->is_row[q] && below[q] == 0; q = E->tiers[q].parent)
+      below[q] = under ? 1 : 2;
   }
+  for (i = 0; i < E->n_tiers; i++)
+    if (!F->is_row[i] && below[i] == 1)
+      F->desc[F->n_desc++] = i;
+  rescue_free(below);
+  return 0;
+}
+
+/* The turns (alignable annotations of turn tiers) in time order; every root_of known. */
+static int collect_turns(eaf *E, foreign *F) {
+  int i;
+  F->v = rescue_calloc((size_t)(E->n_anns ? E->n_anns : 1), sizeof *F->v);
+  if (!F->v)
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
   for (i = 0; i < E->n_anns; i++)
-    if (is_row[E->anns[i].tier] && E->anns[i].alignable) {
-      v[n].ann = i;
-      v[n].tier_order = order[E->anns[i].tier];
-      v[n].start = E->anns[i].start;
-      v[n].end = E->anns[i].end;
-      n++;
+    if (F->is_row[E->anns[i].tier] && E->anns[i].alignable) {
+      F->v[F->n].ann = i;
+      F->v[F->n].tier_order = F->order[E->anns[i].tier];
+      F->v[F->n].start = E->anns[i].start;
+      F->v[F->n].end = E->anns[i].end;
+      F->n++;
     }
   for (i = 0; i < E->n_anns; i++)
-    root_of(E, i, is_row);
-  if (n > 1)
-    qsort(v, (size_t)n, sizeof *v, cmp_frow);
-  /* the values of each descendant tier grouped by row (a counting sort, document order
-     kept): group d*n+i holds tier desc[d]'s annotations of row i */
-  rowpos = rescue_malloc((size_t)(E->n_anns ? E->n_anns : 1) * sizeof *rowpos);
-  offs = rescue_calloc((size_t)n_desc * (size_t)n + 2, sizeof *offs);
-  if (!rowpos || !offs) {
+    root_of(E, i, F->is_row);
+  if (F->n > 1)
+    qsort(F->v, (size_t)F->n, sizeof *F->v, cmp_frow);
+  return 0;
+}
+
+/*
+** The values of each descendant tier grouped by turn (a counting sort, document order
+** kept): group d*n+i holds tier desc[d]'s annotations of turn i.
+*/
+static int group_by_turn(eaf *E, foreign *F) {
+  int n = F->n, n_desc = F->n_desc, i, j, d, n_items = 0, rc = 0;
+  int *rowpos = rescue_malloc((size_t)(E->n_anns ? E->n_anns : 1) * sizeof *rowpos);
+  int *fill = NULL;
+  F->offs = rescue_calloc((size_t)n_desc * (size_t)n + 2, sizeof *F->offs);
+  if (!rowpos || !F->offs) {
     rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
     goto end;
   }
   for (i = 0; i < E->n_anns; i++)
     rowpos[i] = -1;
   for (i = 0; i < n; i++)
-    rowpos[v[i].ann] = i;
+    rowpos[F->v[i].ann] = i;
   for (d = 0; d < n_desc; d++)
-    for (j = 0; j < E->tiers[desc[d]].n_anns; j++) {
-      int r = E->anns[E->tiers[desc[d]].anns[j]].root;
+    for (j = 0; j < E->tiers[F->desc[d]].n_anns; j++) {
+      int r = E->anns[E->tiers[F->desc[d]].anns[j]].root;
       if (r >= 0 && rowpos[r] >= 0) {
-        offs[d * n + rowpos[r] + 1]++;
+        F->offs[d * n + rowpos[r] + 1]++;
         n_items++;
       }
     }
   for (i = 1; i <= n_desc * n; i++)
-    offs[i] += offs[i - 1];
-  items = rescue_malloc((size_t)(n_items ? n_items : 1) * sizeof *items);
+    F->offs[i] += F->offs[i - 1];
+  F->items = rescue_malloc((size_t)(n_items ? n_items : 1) * sizeof *F->items);
   fill = rescue_malloc((size_t)n_desc * (size_t)n * sizeof *fill + 1);
-  if (!items || !fill) {
+  if (!F->items || !fill) {
     rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
     goto end;
   }
   if (n_desc > 0 && n > 0)
-    memcpy(fill, offs, (size_t)n_desc * (size_t)n * sizeof *fill);
+    memcpy(fill, F->offs, (size_t)n_desc * (size_t)n * sizeof *fill);
   for (d = 0; d < n_desc; d++)
-    for (j = 0; j < E->tiers[desc[d]].n_anns; j++) {
-      int ai = E->tiers[desc[d]].anns[j], r = E->anns[ai].root;
+    for (j = 0; j < E->tiers[F->desc[d]].n_anns; j++) {
+      int ai = E->tiers[F->desc[d]].anns[j], r = E->anns[ai].root;
       if (r >= 0 && rowpos[r] >= 0)
-        items[fill[d * n + rowpos[r]]++] = ai;
+        F->items[fill[d * n + rowpos[r]]++] = ai;
     }
-  rescue_buf_putc(rows, '[');
-  for (i = 0; i < n; i++) {
-    const eann *a = &E->anns[v[i].ann];
-    const etier *t = &E->tiers[a->tier];
-    const char *speaker = tiers ? t->id : t->participant;
-    int k;
-    char num[32];
-    rescue_jw w;
-    if (i)
-      rescue_buf_putn(rows, ", ", 2);
-    rescue_jw_init(&w, rows);
-    rescue_jw_obj(&w);
-    rescue_jw_key(&w, "start_time");
-    rescue_format_double(a->start / 1000.0, num);
-    rescue_jw_raw(&w, num, strlen(num));
-    rescue_jw_key(&w, "end_time");
-    rescue_format_double(a->end / 1000.0, num);
-    rescue_jw_raw(&w, num, strlen(num));
-    rescue_jw_key(&w, "primary_speaker");
-    rescue_jw_str(&w, speaker ? speaker : "");
-    rescue_jw_key(&w, "target");
+end:
+  rescue_free(rowpos);
+  rescue_free(fill);
+  return rc;
+}
+
+/*
+** Turn i as a row object: times, speaker (the tier's id when the turn tiers were named,
+** else its participant), the dialogue, the scheme's fields empty, then one field per
+** descendant tier that has values for it (a string for a lone association, else a list).
+*/
+static void write_foreign_row(const eaf *E, const foreign *F, int i, int named, rescue_buf *rows,
+                              long *interpolated) {
+  static const char *const empty_lists[] = {"self_directed_behavior", "interaction_behavior",
+                                            "internal_emotion", "viewpoints_attitudes",
+                                            "support_strategy"};
+  const eann *a = &E->anns[F->v[i].ann];
+  const etier *t = &E->tiers[a->tier];
+  const char *speaker = named ? t->id : t->participant;
+  int d, j, k, n = F->n;
+  char num[32];
+  rescue_jw w;
+  rescue_jw_init(&w, rows);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "start_time");
+  rescue_format_double(a->start / 1000.0, num);
+  rescue_jw_raw(&w, num, strlen(num));
+  rescue_jw_key(&w, "end_time");
+  rescue_format_double(a->end / 1000.0, num);
+  rescue_jw_raw(&w, num, strlen(num));
+  rescue_jw_key(&w, "primary_speaker");
+  rescue_jw_str(&w, speaker ? speaker : "");
+  rescue_jw_key(&w, "target");
+  rescue_jw_arr(&w);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "dialogue_cleaned");
+  rescue_jw_str(&w, a->value);
+  rescue_jw_key(&w, "utterance_type");
+  rescue_jw_str(&w, "");
+  rescue_jw_key(&w, "background_dialogue");
+  rescue_jw_arr(&w);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "tone_of_voice");
+  rescue_jw_str(&w, "");
+  rescue_jw_key(&w, "body_posture");
+  rescue_jw_arr(&w);
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "facial_expressions");
+  rescue_jw_arr(&w);
+  rescue_jw_end(&w);
+  for (k = 0; k < (int)(sizeof empty_lists / sizeof empty_lists[0]); k++) {
+    rescue_jw_key(&w, empty_lists[k]);
     rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "dialogue_cleaned");
-    rescue_jw_str(&w, a->value);
-    rescue_jw_key(&w, "utterance_type");
-    rescue_jw_str(&w, "");
-    rescue_jw_key(&w, "background_dialogue");
-    rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "tone_of_voice");
-    rescue_jw_str(&w, "");
-    rescue_jw_key(&w, "body_posture");
-    rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-    rescue_jw_key(&w, "facial_expressions");
-    rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-    for (k = 0; k < (int)(sizeof empty_lists / sizeof empty_lists[0]); k++) {
-      rescue_jw_key(&w, empty_lists[k]);
-      rescue_jw_arr(&w);
-      rescue_jw_end(&w);
-    }
-    rescue_jw_key(&w, "row_index");
-    rescue_jw_int(&w, i + 1);
-    /* the values of each descendant tier that belong to this row */
-    for (d = 0; d < n_desc; d++) {
-      const etier *dt = &E->tiers[desc[d]];
-      const etype *ty = &E->types[dt->type];
-      int assoc = ty->stereotype && strcmp(ty->stereotype, "Symbolic_Association") == 0;
-      int lo = offs[d * n + i], hi = offs[d * n + i + 1];
-      if (lo == hi)
-        continue;
-      rescue_jw_key(&w, dt->id);
-      if (assoc && hi - lo == 1) {
-        rescue_jw_str(&w, E->anns[items[lo]].value);
-        continue;
-      }
-      rescue_jw_arr(&w);
-      for (j = lo; j < hi; j++)
-        rescue_jw_str(&w, E->anns[items[j]].value);
-      rescue_jw_end(&w);
-    }
-    if (a->interpolated) {
-      rescue_jw_key(&w, "elan_time_interpolated");
-      rescue_jw_bool(&w, 1);
-      (*interpolated)++;
-    }
     rescue_jw_end(&w);
   }
-  rescue_buf_putc(rows, ']');
-  *n_rows = n;
-end:
-  rescue_free(is_row);
-  rescue_free(order);
-  rescue_free(desc);
-  rescue_free(v);
-  rescue_free(rowpos);
-  rescue_free(offs);
-  rescue_free(items);
-  rescue_free(fill);
-  rescue_buf_clear(&names);
-  rescue_jdoc_free(&jd);
+  rescue_jw_key(&w, "row_index");
+  rescue_jw_int(&w, i + 1);
+  for (d = 0; d < F->n_desc; d++) {
+    const etier *dt = &E->tiers[F->desc[d]];
+    const etype *ty = &E->types[dt->type];
+    int assoc = ty->stereotype && strcmp(ty->stereotype, "Symbolic_Association") == 0;
+    int lo = F->offs[d * n + i], hi = F->offs[d * n + i + 1];
+    if (lo == hi)
+      continue;
+    rescue_jw_key(&w, dt->id);
+    if (assoc && hi - lo == 1) {
+      rescue_jw_str(&w, E->anns[F->items[lo]].value);
+      continue;
+    }
+    rescue_jw_arr(&w);
+    for (j = lo; j < hi; j++)
+      rescue_jw_str(&w, E->anns[F->items[j]].value);
+    rescue_jw_end(&w);
+  }
+  if (a->interpolated) {
+    rescue_jw_key(&w, "elan_time_interpolated");
+    rescue_jw_bool(&w, 1);
+    (*interpolated)++;
+  }
+  rescue_jw_end(&w);
+}
+
+/*
+** The rows of a file rescue did not write, as a JSON array appended to rows: one per
+** annotation of the turn tiers (`tiers`, or those with a participant), in time order.
+*/
+static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_rows,
+                        long *interpolated) {
+  foreign F;
+  int i, rc;
+  memset(&F, 0, sizeof F);
+  F.is_row = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
+  F.order = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), sizeof *F.order);
+  if (!F.is_row || !F.order)
+    rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+  else if (!(rc = choose_row_tiers(E, tiers, &F)) && !(rc = sort_tiers_by_start(E)) &&
+           !(rc = find_field_tiers(E, &F)) && !(rc = collect_turns(E, &F)))
+    rc = group_by_turn(E, &F);
+  if (!rc) {
+    rescue_buf_putc(rows, '[');
+    for (i = 0; i < F.n; i++) {
+      if (i)
+        rescue_buf_putn(rows, ", ", 2);
+      write_foreign_row(E, &F, i, tiers != NULL, rows, interpolated);
+    }
+    rescue_buf_putc(rows, ']');
+    *n_rows = F.n;
+  }
+  foreign_free(&F);
   return rc;
 }
 

@@ -276,10 +276,133 @@ static void layout_free(layout *L) {
   rescue_free(L->slots);
 }
 
-/* Place rows on turn tiers: one per speaker, plus overflow tiers for overlapping rows. */
+/*
+** The turn tier for row e (row number i) among those placed so far: the first tier of the
+** row's speaker that the row does not overlap, else a new overflow tier of that speaker (a
+** new group for a new speaker) with its suffix ("@Alan", "@Alan#2", "#2"). *n_groups counts
+** speakers; *cap_tiers is L->tiers' capacity. Returns the tier's number, or -1 when out of
+** memory; sfx is scratch space.
+*/
+static int tier_for_row(layout *L, const erow *e, int *n_groups, int *cap_tiers, rescue_buf *sfx) {
+  etier *t;
+  int k, j, group = -1, overflow = 0;
+  for (k = 0; k < L->n_tiers; k++) {
+    t = &L->tiers[k];
+    if ((t->speaker == NULL) != (e->speaker == NULL) ||
+        (t->speaker && strcmp(t->speaker, e->speaker) != 0))
+      continue;
+    group = t->group;
+    if (t->last_end <= e->ms0)
+      return k;
+  }
+  for (j = 0; j < L->n_tiers; j++)
+    if (L->tiers[j].group == group)
+      overflow++;
+  if (group < 0)
+    group = (*n_groups)++;
+  if (L->n_tiers == *cap_tiers) {
+    int nc = *cap_tiers ? *cap_tiers * 2 : 8;
+    etier *nt = rescue_realloc(L->tiers, (size_t)nc * sizeof *nt);
+    if (!nt)
+      return -1;
+    L->tiers = nt;
+    *cap_tiers = nc;
+  }
+  t = &L->tiers[L->n_tiers++];
+  memset(t, 0, sizeof *t);
+  t->speaker = e->speaker;
+  t->group = group;
+  t->overflow = overflow;
+  rescue_buf_reset(sfx);
+  if (e->speaker)
+    rescue_buf_printf(sfx, "@%s", e->speaker);
+  if (overflow)
+    rescue_buf_printf(sfx, "#%d", overflow + 1);
+  for (j = 0; j < L->n_tiers - 1 && rescue_buf_ok(sfx); j++)
+    if (strcmp(L->tiers[j].suffix, sfx->s) == 0) {
+      /* a speaker called "Joel#2" next to Joel's second tier */
+      rescue_buf_putc(sfx, '+');
+      j = -1;
+    }
+  rescue_buf_putc(sfx, 0);
+  if (!rescue_buf_ok(sfx) || !(t->suffix = rescue_strdup(sfx->s)))
+    return -1;
+  return k;
+}
+
+/*
+** How each member of row e travels (e->codes), its dialogue member, and the field keys it
+** adds to its tier; a hash finds repeated keys. RESCUE_ENOMEM or 0.
+*/
+static int row_codes(layout *L, erow *e) {
+  const rescue_jnode *m;
+  eaf_smap seen = {0};
+  int j = 0, dup, rc = 0;
+  for (m = e->obj->child; m; m = m->next, j++) {
+    eaf_code c;
+    if ((dup = eaf_smap_put(&seen, m->key, 0)) < 0) {
+      rc = RESCUE_ENOMEM;
+      break;
+    }
+    c = e->codes[j] = eaf_member_code(L->sc, e->obj, m, e->speaker != NULL, dup);
+    if (c == EAF_DIALOGUE)
+      e->dialogue = m;
+    if ((c == EAF_STR || c == EAF_JSON || c == EAF_LIST_STR || c == EAF_LIST_JSON) &&
+        tier_add_key(&L->tiers[e->tier], m->key)) {
+      rc = RESCUE_ENOMEM;
+      break;
+    }
+  }
+  eaf_smap_free(&seen);
+  return rc;
+}
+
+/* Tiers sorted by speaker, then overflow; rows point at the new positions. */
+static int sort_tiers(layout *L) {
+  int *where = rescue_calloc((size_t)(L->n_tiers ? L->n_tiers : 1), sizeof *where);
+  etier *old = rescue_malloc((size_t)(L->n_tiers ? L->n_tiers : 1) * sizeof *old);
+  int i, k;
+  if (!where || !old) {
+    rescue_free(where);
+    rescue_free(old);
+    return RESCUE_ENOMEM;
+  }
+  memcpy(old, L->tiers, (size_t)L->n_tiers * sizeof *old);
+  if (L->n_tiers > 1)
+    qsort(L->tiers, (size_t)L->n_tiers, sizeof *L->tiers, cmp_tiers);
+  for (i = 0; i < L->n_tiers; i++)
+    for (k = 0; k < L->n_tiers; k++)
+      if (old[i].suffix == L->tiers[k].suffix)
+        where[i] = k;
+  for (i = 0; i < L->n; i++)
+    L->rows[i].tier = where[L->rows[i].tier];
+  rescue_free(where);
+  rescue_free(old);
+  return 0;
+}
+
+/* Time slots in time order, numbered from 1; each row learns its two. */
+static void number_slots(layout *L) {
+  int i;
+  if (L->n > 1)
+    qsort(L->slots, (size_t)(2 * L->n), sizeof *L->slots, cmp_slots);
+  for (i = 0; i < 2 * L->n; i++) {
+    erow *e = &L->rows[L->slots[i].row];
+    if (L->slots[i].which)
+      e->ts1 = i + 1;
+    else
+      e->ts0 = i + 1;
+  }
+}
+
+/*
+** Place rows on turn tiers: one per speaker, plus overflow tiers for overlapping rows.
+** RESCUE_EBADINPUT when a row is not an object, RESCUE_ENOMEM; L is freed by layout_free
+** either way.
+*/
 static int layout_build(layout *L, const rescue_jnode *rows_arr) {
-  const rescue_jnode *r, *m;
-  int i, k, n_groups = 0, cap_tiers = 0;
+  const rescue_jnode *r;
+  int i, rc = 0, n_groups = 0, cap_tiers = 0;
   rescue_buf sfx = RESCUE_BUF_INIT;
   size_t n_members = 0, at_member = 0;
   L->n = (int)rows_arr->len;
@@ -290,131 +413,39 @@ static int layout_build(layout *L, const rescue_jnode *rows_arr) {
   L->codes = rescue_calloc(n_members ? n_members : 1, sizeof *L->codes);
   if (!L->rows || !L->slots || !L->codes)
     return RESCUE_ENOMEM;
-  for (i = 0, r = rows_arr->child; r; r = r->next, i++) {
+  for (i = 0, r = rows_arr->child; r && !rc; r = r->next, i++) {
     erow *e = &L->rows[i];
     const rescue_jnode *sp;
-    int group = -1;
     e->obj = r;
-    if (r->type != RESCUE_JOBJECT)
-      return RESCUE_EBADINPUT;
+    if (r->type != RESCUE_JOBJECT) {
+      rc = RESCUE_EBADINPUT;
+      break;
+    }
     sp = rescue_jget(r, "primary_speaker");
     if (sp && sp->type == RESCUE_JSTRING && eaf_xml_ok(sp->s, sp->len) &&
         !memchr(sp->s, 0, sp->len))
       e->speaker = sp->s;
     eaf_row_ms(r, &e->ms0, &e->ms1);
-    /* the speaker's group, then the first of its tiers this row does not overlap */
-    for (k = 0; k < L->n_tiers; k++) {
-      etier *t = &L->tiers[k];
-      if ((t->speaker == NULL) != (e->speaker == NULL) ||
-          (t->speaker && strcmp(t->speaker, e->speaker) != 0))
-        continue;
-      group = t->group;
-      if (t->last_end <= e->ms0)
-        break;
+    if ((e->tier = tier_for_row(L, e, &n_groups, &cap_tiers, &sfx)) < 0) {
+      rc = RESCUE_ENOMEM;
+      break;
     }
-    if (k == L->n_tiers) {
-      etier *t;
-      int overflow = 0, j;
-      for (j = 0; j < L->n_tiers; j++)
-        if (L->tiers[j].group == group)
-          overflow++;
-      if (group < 0)
-        group = n_groups++;
-      if (L->n_tiers == cap_tiers) {
-        int nc = cap_tiers ? cap_tiers * 2 : 8;
-        etier *nt = rescue_realloc(L->tiers, (size_t)nc * sizeof *nt);
-        if (!nt)
-          return RESCUE_ENOMEM;
-        L->tiers = nt;
-        cap_tiers = nc;
-      }
-      t = &L->tiers[L->n_tiers++];
-      memset(t, 0, sizeof *t);
-      t->speaker = e->speaker;
-      t->group = group;
-      t->overflow = overflow;
-      rescue_buf_reset(&sfx);
-      if (e->speaker)
-        rescue_buf_printf(&sfx, "@%s", e->speaker);
-      if (overflow)
-        rescue_buf_printf(&sfx, "#%d", overflow + 1);
-      for (j = 0; j < L->n_tiers - 1 && rescue_buf_ok(&sfx); j++)
-        if (strcmp(L->tiers[j].suffix, sfx.s) == 0) {
-          /* a speaker called "Joel#2" next to Joel's second tier */
-          rescue_buf_putc(&sfx, '+');
-          j = -1;
-        }
-      rescue_buf_putc(&sfx, 0);
-      if (!rescue_buf_ok(&sfx) || !(t->suffix = rescue_strdup(sfx.s))) {
-        rescue_buf_clear(&sfx);
-        return RESCUE_ENOMEM;
-      }
-    }
-    e->tier = k;
-    L->tiers[k].last_end = e->ms1;
-    /* each member's way, once (a hash finds repeated keys) */
+    L->tiers[e->tier].last_end = e->ms1;
     e->codes = L->codes + at_member;
     at_member += r->len;
-    {
-      eaf_smap seen = {0};
-      int j = 0, dup;
-      for (m = r->child; m; m = m->next, j++) {
-        eaf_code c;
-        if ((dup = eaf_smap_put(&seen, m->key, 0)) < 0) {
-          eaf_smap_free(&seen);
-          rescue_buf_clear(&sfx);
-          return RESCUE_ENOMEM;
-        }
-        c = e->codes[j] = eaf_member_code(L->sc, r, m, e->speaker != NULL, dup);
-        if (c == EAF_DIALOGUE)
-          e->dialogue = m;
-        if ((c == EAF_STR || c == EAF_JSON || c == EAF_LIST_STR || c == EAF_LIST_JSON) &&
-            tier_add_key(&L->tiers[k], m->key)) {
-          eaf_smap_free(&seen);
-          rescue_buf_clear(&sfx);
-          return RESCUE_ENOMEM;
-        }
-      }
-      eaf_smap_free(&seen);
-    }
+    rc = row_codes(L, e);
     L->slots[2 * i] = (eslot){e->ms0, i, 0};
     L->slots[2 * i + 1] = (eslot){e->ms1, i, 1};
   }
   rescue_buf_clear(&sfx);
-  /* tiers sorted by speaker, then overflow; rows point at the new positions */
-  {
-    int *where = rescue_calloc((size_t)(L->n_tiers ? L->n_tiers : 1), sizeof *where);
-    etier *old = rescue_malloc((size_t)(L->n_tiers ? L->n_tiers : 1) * sizeof *old);
-    if (!where || !old) {
-      rescue_free(where);
-      rescue_free(old);
-      return RESCUE_ENOMEM;
-    }
-    memcpy(old, L->tiers, (size_t)L->n_tiers * sizeof *old);
-    if (L->n_tiers > 1)
-      qsort(L->tiers, (size_t)L->n_tiers, sizeof *L->tiers, cmp_tiers);
-    for (i = 0; i < L->n_tiers; i++)
-      for (k = 0; k < L->n_tiers; k++)
-        if (old[i].suffix == L->tiers[k].suffix)
-          where[i] = k;
-    for (i = 0; i < L->n; i++)
-      L->rows[i].tier = where[L->rows[i].tier];
-    rescue_free(where);
-    rescue_free(old);
-  }
-  for (i = 0; i < L->n_tiers; i++)
+  if (!rc)
+    rc = sort_tiers(L);
+  for (i = 0; !rc && i < L->n_tiers; i++)
     if (order_keys(L->sc, &L->tiers[i]))
-      return RESCUE_ENOMEM;
-  if (L->n > 1)
-    qsort(L->slots, (size_t)(2 * L->n), sizeof *L->slots, cmp_slots);
-  for (i = 0; i < 2 * L->n; i++) {
-    erow *e = &L->rows[L->slots[i].row];
-    if (L->slots[i].which)
-      e->ts1 = i + 1;
-    else
-      e->ts0 = i + 1;
-  }
-  return 0;
+      rc = RESCUE_ENOMEM;
+  if (!rc)
+    number_slots(L);
+  return rc;
 }
 
 /* ---- writing ---- */
@@ -615,6 +646,7 @@ static const char *mime_of(const char *path) {
   return "application/octet-stream";
 }
 
+/* Append p percent-encoded for a URL path (unreserved characters and '/' as they are). */
 static void url_put(rescue_buf *b, const char *p) {
   for (; *p; p++) {
     unsigned char c = (unsigned char)*p;
@@ -628,30 +660,15 @@ static void url_put(rescue_buf *b, const char *p) {
 
 /* file:// URL of a path (made absolute against the current folder), percent-encoded. */
 static void file_url(rescue_buf *b, const char *path) {
-  const char *p;
   rescue_buf_puts(b, "file://");
   if (path[0] != '/') {
     char cwd[4096];
     if (getcwd(cwd, sizeof cwd)) {
-      for (p = cwd; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            strchr("/-._~", c))
-          rescue_buf_putc(b, (char)c);
-        else
-          rescue_buf_printf(b, "%%%02X", c);
-      }
+      url_put(b, cwd);
       rescue_buf_putc(b, '/');
     }
   }
-  for (p = path; *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-        strchr("/-._~", c))
-      rescue_buf_putc(b, (char)c);
-    else
-      rescue_buf_printf(b, "%%%02X", c);
-  }
+  url_put(b, path);
 }
 
 /* A name-based UUID (from SHA-256 of the sample id): the same sample keeps its URN. */
@@ -675,259 +692,298 @@ static void urn_of(const char *sample_id, char out[37]) {
   out[j] = 0;
 }
 
-int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
-                            const rescue_eaf_write_opts *o, rescue_buf *out, long *fine_times,
-                            rescue_error *err) {
-  rescue_buf rowsj = RESCUE_BUF_INIT, body = RESCUE_BUF_INIT, tmp = RESCUE_BUF_INIT;
-  rescue_jdoc *doc = NULL;
-  const rescue_jnode *arr;
+/*
+** The rows of sample s (as its view shows them) as one JSON array, parsed once into *doc
+** (rowsj holds the text, which the tree points into). RESCUE_ENOMEM or RESCUE_EINTERNAL
+** (stored rows that do not parse) on err.
+*/
+static int rows_parse(const rescue_sample *s, rescue_buf *rowsj, rescue_jdoc **doc,
+                      const rescue_jnode **arr, rescue_error *err) {
   rescue_jerror je;
-  layout L;
-  long next_id, next_link = 1, fine = 0;
-  int i, k, rc = 0;
-  char urn[37];
-
-  memset(&L, 0, sizeof L);
-  L.sc = sc;
-  L.scenario = rescue_sample_scenario(sc, s);
-  /* the rows of the view as one JSON array, parsed once */
-  rescue_buf_putc(&rowsj, '[');
+  int i;
+  rescue_buf_putc(rowsj, '[');
   for (i = 0; i < s->n; i++) {
     if (i)
-      rescue_buf_putc(&rowsj, ',');
-    rescue_buf_putn(&rowsj, s->rows[i].content, s->rows[i].content_len);
+      rescue_buf_putc(rowsj, ',');
+    rescue_buf_putn(rowsj, s->rows[i].content, s->rows[i].content_len);
   }
-  rescue_buf_putc(&rowsj, ']');
-  if (!rescue_buf_ok(&rowsj) || !(doc = rescue_jdoc_new())) {
-    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    goto end;
-  }
-  if (!(arr = rescue_jparse(doc, rowsj.s, rowsj.len, &je))) {
-    rc = rescue_seterr(err, RESCUE_EINTERNAL, "sample '%s': stored rows do not parse: %s",
-                       s->sample_id, je.msg);
-    goto end;
-  }
-  if ((rc = layout_build(&L, arr))) {
-    rc = rc == RESCUE_ENOMEM
-             ? rescue_seterr(err, rc, NULL)
-             : rescue_seterr(err, rc, "sample '%s': a row is not an object", s->sample_id);
-    goto end;
-  }
-  for (i = 0; i < L.n; i++) {
-    const rescue_jnode *m;
-    for (m = L.rows[i].obj->child; m; m = m->next)
+  rescue_buf_putc(rowsj, ']');
+  if (!rescue_buf_ok(rowsj) || !(*doc = rescue_jdoc_new()))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  if (!(*arr = rescue_jparse(*doc, rowsj->s, rowsj->len, &je)))
+    return rescue_seterr(err, RESCUE_EINTERNAL, "sample '%s': stored rows do not parse: %s",
+                         s->sample_id, je.msg);
+  return 0;
+}
+
+/* Row times with more than three decimals (ELAN shows them rounded to the millisecond). */
+static long fine_times_of(const layout *L) {
+  const rescue_jnode *m;
+  long fine = 0;
+  int i;
+  for (i = 0; i < L->n; i++)
+    for (m = L->rows[i].obj->child; m; m = m->next)
       if (m->type == RESCUE_JNUMBER &&
           (strcmp(m->key, "start_time") == 0 || strcmp(m->key, "end_time") == 0) &&
           fabs(m->num * 1000.0 - floor(m->num * 1000.0 + 0.5)) > 1e-6)
         fine++;
-  }
+  return fine;
+}
 
-  /* tiers: a turn tier, its bookkeeping tier and its field tiers, per turn tier */
-  next_id = L.n + 1;
-  for (k = 0; k < L.n_tiers; k++) {
-    etier *t = &L.tiers[k];
-    int f;
-    tier_open(&body, "turn", t, EAF_LT_TURN, 0, o->annotator);
-    for (i = 0; i < L.n; i++) {
-      const rescue_jnode *d;
-      if (L.rows[i].tier != k)
+/*
+** Turn tier k (one alignable annotation per row, numbered a<row>) and its bookkeeping
+** tier (a row record per row, numbered from *next_id on). tmp is scratch space.
+*/
+static void write_turn_tier(const layout *L, int k, const char *annotator, rescue_buf *body,
+                            rescue_buf *tmp, long *next_id) {
+  const etier *t = &L->tiers[k];
+  int i;
+  tier_open(body, "turn", t, EAF_LT_TURN, 0, annotator);
+  for (i = 0; i < L->n; i++) {
+    const rescue_jnode *d = L->rows[i].dialogue;
+    if (L->rows[i].tier != k)
+      continue;
+    rescue_buf_printf(body,
+                      "        <ANNOTATION>\n"
+                      "            <ALIGNABLE_ANNOTATION ANNOTATION_ID=\"a%d\" "
+                      "TIME_SLOT_REF1=\"ts%d\" TIME_SLOT_REF2=\"ts%d\"",
+                      i + 1, L->rows[i].ts0, L->rows[i].ts1);
+    if (d)
+      ann_value(body, d->s, d->len, 0);
+    else
+      ann_value(body, "", 0, 0);
+  }
+  rescue_buf_puts(body, "    </TIER>\n");
+  tier_open(body, "rescue", t, EAF_LT_ROW, 1, annotator);
+  for (i = 0; i < L->n; i++) {
+    if (L->rows[i].tier != k)
+      continue;
+    ann_open_ref(body, (*next_id)++, i + 1, 0);
+    rescue_buf_reset(tmp);
+    write_record(L, i, tmp);
+    ann_value(body, tmp->s ? tmp->s : "", tmp->len, 1);
+  }
+  rescue_buf_puts(body, "    </TIER>\n");
+}
+
+/* One value of a field tier: member m of row i, carried as c. */
+typedef struct field_ent {
+  int row, next; /* next: the field's next value, or -1 */
+  const rescue_jnode *m;
+  eaf_code c;
+} field_ent;
+
+/*
+** The values of turn tier k's rows grouped by field in one pass: ents[head[f]] is the
+** first value of field f (t->keys[f]), chained by next. RESCUE_ENOMEM or 0; the caller
+** frees *ents.
+*/
+static int group_fields(const layout *L, int k, const eaf_smap *pos, int *head, field_ent **ents) {
+  const etier *t = &L->tiers[k];
+  int *tail = rescue_malloc((size_t)(t->n_keys + 1) * sizeof *tail);
+  int i, f, n_ent = 0, cap_ent = 0;
+  if (!tail)
+    return RESCUE_ENOMEM;
+  for (f = 0; f < t->n_keys; f++)
+    head[f] = tail[f] = -1;
+  for (i = 0; i < L->n; i++) {
+    const rescue_jnode *m;
+    int j = 0;
+    if (L->rows[i].tier != k)
+      continue;
+    for (m = L->rows[i].obj->child; m; m = m->next, j++) {
+      eaf_code c = L->rows[i].codes[j];
+      if (c != EAF_STR && c != EAF_JSON && c != EAF_LIST_STR && c != EAF_LIST_JSON)
         continue;
-      rescue_buf_printf(&body,
-                        "        <ANNOTATION>\n"
-                        "            <ALIGNABLE_ANNOTATION ANNOTATION_ID=\"a%d\" "
-                        "TIME_SLOT_REF1=\"ts%d\" TIME_SLOT_REF2=\"ts%d\"",
-                        i + 1, L.rows[i].ts0, L.rows[i].ts1);
-      d = L.rows[i].dialogue;
-      if (d)
-        ann_value(&body, d->s, d->len, 0);
+      f = eaf_smap_get(pos, m->key);
+      if (n_ent == cap_ent) {
+        int nc = cap_ent ? cap_ent * 2 : 64;
+        field_ent *ne = rescue_realloc(*ents, (size_t)nc * sizeof *ne);
+        if (!ne) {
+          rescue_free(tail);
+          return RESCUE_ENOMEM;
+        }
+        *ents = ne;
+        cap_ent = nc;
+      }
+      (*ents)[n_ent] = (field_ent){i, -1, m, c};
+      if (tail[f] < 0)
+        head[f] = n_ent;
       else
-        ann_value(&body, "", 0, 0);
-    }
-    rescue_buf_puts(&body, "    </TIER>\n");
-    tier_open(&body, "rescue", t, EAF_LT_ROW, 1, o->annotator);
-    for (i = 0; i < L.n; i++) {
-      if (L.rows[i].tier != k)
-        continue;
-      ann_open_ref(&body, next_id++, i + 1, 0);
-      rescue_buf_reset(&tmp);
-      write_record(&L, i, &tmp);
-      ann_value(&body, tmp.s ? tmp.s : "", tmp.len, 1);
-    }
-    rescue_buf_puts(&body, "    </TIER>\n");
-    /* the tier's values grouped by field in one pass, then written field by field */
-    {
-      eaf_smap pos = {0};
-      int *head = rescue_malloc((size_t)(t->n_keys + 1) * sizeof *head);
-      int *tail = rescue_malloc((size_t)(t->n_keys + 1) * sizeof *tail);
-      int n_ent = 0, cap_ent = 0;
-      struct ent {
-        int row, next;
-        const rescue_jnode *m;
-        eaf_code c;
-      } *ents = NULL;
-      for (f = 0; head && tail && f < t->n_keys; f++) {
-        head[f] = tail[f] = -1;
-        if (eaf_smap_put(&pos, t->keys[f], f) < 0)
-          break;
-      }
-      if (!head || !tail || f < t->n_keys) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto field_end;
-      }
-      for (i = 0; i < L.n; i++) {
-        const rescue_jnode *m;
-        int j = 0;
-        if (L.rows[i].tier != k)
-          continue;
-        for (m = L.rows[i].obj->child; m; m = m->next, j++) {
-          eaf_code c = L.rows[i].codes[j];
-          if (c != EAF_STR && c != EAF_JSON && c != EAF_LIST_STR && c != EAF_LIST_JSON)
-            continue;
-          f = eaf_smap_get(&pos, m->key);
-          if (n_ent == cap_ent) {
-            int nc = cap_ent ? cap_ent * 2 : 64;
-            struct ent *ne = rescue_realloc(ents, (size_t)nc * sizeof *ne);
-            if (!ne) {
-              rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-              goto field_end;
-            }
-            ents = ne;
-            cap_ent = nc;
-          }
-          ents[n_ent] = (struct ent){i, -1, m, c};
-          if (tail[f] < 0)
-            head[f] = n_ent;
-          else
-            ents[tail[f]].next = n_ent;
-          tail[f] = n_ent++;
-        }
-      }
-      for (f = 0; f < t->n_keys; f++) {
-        const rescue_labelset *cv = field_cv(&L, t->keys[f]);
-        int x;
-        tier_open(&body, t->keys[f], t, t->keys[f], 1, o->annotator);
-        for (x = head[f]; x >= 0; x = ents[x].next) {
-          const rescue_jnode *m = ents[x].m;
-          eaf_code c = ents[x].c;
-          i = ents[x].row;
-          if (c == EAF_STR || c == EAF_JSON) {
-            int cve = cv && c == EAF_STR ? rescue_labelset_find(cv, m->s) : -1;
-            ann_open_ref(&body, next_id++, i + 1, 0);
-            if (cve >= 0)
-              rescue_buf_printf(&body, " CVE_REF=\"cve-%s-%d\"", cv->name, cve + 1);
-            scalar_text(m, c, &tmp);
-            ann_value(&body, tmp.s ? tmp.s : "", tmp.len, 1);
-          } else {
-            const rescue_jnode *it;
-            long prev = 0;
-            for (it = m->child; it; it = it->next) {
-              ann_open_ref(&body, next_id, i + 1, prev);
-              prev = next_id++;
-              scalar_text(it, c == EAF_LIST_STR ? EAF_STR : EAF_JSON, &tmp);
-              ann_value(&body, tmp.s ? tmp.s : "", tmp.len, 1);
-            }
-          }
-        }
-        rescue_buf_puts(&body, "    </TIER>\n");
-      }
-    field_end:
-      eaf_smap_free(&pos);
-      rescue_free(head);
-      rescue_free(tail);
-      rescue_free(ents);
-      if (rc)
-        goto end;
+        (*ents)[tail[f]].next = n_ent;
+      tail[f] = n_ent++;
     }
   }
+  rescue_free(tail);
+  return 0;
+}
 
-  /* linguistic types: turn, row record, one per field key in use */
-  rescue_buf_puts(&body, "    <LINGUISTIC_TYPE LINGUISTIC_TYPE_ID=\"" EAF_LT_TURN
-                         "\" TIME_ALIGNABLE=\"true\" GRAPHIC_REFERENCES=\"false\"/>\n"
-                         "    <LINGUISTIC_TYPE LINGUISTIC_TYPE_ID=\"" EAF_LT_ROW
-                         "\" TIME_ALIGNABLE=\"false\" CONSTRAINTS=\"Symbolic_Association\" "
-                         "GRAPHIC_REFERENCES=\"false\"/>\n");
-  {
-    etier all;
-    memset(&all, 0, sizeof all);
-    for (k = 0; k < L.n_tiers; k++)
-      for (i = 0; i < L.tiers[k].n_keys; i++)
-        if (tier_add_key(&all, L.tiers[k].keys[i])) {
-          rescue_free(all.keys);
-          eaf_smap_free(&all.key_ix);
-          rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-          goto end;
+/*
+** The field tiers of turn tier k, one per key in t->keys: a string or JSON value as one
+** annotation (with its CVE_REF when the field has a vocabulary), a list as one
+** annotation per element. Annotation ids continue from *next_id. RESCUE_ENOMEM or 0.
+*/
+static int write_field_tiers(const layout *L, int k, const char *annotator, rescue_buf *body,
+                             rescue_buf *tmp, long *next_id) {
+  const etier *t = &L->tiers[k];
+  eaf_smap pos = {0};
+  int *head = rescue_malloc((size_t)(t->n_keys + 1) * sizeof *head);
+  field_ent *ents = NULL;
+  int f, x, rc = head ? 0 : RESCUE_ENOMEM;
+  for (f = 0; !rc && f < t->n_keys; f++)
+    if (eaf_smap_put(&pos, t->keys[f], f) < 0)
+      rc = RESCUE_ENOMEM;
+  if (!rc)
+    rc = group_fields(L, k, &pos, head, &ents);
+  for (f = 0; !rc && f < t->n_keys; f++) {
+    const rescue_labelset *cv = field_cv(L, t->keys[f]);
+    tier_open(body, t->keys[f], t, t->keys[f], 1, annotator);
+    for (x = head[f]; x >= 0; x = ents[x].next) {
+      const rescue_jnode *m = ents[x].m;
+      eaf_code c = ents[x].c;
+      int i = ents[x].row;
+      if (c == EAF_STR || c == EAF_JSON) {
+        int cve = cv && c == EAF_STR ? rescue_labelset_find(cv, m->s) : -1;
+        ann_open_ref(body, (*next_id)++, i + 1, 0);
+        if (cve >= 0)
+          rescue_buf_printf(body, " CVE_REF=\"cve-%s-%d\"", cv->name, cve + 1);
+        scalar_text(m, c, tmp);
+        ann_value(body, tmp->s ? tmp->s : "", tmp->len, 1);
+      } else {
+        const rescue_jnode *it;
+        long prev = 0;
+        for (it = m->child; it; it = it->next) {
+          ann_open_ref(body, *next_id, i + 1, prev);
+          prev = (*next_id)++;
+          scalar_text(it, c == EAF_LIST_STR ? EAF_STR : EAF_JSON, tmp);
+          ann_value(body, tmp->s ? tmp->s : "", tmp->len, 1);
         }
-    if (order_keys(sc, &all)) {
-      rescue_free(all.keys);
-      eaf_smap_free(&all.key_ix);
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
+      }
     }
-    for (i = 0; i < all.n_keys; i++) {
-      const rescue_labelset *cv = field_cv(&L, all.keys[i]);
-      rescue_buf_puts(&body, "    <LINGUISTIC_TYPE");
-      attr(&body, "LINGUISTIC_TYPE_ID", all.keys[i]);
-      rescue_buf_printf(&body,
-                        " TIME_ALIGNABLE=\"false\" CONSTRAINTS=\"%s\" "
-                        "GRAPHIC_REFERENCES=\"false\"",
-                        is_list_field(rescue_scheme_field(sc, all.keys[i]))
-                            ? "Symbolic_Subdivision"
-                            : "Symbolic_Association");
-      if (cv)
-        attr(&body, "CONTROLLED_VOCABULARY_REF", cv->name);
-      rescue_buf_puts(&body, "/>\n");
-    }
-    rescue_free(all.keys);
-    eaf_smap_free(&all.key_ix);
+    rescue_buf_puts(body, "    </TIER>\n");
   }
+  eaf_smap_free(&pos);
+  rescue_free(head);
+  rescue_free(ents);
+  return rc;
+}
+
+/*
+** Linguistic types (turn, row record, one per field key in use, in scheme order), the
+** language and ELAN's constraint stereotypes. RESCUE_ENOMEM or 0.
+*/
+static int write_types(const layout *L, rescue_buf *body) {
+  etier all;
+  int i, k, rc = 0;
+  rescue_buf_puts(body, "    <LINGUISTIC_TYPE LINGUISTIC_TYPE_ID=\"" EAF_LT_TURN
+                        "\" TIME_ALIGNABLE=\"true\" GRAPHIC_REFERENCES=\"false\"/>\n"
+                        "    <LINGUISTIC_TYPE LINGUISTIC_TYPE_ID=\"" EAF_LT_ROW
+                        "\" TIME_ALIGNABLE=\"false\" CONSTRAINTS=\"Symbolic_Association\" "
+                        "GRAPHIC_REFERENCES=\"false\"/>\n");
+  memset(&all, 0, sizeof all);
+  for (k = 0; !rc && k < L->n_tiers; k++)
+    for (i = 0; !rc && i < L->tiers[k].n_keys; i++)
+      if (tier_add_key(&all, L->tiers[k].keys[i]))
+        rc = RESCUE_ENOMEM;
+  if (!rc && order_keys(L->sc, &all))
+    rc = RESCUE_ENOMEM;
+  for (i = 0; !rc && i < all.n_keys; i++) {
+    const rescue_labelset *cv = field_cv(L, all.keys[i]);
+    rescue_buf_puts(body, "    <LINGUISTIC_TYPE");
+    attr(body, "LINGUISTIC_TYPE_ID", all.keys[i]);
+    rescue_buf_printf(body,
+                      " TIME_ALIGNABLE=\"false\" CONSTRAINTS=\"%s\" "
+                      "GRAPHIC_REFERENCES=\"false\"",
+                      is_list_field(rescue_scheme_field(L->sc, all.keys[i]))
+                          ? "Symbolic_Subdivision"
+                          : "Symbolic_Association");
+    if (cv)
+      attr(body, "CONTROLLED_VOCABULARY_REF", cv->name);
+    rescue_buf_puts(body, "/>\n");
+  }
+  rescue_free(all.keys);
+  eaf_smap_free(&all.key_ix);
   rescue_buf_puts(
-      &body, "    <LANGUAGE LANG_ID=\"eng\" LANG_DEF=\"http://cdb.iso.org/lg/CDB-00138502-001\" "
-             "LANG_LABEL=\"English (eng)\"/>\n"
-             "    <CONSTRAINT DESCRIPTION=\"Time subdivision of parent annotation's time "
-             "interval, no time gaps allowed within this interval\" "
-             "STEREOTYPE=\"Time_Subdivision\"/>\n"
-             "    <CONSTRAINT DESCRIPTION=\"Symbolic subdivision of a parent annotation. "
-             "Annotations refering to the same parent are ordered\" "
-             "STEREOTYPE=\"Symbolic_Subdivision\"/>\n"
-             "    <CONSTRAINT DESCRIPTION=\"1-1 association with a parent annotation\" "
-             "STEREOTYPE=\"Symbolic_Association\"/>\n"
-             "    <CONSTRAINT DESCRIPTION=\"Time alignable annotations within the parent "
-             "annotation's time interval, gaps are allowed\" STEREOTYPE=\"Included_In\"/>\n");
-  /* controlled vocabularies: the scheme's closed label sets for this scenario */
+      body, "    <LANGUAGE LANG_ID=\"eng\" LANG_DEF=\"http://cdb.iso.org/lg/CDB-00138502-001\" "
+            "LANG_LABEL=\"English (eng)\"/>\n"
+            "    <CONSTRAINT DESCRIPTION=\"Time subdivision of parent annotation's time "
+            "interval, no time gaps allowed within this interval\" "
+            "STEREOTYPE=\"Time_Subdivision\"/>\n"
+            "    <CONSTRAINT DESCRIPTION=\"Symbolic subdivision of a parent annotation. "
+            "Annotations refering to the same parent are ordered\" "
+            "STEREOTYPE=\"Symbolic_Subdivision\"/>\n"
+            "    <CONSTRAINT DESCRIPTION=\"1-1 association with a parent annotation\" "
+            "STEREOTYPE=\"Symbolic_Association\"/>\n"
+            "    <CONSTRAINT DESCRIPTION=\"Time alignable annotations within the parent "
+            "annotation's time interval, gaps are allowed\" STEREOTYPE=\"Included_In\"/>\n");
+  return rc;
+}
+
+/* Controlled vocabularies: the scheme's closed label sets for the sample's scenario. */
+static void write_vocabularies(const layout *L, rescue_buf *body) {
+  const rescue_scheme *sc = L->sc;
+  int j, k;
   for (k = 0; k < sc->n_labelsets; k++) {
-    const rescue_labelset *ls = rescue_scheme_labelset(sc, sc->labelsets[k].name, L.scenario);
-    int j, seen = 0;
+    const rescue_labelset *ls = rescue_scheme_labelset(sc, sc->labelsets[k].name, L->scenario);
+    int seen = 0;
     if (ls != &sc->labelsets[k])
       continue;
     for (j = 0; j < k; j++)
       if (strcmp(sc->labelsets[j].name, ls->name) == 0 &&
-          rescue_scheme_labelset(sc, ls->name, L.scenario) == &sc->labelsets[j])
+          rescue_scheme_labelset(sc, ls->name, L->scenario) == &sc->labelsets[j])
         seen = 1;
     if (seen)
       continue;
-    rescue_buf_puts(&body, "    <CONTROLLED_VOCABULARY");
-    attr(&body, "CV_ID", ls->name);
-    rescue_buf_printf(&body,
+    rescue_buf_puts(body, "    <CONTROLLED_VOCABULARY");
+    attr(body, "CV_ID", ls->name);
+    rescue_buf_printf(body,
                       ">\n        <DESCRIPTION LANG_REF=\"eng\">RESCUE %s labels (%s)"
                       "</DESCRIPTION>\n",
-                      ls->name, ls->scenario ? ls->scenario : L.scenario);
+                      ls->name, ls->scenario ? ls->scenario : L->scenario);
     for (j = 0; j < ls->n; j++) {
-      rescue_buf_printf(&body,
+      rescue_buf_printf(body,
                         "        <CV_ENTRY_ML CVE_ID=\"cve-%s-%d\">\n"
                         "            <CVE_VALUE",
                         ls->name, j + 1);
       if (ls->descriptions && ls->descriptions[j] &&
           eaf_xml_ok(ls->descriptions[j], strlen(ls->descriptions[j])))
-        attr(&body, "DESCRIPTION", ls->descriptions[j]);
-      rescue_buf_puts(&body, " LANG_REF=\"eng\">");
-      eaf_xml_put(&body, ls->labels[j], strlen(ls->labels[j]), 0);
-      rescue_buf_puts(&body, "</CVE_VALUE>\n        </CV_ENTRY_ML>\n");
+        attr(body, "DESCRIPTION", ls->descriptions[j]);
+      rescue_buf_puts(body, " LANG_REF=\"eng\">");
+      eaf_xml_put(body, ls->labels[j], strlen(ls->labels[j]), 0);
+      rescue_buf_puts(body, "</CVE_VALUE>\n        </CV_ENTRY_ML>\n");
     }
-    rescue_buf_puts(&body, "    </CONTROLLED_VOCABULARY>\n");
+    rescue_buf_puts(body, "    </CONTROLLED_VOCABULARY>\n");
   }
-  write_links(&L, &body, &next_link);
+}
 
-  /* the document: root, header (needs the last annotation id), time order, body */
+/* The MEDIA_DESCRIPTOR of the sample's video (o->media->path set). */
+static void write_media(const rescue_eaf_media *media, rescue_buf *out, rescue_buf *tmp) {
+  rescue_buf_reset(tmp);
+  file_url(tmp, media->path);
+  rescue_buf_puts(out, "        <MEDIA_DESCRIPTOR");
+  if (tmp->s)
+    attr(out, "MEDIA_URL", tmp->s);
+  attr(out, "MIME_TYPE", mime_of(media->path));
+  if (media->relative) {
+    rescue_buf_reset(tmp);
+    url_put(tmp, media->relative);
+    if (tmp->s)
+      attr(out, "RELATIVE_MEDIA_URL", tmp->s);
+  }
+  if (media->has_span)
+    rescue_buf_printf(out, " TIME_ORIGIN=\"%lld\"", to_ms(media->start));
+  rescue_buf_puts(out, "/>\n");
+}
+
+/*
+** The document's start: the root element and the header, with the media, the last
+** annotation id (last_id) and the properties rescue reads back (format, sample id,
+** annotator, the sample-level JSON exactly as stored).
+*/
+static void write_header(const rescue_sample *s, const rescue_eaf_write_opts *o, long last_id,
+                         rescue_buf *out, rescue_buf *tmp) {
+  char urn[37];
+  rescue_jw w;
   rescue_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ANNOTATION_DOCUMENT");
   attr(out, "AUTHOR", o->annotator ? o->annotator : "");
   attr(out, "DATE", o->date);
@@ -936,30 +992,15 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
                        "xsi:noNamespaceSchemaLocation=\"http://www.mpi.nl/tools/elan/"
                        "EAFv3.0.xsd\">\n"
                        "    <HEADER MEDIA_FILE=\"\" TIME_UNITS=\"milliseconds\">\n");
-  if (o->media && o->media->path) {
-    rescue_buf_reset(&tmp);
-    file_url(&tmp, o->media->path);
-    rescue_buf_puts(out, "        <MEDIA_DESCRIPTOR");
-    if (tmp.s)
-      attr(out, "MEDIA_URL", tmp.s);
-    attr(out, "MIME_TYPE", mime_of(o->media->path));
-    if (o->media->relative) {
-      rescue_buf_reset(&tmp);
-      url_put(&tmp, o->media->relative);
-      if (tmp.s)
-        attr(out, "RELATIVE_MEDIA_URL", tmp.s);
-    }
-    if (o->media->has_span)
-      rescue_buf_printf(out, " TIME_ORIGIN=\"%lld\"", to_ms(o->media->start));
-    rescue_buf_puts(out, "/>\n");
-  }
+  if (o->media && o->media->path)
+    write_media(o->media, out, tmp);
   urn_of(s->sample_id, urn);
   rescue_buf_printf(out,
                     "        <PROPERTY NAME=\"URN\">urn:nl-mpi-tools-elan-eaf:%s</PROPERTY>\n"
                     "        <PROPERTY NAME=\"lastUsedAnnotationId\">%ld</PROPERTY>\n"
                     "        <PROPERTY NAME=\"" EAF_PROP_FORMAT "\">1</PROPERTY>\n"
                     "        <PROPERTY NAME=\"" EAF_PROP_SAMPLE_ID "\">",
-                    urn, next_id - 1);
+                    urn, last_id);
   eaf_xml_put(out, s->sample_id, strlen(s->sample_id), 0);
   rescue_buf_puts(out, "</PROPERTY>\n");
   if (o->annotator) {
@@ -967,23 +1008,65 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
     eaf_xml_put(out, o->annotator, strlen(o->annotator), 0);
     rescue_buf_puts(out, "</PROPERTY>\n");
   }
-  {
-    /* sample-level keys (and unknown ones) exactly as stored, as JSON */
-    rescue_jw w;
-    rescue_buf_reset(&tmp);
-    rescue_jw_init(&w, &tmp);
-    rescue_jw_obj(&w);
-    rescue_jw_key(&w, "head");
-    rescue_jw_str(&w, s->head ? s->head : "");
-    rescue_jw_key(&w, "tail");
-    rescue_jw_str(&w, s->tail ? s->tail : "");
-    rescue_jw_key(&w, "has_rows");
-    rescue_jw_bool(&w, s->has_rows);
-    rescue_jw_end(&w);
-    rescue_buf_puts(out, "        <PROPERTY NAME=\"" EAF_PROP_SAMPLE "\">");
-    eaf_xml_put(out, tmp.s ? tmp.s : "", tmp.len, 0);
-    rescue_buf_puts(out, "</PROPERTY>\n    </HEADER>\n    <TIME_ORDER>\n");
+  rescue_buf_reset(tmp);
+  rescue_jw_init(&w, tmp);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "head");
+  rescue_jw_str(&w, s->head ? s->head : "");
+  rescue_jw_key(&w, "tail");
+  rescue_jw_str(&w, s->tail ? s->tail : "");
+  rescue_jw_key(&w, "has_rows");
+  rescue_jw_bool(&w, s->has_rows);
+  rescue_jw_end(&w);
+  rescue_buf_puts(out, "        <PROPERTY NAME=\"" EAF_PROP_SAMPLE "\">");
+  eaf_xml_put(out, tmp->s ? tmp->s : "", tmp->len, 0);
+  rescue_buf_puts(out, "</PROPERTY>\n    </HEADER>\n");
+}
+
+/*
+** The document in two passes: the body (tiers, types, vocabularies, links) into a buffer
+** of its own, since the header names the last annotation id; then header, time order and
+** body into out.
+*/
+int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
+                            const rescue_eaf_write_opts *o, rescue_buf *out, long *fine_times,
+                            rescue_error *err) {
+  rescue_buf rowsj = RESCUE_BUF_INIT, body = RESCUE_BUF_INIT, tmp = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *arr;
+  layout L;
+  long next_id, next_link = 1;
+  int i, k, rc;
+
+  memset(&L, 0, sizeof L);
+  L.sc = sc;
+  L.scenario = rescue_sample_scenario(sc, s);
+  if ((rc = rows_parse(s, &rowsj, &doc, &arr, err)))
+    goto end;
+  if ((rc = layout_build(&L, arr))) {
+    rc = rc == RESCUE_ENOMEM
+             ? rescue_seterr(err, rc, NULL)
+             : rescue_seterr(err, rc, "sample '%s': a row is not an object", s->sample_id);
+    goto end;
   }
+
+  /* tiers: a turn tier, its bookkeeping tier and its field tiers, per turn tier */
+  next_id = L.n + 1;
+  for (k = 0; !rc && k < L.n_tiers; k++) {
+    write_turn_tier(&L, k, o->annotator, &body, &tmp, &next_id);
+    rc = write_field_tiers(&L, k, o->annotator, &body, &tmp, &next_id);
+  }
+  if (!rc)
+    rc = write_types(&L, &body);
+  if (rc) {
+    rc = rescue_seterr(err, rc, NULL);
+    goto end;
+  }
+  write_vocabularies(&L, &body);
+  write_links(&L, &body, &next_link);
+
+  write_header(s, o, next_id - 1, out, &tmp);
+  rescue_buf_puts(out, "    <TIME_ORDER>\n");
   for (i = 0; i < 2 * L.n; i++)
     rescue_buf_printf(out, "        <TIME_SLOT TIME_SLOT_ID=\"ts%d\" TIME_VALUE=\"%lld\"/>\n",
                       i + 1, L.slots[i].ms);
@@ -993,7 +1076,7 @@ int rescue_eaf_write_sample(const rescue_scheme *sc, const rescue_sample *s,
   if (!rescue_buf_ok(out) || !rescue_buf_ok(&body) || !rescue_buf_ok(&tmp))
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
   if (fine_times)
-    *fine_times = fine;
+    *fine_times = fine_times_of(&L);
 end:
   layout_free(&L);
   rescue_jdoc_free(&doc);
@@ -1125,6 +1208,46 @@ static int write_file(const char *path, const char *data, size_t len, rescue_err
   return 0;
 }
 
+/*
+** Append sample s's document to doc, with a MEDIA_DESCRIPTOR when the sample has a video
+** in media: its absolute path, and its path relative to the folder the .eaf lands in
+** once the export is in place (abs_out: the output folder's absolute path, or NULL).
+*/
+static int write_with_media(const rescue_scheme *sc, const rescue_sample *s,
+                            rescue_eaf_write_opts *wo, const media_map *media, const char *abs_out,
+                            rescue_buf *doc, long *fine, rescue_error *err) {
+  rescue_buf dir = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT;
+  rescue_eaf_media mi;
+  char *abs_media;
+  int j, rc;
+  for (j = 0; j < media->n; j++)
+    if (strcmp(media->ids[j], s->sample_id) == 0)
+      break;
+  if (j == media->n)
+    return rescue_eaf_write_sample(sc, s, wo, doc, fine, err);
+  abs_media = absolute(media->paths[j]);
+  mi.path = abs_media ? abs_media : media->paths[j];
+  mi.has_span = media->has_span[j];
+  mi.start = media->start[j];
+  mi.relative = NULL;
+  if (abs_media && abs_out) {
+    rescue_buf_printf(&dir, "%s/%s", abs_out, s->sample_id);
+    if (rescue_buf_ok(&dir)) {
+      *strrchr(dir.s, '/') = 0;
+      relative_path(&rel, dir.s, abs_media);
+      if (rescue_buf_ok(&rel))
+        mi.relative = rel.s;
+    }
+  }
+  wo->media = &mi;
+  rc = rescue_eaf_write_sample(sc, s, wo, doc, fine, err);
+  wo->media = NULL;
+  rescue_free(abs_media);
+  rescue_buf_clear(&dir);
+  rescue_buf_clear(&rel);
+  return rc;
+}
+
 int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_export_opts *o,
                       rescue_eaf_export_result *res) {
   rescue_error *err = rescue_store_err(st);
@@ -1132,7 +1255,7 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
   rescue_eaf_export_result dummy;
   rescue_sample_iter *it = NULL;
   rescue_output *dest = NULL;
-  rescue_buf doc = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT;
+  rescue_buf doc = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT;
   char *abs_out = NULL;
   media_map media;
   const rescue_sample *s;
@@ -1166,9 +1289,7 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
     goto fail;
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
     rescue_eaf_write_opts wo = {.date = date, .annotator = o->annotator};
-    rescue_eaf_media mi;
     long fine = 0;
-    int j;
     done++;
     if (o->progress && (done & 15) == 0)
       o->progress(o->progress_arg, (uint64_t)done, (uint64_t)total);
@@ -1180,36 +1301,8 @@ int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_ex
       res->incomplete++;
       continue;
     }
-    for (j = 0; j < media.n; j++)
-      if (strcmp(media.ids[j], s->sample_id) == 0) {
-        char *abs_media = absolute(media.paths[j]);
-        mi.path = abs_media ? abs_media : media.paths[j];
-        mi.has_span = media.has_span[j];
-        mi.start = media.start[j];
-        mi.relative = NULL;
-        rescue_buf_reset(&rel);
-        if (abs_media && abs_out) {
-          /* from the folder the .eaf lands in, once the export is in place */
-          rescue_buf_reset(&path);
-          rescue_buf_printf(&path, "%s/%s", abs_out, s->sample_id);
-          if (rescue_buf_ok(&path)) {
-            *strrchr(path.s, '/') = 0;
-            relative_path(&rel, path.s, abs_media);
-            if (rescue_buf_ok(&rel))
-              mi.relative = rel.s;
-          }
-        }
-        wo.media = &mi;
-        rescue_buf_reset(&doc);
-        rc = rescue_eaf_write_sample(sc, s, &wo, &doc, &fine, err);
-        rescue_free(abs_media);
-        break;
-      }
-    if (!wo.media) {
-      rescue_buf_reset(&doc);
-      rc = rescue_eaf_write_sample(sc, s, &wo, &doc, &fine, err);
-    }
-    if (rc)
+    rescue_buf_reset(&doc);
+    if ((rc = write_with_media(sc, s, &wo, &media, abs_out, &doc, &fine, err)))
       goto fail;
     rescue_buf_reset(&path);
     rescue_buf_printf(&path, "%s/%s.eaf", rescue_output_path(dest), s->sample_id);
@@ -1235,7 +1328,6 @@ end:
   rescue_sample_iter_free(&it);
   rescue_buf_clear(&doc);
   rescue_buf_clear(&path);
-  rescue_buf_clear(&rel);
   rescue_free(abs_out);
   media_free(&media);
   return rc;
