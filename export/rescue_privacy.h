@@ -6,7 +6,8 @@
 ** corpus rewrites sample ids, participants, speakers, targets, every person field and
 ** whole-word, case-insensitive occurrences in every string; exports of that copy are what
 ** `export --pseudonymise` writes. The leak check scans an export for every real name in the
-** map. An audit trail records who exported (and imported, adjudicated, drafted) what.
+** map; rescue_export_pseudonymised writes such an export whole. The audit trail that records
+** who exported what is the store's (rescue_audit.h).
 ** README "Sharing a corpus safely" describes it for users.
 */
 #ifndef RESCUE_PRIVACY_H
@@ -117,35 +118,5 @@ typedef struct rescue_leak_report {
 int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep);
 void rescue_leak_report_clear(rescue_leak_report *rep);
 void rescue_leak_report_json(const rescue_leak_report *rep, rescue_buf *out);
-
-/* ---- the audit trail ---- */
-
-typedef struct rescue_audit_entry {
-  const char *action;    /* "export", "import", "adjudicate", "draft", "pseudonyms" */
-  const char *annotator; /* as given, or NULL */
-  const char *command;   /* the command line */
-  const char *view;      /* or NULL */
-  int pseudonymised;
-  const char *output;        /* output path, or NULL */
-  const char *output_sha256; /* of the output's manifest (or the output file), or NULL */
-  const char *detail;        /* one line, or NULL */
-} rescue_audit_entry;
-
-/* Record an entry (with the OS user and the time) in its own transaction. */
-int rescue_audit_add(rescue_store *st, const rescue_audit_entry *e);
-
-/*
-** The corpus's history in time order, as a JSON array of {"time", "action", "os_user",
-** "annotator", "command", "view", "pseudonymised", "output", "output_sha256", "detail"}:
-** the audit entries and every sample status change (action "status").
-** text != 0 writes one line per event instead.
-*/
-int rescue_audit_log(rescue_store *st, int text, rescue_buf *out);
-
-/*
-** SHA-256 (hex) identifying an output: a file's bytes; for a folder, its manifest.json
-** when it has one, else the sorted list of its files with their own digests.
-*/
-int rescue_output_digest(const char *path, char hex[65], rescue_error *err);
 
 #endif
