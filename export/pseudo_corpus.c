@@ -118,284 +118,328 @@ end:
   return rc;
 }
 
-int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const char *dest_db,
-                         rescue_error *err) {
-  const rescue_scheme *sc = rescue_store_scheme(st);
+/* What the phases of rescue_pseudo_corpus share. */
+typedef struct pctx {
+  rescue_store *st;
+  const rescue_pseudo_opts *o;
+  rescue_error *err;
   rescue_pseudonym_map m;
+  repl *r;            /* room for every entry of the map */
+  rescue_jdoc *doc;   /* reused for each sample */
+  rescue_buf jsonl;   /* the pseudonymised samples, one per line */
+  rescue_buf missing; /* "Name in group, ..." without a pseudonym */
+  int n_missing;
+} pctx;
+
+/*
+** The sample id under the pseudonyms of g (whose sample_id and sample_ps are then set):
+** the group's pseudonym, then the last component with names replaced.
+*/
+static void pseudo_sample_id(gctx *g, const char *sample_id, rescue_buf *sid) {
+  const char *last = strrchr(sample_id, '/');
+  rescue_buf_reset(sid);
+  g->sample_ps = "";
+  g->sample_id = "";
+  if (last) {
+    rescue_buf_puts(sid, g->group_ps);
+    rescue_buf_putc(sid, '/');
+    pseudo_string(g, last + 1, strlen(last + 1), sid);
+  } else {
+    pseudo_string(g, sample_id, strlen(sample_id), sid);
+  }
+  g->sample_id = sample_id;
+  g->sample_ps = sid->s ? sid->s : "";
+}
+
+/*
+** The replacements of sample s's group into P->r, longest first, and g's group fields:
+** 1 when the group is covered, 0 when it is unknown or lacks a pseudonym (added to
+** P->missing).
+*/
+static int group_repl(pctx *P, const rescue_sample *s, gctx *g, rescue_buf *gname) {
+  int i, first = -1, n = 0;
+  rescue_buf_reset(gname);
+  rescue_sample_group(s->sample_id, gname);
+  for (i = 0; i < P->m.n; i++) {
+    const rescue_pseudonym *it = &P->m.items[i];
+    if (strcmp(it->group, gname->s ? gname->s : "") != 0)
+      continue;
+    if (first < 0)
+      first = i;
+    if (!it->pseudonym) {
+      rescue_buf_printf(&P->missing, "%s%s%s%s", P->n_missing++ ? ", " : "",
+                        it->real ? it->real : "group ", it->real ? " in " : "", it->group);
+    } else if (it->real) {
+      P->r[n].real = it->real;
+      P->r[n].rlen = strlen(it->real);
+      P->r[n].pseudo = it->pseudonym;
+      n++;
+    }
+  }
+  if (first < 0 || P->n_missing)
+    return 0;
+  qsort(P->r, (size_t)n, sizeof *P->r, pv_by_length_desc);
+  g->group = P->m.items[first].group;
+  g->group_ps = P->m.items[first].pseudonym;
+  g->r = P->r;
+  g->n = n;
+  return 1;
+}
+
+/* Copy the current row clips of sample s to <media_dir>/<pseudonymised id>/clips/. */
+static int copy_clips(pctx *P, const rescue_sample *s, const gctx *g, rescue_buf *path) {
+  sqlite3_stmt *q = rescue_store_stmt(P->st, "pseudo_clips");
+  int rc = 0;
+  if (!q)
+    return rescue_seterr(P->err, RESCUE_ESQL, "%s", rescue_store_errmsg(P->st));
+  rescue_bind_int(q, ":sample_ref", s->ref);
+  while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+    const char *from = (const char *)sqlite3_column_text(q, 1), *ext = strrchr(from, '.');
+    rescue_buf_reset(path);
+    rescue_buf_printf(path, "%s/%s/clips/%03d%s", P->o->media_dir, g->sample_ps,
+                      sqlite3_column_int(q, 0), ext && !strchr(ext, '/') ? ext : "");
+    if (copy_file(from, path->s))
+      rc = rescue_seterr(P->err, RESCUE_EIO, "%s: cannot copy the clip to %s: %s", from, path->s,
+                         strerror(errno));
+  }
+  sqlite3_reset(q);
+  return rc;
+}
+
+/*
+** Phase 1: every exported sample of the view, pseudonymised, into P->jsonl (and its clips
+** under the media folder). Discarded and incomplete samples are left out, as exports do.
+*/
+static int pseudo_samples(pctx *P) {
+  const rescue_scheme *sc = rescue_store_scheme(P->st);
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
-  rescue_store *dst = NULL;
-  rescue_buf jsonl = RESCUE_BUF_INIT, one = RESCUE_BUF_INIT, gname = RESCUE_BUF_INIT,
-             missing = RESCUE_BUF_INIT, sid = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT;
-  rescue_jdoc *doc = rescue_jdoc_new();
-  repl *r = NULL;
-  char *tmp_jsonl = NULL;
-  int rc = 0, i, n_missing = 0;
-  size_t scheme_len;
-  const char *scheme_xml = NULL;
-  memset(&m, 0, sizeof m);
-  if (!doc)
-    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  if ((rc = rescue_pseudonym_map_load(st, &m))) {
-    rescue_seterr(err, rc, "%s", rescue_store_errmsg(st));
-    goto end;
-  }
-  r = rescue_calloc((size_t)m.n + 1, sizeof *r);
-  if (!r) {
-    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    goto end;
-  }
-  if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it))) {
-    rescue_seterr(err, rc, "%s", rescue_store_errmsg(st));
-    goto end;
-  }
+  rescue_buf one = RESCUE_BUF_INIT, gname = RESCUE_BUF_INIT, sid = RESCUE_BUF_INIT,
+             path = RESCUE_BUF_INIT;
+  int rc;
+  if ((rc = rescue_sample_iter_new(P->st, &P->o->view, P->o->samples, P->o->n_samples, &it)))
+    return rescue_seterr(P->err, rc, "%s", rescue_store_errmsg(P->st));
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
     gctx g;
-    int first = -1, n = 0, k;
     rescue_jw w;
     const rescue_jnode *obj;
     rescue_jerror je;
-    const char *last;
     memset(&g, 0, sizeof g);
     if (strcmp(s->status, "discarded") == 0 || !s->complete)
-      continue; /* exports leave these out too */
-    rescue_buf_reset(&gname);
-    rescue_sample_group(s->sample_id, &gname);
-    for (i = 0; i < m.n; i++)
-      if (strcmp(m.items[i].group, gname.s ? gname.s : "") == 0) {
-        if (first < 0)
-          first = i;
-        if (!m.items[i].pseudonym) {
-          rescue_buf_printf(&missing, "%s%s%s%s", n_missing++ ? ", " : "",
-                            m.items[i].real ? m.items[i].real : "group ",
-                            m.items[i].real ? " in " : "", m.items[i].group);
-        } else if (m.items[i].real) {
-          r[n].real = m.items[i].real;
-          r[n].rlen = strlen(m.items[i].real);
-          r[n].pseudo = m.items[i].pseudonym;
-          n++;
-        }
-      }
-    if (first < 0 || n_missing)
       continue;
-    qsort(r, (size_t)n, sizeof *r, pv_by_length_desc);
-    g.group = m.items[first].group;
-    g.group_ps = m.items[first].pseudonym;
-    g.r = r;
-    g.n = n;
-    g.sample_id = s->sample_id;
-    /* the sample id: the group's pseudonym, then the last component with names replaced */
-    last = strrchr(s->sample_id, '/');
-    rescue_buf_reset(&sid);
-    if (last) {
-      rescue_buf_puts(&sid, g.group_ps);
-      rescue_buf_putc(&sid, '/');
-      g.sample_ps = "";
-      g.sample_id = "";
-      pseudo_string(&g, last + 1, strlen(last + 1), &sid);
-    } else {
-      g.sample_ps = "";
-      g.sample_id = "";
-      pseudo_string(&g, s->sample_id, strlen(s->sample_id), &sid);
-    }
-    g.sample_id = s->sample_id;
-    g.sample_ps = sid.s ? sid.s : "";
+    if (!group_repl(P, s, &g, &gname))
+      continue;
+    pseudo_sample_id(&g, s->sample_id, &sid);
     /* the sample as the view shows it, rewritten string by string */
     rescue_buf_reset(&one);
     rescue_sample_write_json(sc, s, &one);
-    if (!rescue_buf_ok(&one) || !(obj = rescue_jparse(doc, one.s, one.len, &je))) {
-      rc = rescue_seterr(err, RESCUE_EINTERNAL, "sample '%s' does not read back", s->sample_id);
+    if (!rescue_buf_ok(&one) || !(obj = rescue_jparse(P->doc, one.s, one.len, &je))) {
+      rc = rescue_seterr(P->err, RESCUE_EINTERNAL, "sample '%s' does not read back", s->sample_id);
       break;
     }
-    rescue_jw_init(&w, &jsonl);
+    rescue_jw_init(&w, &P->jsonl);
     pseudo_value(&g, obj, &w, 1);
-    rescue_buf_putc(&jsonl, '\n');
-    /* media: the row clips, under the pseudonymised id */
-    if (o->media_dir) {
-      sqlite3_stmt *q = rescue_store_stmt(st, "pseudo_clips");
-      if (!q) {
-        rc = rescue_seterr(err, RESCUE_ESQL, "%s", rescue_store_errmsg(st));
+    rescue_buf_putc(&P->jsonl, '\n');
+    if (P->o->media_dir && (rc = copy_clips(P, s, &g, &path)))
+      break;
+  }
+  if (rc > 0)
+    rc = 0;
+  else if (rc == 0 && !rescue_buf_ok(&sid))
+    rc = rescue_seterr(P->err, RESCUE_ENOMEM, NULL);
+  rescue_sample_iter_free(&it);
+  rescue_buf_clear(&one);
+  rescue_buf_clear(&gname);
+  rescue_buf_clear(&sid);
+  rescue_buf_clear(&path);
+  return rc;
+}
+
+/*
+** Phase 2: the copy, a corpus of its own at dest_db with the scheme of st and the notice
+** every dataset card made from it shows. *dst is the open copy.
+*/
+static int copy_create(pctx *P, const char *dest_db, rescue_store **dst) {
+  sqlite3_stmt *q = rescue_store_stmt(P->st, "meta_get");
+  char *scheme_xml = NULL;
+  size_t scheme_len = 0;
+  int rc = 0;
+  if (q) {
+    rescue_bind_text(q, ":key", "scheme", -1);
+    if (sqlite3_step(q) == SQLITE_ROW) {
+      scheme_len = (size_t)sqlite3_column_bytes(q, 0);
+      scheme_xml = rescue_strndup((const char *)sqlite3_column_text(q, 0), scheme_len);
+    }
+    sqlite3_reset(q);
+  }
+  if ((rc = rescue_store_create(dest_db, scheme_xml, scheme_xml ? scheme_len : 0, P->err)) ||
+      (rc = rescue_store_open(dst, dest_db, 0, P->err)))
+    goto end;
+  if (!(q = rescue_store_stmt(*dst, "meta_put"))) {
+    rc = rescue_seterr(P->err, RESCUE_ESQL, "%s", rescue_store_errmsg(*dst));
+    goto end;
+  }
+  rescue_bind_text(q, ":key", "card_notice", -1);
+  rescue_bind_text(
+      q, ":value",
+      P->o->media_dir
+          ? "Pseudonymised: participants, group names and sample ids were replaced by "
+            "pseudonyms in every field and in the free text (rescue export --pseudonymise), "
+            "and the export passed rescue's leak check for real names. The clips in `media/` "
+            "are the original recordings: faces and voices in them are NOT anonymised."
+          : "Pseudonymised: participants, group names and sample ids were replaced by "
+            "pseudonyms in every field and in the free text (rescue export --pseudonymise), "
+            "and the export passed rescue's leak check for real names. No clips are "
+            "included and clip paths are empty.",
+      -1);
+  if (sqlite3_step(q) != SQLITE_DONE)
+    rc = rescue_seterr(P->err, RESCUE_ESQL, "%s", sqlite3_errmsg(rescue_store_db(*dst)));
+  sqlite3_reset(q);
+end:
+  rescue_free(scheme_xml);
+  return rc;
+}
+
+/* Phase 3: import the pseudonymised samples into the copy (through <dest_db>.jsonl). */
+static int copy_import(pctx *P, rescue_store *dst, const char *dest_db) {
+  rescue_import_opts io = {0};
+  rescue_import_result ir;
+  FILE *f;
+  const char *paths[1];
+  size_t plen = strlen(dest_db) + 8;
+  char *tmp_jsonl = rescue_malloc(plen);
+  int rc = 0;
+  memset(&ir, 0, sizeof ir);
+  if (!tmp_jsonl)
+    return rescue_seterr(P->err, RESCUE_ENOMEM, NULL);
+  snprintf(tmp_jsonl, plen, "%s.jsonl", dest_db);
+  if (!(f = fopen(tmp_jsonl, "wx")) || fwrite(P->jsonl.s, 1, P->jsonl.len, f) != P->jsonl.len ||
+      fclose(f)) {
+    rc = rescue_seterr(P->err, RESCUE_EIO, "%s: %s", tmp_jsonl, strerror(errno));
+    goto end;
+  }
+  io.format = RESCUE_FMT_JSONL;
+  paths[0] = tmp_jsonl;
+  if ((rc = rescue_import(dst, paths, 1, &io, &ir)))
+    rescue_seterr(P->err, rc, "the pseudonymised samples: %s", rescue_store_errmsg(dst));
+end:
+  unlink(tmp_jsonl);
+  rescue_free(tmp_jsonl);
+  return rc;
+}
+
+/* The split run of the latest split of the source (row q of pseudo_split_groups) in dst. */
+static int split_run_insert(rescue_store *dst, sqlite3_stmt *q, int64_t *run) {
+  sqlite3_stmt *w = rescue_store_stmt(dst, "pseudo_split_run_insert");
+  int rc = 0;
+  if (!w)
+    return RESCUE_ESQL;
+  rescue_bind_text(w, ":now", (const char *)sqlite3_column_text(q, 2), -1);
+  rescue_bind_int(w, ":seed", sqlite3_column_int64(q, 3));
+  rescue_bind_text(w, ":ratios", (const char *)sqlite3_column_text(q, 4), -1);
+  rescue_bind_int(w, ":stratify", sqlite3_column_int64(q, 5));
+  if (sqlite3_step(w) != SQLITE_DONE)
+    rc = RESCUE_ESQL;
+  sqlite3_reset(w);
+  *run = sqlite3_last_insert_rowid(rescue_store_db(dst));
+  return rc;
+}
+
+/* Phase 4: carry the latest split over to the copy, group by group, in one transaction. */
+static int copy_split(pctx *P, rescue_store *dst) {
+  sqlite3_stmt *q = rescue_store_stmt(P->st, "pseudo_split_groups"), *w;
+  int64_t run = 0;
+  int started = 0, rc = 0, i;
+  if (!q)
+    return rescue_seterr(P->err, RESCUE_ESQL, "%s", rescue_store_errmsg(P->st));
+  while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+    const char *g = (const char *)sqlite3_column_text(q, 0);
+    const char *ps = NULL;
+    int64_t gid = 0;
+    for (i = 0; i < P->m.n; i++)
+      if (!P->m.items[i].real && strcmp(P->m.items[i].group, g) == 0)
+        ps = P->m.items[i].pseudonym;
+    if (!ps || pv_group_id(dst, ps, &gid))
+      continue; /* a group with no exported sample */
+    if (!started) {
+      if ((rc = rescue_store_begin(dst)))
         break;
-      }
-      rescue_bind_int(q, ":sample_ref", s->ref);
-      while (sqlite3_step(q) == SQLITE_ROW) {
-        const char *from = (const char *)sqlite3_column_text(q, 1), *ext = strrchr(from, '.');
-        rescue_buf_reset(&path);
-        rescue_buf_printf(&path, "%s/%s/clips/%03d%s", o->media_dir, g.sample_ps,
-                          sqlite3_column_int(q, 0), ext && !strchr(ext, '/') ? ext : "");
-        if (copy_file(from, path.s)) {
-          rc = rescue_seterr(err, RESCUE_EIO, "%s: cannot copy the clip to %s: %s", from, path.s,
-                             strerror(errno));
-          break;
-        }
-      }
-      sqlite3_reset(q);
-      if (rc)
+      started = 1;
+      if ((rc = split_run_insert(dst, q, &run)))
         break;
     }
-    (void)k;
+    if (!(w = rescue_store_stmt(dst, "split_group_insert"))) {
+      rc = RESCUE_ESQL;
+      break;
+    }
+    rescue_bind_int(w, ":run_id", run);
+    rescue_bind_int(w, ":group_id", gid);
+    rescue_bind_text(w, ":split", (const char *)sqlite3_column_text(q, 1), -1);
+    if (sqlite3_step(w) != SQLITE_DONE)
+      rc = RESCUE_ESQL;
+    sqlite3_reset(w);
   }
-  if (rc < 0)
-    goto end;
-  rc = 0;
-  if (n_missing) {
-    rc = rescue_seterr_arg(err, RESCUE_EINVAL, "pseudonyms", "no pseudonym for %s", missing.s);
+  sqlite3_reset(q);
+  if (started)
+    rc = rc ? (rescue_store_rollback(dst), rc) : rescue_store_commit(dst);
+  if (rc)
+    rescue_seterr(P->err, rc, "carrying the split over: %s", rescue_store_errmsg(dst));
+  return rc;
+}
+
+/* Remove a corpus file and its WAL side files. */
+static void remove_corpus(const char *db) {
+  char side[4096];
+  unlink(db);
+  snprintf(side, sizeof side, "%s-wal", db);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", db);
+  unlink(side);
+}
+
+int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const char *dest_db,
+                         rescue_error *err) {
+  pctx P;
+  rescue_store *dst = NULL;
+  int rc, made = 0;
+  memset(&P, 0, sizeof P);
+  P.st = st;
+  P.o = o;
+  P.err = err;
+  if (!(P.doc = rescue_jdoc_new()))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  if ((rc = rescue_pseudonym_map_load(st, &P.m))) {
+    rescue_seterr(err, rc, "%s", rescue_store_errmsg(st));
     goto end;
   }
-  if (!rescue_buf_ok(&jsonl) || !rescue_buf_ok(&sid) || !rescue_buf_ok(&missing)) {
+  if (!(P.r = rescue_calloc((size_t)P.m.n + 1, sizeof *P.r))) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  /* the copy: a corpus of its own with the same scheme */
-  {
-    sqlite3_stmt *q = rescue_store_stmt(st, "meta_get");
-    if (q) {
-      rescue_bind_text(q, ":key", "scheme", -1);
-      if (sqlite3_step(q) == SQLITE_ROW) {
-        scheme_len = (size_t)sqlite3_column_bytes(q, 0);
-        scheme_xml = rescue_strndup((const char *)sqlite3_column_text(q, 0), scheme_len);
-      }
-      sqlite3_reset(q);
-    }
-  }
-  if ((rc = rescue_store_create(dest_db, scheme_xml, scheme_xml ? scheme_len : 0, err)) ||
-      (rc = rescue_store_open(&dst, dest_db, 0, err)))
+  if ((rc = pseudo_samples(&P)))
     goto end;
-  {
-    /* what every dataset card made from the copy says about it */
-    sqlite3_stmt *q = rescue_store_stmt(dst, "meta_put");
-    if (!q) {
-      rc = rescue_seterr(err, RESCUE_ESQL, "%s", rescue_store_errmsg(dst));
-      goto end;
-    }
-    rescue_bind_text(q, ":key", "card_notice", -1);
-    rescue_bind_text(
-        q, ":value",
-        o->media_dir
-            ? "Pseudonymised: participants, group names and sample ids were replaced by "
-              "pseudonyms in every field and in the free text (rescue export --pseudonymise), "
-              "and the export passed rescue's leak check for real names. The clips in `media/` "
-              "are the original recordings: faces and voices in them are NOT anonymised."
-            : "Pseudonymised: participants, group names and sample ids were replaced by "
-              "pseudonyms in every field and in the free text (rescue export --pseudonymise), "
-              "and the export passed rescue's leak check for real names. No clips are "
-              "included and clip paths are empty.",
-        -1);
-    if (sqlite3_step(q) != SQLITE_DONE)
-      rc = rescue_seterr(err, RESCUE_ESQL, "%s", sqlite3_errmsg(rescue_store_db(dst)));
-    sqlite3_reset(q);
-    if (rc)
-      goto end;
+  if (P.n_missing) {
+    rc = rescue_seterr_arg(err, RESCUE_EINVAL, "pseudonyms", "no pseudonym for %s", P.missing.s);
+    goto end;
   }
-  if (jsonl.len) {
-    rescue_import_opts io = {0};
-    rescue_import_result ir;
-    FILE *f;
-    const char *paths[1];
-    size_t plen = strlen(dest_db) + 8;
-    memset(&ir, 0, sizeof ir);
-    tmp_jsonl = rescue_malloc(plen);
-    if (!tmp_jsonl) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    snprintf(tmp_jsonl, plen, "%s.jsonl", dest_db);
-    if (!(f = fopen(tmp_jsonl, "wx")) || fwrite(jsonl.s, 1, jsonl.len, f) != jsonl.len ||
-        fclose(f)) {
-      rc = rescue_seterr(err, RESCUE_EIO, "%s: %s", tmp_jsonl, strerror(errno));
-      goto end;
-    }
-    io.format = RESCUE_FMT_JSONL;
-    paths[0] = tmp_jsonl;
-    if ((rc = rescue_import(dst, paths, 1, &io, &ir))) {
-      rescue_seterr(err, rc, "the pseudonymised samples: %s", rescue_store_errmsg(dst));
-      goto end;
-    }
+  if (!rescue_buf_ok(&P.jsonl) || !rescue_buf_ok(&P.missing)) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
   }
-  /* the latest split, group by group */
-  {
-    sqlite3_stmt *q = rescue_store_stmt(st, "pseudo_split_groups"), *w;
-    int64_t run = 0;
-    int started = 0;
-    if (!q) {
-      rc = rescue_seterr(err, RESCUE_ESQL, "%s", rescue_store_errmsg(st));
-      goto end;
-    }
-    while (sqlite3_step(q) == SQLITE_ROW) {
-      const char *g = (const char *)sqlite3_column_text(q, 0);
-      const char *ps = NULL;
-      int64_t gid = 0;
-      for (i = 0; i < m.n; i++)
-        if (!m.items[i].real && strcmp(m.items[i].group, g) == 0)
-          ps = m.items[i].pseudonym;
-      if (!ps || pv_group_id(dst, ps, &gid))
-        continue; /* a group with no exported sample */
-      if (!started) {
-        if ((rc = rescue_store_begin(dst)))
-          break;
-        started = 1;
-        w = rescue_store_stmt(dst, "pseudo_split_run_insert");
-        if (!w) {
-          rc = RESCUE_ESQL;
-          break;
-        }
-        rescue_bind_text(w, ":now", (const char *)sqlite3_column_text(q, 2), -1);
-        rescue_bind_int(w, ":seed", sqlite3_column_int64(q, 3));
-        rescue_bind_text(w, ":ratios", (const char *)sqlite3_column_text(q, 4), -1);
-        rescue_bind_int(w, ":stratify", sqlite3_column_int64(q, 5));
-        if (sqlite3_step(w) != SQLITE_DONE) {
-          sqlite3_reset(w);
-          rc = RESCUE_ESQL;
-          break;
-        }
-        sqlite3_reset(w);
-        run = sqlite3_last_insert_rowid(rescue_store_db(dst));
-      }
-      if (!(w = rescue_store_stmt(dst, "split_group_insert"))) {
-        rc = RESCUE_ESQL;
-        break;
-      }
-      rescue_bind_int(w, ":run_id", run);
-      rescue_bind_int(w, ":group_id", gid);
-      rescue_bind_text(w, ":split", (const char *)sqlite3_column_text(q, 1), -1);
-      if (sqlite3_step(w) != SQLITE_DONE)
-        rc = RESCUE_ESQL;
-      sqlite3_reset(w);
-      if (rc)
-        break;
-    }
-    sqlite3_reset(q);
-    if (started)
-      rc = rc ? (rescue_store_rollback(dst), rc) : rescue_store_commit(dst);
-    if (rc) {
-      rescue_seterr(err, rc, "carrying the split over: %s", rescue_store_errmsg(dst));
-      goto end;
-    }
-  }
+  made = 1;
+  if ((rc = copy_create(&P, dest_db, &dst)))
+    goto end;
+  if (P.jsonl.len && (rc = copy_import(&P, dst, dest_db)))
+    goto end;
+  rc = copy_split(&P, dst);
 end:
-  if (tmp_jsonl) {
-    unlink(tmp_jsonl);
-    rescue_free(tmp_jsonl);
-  }
   rescue_store_close(&dst);
-  if (rc && dest_db) {
-    char side[4096];
-    unlink(dest_db);
-    snprintf(side, sizeof side, "%s-wal", dest_db);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", dest_db);
-    unlink(side);
-  }
-  rescue_sample_iter_free(&it);
-  rescue_pseudonym_map_clear(&m);
-  rescue_jdoc_free(&doc);
-  rescue_free(r);
-  rescue_free((void *)scheme_xml);
-  rescue_buf_clear(&jsonl);
-  rescue_buf_clear(&one);
-  rescue_buf_clear(&gname);
-  rescue_buf_clear(&missing);
-  rescue_buf_clear(&sid);
-  rescue_buf_clear(&path);
+  if (rc && made)
+    remove_corpus(dest_db);
+  rescue_pseudonym_map_clear(&P.m);
+  rescue_jdoc_free(&P.doc);
+  rescue_free(P.r);
+  rescue_buf_clear(&P.jsonl);
+  rescue_buf_clear(&P.missing);
   return rc;
 }
