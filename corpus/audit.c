@@ -9,6 +9,7 @@
 
 #include "rescue_audit.h"
 #include "rescue_json.h"
+#include "rescue_output.h"
 #include "store_int.h"
 
 int rescue_audit_write(rescue_store *st, const rescue_audit_entry *e) {
@@ -38,13 +39,19 @@ int rescue_audit_write(rescue_store *st, const rescue_audit_entry *e) {
 }
 
 int rescue_audit_add(rescue_store *st, const rescue_audit_entry *e) {
+  rescue_audit_entry with = *e;
+  rescue_error ignored = RESCUE_ERROR_INIT;
+  char hex[65];
   int rc;
+  if (e->output && !e->output_sha256 && strcmp(e->output, "-") != 0 &&
+      rescue_output_digest(e->output, hex, &ignored) == 0)
+    with.output_sha256 = hex;
   if (sqlite3_db_readonly(rescue_store_db(st), "main") == 1)
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
                          "the corpus is opened read-only: nothing can be logged");
   if ((rc = rescue_store_begin(st)))
     return rc;
-  if ((rc = rescue_audit_write(st, e))) {
+  if ((rc = rescue_audit_write(st, &with))) {
     rescue_store_rollback(st);
     return rc;
   }

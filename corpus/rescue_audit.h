@@ -39,8 +39,10 @@ int rescue_store_set_audit(rescue_store *st, const rescue_audit_context *ctx);
 
 /*
 ** Record an entry (with the OS user and the time) in a short transaction of its own: for
-** events that change no annotation, such as an export once its output is in place. A
-** store opened read-only cannot log: RESCUE_EINVAL with a message saying so.
+** events that change no annotation, such as an export once its output is in place. When
+** e->output names a file or folder and e->output_sha256 is NULL, its digest
+** (rescue_output_digest) is recorded. A store opened read-only cannot log: RESCUE_EINVAL
+** with a message saying so.
 */
 int rescue_audit_add(rescue_store *st, const rescue_audit_entry *e);
 

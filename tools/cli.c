@@ -204,8 +204,15 @@ int cli_print(const rescue_buf *b) {
 
 int cli_open_store(const char *path, int flags, rescue_store **st) {
   rescue_error err = RESCUE_ERROR_INIT;
+  rescue_audit_context ctx = {cli_cmdline, NULL};
   if (rescue_store_open(st, path, flags, &err))
     return cli_fail_path(&err, path);
+  /* every record the library writes through this handle names the command line */
+  if (rescue_store_set_audit(*st, &ctx)) {
+    rescue_store_close(st);
+    cli_error("out of memory");
+    return 1;
+  }
   return 0;
 }
 
