@@ -13,6 +13,10 @@
 #include "store_int.h"
 
 int rescue_audit_write(rescue_store *st, const rescue_audit_entry *e) {
+  return rescue_audit_write_at(st, e, NULL);
+}
+
+int rescue_audit_write_at(rescue_store *st, const rescue_audit_entry *e, const char *at) {
   sqlite3_stmt *q;
   struct passwd *pw;
   const char *ctx_user = NULL, *ctx_cmd = rescue_store_audit_command(st, &ctx_user);
@@ -23,7 +27,7 @@ int rescue_audit_write(rescue_store *st, const rescue_audit_entry *e) {
   pw = ctx_user ? NULL : getpwuid(geteuid());
   snprintf(uid, sizeof uid, "uid %ld", (long)geteuid());
   rescue_now_iso(now);
-  rescue_bind_text(q, ":now", now, -1);
+  rescue_bind_text(q, ":now", at ? at : now, -1);
   rescue_bind_text(q, ":action", e->action, -1);
   rescue_bind_text(q, ":os_user", ctx_user ? ctx_user : pw && pw->pw_name ? pw->pw_name : uid, -1);
   rescue_bind_text(q, ":annotator", e->annotator, -1);

@@ -55,6 +55,8 @@ const char *rescue_store_audit_command(const rescue_store *st, const char **os_u
 ** context; the OS user is the context's, else the effective user's account.
 */
 int rescue_audit_write(rescue_store *st, const rescue_audit_entry *e);
+/* rescue_audit_write with the record's time given (ISO 8601 as rescue_now_iso; NULL: now). */
+int rescue_audit_write_at(rescue_store *st, const rescue_audit_entry *e, const char *at);
 int rescue_store_commit(rescue_store *st);
 void rescue_store_rollback(rescue_store *st);
 

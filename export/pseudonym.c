@@ -474,6 +474,12 @@ int rescue_pseudonym_update(rescue_store *st, const char *const *real, const cha
     rc = set_in_txn(st, real[i], pseudonym[i], &changed[i]);
   if (!rc && auto_too)
     rc = auto_in_txn(st, added);
+  if (!rc) {
+    rescue_audit_entry e = {0};
+    e.action = "pseudonyms";
+    e.detail = auto_too ? "auto" : "set";
+    rc = rescue_audit_write(st, &e);
+  }
   if (!rc)
     rc = rescue_store_commit(st);
   if (rc) {

@@ -306,24 +306,6 @@ char *cli_command_line(int argc, char **argv) {
   return rescue_buf_detach(&b);
 }
 
-void cli_audit(const char *db, const char *action, int argc, char **argv, const char *annotator,
-               const char *detail) {
-  rescue_store *st = NULL;
-  rescue_error err;
-  rescue_audit_entry e;
-  memset(&err, 0, sizeof err);
-  memset(&e, 0, sizeof e);
-  (void)argc;
-  (void)argv;
-  e.action = action;
-  e.annotator = annotator;
-  e.command = cli_cmdline;
-  e.detail = detail;
-  if (rescue_store_open(&st, db, 0, &err) || rescue_audit_add(st, &e))
-    cli_warn("not recorded in the corpus's log: %s", st ? rescue_store_errmsg(st) : err.msg);
-  rescue_store_close(&st);
-}
-
 /* ---- option tables (cli.h) ---- */
 
 void cli_list_clear(cli_list *l) {

@@ -255,12 +255,6 @@ extern char *cli_cmdline;
 /* The command line as one shell-quoted string ("rescue export c.db ..."); caller frees
 ** it with rescue_free; NULL when out of memory. argv[0] is the subcommand. */
 char *cli_command_line(int argc, char **argv);
-/*
-** Record a finished command in the corpus's audit trail (rescue log) with the
-** operating-system user; a failure to record is a warning, never an error.
-*/
-void cli_audit(const char *db, const char *action, int argc, char **argv, const char *annotator,
-               const char *detail);
 
 /* Subcommands. */
 int cmd_init(int argc, char **argv);
