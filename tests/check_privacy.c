@@ -589,6 +589,30 @@ START_TEST(test_audit_failure_rolls_back) {
 }
 END_TEST
 
+/* Through the library: the handle's audit context, and a refused update leaves no record. */
+START_TEST(test_audit_context) {
+  char *dir, *db = demo_corpus(&dir);
+  rescue_store *st = NULL;
+  rescue_audit_context ctx = {"review-tool --auto", "alice"};
+  const char *real[] = {"Maya", "Maya"}, *ps[] = {"Partner X", "Daniel"};
+  long changed[2], added = 0;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, NULL), 0);
+  ck_assert_int_eq(rescue_store_set_audit(st, &ctx), 0);
+  /* the second step is refused (a real name of the group): nothing, not even the first */
+  ck_assert_int_eq(rescue_pseudonym_update(st, real, ps, 2, 0, changed, NULL), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_pseudonym_auto(st, &added), 0);
+  rescue_store_close(&st);
+  ck_assert_int_eq(added, 3);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM pseudonym WHERE pseudonym = 'Partner X'"), 0);
+  ck_assert_int_eq(audit_count(db, "pseudonyms"), 1);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM audit WHERE action = 'pseudonyms' AND "
+                             "os_user = 'alice' AND command = 'review-tool --auto'"),
+                   1);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* An export is logged once its output is in place; a read-only corpus says it cannot log. */
 START_TEST(test_audit_export) {
   char *dir, *db = demo_corpus(&dir), *out = NULL, *err = NULL;
@@ -651,6 +675,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "audit") == 0) {
     tcase_add_test(tc, test_audit_with_each_change);
     tcase_add_test(tc, test_audit_failure_rolls_back);
+    tcase_add_test(tc, test_audit_context);
     tcase_add_test(tc, test_audit_export);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
