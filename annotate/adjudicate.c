@@ -680,7 +680,7 @@ static int finish(adj *a, int rc) {
   for (int c = 0; c < a->K; c++)
     rescue_sample_iter_free(&a->c[c].it);
   if (!rc && !a->o->dry_run)
-    rc = adj_audit(a->st, a->o, a->o->lead, a->res);
+    rc = adj_audit(a->st, a->o, a->res->lead ? a->res->lead : a->o->lead, a->res);
   if (rc || a->o->dry_run)
     rescue_store_rollback(a->st);
   else

@@ -847,7 +847,6 @@ static int detect(importer *im, const char *path, rescue_format *f) {
   return 0;
 }
 
-/* rescue_import and rescue_import_edits: edit says which. */
 /* The import's audit record, written inside its transaction (rescue_audit.h). */
 static int import_audit(rescue_store *st, const rescue_import_opts *opts,
                         const rescue_import_result *res) {
@@ -861,6 +860,7 @@ static int import_audit(rescue_store *st, const rescue_import_opts *opts,
   return rescue_audit_write(st, &e);
 }
 
+/* rescue_import and rescue_import_edits: edit says which. */
 static int import_run(rescue_store *st, const char *const *paths, int n,
                       const rescue_import_opts *opts, rescue_import_result *res, int edit) {
   importer im;
