@@ -661,11 +661,26 @@ static int start(adj *a, rescue_store *st, const rescue_adjudicate_opts *o,
   return 0;
 }
 
+/* The audit record of a run that writes, inside its transaction (rescue_audit.h). */
+static int adj_audit(rescue_store *st, const rescue_adjudicate_opts *o, const char *lead,
+                     const rescue_adjudicate_result *res) {
+  rescue_audit_entry e = {0};
+  char detail[200];
+  snprintf(detail, sizeof detail, "policy %s: %ld gold versions written, %d undecided",
+           rescue_adj_policy_name(o->policy), res->written, res->n_undecided);
+  e.action = "adjudicate";
+  e.annotator = lead;
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
 /* Commit (or roll back a dry run / a failure). */
 static int finish(adj *a, int rc) {
   rescue_sample_iter_free(&a->driver);
   for (int c = 0; c < a->K; c++)
     rescue_sample_iter_free(&a->c[c].it);
+  if (!rc && !a->o->dry_run)
+    rc = adj_audit(a->st, a->o, a->res->lead ? a->res->lead : a->o->lead, a->res);
   if (rc || a->o->dry_run)
     rescue_store_rollback(a->st);
   else
@@ -901,7 +916,7 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
     rescue_sample_iter_free(&a.c[i].it);
   if (o->dry_run)
     rescue_store_rollback(st);
-  else if ((rc = rescue_store_commit(st)))
+  else if ((rc = adj_audit(st, o, lead, res)) || (rc = rescue_store_commit(st)))
     goto end;
   in_txn = 0;
   rc = 0;

@@ -117,6 +117,19 @@ static void pick_doubles(agroup **by_order, int n, int family, double share) {
   }
 }
 
+/* The audit record of an assignment run, inside its transaction (rescue_audit.h). */
+static int assign_audit(rescue_store *st, const rescue_assign_opts *o, int64_t run_id, long samples,
+                        int groups, const rescue_buf *names) {
+  rescue_audit_entry e = {0};
+  char detail[600];
+  snprintf(detail, sizeof detail,
+           "run %lld: %ld samples in %d groups to %s (overlap %g, seed %llu)", (long long)run_id,
+           samples, groups, names->s ? names->s : "", o->overlap, (unsigned long long)o->seed);
+  e.action = "assign";
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
 int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_result *res) {
   agroup *g = NULL, **order = NULL;
   int64_t *ids = NULL, run_id = 0;
@@ -267,7 +280,7 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
         }
       }
   }
-  if ((rc = rescue_store_commit(st)))
+  if ((rc = assign_audit(st, o, run_id, samples, n, &names)) || (rc = rescue_store_commit(st)))
     goto end;
   in_txn = 0;
   res->run_id = run_id;

@@ -1084,6 +1084,22 @@ static void free_mine(rescue_buf **mine, int n) {
 }
 
 /*
+** The audit record of one stored request, inside its transaction (rescue_audit.h): each
+** request commits on its own, so each has its record.
+*/
+static int draft_audit(rescue_store *st, const d_run *R, const d_request *r,
+                       const rescue_draft_outcome *o) {
+  rescue_audit_entry e = {0};
+  char detail[600];
+  snprintf(detail, sizeof detail, "%s rows %d-%d: %s; %d rows stored, %d unchanged",
+           r->s->sample_id, r->from, r->to, o->status, o->rows_imported, o->rows_unchanged);
+  e.action = "draft";
+  e.annotator = R->o->annotator;
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
+/*
 ** Store request idx: its provenance record and one model version per accepted row whose
 ** content differs from the model's own latest version of that row (an identical answer is
 ** counted as unchanged and adds nothing to the history), in one transaction. A sample
@@ -1203,7 +1219,7 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
     }
     o->rows_imported++;
   }
-  if ((rc = rescue_store_commit(st)))
+  if ((rc = draft_audit(st, R, r, o)) || (rc = rescue_store_commit(st)))
     goto fail;
   rescue_jdoc_free(&doc);
   free_mine(&mine, r->to - r->from + 1);

@@ -847,6 +847,19 @@ static int detect(importer *im, const char *path, rescue_format *f) {
   return 0;
 }
 
+/* The import's audit record, written inside its transaction (rescue_audit.h). */
+static int import_audit(rescue_store *st, const rescue_import_opts *opts,
+                        const rescue_import_result *res) {
+  rescue_audit_entry e = {0};
+  char detail[200];
+  snprintf(detail, sizeof detail, "%ld samples, %ld rows: %ld row versions added", res->samples,
+           res->rows, res->put.row_versions);
+  e.action = "import";
+  e.annotator = opts->annotator;
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
 /* rescue_import and rescue_import_edits: edit says which. */
 static int import_run(rescue_store *st, const char *const *paths, int n,
                       const rescue_import_opts *opts, rescue_import_result *res, int edit) {
@@ -972,6 +985,8 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
         rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
       continue;
     }
+    if (!rc)
+      rc = import_audit(st, opts, res);
     if (rc) {
       rescue_store_rollback(st);
     } else {

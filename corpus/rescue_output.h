@@ -36,4 +36,10 @@ int rescue_remove_tree(const char *path);
 /* mkdir -p for the parent folders of a file path. 0 or -1 (errno set). */
 int rescue_make_parents(const char *file_path);
 
+/*
+** SHA-256 (hex) identifying an output: a file's bytes; for a folder, its manifest.json
+** when it has one, else the sorted list of its files with their own digests.
+*/
+int rescue_output_digest(const char *path, char hex[65], rescue_error *err);
+
 #endif

@@ -228,6 +228,35 @@ void rescue_sample_write_json(const rescue_scheme *sc, const rescue_sample *s, r
   rescue_buf_puts(out, s->tail);
 }
 
+/* The audit record of a status change, inside its transaction, at the change's time. */
+static int status_audit(rescue_store *st, const char *sample_id, const char *status,
+                        const char *reason, int64_t annotator_id, const char *now) {
+  rescue_audit_entry e;
+  rescue_buf detail = RESCUE_BUF_INIT;
+  char *name = NULL;
+  int rc;
+  memset(&e, 0, sizeof e);
+  if (annotator_id) {
+    sqlite3_stmt *q = rescue_store_stmt(st, "audit_annotator_name");
+    if (!q)
+      return rescue_store_err(st)->code;
+    rescue_bind_int(q, ":id", annotator_id);
+    if (sqlite3_step(q) == SQLITE_ROW)
+      name = rescue_strdup((const char *)sqlite3_column_text(q, 0));
+    sqlite3_reset(q);
+  }
+  rescue_buf_printf(&detail, "%s: %s%s%s%s", sample_id, status, reason ? " (" : "",
+                    reason ? reason : "", reason ? ")" : "");
+  e.action = "status";
+  e.annotator = name;
+  e.detail = detail.s;
+  rc = rescue_buf_ok(&detail) ? rescue_audit_write_at(st, &e, now)
+                              : rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  rescue_free(name);
+  rescue_buf_clear(&detail);
+  return rc;
+}
+
 int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char *status,
                              const char *reason, int64_t annotator_id) {
   static const char *const ok[] = {"new", "in_review", "reviewed", "discarded"};
@@ -278,6 +307,8 @@ int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char
     rc = rescue_store_sqlerr(st, "recording a status");
     goto fail;
   }
+  if ((rc = status_audit(st, sample_id, status, reason, annotator_id, now)))
+    goto fail;
   return rescue_store_commit(st);
 fail:
   rescue_store_rollback(st);

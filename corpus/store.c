@@ -44,7 +44,8 @@ struct rescue_store {
   named_stmt *stmts;
   int n_stmts;
   int in_txn;
-  const char *cache_name[STMT_CACHE]; /* name literal last looked up in this slot */
+  char *audit_command, *audit_os_user; /* rescue_store_set_audit; NULL: none set */
+  const char *cache_name[STMT_CACHE];  /* name literal last looked up in this slot */
   int cache_idx[STMT_CACHE];
 };
 
@@ -53,6 +54,27 @@ rescue_error *rescue_store_err(rescue_store *st) { return &st->err; }
 const char *rescue_store_path(const rescue_store *st) { return st->path; }
 const rescue_scheme *rescue_store_scheme(const rescue_store *st) { return st->scheme; }
 sqlite3 *rescue_store_db(rescue_store *st) { return st->db; }
+
+int rescue_store_set_audit(rescue_store *st, const rescue_audit_context *ctx) {
+  char *cmd = ctx && ctx->command ? rescue_strdup(ctx->command) : NULL;
+  char *user = ctx && ctx->os_user ? rescue_strdup(ctx->os_user) : NULL;
+  if ((ctx && ctx->command && !cmd) || (ctx && ctx->os_user && !user)) {
+    rescue_free(cmd);
+    rescue_free(user);
+    return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+  }
+  rescue_free(st->audit_command);
+  rescue_free(st->audit_os_user);
+  st->audit_command = cmd;
+  st->audit_os_user = user;
+  return 0;
+}
+
+const char *rescue_store_audit_command(const rescue_store *st, const char **os_user) {
+  if (os_user)
+    *os_user = st->audit_os_user;
+  return st->audit_command;
+}
 
 /* The calendar part is formatted once per second: imports stamp every row version. */
 void rescue_now_iso(char out[32]) {
@@ -420,6 +442,8 @@ static void store_free(rescue_store *st) {
     sqlite3_close_v2(st->db);
   rescue_scheme_free(&st->scheme);
   rescue_free(st->path);
+  rescue_free(st->audit_command);
+  rescue_free(st->audit_os_user);
   rescue_free(st);
 }
 

@@ -15,6 +15,7 @@
 #include "rescue_error.h"
 #include "rescue_json.h"
 #include "rescue_scheme.h"
+#include "rescue_audit.h"
 #include "rescue_store.h"
 
 /* private to the library: not exported from librescue.so */
@@ -42,6 +43,20 @@ int rescue_store_sqlerr(rescue_store *st, const char *what);
 ** COMMIT, ROLLBACK. Nested calls are not supported.
 */
 int rescue_store_begin(rescue_store *st);
+/*
+** The audit context set by rescue_store_set_audit (rescue_audit.h): the command line, and
+** in *os_user (when os_user is not NULL) the account name given; either NULL when none.
+** The store owns both strings.
+*/
+const char *rescue_store_audit_command(const rescue_store *st, const char **os_user);
+/*
+** Write an audit record (rescue_audit.h) inside the caller's open transaction, so that it
+** commits or rolls back with the change it records. e->command NULL: the handle's audit
+** context; the OS user is the context's, else the effective user's account.
+*/
+int rescue_audit_write(rescue_store *st, const rescue_audit_entry *e);
+/* rescue_audit_write with the record's time given (ISO 8601 as rescue_now_iso; NULL: now). */
+int rescue_audit_write_at(rescue_store *st, const rescue_audit_entry *e, const char *at);
 int rescue_store_commit(rescue_store *st);
 void rescue_store_rollback(rescue_store *st);
 

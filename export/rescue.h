@@ -7,6 +7,7 @@
 #include "rescue_adjudicate.h"
 #include "rescue_agree.h"
 #include "rescue_alloc.h"
+#include "rescue_audit.h"
 #include "rescue_annotators.h"
 #include "rescue_buf.h"
 #include "rescue_clip.h"

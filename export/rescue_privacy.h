@@ -6,7 +6,8 @@
 ** corpus rewrites sample ids, participants, speakers, targets, every person field and
 ** whole-word, case-insensitive occurrences in every string; exports of that copy are what
 ** `export --pseudonymise` writes. The leak check scans an export for every real name in the
-** map. An audit trail records who exported (and imported, adjudicated, drafted) what.
+** map; rescue_export_pseudonymised writes such an export whole. The audit trail that records
+** who exported what is the store's (rescue_audit.h).
 ** README "Sharing a corpus safely" describes it for users.
 */
 #ifndef RESCUE_PRIVACY_H
@@ -14,8 +15,13 @@
 
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "rescue_buf.h"
+#include "rescue_elan.h"
+#include "rescue_export.h"
 #include "rescue_store.h"
+#include "rescue_tasks.h"
 
 /* ---- the pseudonym map ---- */
 
@@ -118,34 +124,55 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
 void rescue_leak_report_clear(rescue_leak_report *rep);
 void rescue_leak_report_json(const rescue_leak_report *rep, rescue_buf *out);
 
-/* ---- the audit trail ---- */
+/* ---- the pseudonymised export ---- */
 
-typedef struct rescue_audit_entry {
-  const char *action;    /* "export", "import", "adjudicate", "draft", "pseudonyms" */
-  const char *annotator; /* as given, or NULL */
-  const char *command;   /* the command line */
-  const char *view;      /* or NULL */
-  int pseudonymised;
-  const char *output;        /* output path, or NULL */
-  const char *output_sha256; /* of the output's manifest (or the output file), or NULL */
-  const char *detail;        /* one line, or NULL */
-} rescue_audit_entry;
+typedef enum rescue_safe_format {
+  RESCUE_SAFE_SAMPLES,   /* one JSONL file (rescue_export_samples), or a stream */
+  RESCUE_SAFE_DATA_ROOT, /* a folder of <sample_id>.json files */
+  RESCUE_SAFE_TASKS,     /* task datasets (rescue_export_tasks) */
+  RESCUE_SAFE_EAF        /* ELAN files (rescue_export_eaf) */
+} rescue_safe_format;
 
-/* Record an entry (with the OS user and the time) in its own transaction. */
-int rescue_audit_add(rescue_store *st, const rescue_audit_entry *e);
+typedef struct rescue_safe_export_opts {
+  rescue_safe_format format;
+  rescue_view view;           /* rows as this view of the corpus shows them */
+  const char *view_name;      /* for the audit record ("corpus", "latest", ...); NULL: corpus */
+  const char *const *samples; /* only these (real ids), or NULL */
+  int n_samples;
+  int force;                      /* replace an existing output (rescue_output_begin) */
+  int include_discarded;          /* samples, data root and eaf formats */
+  int with_media;                 /* tasks only: the row clips, copied into <out>/media */
+  FILE *stream;                   /* samples only: write the records here instead of `out` */
+  const rescue_tasks_opts *tasks; /* task settings, or NULL for the defaults; the view,
+                                     samples, force, stream and clip root are the call's */
+  const char *eaf_date;           /* DATE of the ELAN files; NULL: now */
+  const char *annotator;          /* who asked, for the audit record, or NULL */
+  const char *format_name;        /* the audit record's detail (NULL: the format's name) */
+  void (*progress)(void *arg, uint64_t done, uint64_t total);
+  void *progress_arg;
+} rescue_safe_export_opts;
+
+typedef struct rescue_safe_export_result {
+  rescue_leak_report leaks;     /* the leak check of the export; file paths start with `out` */
+  rescue_export_result samples; /* what the export of the copy reported, by format */
+  rescue_tasks_result tasks;
+  rescue_eaf_export_result eaf;
+  int logged;           /* 1: recorded in the corpus's audit trail */
+  rescue_error log_err; /* when not logged: why (a read-only corpus) */
+} rescue_safe_export_result;
 
 /*
-** The corpus's history in time order, as a JSON array of {"time", "action", "os_user",
-** "annotator", "command", "view", "pseudonymised", "output", "output_sha256", "detail"}:
-** the audit entries and every sample status change (action "status").
-** text != 0 writes one line per event instead.
+** The export `rescue export --pseudonymise` writes: a pseudonymised copy of the corpus as
+** the view shows it (rescue_pseudo_corpus), exported in the format into a work folder
+** beside `out`, leak-checked against the real names, and only then moved to `out` (all
+** or nothing) or copied to o->stream. Real names found: RESCUE_EBADINPUT, nothing
+** written, and res->leaks lists them. Once the output is in place the export is recorded
+** in the audit trail in a short transaction; a corpus opened read-only cannot log, which
+** res->logged and res->log_err report without failing the export. Errors are on st.
+** Clear res with rescue_safe_export_result_clear.
 */
-int rescue_audit_log(rescue_store *st, int text, rescue_buf *out);
-
-/*
-** SHA-256 (hex) identifying an output: a file's bytes; for a folder, its manifest.json
-** when it has one, else the sorted list of its files with their own digests.
-*/
-int rescue_output_digest(const char *path, char hex[65], rescue_error *err);
+int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_safe_export_opts *o,
+                                rescue_safe_export_result *res);
+void rescue_safe_export_result_clear(rescue_safe_export_result *res);
 
 #endif

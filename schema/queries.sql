@@ -426,15 +426,23 @@ INSERT INTO audit(created_at, action, os_user, annotator, command, view, pseudon
   VALUES (:now, :action, :os_user, :annotator, :command, :view, :pseudonymised, :output,
           :output_sha256, :detail);
 
+-- name: audit_annotator_name
+SELECT name FROM annotator WHERE id = :id;
+
 -- name: audit_log
--- Audit entries and sample status changes, in time order.
+-- Audit entries and sample status changes, in time order. A status change has an audit
+-- record of its own (same time, same detail) written with it; status changes from before
+-- those records existed are shown from sample_status.
 SELECT created_at, action, os_user, annotator, command, view, pseudonymised, output,
        output_sha256, detail FROM audit
 UNION ALL
-SELECT st.created_at, 'status', NULL, a.name, NULL, NULL, 0, NULL, NULL,
-       s.sample_id || ': ' || st.status || COALESCE(' (' || st.reason || ')', '')
-  FROM sample_status st JOIN sample s ON s.id = st.sample_ref
-  LEFT JOIN annotator a ON a.id = st.annotator_id
+SELECT * FROM (
+  SELECT st.created_at, 'status', NULL, a.name, NULL, NULL, 0, NULL, NULL,
+         s.sample_id || ': ' || st.status || COALESCE(' (' || st.reason || ')', '') AS detail
+    FROM sample_status st JOIN sample s ON s.id = st.sample_ref
+    LEFT JOIN annotator a ON a.id = st.annotator_id) old
+ WHERE NOT EXISTS (SELECT 1 FROM audit au WHERE au.action = 'status'
+                     AND au.created_at = old.created_at AND au.detail = old.detail)
  ORDER BY 1;
 -- ---- review (annotate/review.c, for tools/serve/) and saving one row (corpus/row_save.c) ----
 

@@ -23,7 +23,7 @@ static const char *const commands[] = {
 ** Texts allowed to name options or commands: a file (all its literals) or a file and a
 ** piece of the literal. export/card.c writes the dataset card, which records the options an
 ** export was built with; corpus/output.c writes a marker file into an export folder for
-** people who find it; export/privacy.c writes the pseudonymisation note of an export.
+** people who find it; export/pseudo_corpus.c writes the pseudonymisation note of an export.
 */
 static const struct allowed {
   const char *file;
@@ -31,7 +31,7 @@ static const struct allowed {
 } allowed[] = {
     {"export/card.c", NULL},
     {"corpus/output.c", "written by rescue; 'rescue export --force' may replace this folder"},
-    {"export/privacy.c", "(rescue export --pseudonymise)"},
+    {"export/pseudo_corpus.c", "(rescue export --pseudonymise)"},
 };
 
 /* 1 when literal s names a flag ("--x") or a command ("rescue clip", "'rescue "). */

@@ -482,10 +482,205 @@ START_TEST(test_audit_log) {
 }
 END_TEST
 
-int main(void) {
+/* ---- the audit trail, on the demo samples (no fixtures needed) ---- */
+
+/* A corpus with the demo couple sample imported; *dir is its folder (caller frees). */
+static char *demo_corpus(char **dir) {
+  char *db = tu_new_corpus(), src[1024];
+  snprintf(src, sizeof src, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, src, NULL), 0);
+  *dir = strdup(db);
+  *strrchr(*dir, '/') = 0;
+  return db;
+}
+
+/* How many audit records of this action the corpus holds. */
+static long audit_count(const char *db, const char *action) {
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM audit WHERE action = '%s'", action);
+  return count(db, sql);
+}
+
+START_TEST(test_audit_with_each_change) {
+  char *dir, *db = demo_corpus(&dir), *out = NULL, *err = NULL, src[1024];
+  snprintf(src, sizeof src, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  /* the import: one record, with the command line */
+  ck_assert_int_eq(audit_count(db, "import"), 1);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM audit WHERE action = 'import' AND command "
+                             "LIKE '%import%couple.jsonl' AND detail LIKE '1 samples, %'"),
+                   1);
+  /* a refused import (bad input, then an unknown annotator) leaves none */
+  tu_write(tu_path(dir, "bad.jsonl"), "{\"sample_id\": \"x/1\", \"rows\": 3}\n");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bad.jsonl"), NULL), 1);
+  ck_assert_int_ne(tu_rescue(NULL, NULL, "import", db, src, "--annotator", "zoe", NULL), 0);
+  ck_assert_int_eq(audit_count(db, "import"), 1);
+  /* pseudonyms: a refusal leaves none, a change one */
+  ck_assert_int_ne(tu_rescue(NULL, NULL, "pseudonyms", db, "--set", "Maya=Daniel", NULL), 0);
+  ck_assert_int_eq(audit_count(db, "pseudonyms"), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(audit_count(db, "pseudonyms"), 1);
+  /* status: an unknown sample leaves none; a change one, shown once by rescue log */
+  ck_assert_int_ne(tu_rescue(NULL, NULL, "status", db, "nobody/1", "reviewed", NULL), 0);
+  ck_assert_int_eq(audit_count(db, "status"), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, "maya_and_daniel/001_s01e01_segment01",
+                             "discarded", "--reason", "consent withdrawn", NULL),
+                   0);
+  ck_assert_int_eq(audit_count(db, "status"), 1);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "log", db, NULL), 0);
+  {
+    const char *hit = strstr(out, "segment01: discarded (consent withdrawn)");
+    ck_assert_ptr_nonnull(hit);
+    ck_assert_ptr_null(strstr(hit + 1, "segment01: discarded (consent withdrawn)"));
+    ck_assert_ptr_nonnull(strstr(out, "rescue status"));
+  }
+  free(out);
+  /* assignment: an unknown annotator leaves none, a run one */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann1", NULL), 0);
+  ck_assert_int_ne(
+      tu_rescue(NULL, NULL, "assign", db, "--annotators", "zoe", "--overlap", "0", NULL), 0);
+  ck_assert_int_eq(audit_count(db, "assign"), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "status", db, "maya_and_daniel/001_s01e01_segment01", "new", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "assign", db, "--annotators", "ann1", "--overlap", "0", NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(audit_count(db, "assign"), 1);
+  /* adjudication: a dry run writes none, a run one */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, src, "--annotator", "ann1", NULL), 0);
+  ck_assert_int_eq(audit_count(db, "import"), 2);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "adjudicate", db, "--policy", "latest", "--dry-run", NULL),
+                   0);
+  ck_assert_int_eq(audit_count(db, "adjudicate"), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "adjudicate", db, "--policy", "latest", NULL), 0);
+  ck_assert_int_eq(audit_count(db, "adjudicate"), 1);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* A change whose audit record cannot be written is not made: both or neither. */
+START_TEST(test_audit_failure_rolls_back) {
+  char *dir, *db = demo_corpus(&dir), *err = NULL, src[1024];
+  snprintf(src, sizeof src, "%s/tools/demo/family.jsonl", RESCUE_SOURCE_DIR);
+  {
+    sqlite3 *h = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h,
+                                  "CREATE TRIGGER no_audit BEFORE INSERT ON audit BEGIN SELECT "
+                                  "RAISE(ABORT, 'audit refused'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+  }
+  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, src, NULL), 1);
+  ck_assert_msg(strstr(err, "audit refused"), "%s", err);
+  free(err);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM sample"), 1);
+  ck_assert_int_ne(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM pseudonym"), 0);
+  ck_assert_int_ne(
+      tu_rescue(NULL, NULL, "status", db, "maya_and_daniel/001_s01e01_segment01", "reviewed", NULL),
+      0);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM sample_status"), 0);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM audit"), 1); /* the first import's */
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* Through the library: the handle's audit context, and a refused update leaves no record. */
+START_TEST(test_audit_context) {
+  char *dir, *db = demo_corpus(&dir);
+  rescue_store *st = NULL;
+  rescue_audit_context ctx = {"review-tool --auto", "alice"};
+  const char *real[] = {"Maya", "Maya"}, *ps[] = {"Partner X", "Daniel"};
+  long changed[2], added = 0;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, NULL), 0);
+  ck_assert_int_eq(rescue_store_set_audit(st, &ctx), 0);
+  /* the second step is refused (a real name of the group): nothing, not even the first */
+  ck_assert_int_eq(rescue_pseudonym_update(st, real, ps, 2, 0, changed, NULL), RESCUE_EINVAL);
+  ck_assert_int_eq(rescue_pseudonym_auto(st, &added), 0);
+  rescue_store_close(&st);
+  ck_assert_int_eq(added, 3);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM pseudonym WHERE pseudonym = 'Partner X'"), 0);
+  ck_assert_int_eq(audit_count(db, "pseudonyms"), 1);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM audit WHERE action = 'pseudonyms' AND "
+                             "os_user = 'alice' AND command = 'review-tool --auto'"),
+                   1);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* An export is logged once its output is in place; a read-only corpus says it cannot log. */
+START_TEST(test_audit_export) {
+  char *dir, *db = demo_corpus(&dir), *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "a.jsonl"), NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "b.jsonl"), "--pseudonymise", NULL),
+                   0);
+  ck_assert_int_eq(audit_count(db, "export"), 2);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM audit WHERE action = 'export' AND "
+                             "length(output_sha256) = 64"),
+                   2);
+  /* a refused export (the output exists) is not logged */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "b.jsonl"), "--pseudonymise", NULL),
+                   1);
+  ck_assert_int_eq(audit_count(db, "export"), 2);
+  /* a read-only corpus: the export succeeds with a warning */
+  ck_assert_int_eq(chmod(db, 0444), 0);
+  if (access(db, W_OK) == 0) { /* root writes anyway: nothing to check */
+    free(db);
+    free(dir);
+    return;
+  }
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "c.jsonl"), NULL),
+                   0);
+  ck_assert_msg(strstr(err, "rescue: export: warning: the export is not recorded in the "
+                            "corpus's log: the corpus is opened read-only"),
+                "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "d.jsonl"), "--pseudonymise", NULL),
+                   0);
+  ck_assert_msg(strstr(err, "warning: the export is not recorded in the corpus's log: the "
+                            "corpus is opened read-only"),
+                "%s", err);
+  ck_assert_ptr_nonnull(strstr(out, "wrote a pseudonymised samples export"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(access(tu_path(dir, "c.jsonl"), F_OK), 0);
+  ck_assert_int_eq(access(tu_path(dir, "d.jsonl"), F_OK), 0);
+  ck_assert_int_eq(audit_count(db, "export"), 2);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/*
+** `check_privacy audit` runs the audit tests, which need no fixtures; `check_privacy` the
+** fixture tests, SKIPPED (77) without the fixtures unless RESCUE_REQUIRE_FIXTURES=1.
+*/
+int main(int argc, char **argv) {
   Suite *s = suite_create("privacy");
   TCase *tc = tcase_create("privacy");
   tcase_set_timeout(tc, 120);
+  if (argc > 1 && strcmp(argv[1], "audit") == 0) {
+    tcase_add_test(tc, test_audit_with_each_change);
+    tcase_add_test(tc, test_audit_failure_rolls_back);
+    tcase_add_test(tc, test_audit_context);
+    tcase_add_test(tc, test_audit_export);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+  }
+  tu_fixtures(); /* here, not in a forked test: a missing folder skips the suite */
   tcase_add_test(tc, test_map_auto_and_set);
   tcase_add_test(tc, test_export_every_format_without_names);
   tcase_add_test(tc, test_names_in_text_and_new_samples);

@@ -204,8 +204,15 @@ int cli_print(const rescue_buf *b) {
 
 int cli_open_store(const char *path, int flags, rescue_store **st) {
   rescue_error err = RESCUE_ERROR_INIT;
+  rescue_audit_context ctx = {cli_cmdline, NULL};
   if (rescue_store_open(st, path, flags, &err))
     return cli_fail_path(&err, path);
+  /* every record the library writes through this handle names the command line */
+  if (rescue_store_set_audit(*st, &ctx)) {
+    rescue_store_close(st);
+    cli_error("out of memory");
+    return 1;
+  }
   return 0;
 }
 
@@ -297,24 +304,6 @@ char *cli_command_line(int argc, char **argv) {
     return NULL;
   }
   return rescue_buf_detach(&b);
-}
-
-void cli_audit(const char *db, const char *action, int argc, char **argv, const char *annotator,
-               const char *detail) {
-  rescue_store *st = NULL;
-  rescue_error err;
-  rescue_audit_entry e;
-  memset(&err, 0, sizeof err);
-  memset(&e, 0, sizeof e);
-  (void)argc;
-  (void)argv;
-  e.action = action;
-  e.annotator = annotator;
-  e.command = cli_cmdline;
-  e.detail = detail;
-  if (rescue_store_open(&st, db, 0, &err) || rescue_audit_add(st, &e))
-    cli_warn("not recorded in the corpus's log: %s", st ? rescue_store_errmsg(st) : err.msg);
-  rescue_store_close(&st);
 }
 
 /* ---- option tables (cli.h) ---- */

@@ -235,7 +235,10 @@ int cli_spec_error(const cli_spec *spec, const char *fmt, ...)
 /* The usage text of spec (as -h prints it) into b. */
 void cli_usage_text(const cli_spec *spec, rescue_buf *b);
 
-/* Open a corpus, printing the error (with the 'rescue init' hint) on failure. */
+/*
+** Open a corpus, printing the error (with the 'rescue init' hint) on failure. The handle's
+** audit context (rescue_store_set_audit) is the command line.
+*/
 int cli_open_store(const char *path, int flags, rescue_store **st);
 
 /*
@@ -252,12 +255,6 @@ extern char *cli_cmdline;
 /* The command line as one shell-quoted string ("rescue export c.db ..."); caller frees
 ** it with rescue_free; NULL when out of memory. argv[0] is the subcommand. */
 char *cli_command_line(int argc, char **argv);
-/*
-** Record a finished command in the corpus's audit trail (rescue log) with the
-** operating-system user; a failure to record is a warning, never an error.
-*/
-void cli_audit(const char *db, const char *action, int argc, char **argv, const char *annotator,
-               const char *detail);
 
 /* Subcommands. */
 int cmd_init(int argc, char **argv);
@@ -293,8 +290,16 @@ extern const cli_spec export_spec;
 int export_parse(int argc, char **argv, export_args *a);
 /* The checks of option combinations; 0 or 2 after a usage error. */
 int export_check(const export_args *a);
-/* The export without the --pseudonymise wrapper and the audit record. */
-int export_run(const export_args *a);
+/* The export from the open corpus st, without --pseudonymise and the audit record. */
+int export_run(const export_args *a, rescue_store *st);
+/* The task settings of the command line (--tasks, --clip-root, ...) over the defaults. */
+void export_tasks_opts(const export_args *a, rescue_tasks_opts *to);
+/* The warnings (stderr) of an export of each format, shared with --pseudonymise. */
+void export_samples_warn(const rescue_export_result *res);
+void export_tasks_warn(const rescue_tasks_result *res);
+void export_eaf_warn(const rescue_eaf_export_result *res);
+/* ELAN's DATE from SOURCE_DATE_EPOCH into date (*out NULL when unset); 0, or 2. */
+int export_eaf_date(char date[40], const char **out);
 void export_args_clear(export_args *a);
 int cmd_pseudonyms(int argc, char **argv);
 int cmd_leakcheck(int argc, char **argv);

@@ -169,13 +169,6 @@ int cmd_adjudicate(int argc, char **argv) {
     report(&o, &res, decide_file != NULL, &out);
   }
   rc = cli_print(&out);
-  if (rc == 0) {
-    char detail[200];
-    rescue_store_close(&st);
-    snprintf(detail, sizeof detail, "policy %s: %ld gold versions written, %d undecided",
-             rescue_adj_policy_name(o.policy), res.written, res.n_undecided);
-    cli_audit(argv[first], "adjudicate", argc, argv, o.lead, detail);
-  }
 end:
   rescue_buf_clear(&out);
   rescue_adjudicate_result_clear(&res);

@@ -207,12 +207,6 @@ int cmd_draft(int argc, char **argv) {
   }
   {
     int failed = rc == RESCUE_EPARTIAL;
-    char detail[200];
-    snprintf(detail, sizeof detail,
-             "%ld requests: %ld ok, %ld partial, %ld failed; %ld rows stored, %ld unchanged",
-             rep.requests, rep.ok, rep.partial, rep.failed, rep.rows_imported, rep.rows_unchanged);
-    rescue_store_close(&st);
-    cli_audit(argv[first], "draft", argc, argv, o.annotator, detail);
     rc = cli_print(&out);
     if (rc == 0 && failed) {
       cli_error("of %ld request%s, %ld failed and %ld kept rows back", rep.requests,

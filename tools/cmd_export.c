@@ -178,6 +178,64 @@ int export_check(const export_args *a) {
 
 void export_args_clear(export_args *a) { cli_list_clear(&a->samples); }
 
+/* The warnings of an ELAN export (stderr). */
+void export_eaf_warn(const rescue_eaf_export_result *res) {
+  if (res->fine_times)
+    cli_warn("%ld row time%s more than 3 decimals: ELAN shows %s to the millisecond (the "
+             "files keep the exact numbers for 'rescue import')",
+             res->fine_times, res->fine_times == 1 ? " has" : "s have",
+             res->fine_times == 1 ? "it" : "them");
+  if (res->incomplete)
+    cli_warn("left out %ld sample%s without a version of every row in this view", res->incomplete,
+             res->incomplete == 1 ? "" : "s");
+}
+
+/* The warnings of a tasks export (stderr). */
+void export_tasks_warn(const rescue_tasks_result *res) {
+  if (res->rows_gold + res->rows_latest && !res->rows_gold)
+    cli_warn("no row is adjudicated gold: every row is the latest version by one annotator "
+             "(see the dataset card)");
+  if (res->missing_clips)
+    cli_warn("%ld ER/VP record%s written without a clip_path (cut clips with 'rescue clip' or "
+             "give --clip-root; --require-clips makes this an error)",
+             res->missing_clips, res->missing_clips == 1 ? "" : "s");
+  if (res->incomplete)
+    cli_warn("left out %ld sample%s without a version of every row in this view", res->incomplete,
+             res->incomplete == 1 ? "" : "s");
+  if (res->unassigned)
+    cli_warn("left out %ld sample%s whose group the split run does not cover; run 'rescue "
+             "split' again",
+             res->unassigned, res->unassigned == 1 ? "" : "s");
+}
+
+/* The warnings of a samples or data-root export (stderr). */
+void export_samples_warn(const rescue_export_result *res) {
+  if (res->incomplete)
+    cli_warn("left out %ld sample%s without a version of every row in this view", res->incomplete,
+             res->incomplete == 1 ? "" : "s");
+}
+
+/*
+** The DATE of ELAN files: SOURCE_DATE_EPOCH when set (the reproducible-builds convention),
+** formatted into date, else NULL (now). 0, or 2 after a usage error.
+*/
+int export_eaf_date(char date[40], const char **out) {
+  const char *sde = getenv("SOURCE_DATE_EPOCH");
+  *out = NULL;
+  if (sde && *sde) {
+    char *end;
+    long long t = strtoll(sde, &end, 10);
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (*end || t < 0 || !gmtime_r(&tt, &tm))
+      return cli_spec_error(&export_spec, "SOURCE_DATE_EPOCH is not a number of seconds: '%s'",
+                            sde);
+    strftime(date, 40, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+    *out = date;
+  }
+  return 0;
+}
+
 /*
 ** The eaf format. DATE in the files is now, or SOURCE_DATE_EPOCH when set (the
 ** reproducible-builds convention), so two exports of the same corpus can be compared.
@@ -187,7 +245,6 @@ static int export_eaf(rescue_store *st, const char *out, const char *view_spec,
   rescue_eaf_export_opts eo = {0};
   rescue_eaf_export_result res;
   cli_progress *bar;
-  const char *sde = getenv("SOURCE_DATE_EPOCH");
   char date[40];
   int rc;
   eo.view = o->view;
@@ -197,17 +254,8 @@ static int export_eaf(rescue_store *st, const char *out, const char *view_spec,
   eo.n_samples = o->n_samples;
   eo.force = o->force;
   eo.include_discarded = o->include_discarded;
-  if (sde && *sde) {
-    char *end;
-    long long t = strtoll(sde, &end, 10);
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (*end || t < 0 || !gmtime_r(&tt, &tm))
-      return cli_spec_error(&export_spec, "SOURCE_DATE_EPOCH is not a number of seconds: '%s'",
-                            sde);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
-    eo.date = date;
-  }
+  if ((rc = export_eaf_date(date, &eo.date)))
+    return rc;
   bar = cli_progress_start("exporting");
   eo.progress = cli_progress_update;
   eo.progress_arg = bar;
@@ -217,14 +265,7 @@ static int export_eaf(rescue_store *st, const char *out, const char *view_spec,
     return cli_fail(rescue_store_err(st));
   printf("wrote %ld ELAN file%s (%ld rows) to %s/\n", res.samples, res.samples == 1 ? "" : "s",
          res.rows, out);
-  if (res.fine_times)
-    cli_warn("%ld row time%s more than 3 decimals: ELAN shows %s to the millisecond (the "
-             "files keep the exact numbers for 'rescue import')",
-             res.fine_times, res.fine_times == 1 ? " has" : "s have",
-             res.fine_times == 1 ? "it" : "them");
-  if (res.incomplete)
-    cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
-             res.incomplete == 1 ? "" : "s");
+  export_eaf_warn(&res);
   if (res.discarded)
     printf("left out %ld discarded sample%s (--include-discarded writes them)\n", res.discarded,
            res.discarded == 1 ? "" : "s");
@@ -260,57 +301,45 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
   if (to->blind)
     fprintf(msg, "; blind: answers in *.answers.jsonl");
   fprintf(msg, "\n");
-  if (res.rows_gold + res.rows_latest && !res.rows_gold)
-    cli_warn("no row is adjudicated gold: every row is the latest version by one annotator "
-             "(see the dataset card)");
-  if (res.missing_clips)
-    cli_warn("%ld ER/VP record%s written without a clip_path (cut clips with 'rescue clip' or "
-             "give --clip-root; --require-clips makes this an error)",
-             res.missing_clips, res.missing_clips == 1 ? "" : "s");
-  if (res.incomplete)
-    cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
-             res.incomplete == 1 ? "" : "s");
-  if (res.unassigned)
-    cli_warn("left out %ld sample%s whose group the split run does not cover; run 'rescue "
-             "split' again",
-             res.unassigned, res.unassigned == 1 ? "" : "s");
+  export_tasks_warn(&res);
   if (res.discarded)
     fprintf(msg, "left out %ld discarded sample%s\n", res.discarded, res.discarded == 1 ? "" : "s");
   return cli_finish(0);
 }
 
-/* The export itself (tools/export_safe.c wraps it with --pseudonymise and the audit). */
-int export_run(const export_args *a) {
+/* The task settings of the command line, over the defaults. */
+void export_tasks_opts(const export_args *a, rescue_tasks_opts *to) {
+  rescue_tasks_opts_init(to);
+  if (a->tasks)
+    to->tasks = a->tasks;
+  to->clip_root = a->clip_root;
+  to->split = a->split;
+  if (a->checkpoints_per_sample >= 0)
+    to->checkpoints_per_sample = a->checkpoints_per_sample;
+  if (a->min_dialogue_words >= 0)
+    to->min_dialogue_words = a->min_dialogue_words;
+  if (a->itp_cap_per_class >= 0)
+    to->itp_cap_per_class = a->itp_cap_per_class;
+  to->blind = a->blind;
+  to->require_clips = a->require_clips;
+  to->command_line = cli_cmdline;
+}
+
+/* The export itself, from the open corpus st (tools/export_safe.c opens it and logs). */
+int export_run(const export_args *a, rescue_store *st) {
   rescue_export_opts o = {0};
   rescue_tasks_opts to;
   rescue_export_result res;
-  rescue_store *st = NULL;
   cli_progress *bar = NULL;
   int rc, data_root = a->format == 1;
 
-  rescue_tasks_opts_init(&to);
   if ((rc = export_check(a)))
     return rc;
+  export_tasks_opts(a, &to);
   o.force = a->force;
   o.include_discarded = a->include_discarded;
-  if (a->tasks)
-    to.tasks = a->tasks;
-  to.clip_root = a->clip_root;
-  to.split = a->split;
-  if (a->checkpoints_per_sample >= 0)
-    to.checkpoints_per_sample = a->checkpoints_per_sample;
-  if (a->min_dialogue_words >= 0)
-    to.min_dialogue_words = a->min_dialogue_words;
-  if (a->itp_cap_per_class >= 0)
-    to.itp_cap_per_class = a->itp_cap_per_class;
-  to.blind = a->blind;
-  to.require_clips = a->require_clips;
-  if ((rc = cli_open_store(a->db, RESCUE_OPEN_READONLY, &st)))
-    goto end;
-  if (rescue_view_parse(st, a->view, &o.view)) {
-    rc = cli_fail_spec(rescue_store_err(st), a->db, &export_spec);
-    goto end;
-  }
+  if (rescue_view_parse(st, a->view, &o.view))
+    return cli_fail_spec(rescue_store_err(st), a->db, &export_spec);
   o.samples = (const char *const *)a->samples.v;
   o.n_samples = a->samples.n;
   if (strcmp(a->out, "-") == 0) {
@@ -318,39 +347,28 @@ int export_run(const export_args *a) {
     to.stream = stdout;
   }
   if (a->format == 2) {
-    to.command_line = cli_cmdline;
     to.view = o.view;
     to.view_name = a->view ? a->view : "corpus";
     to.samples = o.samples;
     to.n_samples = o.n_samples;
     to.force = o.force;
-    rc = export_tasks(st, a->out, &to);
-    goto end;
+    return export_tasks(st, a->out, &to);
   }
-  if (a->format == 3) {
-    rc = export_eaf(st, a->out, a->view, &o);
-    goto end;
-  }
+  if (a->format == 3)
+    return export_eaf(st, a->out, a->view, &o);
   bar = cli_progress_start("exporting");
   o.progress = cli_progress_update;
   o.progress_arg = bar;
   rc = rescue_export_samples(st, a->out, data_root, &o, &res);
   cli_progress_done(&bar);
-  if (rc) {
-    rc = cli_fail(rescue_store_err(st));
-    goto end;
-  }
+  if (rc)
+    return cli_fail(rescue_store_err(st));
   fprintf(o.stream ? stderr : stdout, "wrote %ld sample%s (%ld rows) to %s\n", res.samples,
           res.samples == 1 ? "" : "s", res.rows, o.stream ? "stdout" : a->out);
-  if (res.incomplete)
-    cli_warn("left out %ld sample%s without a version of every row in this view", res.incomplete,
-             res.incomplete == 1 ? "" : "s");
+  export_samples_warn(&res);
   if (res.discarded)
     fprintf(o.stream ? stderr : stdout,
             "left out %ld discarded sample%s (--include-discarded writes them)\n", res.discarded,
             res.discarded == 1 ? "" : "s");
-  rc = cli_finish(0);
-end:
-  rescue_store_close(&st);
-  return rc;
+  return cli_finish(0);
 }

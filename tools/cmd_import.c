@@ -292,12 +292,6 @@ int cmd_import(int argc, char **argv) {
   rc = cli_finish(0);
 end:
   rescue_store_close(&st);
-  if (rc == 0) {
-    char detail[200];
-    snprintf(detail, sizeof detail, "%ld samples, %ld rows: %ld row versions added", res.samples,
-             res.rows, res.put.row_versions);
-    cli_audit(argv[first], "import", argc, argv, o.annotator, detail);
-  }
   rescue_buf_clear(&N.decisions);
   rescue_buf_clear(&N.warn);
   rescue_buf_clear(&N.cues);

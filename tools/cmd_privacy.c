@@ -93,8 +93,6 @@ int cmd_pseudonyms(int argc, char **argv) {
     if (!ok || failed)
       goto end;
   }
-  if (n_sets || do_auto)
-    cli_audit(argv[first], "pseudonyms", argc, argv, NULL, do_auto ? "auto" : "set");
   if (rescue_pseudonym_map_load(st, &m)) {
     rc = cli_fail(rescue_store_err(st));
     goto end;

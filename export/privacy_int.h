@@ -1,0 +1,49 @@
+/*
+** privacy_int.h: what the privacy modules (pseudonym.c, pseudo_corpus.c, leakcheck.c)
+** share: names in text (privacy_text.c) and a group's id. Private to the library.
+*/
+#ifndef RESCUE_PRIVACY_INT_H
+#define RESCUE_PRIVACY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rescue_buf.h"
+#include "rescue_store.h"
+
+#pragma GCC visibility push(hidden)
+
+/* A replacement: real -> pseudonym. */
+typedef struct repl {
+  const char *real, *pseudo;
+  size_t rlen;
+} repl;
+
+/* qsort order of replacements: longest real name first, then by name. */
+int pv_by_length_desc(const void *a, const void *b);
+/* Is the character before byte i of s part of a word? */
+int pv_word_before(const char *s, size_t i);
+/* Is the character at byte i of s (len bytes) part of a word? */
+int pv_word_after(const char *s, size_t len, size_t i);
+/* 1 when name (nlen bytes) occurs in s at i as a whole word, any ASCII case. */
+int pv_word_at(const char *s, size_t len, size_t i, const char *name, size_t nlen);
+/* Append s with every whole-word occurrence of a real name of r replaced (longest first). */
+void pv_replace_words(const repl *r, int n, const char *s, size_t len, rescue_buf *out);
+
+/* Distinct names, in the order first added; the list owns its strings. */
+typedef struct names {
+  int n, cap;
+  char **v;
+} names;
+
+/* Add s (len bytes) unless already there; 0 or RESCUE_ENOMEM. */
+int pv_names_add(names *ns, const char *s, size_t len);
+/* Free the strings and the list, leaving it empty; accepts an empty list. */
+void pv_names_free(names *ns);
+
+/* The id of the group called `name` in st: 0, or RESCUE_ENOTFOUND. */
+int pv_group_id(rescue_store *st, const char *name, int64_t *id);
+
+#pragma GCC visibility pop
+
+#endif

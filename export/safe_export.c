@@ -1,0 +1,245 @@
+/*
+** safe_export.c: the pseudonymised export as one library call (rescue_privacy.h): the
+** copy, its export into a work folder, the leak check, the move into place and the audit
+** record. `rescue export --pseudonymise` (tools/export_safe.c) calls it and reports.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rescue_alloc.h"
+#include "rescue_audit.h"
+#include "rescue_output.h"
+#include "rescue_privacy.h"
+#include "store_int.h"
+
+static const char *const format_names[] = {"samples", "data-root", "tasks", "eaf"};
+
+/* Move every entry of folder `from` into folder `to` (same file system); 0 or -1. */
+static int move_entries(const char *from, const char *to) {
+  DIR *d = opendir(from);
+  struct dirent *e;
+  int rc = 0;
+  if (!d)
+    return -1;
+  while (!rc && (e = readdir(d)) != NULL) {
+    char a[4096], b[4096];
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    if ((size_t)snprintf(a, sizeof a, "%s/%s", from, e->d_name) >= sizeof a ||
+        (size_t)snprintf(b, sizeof b, "%s/%s", to, e->d_name) >= sizeof b) {
+      errno = ENAMETOOLONG;
+      rc = -1;
+    } else {
+      rc = rename(a, b);
+    }
+  }
+  closedir(d);
+  return rc;
+}
+
+/* A fresh work folder beside `out` (same file system, so renames work); caller frees. */
+static char *work_dir(const char *out) {
+  size_t n = strlen(out) + 32;
+  char *d = rescue_malloc(n);
+  if (!d)
+    return NULL;
+  snprintf(d, n, "%s.rescue-pseudo-XXXXXX", out);
+  if (!mkdtemp(d)) {
+    rescue_free(d);
+    return NULL;
+  }
+  return d;
+}
+
+/*
+** Export the pseudonymised copy at db into outp as o asks: the whole copy as its corpus
+** view shows it, with clip paths under "media" when the clips come along. A failure's
+** message is copied onto st.
+*/
+static int export_copy(rescue_store *st, const char *db, const char *outp,
+                       const rescue_safe_export_opts *o, rescue_safe_export_result *res) {
+  rescue_store *cp = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_view corpus;
+  int rc;
+  if ((rc = rescue_store_open(&cp, db, RESCUE_OPEN_READONLY, &err))) {
+    *rescue_store_err(st) = err;
+    return rc;
+  }
+  if ((rc = rescue_view_parse(cp, NULL, &corpus)))
+    goto end;
+  switch (o->format) {
+  case RESCUE_SAFE_SAMPLES:
+  case RESCUE_SAFE_DATA_ROOT: {
+    rescue_export_opts eo = {0};
+    eo.view = corpus;
+    eo.include_discarded = o->include_discarded;
+    eo.progress = o->progress;
+    eo.progress_arg = o->progress_arg;
+    rc = rescue_export_samples(cp, outp, o->format == RESCUE_SAFE_DATA_ROOT, &eo, &res->samples);
+    break;
+  }
+  case RESCUE_SAFE_TASKS: {
+    rescue_tasks_opts to;
+    if (o->tasks)
+      to = *o->tasks;
+    else
+      rescue_tasks_opts_init(&to);
+    to.view = corpus;
+    to.view_name = NULL;
+    to.samples = NULL;
+    to.n_samples = 0;
+    to.force = 0;
+    to.stream = NULL;
+    to.clip_root = o->with_media ? "media" : NULL; /* the copy's clips, not the real ids' */
+    to.progress = o->progress;
+    to.progress_arg = o->progress_arg;
+    rc = rescue_export_tasks(cp, outp, &to, &res->tasks);
+    break;
+  }
+  case RESCUE_SAFE_EAF: {
+    rescue_eaf_export_opts eo = {0};
+    eo.view = corpus;
+    eo.include_discarded = o->include_discarded;
+    eo.date = o->eaf_date;
+    eo.progress = o->progress;
+    eo.progress_arg = o->progress_arg;
+    rc = rescue_export_eaf(cp, outp, &eo, &res->eaf);
+    break;
+  }
+  }
+end:
+  if (rc)
+    *rescue_store_err(st) = *rescue_store_err(cp);
+  rescue_store_close(&cp);
+  return rc;
+}
+
+/*
+** The leak check of the export at outp; real names found fail the export, their file
+** paths rewritten as under `out`, where the export was to go.
+*/
+static int check_leaks(rescue_store *st, const char *outp, const char *out,
+                       rescue_leak_report *rep) {
+  size_t wl = strlen(outp);
+  int rc, i;
+  if ((rc = rescue_leakcheck(st, outp, rep)))
+    return rc;
+  for (i = 0; i < rep->n; i++) {
+    rescue_leak *l = &rep->leaks[i];
+    const char *rel = strncmp(l->file, outp, wl) == 0 ? l->file + wl : "";
+    size_t n = strlen(out) + strlen(rel) + 1;
+    char *f = rescue_malloc(n);
+    if (!f)
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    snprintf(f, n, "%s%s", out, rel);
+    rescue_free(l->file);
+    l->file = f;
+  }
+  if (rep->n)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
+                         "%d real name%s survived pseudonymisation; nothing was written", rep->n,
+                         rep->n == 1 ? "" : "s");
+  return 0;
+}
+
+/* Put the checked export at outp where it goes: o->stream, or into the output `out_o`. */
+static int place(rescue_store *st, const char *outp, const rescue_safe_export_opts *o,
+                 rescue_output **out_o) {
+  rescue_error *err = rescue_store_err(st);
+  if (o->stream) {
+    char *text = NULL;
+    size_t len;
+    int rc = rescue_read_file(outp, &text, &len, err);
+    if (!rc && fwrite(text, 1, len, o->stream) != len)
+      rc = rescue_seterr(err, RESCUE_EIO, "cannot write the export: %s", strerror(errno));
+    rescue_free(text);
+    return rc;
+  }
+  if (o->format != RESCUE_SAFE_SAMPLES ? move_entries(outp, rescue_output_path(*out_o))
+                                       : rename(outp, rescue_output_path(*out_o)))
+    return rescue_seterr(err, RESCUE_EIO, "cannot move the export into place: %s", strerror(errno));
+  return rescue_output_commit(out_o, err);
+}
+
+/* The audit record of a finished export; a failure to log is reported in res only. */
+static void log_export(rescue_store *st, const char *out, const rescue_safe_export_opts *o,
+                       rescue_safe_export_result *res) {
+  rescue_audit_entry e;
+  rescue_error saved = *rescue_store_err(st);
+  memset(&e, 0, sizeof e);
+  e.action = "export";
+  e.annotator = o->annotator;
+  e.view = o->view_name ? o->view_name : "corpus";
+  e.pseudonymised = 1;
+  e.output = o->stream ? "-" : out;
+  e.detail = o->format_name ? o->format_name : format_names[o->format];
+  res->logged = rescue_audit_add(st, &e) == 0;
+  if (!res->logged)
+    res->log_err = *rescue_store_err(st);
+  *rescue_store_err(st) = saved;
+}
+
+int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_safe_export_opts *o,
+                                rescue_safe_export_result *res) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_output *oo = NULL;
+  rescue_pseudo_opts po = {0};
+  char *work = NULL, db[4096], media[4096], outp[4096];
+  int rc, is_dir = o->format != RESCUE_SAFE_SAMPLES;
+  memset(res, 0, sizeof *res);
+  if (o->stream && is_dir)
+    return rescue_seterr_arg(err, RESCUE_EINVAL, "stream",
+                             "a stream takes the samples format only");
+  if (o->with_media && o->format != RESCUE_SAFE_TASKS)
+    return rescue_seterr_arg(err, RESCUE_EINVAL, "with_media",
+                             "media go with the tasks format only");
+  if (!o->stream && (rc = rescue_output_begin(out, is_dir, o->force, &oo, err)))
+    return rc;
+  if (!(work = work_dir(o->stream ? "rescue-export" : out))) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot make a work folder beside '%s': %s",
+                       o->stream ? "-" : out, strerror(errno));
+    goto end;
+  }
+  snprintf(db, sizeof db, "%s/corpus.db", work);
+  snprintf(media, sizeof media, "%s/media", work);
+  snprintf(outp, sizeof outp, "%s/out", work);
+  po.view = o->view;
+  po.samples = o->samples;
+  po.n_samples = o->n_samples;
+  po.media_dir = o->with_media ? media : NULL;
+  if ((rc = rescue_pseudo_corpus(st, &po, db, err)) || (rc = export_copy(st, db, outp, o, res)))
+    goto end;
+  if (o->with_media) {
+    char dest[4200];
+    struct stat sb;
+    snprintf(dest, sizeof dest, "%s/media", outp);
+    if (stat(media, &sb) == 0 && rename(media, dest)) {
+      rc = rescue_seterr(err, RESCUE_EIO, "cannot move the clips into the export: %s",
+                         strerror(errno));
+      goto end;
+    }
+  }
+  if ((rc = check_leaks(st, outp, out, &res->leaks)) || (rc = place(st, outp, o, &oo)))
+    goto end;
+  log_export(st, out, o, res);
+end:
+  rescue_output_abort(&oo);
+  if (work) {
+    rescue_remove_tree(work);
+    rescue_free(work);
+  }
+  return rc;
+}
+
+void rescue_safe_export_result_clear(rescue_safe_export_result *res) {
+  if (!res)
+    return;
+  rescue_leak_report_clear(&res->leaks);
+  memset(res, 0, sizeof *res);
+}
