@@ -1,22 +1,17 @@
 /*
 ** draft.c: model pre-annotation (rescue_draft.h). Worker threads build prompts, run the
-** model command and check its answers; the calling thread alone touches the store, one
+** model command (draft_run.c) and check its answers; the calling thread alone touches the store, one
 ** request's transaction at a time, so parallel requests never interleave their writes.
 */
-#define _GNU_SOURCE /* pipe2, memmem */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "rescue_alloc.h"
 #include "store_int.h"
@@ -25,15 +20,13 @@
 #include "rescue_lint.h"
 #include "rescue_sha256.h"
 
-extern char **environ;
+#include "draft_int.h"
 
 extern const unsigned char rescue_draft_prompt[];
 extern const size_t rescue_draft_prompt_len;
 
-#define OUT_LIMIT (16u << 20) /* bytes of a command's standard output kept */
-#define ERR_TAIL 2000         /* bytes of its standard error reported */
-#define CONTEXT_ROWS 20       /* earlier rows shown as context */
-#define MAX_CANDIDATES 256    /* brackets tried when looking for JSON inside prose */
+#define CONTEXT_ROWS 20    /* earlier rows shown as context */
+#define MAX_CANDIDATES 256 /* brackets tried when looking for JSON inside prose */
 
 const char *rescue_draft_default_template(size_t *len) {
   if (len)
@@ -84,12 +77,6 @@ typedef struct d_run {
   int *finished; /* queue of finished request indexes */
   int n_finished;
 } d_run;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- the prompt ---- */
 
@@ -256,167 +243,6 @@ static int build_prompt(d_run *R, const d_request *r, rescue_buf *b, rescue_erro
     p = close + 2;
   }
   return rescue_buf_ok(b) ? 0 : rescue_seterr(err, RESCUE_ENOMEM, NULL);
-}
-
-/* ---- running the command ---- */
-
-typedef struct d_exec {
-  int status; /* exit code, 128+signal, -1 timed out, -2 could not start */
-  rescue_buf out, err;
-} d_exec;
-
-static char *env_entry(const char *k, const char *v) {
-  size_t n = strlen(k) + strlen(v) + 2;
-  char *e = rescue_malloc(n);
-  if (e)
-    snprintf(e, n, "%s=%s", k, v);
-  return e;
-}
-
-/*
-** Run `cmd` with /bin/sh -c, `in` on its standard input and `env` added to the
-** environment; collect its output until it exits or `timeout` seconds pass (then its
-** whole process group is killed). The child only calls async-signal-safe functions
-** between fork and exec, as a threaded parent requires.
-*/
-static void run_command(const char *cmd, char *const *extra, int n_extra, const char *in,
-                        size_t inlen, double timeout, d_exec *x) {
-  int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-  char **envp = NULL;
-  size_t n_env = 0, i;
-  pid_t pid;
-  double deadline = now_s() + timeout;
-  size_t written = 0;
-  int status = 0, reaped = 0;
-  x->status = -2;
-  while (environ[n_env])
-    n_env++;
-  envp = rescue_calloc(n_env + (size_t)n_extra + 1, sizeof *envp);
-  if (!envp)
-    goto end;
-  {
-    size_t k = 0;
-    for (i = 0; i < n_env; i++) {
-      int j, shadowed = 0;
-      for (j = 0; j < n_extra; j++) {
-        size_t kl = (size_t)(strchr(extra[j], '=') - extra[j]);
-        shadowed |= strncmp(environ[i], extra[j], kl + 1) == 0;
-      }
-      if (!shadowed)
-        envp[k++] = environ[i];
-    }
-    for (i = 0; i < (size_t)n_extra; i++)
-      envp[k++] = extra[i];
-  }
-  if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
-    rescue_buf_printf(&x->err, "cannot make a pipe: %s", strerror(errno));
-    goto end;
-  }
-  pid = fork();
-  if (pid < 0) {
-    rescue_buf_printf(&x->err, "cannot start the command: %s", strerror(errno));
-    goto end;
-  }
-  if (pid == 0) {
-    char *argv[] = {"sh", "-c", (char *)cmd, NULL};
-    setpgid(0, 0);
-    dup2(pin[0], 0);
-    dup2(pout[1], 1);
-    dup2(perr[1], 2);
-    execve("/bin/sh", argv, envp);
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  close(pin[0]);
-  close(pout[1]);
-  close(perr[1]);
-  pin[0] = pout[1] = perr[1] = -1;
-  fcntl(pin[1], F_SETFL, O_NONBLOCK);
-  if (inlen == 0) {
-    close(pin[1]);
-    pin[1] = -1;
-  }
-  while (pout[0] >= 0 || perr[0] >= 0 || pin[1] >= 0) {
-    struct pollfd pf[3];
-    int np = 0, ms;
-    double left = deadline - now_s();
-    if (left <= 0)
-      break;
-    ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
-    if (pin[1] >= 0)
-      pf[np++] = (struct pollfd){pin[1], POLLOUT, 0};
-    if (pout[0] >= 0)
-      pf[np++] = (struct pollfd){pout[0], POLLIN, 0};
-    if (perr[0] >= 0)
-      pf[np++] = (struct pollfd){perr[0], POLLIN, 0};
-    if (poll(pf, (nfds_t)np, ms) < 0 && errno != EINTR)
-      break;
-    for (i = 0; i < (size_t)np; i++) {
-      if (!pf[i].revents)
-        continue;
-      if (pf[i].fd == pin[1]) {
-        ssize_t w = write(pin[1], in + written, inlen - written);
-        if (w > 0)
-          written += (size_t)w;
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == inlen) {
-          close(pin[1]); /* done, or the command stopped reading (EPIPE) */
-          pin[1] = -1;
-        }
-      } else {
-        char chunk[65536];
-        int *fd = pf[i].fd == pout[0] ? &pout[0] : &perr[0];
-        rescue_buf *b = fd == &pout[0] ? &x->out : &x->err;
-        ssize_t r = read(*fd, chunk, sizeof chunk);
-        if (r > 0) {
-          if (b == &x->out && b->len + (size_t)r > OUT_LIMIT)
-            r = (ssize_t)(OUT_LIMIT - b->len);
-          if (b == &x->err && b->len > 64 * ERR_TAIL) { /* keep the tail only */
-            memmove(b->s, b->s + b->len - ERR_TAIL, ERR_TAIL);
-            b->len = ERR_TAIL;
-          }
-          rescue_buf_putn(b, chunk, (size_t)r);
-        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-          close(*fd);
-          *fd = -1;
-        }
-      }
-    }
-  }
-  /* the output is closed (or time is up): wait for the exit within the deadline */
-  while (!reaped) {
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) {
-      reaped = 1;
-      break;
-    }
-    if (w < 0 && errno != EINTR)
-      break;
-    if (now_s() >= deadline)
-      break;
-    usleep(2000);
-  }
-  if (!reaped) {
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    x->status = -1;
-  } else if (WIFEXITED(status)) {
-    x->status = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    x->status = 128 + WTERMSIG(status);
-  }
-  if (reaped)
-    kill(-pid, SIGKILL); /* anything the command left running in its group */
-end:
-  for (i = 0; i < 2; i++) {
-    if (pin[i] >= 0)
-      close(pin[i]);
-    if (pout[i] >= 0)
-      close(pout[i]);
-    if (perr[i] >= 0)
-      close(perr[i]);
-  }
-  rescue_free(envp);
 }
 
 /* ---- reading the answer ---- */
@@ -765,26 +591,6 @@ static void set_error(rescue_draft_outcome *o, const char *fmt, ...) {
   o->error = rescue_strdup(msg);
 }
 
-/* The last line(s) of a command's standard error, for a message. */
-static void err_tail(const rescue_buf *b, char *out, size_t cap) {
-  size_t start = b->len > ERR_TAIL ? b->len - ERR_TAIL : 0, end = b->len, i, k = 0;
-  while (end > start && (b->s[end - 1] == '\n' || b->s[end - 1] == ' '))
-    end--;
-  for (i = start; i < end && k + 5 < cap; i++) {
-    unsigned char ch = (unsigned char)b->s[i];
-    if (ch == '\n') {
-      out[k++] = ' ';
-      out[k++] = '|';
-      out[k++] = ' ';
-    } else if (ch < 0x20 || ch == 0x7f) {
-      k += (size_t)snprintf(out + k, cap - k, "\\x%02x", ch);
-    } else {
-      out[k++] = (char)ch;
-    }
-  }
-  out[k < cap ? k : cap - 1] = 0;
-}
-
 static void do_request(d_run *R, int idx) {
   d_request *r = &R->req[idx];
   rescue_draft_outcome *o = &R->out[idx];
@@ -793,7 +599,7 @@ static void do_request(d_run *R, int idx) {
   rescue_error err;
   d_check best;
   char from_s[24], to_s[24], att_s[24], *env[5] = {NULL};
-  double t0 = now_s();
+  double t0 = draft_now();
   size_t base_len;
   int attempt;
   memset(&best, 0, sizeof best);
@@ -813,10 +619,10 @@ static void do_request(d_run *R, int idx) {
   base_len = prompt.len;
   snprintf(from_s, sizeof from_s, "%d", r->from);
   snprintf(to_s, sizeof to_s, "%d", r->to);
-  env[0] = env_entry("RESCUE_SAMPLE_ID", r->s->sample_id);
-  env[1] = env_entry("RESCUE_SCENARIO", r->s->scenario);
-  env[2] = env_entry("RESCUE_ROW_FROM", from_s);
-  env[3] = env_entry("RESCUE_ROW_TO", to_s);
+  env[0] = draft_env_entry("RESCUE_SAMPLE_ID", r->s->sample_id);
+  env[1] = draft_env_entry("RESCUE_SCENARIO", r->s->scenario);
+  env[2] = draft_env_entry("RESCUE_ROW_FROM", from_s);
+  env[3] = draft_env_entry("RESCUE_ROW_TO", to_s);
   for (attempt = 1; attempt <= op->retries + 1; attempt++) {
     d_exec x;
     rescue_jdoc *doc = NULL;
@@ -828,15 +634,15 @@ static void do_request(d_run *R, int idx) {
     memset(&c, 0, sizeof c);
     snprintf(att_s, sizeof att_s, "%d", attempt);
     rescue_free(env[4]);
-    env[4] = env_entry("RESCUE_ATTEMPT", att_s);
+    env[4] = draft_env_entry("RESCUE_ATTEMPT", att_s);
     if (!env[0] || !env[1] || !env[2] || !env[3] || !env[4]) {
       set_error(o, "out of memory");
       break;
     }
     o->attempts = attempt;
-    run_command(op->model_cmd, env, 5, prompt.s, prompt.len, op->timeout, &x);
+    draft_run_command(op->model_cmd, env, 5, prompt.s, prompt.len, op->timeout, &x);
     o->exit_status = x.status;
-    err_tail(&x.err, tail, sizeof tail);
+    draft_err_tail(&x.err, tail, sizeof tail);
     if (x.status == -2) {
       set_error(o, "the command could not be started: %s", tail);
     } else if (x.status == -1) {
@@ -918,7 +724,7 @@ static void do_request(d_run *R, int idx) {
     best.n_findings = 0;
   }
 end:
-  o->wall_ms = (long)((now_s() - t0) * 1000 + 0.5);
+  o->wall_ms = (long)((draft_now() - t0) * 1000 + 0.5);
   check_free(&best);
   rescue_buf_clear(&prompt);
   for (int i = 0; i < 5; i++)
