@@ -1,7 +1,8 @@
 /*
 ** draft.c: model pre-annotation (rescue_draft.h). Worker threads build prompts, run the
-** model command (draft_run.c) and check its answers; the calling thread alone touches the store, one
-** request's transaction at a time, so parallel requests never interleave their writes.
+** model command (draft_run.c) and check its answers; the calling thread alone touches the
+** store, one request's transaction at a time, so parallel requests never interleave their
+** writes.
 */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
