@@ -265,17 +265,22 @@ static const rescue_jnode *answer_rows(const rescue_jnode *n) {
   return n;
 }
 
+/* rescue_jfind's test: a value that answer_rows takes. */
+static int is_answer(const rescue_jnode *n, void *ctx) {
+  (void)ctx;
+  return answer_rows(n) != NULL;
+}
+
 /*
 ** Find the answer's rows in a command's output: the whole output as JSON, else a fenced
 ** block (```json ... ```), else the first bracketed value inside prose that reads as an
-** answer. *shape counts the tolerances used. NULL when nothing usable is there.
+** answer (rescue_jfind, with its bound on the work). *shape counts the tolerances used. NULL when nothing usable is there.
 */
 static const rescue_jnode *find_answer(rescue_jdoc *doc, const char *text, size_t len,
                                        long *shape) {
   const char *end = text + len, *p;
   const rescue_jnode *n;
   rescue_jerror je;
-  int tries = 0;
   if ((n = answer_rows(rescue_jparse(doc, text, len, &je))) != NULL)
     return n;
   for (p = text; (p = memmem(p, (size_t)(end - p), "```", 3)) != NULL;) {
@@ -294,18 +299,9 @@ static const rescue_jnode *find_answer(rescue_jdoc *doc, const char *text, size_
       break;
     p = close + 3;
   }
-  for (p = text; p < end && tries < MAX_CANDIDATES; p++) {
-    if (*p != '{' && *p != '[')
-      continue;
-    tries++;
-    /* one value read from here, whatever follows it (the JSON reader's prefix mode) */
-    if ((n = answer_rows(rescue_jparse_ex(doc, p, (size_t)(end - p), RESCUE_JPARSE_PREFIX, NULL,
-                                          &je))) != NULL) {
-      (*shape)++;
-      return n;
-    }
-  }
-  return NULL;
+  if ((n = answer_rows(rescue_jfind(doc, text, len, 0, is_answer, NULL, NULL))) != NULL)
+    (*shape)++;
+  return n;
 }
 
 /* ---- merging and checking ---- */

@@ -479,10 +479,22 @@ static int bare_taken(rescue_score_report *r, const rescue_jnode *o, int *presen
   return score_truthy(rescue_jget(o, score_pred_keys[r->task]));
 }
 
+/* A reply found inside prose: an object, or a list holding one (rescue_jfind's test). */
+static int holds_object(const rescue_jnode *root, void *ctx) {
+  const rescue_jnode *c;
+  (void)ctx;
+  if (root->type == RESCUE_JOBJECT)
+    return 1;
+  for (c = root->child; c; c = c->next)
+    if (c->type == RESCUE_JOBJECT)
+      return 1;
+  return 0;
+}
+
 /*
 ** Parse the text of a model reply: surrounding whitespace and a ```json or ``` fence
 ** stripped, the whole text read as JSON; failing that, the first '{' or '[' from which
-** an object (or a list holding one) reads. The tree lives in the document of `depth`.
+** an object (or a list holding one) reads (rescue_jfind, with its bound on the work). The tree lives in the document of `depth`.
 ** A list is returned whole (the caller applies the protocol's rule); the rescue
 ** protocol also returns a JSON string (a reply inside a reply). NULL when none.
 */
@@ -490,7 +502,8 @@ static const rescue_jnode *find_reply(rescue_score_report *r, const char *s, siz
                                       int depth) {
   rescue_jdoc *doc = score_doc_at(r, depth);
   const rescue_jnode *root, *c;
-  const char *t, *e, *p;
+  rescue_jfind_stats st;
+  const char *t, *e;
   size_t a, b;
   int fenced = 0;
   if (!doc) {
@@ -522,23 +535,11 @@ static const rescue_jnode *find_reply(rescue_score_report *r, const char *s, siz
           return root;
         }
   }
-  for (p = t; p < e; p++) {
-    if (*p != '{' && *p != '[')
-      continue;
-    root = jparse(r, doc, p, (size_t)(e - p), RESCUE_JPARSE_PYTHON | RESCUE_JPARSE_PREFIX, NULL);
-    if (!root)
-      continue;
-    if (root->type == RESCUE_JOBJECT) {
-      r->c.recovered++;
-      return root;
-    }
-    for (c = root->child; c; c = c->next)
-      if (c->type == RESCUE_JOBJECT) {
-        r->c.recovered++;
-        return root;
-      }
-  }
-  return NULL;
+  root = rescue_jfind(doc, t, (size_t)(e - t), RESCUE_JPARSE_PYTHON, holds_object, NULL, &st);
+  if (st.oom)
+    r->oom = 1;
+  r->c.recovered += root != NULL;
+  return root;
 }
 
 /* A string that should hold a reply (a line, an item, a field): 1 when something was read. */
