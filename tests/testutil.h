@@ -37,6 +37,11 @@ int tu_rescue_argv(const char *const *argv, char **out, char **err);
 /* The fixtures folder; exits the suite with 77 (skip) when absent, or fails under
 ** RESCUE_REQUIRE_FIXTURES=1. */
 const char *tu_fixtures(void);
+/*
+** The fixtures folder, or NULL when absent (said on stderr) for a suite that runs its
+** other tests and skips the ones that need fixtures; fails under RESCUE_REQUIRE_FIXTURES=1.
+*/
+const char *tu_fixtures_optional(void);
 
 /* A fresh corpus in a new temp folder; returns its path (caller frees). */
 char *tu_new_corpus(void);
