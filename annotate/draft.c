@@ -460,22 +460,15 @@ static int same_finding(const rescue_lint_finding *a, const rescue_lint_finding 
 ** lint the sample with them. Findings the draft rows already had are not the model's.
 ** Returns 0, or -1 when out of memory.
 */
-static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, long *shape,
-                        d_check *c) {
-  const d_sample *s = r->s;
-  int nreq = r->to - r->from + 1, i, k, n_ans = 0, by_order = 0, rc = -1;
-  const rescue_jnode **for_pos = rescue_calloc((size_t)nreq, sizeof *for_pos), *a;
-  rescue_jdoc **docs = rescue_calloc((size_t)s->n, sizeof *docs);
-  rescue_buf all = RESCUE_BUF_INIT, base = RESCUE_BUF_INIT, one = RESCUE_BUF_INIT;
-  rescue_lint_result lb, lm;
-  char line[1400];
-  memset(&lb, 0, sizeof lb);
-  memset(&lm, 0, sizeof lm);
-  c->bad = rescue_calloc((size_t)nreq, sizeof *c->bad);
-  c->answered = rescue_calloc((size_t)nreq, sizeof *c->answered);
-  c->merged_pos = rescue_calloc((size_t)nreq, sizeof *c->merged_pos);
-  if (!for_pos || !docs || !c->bad || !c->answered || !c->merged_pos)
-    goto end;
+/*
+** The answer's object for each requested row into for_pos[pos - from]: matched by
+** row_index or times (match_row); when nothing matched but the count fits, in order
+** (counted in *shape).
+*/
+static void match_answer(const d_request *r, const rescue_jnode *rows, const rescue_jnode **for_pos,
+                         long *shape) {
+  const rescue_jnode *a;
+  int nreq = r->to - r->from + 1, n_ans = 0, i, k;
   for (a = rows->child; a; a = a->next)
     n_ans++;
   for (a = rows->child; a; a = a->next) {
@@ -483,15 +476,69 @@ static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, 
     if (p && !for_pos[p - r->from])
       for_pos[p - r->from] = a;
   }
-  /* nothing matched by index or time, but the count fits: take the rows in order */
   for (i = 0, k = 0; i < nreq; i++)
     k += for_pos[i] != NULL;
   if (k == 0 && n_ans == nreq) {
     for (a = rows->child, i = 0; a; a = a->next, i++)
       for_pos[i] = a;
-    by_order = 1;
     (*shape)++;
   }
+}
+
+/*
+** The lint findings on the answered rows that the sample as stored (base) did not have
+** already, with the model's rows merged in (all): added to c, rows with an error marked
+** bad. -1 when out of memory.
+*/
+static int new_findings(d_run *R, const d_request *r, const rescue_buf *base, const rescue_buf *all,
+                        d_check *c) {
+  rescue_lint_result lb, lm;
+  char line[1400];
+  int i, rc = -1;
+  memset(&lb, 0, sizeof lb);
+  memset(&lm, 0, sizeof lm);
+  if (lint_rows(R->sc, r->s, base->s, base->len, &lb) ||
+      lint_rows(R->sc, r->s, all->s, all->len, &lm))
+    goto end;
+  for (i = 0; i < lm.n; i++) {
+    const rescue_lint_finding *f = &lm.findings[i];
+    int j, old = 0;
+    rescue_buf t = RESCUE_BUF_INIT;
+    if (f->row < r->from || f->row > r->to || !c->answered[f->row - r->from])
+      continue;
+    for (j = 0; j < lb.n && !old; j++)
+      old = same_finding(f, &lb.findings[j]);
+    if (old)
+      continue;
+    if (f->severity == RESCUE_LINT_ERROR)
+      c->bad[f->row - r->from] = 1;
+    rescue_lint_finding_text(f, &t);
+    snprintf(line, sizeof line, "row %d: %s", f->row, t.s ? t.s : "");
+    rescue_buf_clear(&t);
+    if (add_finding(c, line))
+      goto end;
+  }
+  rc = 0;
+end:
+  rescue_lint_result_clear(&lb);
+  rescue_lint_result_clear(&lm);
+  return rc;
+}
+
+static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, long *shape,
+                        d_check *c) {
+  const d_sample *s = r->s;
+  int nreq = r->to - r->from + 1, i, rc = -1;
+  const rescue_jnode **for_pos = rescue_calloc((size_t)nreq, sizeof *for_pos);
+  rescue_jdoc **docs = rescue_calloc((size_t)s->n, sizeof *docs);
+  rescue_buf all = RESCUE_BUF_INIT, base = RESCUE_BUF_INIT, one = RESCUE_BUF_INIT;
+  char line[1400];
+  c->bad = rescue_calloc((size_t)nreq, sizeof *c->bad);
+  c->answered = rescue_calloc((size_t)nreq, sizeof *c->answered);
+  c->merged_pos = rescue_calloc((size_t)nreq, sizeof *c->merged_pos);
+  if (!for_pos || !docs || !c->bad || !c->answered || !c->merged_pos)
+    goto end;
+  match_answer(r, rows, for_pos, shape);
   rescue_buf_putc(&all, '[');
   rescue_buf_putc(&base, '[');
   rescue_buf_putc(&c->merged, '[');
@@ -538,27 +585,8 @@ static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, 
       if (add_finding(c, line))
         goto end;
     }
-  if (lint_rows(R->sc, s, base.s, base.len, &lb) || lint_rows(R->sc, s, all.s, all.len, &lm))
+  if (new_findings(R, r, &base, &all, c))
     goto end;
-  for (i = 0; i < lm.n; i++) {
-    const rescue_lint_finding *f = &lm.findings[i];
-    int j, old = 0;
-    rescue_buf t = RESCUE_BUF_INIT;
-    if (f->row < r->from || f->row > r->to || !c->answered[f->row - r->from])
-      continue;
-    for (j = 0; j < lb.n && !old; j++)
-      old = same_finding(f, &lb.findings[j]);
-    if (old)
-      continue;
-    if (f->severity == RESCUE_LINT_ERROR)
-      c->bad[f->row - r->from] = 1;
-    rescue_lint_finding_text(f, &t);
-    snprintf(line, sizeof line, "row %d: %s", f->row, t.s ? t.s : "");
-    rescue_buf_clear(&t);
-    if (add_finding(c, line))
-      goto end;
-  }
-  (void)by_order;
   rc = 0;
 end:
   if (docs)
@@ -569,8 +597,6 @@ end:
   rescue_buf_clear(&all);
   rescue_buf_clear(&base);
   rescue_buf_clear(&one);
-  rescue_lint_result_clear(&lb);
-  rescue_lint_result_clear(&lm);
   return rc;
 }
 
@@ -588,6 +614,94 @@ static void set_error(rescue_draft_outcome *o, const char *fmt, ...) {
   o->error = rescue_strdup(msg);
 }
 
+/*
+** One run of the command on prompt (with env, 5 entries) and the check of its answer.
+** Returns 1 when the answer was read (*c filled: the caller owns it; o->error cleared),
+** 0 when the attempt failed (o->error says why).
+*/
+static int attempt_once(d_run *R, const d_request *r, rescue_draft_outcome *o,
+                        const rescue_buf *prompt, char *const *env, d_check *c) {
+  const rescue_draft_opts *op = R->o;
+  d_exec x;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *rows;
+  char tail[ERR_TAIL + 600];
+  int ok = 0;
+  memset(&x, 0, sizeof x);
+  draft_run_command(op->model_cmd, env, 5, prompt->s, prompt->len, op->timeout, &x);
+  o->exit_status = x.status;
+  draft_err_tail(&x.err, tail, sizeof tail);
+  if (x.status == -2) {
+    set_error(o, "the command could not be started: %s", tail);
+  } else if (x.status == -1) {
+    set_error(o, "timed out after %g s%s%s", op->timeout, *tail ? "; stderr: " : "", tail);
+  } else if (x.status != 0) {
+    set_error(o, "exit status %d%s%s", x.status, *tail ? "; stderr: " : "", tail);
+  } else if (x.out.len == 0) {
+    set_error(o, "the command printed nothing%s%s", *tail ? "; stderr: " : "", tail);
+  } else if (!(doc = rescue_jdoc_new())) {
+    set_error(o, "out of memory");
+  } else if (!(rows = find_answer(doc, x.out.s, x.out.len, &o->coerced))) {
+    set_error(o,
+              "no usable JSON in the output (%zu bytes; a list of rows or an object "
+              "with \"rows\" was expected)",
+              x.out.len);
+  } else if (check_answer(R, r, rows, &o->coerced, c)) {
+    set_error(o, "out of memory");
+    check_free(c);
+  } else {
+    rescue_free(o->error);
+    o->error = NULL;
+    ok = 1;
+  }
+  rescue_jdoc_free(&doc);
+  rescue_buf_clear(&x.out);
+  rescue_buf_clear(&x.err);
+  return ok;
+}
+
+/*
+** What can be stored of the best answer: its rows without errors (and that the store
+** takes) into r->answer and r->store_pos; its findings move to o.
+*/
+static void keep_answer(d_run *R, d_request *r, rescue_draft_outcome *o, d_check *best) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *arr = doc ? rescue_jparse(doc, best->merged.s, best->merged.len, &je) : NULL;
+  const rescue_jnode *c;
+  int i = 0;
+  r->store_pos = rescue_calloc((size_t)best->n_merged + 1, sizeof *r->store_pos);
+  if (arr && r->store_pos) {
+    rescue_jw w;
+    rescue_jw_init(&w, &r->answer);
+    rescue_jw_arr(&w);
+    for (c = arr->child; c; c = c->next, i++) {
+      int p = best->merged_pos[i];
+      const rescue_jnode *bad = NULL;
+      rescue_error e;
+      if (best->bad[p - r->from])
+        continue;
+      memset(&e, 0, sizeof e);
+      if (rescue_row_input_from_json(R->sc, c, NULL, &bad, &e)) {
+        /* a type the store refuses although lint let it through: keep the row back */
+        char line[1200];
+        snprintf(line, sizeof line, "row %d: error: %s", p, e.msg);
+        add_finding(best, line);
+        continue;
+      }
+      rescue_jw_node(&w, c);
+      r->store_pos[r->n_store++] = p;
+    }
+    rescue_jw_end(&w);
+  }
+  rescue_jdoc_free(&doc);
+  o->findings = best->findings;
+  o->n_findings = best->n_findings;
+  best->findings = NULL;
+  best->n_findings = 0;
+}
+
+/* One request, start to finish (a worker): the prompt, the attempts, what can be stored. */
 static void do_request(d_run *R, int idx) {
   d_request *r = &R->req[idx];
   rescue_draft_outcome *o = &R->out[idx];
@@ -621,13 +735,8 @@ static void do_request(d_run *R, int idx) {
   env[2] = draft_env_entry("RESCUE_ROW_FROM", from_s);
   env[3] = draft_env_entry("RESCUE_ROW_TO", to_s);
   for (attempt = 1; attempt <= op->retries + 1; attempt++) {
-    d_exec x;
-    rescue_jdoc *doc = NULL;
-    const rescue_jnode *rows;
     d_check c;
-    char tail[ERR_TAIL + 600];
     int i, n_bad = 0;
-    memset(&x, 0, sizeof x);
     memset(&c, 0, sizeof c);
     snprintf(att_s, sizeof att_s, "%d", attempt);
     rescue_free(env[4]);
@@ -637,89 +746,24 @@ static void do_request(d_run *R, int idx) {
       break;
     }
     o->attempts = attempt;
-    draft_run_command(op->model_cmd, env, 5, prompt.s, prompt.len, op->timeout, &x);
-    o->exit_status = x.status;
-    draft_err_tail(&x.err, tail, sizeof tail);
-    if (x.status == -2) {
-      set_error(o, "the command could not be started: %s", tail);
-    } else if (x.status == -1) {
-      set_error(o, "timed out after %g s%s%s", op->timeout, *tail ? "; stderr: " : "", tail);
-    } else if (x.status != 0) {
-      set_error(o, "exit status %d%s%s", x.status, *tail ? "; stderr: " : "", tail);
-    } else if (x.out.len == 0) {
-      set_error(o, "the command printed nothing%s%s", *tail ? "; stderr: " : "", tail);
-    } else if (!(doc = rescue_jdoc_new())) {
-      set_error(o, "out of memory");
-    } else if (!(rows = find_answer(doc, x.out.s, x.out.len, &o->coerced))) {
-      set_error(o,
-                "no usable JSON in the output (%zu bytes; a list of rows or an object "
-                "with \"rows\" was expected)",
-                x.out.len);
-    } else if (check_answer(R, r, rows, &o->coerced, &c)) {
-      set_error(o, "out of memory");
-      check_free(&c);
-    } else {
-      rescue_free(o->error);
-      o->error = NULL;
-      for (i = 0; i <= r->to - r->from; i++)
-        n_bad += c.bad[i];
-      check_free(&best);
-      best = c;
-      if (n_bad == 0) {
-        rescue_jdoc_free(&doc);
-        rescue_buf_clear(&x.out);
-        rescue_buf_clear(&x.err);
-        break;
-      }
-      /* ask again, with what was wrong */
-      prompt.len = base_len;
-      prompt.s[prompt.len] = 0;
-      rescue_buf_puts(&prompt, "\n## Your previous answer had these problems; answer again, "
-                               "whole, with them fixed\n\n");
-      for (i = 0; i < best.n_findings; i++)
-        rescue_buf_printf(&prompt, "- %s\n", best.findings[i]);
-    }
-    rescue_jdoc_free(&doc);
-    rescue_buf_clear(&x.out);
-    rescue_buf_clear(&x.err);
+    if (!attempt_once(R, r, o, &prompt, env, &c))
+      continue;
+    for (i = 0; i <= r->to - r->from; i++)
+      n_bad += c.bad[i];
+    check_free(&best);
+    best = c;
+    if (n_bad == 0)
+      break;
+    /* ask again, with what was wrong */
+    prompt.len = base_len;
+    prompt.s[prompt.len] = 0;
+    rescue_buf_puts(&prompt, "\n## Your previous answer had these problems; answer again, "
+                             "whole, with them fixed\n\n");
+    for (i = 0; i < best.n_findings; i++)
+      rescue_buf_printf(&prompt, "- %s\n", best.findings[i]);
   }
-  /* what can be stored: answered rows without errors */
-  if (best.merged.s) {
-    rescue_jdoc *doc = rescue_jdoc_new();
-    rescue_jerror je;
-    const rescue_jnode *arr = doc ? rescue_jparse(doc, best.merged.s, best.merged.len, &je) : NULL;
-    const rescue_jnode *c;
-    int i = 0;
-    r->store_pos = rescue_calloc((size_t)best.n_merged + 1, sizeof *r->store_pos);
-    if (arr && r->store_pos) {
-      rescue_jw w;
-      rescue_jw_init(&w, &r->answer);
-      rescue_jw_arr(&w);
-      for (c = arr->child; c; c = c->next, i++) {
-        int p = best.merged_pos[i];
-        const rescue_jnode *bad = NULL;
-        rescue_error e;
-        if (best.bad[p - r->from])
-          continue;
-        memset(&e, 0, sizeof e);
-        if (rescue_row_input_from_json(R->sc, c, NULL, &bad, &e)) {
-          /* a type the store refuses although lint let it through: keep the row back */
-          char line[1200];
-          snprintf(line, sizeof line, "row %d: error: %s", p, e.msg);
-          add_finding(&best, line);
-          continue;
-        }
-        rescue_jw_node(&w, c);
-        r->store_pos[r->n_store++] = p;
-      }
-      rescue_jw_end(&w);
-    }
-    rescue_jdoc_free(&doc);
-    o->findings = best.findings;
-    o->n_findings = best.n_findings;
-    best.findings = NULL;
-    best.n_findings = 0;
-  }
+  if (best.merged.s)
+    keep_answer(R, r, o, &best);
 end:
   o->wall_ms = (long)((draft_now() - t0) * 1000 + 0.5);
   check_free(&best);
@@ -1049,10 +1093,123 @@ static int check_model(rescue_store *st, const char *name, int64_t *id) {
   return 0;
 }
 
+/*
+** The requests of the run into R (a whole sample each, or windows of rows_per_request
+** rows), their outcomes "failed" until they are done. RESCUE_ENOMEM or 0.
+*/
+static int plan_requests(d_run *R, d_sample *samples, int n_samples) {
+  const rescue_draft_opts *o = R->o;
+  int i, j;
+  for (i = 0; i < n_samples; i++) {
+    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
+    for (j = 0; j < samples[i].n; j += w)
+      R->n_req++;
+  }
+  R->req = rescue_calloc((size_t)R->n_req + 1, sizeof *R->req);
+  R->out = rescue_calloc((size_t)R->n_req + 1, sizeof *R->out);
+  R->finished = rescue_calloc((size_t)R->n_req + 1, sizeof *R->finished);
+  if (!R->req || !R->out || !R->finished)
+    return RESCUE_ENOMEM;
+  R->n_req = 0;
+  for (i = 0; i < n_samples; i++) {
+    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
+    for (j = 0; j < samples[i].n; j += w) {
+      d_request *r = &R->req[R->n_req];
+      r->s = &samples[i];
+      r->from = samples[i].rows[j].pos;
+      r->to = samples[i].rows[j + w < samples[i].n ? j + w - 1 : samples[i].n - 1].pos;
+      R->out[R->n_req].sample_id = rescue_strdup(samples[i].sample_id);
+      R->out[R->n_req].row_from = r->from;
+      R->out[R->n_req].row_to = r->to;
+      R->out[R->n_req].status = "failed";
+      R->n_req++;
+    }
+  }
+  return 0;
+}
+
+/* Print-only: each request's prompt to o->on_prompt; nothing run, nothing stored. */
+static int print_prompts(rescue_store *st, d_run *R) {
+  int i, rc;
+  for (i = 0; i < R->n_req; i++) {
+    rescue_buf p = RESCUE_BUF_INIT;
+    if ((rc = build_prompt(R, &R->req[i], &p, rescue_store_err(st)))) {
+      rescue_buf_clear(&p);
+      return rc;
+    }
+    R->o->on_prompt(R->o->arg, R->req[i].s->sample_id, R->req[i].from, R->req[i].to, p.s, p.len);
+    R->out[i].status = "ok";
+    rescue_buf_clear(&p);
+  }
+  return 0;
+}
+
+/*
+** The calling thread's side while the workers run: each finished request stored
+** (store_request, one transaction each) in the order they finish, its outcome settled
+** and reported to o->on_done. When the store refuses a write no new request is taken;
+** the first such error is returned.
+*/
+static int store_finished(rescue_store *st, d_run *R, int64_t model_id) {
+  const rescue_draft_opts *o = R->o;
+  int stored = 0, rc = 0, i;
+  int limit = R->n_req; /* requests that will finish: all, or those taken before a stop */
+  while (stored < limit) {
+    int idx, src;
+    rescue_draft_outcome *out;
+    pthread_mutex_lock(&R->mu);
+    while (stored >= R->n_finished)
+      pthread_cond_wait(&R->cv, &R->mu);
+    idx = R->finished[stored];
+    pthread_mutex_unlock(&R->mu);
+    out = &R->out[idx];
+    out->status = out->error                                                    ? "failed"
+                  : R->req[idx].n_store < R->req[idx].to - R->req[idx].from + 1 ? "partial"
+                                                                                : "ok";
+    if ((src = store_request(st, R, idx, model_id))) {
+      /* the store refused: take no new requests, let the running ones finish */
+      if (!rc)
+        rc = src;
+      pthread_mutex_lock(&R->mu);
+      limit = R->next;
+      R->next = R->n_req;
+      pthread_mutex_unlock(&R->mu);
+      set_error(out, "not stored: %s", rescue_store_errmsg(st));
+    }
+    out->rows_kept_back =
+        R->req[idx].to - R->req[idx].from + 1 - out->rows_imported - out->rows_unchanged;
+    out->status = out->error ? "failed" : out->rows_kept_back ? "partial" : "ok";
+    stored++;
+    if (o->on_done)
+      o->on_done(o->arg, out, stored, R->n_req);
+  }
+  for (i = limit; i < R->n_req; i++)
+    if (!R->req[i].done)
+      set_error(&R->out[i], "not run: the run stopped when the store refused a write");
+  return rc;
+}
+
+/* The report's counts from the outcomes. */
+static void tally(const d_run *R, rescue_draft_report *rep) {
+  int i;
+  for (i = 0; i < R->n_req; i++) {
+    rescue_draft_outcome *out = &R->out[i];
+    if (strcmp(out->status, "ok") == 0)
+      rep->ok++;
+    else if (strcmp(out->status, "partial") == 0)
+      rep->partial++;
+    else
+      rep->failed++;
+    rep->rows_imported += out->rows_imported;
+    rep->rows_unchanged += out->rows_unchanged;
+    rep->rows_kept_back += out->rows_kept_back;
+  }
+}
+
 int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_report *rep) {
   d_run R;
   d_sample *samples = NULL;
-  int n_samples = 0, rc, i, j, n_threads = 0, stored = 0;
+  int n_samples = 0, rc, i, n_threads = 0;
   int64_t model_id = 0;
   pthread_t *threads = NULL;
   sigset_t pipe_set, old_set;
@@ -1071,48 +1228,15 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     return rc;
   if ((rc = load_samples(st, o, model_id, &samples, &n_samples)))
     goto end;
-  /* the requests: a whole sample each, or windows of rows_per_request rows */
-  for (i = 0; i < n_samples; i++) {
-    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
-    for (j = 0; j < samples[i].n; j += w)
-      R.n_req++;
-  }
-  R.req = rescue_calloc((size_t)R.n_req + 1, sizeof *R.req);
-  R.out = rescue_calloc((size_t)R.n_req + 1, sizeof *R.out);
-  R.finished = rescue_calloc((size_t)R.n_req + 1, sizeof *R.finished);
-  if (!R.req || !R.out || !R.finished) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if ((rc = plan_requests(&R, samples, n_samples))) {
+    rc = rescue_seterr(rescue_store_err(st), rc, NULL);
     goto end;
-  }
-  R.n_req = 0;
-  for (i = 0; i < n_samples; i++) {
-    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
-    for (j = 0; j < samples[i].n; j += w) {
-      d_request *r = &R.req[R.n_req];
-      r->s = &samples[i];
-      r->from = samples[i].rows[j].pos;
-      r->to = samples[i].rows[j + w < samples[i].n ? j + w - 1 : samples[i].n - 1].pos;
-      R.out[R.n_req].sample_id = rescue_strdup(samples[i].sample_id);
-      R.out[R.n_req].row_from = r->from;
-      R.out[R.n_req].row_to = r->to;
-      R.out[R.n_req].status = "failed";
-      R.n_req++;
-    }
   }
   rep->n = R.n_req;
   rep->outcomes = R.out;
   rep->requests = R.n_req;
   if (o->on_prompt) { /* print-only: prompts, nothing run, nothing stored */
-    for (i = 0; i < R.n_req; i++) {
-      rescue_buf p = RESCUE_BUF_INIT;
-      if ((rc = build_prompt(&R, &R.req[i], &p, rescue_store_err(st)))) {
-        rescue_buf_clear(&p);
-        goto end;
-      }
-      o->on_prompt(o->arg, R.req[i].s->sample_id, R.req[i].from, R.req[i].to, p.s, p.len);
-      R.out[i].status = "ok";
-      rescue_buf_clear(&p);
-    }
+    rc = print_prompts(st, &R);
     goto end;
   }
   {
@@ -1149,60 +1273,14 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "cannot start a worker thread");
     goto end_threads;
   }
-  rc = 0;
-  {
-    int limit = R.n_req; /* requests that will finish: all, or those taken before a stop */
-    while (stored < limit) {
-      int idx, src;
-      rescue_draft_outcome *out;
-      pthread_mutex_lock(&R.mu);
-      while (stored >= R.n_finished)
-        pthread_cond_wait(&R.cv, &R.mu);
-      idx = R.finished[stored];
-      pthread_mutex_unlock(&R.mu);
-      out = &R.out[idx];
-      out->status = out->error                                                 ? "failed"
-                    : R.req[idx].n_store < R.req[idx].to - R.req[idx].from + 1 ? "partial"
-                                                                               : "ok";
-      if ((src = store_request(st, &R, idx, model_id))) {
-        /* the store refused: take no new requests, let the running ones finish */
-        if (!rc)
-          rc = src;
-        pthread_mutex_lock(&R.mu);
-        limit = R.next;
-        R.next = R.n_req;
-        pthread_mutex_unlock(&R.mu);
-        set_error(out, "not stored: %s", rescue_store_errmsg(st));
-      }
-      out->rows_kept_back =
-          R.req[idx].to - R.req[idx].from + 1 - out->rows_imported - out->rows_unchanged;
-      out->status = out->error ? "failed" : out->rows_kept_back ? "partial" : "ok";
-      stored++;
-      if (o->on_done)
-        o->on_done(o->arg, out, stored, R.n_req);
-    }
-    for (i = limit; i < R.n_req; i++)
-      if (!R.req[i].done)
-        set_error(&R.out[i], "not run: the run stopped when the store refused a write");
-  }
+  rc = store_finished(st, &R, model_id);
   for (i = 0; i < n_threads; i++)
     pthread_join(threads[i], NULL);
 end_threads:
   pthread_mutex_destroy(&R.mu);
   pthread_cond_destroy(&R.cv);
   rescue_free(threads);
-  for (i = 0; i < R.n_req; i++) {
-    rescue_draft_outcome *out = &R.out[i];
-    if (strcmp(out->status, "ok") == 0)
-      rep->ok++;
-    else if (strcmp(out->status, "partial") == 0)
-      rep->partial++;
-    else
-      rep->failed++;
-    rep->rows_imported += out->rows_imported;
-    rep->rows_unchanged += out->rows_unchanged;
-    rep->rows_kept_back += out->rows_kept_back;
-  }
+  tally(&R, rep);
   if (!rc && (rep->failed || rep->partial))
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EPARTIAL,
                        "of %ld request%s, %ld failed and %ld kept rows back", rep->requests,

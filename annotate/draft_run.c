@@ -40,6 +40,120 @@ char *draft_env_entry(const char *k, const char *v) {
 }
 
 /*
+** The environment of the command: this process's, with the "k=v" entries of extra added
+** (replacing a variable of the same name). NULL when out of memory; free the array only.
+*/
+static char **child_env(char *const *extra, int n_extra) {
+  size_t n_env = 0, i, k = 0;
+  char **envp;
+  while (environ[n_env])
+    n_env++;
+  if (!(envp = rescue_calloc(n_env + (size_t)n_extra + 1, sizeof *envp)))
+    return NULL;
+  for (i = 0; i < n_env; i++) {
+    int j, shadowed = 0;
+    for (j = 0; j < n_extra; j++) {
+      size_t kl = (size_t)(strchr(extra[j], '=') - extra[j]);
+      shadowed |= strncmp(environ[i], extra[j], kl + 1) == 0;
+    }
+    if (!shadowed)
+      envp[k++] = environ[i];
+  }
+  for (i = 0; i < (size_t)n_extra; i++)
+    envp[k++] = extra[i];
+  return envp;
+}
+
+/*
+** Feed `in` to the command's standard input (fds[0], non-blocking) and collect its
+** standard output (fds[1]) and error (fds[2]) into x until all three are closed or the
+** deadline passes; a descriptor is closed and set to -1 when done with.
+*/
+static void pump(int fds[3], const char *in, size_t inlen, double deadline, d_exec *x) {
+  size_t written = 0, i;
+  while (fds[1] >= 0 || fds[2] >= 0 || fds[0] >= 0) {
+    struct pollfd pf[3];
+    int np = 0, ms;
+    double left = deadline - draft_now();
+    if (left <= 0)
+      break;
+    ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
+    if (fds[0] >= 0)
+      pf[np++] = (struct pollfd){fds[0], POLLOUT, 0};
+    if (fds[1] >= 0)
+      pf[np++] = (struct pollfd){fds[1], POLLIN, 0};
+    if (fds[2] >= 0)
+      pf[np++] = (struct pollfd){fds[2], POLLIN, 0};
+    if (poll(pf, (nfds_t)np, ms) < 0 && errno != EINTR)
+      break;
+    for (i = 0; i < (size_t)np; i++) {
+      if (!pf[i].revents)
+        continue;
+      if (pf[i].fd == fds[0]) {
+        ssize_t w = write(fds[0], in + written, inlen - written);
+        if (w > 0)
+          written += (size_t)w;
+        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == inlen) {
+          close(fds[0]); /* done, or the command stopped reading (EPIPE) */
+          fds[0] = -1;
+        }
+      } else {
+        char chunk[65536];
+        int *fd = pf[i].fd == fds[1] ? &fds[1] : &fds[2];
+        rescue_buf *b = fd == &fds[1] ? &x->out : &x->err;
+        ssize_t r = read(*fd, chunk, sizeof chunk);
+        if (r > 0) {
+          if (b == &x->out && b->len + (size_t)r > OUT_LIMIT)
+            r = (ssize_t)(OUT_LIMIT - b->len);
+          if (b == &x->err && b->len > 64 * ERR_TAIL) { /* keep the tail only */
+            memmove(b->s, b->s + b->len - ERR_TAIL, ERR_TAIL);
+            b->len = ERR_TAIL;
+          }
+          rescue_buf_putn(b, chunk, (size_t)r);
+        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+          close(*fd);
+          *fd = -1;
+        }
+      }
+    }
+  }
+}
+
+/*
+** Wait for the command to exit within the deadline, else kill its process group; set
+** x->status (exit code, 128+signal, -1 timed out). Anything the command left running in
+** its group is killed too.
+*/
+static void reap(pid_t pid, double deadline, d_exec *x) {
+  int status = 0, reaped = 0;
+  /* the output is closed (or time is up): wait for the exit within the deadline */
+  while (!reaped) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      reaped = 1;
+      break;
+    }
+    if (w < 0 && errno != EINTR)
+      break;
+    if (draft_now() >= deadline)
+      break;
+    usleep(2000);
+  }
+  if (!reaped) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    x->status = -1;
+  } else if (WIFEXITED(status)) {
+    x->status = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    x->status = 128 + WTERMSIG(status);
+  }
+  if (reaped)
+    kill(-pid, SIGKILL); /* anything the command left running in its group */
+}
+
+/*
 ** Run `cmd` with /bin/sh -c, `in` on its standard input and `env` added to the
 ** environment; collect its output until it exits or `timeout` seconds pass (then its
 ** whole process group is killed). The child only calls async-signal-safe functions
@@ -47,33 +161,14 @@ char *draft_env_entry(const char *k, const char *v) {
 */
 void draft_run_command(const char *cmd, char *const *extra, int n_extra, const char *in,
                        size_t inlen, double timeout, d_exec *x) {
-  int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+  int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1}, fds[3];
   char **envp = NULL;
-  size_t n_env = 0, i;
+  size_t i;
   pid_t pid;
   double deadline = draft_now() + timeout;
-  size_t written = 0;
-  int status = 0, reaped = 0;
   x->status = -2;
-  while (environ[n_env])
-    n_env++;
-  envp = rescue_calloc(n_env + (size_t)n_extra + 1, sizeof *envp);
-  if (!envp)
+  if (!(envp = child_env(extra, n_extra)))
     goto end;
-  {
-    size_t k = 0;
-    for (i = 0; i < n_env; i++) {
-      int j, shadowed = 0;
-      for (j = 0; j < n_extra; j++) {
-        size_t kl = (size_t)(strchr(extra[j], '=') - extra[j]);
-        shadowed |= strncmp(environ[i], extra[j], kl + 1) == 0;
-      }
-      if (!shadowed)
-        envp[k++] = environ[i];
-    }
-    for (i = 0; i < (size_t)n_extra; i++)
-      envp[k++] = extra[i];
-  }
   if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
     rescue_buf_printf(&x->err, "cannot make a pipe: %s", strerror(errno));
     goto end;
@@ -102,77 +197,14 @@ void draft_run_command(const char *cmd, char *const *extra, int n_extra, const c
     close(pin[1]);
     pin[1] = -1;
   }
-  while (pout[0] >= 0 || perr[0] >= 0 || pin[1] >= 0) {
-    struct pollfd pf[3];
-    int np = 0, ms;
-    double left = deadline - draft_now();
-    if (left <= 0)
-      break;
-    ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
-    if (pin[1] >= 0)
-      pf[np++] = (struct pollfd){pin[1], POLLOUT, 0};
-    if (pout[0] >= 0)
-      pf[np++] = (struct pollfd){pout[0], POLLIN, 0};
-    if (perr[0] >= 0)
-      pf[np++] = (struct pollfd){perr[0], POLLIN, 0};
-    if (poll(pf, (nfds_t)np, ms) < 0 && errno != EINTR)
-      break;
-    for (i = 0; i < (size_t)np; i++) {
-      if (!pf[i].revents)
-        continue;
-      if (pf[i].fd == pin[1]) {
-        ssize_t w = write(pin[1], in + written, inlen - written);
-        if (w > 0)
-          written += (size_t)w;
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == inlen) {
-          close(pin[1]); /* done, or the command stopped reading (EPIPE) */
-          pin[1] = -1;
-        }
-      } else {
-        char chunk[65536];
-        int *fd = pf[i].fd == pout[0] ? &pout[0] : &perr[0];
-        rescue_buf *b = fd == &pout[0] ? &x->out : &x->err;
-        ssize_t r = read(*fd, chunk, sizeof chunk);
-        if (r > 0) {
-          if (b == &x->out && b->len + (size_t)r > OUT_LIMIT)
-            r = (ssize_t)(OUT_LIMIT - b->len);
-          if (b == &x->err && b->len > 64 * ERR_TAIL) { /* keep the tail only */
-            memmove(b->s, b->s + b->len - ERR_TAIL, ERR_TAIL);
-            b->len = ERR_TAIL;
-          }
-          rescue_buf_putn(b, chunk, (size_t)r);
-        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-          close(*fd);
-          *fd = -1;
-        }
-      }
-    }
-  }
-  /* the output is closed (or time is up): wait for the exit within the deadline */
-  while (!reaped) {
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) {
-      reaped = 1;
-      break;
-    }
-    if (w < 0 && errno != EINTR)
-      break;
-    if (draft_now() >= deadline)
-      break;
-    usleep(2000);
-  }
-  if (!reaped) {
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    x->status = -1;
-  } else if (WIFEXITED(status)) {
-    x->status = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    x->status = 128 + WTERMSIG(status);
-  }
-  if (reaped)
-    kill(-pid, SIGKILL); /* anything the command left running in its group */
+  fds[0] = pin[1];
+  fds[1] = pout[0];
+  fds[2] = perr[0];
+  pump(fds, in, inlen, deadline, x);
+  pin[1] = fds[0];
+  pout[0] = fds[1];
+  perr[0] = fds[2];
+  reap(pid, deadline, x);
 end:
   for (i = 0; i < 2; i++) {
     if (pin[i] >= 0)
