@@ -184,28 +184,13 @@ static void class_metrics_json(rescue_jw *w, const rescue_score_report *r, const
 
 static const char *const scen_names[2] = {"couple", "family"};
 
-void rescue_score_json(const rescue_score_report *r, rescue_buf *out) {
-  rescue_buf notes = RESCUE_BUF_INIT;
-  rescue_jw w;
-  const char *p, *nl;
-  long i;
-  int er_release = r->task == RESCUE_TASK_ER && RELEASE(r);
-  sort_conf(r);
-  rescue_jw_init(&w, out);
-  rescue_jw_obj(&w);
-  rescue_jw_key(&w, "task");
-  rescue_jw_str(&w, rescue_task_name(r->task));
-  rescue_jw_key(&w, "protocol");
-  rescue_jw_str(&w, rescue_score_protocol_name(r->proto));
-  rescue_jw_key(&w, "gold");
-  rescue_jw_str(&w, r->gold_path);
-  rescue_jw_key(&w, "pred");
-  rescue_jw_str(&w, r->pred_path);
-  rescue_jw_key(&w, "counts");
-  rescue_jw_obj(&w);
+/* The "counts" member: how the predictions were read. */
+static void counts_json(rescue_jw *wp, const rescue_score_report *r) {
 #define COUNT(name)                                                                                \
-  rescue_jw_key(&w, #name);                                                                        \
-  rescue_jw_int(&w, r->c.name)
+  rescue_jw_key(wp, #name);                                                                        \
+  rescue_jw_int(wp, r->c.name)
+  rescue_jw_key(wp, "counts");
+  rescue_jw_obj(wp);
   COUNT(instances);
   COUNT(predicted);
   COUNT(missing);
@@ -227,109 +212,146 @@ void rescue_score_json(const rescue_score_report *r, rescue_buf *out) {
   COUNT(gold_fills);
   COUNT(release_stops);
 #undef COUNT
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "notes");
-  rescue_jw_arr(&w);
+  rescue_jw_end(wp);
+}
+
+/* "notes" (one string per line of build_notes), "invalid_lines", "invalid_predictions". */
+static void problems_json(rescue_jw *w, const rescue_score_report *r, rescue_buf *out) {
+  rescue_buf notes = RESCUE_BUF_INIT;
+  const char *p, *nl;
+  long i;
+  rescue_jw_key(w, "notes");
+  rescue_jw_arr(w);
   build_notes(r, &notes);
   if (!rescue_buf_ok(&notes))
     out->oom = 1;
   for (p = notes.s; p && *p; p = nl + 1) {
     nl = strchr(p, '\n');
-    rescue_jw_strn(&w, p, (size_t)(nl - p));
+    rescue_jw_strn(w, p, (size_t)(nl - p));
   }
-  rescue_jw_end(&w);
+  rescue_jw_end(w);
   rescue_buf_clear(&notes);
-  rescue_jw_key(&w, "invalid_lines");
-  rescue_jw_arr(&w);
+  rescue_jw_key(w, "invalid_lines");
+  rescue_jw_arr(w);
   for (i = 0; i < r->nprobs; i++)
     if (r->probs[i].inst < 0) {
-      rescue_jw_obj(&w);
-      rescue_jw_key(&w, "line");
-      rescue_jw_int(&w, r->probs[i].line);
-      rescue_jw_key(&w, "reason");
-      rescue_jw_str(&w, r->probs[i].reason);
-      rescue_jw_end(&w);
+      rescue_jw_obj(w);
+      rescue_jw_key(w, "line");
+      rescue_jw_int(w, r->probs[i].line);
+      rescue_jw_key(w, "reason");
+      rescue_jw_str(w, r->probs[i].reason);
+      rescue_jw_end(w);
     }
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "invalid_predictions");
-  rescue_jw_arr(&w);
+  rescue_jw_end(w);
+  rescue_jw_key(w, "invalid_predictions");
+  rescue_jw_arr(w);
   for (i = 0; i < r->nprobs; i++)
     if (r->probs[i].inst >= 0) {
-      rescue_jw_obj(&w);
-      rescue_jw_key(&w, "line");
-      rescue_jw_int(&w, r->probs[i].line);
-      rescue_jw_key(&w, "instance_id");
-      rescue_jw_str(&w, tab_s(&r->ids, r->probs[i].inst));
-      rescue_jw_key(&w, "reason");
-      rescue_jw_str(&w, r->probs[i].reason);
-      rescue_jw_end(&w);
+      rescue_jw_obj(w);
+      rescue_jw_key(w, "line");
+      rescue_jw_int(w, r->probs[i].line);
+      rescue_jw_key(w, "instance_id");
+      rescue_jw_str(w, tab_s(&r->ids, r->probs[i].inst));
+      rescue_jw_key(w, "reason");
+      rescue_jw_str(w, r->probs[i].reason);
+      rescue_jw_end(w);
     }
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "overall");
-  acc_json(&w, r, &r->overall);
-  rescue_jw_key(&w, "scenarios");
-  rescue_jw_obj(&w);
+  rescue_jw_end(w);
+}
+
+/* The metrics: "overall", "scenarios", "couples", "samples" and, for ER, "failed". */
+static void groups_json(rescue_jw *w, const rescue_score_report *r) {
+  int er_release = r->task == RESCUE_TASK_ER && RELEASE(r);
+  long i;
+  rescue_jw_key(w, "overall");
+  acc_json(w, r, &r->overall);
+  rescue_jw_key(w, "scenarios");
+  rescue_jw_obj(w);
   for (i = 0; i < 2; i++)
     if (r->scen[i].n) {
-      rescue_jw_key(&w, scen_names[i]);
-      acc_json(&w, r, &r->scen[i]);
+      rescue_jw_key(w, scen_names[i]);
+      acc_json(w, r, &r->scen[i]);
     }
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "couples");
-  rescue_jw_obj(&w);
+  rescue_jw_end(w);
+  rescue_jw_key(w, "couples");
+  rescue_jw_obj(w);
   for (i = 0; !er_release && i < tab_n(&r->couples); i++) {
-    rescue_jw_key(&w, tab_s(&r->couples, i));
-    acc_json(&w, r, &r->by_couple[i]);
+    rescue_jw_key(w, tab_s(&r->couples, i));
+    acc_json(w, r, &r->by_couple[i]);
   }
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "samples");
-  rescue_jw_obj(&w);
+  rescue_jw_end(w);
+  rescue_jw_key(w, "samples");
+  rescue_jw_obj(w);
   for (i = 0; i < tab_n(&r->samples); i++) {
     if (r->task == RESCUE_TASK_ER && r->failed[i])
       continue;
-    rescue_jw_key(&w, tab_s(&r->samples, i));
-    acc_json(&w, r, &r->by_sample[i]);
+    rescue_jw_key(w, tab_s(&r->samples, i));
+    acc_json(w, r, &r->by_sample[i]);
   }
-  rescue_jw_end(&w);
+  rescue_jw_end(w);
   if (r->task == RESCUE_TASK_ER) {
-    rescue_jw_key(&w, "failed");
-    rescue_jw_arr(&w);
+    rescue_jw_key(w, "failed");
+    rescue_jw_arr(w);
     for (i = 0; i < tab_n(&r->samples); i++)
       if (r->failed[i])
-        rescue_jw_str(&w, tab_s(&r->samples, i));
-    rescue_jw_end(&w);
+        rescue_jw_str(w, tab_s(&r->samples, i));
+    rescue_jw_end(w);
   }
-  rescue_jw_key(&w, "confusions");
-  rescue_jw_arr(&w);
+}
+
+/* "confusions" (gold, pred, count; sorted by sort_conf) and, for RPP, top-1 class metrics. */
+static void confusions_json(rescue_jw *w, const rescue_score_report *r) {
+  long i;
+  rescue_jw_key(w, "confusions");
+  rescue_jw_arr(w);
   for (i = 0; i < r->nconf; i++) {
-    rescue_jw_obj(&w);
-    rescue_jw_key(&w, "gold");
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "gold");
     if (r->task == RESCUE_TASK_ER)
-      rescue_jw_int(&w, r->conf[i].gold);
+      rescue_jw_int(w, r->conf[i].gold);
     else
-      rescue_jw_str(&w, label_name(r, r->conf[i].gold));
-    rescue_jw_key(&w, "pred");
+      rescue_jw_str(w, label_name(r, r->conf[i].gold));
+    rescue_jw_key(w, "pred");
     if (r->task == RESCUE_TASK_ER)
-      rescue_jw_int(&w, r->conf[i].pred);
+      rescue_jw_int(w, r->conf[i].pred);
     else if (r->conf[i].pred < 0 && r->task != RESCUE_TASK_ITP)
-      rescue_jw_null(&w);
+      rescue_jw_null(w);
     else
-      rescue_jw_str(&w, label_name(r, r->conf[i].pred));
-    rescue_jw_key(&w, "count");
-    rescue_jw_int(&w, r->conf[i].count);
-    rescue_jw_end(&w);
+      rescue_jw_str(w, label_name(r, r->conf[i].pred));
+    rescue_jw_key(w, "count");
+    rescue_jw_int(w, r->conf[i].count);
+    rescue_jw_end(w);
   }
-  rescue_jw_end(&w);
+  rescue_jw_end(w);
   if (r->task == RESCUE_TASK_RPP) {
-    rescue_jw_key(&w, "top1_class_metrics");
-    rescue_jw_obj(&w);
+    rescue_jw_key(w, "top1_class_metrics");
+    rescue_jw_obj(w);
     for (i = 0; i < 2; i++)
       if (r->scen[i].n) {
-        rescue_jw_key(&w, scen_names[i]);
-        class_metrics_json(&w, r, &r->scen[i]);
+        rescue_jw_key(w, scen_names[i]);
+        class_metrics_json(w, r, &r->scen[i]);
       }
-    rescue_jw_end(&w);
+    rescue_jw_end(w);
   }
+}
+
+void rescue_score_json(const rescue_score_report *r, rescue_buf *out) {
+  rescue_jw w;
+  sort_conf(r);
+  rescue_jw_init(&w, out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "task");
+  rescue_jw_str(&w, rescue_task_name(r->task));
+  rescue_jw_key(&w, "protocol");
+  rescue_jw_str(&w, rescue_score_protocol_name(r->proto));
+  rescue_jw_key(&w, "gold");
+  rescue_jw_str(&w, r->gold_path);
+  rescue_jw_key(&w, "pred");
+  rescue_jw_str(&w, r->pred_path);
+  counts_json(&w, r);
+  problems_json(&w, r, out);
+  groups_json(&w, r);
+  confusions_json(&w, r);
   rescue_jw_end(&w);
 }
 
