@@ -714,6 +714,156 @@ static int bad_line(rescue_store *st, const char *path, long line, long col, con
 /* Column (1-based, in bytes) of a node in its line. */
 static long col_of(const rescue_jnode *n) { return n ? (long)n->offset + 1 : 1; }
 
+/* One line of a decisions file, read and checked against the store. */
+typedef struct adj_decision {
+  const char *path;
+  long lineno;
+  const char *sid, *field; /* in the line's parse */
+  int fieldlen;
+  int64_t row_id, take_id; /* take_id 0 for a given value */
+} adj_decision;
+
+/*
+** The value coder `take` has for the field of sample sid's row ri: their view of the row
+** (their own version, else the draft) into val ("" when the row lacks the field).
+*/
+static int coder_value(rescue_store *st, rescue_jdoc *cdoc, const rescue_jnode *take,
+                       const rescue_jnode *sid, const rescue_jnode *ri, const rescue_jnode *fld,
+                       rescue_buf *val, adj_decision *d) {
+  rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  const char *one[1];
+  const rescue_jnode *crow = NULL, *cv;
+  rescue_jerror je;
+  int rc, i;
+  if (rescue_annotator_lookup(st, take->s, &d->take_id, NULL, NULL)) {
+    char what[400];
+    snprintf(what, sizeof what, "\"take\": %s", rescue_store_errmsg(st));
+    return bad_line(st, d->path, d->lineno, col_of(take), "%s", what);
+  }
+  v.annotator_id = d->take_id;
+  one[0] = sid->s;
+  if ((rc = rescue_sample_iter_new(st, &v, one, 1, &it)))
+    return rc;
+  if ((rc = rescue_sample_iter_next(it, &smp)) == 1)
+    for (i = 0; i < smp->n; i++)
+      if (smp->rows[i].position == (int)ri->num)
+        crow = rescue_jparse(cdoc, smp->rows[i].content, smp->rows[i].content_len, &je);
+  rescue_sample_iter_free(&it);
+  if (rc < 0)
+    return rc;
+  if (!crow) {
+    char what[300];
+    snprintf(what, sizeof what, "'%s' has no version of sample '%s' row %lld", take->s, sid->s,
+             (long long)ri->num);
+    return bad_line(st, d->path, d->lineno, col_of(take), "%s", what);
+  }
+  if ((cv = rescue_jget(crow, fld->s)))
+    rescue_jwrite(val, cv);
+  return 0;
+}
+
+/*
+** Read one decision line (len bytes, not blank) into *d, its value written into val:
+** the members checked, the row looked up, a taken value read from the coder's view.
+** Bad input gives RESCUE_EBADINPUT with "file:line:col: what". d->sid and d->field point
+** into doc's tree.
+*/
+static int read_decision(rescue_store *st, rescue_jdoc *doc, rescue_jdoc *cdoc, const char *line,
+                         size_t len, rescue_buf *val, adj_decision *d) {
+  const rescue_jnode *root, *sid, *ri, *fld, *value, *take;
+  rescue_jerror je;
+  sqlite3_stmt *s;
+  long lc, cc;
+  int rc;
+  if (!(root = rescue_jparse(doc, line, len, &je))) {
+    rescue_jposition(line, len, je.offset, &lc, &cc);
+    return bad_line(st, d->path, d->lineno, cc, "%s", je.msg);
+  }
+  if (root->type != RESCUE_JOBJECT)
+    return bad_line(st, d->path, d->lineno, 1, "a decision is a JSON object%s", NULL);
+  sid = rescue_jget(root, "sample_id");
+  ri = rescue_jget(root, "row_index");
+  fld = rescue_jget(root, "field");
+  value = rescue_jget(root, "value");
+  take = rescue_jget(root, "take");
+  if (!sid || sid->type != RESCUE_JSTRING)
+    return bad_line(st, d->path, d->lineno, col_of(sid ? sid : root),
+                    "\"sample_id\" must be a string%s", NULL);
+  if (!ri || ri->type != RESCUE_JNUMBER || !ri->is_int || ri->num < 1)
+    return bad_line(st, d->path, d->lineno, col_of(ri ? ri : root),
+                    "\"row_index\" must be a row position (1, 2, ...)%s", NULL);
+  if (!fld || fld->type != RESCUE_JSTRING || !fld->len)
+    return bad_line(st, d->path, d->lineno, col_of(fld ? fld : root),
+                    "\"field\" must name a field of the row%s", NULL);
+  if (!value == !take)
+    return bad_line(st, d->path, d->lineno, col_of(root),
+                    "give either \"value\" or \"take\" (a coder's name)%s", NULL);
+  if (take && take->type != RESCUE_JSTRING)
+    return bad_line(st, d->path, d->lineno, col_of(take), "\"take\" must be a coder's name%s",
+                    NULL);
+  if (!(s = rescue_store_stmt(st, "row_at")))
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":sample_id", sid->s, (int)sid->len);
+  rescue_bind_int(s, ":position", (int64_t)ri->num);
+  if (sqlite3_step(s) == SQLITE_ROW)
+    d->row_id = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  if (!d->row_id) {
+    char what[300];
+    snprintf(what, sizeof what, "sample '%s' has no row %lld", sid->s, (long long)ri->num);
+    return bad_line(st, d->path, d->lineno, col_of(sid), "%s", what);
+  }
+  d->sid = sid->s;
+  d->field = fld->s;
+  d->fieldlen = (int)fld->len;
+  rescue_buf_reset(val);
+  if (value)
+    rescue_jwrite(val, value);
+  else if ((rc = coder_value(st, cdoc, take, sid, ri, fld, val, d)))
+    return rc;
+  if (!rescue_buf_ok(val))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
+/* Record decision d (value val, "" for none) by lead_id at now. */
+static int record_decision(rescue_store *st, const adj_decision *d, const rescue_buf *val,
+                           int64_t lead_id, const char *now) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "field_decision_insert");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":row_id", d->row_id);
+  rescue_bind_text(s, ":field", d->field, d->fieldlen);
+  rescue_bind_text(s, ":value", val->len ? val->s : NULL, (int)val->len);
+  if (d->take_id)
+    rescue_bind_int(s, ":take_id", d->take_id);
+  else
+    rescue_bind_null(s, ":take_id");
+  rescue_bind_int(s, ":lead_id", lead_id);
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "recording a decision");
+  return 0;
+}
+
+/* Add sample id sid to the list of touched samples (once); the list owns its copies. */
+static int touch_sample(rescue_store *st, char ***touched, int *n, const char *sid) {
+  char **nt;
+  int i;
+  for (i = 0; i < *n; i++)
+    if (strcmp((*touched)[i], sid) == 0)
+      return 0;
+  if (!(nt = rescue_realloc(*touched, ((size_t)*n + 1) * sizeof *nt)))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  *touched = nt;
+  if (!(nt[*n] = rescue_strdup(sid)))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  (*n)++;
+  return 0;
+}
+
 int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lead,
                              const rescue_adjudicate_opts *o, rescue_adjudicate_result *res) {
   rescue_adjudicate_opts mo;
@@ -750,141 +900,21 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
   in_txn = 1;
   rescue_now_iso(now);
   while ((len = getline(&line, &cap, f)) >= 0) {
-    const rescue_jnode *root, *sid, *ri, *fld, *value, *take;
-    rescue_jerror je;
-    sqlite3_stmt *s;
-    int64_t row_id = 0, take_id = 0;
-    long lc, cc;
+    adj_decision d;
     lineno++;
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
       line[--len] = 0;
     if (len == 0 || strspn(line, " \t") == (size_t)len)
       continue;
-    if (!(root = rescue_jparse(doc, line, (size_t)len, &je))) {
-      rescue_jposition(line, (size_t)len, je.offset, &lc, &cc);
-      rc = bad_line(st, path, lineno, cc, "%s", je.msg);
+    memset(&d, 0, sizeof d);
+    d.path = path;
+    d.lineno = lineno;
+    if ((rc = read_decision(st, doc, cdoc, line, (size_t)len, &val, &d)) ||
+        (rc = record_decision(st, &d, &val, lead_id, now)))
       goto end;
-    }
-    if (root->type != RESCUE_JOBJECT) {
-      rc = bad_line(st, path, lineno, 1, "a decision is a JSON object%s", NULL);
-      goto end;
-    }
-    sid = rescue_jget(root, "sample_id");
-    ri = rescue_jget(root, "row_index");
-    fld = rescue_jget(root, "field");
-    value = rescue_jget(root, "value");
-    take = rescue_jget(root, "take");
-    if (!sid || sid->type != RESCUE_JSTRING) {
-      rc = bad_line(st, path, lineno, col_of(sid ? sid : root), "\"sample_id\" must be a string%s",
-                    NULL);
-      goto end;
-    }
-    if (!ri || ri->type != RESCUE_JNUMBER || !ri->is_int || ri->num < 1) {
-      rc = bad_line(st, path, lineno, col_of(ri ? ri : root),
-                    "\"row_index\" must be a row position (1, 2, ...)%s", NULL);
-      goto end;
-    }
-    if (!fld || fld->type != RESCUE_JSTRING || !fld->len) {
-      rc = bad_line(st, path, lineno, col_of(fld ? fld : root),
-                    "\"field\" must name a field of the row%s", NULL);
-      goto end;
-    }
-    if (!value == !take) {
-      rc = bad_line(st, path, lineno, col_of(root),
-                    "give either \"value\" or \"take\" (a coder's name)%s", NULL);
-      goto end;
-    }
-    if (take && take->type != RESCUE_JSTRING) {
-      rc = bad_line(st, path, lineno, col_of(take), "\"take\" must be a coder's name%s", NULL);
-      goto end;
-    }
-    if (!(s = rescue_store_stmt(st, "row_at"))) {
-      rc = rescue_store_err(st)->code;
-      goto end;
-    }
-    rescue_bind_text(s, ":sample_id", sid->s, (int)sid->len);
-    rescue_bind_int(s, ":position", (int64_t)ri->num);
-    if (sqlite3_step(s) == SQLITE_ROW)
-      row_id = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
-    if (!row_id) {
-      char what[300];
-      snprintf(what, sizeof what, "sample '%s' has no row %lld", sid->s, (long long)ri->num);
-      rc = bad_line(st, path, lineno, col_of(sid), "%s", what);
-      goto end;
-    }
-    rescue_buf_reset(&val);
-    if (value) {
-      rescue_jwrite(&val, value);
-    } else {
-      /* the coder's value: their view of the row (their own version, else the draft) */
-      rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR};
-      rescue_sample_iter *it = NULL;
-      const rescue_sample *smp;
-      const char *one[1];
-      const rescue_jnode *crow = NULL, *cv;
-      if (rescue_annotator_lookup(st, take->s, &take_id, NULL, NULL)) {
-        char what[400];
-        snprintf(what, sizeof what, "\"take\": %s", rescue_store_errmsg(st));
-        rc = bad_line(st, path, lineno, col_of(take), "%s", what);
-        goto end;
-      }
-      v.annotator_id = take_id;
-      one[0] = sid->s;
-      if ((rc = rescue_sample_iter_new(st, &v, one, 1, &it)))
-        goto end;
-      if ((rc = rescue_sample_iter_next(it, &smp)) == 1)
-        for (i = 0; i < smp->n; i++)
-          if (smp->rows[i].position == (int)ri->num)
-            crow = rescue_jparse(cdoc, smp->rows[i].content, smp->rows[i].content_len, &je);
-      rescue_sample_iter_free(&it);
-      if (rc < 0)
-        goto end;
-      if (!crow) {
-        char what[300];
-        snprintf(what, sizeof what, "'%s' has no version of sample '%s' row %lld", take->s, sid->s,
-                 (long long)ri->num);
-        rc = bad_line(st, path, lineno, col_of(take), "%s", what);
-        goto end;
-      }
-      if ((cv = rescue_jget(crow, fld->s)))
-        rescue_jwrite(&val, cv);
-    }
-    if (!rescue_buf_ok(&val)) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    if (!(s = rescue_store_stmt(st, "field_decision_insert"))) {
-      rc = rescue_store_err(st)->code;
-      goto end;
-    }
-    rescue_bind_int(s, ":row_id", row_id);
-    rescue_bind_text(s, ":field", fld->s, (int)fld->len);
-    rescue_bind_text(s, ":value", val.len ? val.s : NULL, (int)val.len);
-    if (take_id)
-      rescue_bind_int(s, ":take_id", take_id);
-    else
-      rescue_bind_null(s, ":take_id");
-    rescue_bind_int(s, ":lead_id", lead_id);
-    rescue_bind_text(s, ":now", now, -1);
-    if (sqlite3_step(s) != SQLITE_DONE) {
-      rc = rescue_store_sqlerr(st, "recording a decision");
-      goto end;
-    }
     res->decisions++;
-    for (i = 0; i < n_touched && strcmp(touched[i], sid->s) != 0; i++)
-      ;
-    if (i == n_touched) {
-      char **nt = rescue_realloc(touched, ((size_t)n_touched + 1) * sizeof *nt);
-      if (!nt || !(nt[n_touched] = rescue_strdup(sid->s))) {
-        if (nt)
-          touched = nt;
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      touched = nt;
-      n_touched++;
-    }
+    if ((rc = touch_sample(st, &touched, &n_touched, d.sid)))
+      goto end;
   }
   if (!res->decisions) {
     rc =

@@ -393,6 +393,224 @@ static uint32_t entry_line(const reader *r, const char *buf, size_t len, uint32_
   return 0;
 }
 
+/*
+** Units in the table, estimated from the first 4096 lines (bytes per unit there), with
+** room to spare: the unit map is sized from it once, as rehashing a large table is slow.
+*/
+static size_t estimate_units(const char *buf, size_t len) {
+  const char *prev = NULL, *p, *end = buf + len;
+  size_t prev_len = 0, seen = 0, runs = 0;
+  for (p = buf; p < end && seen < 4096; seen++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+    const char *tab = memchr(p, '\t', (size_t)(eol - p));
+    size_t ul = tab ? (size_t)(tab - p) : 0;
+    if (!prev || ul != prev_len || !rescue_bytes_eq(p, prev, (uint32_t)ul))
+      runs++;
+    prev = p;
+    prev_len = ul;
+    p = nl ? nl + 1 : end;
+  }
+  /* units ~ bytes / (bytes per unit in the sample) */
+  if (p > buf && runs)
+    runs = (size_t)((double)len / ((double)(p - buf) / (double)runs) * 1.25) + 64;
+  return runs;
+}
+
+/*
+** Split the next lines (at most BATCH, from *pp) into columns, into batch[0..*nb), and
+** prefetch each new unit's hash slot; blank lines and the header are skipped. *pp and
+** *lineno move on. Returns 0, or the error of a line with a wrong number of columns
+** (the lines before it in the batch still stand).
+*/
+static int read_batch(reader *r, delims *ds, const char **pp, const char *end, long *lineno_p,
+                      tsv_line *batch, int *nb_out) {
+  const char *p = *pp;
+  long lineno = *lineno_p;
+  int nb = 0, pending = 0;
+  while (nb < BATCH && p < end) {
+    tsv_line *L = &batch[nb];
+    const char *line = p, *eol, *t1 = NULL, *t2 = NULL, *t3 = NULL;
+    /* each stop is the line's next tab, or its newline (or the end of the table) */
+    eol = delims_next(ds);
+    if (eol < end && *eol == '\t') {
+      t1 = eol;
+      eol = delims_next(ds);
+      if (eol < end && *eol == '\t') {
+        t2 = eol;
+        eol = delims_next(ds);
+        if (eol < end && *eol == '\t')
+          t3 = eol;
+      }
+    }
+    lineno++;
+    if (t3) {
+      pending = fail_at(r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
+      break;
+    }
+    p = eol < end ? eol + 1 : end;
+    if (eol > line && eol[-1] == '\r')
+      eol--;
+    if (eol == line)
+      continue; /* blank line */
+    L->line = line;
+    L->lineno = lineno;
+    L->t1 = t1;
+    L->t2 = t2;
+    if (!t2) {
+      pending = fail_at(r, line, eol, lineno,
+                        "expected 3 tab-separated columns (unit, coder, value)", NULL, 0);
+      break;
+    }
+    L->eol = eol;
+    if (lineno == 1 && L->t1 - line == 4 && L->t2 - L->t1 == 6 && eol - L->t2 == 6 &&
+        memcmp(line, "unit\tcoder\tvalue", 16) == 0)
+      continue; /* header */
+    L->ulen = (uint32_t)(L->t1 - line);
+    if (nb && L->ulen == batch[nb - 1].ulen && rescue_bytes_eq(line, batch[nb - 1].line, L->ulen)) {
+      L->same = 1;
+    } else {
+      L->same = 0;
+      L->uh = rescue_strmap_hash(line, L->ulen);
+      rescue_strmap_prefetch(&r->units, L->uh);
+    }
+    nb++;
+  }
+  *pp = p;
+  *lineno_p = lineno;
+  *nb_out = nb;
+  return pending;
+}
+
+/*
+** A coder not seen before, at s (clen bytes, hash h) on line `line`: checked, added to
+** the data and to r->coders; *ci its entry there. 0, RESCUE_EBADINPUT or RESCUE_ENOMEM.
+*/
+static int new_coder(reader *r, const char *line, const char *s, uint32_t clen, uint32_t h,
+                     long lineno, int64_t *ci) {
+  size_t at;
+  const char *why = bad_text(s, clen, &at);
+  int c = -1;
+  if (why)
+    return fail_at(r, line, s + at, lineno, why, NULL, 0);
+  rescue_buf_reset(&r->tmp);
+  rescue_buf_putn(&r->tmp, s, clen);
+  if (rescue_buf_ok(&r->tmp) && (c = rescue_agree_coder(r->d, r->tmp.s)) == RESCUE_EINVAL)
+    return fail_at(r, line, s, lineno, "too many coders (at most 16777216)", NULL, 0);
+  if (!rescue_buf_ok(&r->tmp) || c < 0 ||
+      (*ci = rescue_strmap_add_h(&r->coders, s, clen, h, c)) < 0)
+    return RESCUE_ENOMEM;
+  return 0;
+}
+
+/*
+** The unit of each of the first n_raw values, written out from count[] (the values so far
+** came unit after unit: count[0] of unit 0, then count[1] of unit 1, ...), in an array
+** with room for `lines` + 1 values. NULL when out of memory; the caller frees it.
+*/
+static uint32_t *units_so_far(const uint32_t *count, uint32_t n_raw, size_t lines) {
+  uint32_t *raw_unit = rescue_malloc((lines + 1) * sizeof *raw_unit), k = 0, u = 0;
+  if (!raw_unit)
+    return NULL;
+  for (; k < n_raw; u++)
+    for (uint32_t j = 0; j < count[u]; j++)
+      raw_unit[k++] = u;
+  return raw_unit;
+}
+
+/*
+** A coder's second value for a unit: seen[c] is the last unit (+1) where coder c gave
+** a value and at[c] that entry, so the check is linear however many coders a unit has.
+** Values were kept in line order, so the earliest line is the smallest raw index
+** (raw_of_entry[x], or x when NULL). 0, RESCUE_EBADINPUT with the two lines, or
+** RESCUE_ENOMEM.
+*/
+static int check_second_values(reader *r, size_t len, const uint32_t *raw_of_entry) {
+  rescue_agree_data *d = r->d;
+  uint32_t C = (uint32_t)rescue_agree_n_coders(d), U = d->n_units, u, x;
+  uint32_t dup_raw = UINT32_MAX, dup_first = 0, dup_unit = 0;
+  int32_t dup_coder = -1;
+  uint32_t *seen = rescue_calloc((size_t)C + 1, sizeof *seen);
+  uint32_t *at = rescue_malloc(((size_t)C + 1) * sizeof *at);
+  if (!seen || !at) {
+    rescue_free(seen);
+    rescue_free(at);
+    return RESCUE_ENOMEM;
+  }
+  for (u = 0; u < U; u++)
+    for (x = d->unit_off[u]; x < d->unit_off[u + 1]; x++) {
+      int32_t c = d->e_coder[x];
+      if (seen[c] == u + 1) {
+        uint32_t rx = raw_of_entry ? raw_of_entry[x] : x;
+        if (rx < dup_raw) {
+          dup_raw = rx;
+          dup_first = raw_of_entry ? raw_of_entry[at[c]] : at[c];
+          dup_coder = c;
+          dup_unit = u;
+        }
+      } else {
+        seen[c] = u + 1;
+        at[c] = x;
+      }
+    }
+  rescue_free(seen);
+  rescue_free(at);
+  if (dup_raw == UINT32_MAX)
+    return 0;
+  return rescue_seterr(r->err, RESCUE_EBADINPUT,
+                       "%s:%u:1: coder '%s' gave unit '%.*s' a second value (the first is on "
+                       "line %u)",
+                       r->path, entry_line(r, r->buf, len, dup_raw),
+                       rescue_agree_coder_name(d, dup_coder),
+                       (int)(r->units.ent[dup_unit].len > 60 ? 60 : r->units.ent[dup_unit].len),
+                       r->units.ent[dup_unit].key, entry_line(r, r->buf, len, dup_first));
+}
+
+/*
+** Group the n_raw values by unit into r->d (count[u]: the values of unit u; count has
+** room for every unit + 1). Units are numbered as first seen, so a table that lists each
+** unit's lines together (the usual case, raw_unit NULL) is already grouped: its arrays
+** (room for `lines` + 1 values) are taken over as they are and *raw_coder, *raw_value
+** NULLed. Otherwise a stable counting sort groups them. Then a coder's second value for
+** a unit is refused. 0, RESCUE_EBADINPUT or RESCUE_ENOMEM.
+*/
+static int group_by_unit(reader *r, size_t len, int32_t **raw_coder, int32_t **raw_value,
+                         const uint32_t *raw_unit, uint32_t *count, uint32_t n_raw, size_t lines) {
+  rescue_agree_data *d = r->d;
+  uint32_t U = r->units.n, i, u, *raw_of_entry = NULL; /* NULL: entry x is raw value x */
+  int rc;
+  if (agree_data_reserve(d, U + 1, 0))
+    return RESCUE_ENOMEM;
+  d->unit_off[0] = 0;
+  for (u = 0; u < U; u++) {
+    d->unit_off[u + 1] = d->unit_off[u] + count[u];
+    d->unit_cluster[u] = -1;
+  }
+  if (!raw_unit) {
+    rescue_free(d->e_coder);
+    rescue_free(d->e_value);
+    d->e_coder = *raw_coder;
+    d->e_value = *raw_value;
+    d->cap_ent = (uint32_t)lines + 1;
+    *raw_coder = *raw_value = NULL;
+  } else {
+    if (agree_data_reserve(d, U + 1, n_raw + 1) ||
+        !(raw_of_entry = rescue_malloc(((size_t)n_raw + 1) * sizeof *raw_of_entry)))
+      return RESCUE_ENOMEM;
+    memcpy(count, d->unit_off, (size_t)(U + 1) * sizeof *count);
+    for (i = 0; i < n_raw; i++) {
+      uint32_t at = count[raw_unit[i]]++;
+      d->e_coder[at] = (*raw_coder)[i];
+      d->e_value[at] = (*raw_value)[i];
+      raw_of_entry[at] = i;
+    }
+  }
+  d->n_units = U;
+  d->n_ent = n_raw;
+  rc = check_second_values(r, len, raw_of_entry);
+  rescue_free(raw_of_entry);
+  return rc;
+}
+
 int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agree_data **out,
                           rescue_error *err) {
   reader r;
@@ -425,23 +643,7 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   ** first 4096 lines, with room to spare.
   */
   lines = len / 6 + 2;
-  {
-    const char *prev = NULL;
-    size_t prev_len = 0, seen = 0;
-    for (p = buf, end = buf + len; p < end && seen < 4096; seen++) {
-      const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
-      const char *tab = memchr(p, '\t', (size_t)(eol - p));
-      size_t ul = tab ? (size_t)(tab - p) : 0;
-      if (!prev || ul != prev_len || !rescue_bytes_eq(p, prev, (uint32_t)ul))
-        runs++;
-      prev = p;
-      prev_len = ul;
-      p = nl ? nl + 1 : end;
-    }
-    /* units ~ bytes / (bytes per unit in the sample) */
-    if (p > buf && runs)
-      runs = (size_t)((double)len / ((double)(p - buf) / (double)runs) * 1.25) + 64;
-  }
+  runs = estimate_units(buf, len);
   raw_coder = rescue_malloc((lines + 1) * sizeof *raw_coder);
   raw_value = rescue_malloc((lines + 1) * sizeof *raw_value);
   if (!raw_coder || !raw_value ||
@@ -462,56 +664,7 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
   delims_init(&ds, p, end);
   for (; p < end;) {
     int nb = 0, b, pending = 0;
-    while (nb < BATCH && p < end) {
-      tsv_line *L = &batch[nb];
-      const char *line = p, *eol, *t1 = NULL, *t2 = NULL, *t3 = NULL;
-      /* each stop is the line's next tab, or its newline (or the end of the table) */
-      eol = delims_next(&ds);
-      if (eol < end && *eol == '\t') {
-        t1 = eol;
-        eol = delims_next(&ds);
-        if (eol < end && *eol == '\t') {
-          t2 = eol;
-          eol = delims_next(&ds);
-          if (eol < end && *eol == '\t')
-            t3 = eol;
-        }
-      }
-      lineno++;
-      if (t3) {
-        pending =
-            fail_at(&r, line, t3, lineno, "more than 3 columns (unit, coder, value)", NULL, 0);
-        break;
-      }
-      p = eol < end ? eol + 1 : end;
-      if (eol > line && eol[-1] == '\r')
-        eol--;
-      if (eol == line)
-        continue; /* blank line */
-      L->line = line;
-      L->lineno = lineno;
-      L->t1 = t1;
-      L->t2 = t2;
-      if (!t2) {
-        pending = fail_at(&r, line, eol, lineno,
-                          "expected 3 tab-separated columns (unit, coder, value)", NULL, 0);
-        break;
-      }
-      L->eol = eol;
-      if (lineno == 1 && L->t1 - line == 4 && L->t2 - L->t1 == 6 && eol - L->t2 == 6 &&
-          memcmp(line, "unit\tcoder\tvalue", 16) == 0)
-        continue; /* header */
-      L->ulen = (uint32_t)(L->t1 - line);
-      if (nb && L->ulen == batch[nb - 1].ulen &&
-          rescue_bytes_eq(line, batch[nb - 1].line, L->ulen)) {
-        L->same = 1;
-      } else {
-        L->same = 0;
-        L->uh = rescue_strmap_hash(line, L->ulen);
-        rescue_strmap_prefetch(&r.units, L->uh);
-      }
-      nb++;
-    }
+    pending = read_batch(&r, &ds, &p, end, &lineno, batch, &nb);
     for (b = 0; b < nb; b++) {
       tsv_line *L = &batch[b];
       const char *line = L->line, *t1 = L->t1, *t2 = L->t2;
@@ -546,24 +699,8 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
       /* coder */
       h = rescue_strmap_hash(t1 + 1, clen);
       ci = rescue_strmap_find_h(&r.coders, t1 + 1, clen, h);
-      if (ci < 0) {
-        size_t at;
-        const char *why = bad_text(t1 + 1, clen, &at);
-        int c = -1;
-        if (why) {
-          rc = fail_at(&r, line, t1 + 1 + at, lineno, why, NULL, 0);
-          goto fail;
-        }
-        rescue_buf_reset(&r.tmp);
-        rescue_buf_putn(&r.tmp, t1 + 1, clen);
-        if (rescue_buf_ok(&r.tmp) && (c = rescue_agree_coder(r.d, r.tmp.s)) == RESCUE_EINVAL) {
-          rc = fail_at(&r, line, t1 + 1, lineno, "too many coders (at most 16777216)", NULL, 0);
-          goto fail;
-        }
-        if (!rescue_buf_ok(&r.tmp) || c < 0 ||
-            (ci = rescue_strmap_add_h(&r.coders, t1 + 1, clen, h, c)) < 0)
-          goto fail;
-      }
+      if (ci < 0 && (rc = new_coder(&r, line, t1 + 1, clen, h, lineno, &ci)))
+        goto fail;
       coder = (int32_t)rescue_strmap_value(&r.coders, (uint32_t)ci);
       if (!vlen)
         continue; /* missing value: the unit and the coder still count */
@@ -585,14 +722,8 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
       ** value that goes back to an earlier unit writes that out, and from then on each
       ** value's unit is kept for the sort below.
       */
-      if (!raw_unit && ui < last_raw_unit) {
-        uint32_t k = 0, u = 0;
-        if (!(raw_unit = rescue_malloc((lines + 1) * sizeof *raw_unit)))
-          goto fail;
-        for (; k < n_raw; u++)
-          for (uint32_t j = 0; j < count[u]; j++)
-            raw_unit[k++] = u;
-      }
+      if (!raw_unit && ui < last_raw_unit && !(raw_unit = units_so_far(count, n_raw, lines)))
+        goto fail;
       if (raw_unit)
         raw_unit[n_raw] = ui;
       last_raw_unit = ui;
@@ -607,92 +738,11 @@ int rescue_agree_read_tsv(const char *path, rescue_agree_level level, rescue_agr
     }
   }
 
-  /*
-  ** Group the values by unit. Units are numbered as first seen, so a table that lists each
-  ** unit's lines together (the usual case) is already grouped: its arrays are taken over
-  ** as they are. Otherwise a stable counting sort groups them.
-  */
   rc = RESCUE_ENOMEM;
-  {
-    rescue_agree_data *d = r.d;
-    uint32_t U = r.units.n, i, u, *raw_of_entry = NULL; /* NULL: entry x is raw value x */
-    uint32_t dup_raw = UINT32_MAX, dup_first = 0, dup_unit = 0;
-    int32_t dup_coder = -1;
-    if (agree_data_reserve(d, U + 1, 0) ||
-        (cap_count < U + 1 && grow_counts(&count, &cap_count, U + 1)))
-      goto fail;
-    d->unit_off[0] = 0;
-    for (u = 0; u < U; u++) {
-      d->unit_off[u + 1] = d->unit_off[u] + count[u];
-      d->unit_cluster[u] = -1;
-    }
-    if (!raw_unit) {
-      rescue_free(d->e_coder);
-      rescue_free(d->e_value);
-      d->e_coder = raw_coder;
-      d->e_value = raw_value;
-      d->cap_ent = (uint32_t)lines + 1;
-      raw_coder = raw_value = NULL;
-    } else {
-      if (agree_data_reserve(d, U + 1, n_raw + 1) ||
-          !(raw_of_entry = rescue_malloc(((size_t)n_raw + 1) * sizeof *raw_of_entry)))
-        goto fail;
-      memcpy(count, d->unit_off, (size_t)(U + 1) * sizeof *count);
-      for (i = 0; i < n_raw; i++) {
-        uint32_t at = count[raw_unit[i]]++;
-        d->e_coder[at] = raw_coder[i];
-        d->e_value[at] = raw_value[i];
-        raw_of_entry[at] = i;
-      }
-    }
-    /*
-    ** A coder's second value for a unit: seen[c] is the last unit (+1) where coder c gave
-    ** a value and at[c] that entry, so the check is linear however many coders a unit has.
-    ** Values were kept in line order, so the earliest line is the smallest raw index.
-    */
-    {
-      uint32_t C = (uint32_t)rescue_agree_n_coders(d), x;
-      uint32_t *seen = rescue_calloc((size_t)C + 1, sizeof *seen);
-      uint32_t *at = rescue_malloc(((size_t)C + 1) * sizeof *at);
-      if (!seen || !at) {
-        rescue_free(seen);
-        rescue_free(at);
-        rescue_free(raw_of_entry);
-        goto fail;
-      }
-      for (u = 0; u < U; u++)
-        for (x = d->unit_off[u]; x < d->unit_off[u + 1]; x++) {
-          int32_t c = d->e_coder[x];
-          if (seen[c] == u + 1) {
-            uint32_t rx = raw_of_entry ? raw_of_entry[x] : x;
-            if (rx < dup_raw) {
-              dup_raw = rx;
-              dup_first = raw_of_entry ? raw_of_entry[at[c]] : at[c];
-              dup_coder = c;
-              dup_unit = u;
-            }
-          } else {
-            seen[c] = u + 1;
-            at[c] = x;
-          }
-        }
-      rescue_free(seen);
-      rescue_free(at);
-    }
-    rescue_free(raw_of_entry);
-    d->n_units = U;
-    d->n_ent = n_raw;
-    if (dup_raw != UINT32_MAX) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s:%u:1: coder '%s' gave unit '%.*s' a second value (the first is on "
-                         "line %u)",
-                         path, entry_line(&r, buf, len, dup_raw),
-                         rescue_agree_coder_name(d, dup_coder),
-                         (int)(r.units.ent[dup_unit].len > 60 ? 60 : r.units.ent[dup_unit].len),
-                         r.units.ent[dup_unit].key, entry_line(&r, buf, len, dup_first));
-      goto fail;
-    }
-  }
+  if (cap_count < r.units.n + 1 && grow_counts(&count, &cap_count, r.units.n + 1))
+    goto fail;
+  if ((rc = group_by_unit(&r, len, &raw_coder, &raw_value, raw_unit, count, n_raw, lines)))
+    goto fail;
   *out = r.d;
   r.d = NULL;
   rc = 0;

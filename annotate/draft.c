@@ -1,22 +1,18 @@
 /*
 ** draft.c: model pre-annotation (rescue_draft.h). Worker threads build prompts, run the
-** model command and check its answers; the calling thread alone touches the store, one
-** request's transaction at a time, so parallel requests never interleave their writes.
+** model command (draft_run.c) and check its answers; the calling thread alone touches the
+** store, one request's transaction at a time, so parallel requests never interleave their
+** writes.
 */
-#define _GNU_SOURCE /* pipe2, memmem */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "rescue_alloc.h"
 #include "store_int.h"
@@ -25,15 +21,13 @@
 #include "rescue_lint.h"
 #include "rescue_sha256.h"
 
-extern char **environ;
+#include "draft_int.h"
 
 extern const unsigned char rescue_draft_prompt[];
 extern const size_t rescue_draft_prompt_len;
 
-#define OUT_LIMIT (16u << 20) /* bytes of a command's standard output kept */
-#define ERR_TAIL 2000         /* bytes of its standard error reported */
-#define CONTEXT_ROWS 20       /* earlier rows shown as context */
-#define MAX_CANDIDATES 256    /* brackets tried when looking for JSON inside prose */
+#define CONTEXT_ROWS 20    /* earlier rows shown as context */
+#define MAX_CANDIDATES 256 /* brackets tried when looking for JSON inside prose */
 
 const char *rescue_draft_default_template(size_t *len) {
   if (len)
@@ -84,12 +78,6 @@ typedef struct d_run {
   int *finished; /* queue of finished request indexes */
   int n_finished;
 } d_run;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- the prompt ---- */
 
@@ -258,167 +246,6 @@ static int build_prompt(d_run *R, const d_request *r, rescue_buf *b, rescue_erro
   return rescue_buf_ok(b) ? 0 : rescue_seterr(err, RESCUE_ENOMEM, NULL);
 }
 
-/* ---- running the command ---- */
-
-typedef struct d_exec {
-  int status; /* exit code, 128+signal, -1 timed out, -2 could not start */
-  rescue_buf out, err;
-} d_exec;
-
-static char *env_entry(const char *k, const char *v) {
-  size_t n = strlen(k) + strlen(v) + 2;
-  char *e = rescue_malloc(n);
-  if (e)
-    snprintf(e, n, "%s=%s", k, v);
-  return e;
-}
-
-/*
-** Run `cmd` with /bin/sh -c, `in` on its standard input and `env` added to the
-** environment; collect its output until it exits or `timeout` seconds pass (then its
-** whole process group is killed). The child only calls async-signal-safe functions
-** between fork and exec, as a threaded parent requires.
-*/
-static void run_command(const char *cmd, char *const *extra, int n_extra, const char *in,
-                        size_t inlen, double timeout, d_exec *x) {
-  int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-  char **envp = NULL;
-  size_t n_env = 0, i;
-  pid_t pid;
-  double deadline = now_s() + timeout;
-  size_t written = 0;
-  int status = 0, reaped = 0;
-  x->status = -2;
-  while (environ[n_env])
-    n_env++;
-  envp = rescue_calloc(n_env + (size_t)n_extra + 1, sizeof *envp);
-  if (!envp)
-    goto end;
-  {
-    size_t k = 0;
-    for (i = 0; i < n_env; i++) {
-      int j, shadowed = 0;
-      for (j = 0; j < n_extra; j++) {
-        size_t kl = (size_t)(strchr(extra[j], '=') - extra[j]);
-        shadowed |= strncmp(environ[i], extra[j], kl + 1) == 0;
-      }
-      if (!shadowed)
-        envp[k++] = environ[i];
-    }
-    for (i = 0; i < (size_t)n_extra; i++)
-      envp[k++] = extra[i];
-  }
-  if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
-    rescue_buf_printf(&x->err, "cannot make a pipe: %s", strerror(errno));
-    goto end;
-  }
-  pid = fork();
-  if (pid < 0) {
-    rescue_buf_printf(&x->err, "cannot start the command: %s", strerror(errno));
-    goto end;
-  }
-  if (pid == 0) {
-    char *argv[] = {"sh", "-c", (char *)cmd, NULL};
-    setpgid(0, 0);
-    dup2(pin[0], 0);
-    dup2(pout[1], 1);
-    dup2(perr[1], 2);
-    execve("/bin/sh", argv, envp);
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  close(pin[0]);
-  close(pout[1]);
-  close(perr[1]);
-  pin[0] = pout[1] = perr[1] = -1;
-  fcntl(pin[1], F_SETFL, O_NONBLOCK);
-  if (inlen == 0) {
-    close(pin[1]);
-    pin[1] = -1;
-  }
-  while (pout[0] >= 0 || perr[0] >= 0 || pin[1] >= 0) {
-    struct pollfd pf[3];
-    int np = 0, ms;
-    double left = deadline - now_s();
-    if (left <= 0)
-      break;
-    ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
-    if (pin[1] >= 0)
-      pf[np++] = (struct pollfd){pin[1], POLLOUT, 0};
-    if (pout[0] >= 0)
-      pf[np++] = (struct pollfd){pout[0], POLLIN, 0};
-    if (perr[0] >= 0)
-      pf[np++] = (struct pollfd){perr[0], POLLIN, 0};
-    if (poll(pf, (nfds_t)np, ms) < 0 && errno != EINTR)
-      break;
-    for (i = 0; i < (size_t)np; i++) {
-      if (!pf[i].revents)
-        continue;
-      if (pf[i].fd == pin[1]) {
-        ssize_t w = write(pin[1], in + written, inlen - written);
-        if (w > 0)
-          written += (size_t)w;
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == inlen) {
-          close(pin[1]); /* done, or the command stopped reading (EPIPE) */
-          pin[1] = -1;
-        }
-      } else {
-        char chunk[65536];
-        int *fd = pf[i].fd == pout[0] ? &pout[0] : &perr[0];
-        rescue_buf *b = fd == &pout[0] ? &x->out : &x->err;
-        ssize_t r = read(*fd, chunk, sizeof chunk);
-        if (r > 0) {
-          if (b == &x->out && b->len + (size_t)r > OUT_LIMIT)
-            r = (ssize_t)(OUT_LIMIT - b->len);
-          if (b == &x->err && b->len > 64 * ERR_TAIL) { /* keep the tail only */
-            memmove(b->s, b->s + b->len - ERR_TAIL, ERR_TAIL);
-            b->len = ERR_TAIL;
-          }
-          rescue_buf_putn(b, chunk, (size_t)r);
-        } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-          close(*fd);
-          *fd = -1;
-        }
-      }
-    }
-  }
-  /* the output is closed (or time is up): wait for the exit within the deadline */
-  while (!reaped) {
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) {
-      reaped = 1;
-      break;
-    }
-    if (w < 0 && errno != EINTR)
-      break;
-    if (now_s() >= deadline)
-      break;
-    usleep(2000);
-  }
-  if (!reaped) {
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    x->status = -1;
-  } else if (WIFEXITED(status)) {
-    x->status = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    x->status = 128 + WTERMSIG(status);
-  }
-  if (reaped)
-    kill(-pid, SIGKILL); /* anything the command left running in its group */
-end:
-  for (i = 0; i < 2; i++) {
-    if (pin[i] >= 0)
-      close(pin[i]);
-    if (pout[i] >= 0)
-      close(pout[i]);
-    if (perr[i] >= 0)
-      close(perr[i]);
-  }
-  rescue_free(envp);
-}
-
 /* ---- reading the answer ---- */
 
 /* An answer is a list of row objects, or an object with a "rows" list. Its rows, or NULL. */
@@ -438,17 +265,22 @@ static const rescue_jnode *answer_rows(const rescue_jnode *n) {
   return n;
 }
 
+/* rescue_jfind's test: a value that answer_rows takes. */
+static int is_answer(const rescue_jnode *n, void *ctx) {
+  (void)ctx;
+  return answer_rows(n) != NULL;
+}
+
 /*
 ** Find the answer's rows in a command's output: the whole output as JSON, else a fenced
 ** block (```json ... ```), else the first bracketed value inside prose that reads as an
-** answer. *shape counts the tolerances used. NULL when nothing usable is there.
+** answer (rescue_jfind, with its bound on the work). *shape counts the tolerances used. NULL when nothing usable is there.
 */
 static const rescue_jnode *find_answer(rescue_jdoc *doc, const char *text, size_t len,
                                        long *shape) {
   const char *end = text + len, *p;
   const rescue_jnode *n;
   rescue_jerror je;
-  int tries = 0;
   if ((n = answer_rows(rescue_jparse(doc, text, len, &je))) != NULL)
     return n;
   for (p = text; (p = memmem(p, (size_t)(end - p), "```", 3)) != NULL;) {
@@ -467,18 +299,9 @@ static const rescue_jnode *find_answer(rescue_jdoc *doc, const char *text, size_
       break;
     p = close + 3;
   }
-  for (p = text; p < end && tries < MAX_CANDIDATES; p++) {
-    if (*p != '{' && *p != '[')
-      continue;
-    tries++;
-    /* one value read from here, whatever follows it (the JSON reader's prefix mode) */
-    if ((n = answer_rows(rescue_jparse_ex(doc, p, (size_t)(end - p), RESCUE_JPARSE_PREFIX, NULL,
-                                          &je))) != NULL) {
-      (*shape)++;
-      return n;
-    }
-  }
-  return NULL;
+  if ((n = answer_rows(rescue_jfind(doc, text, len, 0, is_answer, NULL, NULL))) != NULL)
+    (*shape)++;
+  return n;
 }
 
 /* ---- merging and checking ---- */
@@ -637,22 +460,15 @@ static int same_finding(const rescue_lint_finding *a, const rescue_lint_finding 
 ** lint the sample with them. Findings the draft rows already had are not the model's.
 ** Returns 0, or -1 when out of memory.
 */
-static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, long *shape,
-                        d_check *c) {
-  const d_sample *s = r->s;
-  int nreq = r->to - r->from + 1, i, k, n_ans = 0, by_order = 0, rc = -1;
-  const rescue_jnode **for_pos = rescue_calloc((size_t)nreq, sizeof *for_pos), *a;
-  rescue_jdoc **docs = rescue_calloc((size_t)s->n, sizeof *docs);
-  rescue_buf all = RESCUE_BUF_INIT, base = RESCUE_BUF_INIT, one = RESCUE_BUF_INIT;
-  rescue_lint_result lb, lm;
-  char line[1400];
-  memset(&lb, 0, sizeof lb);
-  memset(&lm, 0, sizeof lm);
-  c->bad = rescue_calloc((size_t)nreq, sizeof *c->bad);
-  c->answered = rescue_calloc((size_t)nreq, sizeof *c->answered);
-  c->merged_pos = rescue_calloc((size_t)nreq, sizeof *c->merged_pos);
-  if (!for_pos || !docs || !c->bad || !c->answered || !c->merged_pos)
-    goto end;
+/*
+** The answer's object for each requested row into for_pos[pos - from]: matched by
+** row_index or times (match_row); when nothing matched but the count fits, in order
+** (counted in *shape).
+*/
+static void match_answer(const d_request *r, const rescue_jnode *rows, const rescue_jnode **for_pos,
+                         long *shape) {
+  const rescue_jnode *a;
+  int nreq = r->to - r->from + 1, n_ans = 0, i, k;
   for (a = rows->child; a; a = a->next)
     n_ans++;
   for (a = rows->child; a; a = a->next) {
@@ -660,15 +476,69 @@ static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, 
     if (p && !for_pos[p - r->from])
       for_pos[p - r->from] = a;
   }
-  /* nothing matched by index or time, but the count fits: take the rows in order */
   for (i = 0, k = 0; i < nreq; i++)
     k += for_pos[i] != NULL;
   if (k == 0 && n_ans == nreq) {
     for (a = rows->child, i = 0; a; a = a->next, i++)
       for_pos[i] = a;
-    by_order = 1;
     (*shape)++;
   }
+}
+
+/*
+** The lint findings on the answered rows that the sample as stored (base) did not have
+** already, with the model's rows merged in (all): added to c, rows with an error marked
+** bad. -1 when out of memory.
+*/
+static int new_findings(d_run *R, const d_request *r, const rescue_buf *base, const rescue_buf *all,
+                        d_check *c) {
+  rescue_lint_result lb, lm;
+  char line[1400];
+  int i, rc = -1;
+  memset(&lb, 0, sizeof lb);
+  memset(&lm, 0, sizeof lm);
+  if (lint_rows(R->sc, r->s, base->s, base->len, &lb) ||
+      lint_rows(R->sc, r->s, all->s, all->len, &lm))
+    goto end;
+  for (i = 0; i < lm.n; i++) {
+    const rescue_lint_finding *f = &lm.findings[i];
+    int j, old = 0;
+    rescue_buf t = RESCUE_BUF_INIT;
+    if (f->row < r->from || f->row > r->to || !c->answered[f->row - r->from])
+      continue;
+    for (j = 0; j < lb.n && !old; j++)
+      old = same_finding(f, &lb.findings[j]);
+    if (old)
+      continue;
+    if (f->severity == RESCUE_LINT_ERROR)
+      c->bad[f->row - r->from] = 1;
+    rescue_lint_finding_text(f, &t);
+    snprintf(line, sizeof line, "row %d: %s", f->row, t.s ? t.s : "");
+    rescue_buf_clear(&t);
+    if (add_finding(c, line))
+      goto end;
+  }
+  rc = 0;
+end:
+  rescue_lint_result_clear(&lb);
+  rescue_lint_result_clear(&lm);
+  return rc;
+}
+
+static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, long *shape,
+                        d_check *c) {
+  const d_sample *s = r->s;
+  int nreq = r->to - r->from + 1, i, rc = -1;
+  const rescue_jnode **for_pos = rescue_calloc((size_t)nreq, sizeof *for_pos);
+  rescue_jdoc **docs = rescue_calloc((size_t)s->n, sizeof *docs);
+  rescue_buf all = RESCUE_BUF_INIT, base = RESCUE_BUF_INIT, one = RESCUE_BUF_INIT;
+  char line[1400];
+  c->bad = rescue_calloc((size_t)nreq, sizeof *c->bad);
+  c->answered = rescue_calloc((size_t)nreq, sizeof *c->answered);
+  c->merged_pos = rescue_calloc((size_t)nreq, sizeof *c->merged_pos);
+  if (!for_pos || !docs || !c->bad || !c->answered || !c->merged_pos)
+    goto end;
+  match_answer(r, rows, for_pos, shape);
   rescue_buf_putc(&all, '[');
   rescue_buf_putc(&base, '[');
   rescue_buf_putc(&c->merged, '[');
@@ -715,27 +585,8 @@ static int check_answer(d_run *R, const d_request *r, const rescue_jnode *rows, 
       if (add_finding(c, line))
         goto end;
     }
-  if (lint_rows(R->sc, s, base.s, base.len, &lb) || lint_rows(R->sc, s, all.s, all.len, &lm))
+  if (new_findings(R, r, &base, &all, c))
     goto end;
-  for (i = 0; i < lm.n; i++) {
-    const rescue_lint_finding *f = &lm.findings[i];
-    int j, old = 0;
-    rescue_buf t = RESCUE_BUF_INIT;
-    if (f->row < r->from || f->row > r->to || !c->answered[f->row - r->from])
-      continue;
-    for (j = 0; j < lb.n && !old; j++)
-      old = same_finding(f, &lb.findings[j]);
-    if (old)
-      continue;
-    if (f->severity == RESCUE_LINT_ERROR)
-      c->bad[f->row - r->from] = 1;
-    rescue_lint_finding_text(f, &t);
-    snprintf(line, sizeof line, "row %d: %s", f->row, t.s ? t.s : "");
-    rescue_buf_clear(&t);
-    if (add_finding(c, line))
-      goto end;
-  }
-  (void)by_order;
   rc = 0;
 end:
   if (docs)
@@ -746,8 +597,6 @@ end:
   rescue_buf_clear(&all);
   rescue_buf_clear(&base);
   rescue_buf_clear(&one);
-  rescue_lint_result_clear(&lb);
-  rescue_lint_result_clear(&lm);
   return rc;
 }
 
@@ -765,26 +614,94 @@ static void set_error(rescue_draft_outcome *o, const char *fmt, ...) {
   o->error = rescue_strdup(msg);
 }
 
-/* The last line(s) of a command's standard error, for a message. */
-static void err_tail(const rescue_buf *b, char *out, size_t cap) {
-  size_t start = b->len > ERR_TAIL ? b->len - ERR_TAIL : 0, end = b->len, i, k = 0;
-  while (end > start && (b->s[end - 1] == '\n' || b->s[end - 1] == ' '))
-    end--;
-  for (i = start; i < end && k + 5 < cap; i++) {
-    unsigned char ch = (unsigned char)b->s[i];
-    if (ch == '\n') {
-      out[k++] = ' ';
-      out[k++] = '|';
-      out[k++] = ' ';
-    } else if (ch < 0x20 || ch == 0x7f) {
-      k += (size_t)snprintf(out + k, cap - k, "\\x%02x", ch);
-    } else {
-      out[k++] = (char)ch;
-    }
+/*
+** One run of the command on prompt (with env, 5 entries) and the check of its answer.
+** Returns 1 when the answer was read (*c filled: the caller owns it; o->error cleared),
+** 0 when the attempt failed (o->error says why).
+*/
+static int attempt_once(d_run *R, const d_request *r, rescue_draft_outcome *o,
+                        const rescue_buf *prompt, char *const *env, d_check *c) {
+  const rescue_draft_opts *op = R->o;
+  d_exec x;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *rows;
+  char tail[ERR_TAIL + 600];
+  int ok = 0;
+  memset(&x, 0, sizeof x);
+  draft_run_command(op->model_cmd, env, 5, prompt->s, prompt->len, op->timeout, &x);
+  o->exit_status = x.status;
+  draft_err_tail(&x.err, tail, sizeof tail);
+  if (x.status == -2) {
+    set_error(o, "the command could not be started: %s", tail);
+  } else if (x.status == -1) {
+    set_error(o, "timed out after %g s%s%s", op->timeout, *tail ? "; stderr: " : "", tail);
+  } else if (x.status != 0) {
+    set_error(o, "exit status %d%s%s", x.status, *tail ? "; stderr: " : "", tail);
+  } else if (x.out.len == 0) {
+    set_error(o, "the command printed nothing%s%s", *tail ? "; stderr: " : "", tail);
+  } else if (!(doc = rescue_jdoc_new())) {
+    set_error(o, "out of memory");
+  } else if (!(rows = find_answer(doc, x.out.s, x.out.len, &o->coerced))) {
+    set_error(o,
+              "no usable JSON in the output (%zu bytes; a list of rows or an object "
+              "with \"rows\" was expected)",
+              x.out.len);
+  } else if (check_answer(R, r, rows, &o->coerced, c)) {
+    set_error(o, "out of memory");
+    check_free(c);
+  } else {
+    rescue_free(o->error);
+    o->error = NULL;
+    ok = 1;
   }
-  out[k < cap ? k : cap - 1] = 0;
+  rescue_jdoc_free(&doc);
+  rescue_buf_clear(&x.out);
+  rescue_buf_clear(&x.err);
+  return ok;
 }
 
+/*
+** What can be stored of the best answer: its rows without errors (and that the store
+** takes) into r->answer and r->store_pos; its findings move to o.
+*/
+static void keep_answer(d_run *R, d_request *r, rescue_draft_outcome *o, d_check *best) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *arr = doc ? rescue_jparse(doc, best->merged.s, best->merged.len, &je) : NULL;
+  const rescue_jnode *c;
+  int i = 0;
+  r->store_pos = rescue_calloc((size_t)best->n_merged + 1, sizeof *r->store_pos);
+  if (arr && r->store_pos) {
+    rescue_jw w;
+    rescue_jw_init(&w, &r->answer);
+    rescue_jw_arr(&w);
+    for (c = arr->child; c; c = c->next, i++) {
+      int p = best->merged_pos[i];
+      const rescue_jnode *bad = NULL;
+      rescue_error e;
+      if (best->bad[p - r->from])
+        continue;
+      memset(&e, 0, sizeof e);
+      if (rescue_row_input_from_json(R->sc, c, NULL, &bad, &e)) {
+        /* a type the store refuses although lint let it through: keep the row back */
+        char line[1200];
+        snprintf(line, sizeof line, "row %d: error: %s", p, e.msg);
+        add_finding(best, line);
+        continue;
+      }
+      rescue_jw_node(&w, c);
+      r->store_pos[r->n_store++] = p;
+    }
+    rescue_jw_end(&w);
+  }
+  rescue_jdoc_free(&doc);
+  o->findings = best->findings;
+  o->n_findings = best->n_findings;
+  best->findings = NULL;
+  best->n_findings = 0;
+}
+
+/* One request, start to finish (a worker): the prompt, the attempts, what can be stored. */
 static void do_request(d_run *R, int idx) {
   d_request *r = &R->req[idx];
   rescue_draft_outcome *o = &R->out[idx];
@@ -793,7 +710,7 @@ static void do_request(d_run *R, int idx) {
   rescue_error err;
   d_check best;
   char from_s[24], to_s[24], att_s[24], *env[5] = {NULL};
-  double t0 = now_s();
+  double t0 = draft_now();
   size_t base_len;
   int attempt;
   memset(&best, 0, sizeof best);
@@ -813,112 +730,42 @@ static void do_request(d_run *R, int idx) {
   base_len = prompt.len;
   snprintf(from_s, sizeof from_s, "%d", r->from);
   snprintf(to_s, sizeof to_s, "%d", r->to);
-  env[0] = env_entry("RESCUE_SAMPLE_ID", r->s->sample_id);
-  env[1] = env_entry("RESCUE_SCENARIO", r->s->scenario);
-  env[2] = env_entry("RESCUE_ROW_FROM", from_s);
-  env[3] = env_entry("RESCUE_ROW_TO", to_s);
+  env[0] = draft_env_entry("RESCUE_SAMPLE_ID", r->s->sample_id);
+  env[1] = draft_env_entry("RESCUE_SCENARIO", r->s->scenario);
+  env[2] = draft_env_entry("RESCUE_ROW_FROM", from_s);
+  env[3] = draft_env_entry("RESCUE_ROW_TO", to_s);
   for (attempt = 1; attempt <= op->retries + 1; attempt++) {
-    d_exec x;
-    rescue_jdoc *doc = NULL;
-    const rescue_jnode *rows;
     d_check c;
-    char tail[ERR_TAIL + 600];
     int i, n_bad = 0;
-    memset(&x, 0, sizeof x);
     memset(&c, 0, sizeof c);
     snprintf(att_s, sizeof att_s, "%d", attempt);
     rescue_free(env[4]);
-    env[4] = env_entry("RESCUE_ATTEMPT", att_s);
+    env[4] = draft_env_entry("RESCUE_ATTEMPT", att_s);
     if (!env[0] || !env[1] || !env[2] || !env[3] || !env[4]) {
       set_error(o, "out of memory");
       break;
     }
     o->attempts = attempt;
-    run_command(op->model_cmd, env, 5, prompt.s, prompt.len, op->timeout, &x);
-    o->exit_status = x.status;
-    err_tail(&x.err, tail, sizeof tail);
-    if (x.status == -2) {
-      set_error(o, "the command could not be started: %s", tail);
-    } else if (x.status == -1) {
-      set_error(o, "timed out after %g s%s%s", op->timeout, *tail ? "; stderr: " : "", tail);
-    } else if (x.status != 0) {
-      set_error(o, "exit status %d%s%s", x.status, *tail ? "; stderr: " : "", tail);
-    } else if (x.out.len == 0) {
-      set_error(o, "the command printed nothing%s%s", *tail ? "; stderr: " : "", tail);
-    } else if (!(doc = rescue_jdoc_new())) {
-      set_error(o, "out of memory");
-    } else if (!(rows = find_answer(doc, x.out.s, x.out.len, &o->coerced))) {
-      set_error(o,
-                "no usable JSON in the output (%zu bytes; a list of rows or an object "
-                "with \"rows\" was expected)",
-                x.out.len);
-    } else if (check_answer(R, r, rows, &o->coerced, &c)) {
-      set_error(o, "out of memory");
-      check_free(&c);
-    } else {
-      rescue_free(o->error);
-      o->error = NULL;
-      for (i = 0; i <= r->to - r->from; i++)
-        n_bad += c.bad[i];
-      check_free(&best);
-      best = c;
-      if (n_bad == 0) {
-        rescue_jdoc_free(&doc);
-        rescue_buf_clear(&x.out);
-        rescue_buf_clear(&x.err);
-        break;
-      }
-      /* ask again, with what was wrong */
-      prompt.len = base_len;
-      prompt.s[prompt.len] = 0;
-      rescue_buf_puts(&prompt, "\n## Your previous answer had these problems; answer again, "
-                               "whole, with them fixed\n\n");
-      for (i = 0; i < best.n_findings; i++)
-        rescue_buf_printf(&prompt, "- %s\n", best.findings[i]);
-    }
-    rescue_jdoc_free(&doc);
-    rescue_buf_clear(&x.out);
-    rescue_buf_clear(&x.err);
+    if (!attempt_once(R, r, o, &prompt, env, &c))
+      continue;
+    for (i = 0; i <= r->to - r->from; i++)
+      n_bad += c.bad[i];
+    check_free(&best);
+    best = c;
+    if (n_bad == 0)
+      break;
+    /* ask again, with what was wrong */
+    prompt.len = base_len;
+    prompt.s[prompt.len] = 0;
+    rescue_buf_puts(&prompt, "\n## Your previous answer had these problems; answer again, "
+                             "whole, with them fixed\n\n");
+    for (i = 0; i < best.n_findings; i++)
+      rescue_buf_printf(&prompt, "- %s\n", best.findings[i]);
   }
-  /* what can be stored: answered rows without errors */
-  if (best.merged.s) {
-    rescue_jdoc *doc = rescue_jdoc_new();
-    rescue_jerror je;
-    const rescue_jnode *arr = doc ? rescue_jparse(doc, best.merged.s, best.merged.len, &je) : NULL;
-    const rescue_jnode *c;
-    int i = 0;
-    r->store_pos = rescue_calloc((size_t)best.n_merged + 1, sizeof *r->store_pos);
-    if (arr && r->store_pos) {
-      rescue_jw w;
-      rescue_jw_init(&w, &r->answer);
-      rescue_jw_arr(&w);
-      for (c = arr->child; c; c = c->next, i++) {
-        int p = best.merged_pos[i];
-        const rescue_jnode *bad = NULL;
-        rescue_error e;
-        if (best.bad[p - r->from])
-          continue;
-        memset(&e, 0, sizeof e);
-        if (rescue_row_input_from_json(R->sc, c, NULL, &bad, &e)) {
-          /* a type the store refuses although lint let it through: keep the row back */
-          char line[1200];
-          snprintf(line, sizeof line, "row %d: error: %s", p, e.msg);
-          add_finding(&best, line);
-          continue;
-        }
-        rescue_jw_node(&w, c);
-        r->store_pos[r->n_store++] = p;
-      }
-      rescue_jw_end(&w);
-    }
-    rescue_jdoc_free(&doc);
-    o->findings = best.findings;
-    o->n_findings = best.n_findings;
-    best.findings = NULL;
-    best.n_findings = 0;
-  }
+  if (best.merged.s)
+    keep_answer(R, r, o, &best);
 end:
-  o->wall_ms = (long)((now_s() - t0) * 1000 + 0.5);
+  o->wall_ms = (long)((draft_now() - t0) * 1000 + 0.5);
   check_free(&best);
   rescue_buf_clear(&prompt);
   for (int i = 0; i < 5; i++)
@@ -1262,10 +1109,123 @@ static int check_model(rescue_store *st, const char *name, int64_t *id) {
   return 0;
 }
 
+/*
+** The requests of the run into R (a whole sample each, or windows of rows_per_request
+** rows), their outcomes "failed" until they are done. RESCUE_ENOMEM or 0.
+*/
+static int plan_requests(d_run *R, d_sample *samples, int n_samples) {
+  const rescue_draft_opts *o = R->o;
+  int i, j;
+  for (i = 0; i < n_samples; i++) {
+    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
+    for (j = 0; j < samples[i].n; j += w)
+      R->n_req++;
+  }
+  R->req = rescue_calloc((size_t)R->n_req + 1, sizeof *R->req);
+  R->out = rescue_calloc((size_t)R->n_req + 1, sizeof *R->out);
+  R->finished = rescue_calloc((size_t)R->n_req + 1, sizeof *R->finished);
+  if (!R->req || !R->out || !R->finished)
+    return RESCUE_ENOMEM;
+  R->n_req = 0;
+  for (i = 0; i < n_samples; i++) {
+    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
+    for (j = 0; j < samples[i].n; j += w) {
+      d_request *r = &R->req[R->n_req];
+      r->s = &samples[i];
+      r->from = samples[i].rows[j].pos;
+      r->to = samples[i].rows[j + w < samples[i].n ? j + w - 1 : samples[i].n - 1].pos;
+      R->out[R->n_req].sample_id = rescue_strdup(samples[i].sample_id);
+      R->out[R->n_req].row_from = r->from;
+      R->out[R->n_req].row_to = r->to;
+      R->out[R->n_req].status = "failed";
+      R->n_req++;
+    }
+  }
+  return 0;
+}
+
+/* Print-only: each request's prompt to o->on_prompt; nothing run, nothing stored. */
+static int print_prompts(rescue_store *st, d_run *R) {
+  int i, rc;
+  for (i = 0; i < R->n_req; i++) {
+    rescue_buf p = RESCUE_BUF_INIT;
+    if ((rc = build_prompt(R, &R->req[i], &p, rescue_store_err(st)))) {
+      rescue_buf_clear(&p);
+      return rc;
+    }
+    R->o->on_prompt(R->o->arg, R->req[i].s->sample_id, R->req[i].from, R->req[i].to, p.s, p.len);
+    R->out[i].status = "ok";
+    rescue_buf_clear(&p);
+  }
+  return 0;
+}
+
+/*
+** The calling thread's side while the workers run: each finished request stored
+** (store_request, one transaction each) in the order they finish, its outcome settled
+** and reported to o->on_done. When the store refuses a write no new request is taken;
+** the first such error is returned.
+*/
+static int store_finished(rescue_store *st, d_run *R, int64_t model_id) {
+  const rescue_draft_opts *o = R->o;
+  int stored = 0, rc = 0, i;
+  int limit = R->n_req; /* requests that will finish: all, or those taken before a stop */
+  while (stored < limit) {
+    int idx, src;
+    rescue_draft_outcome *out;
+    pthread_mutex_lock(&R->mu);
+    while (stored >= R->n_finished)
+      pthread_cond_wait(&R->cv, &R->mu);
+    idx = R->finished[stored];
+    pthread_mutex_unlock(&R->mu);
+    out = &R->out[idx];
+    out->status = out->error                                                    ? "failed"
+                  : R->req[idx].n_store < R->req[idx].to - R->req[idx].from + 1 ? "partial"
+                                                                                : "ok";
+    if ((src = store_request(st, R, idx, model_id))) {
+      /* the store refused: take no new requests, let the running ones finish */
+      if (!rc)
+        rc = src;
+      pthread_mutex_lock(&R->mu);
+      limit = R->next;
+      R->next = R->n_req;
+      pthread_mutex_unlock(&R->mu);
+      set_error(out, "not stored: %s", rescue_store_errmsg(st));
+    }
+    out->rows_kept_back =
+        R->req[idx].to - R->req[idx].from + 1 - out->rows_imported - out->rows_unchanged;
+    out->status = out->error ? "failed" : out->rows_kept_back ? "partial" : "ok";
+    stored++;
+    if (o->on_done)
+      o->on_done(o->arg, out, stored, R->n_req);
+  }
+  for (i = limit; i < R->n_req; i++)
+    if (!R->req[i].done)
+      set_error(&R->out[i], "not run: the run stopped when the store refused a write");
+  return rc;
+}
+
+/* The report's counts from the outcomes. */
+static void tally(const d_run *R, rescue_draft_report *rep) {
+  int i;
+  for (i = 0; i < R->n_req; i++) {
+    rescue_draft_outcome *out = &R->out[i];
+    if (strcmp(out->status, "ok") == 0)
+      rep->ok++;
+    else if (strcmp(out->status, "partial") == 0)
+      rep->partial++;
+    else
+      rep->failed++;
+    rep->rows_imported += out->rows_imported;
+    rep->rows_unchanged += out->rows_unchanged;
+    rep->rows_kept_back += out->rows_kept_back;
+  }
+}
+
 int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_report *rep) {
   d_run R;
   d_sample *samples = NULL;
-  int n_samples = 0, rc, i, j, n_threads = 0, stored = 0;
+  int n_samples = 0, rc, i, n_threads = 0;
   int64_t model_id = 0;
   pthread_t *threads = NULL;
   sigset_t pipe_set, old_set;
@@ -1284,48 +1244,15 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     return rc;
   if ((rc = load_samples(st, o, model_id, &samples, &n_samples)))
     goto end;
-  /* the requests: a whole sample each, or windows of rows_per_request rows */
-  for (i = 0; i < n_samples; i++) {
-    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
-    for (j = 0; j < samples[i].n; j += w)
-      R.n_req++;
-  }
-  R.req = rescue_calloc((size_t)R.n_req + 1, sizeof *R.req);
-  R.out = rescue_calloc((size_t)R.n_req + 1, sizeof *R.out);
-  R.finished = rescue_calloc((size_t)R.n_req + 1, sizeof *R.finished);
-  if (!R.req || !R.out || !R.finished) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if ((rc = plan_requests(&R, samples, n_samples))) {
+    rc = rescue_seterr(rescue_store_err(st), rc, NULL);
     goto end;
-  }
-  R.n_req = 0;
-  for (i = 0; i < n_samples; i++) {
-    int w = o->rows_per_request > 0 ? o->rows_per_request : samples[i].n;
-    for (j = 0; j < samples[i].n; j += w) {
-      d_request *r = &R.req[R.n_req];
-      r->s = &samples[i];
-      r->from = samples[i].rows[j].pos;
-      r->to = samples[i].rows[j + w < samples[i].n ? j + w - 1 : samples[i].n - 1].pos;
-      R.out[R.n_req].sample_id = rescue_strdup(samples[i].sample_id);
-      R.out[R.n_req].row_from = r->from;
-      R.out[R.n_req].row_to = r->to;
-      R.out[R.n_req].status = "failed";
-      R.n_req++;
-    }
   }
   rep->n = R.n_req;
   rep->outcomes = R.out;
   rep->requests = R.n_req;
   if (o->on_prompt) { /* print-only: prompts, nothing run, nothing stored */
-    for (i = 0; i < R.n_req; i++) {
-      rescue_buf p = RESCUE_BUF_INIT;
-      if ((rc = build_prompt(&R, &R.req[i], &p, rescue_store_err(st)))) {
-        rescue_buf_clear(&p);
-        goto end;
-      }
-      o->on_prompt(o->arg, R.req[i].s->sample_id, R.req[i].from, R.req[i].to, p.s, p.len);
-      R.out[i].status = "ok";
-      rescue_buf_clear(&p);
-    }
+    rc = print_prompts(st, &R);
     goto end;
   }
   {
@@ -1362,60 +1289,14 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "cannot start a worker thread");
     goto end_threads;
   }
-  rc = 0;
-  {
-    int limit = R.n_req; /* requests that will finish: all, or those taken before a stop */
-    while (stored < limit) {
-      int idx, src;
-      rescue_draft_outcome *out;
-      pthread_mutex_lock(&R.mu);
-      while (stored >= R.n_finished)
-        pthread_cond_wait(&R.cv, &R.mu);
-      idx = R.finished[stored];
-      pthread_mutex_unlock(&R.mu);
-      out = &R.out[idx];
-      out->status = out->error                                                 ? "failed"
-                    : R.req[idx].n_store < R.req[idx].to - R.req[idx].from + 1 ? "partial"
-                                                                               : "ok";
-      if ((src = store_request(st, &R, idx, model_id))) {
-        /* the store refused: take no new requests, let the running ones finish */
-        if (!rc)
-          rc = src;
-        pthread_mutex_lock(&R.mu);
-        limit = R.next;
-        R.next = R.n_req;
-        pthread_mutex_unlock(&R.mu);
-        set_error(out, "not stored: %s", rescue_store_errmsg(st));
-      }
-      out->rows_kept_back =
-          R.req[idx].to - R.req[idx].from + 1 - out->rows_imported - out->rows_unchanged;
-      out->status = out->error ? "failed" : out->rows_kept_back ? "partial" : "ok";
-      stored++;
-      if (o->on_done)
-        o->on_done(o->arg, out, stored, R.n_req);
-    }
-    for (i = limit; i < R.n_req; i++)
-      if (!R.req[i].done)
-        set_error(&R.out[i], "not run: the run stopped when the store refused a write");
-  }
+  rc = store_finished(st, &R, model_id);
   for (i = 0; i < n_threads; i++)
     pthread_join(threads[i], NULL);
 end_threads:
   pthread_mutex_destroy(&R.mu);
   pthread_cond_destroy(&R.cv);
   rescue_free(threads);
-  for (i = 0; i < R.n_req; i++) {
-    rescue_draft_outcome *out = &R.out[i];
-    if (strcmp(out->status, "ok") == 0)
-      rep->ok++;
-    else if (strcmp(out->status, "partial") == 0)
-      rep->partial++;
-    else
-      rep->failed++;
-    rep->rows_imported += out->rows_imported;
-    rep->rows_unchanged += out->rows_unchanged;
-    rep->rows_kept_back += out->rows_kept_back;
-  }
+  tally(&R, rep);
   if (!rc && (rep->failed || rep->partial))
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EPARTIAL,
                        "of %ld request%s, %ld failed and %ld kept rows back", rep->requests,

@@ -104,6 +104,48 @@ int rescue_utf8_valid(const char *s, size_t len);
 /* 1-based line and column (in characters) of byte `offset` within text. */
 void rescue_jposition(const char *text, size_t len, size_t offset, long *line, long *col);
 
+/* ---- a JSON value inside prose (model replies) ---- */
+
+/*
+** rescue_jfind: the first bracketed value inside text (prose, fences, anything) that
+** parses with `flags` (RESCUE_JPARSE_PYTHON or 0) and that `accept` takes; its tree lives
+** in doc like rescue_jparse's. Candidates are tried in text order, as if a parse were
+** tried at every '{' and '[' in turn, with a bound on the work:
+**
+**   1. one pass over the text matches brackets with a stack, aware of JSON strings
+**      inside brackets (a quote in the prose outside any bracket is prose). A bracket
+**      whose match is of the other kind, or whose value would hold a control character
+**      inside a string, or that never closes, cannot start a value and is not tried.
+**      (A bracket that sits inside what an earlier, never-closed bracket's scan reads as
+**      a string on the same line is not seen either.)
+**   2. parses are tried only on balanced spans [open, close], each handed exactly its
+**      span. A failed parse at p failing at f also rules out the brackets between p and f
+**      whose span reaches f: they fail at the same byte (not when the failure was the
+**      nesting limit, which a shallower start can pass).
+**   3. at most RESCUE_JFIND_MAX_ATTEMPTS parses, and no parse once the bytes handed to
+**      the parser would pass RESCUE_JFIND_BUDGET(len); then the finder gives up.
+**
+** So the work is one pass over len bytes plus at most 8 * len + 64 KiB bytes parsed,
+** whatever the text holds. *st (may be NULL) receives the figures; st->oom is set when
+** an allocation failed (NULL is then returned). NULL when no candidate is taken.
+*/
+#define RESCUE_JFIND_MAX_ATTEMPTS 256
+#define RESCUE_JFIND_BUDGET(len) (8 * (size_t)(len) + 65536)
+
+typedef struct rescue_jfind_stats {
+  size_t scanned;    /* bytes of the bracket pass (the text's length) */
+  size_t candidates; /* brackets with a balanced span */
+  size_t attempts;   /* parses tried */
+  size_t parsed;     /* bytes handed to the parser over all attempts */
+  int oom;           /* an allocation failed */
+} rescue_jfind_stats;
+
+/* 1 when the parsed value is the one sought. */
+typedef int (*rescue_jfind_accept)(const rescue_jnode *root, void *ctx);
+
+const rescue_jnode *rescue_jfind(rescue_jdoc *doc, const char *text, size_t len, int flags,
+                                 rescue_jfind_accept accept, void *ctx, rescue_jfind_stats *st);
+
 /* ---- writing (Python json.dumps(..., ensure_ascii=False) style) ---- */
 
 /* Write a whole value. Numbers are written as their original tokens. */

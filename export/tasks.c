@@ -315,6 +315,132 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
+/*
+** A stream (o->stream, one file's records on a FILE) holds one task and one split, and no
+** answers: RESCUE_EINVAL otherwise. Called once the splits are planned.
+*/
+static int check_stream(exporter *x) {
+  const rescue_tasks_opts *o = x->sum.o;
+  int ntasks = 0, nsplits = 0, t, sp;
+  if (!o->stream)
+    return 0;
+  for (t = 0; t < RESCUE_TASK_COUNT; t++)
+    ntasks += (o->tasks >> t) & 1;
+  for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+    nsplits += x->sum.active[sp];
+  if (ntasks != 1)
+    return rescue_seterr_arg(x->err, RESCUE_EINVAL, "tasks", "a stream holds one task's records");
+  if (x->sum.split_mode && nsplits != 1)
+    return rescue_seterr_arg(x->err, RESCUE_EINVAL, "split",
+                             "the corpus has a split run: a stream holds one split");
+  if (o->blind)
+    return rescue_seterr(x->err, RESCUE_EINVAL,
+                         "a blind export writes two files (records and answers): give a folder");
+  return 0;
+}
+
+/*
+** One sample of the export: counted and skipped when discarded, incomplete or outside
+** the split run's active splits; else prepared and every selected task's records built
+** (emitted through sink) from ts, x->ts. text is scratch.
+*/
+static int export_sample(exporter *x, tk_sample *ts, const rescue_sample *s, const tk_opts *to,
+                         tk_sink *sink, rescue_buf *text) {
+  const rescue_tasks_opts *o = x->sum.o;
+  rescue_tasks_result *res = x->res;
+  rescue_store *st = x->st;
+  rescue_error *err = x->err;
+  int rc = 0, t;
+  if (strcmp(s->status, "discarded") == 0) {
+    res->discarded++;
+    return 0;
+  }
+  if (!s->complete) {
+    res->incomplete++;
+    return 0;
+  }
+  x->slot = 0;
+  if (x->sum.split_mode) {
+    if ((rc = rescue_split_of_sample(st, x->sum.run.id, s->ref, &x->slot)))
+      return rc;
+    if (x->slot < 0) {
+      res->unassigned++;
+      return 0;
+    }
+    if (!x->sum.active[x->slot]) {
+      res->other_split++;
+      return 0;
+    }
+  }
+  if ((rc = rescue_tk_sample_prepare(ts, st, s, o->clip_root, err)) ||
+      (rc = rescue_tk_prov_sample(&x->sum, st, s)))
+    return rc;
+  x->family = strcmp(ts->scenario, "family") == 0;
+  x->sum.samples[x->slot][x->family]++;
+  res->samples++;
+  if (x->sum.split_mode) {
+    rescue_buf_reset(text);
+    rescue_buf_printf(text, "%s\n", s->sample_id);
+    if (!rescue_buf_ok(text))
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    if ((rc = file_write(x, &x->sum.splits[x->slot], text->s, text->len, 1)))
+      return rc;
+  }
+  for (t = 0; t < RESCUE_TASK_COUNT && rc == 0; t++) {
+    if (!(o->tasks & (1u << t)))
+      continue;
+    switch ((rescue_task)t) {
+    case RESCUE_TASK_ITP: rc = rescue_tk_build_itp(ts, to, sink); break;
+    case RESCUE_TASK_RPP: rc = rescue_tk_build_rpp(ts, to, sink); break;
+    case RESCUE_TASK_STP: rc = rescue_tk_build_stp(ts, to, sink); break;
+    case RESCUE_TASK_SSP: rc = rescue_tk_build_ssp(ts, to, sink); break;
+    case RESCUE_TASK_ER: rc = rescue_tk_build_er(ts, to, sink); break;
+    case RESCUE_TASK_VP: rc = rescue_tk_build_vp(ts, to, sink); break;
+    }
+    if (rc == 0 && !rescue_tk_sample_ok(ts))
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  }
+  return rc;
+}
+
+/*
+** After the last sample of a folder export: the record and split files closed, the
+** provenance finished, README.md (the dataset card) and manifest.json written. text is
+** scratch.
+*/
+static int finish_files(exporter *x, rescue_buf *text) {
+  rescue_error *err = x->err;
+  int rc, t, sp;
+  for (t = 0; t < RESCUE_TASK_COUNT; t++)
+    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+      if ((rc = file_close(x, &x->sum.files[t][sp])) ||
+          (rc = file_close(x, &x->sum.answers[t][sp])))
+        return rc;
+  for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+    if ((rc = file_close(x, &x->sum.splits[sp])))
+      return rc;
+  if ((rc = rescue_tk_prov_finish(&x->sum, x->st, err)))
+    return rc;
+  rescue_buf_reset(text);
+  rescue_tk_card(&x->sum, text);
+  if (!rescue_buf_ok(text))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  if ((rc = file_whole(x, &x->sum.readme, "README.md", text)))
+    return rc;
+  rescue_buf_reset(text);
+  rescue_tk_manifest(&x->sum, text);
+  rescue_buf_putc(text, '\n');
+  if (!rescue_buf_ok(text))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  {
+    tk_file mf;
+    memset(&mf, 0, sizeof mf);
+    rc = file_whole(x, &mf, "manifest.json", text);
+    file_free(&mf);
+  }
+  return rc;
+}
+
 int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_opts *o,
                         rescue_tasks_result *res) {
   rescue_error *err = rescue_store_err(st);
@@ -328,7 +454,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   tk_opts to;
   exporter x;
   long total = 0, done = 0;
-  int rc, t, sp;
+  int rc, t;
 
   if (!res)
     res = &dummy;
@@ -363,23 +489,8 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
     return rescue_seterr(err, RESCUE_EINVAL, "counts must not be negative");
   if (!(o->tasks & RESCUE_TASKS_ALL))
     return rescue_seterr(err, RESCUE_EINVAL, "no task selected");
-  if ((rc = plan_splits(&x)))
+  if ((rc = plan_splits(&x)) || (rc = check_stream(&x)))
     return rc;
-  if (o->stream) {
-    int ntasks = 0, nsplits = 0;
-    for (t = 0; t < RESCUE_TASK_COUNT; t++)
-      ntasks += (o->tasks >> t) & 1;
-    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
-      nsplits += x.sum.active[sp];
-    if (ntasks != 1)
-      return rescue_seterr_arg(err, RESCUE_EINVAL, "tasks", "a stream holds one task's records");
-    if (x.sum.split_mode && nsplits != 1)
-      return rescue_seterr_arg(err, RESCUE_EINVAL, "split",
-                               "the corpus has a split run: a stream holds one split");
-    if (o->blind)
-      return rescue_seterr(err, RESCUE_EINVAL,
-                           "a blind export writes two files (records and answers): give a folder");
-  }
   x.ts = &ts;
   if (o->blind && !(x.doc = rescue_jdoc_new()))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
@@ -401,59 +512,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
     done++;
     if (o->progress && (done & 15) == 0)
       o->progress(o->progress_arg, (uint64_t)done, (uint64_t)total);
-    if (strcmp(s->status, "discarded") == 0) {
-      res->discarded++;
-      continue;
-    }
-    if (!s->complete) {
-      res->incomplete++;
-      continue;
-    }
-    x.slot = 0;
-    if (x.sum.split_mode) {
-      if ((rc = rescue_split_of_sample(st, x.sum.run.id, s->ref, &x.slot)))
-        goto fail;
-      if (x.slot < 0) {
-        res->unassigned++;
-        continue;
-      }
-      if (!x.sum.active[x.slot]) {
-        res->other_split++;
-        continue;
-      }
-    }
-    if ((rc = rescue_tk_sample_prepare(&ts, st, s, o->clip_root, err)))
-      goto fail;
-    if ((rc = rescue_tk_prov_sample(&x.sum, st, s)))
-      goto fail;
-    x.family = strcmp(ts.scenario, "family") == 0;
-    x.sum.samples[x.slot][x.family]++;
-    res->samples++;
-    if (x.sum.split_mode) {
-      rescue_buf_reset(&text);
-      rescue_buf_printf(&text, "%s\n", s->sample_id);
-      if (!rescue_buf_ok(&text)) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto fail;
-      }
-      if ((rc = file_write(&x, &x.sum.splits[x.slot], text.s, text.len, 1)))
-        goto fail;
-    }
-    for (t = 0; t < RESCUE_TASK_COUNT && rc == 0; t++) {
-      if (!(o->tasks & (1u << t)))
-        continue;
-      switch ((rescue_task)t) {
-      case RESCUE_TASK_ITP: rc = rescue_tk_build_itp(&ts, &to, &sink); break;
-      case RESCUE_TASK_RPP: rc = rescue_tk_build_rpp(&ts, &to, &sink); break;
-      case RESCUE_TASK_STP: rc = rescue_tk_build_stp(&ts, &to, &sink); break;
-      case RESCUE_TASK_SSP: rc = rescue_tk_build_ssp(&ts, &to, &sink); break;
-      case RESCUE_TASK_ER: rc = rescue_tk_build_er(&ts, &to, &sink); break;
-      case RESCUE_TASK_VP: rc = rescue_tk_build_vp(&ts, &to, &sink); break;
-      }
-      if (rc == 0 && !rescue_tk_sample_ok(&ts))
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    }
-    if (rc)
+    if ((rc = export_sample(&x, &ts, s, &to, &sink, &text)))
       goto fail;
   }
   if (rc < 0)
@@ -478,39 +537,8 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
       rc = rescue_seterr(err, RESCUE_EIO, "writing the output: %s", strerror(errno));
     goto end;
   }
-  for (t = 0; t < RESCUE_TASK_COUNT; t++)
-    for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
-      if ((rc = file_close(&x, &x.sum.files[t][sp])) ||
-          (rc = file_close(&x, &x.sum.answers[t][sp])))
-        goto fail;
-  for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
-    if ((rc = file_close(&x, &x.sum.splits[sp])))
-      goto fail;
-  if ((rc = rescue_tk_prov_finish(&x.sum, st, err)))
+  if ((rc = finish_files(&x, &text)))
     goto fail;
-  rescue_buf_reset(&text);
-  rescue_tk_card(&x.sum, &text);
-  if (!rescue_buf_ok(&text)) {
-    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    goto fail;
-  }
-  if ((rc = file_whole(&x, &x.sum.readme, "README.md", &text)))
-    goto fail;
-  rescue_buf_reset(&text);
-  rescue_tk_manifest(&x.sum, &text);
-  rescue_buf_putc(&text, '\n');
-  if (!rescue_buf_ok(&text)) {
-    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    goto fail;
-  }
-  {
-    tk_file mf;
-    memset(&mf, 0, sizeof mf);
-    rc = file_whole(&x, &mf, "manifest.json", &text);
-    file_free(&mf);
-    if (rc)
-      goto fail;
-  }
   if (o->progress)
     o->progress(o->progress_arg, (uint64_t)total, (uint64_t)total);
   rc = rescue_output_commit(&dest, err);

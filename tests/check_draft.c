@@ -2,7 +2,9 @@
 ** check_draft.c: `rescue draft` with a stand-in model (tests/draft/model.py) on the real
 ** fixture samples: prompts built from the scheme, perfect, prose-wrapped, faulty-then-
 ** fixed, short, timed-out, crashing and garbage answers, provenance, parallel requests
-** that never interleave their writes, and refusals that leave the store as it was.
+** that never interleave their writes, and refusals that leave the store as it was. The
+** failing commands and the refusals run on the demo samples (tools/demo), so they run
+** without the fixtures too; the rest are skipped then (RESCUE_REQUIRE_FIXTURES=1 fails).
 */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -34,6 +36,19 @@ static char *fixture_corpus(void) {
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "m", "--role", "model", NULL), 0);
   return db;
 }
+
+/* A corpus with the two demo samples of tools/demo and a model annotator "m". */
+static char *demo_corpus(void) {
+  char *db = tu_new_corpus(), couple[1024], family[1024];
+  snprintf(couple, sizeof couple, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  snprintf(family, sizeof family, "%s/tools/demo/family.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, couple, family, NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "m", "--role", "model", NULL), 0);
+  return db;
+}
+
+#define DEMO_COUPLE "maya_and_daniel/001_s01e01_segment01"
+#define DEMO_FAMILY "family_therapy/demo01/merged"
 
 static long count(const char *db, const char *sql) {
   sqlite3 *h = NULL;
@@ -271,8 +286,8 @@ END_TEST
 
 /* A failing command fails its request: nothing stored, its reason reported, exit 1. */
 static void failing(const char *mode, const char *extra, const char *expect) {
-  char *db = fixture_corpus(), *out = NULL, *err = NULL, *copy_before;
-  const char *s1 = "alan_and_evelyn/001_s01e01_ct25_segment04";
+  char *db = demo_corpus(), *out = NULL, *err = NULL, *copy_before;
+  const char *s1 = DEMO_COUPLE;
   copy_before = export_view(db, "annotator:m");
   ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--samples", s1,
                              "--model-cmd", model(mode), "--retries", "0", "--timeout", extra,
@@ -406,7 +421,7 @@ START_TEST(test_same_answer_stores_nothing) {
 END_TEST
 
 START_TEST(test_refusals) {
-  char *db = fixture_corpus(), *out = NULL, *err = NULL, *before, *after, *dir = strdup(db);
+  char *db = demo_corpus(), *out = NULL, *err = NULL, *before, *after, *dir = strdup(db);
   size_t n1, n2;
   *strrchr(dir, '/') = 0;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann1", NULL), 0);
@@ -450,8 +465,9 @@ START_TEST(test_refusals) {
                                   "{{participants}}.\n");
   ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "m", "--model-cmd",
                              model("perfect"), "--prompt", tu_path(dir, "q.txt"), "--samples",
-                             "family_therapy/003/merged", NULL),
+                             DEMO_FAMILY, NULL),
                    0);
+  ck_assert_int_eq(count(db, "SELECT count(*) FROM model_version"), 10);
   free(out);
   free(err);
   free(before);
@@ -464,17 +480,29 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("draft");
   TCase *tc = tcase_create("draft");
+  const char *fx = tu_fixtures_if_present();
+  int rc;
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, test_prompt_from_scheme);
-  tcase_add_test(tc, test_perfect_drafts_fixtures);
-  tcase_add_test(tc, test_prose_and_retry);
-  tcase_add_test(tc, test_wrong_count);
+  if (fx) {
+    tcase_add_test(tc, test_prompt_from_scheme);
+    tcase_add_test(tc, test_perfect_drafts_fixtures);
+    tcase_add_test(tc, test_prose_and_retry);
+    tcase_add_test(tc, test_wrong_count);
+  }
   tcase_add_test(tc, test_timeout);
   tcase_add_test(tc, test_crash);
   tcase_add_test(tc, test_garbage);
-  tcase_add_test(tc, test_jobs_do_not_interleave);
-  tcase_add_test(tc, test_same_answer_stores_nothing);
+  if (fx) {
+    tcase_add_test(tc, test_jobs_do_not_interleave);
+    tcase_add_test(tc, test_same_answer_stores_nothing);
+  }
   tcase_add_test(tc, test_refusals);
   suite_add_tcase(s, tc);
-  return tu_run_suite(s);
+  rc = tu_run_suite(s);
+  if (rc == 0 && !fx) {
+    /* what ran passed; ctest shows the suite as skipped, since part of it did not run */
+    fprintf(stderr, "check_draft: 6 tests need the fixtures: SKIPPED\n");
+    return 77;
+  }
+  return rc;
 }

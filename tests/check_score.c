@@ -459,12 +459,48 @@ START_TEST(test_export_then_score) {
 }
 END_TEST
 
+/*
+** Degenerate replies of 400 KB (brackets that never close, closes of the other kind) are
+** invalid lines, and a reply after 100 KB of unclosed brackets is still found: the scan
+** for JSON inside prose is rescue_jfind's (corpus/json_find.c), bounded in its work.
+*/
+START_TEST(test_degenerate_replies) {
+  static const char *const units[] = {"[", "[{\"a\":", "{\"a\": [1} ", "{\""};
+  const char *gold = itp_gold(), *pred;
+  char g[4096];
+  rescue_buf b = RESCUE_BUF_INIT;
+  size_t k, start;
+  json_t *j;
+  snprintf(g, sizeof g, "%s", gold);
+  for (k = 0; k < sizeof units / sizeof units[0]; k++) {
+    start = b.len;
+    rescue_buf_puts(&b, "Sure. ");
+    while (b.len - start < 400 * 1024)
+      rescue_buf_puts(&b, units[k]);
+    rescue_buf_putc(&b, '\n');
+  }
+  start = b.len;
+  while (b.len - start < 100 * 1024)
+    rescue_buf_puts(&b, "[{\"a\":");
+  rescue_buf_puts(&b, " {\"instance_id\": \"a1\", \"should_speak\": \"yes\"} done\n");
+  ck_assert(rescue_buf_ok(&b));
+  pred = put("itp.degenerate.jsonl", b.s);
+  j = score_json("itp", g, pred);
+  NEAR(num(j, "counts", "invalid_lines", NULL), 4);
+  NEAR(num(j, "counts", "predicted", NULL), 1);
+  NEAR(num(j, "counts", "recovered", NULL), 1);
+  json_decref(j);
+  rescue_buf_clear(&b);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("score");
   TCase *t = tcase_create("core");
   tcase_set_timeout(t, 300);
   tcase_add_test(t, test_itp);
   tcase_add_test(t, test_replies_and_lists);
+  tcase_add_test(t, test_degenerate_replies);
   tcase_add_test(t, test_rpp);
   tcase_add_test(t, test_stp_ssp);
   tcase_add_test(t, test_er);

@@ -6,6 +6,11 @@
 ** before any scoring). Prints wall and CPU seconds, lines per CPU second and peak memory; on a
 ** shared machine compare the CPU ratio, not the seconds.
 **
+** Then degenerate replies: one 400 KB line of prose made of a unit repeated (brackets that
+** never close, closes of the other kind, strings that never end), scored in this process
+** next to a well-formed 400 KB reply as the reference run. The JSON-in-prose finder
+** (rescue_jfind, corpus/rescue_json.h) bounds the work, so each takes about as long.
+**
 ** usage: bench_score [--instances N] [--dir DIR] [--keep]
 */
 #include <stdio.h>
@@ -26,6 +31,83 @@ static int write_file(const char *path, const rescue_buf *b) {
     return -1;
   }
   return 0;
+}
+
+/* Score one predictions line against gold (rescue protocol); wall seconds, -1 on error. */
+static double score_line(const char *gold, const char *path, const rescue_buf *line) {
+  rescue_score_opts o = {.protocol = RESCUE_PROTOCOL_RESCUE, .allow_missing = 1};
+  rescue_score_report *r = NULL;
+  rescue_error err;
+  double t0;
+  memset(&err, 0, sizeof err);
+  if (write_file(path, line))
+    return -1;
+  t0 = bench_now();
+  if (rescue_score_files(RESCUE_TASK_RPP, gold, path, &o, &r, &err)) {
+    fprintf(stderr, "bench_score: %s\n", err.msg);
+    return -1;
+  }
+  t0 = bench_now() - t0;
+  rescue_score_free(&r);
+  unlink(path);
+  return t0;
+}
+
+/*
+** Degenerate replies of 400 KB against a well-formed one of the same size, scored
+** against the first instances of the gold file.
+*/
+static int degenerate_runs(const char *dir, const rescue_buf *g) {
+  static const struct {
+    const char *name, *unit;
+  } shapes[] = {
+      {"'{' repeated", "{"},
+      {"'[' repeated", "["},
+      {"'[{\"a\":' repeated", "[{\"a\":"},
+      {"'{\"a\": [1} ' repeated", "{\"a\": [1} "},
+      {"'{\"' repeated", "{\""},
+      {"'[1] ' repeated", "[1] "},
+  };
+  char gold[4200], pred[4200];
+  rescue_buf line = RESCUE_BUF_INIT, small = RESCUE_BUF_INIT;
+  const char *e = g->s;
+  double secs;
+  size_t k;
+  int rc = 1;
+  for (k = 0; k < 20 && (e = strchr(e, '\n')) != NULL; k++)
+    e++;
+  rescue_buf_putn(&small, g->s, e ? (size_t)(e - g->s) : g->len);
+  snprintf(gold, sizeof gold, "%s/rpp-small.jsonl", dir);
+  snprintf(pred, sizeof pred, "%s/pred-degenerate.jsonl", dir);
+  if (!rescue_buf_ok(&small) || write_file(gold, &small))
+    goto end;
+  printf("\ndegenerate replies: one 400 KB line against %zu gold instances\n", k);
+  printf("%-36s %8s\n", "reply", "wall s");
+  /* the reference: a well-formed reply of the same size (a long string member) */
+  rescue_buf_puts(&line, "{\"instance_id\": \"c0/s0__row1\", \"relation_top3\": "
+                         "[\"attack_attack\"], \"note\": \"");
+  while (line.len < 400 * 1024 - 3)
+    rescue_buf_putc(&line, 'x');
+  rescue_buf_puts(&line, "\"}\n");
+  if (!rescue_buf_ok(&line) || (secs = score_line(gold, pred, &line)) < 0)
+    goto end;
+  printf("%-36s %8.3f\n", "reference: well-formed object", secs);
+  for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    rescue_buf_reset(&line);
+    rescue_buf_puts(&line, "Sure. ");
+    while (line.len < 400 * 1024)
+      rescue_buf_puts(&line, shapes[k].unit);
+    rescue_buf_putc(&line, '\n');
+    if (!rescue_buf_ok(&line) || (secs = score_line(gold, pred, &line)) < 0)
+      goto end;
+    printf("%-36s %8.3f\n", shapes[k].name, secs);
+  }
+  rc = 0;
+end:
+  unlink(gold);
+  rescue_buf_clear(&line);
+  rescue_buf_clear(&small);
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -145,6 +227,8 @@ int main(int argc, char **argv) {
     printf("%-36s %8.2f %8.2f %14.0f %9.1f  (%.2fx the reference)\n", "rescue score (release)",
            secs, bench_last_cpu, (double)n / bench_last_cpu, rss, base ? base / bench_last_cpu : 0);
   }
+  if (degenerate_runs(dir, &g))
+    return 1;
   if (!keep) {
     unlink(gold);
     unlink(pred);
