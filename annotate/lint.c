@@ -84,15 +84,9 @@ static void add(linter *L, int rule, int row, const char *field, const char *fmt
   rescue_lint_finding *f;
   char reason[512];
   va_list ap;
-  if (r->n == r->cap) {
-    int cap = r->cap ? r->cap * 2 : 64;
-    rescue_lint_finding *nf = rescue_realloc(r->findings, (size_t)cap * sizeof *nf);
-    if (!nf) {
-      L->oom = 1;
-      return;
-    }
-    r->findings = nf;
-    r->cap = cap;
+  if (RESCUE_ALLOC_GROW(r->findings, r->n + 1, r->cap)) {
+    L->oom = 1;
+    return;
   }
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
@@ -157,15 +151,9 @@ static void ents_add(linter *L, const char *s) {
   char *c;
   if (!*s || in_set(L, s))
     return;
-  if (L->n_ents == L->cap_ents) {
-    int cap = L->cap_ents ? L->cap_ents * 2 : 16;
-    char **ne = rescue_realloc(L->ents, (size_t)cap * sizeof *ne);
-    if (!ne) {
-      L->oom = 1;
-      return;
-    }
-    L->ents = ne;
-    L->cap_ents = cap;
+  if (RESCUE_ALLOC_GROW(L->ents, L->n_ents + 1, L->cap_ents)) {
+    L->oom = 1;
+    return;
   }
   if (!(c = rescue_strdup(s))) {
     L->oom = 1;
@@ -768,13 +756,9 @@ static const char *derive(linter *L, const rescue_jnode *const *rows, int n, cha
         dup |= strcmp(pl[j], s) == 0;
       if (dup)
         continue;
-      if (np == cap) {
-        char **npl = rescue_realloc(pl, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *npl);
-        if (!npl) {
-          L->oom = 1;
-          break;
-        }
-        pl = npl;
+      if (RESCUE_ALLOC_GROW(pl, np + 1, cap)) {
+        L->oom = 1;
+        break;
       }
       if (!(pl[np] = rescue_strdup(s))) {
         L->oom = 1;
@@ -1138,24 +1122,17 @@ static int load_cues(rescue_store *st, int64_t ref, rescue_lint_cue **cues, int 
                      rescue_buf *buf) {
   sqlite3_stmt *s = rescue_store_stmt(st, "lint_cues");
   size_t *offs = NULL;
-  int cap = 0, rc, i;
+  int cap = 0, cap_offs = 0, rc, i;
   *n = 0;
   rescue_buf_reset(buf);
   if (!s)
     return rescue_store_err(st)->code;
   rescue_bind_int(s, ":sample_ref", ref);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (*n == cap) {
-      rescue_lint_cue *nc = rescue_realloc(*cues, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *nc);
-      size_t *no = nc ? rescue_realloc(offs, (size_t)cap * sizeof *no) : NULL;
-      if (nc)
-        *cues = nc;
-      if (!nc || !no) {
-        sqlite3_reset(s);
-        rescue_free(offs);
-        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      }
-      offs = no;
+    if (RESCUE_ALLOC_GROW(*cues, *n + 1, cap) || RESCUE_ALLOC_GROW(offs, *n + 1, cap_offs)) {
+      sqlite3_reset(s);
+      rescue_free(offs);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
     (*cues)[*n].seq = sqlite3_column_int(s, 0);
     (*cues)[*n].start = sqlite3_column_double(s, 1);
@@ -1199,15 +1176,9 @@ static int load_waivers(rescue_store *st, rescue_lint_result *res) {
     return rescue_store_err(st)->code;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     rescue_lint_waiver *w;
-    if (res->n_waivers == cap) {
-      int nc = cap ? cap * 2 : 16;
-      rescue_lint_waiver *nw = rescue_realloc(res->waivers, (size_t)nc * sizeof *nw);
-      if (!nw) {
-        sqlite3_reset(s);
-        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      }
-      res->waivers = nw;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(res->waivers, res->n_waivers + 1, cap)) {
+      sqlite3_reset(s);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
     w = &res->waivers[res->n_waivers++];
     memset(w, 0, sizeof *w);

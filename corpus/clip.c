@@ -383,15 +383,9 @@ static int ment_find(const mentry *e, const char *key) {
 static int ment_put(mentry *e, const char *key, const rescue_jnode *node, char *raw) {
   int i = ment_find(e, key);
   if (i < 0) {
-    if (e->n == e->cap) {
-      int cap = e->cap ? e->cap * 2 : 16;
-      mfield *f = rescue_realloc(e->f, (size_t)cap * sizeof *f);
-      if (!f) {
-        rescue_free(raw);
-        return -1;
-      }
-      e->f = f;
-      e->cap = cap;
+    if (RESCUE_ALLOC_GROW(e->f, e->n + 1, e->cap)) {
+      rescue_free(raw);
+      return -1;
     }
     i = e->n++;
     e->f[i].key = key;
@@ -1199,15 +1193,9 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         rescue_fnv1a64(smp->sample_id) % (uint64_t)o->shard_n != (uint64_t)(o->shard_i - 1))
       continue;
     res->samples++;
-    if (rn.n_jobs == cap) {
-      int nc = cap ? cap * 2 : 64;
-      job *nj = rescue_realloc(rn.jobs, (size_t)nc * sizeof *nj);
-      if (!nj) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      rn.jobs = nj;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(rn.jobs, rn.n_jobs + 1, cap)) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
     }
     j = &rn.jobs[rn.n_jobs];
     memset(j, 0, sizeof *j);

@@ -375,14 +375,8 @@ static void clip_close(pass *p, cclip *c) {
 }
 
 static int buf_push(pass *p, AVPacket *pkt) {
-  if (p->nbuf == p->capbuf) {
-    int cap = p->capbuf ? p->capbuf * 2 : 256;
-    AVPacket **nb = rescue_realloc(p->buf, (size_t)cap * sizeof *nb);
-    if (!nb)
-      return -1;
-    p->buf = nb;
-    p->capbuf = cap;
-  }
+  if (RESCUE_ALLOC_GROW(p->buf, p->nbuf + 1, p->capbuf))
+    return -1;
   p->buf[p->nbuf++] = pkt;
   return 0;
 }

@@ -343,15 +343,9 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
         i += k - 1;
         continue;
       }
-      if (nl == cap) {
-        size_t nc = cap ? cap * 2 : 256;
-        line *nv = rescue_realloc(lines, nc * sizeof *nv);
-        if (!nv) {
-          rescue_free(lines);
-          return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        }
-        lines = nv;
-        cap = nc;
+      if (RESCUE_ALLOC_GROW(lines, nl + 1, cap)) {
+        rescue_free(lines);
+        return rescue_seterr(err, RESCUE_ENOMEM, NULL);
       }
       lines[nl].s = text + ls;
       lines[nl].n = i - ls;
@@ -421,15 +415,9 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
         goto end;
       }
     }
-    if (out->n == capc) {
-      int nc = capc ? capc * 2 : 64;
-      rescue_cue *nv = rescue_realloc(out->v, (size_t)nc * sizeof *nv);
-      if (!nv) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      out->v = nv;
-      capc = nc;
+    if (RESCUE_ALLOC_GROW(out->v, out->n + 1, capc)) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
     }
     c = &out->v[out->n];
     memset(c, 0, sizeof *c);
@@ -700,14 +688,8 @@ static void note(drafter *D, const char *kind, const rescue_cue *c, int first, i
 
 static int add_draft(drafter *D, double start, double end, const char *speaker, const char *text) {
   draft *d;
-  if (D->n == D->cap) {
-    int nc = D->cap ? D->cap * 2 : 64;
-    draft *nv = rescue_realloc(D->v, (size_t)nc * sizeof *nv);
-    if (!nv)
-      return RESCUE_ENOMEM;
-    D->v = nv;
-    D->cap = nc;
-  }
+  if (RESCUE_ALLOC_GROW(D->v, D->n + 1, D->cap))
+    return RESCUE_ENOMEM;
   d = &D->v[D->n];
   d->start = start;
   d->end = end;
@@ -790,15 +772,9 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
       for (;;) {
         turn *u;
         next = next_turn(t, n, at, &name, &name_len, &text_at);
-        if (nt == cap_t) {
-          int nc = cap_t ? cap_t * 2 : 8;
-          turn *nv = rescue_realloc(tv, (size_t)nc * sizeof *nv);
-          if (!nv) {
-            rc = RESCUE_ENOMEM;
-            break;
-          }
-          tv = nv;
-          cap_t = nc;
+        if (RESCUE_ALLOC_GROW(tv, nt + 1, cap_t)) {
+          rc = RESCUE_ENOMEM;
+          break;
         }
         rescue_buf_reset(&speech);
         rescue_buf_reset(&sounds);
@@ -1173,16 +1149,10 @@ int rescue_sample_cues(rescue_store *st, const char *sample_id, rescue_cues *out
   rescue_bind_int(s, ":sample_ref", ref);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     rescue_cue *c;
-    if (out->n == cap) {
-      int nc = cap ? cap * 2 : 64;
-      rescue_cue *nv = rescue_realloc(out->v, (size_t)nc * sizeof *nv);
-      if (!nv) {
-        sqlite3_reset(s);
-        rescue_cues_clear(out);
-        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      }
-      out->v = nv;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(out->v, out->n + 1, cap)) {
+      sqlite3_reset(s);
+      rescue_cues_clear(out);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
     c = &out->v[out->n++];
     c->number = sqlite3_column_int(s, 0);

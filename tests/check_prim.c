@@ -3,6 +3,7 @@
 ** (strmap_int.h): FNV-1a vectors, many keys, keys with NULs and common prefixes, growth,
 ** borrowed and copied keys, insertion order, and every allocation failure.
 */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -252,6 +253,104 @@ START_TEST(test_alloc_failures) {
 }
 END_TEST
 
+/* ---- RESCUE_ALLOC_GROW ---- */
+
+START_TEST(test_alloc_grow_appends) {
+  int *v = NULL, cap = 0, n, reallocs = 0;
+  size_t *w = NULL, wcap = 0;
+  uint32_t *u = NULL, ucap = 0;
+  long long *ll = NULL;
+  long llcap = 0;
+  for (n = 0; n < 200000; n++) {
+    int old = cap;
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(v, n + 1, cap), 0);
+    reallocs += cap != old;
+    ck_assert_int_ge(cap, n + 1);
+    v[n] = n * 7;
+  }
+  for (n = 0; n < 200000; n++)
+    ck_assert_int_eq(v[n], n * 7); /* growth keeps what was there */
+  /* doubling: about log2(2e5 / 16) growth steps, not one per append */
+  ck_assert_int_le(reallocs, 20);
+  /* room already there: nothing changes */
+  {
+    int *same = v, c0 = cap;
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(v, 10, cap), 0);
+    ck_assert_ptr_eq(v, same);
+    ck_assert_int_eq(cap, c0);
+  }
+  /* a jump past double takes exactly what is asked */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(w, 5000, wcap), 0);
+  ck_assert_uint_eq(wcap, 5000);
+  w[4999] = 1;
+  /* other capacity types */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(u, 1, ucap), 0);
+  ck_assert_uint_eq(ucap, 16);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(u, 17, ucap), 0);
+  ck_assert_uint_eq(ucap, 32);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(ll, 3, llcap), 0);
+  ck_assert_int_eq(llcap, 16);
+  /* need 0 with nothing allocated allocates nothing */
+  {
+    char *c = NULL;
+    unsigned ccap = 0;
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(c, 0, ccap), 0);
+    ck_assert_ptr_null(c);
+  }
+  rescue_free(v);
+  rescue_free(w);
+  rescue_free(u);
+  rescue_free(ll);
+}
+END_TEST
+
+START_TEST(test_alloc_grow_refuses) {
+  typedef struct {
+    char b[1 << 20];
+  } big;
+  int *v = NULL, cap = 0;
+  big *b = NULL;
+  size_t bcap = 0;
+  unsigned char *c = NULL;
+  unsigned ccap = 0;
+  long lcap = 0;
+  double *d = NULL;
+  /* beyond the capacity's type: refused, nothing changed */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(v, 4, cap), 0);
+  v[3] = 42;
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(v, (size_t)INT_MAX + 1, cap), -1);
+  ck_assert_int_eq(cap, 16);
+  ck_assert_int_eq(v[3], 42);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(c, (size_t)UINT_MAX + 1, ccap), -1);
+  ck_assert_ptr_null(c);
+  ck_assert_uint_eq(ccap, 0);
+  /* a negative count (an int that went wrong) is refused, not wrapped */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(d, -1, lcap), -1);
+  ck_assert_int_eq(lcap, 0);
+  /* bytes beyond a size_t: refused before asking for memory */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(b, SIZE_MAX / sizeof *b + 1, bcap), -1);
+  ck_assert_ptr_null(b);
+  ck_assert_uint_eq(bcap, 0);
+  /* the first allocation failing leaves the array absent */
+  {
+    unsigned char *e = NULL;
+    unsigned ecap = 0;
+    rescue_alloc_fail_at(1);
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(e, 1, ecap), -1); /* the allocation failed */
+    rescue_alloc_fail_at(0);
+    ck_assert_ptr_null(e);
+    ck_assert_uint_eq(ecap, 0);
+  }
+  /* out of memory: p and cap as they were, the old block still owned */
+  rescue_alloc_fail_at(1);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(v, 17, cap), -1);
+  rescue_alloc_fail_at(0);
+  ck_assert_int_eq(cap, 16);
+  ck_assert_int_eq(v[3], 42);
+  rescue_free(v);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("prim");
   TCase *tc = tcase_create("prim");
@@ -262,6 +361,8 @@ int main(void) {
   tcase_add_test(tc, test_growth);
   tcase_add_test(tc, test_order_and_values);
   tcase_add_test(tc, test_alloc_failures);
+  tcase_add_test(tc, test_alloc_grow_appends);
+  tcase_add_test(tc, test_alloc_grow_refuses);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
