@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rescue_alloc.h"
+#include "prim_int.h"
 #include "rescue_subtitles.h"
 #include "store_int.h"
 #include "strmap_int.h"
@@ -27,33 +28,6 @@ static int blank(const line *l) {
     if (!strchr(" \t\f\v", l->s[i]))
       return 0;
   return 1;
-}
-
-/* Length of the valid UTF-8 sequence at s (max n bytes), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-  size_t len, i;
-  uint32_t cp;
-  if (s[0] < 0x80)
-    return 1;
-  if (s[0] >= 0xC2 && s[0] <= 0xDF)
-    len = 2, cp = s[0] & 0x1F;
-  else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-    len = 3, cp = s[0] & 0x0F;
-  else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-    len = 4, cp = s[0] & 0x07;
-  else
-    return 0;
-  if (len > n)
-    return 0;
-  for (i = 1; i < len; i++) {
-    if ((s[i] & 0xC0) != 0x80)
-      return 0;
-    cp = cp << 6 | (s[i] & 0x3F);
-  }
-  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-    return 0;
-  return len;
 }
 
 /* ---- timing lines ---- */
@@ -329,7 +303,8 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
     size_t ls = pos;
     for (i = pos; i <= len; i++) {
       if (i < len && text[i] != '\n') {
-        size_t k = utf8_len((const unsigned char *)text + i, len - i);
+        size_t k = (size_t)rescue_utf8_step((const unsigned char *)text + i,
+                                            (const unsigned char *)text + len, NULL);
         if (!k || text[i] == 0) {
           size_t c;
           col = 1;

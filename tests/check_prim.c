@@ -351,6 +351,76 @@ START_TEST(test_alloc_grow_refuses) {
 }
 END_TEST
 
+/* ---- the UTF-8 step ---- */
+
+/* rescue_utf8_step over the n bytes of s; *cp gets the code point (0xFFFFFFFF when refused). */
+static int step(const char *s, size_t n, uint32_t *cp) {
+  *cp = 0xFFFFFFFFu;
+  return rescue_utf8_step((const unsigned char *)s, (const unsigned char *)s + n, cp);
+}
+
+START_TEST(test_utf8_step) {
+  uint32_t cp;
+  size_t i;
+  /* valid: one of each length, and the edges of each range */
+  static const struct {
+    const char *s;
+    int len;
+    uint32_t cp;
+  } ok[] = {{"A", 1, 0x41},
+            {"\x7F", 1, 0x7F},
+            {"\xC2\x80", 2, 0x80},
+            {"\xC3\xA9", 2, 0xE9},
+            {"\xDF\xBF", 2, 0x7FF},
+            {"\xE0\xA0\x80", 3, 0x800},
+            {"\xE2\x82\xAC", 3, 0x20AC},
+            {"\xED\x9F\xBF", 3, 0xD7FF},
+            {"\xEE\x80\x80", 3, 0xE000},
+            {"\xEF\xBF\xBF", 3, 0xFFFF},
+            {"\xF0\x90\x80\x80", 4, 0x10000},
+            {"\xF0\x9F\x98\x80", 4, 0x1F600},
+            {"\xF4\x8F\xBF\xBF", 4, 0x10FFFF}};
+  /* refused: stray continuation, overlongs, surrogates, above U+10FFFF, bad leads */
+  static const char *const bad[] = {
+      "\x80",         "\xBF",         "\xC0\x80",         "\xC1\xBF",
+      "\xE0\x80\x80", "\xE0\x9F\xBF", "\xF0\x80\x80\x80", "\xF0\x8F\xBF\xBF",
+      "\xED\xA0\x80", "\xED\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80",
+      "\xFF",         "\xC3\x41",     "\xE2\x82\x41",     "\xF0\x9F\x98\xC3"};
+  for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    ck_assert_int_eq(step(ok[i].s, strlen(ok[i].s), &cp), ok[i].len);
+    ck_assert_uint_eq(cp, ok[i].cp);
+    /* trailing bytes after the character do not matter */
+    {
+      char b[8];
+      memcpy(b, ok[i].s, (size_t)ok[i].len);
+      b[ok[i].len] = '\x80';
+      ck_assert_int_eq(step(b, (size_t)ok[i].len + 1, &cp), ok[i].len);
+    }
+    /* cp may be NULL */
+    ck_assert_int_eq(rescue_utf8_step((const unsigned char *)ok[i].s,
+                                      (const unsigned char *)ok[i].s + ok[i].len, NULL),
+                     ok[i].len);
+  }
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_msg(step(bad[i], strlen(bad[i]), &cp) == 0, "bad[%zu] taken", i);
+    ck_assert_uint_eq(cp, 0xFFFFFFFFu);
+  }
+  /* truncated: every valid multi-byte character cut short by end */
+  for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    int k;
+    for (k = 1; k < ok[i].len; k++)
+      ck_assert_msg(step(ok[i].s, (size_t)k, &cp) == 0, "ok[%zu] cut at %d taken", i, k);
+  }
+  /* the NUL byte is a character of its own */
+  ck_assert_int_eq(step("\0", 1, &cp), 1);
+  ck_assert_uint_eq(cp, 0);
+  /* rescue_utf8_valid (rescue_json.h) agrees with the step */
+  ck_assert_int_eq(rescue_utf8_valid("a\xC3\xA9\xF0\x9F\x98\x80", 7), 1);
+  ck_assert_int_eq(rescue_utf8_valid("a\xED\xA0\x80", 4), 0);
+  ck_assert_int_eq(rescue_utf8_valid("\xE2\x82", 2), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("prim");
   TCase *tc = tcase_create("prim");
@@ -363,6 +433,7 @@ int main(void) {
   tcase_add_test(tc, test_alloc_failures);
   tcase_add_test(tc, test_alloc_grow_appends);
   tcase_add_test(tc, test_alloc_grow_refuses);
+  tcase_add_test(tc, test_utf8_step);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
