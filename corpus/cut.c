@@ -28,6 +28,7 @@
 
 #include "media_int.h"
 #include "rescue_alloc.h"
+#include "rescue_output.h"
 #include "rescue_media.h"
 
 /* A gap between clips longer than this (seconds) is skipped by seeking. */
@@ -274,9 +275,8 @@ static void finish_clip(const cut_source *src, cut_req *r) {
     remove(r->tmp);
     return;
   }
-  if (rename(r->tmp, r->path) != 0) {
-    snprintf(r->err, sizeof r->err, "cannot rename '%.240s' to '%.240s'", r->tmp, r->path);
-    remove(r->tmp);
+  if (rescue_file_commit(r->tmp, r->path, &e)) {
+    snprintf(r->err, sizeof r->err, "%.500s", e.msg);
     return;
   }
   r->done = 1;

@@ -13,6 +13,8 @@
 #ifndef RESCUE_OUTPUT_H
 #define RESCUE_OUTPUT_H
 
+#include <stddef.h>
+
 #include "rescue_error.h"
 
 typedef struct rescue_output rescue_output;
@@ -35,5 +37,32 @@ void rescue_output_abort(rescue_output **o);
 int rescue_remove_tree(const char *path);
 /* mkdir -p for the parent folders of a file path. 0 or -1 (errno set). */
 int rescue_make_parents(const char *file_path);
+
+/*
+** One file replaced all or nothing, for files written outside a rescue_output (a clip, a
+** manifest): the new content goes to a temporary name in the same folder, reaches the disk,
+** and is renamed over the path; a failed or killed writer leaves the old file as it was.
+**
+**   char *tmp = rescue_file_tmpname(path);
+**   write tmp ...;
+**   rc = ok ? rescue_file_commit(tmp, path, err) : (remove(tmp), rc);
+**   rescue_free(tmp);
+**
+** rescue_file_tmpname: "<folder>/.<name>.<pid>.part", hidden, in path's own folder (so the
+** rename is one step) and with this process's id (so two writers never share one). A new
+** string (rescue_free it), or NULL when out of memory.
+*/
+char *rescue_file_tmpname(const char *path);
+/*
+** Put the written temporary file tmp in place as path: fsync it, rename it over path, fsync
+** the folder. On failure tmp is removed, path is untouched, and RESCUE_EIO comes back with
+** the reason on err. 0 on success.
+*/
+int rescue_file_commit(const char *tmp, const char *path, rescue_error *err);
+/*
+** Replace path with the len bytes of data through rescue_file_tmpname and
+** rescue_file_commit. 0, RESCUE_ENOMEM, or RESCUE_EIO (the old file and no temporary left).
+*/
+int rescue_file_write_atomic(const char *path, const void *data, size_t len, rescue_error *err);
 
 #endif

@@ -3,10 +3,13 @@
 ** (strmap_int.h): FNV-1a vectors, many keys, keys with NULs and common prefixes, growth,
 ** borrowed and copied keys, insertion order, and every allocation failure.
 */
+#include <dirent.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prim_int.h"
 #include "strmap_int.h"
@@ -421,6 +424,91 @@ START_TEST(test_utf8_step) {
 }
 END_TEST
 
+/* ---- one file, all or nothing (rescue_output.h) ---- */
+
+/* Entries of dir other than "." and "..", and how many end in ".part". */
+static int entries(const char *dir, int *parts) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  *parts = 0;
+  ck_assert_ptr_nonnull(d);
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    n++;
+    *parts += len > 5 && !strcmp(e->d_name + len - 5, ".part");
+  }
+  closedir(d);
+  return n;
+}
+
+START_TEST(test_atomic_write) {
+  char *dir = tu_tmpdir(), *t, want[64], *got;
+  const char *path = tu_path(dir, "data.json");
+  rescue_error err = RESCUE_ERROR_INIT;
+  int parts;
+  size_t len;
+  /* the temporary name: hidden, same folder, the pid */
+  snprintf(want, sizeof want, "a/b/.c.json.%ld.part", (long)getpid());
+  ck_assert_str_eq(t = rescue_file_tmpname("a/b/c.json"), want);
+  rescue_free(t);
+  snprintf(want, sizeof want, ".c.%ld.part", (long)getpid());
+  ck_assert_str_eq(t = rescue_file_tmpname("c"), want);
+  rescue_free(t);
+  /* a new file, then replaced; no temporary left */
+  ck_assert_int_eq(rescue_file_write_atomic(path, "first\n", 6, &err), 0);
+  ck_assert_str_eq(got = tu_read(path, &len), "first\n");
+  free(got);
+  ck_assert_int_eq(rescue_file_write_atomic(path, "second", 6, &err), 0);
+  ck_assert_str_eq(got = tu_read(path, &len), "second");
+  free(got);
+  ck_assert_int_eq(rescue_file_write_atomic(path, "", 0, &err), 0);
+  ck_assert_ptr_nonnull(got = tu_read(path, &len));
+  ck_assert_uint_eq(len, 0);
+  free(got);
+  ck_assert_int_eq(entries(dir, &parts), 1);
+  ck_assert_int_eq(parts, 0);
+  /* the rename fails (a folder stands at the path): the folder stays, no temporary */
+  {
+    const char *sub = tu_path(dir, "taken");
+    tu_write(tu_path(sub, "inside"), "kept");
+    ck_assert_int_eq(rescue_file_write_atomic(sub, "new", 3, &err), RESCUE_EIO);
+    ck_assert_msg(strstr(err.msg, "cannot rename") != NULL, "%s", err.msg);
+    ck_assert_str_eq(got = tu_read(tu_path(sub, "inside"), &len), "kept");
+    free(got);
+    ck_assert_int_eq(entries(dir, &parts), 2);
+    ck_assert_int_eq(parts, 0);
+  }
+  /* the folder is missing: nothing written anywhere */
+  ck_assert_int_eq(rescue_file_write_atomic(tu_path(dir, "no/such.json"), "x", 1, &err),
+                   RESCUE_EIO);
+  ck_assert_int_eq(entries(dir, &parts), 2);
+  /* out of memory for the name: the old file as it was */
+  rescue_alloc_fail_at(1);
+  ck_assert_int_eq(rescue_file_write_atomic(path, "third", 5, &err), RESCUE_ENOMEM);
+  rescue_alloc_fail_at(0);
+  ck_assert_ptr_nonnull(got = tu_read(path, &len));
+  ck_assert_uint_eq(len, 0);
+  free(got);
+  /* commit of a written temporary; a missing one fails and leaves the file */
+  t = rescue_file_tmpname(path);
+  tu_write(t, "by hand");
+  ck_assert_int_eq(rescue_file_commit(t, path, &err), 0);
+  ck_assert_int_eq(access(t, F_OK), -1);
+  ck_assert_str_eq(got = tu_read(path, &len), "by hand");
+  free(got);
+  ck_assert_int_eq(rescue_file_commit(t, path, &err), RESCUE_EIO);
+  ck_assert_str_eq(got = tu_read(path, &len), "by hand");
+  free(got);
+  ck_assert_int_eq(entries(dir, &parts), 2);
+  ck_assert_int_eq(parts, 0);
+  rescue_free(t);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("prim");
   TCase *tc = tcase_create("prim");
@@ -434,6 +522,7 @@ int main(void) {
   tcase_add_test(tc, test_alloc_grow_appends);
   tcase_add_test(tc, test_alloc_grow_refuses);
   tcase_add_test(tc, test_utf8_step);
+  tcase_add_test(tc, test_atomic_write);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
