@@ -859,40 +859,13 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
   return rc;
 }
 
-/* The canonical JSON of a draft row: all 15 fields, empty but for times, speaker, text. */
-static void draft_row(const draft *c, int index, rescue_buf *out) {
-  static const char *const empty_lists[] = {
-      "background_dialogue",  "body_posture",     "facial_expressions",   "self_directed_behavior",
-      "interaction_behavior", "internal_emotion", "viewpoints_attitudes", "support_strategy"};
+/* The canonical JSON of a draft row: the scheme's blank row with times, speaker and text. */
+static void draft_row(const rescue_scheme *sc, const draft *c, int index, rescue_buf *out) {
+  rescue_row_seed seed = {c->start, c->end, c->speaker, c->text, index};
   rescue_jw w;
-  size_t k;
   rescue_jw_init(&w, out);
   rescue_jw_obj(&w);
-  rescue_jw_key(&w, "start_time");
-  rescue_jw_double(&w, c->start);
-  rescue_jw_key(&w, "end_time");
-  rescue_jw_double(&w, c->end);
-  rescue_jw_key(&w, "primary_speaker");
-  rescue_jw_str(&w, c->speaker);
-  rescue_jw_key(&w, "target");
-  rescue_jw_arr(&w);
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "dialogue_cleaned");
-  rescue_jw_str(&w, c->text);
-  rescue_jw_key(&w, "utterance_type");
-  rescue_jw_str(&w, "");
-  rescue_jw_key(&w, "background_dialogue");
-  rescue_jw_arr(&w);
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "tone_of_voice");
-  rescue_jw_str(&w, "");
-  for (k = 1; k < sizeof empty_lists / sizeof empty_lists[0]; k++) {
-    rescue_jw_key(&w, empty_lists[k]);
-    rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-  }
-  rescue_jw_key(&w, "row_index");
-  rescue_jw_int(&w, index);
+  rescue_scheme_blank_row(sc, &seed, &w);
   rescue_jw_end(&w);
 }
 
@@ -1023,7 +996,7 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
       const rescue_jnode *root, *bad = NULL;
       rescue_error re = RESCUE_ERROR_INIT;
       rescue_buf_reset(&json);
-      draft_row(&D.v[i], i + 1, &json);
+      draft_row(rescue_store_scheme(st), &D.v[i], i + 1, &json);
       if (!rescue_buf_ok(&json) || !(root = rescue_jparse(doc, json.s, json.len, &je))) {
         rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
         goto end;

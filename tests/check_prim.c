@@ -509,6 +509,65 @@ START_TEST(test_atomic_write) {
 }
 END_TEST
 
+/* ---- the blank row (rescue_scheme.h) ---- */
+
+/* The blank row of scheme sc from seed, as JSON text (caller frees). */
+static char *blank_row(const rescue_scheme *sc, const rescue_row_seed *seed) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  rescue_scheme_blank_row(sc, seed, &w);
+  rescue_jw_end(&w);
+  ck_assert(rescue_buf_ok(&b));
+  return rescue_buf_detach(&b);
+}
+
+START_TEST(test_blank_row) {
+  rescue_scheme *sc = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  size_t n;
+  const char *xml = rescue_scheme_default_xml(&n);
+  rescue_row_seed seed = {1.5, 3, "Ann \"A\"", "Hi.", 7};
+  char *row;
+  ck_assert_int_eq(rescue_scheme_load(xml, n, &sc, &err), 0);
+  /* the default scheme: every required field and row_index, in release key order */
+  row = blank_row(sc, &seed);
+  ck_assert_str_eq(
+      row, "{\"start_time\": 1.5, \"end_time\": 3.0, \"primary_speaker\": \"Ann \\\"A\\\"\", "
+           "\"target\": [], \"dialogue_cleaned\": \"Hi.\", \"utterance_type\": \"\", "
+           "\"background_dialogue\": [], \"tone_of_voice\": \"\", \"body_posture\": [], "
+           "\"facial_expressions\": [], \"self_directed_behavior\": [], "
+           "\"interaction_behavior\": [], \"internal_emotion\": [], "
+           "\"viewpoints_attitudes\": [], \"support_strategy\": [], \"row_index\": 7}");
+  rescue_free(row);
+  /* no speaker or text: empty strings */
+  seed.speaker = seed.text = NULL;
+  row = blank_row(sc, &seed);
+  ck_assert_ptr_nonnull(strstr(row, "\"primary_speaker\": \"\", "));
+  ck_assert_ptr_nonnull(strstr(row, "\"dialogue_cleaned\": \"\", "));
+  rescue_free(row);
+  rescue_scheme_free(&sc);
+  /* another scheme: built from its fields (order, types, optional ones left out) */
+  {
+    rescue_field f[] = {
+        {.key = "row_index", .type = RESCUE_F_INT},
+        {.key = "score", .type = RESCUE_F_NUMBER, .required = 1},
+        {.key = "note", .type = RESCUE_F_TEXT},
+        {.key = "who", .type = RESCUE_F_ENTITY, .required = 1},
+        {.key = "refs", .type = RESCUE_F_INTS, .required = 1},
+        {.key = "end_time", .type = RESCUE_F_NUMBER, .required = 1},
+    };
+    rescue_scheme s2 = {.n_fields = 6, .fields = f};
+    rescue_row_seed sd = {0, 2.25, "x", "y", 1};
+    row = blank_row(&s2, &sd);
+    ck_assert_str_eq(row, "{\"row_index\": 1, \"score\": null, \"who\": \"\", \"refs\": [], "
+                          "\"end_time\": 2.25}");
+    rescue_free(row);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("prim");
   TCase *tc = tcase_create("prim");
@@ -523,6 +582,7 @@ int main(void) {
   tcase_add_test(tc, test_alloc_grow_refuses);
   tcase_add_test(tc, test_utf8_step);
   tcase_add_test(tc, test_atomic_write);
+  tcase_add_test(tc, test_blank_row);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
