@@ -1,5 +1,5 @@
 /*
-** lint.c: the guideline rules R01-R19 (annotate/LINT.md) over samples as JSON, driven by the
+** lint.c: the guideline rules R01-R21 (annotate/LINT.md) over samples as JSON, driven by the
 ** scheme, and the store walk that feeds them (views, media durations, subtitle cues).
 **
 ** Each problem is reported once, under the rule that owns it: a wrong JSON type is R01,
