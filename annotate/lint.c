@@ -169,20 +169,6 @@ static void ents_clear(linter *L) {
   L->n_ents = 0;
 }
 
-/* JSON type name for messages. */
-static const char *jtype(const rescue_jnode *n) {
-  switch (n->type) {
-  case RESCUE_JNULL: return "null";
-  case RESCUE_JFALSE:
-  case RESCUE_JTRUE: return "a boolean";
-  case RESCUE_JNUMBER: return "a number";
-  case RESCUE_JSTRING: return "a string";
-  case RESCUE_JARRAY: return "a list";
-  case RESCUE_JOBJECT: return "an object";
-  }
-  return "?";
-}
-
 static int is_string_list(const rescue_jnode *n) {
   const rescue_jnode *c;
   if (n->type != RESCUE_JARRAY)
@@ -228,7 +214,7 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
   const rescue_scheme *sc = L->sc;
   int i, j;
   if (row->type != RESCUE_JOBJECT) {
-    add(L, 1, pos, "row", "the row is %s, not an object", jtype(row));
+    add(L, 1, pos, "row", "the row is %s, not an object", rescue_jtype_name(row));
     return;
   }
   for (i = 0; i < sc->n_fields; i++) {
@@ -242,7 +228,7 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
       continue;
     }
     if ((want = type_ok(f, v))) {
-      add(L, 1, pos, f->key, "%s is %s, not %s", f->key, jtype(v), want);
+      add(L, 1, pos, f->key, "%s is %s, not %s", f->key, rescue_jtype_name(v), want);
       continue;
     }
     if (f->type != RESCUE_F_LIST)
@@ -252,7 +238,8 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
       k++;
       if (it->type != RESCUE_JOBJECT) {
         snprintf(path, sizeof path, "%s[%d]", f->key, k);
-        add(L, 1, pos, path, "item %d of %s is %s, not an object", k, f->key, jtype(it));
+        add(L, 1, pos, path, "item %d of %s is %s, not an object", k, f->key,
+            rescue_jtype_name(it));
         continue;
       }
       for (j = 0; j < f->n_children; j++) {
@@ -265,7 +252,7 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
           continue;
         }
         if (!own_rule_type(f, c) && (want = type_ok(c, cv)))
-          add(L, 1, pos, path, "%s is %s, not %s", path, jtype(cv), want);
+          add(L, 1, pos, path, "%s is %s, not %s", path, rescue_jtype_name(cv), want);
       }
     }
   }
@@ -521,7 +508,7 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
       if (!x)
         add(L, 9, pos, path, "the emotion has no intensity");
       else if (x->type != RESCUE_JNUMBER)
-        add(L, 9, pos, path, "intensity is %s, not a number", jtype(x));
+        add(L, 9, pos, path, "intensity is %s, not a number", rescue_jtype_name(x));
       else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
         add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s,
             c->has_min ? c->min : -INFINITY, c->has_max ? c->max : INFINITY);
@@ -543,7 +530,8 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
       continue;
     }
     if (t->type != RESCUE_JSTRING) {
-      add(L, 10, pos, path, "target is %s; a viewpoint has exactly one target entity", jtype(t));
+      add(L, 10, pos, path, "target is %s; a viewpoint has exactly one target entity",
+          rescue_jtype_name(t));
       continue;
     }
     tg = clean(&L->b, t);
@@ -787,7 +775,7 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
       L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";
   } else if (sv) {
     if (sv->type != RESCUE_JSTRING) {
-      add(L, 19, 0, "scenario", "scenario is %s, not a string", jtype(sv));
+      add(L, 19, 0, "scenario", "scenario is %s, not a string", rescue_jtype_name(sv));
     } else if (strcmp(sv->s, derived) != 0) {
       add(L, 19, 0, "scenario",
           "scenario is '%s' but the sample reads as %s (corpus/FORMAT.md §6.3)", shorten(sh, sv->s),
@@ -802,7 +790,8 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
       ents_add(L, clean(&L->a, c));
   } else if (pv) {
     if (!is_string_list(pv)) {
-      add(L, 19, 0, "participants", "participants is %s, not a list of names", jtype(pv));
+      add(L, 19, 0, "participants", "participants is %s, not a list of names",
+          rescue_jtype_name(pv));
     } else {
       rescue_buf miss = RESCUE_BUF_INIT, extra = RESCUE_BUF_INIT;
       given_ok = 1;

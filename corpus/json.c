@@ -1017,3 +1017,18 @@ size_t rescue_jclean(rescue_buf *out, const rescue_jnode *n) {
   }
   return 0;
 }
+
+const char *rescue_jtype_name(const rescue_jnode *v) {
+  if (!v)
+    return "absent";
+  switch (v->type) {
+  case RESCUE_JNULL: return "null";
+  case RESCUE_JFALSE:
+  case RESCUE_JTRUE: return "a boolean";
+  case RESCUE_JNUMBER: return "a number";
+  case RESCUE_JSTRING: return "a string";
+  case RESCUE_JARRAY: return "a list";
+  case RESCUE_JOBJECT: return "an object";
+  }
+  return "?";
+}

@@ -25,20 +25,6 @@ static const unsigned digit_zeros[] = {
     0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC,
     0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0};
 
-/* "a list", "null"...: what a JSON value is, for messages. */
-static const char *json_type_name(const rescue_jnode *v) {
-  switch (v->type) {
-  case RESCUE_JNULL: return "null";
-  case RESCUE_JFALSE:
-  case RESCUE_JTRUE: return "a boolean";
-  case RESCUE_JNUMBER: return "a number";
-  case RESCUE_JSTRING: return "a string";
-  case RESCUE_JARRAY: return "a list";
-  case RESCUE_JOBJECT: return "an object";
-  }
-  return "?";
-}
-
 int rescue_pyfloat(const char *s, size_t len, rescue_buf *tmp, double *out) {
   const unsigned char *p, *e;
   size_t a, b, i;
@@ -117,7 +103,7 @@ int rescue_intensity(const rescue_jnode *v, rescue_buf *tmp, const char **why) {
     break;
   case RESCUE_JNULL:
   case RESCUE_JARRAY:
-  case RESCUE_JOBJECT: return *why = json_type_name(v), -1;
+  case RESCUE_JOBJECT: return *why = rescue_jtype_name(v), -1;
   }
   if (!isfinite(d))
     return *why = "not finite", -1;
