@@ -60,7 +60,7 @@ typedef struct adj {
   rescue_row_input in;
   rescue_buf msg, sources, gold, vals;
   const char **keys; /* fields of the row being decided */
-  int n_keys, cap_keys;
+  int n_keys, cap_keys, cap_decided, cap_state;
   size_t *voff; /* per (field, coder): offset into vals, or (size_t)-1 */
   int cap_voff;
   size_t *decided; /* per field: offset into vals of the decided value, or -1 */
@@ -73,14 +73,8 @@ static int nomem(adj *a) { return rescue_seterr(rescue_store_err(a->st), RESCUE_
 static int undecided(adj *a, const char *sample_id, int row, const char *reason) {
   rescue_adjudicate_result *r = a->res;
   rescue_adj_undecided *u;
-  if (r->n_undecided == r->cap_undecided) {
-    int cap = r->cap_undecided ? r->cap_undecided * 2 : 32;
-    rescue_adj_undecided *nu = rescue_realloc(r->undecided, (size_t)cap * sizeof *nu);
-    if (!nu)
-      return nomem(a);
-    r->undecided = nu;
-    r->cap_undecided = cap;
-  }
+  if (RESCUE_ALLOC_GROW(r->undecided, r->n_undecided + 1, r->cap_undecided))
+    return nomem(a);
   u = &r->undecided[r->n_undecided];
   memset(u, 0, sizeof *u);
   u->sample_id = rescue_strdup(sample_id);
@@ -226,20 +220,10 @@ static int collect_fields(adj *a) {
         dup = strcmp(a->keys[k], m->key) == 0;
       if (dup)
         continue;
-      if (a->n_keys == a->cap_keys) {
-        int cap = a->cap_keys ? a->cap_keys * 2 : 32;
-        const char **nk = rescue_realloc(a->keys, (size_t)cap * sizeof *nk);
-        size_t *nd = rescue_realloc(a->decided, (size_t)cap * sizeof *nd);
-        int *ns;
-        if (nk)
-          a->keys = nk;
-        if (nd)
-          a->decided = nd;
-        if (!nk || !nd || !(ns = rescue_realloc(a->state, (size_t)cap * sizeof *ns)))
-          return nomem(a);
-        a->state = ns;
-        a->cap_keys = cap;
-      }
+      if (RESCUE_ALLOC_GROW(a->keys, a->n_keys + 1, a->cap_keys) ||
+          RESCUE_ALLOC_GROW(a->decided, a->n_keys + 1, a->cap_decided) ||
+          RESCUE_ALLOC_GROW(a->state, a->n_keys + 1, a->cap_state))
+        return nomem(a);
       a->keys[a->n_keys++] = m->key;
     }
   }

@@ -116,14 +116,8 @@ static int strlist_add(strlist *l, const char *s, size_t n) {
   for (i = 0; i < l->n; i++)
     if (strlen(l->v[i]) == n && memcmp(l->v[i], s, n) == 0)
       return 0;
-  if (l->n == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 8;
-    char **nv = rescue_realloc(l->v, (size_t)cap * sizeof *nv);
-    if (!nv)
-      return -1;
-    l->v = nv;
-    l->cap = cap;
-  }
+  if (RESCUE_ALLOC_GROW(l->v, l->n + 1, l->cap))
+    return -1;
   if (!(c = rescue_strndup(s, n)))
     return -1;
   l->v[l->n++] = c;
@@ -202,13 +196,9 @@ static int set_value(xctx *x, rescue_agree_data *d, const rescue_jnode *list, in
     rescue_pystrip(c->s, c->len, &s, &e);
     if (s == e)
       continue;
-    if (n == cap) {
-      size_t *no = rescue_realloc(offs, (size_t)(cap = cap ? cap * 2 : 8) * 2 * sizeof *no);
-      if (!no) {
-        rc = RESCUE_ENOMEM;
-        goto end;
-      }
-      offs = no;
+    if (RESCUE_ALLOC_GROW(offs, 2 * (size_t)n + 2, cap)) {
+      rc = RESCUE_ENOMEM;
+      goto end;
     }
     offs[2 * n] = all.len;
     offs[2 * n + 1] = e - s;
@@ -793,7 +783,7 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
   /* coders: as given, else every human annotator with versions; models with versions */
   {
     sqlite3_stmt *s = rescue_store_stmt(st, "agree_annotators");
-    int cap = 0, n = 0, mcap = 0;
+    int cap = 0, cap_coders = 0, n = 0, mcap = 0, mcap_names = 0;
     if (!s) {
       rc = rescue_store_err(st)->code;
       goto end;
@@ -810,33 +800,16 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
           want |= strcmp(o->coders[i], name) == 0;
       }
       if (model && (o->n_coders == 0 || want)) {
-        if (n_models == mcap) {
-          int64_t *nm = rescue_realloc(models, (size_t)(mcap = mcap ? mcap * 2 : 4) * sizeof *nm);
-          char **nn;
-          if (!nm)
-            break;
-          models = nm;
-          nn = rescue_realloc(model_names, (size_t)mcap * sizeof *nn);
-          if (!nn)
-            break;
-          model_names = nn;
-        }
+        if (RESCUE_ALLOC_GROW(models, n_models + 1, mcap) ||
+            RESCUE_ALLOC_GROW(model_names, n_models + 1, mcap_names))
+          break;
         models[n_models] = sqlite3_column_int64(s, 0);
         if (!(model_names[n_models++] = rescue_strdup(name)))
           break;
       }
       if (o->n_coders == 0 && want) {
-        if (n == cap) {
-          int64_t *ni = rescue_realloc(ids, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *ni);
-          char **nc;
-          if (!ni)
-            break;
-          ids = ni;
-          nc = rescue_realloc(r->coders, (size_t)cap * sizeof *nc);
-          if (!nc)
-            break;
-          r->coders = nc;
-        }
+        if (RESCUE_ALLOC_GROW(ids, n + 1, cap) || RESCUE_ALLOC_GROW(r->coders, n + 1, cap_coders))
+          break;
         ids[n] = sqlite3_column_int64(s, 0);
         if (!(r->coders[n++] = rescue_strdup(name)))
           break;

@@ -115,17 +115,8 @@ const char *rescue_agree_coder_name(const rescue_agree_data *d, int coder) {
 
 /* Record value v's number (growing the array); -1 when out of memory. */
 static int set_value_num(rescue_agree_data *d, uint32_t v, double x) {
-  if (v >= d->cap_value_num) {
-    uint32_t cap = d->cap_value_num ? d->cap_value_num * 2 : 32;
-    double *nv;
-    while (cap <= v)
-      cap *= 2;
-    nv = rescue_realloc(d->value_num, (size_t)cap * sizeof *nv);
-    if (!nv)
-      return -1;
-    d->value_num = nv;
-    d->cap_value_num = cap;
-  }
+  if (RESCUE_ALLOC_GROW(d->value_num, (size_t)v + 1, d->cap_value_num))
+    return -1;
   d->value_num[v] = x;
   return 0;
 }
@@ -260,31 +251,16 @@ int rescue_agree_set(rescue_agree_data *d, const char *const *elems, const size_
     uint32_t nv = d->values.n;
     /* set_off has nv + 1 entries; element lists are kept ascending by element index */
     if (nv + 1 > d->cap_set_off) {
-      uint32_t cap = d->cap_set_off ? d->cap_set_off * 2 : 32;
-      int32_t *so;
-      while (cap < nv + 1)
-        cap *= 2;
-      so = rescue_realloc(d->set_off, (size_t)cap * sizeof *so);
-      if (!so)
+      int first = !d->set_off;
+      if (RESCUE_ALLOC_GROW(d->set_off, (size_t)nv + 1, d->cap_set_off))
         goto end;
-      if (!d->set_off)
-        so[0] = 0;
-      d->set_off = so;
-      d->cap_set_off = cap;
+      if (first)
+        d->set_off[0] = 0;
     }
     if (set_value_num(d, (uint32_t)v, NAN))
       goto end;
-    if (d->n_set_el + (uint32_t)k > d->cap_set_el) {
-      uint32_t cap = d->cap_set_el ? d->cap_set_el * 2 : 64;
-      int32_t *se;
-      while (cap < d->n_set_el + (uint32_t)k)
-        cap *= 2;
-      se = rescue_realloc(d->set_el, (size_t)cap * sizeof *se);
-      if (!se)
-        goto end;
-      d->set_el = se;
-      d->cap_set_el = cap;
-    }
+    if (RESCUE_ALLOC_GROW(d->set_el, (size_t)d->n_set_el + (size_t)k, d->cap_set_el))
+      goto end;
     memcpy(d->set_el + d->n_set_el, idx, (size_t)k * sizeof *idx);
     qsort(d->set_el + d->n_set_el, (size_t)k, sizeof *idx, by_index);
     d->n_set_el += (uint32_t)k;
@@ -314,14 +290,8 @@ int rescue_agree_cluster(rescue_agree_data *d, const char *name, const char *str
   s = intern(&d->strata, stratum ? stratum : "", stratum ? strlen(stratum) : 0, &added_s);
   if (s < 0)
     return RESCUE_ENOMEM;
-  if ((uint32_t)c >= d->cap_cluster_stratum) {
-    uint32_t cap = d->cap_cluster_stratum ? d->cap_cluster_stratum * 2 : 64;
-    int32_t *cs = rescue_realloc(d->cluster_stratum, (size_t)cap * sizeof *cs);
-    if (!cs)
-      return RESCUE_ENOMEM;
-    d->cluster_stratum = cs;
-    d->cap_cluster_stratum = cap;
-  }
+  if (RESCUE_ALLOC_GROW(d->cluster_stratum, (size_t)c + 1, d->cap_cluster_stratum))
+    return RESCUE_ENOMEM;
   d->cluster_stratum[c] = (int32_t)s;
   return (int)c;
 }

@@ -793,13 +793,9 @@ static int tokens(const char *s, uint64_t **out, int *n) {
     }
     if (!len)
       continue;
-    if (k == cap) {
-      uint64_t *nt = rescue_realloc(t, (size_t)(cap = cap ? cap * 2 : 16) * sizeof *nt);
-      if (!nt) {
-        rescue_free(t);
-        return RESCUE_ENOMEM;
-      }
-      t = nt;
+    if (RESCUE_ALLOC_GROW(t, k + 1, cap)) {
+      rescue_free(t);
+      return RESCUE_ENOMEM;
     }
     t[k++] = h;
   }

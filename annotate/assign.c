@@ -57,12 +57,8 @@ static int collect(rescue_store *st, agroup **out, int *n_out, long *samples) {
       if (strcmp(g[i].name, s->group) == 0)
         cur = &g[i];
     if (!cur) {
-      if (n == cap) {
-        agroup *ng = rescue_realloc(g, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *ng);
-        if (!ng)
-          goto nomem;
-        g = ng;
-      }
+      if (RESCUE_ALLOC_GROW(g, n + 1, cap))
+        goto nomem;
       cur = &g[n];
       memset(cur, 0, sizeof *cur);
       if (!(cur->name = rescue_strdup(s->group)))

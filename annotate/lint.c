@@ -1,5 +1,5 @@
 /*
-** lint.c: the guideline rules R01-R19 (annotate/LINT.md) over samples as JSON, driven by the
+** lint.c: the guideline rules R01-R21 (annotate/LINT.md) over samples as JSON, driven by the
 ** scheme, and the store walk that feeds them (views, media durations, subtitle cues).
 **
 ** Each problem is reported once, under the rule that owns it: a wrong JSON type is R01,
@@ -84,15 +84,9 @@ static void add(linter *L, int rule, int row, const char *field, const char *fmt
   rescue_lint_finding *f;
   char reason[512];
   va_list ap;
-  if (r->n == r->cap) {
-    int cap = r->cap ? r->cap * 2 : 64;
-    rescue_lint_finding *nf = rescue_realloc(r->findings, (size_t)cap * sizeof *nf);
-    if (!nf) {
-      L->oom = 1;
-      return;
-    }
-    r->findings = nf;
-    r->cap = cap;
+  if (RESCUE_ALLOC_GROW(r->findings, r->n + 1, r->cap)) {
+    L->oom = 1;
+    return;
   }
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
@@ -157,15 +151,9 @@ static void ents_add(linter *L, const char *s) {
   char *c;
   if (!*s || in_set(L, s))
     return;
-  if (L->n_ents == L->cap_ents) {
-    int cap = L->cap_ents ? L->cap_ents * 2 : 16;
-    char **ne = rescue_realloc(L->ents, (size_t)cap * sizeof *ne);
-    if (!ne) {
-      L->oom = 1;
-      return;
-    }
-    L->ents = ne;
-    L->cap_ents = cap;
+  if (RESCUE_ALLOC_GROW(L->ents, L->n_ents + 1, L->cap_ents)) {
+    L->oom = 1;
+    return;
   }
   if (!(c = rescue_strdup(s))) {
     L->oom = 1;
@@ -179,20 +167,6 @@ static void ents_clear(linter *L) {
   for (i = 0; i < L->n_ents; i++)
     rescue_free(L->ents[i]);
   L->n_ents = 0;
-}
-
-/* JSON type name for messages. */
-static const char *jtype(const rescue_jnode *n) {
-  switch (n->type) {
-  case RESCUE_JNULL: return "null";
-  case RESCUE_JFALSE:
-  case RESCUE_JTRUE: return "a boolean";
-  case RESCUE_JNUMBER: return "a number";
-  case RESCUE_JSTRING: return "a string";
-  case RESCUE_JARRAY: return "a list";
-  case RESCUE_JOBJECT: return "an object";
-  }
-  return "?";
 }
 
 static int is_string_list(const rescue_jnode *n) {
@@ -240,7 +214,7 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
   const rescue_scheme *sc = L->sc;
   int i, j;
   if (row->type != RESCUE_JOBJECT) {
-    add(L, 1, pos, "row", "the row is %s, not an object", jtype(row));
+    add(L, 1, pos, "row", "the row is %s, not an object", rescue_jtype_name(row));
     return;
   }
   for (i = 0; i < sc->n_fields; i++) {
@@ -254,7 +228,7 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
       continue;
     }
     if ((want = type_ok(f, v))) {
-      add(L, 1, pos, f->key, "%s is %s, not %s", f->key, jtype(v), want);
+      add(L, 1, pos, f->key, "%s is %s, not %s", f->key, rescue_jtype_name(v), want);
       continue;
     }
     if (f->type != RESCUE_F_LIST)
@@ -264,7 +238,8 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
       k++;
       if (it->type != RESCUE_JOBJECT) {
         snprintf(path, sizeof path, "%s[%d]", f->key, k);
-        add(L, 1, pos, path, "item %d of %s is %s, not an object", k, f->key, jtype(it));
+        add(L, 1, pos, path, "item %d of %s is %s, not an object", k, f->key,
+            rescue_jtype_name(it));
         continue;
       }
       for (j = 0; j < f->n_children; j++) {
@@ -277,7 +252,7 @@ static void r01(linter *L, const rescue_jnode *row, int pos) {
           continue;
         }
         if (!own_rule_type(f, c) && (want = type_ok(c, cv)))
-          add(L, 1, pos, path, "%s is %s, not %s", path, jtype(cv), want);
+          add(L, 1, pos, path, "%s is %s, not %s", path, rescue_jtype_name(cv), want);
       }
     }
   }
@@ -533,7 +508,7 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
       if (!x)
         add(L, 9, pos, path, "the emotion has no intensity");
       else if (x->type != RESCUE_JNUMBER)
-        add(L, 9, pos, path, "intensity is %s, not a number", jtype(x));
+        add(L, 9, pos, path, "intensity is %s, not a number", rescue_jtype_name(x));
       else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
         add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s,
             c->has_min ? c->min : -INFINITY, c->has_max ? c->max : INFINITY);
@@ -555,7 +530,8 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
       continue;
     }
     if (t->type != RESCUE_JSTRING) {
-      add(L, 10, pos, path, "target is %s; a viewpoint has exactly one target entity", jtype(t));
+      add(L, 10, pos, path, "target is %s; a viewpoint has exactly one target entity",
+          rescue_jtype_name(t));
       continue;
     }
     tg = clean(&L->b, t);
@@ -768,13 +744,9 @@ static const char *derive(linter *L, const rescue_jnode *const *rows, int n, cha
         dup |= strcmp(pl[j], s) == 0;
       if (dup)
         continue;
-      if (np == cap) {
-        char **npl = rescue_realloc(pl, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *npl);
-        if (!npl) {
-          L->oom = 1;
-          break;
-        }
-        pl = npl;
+      if (RESCUE_ALLOC_GROW(pl, np + 1, cap)) {
+        L->oom = 1;
+        break;
       }
       if (!(pl[np] = rescue_strdup(s))) {
         L->oom = 1;
@@ -803,7 +775,7 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
       L->scenario = strcmp(sv->s, "family") == 0 ? "family" : "couple";
   } else if (sv) {
     if (sv->type != RESCUE_JSTRING) {
-      add(L, 19, 0, "scenario", "scenario is %s, not a string", jtype(sv));
+      add(L, 19, 0, "scenario", "scenario is %s, not a string", rescue_jtype_name(sv));
     } else if (strcmp(sv->s, derived) != 0) {
       add(L, 19, 0, "scenario",
           "scenario is '%s' but the sample reads as %s (corpus/FORMAT.md §6.3)", shorten(sh, sv->s),
@@ -818,7 +790,8 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
       ents_add(L, clean(&L->a, c));
   } else if (pv) {
     if (!is_string_list(pv)) {
-      add(L, 19, 0, "participants", "participants is %s, not a list of names", jtype(pv));
+      add(L, 19, 0, "participants", "participants is %s, not a list of names",
+          rescue_jtype_name(pv));
     } else {
       rescue_buf miss = RESCUE_BUF_INIT, extra = RESCUE_BUF_INIT;
       given_ok = 1;
@@ -1138,24 +1111,17 @@ static int load_cues(rescue_store *st, int64_t ref, rescue_lint_cue **cues, int 
                      rescue_buf *buf) {
   sqlite3_stmt *s = rescue_store_stmt(st, "lint_cues");
   size_t *offs = NULL;
-  int cap = 0, rc, i;
+  int cap = 0, cap_offs = 0, rc, i;
   *n = 0;
   rescue_buf_reset(buf);
   if (!s)
     return rescue_store_err(st)->code;
   rescue_bind_int(s, ":sample_ref", ref);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (*n == cap) {
-      rescue_lint_cue *nc = rescue_realloc(*cues, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *nc);
-      size_t *no = nc ? rescue_realloc(offs, (size_t)cap * sizeof *no) : NULL;
-      if (nc)
-        *cues = nc;
-      if (!nc || !no) {
-        sqlite3_reset(s);
-        rescue_free(offs);
-        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      }
-      offs = no;
+    if (RESCUE_ALLOC_GROW(*cues, *n + 1, cap) || RESCUE_ALLOC_GROW(offs, *n + 1, cap_offs)) {
+      sqlite3_reset(s);
+      rescue_free(offs);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
     (*cues)[*n].seq = sqlite3_column_int(s, 0);
     (*cues)[*n].start = sqlite3_column_double(s, 1);
@@ -1199,15 +1165,9 @@ static int load_waivers(rescue_store *st, rescue_lint_result *res) {
     return rescue_store_err(st)->code;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     rescue_lint_waiver *w;
-    if (res->n_waivers == cap) {
-      int nc = cap ? cap * 2 : 16;
-      rescue_lint_waiver *nw = rescue_realloc(res->waivers, (size_t)nc * sizeof *nw);
-      if (!nw) {
-        sqlite3_reset(s);
-        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      }
-      res->waivers = nw;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(res->waivers, res->n_waivers + 1, cap)) {
+      sqlite3_reset(s);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
     w = &res->waivers[res->n_waivers++];
     memset(w, 0, sizeof *w);

@@ -1,9 +1,9 @@
 /*
-** rescue_lint.h: the annotation guideline as checks (public): rules R01-R19 of annotate/LINT.md,
-** R20 (a name that differs from a participant only by case or spacing) and R21 (in an
-** annotator's view, a row someone else's resegmentation changed),
-** driven by the corpus's scheme (types, closed label sets per scenario, entity fields,
-** ranges). Each finding names its rule, severity, sample, row, field and a one-line reason.
+** rescue_lint.h: the annotation guideline as checks (public): rules R01-R21 of annotate/LINT.md
+** (among them R20, a name that differs from a participant only by case or spacing, and R21, in
+** an annotator's view, a row someone else's resegmentation changed), driven by the corpus's
+** scheme (types, closed label sets per scenario, entity fields, ranges). Each finding names
+** its rule, severity, sample, row, field and a one-line reason.
 */
 #ifndef RESCUE_LINT_H
 #define RESCUE_LINT_H

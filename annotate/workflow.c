@@ -26,19 +26,6 @@ static char *col_or_null(sqlite3_stmt *s, int i, int *oom) {
   return c;
 }
 
-/* Grow *v (of elements `size` bytes) so index k fits; 0 or -1. */
-static int grow(void **v, int *cap, int k, size_t size) {
-  void *n;
-  if (k < *cap)
-    return 0;
-  n = rescue_realloc(*v, (size_t)(*cap ? *cap * 2 : 16) * size);
-  if (!n)
-    return -1;
-  *v = n;
-  *cap = *cap ? *cap * 2 : 16;
-  return 0;
-}
-
 /* ---- status history ---- */
 
 int rescue_status_history(rescue_store *st, const char *sample_id, rescue_status_entry **out,
@@ -55,7 +42,7 @@ int rescue_status_history(rescue_store *st, const char *sample_id, rescue_status
     return rescue_store_err(st)->code;
   rescue_bind_int(s, ":sample_ref", ref);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (grow((void **)&v, &cap, k, sizeof *v)) {
+    if (RESCUE_ALLOC_GROW(v, k + 1, cap)) {
       oom = 1;
       break;
     }
@@ -200,7 +187,7 @@ int rescue_comments_list(rescue_store *st, const char *const *samples, int n_sam
       want |= refs[i] == ref;
     if (!want)
       continue;
-    if (grow((void **)&v, &cap, k, sizeof *v)) {
+    if (RESCUE_ALLOC_GROW(v, k + 1, cap)) {
       oom = 1;
       break;
     }
@@ -320,7 +307,7 @@ int rescue_assign_list(rescue_store *st, int64_t annotator_id, rescue_assignment
   }
   rescue_bind_int(s, ":annotator_id", annotator_id);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (grow((void **)&v, &cap, k, sizeof *v)) {
+    if (RESCUE_ALLOC_GROW(v, k + 1, cap)) {
       oom = 1;
       break;
     }

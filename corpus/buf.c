@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,23 +15,12 @@
 
 /* Make room for `extra` more bytes plus the NUL; returns 0 or -1 (and sets oom). */
 int rescue_buf_grow(rescue_buf *b, size_t extra) {
-  size_t need, cap;
-  char *p;
   if (b->oom)
     return -1;
-  need = b->len + extra + 1;
-  if (need <= b->cap)
-    return 0;
-  cap = b->cap ? b->cap : 64;
-  while (cap < need)
-    cap *= 2;
-  p = rescue_realloc(b->s, cap);
-  if (!p) {
+  if (extra > SIZE_MAX - b->len - 1 || RESCUE_ALLOC_GROW(b->s, b->len + extra + 1, b->cap)) {
     b->oom = 1;
     return -1;
   }
-  b->s = p;
-  b->cap = cap;
   return 0;
 }
 

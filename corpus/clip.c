@@ -318,13 +318,17 @@ static int plan(runner *rn, job *j) {
       r->start = s - o->pad > 0 ? s - o->pad : 0;
       r->end = e + o->pad < limit ? e + o->pad : (e > limit ? e : limit);
       rescue_buf_printf(&p, "%s/%s/clips/%03d.%s", o->out, j->sample_id, i + 1, ext);
-      rescue_buf_printf(&t, "%s/%s/clips/.%03d.%s.%ld.part", o->out, j->sample_id, i + 1, ext,
-                        (long)getpid());
     } else {
       r->start = j->seg_start;
       r->end = j->seg_end;
       rescue_buf_printf(&p, "%s/%s/segment.mp4", o->out, j->sample_id);
-      rescue_buf_printf(&t, "%s/%s/.segment.mp4.%ld.part", o->out, j->sample_id, (long)getpid());
+    }
+    if (rescue_buf_ok(&p)) {
+      char *tn = rescue_file_tmpname(p.s);
+      rescue_buf_puts(&t, tn ? tn : "");
+      rescue_free(tn);
+      if (!tn)
+        t.oom = 1;
     }
     if (!rescue_buf_ok(&p) || !rescue_buf_ok(&t)) {
       rescue_buf_clear(&p);
@@ -383,15 +387,9 @@ static int ment_find(const mentry *e, const char *key) {
 static int ment_put(mentry *e, const char *key, const rescue_jnode *node, char *raw) {
   int i = ment_find(e, key);
   if (i < 0) {
-    if (e->n == e->cap) {
-      int cap = e->cap ? e->cap * 2 : 16;
-      mfield *f = rescue_realloc(e->f, (size_t)cap * sizeof *f);
-      if (!f) {
-        rescue_free(raw);
-        return -1;
-      }
-      e->f = f;
-      e->cap = cap;
+    if (RESCUE_ALLOC_GROW(e->f, e->n + 1, e->cap)) {
+      rescue_free(raw);
+      return -1;
     }
     i = e->n++;
     e->f[i].key = key;
@@ -557,14 +555,13 @@ static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel
 ** earlier manifest that is not valid JSON counts as none.
 */
 static int write_manifest(runner *rn, job *j) {
-  rescue_buf path = RESCUE_BUF_INIT, tmp = RESCUE_BUF_INIT, abs = RESCUE_BUF_INIT,
-             rel = RESCUE_BUF_INIT, text = RESCUE_BUF_INIT;
+  rescue_buf path = RESCUE_BUF_INIT, abs = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT,
+             text = RESCUE_BUF_INIT;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *old = NULL, *old_seg = NULL;
   char *old_text = NULL;
   size_t old_len = 0;
   mentry *byidx = NULL, seg = {NULL, 0, 0, 0};
-  FILE *f = NULL;
   rescue_jw w;
   rescue_error rerr = RESCUE_ERROR_INIT;
   rescue_jerror jerr;
@@ -573,9 +570,7 @@ static int write_manifest(runner *rn, job *j) {
   if (!byidx)
     goto nomem;
   rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
-  rescue_buf_printf(&tmp, "%s/%s/.manifest.json.%ld.part", rn->o->out, j->sample_id,
-                    (long)getpid());
-  if (!rescue_buf_ok(&path) || !rescue_buf_ok(&tmp))
+  if (!rescue_buf_ok(&path))
     goto nomem;
   if (rescue_read_file(path.s, &old_text, &old_len, &rerr) == RESCUE_ENOMEM)
     goto nomem;
@@ -692,17 +687,8 @@ static int write_manifest(runner *rn, job *j) {
   rescue_buf_putc(&text, '\n');
   if (!rescue_buf_ok(&text) || !rescue_buf_ok(&abs) || !rescue_buf_ok(&rel))
     goto nomem;
-  f = fopen(tmp.s, "wb");
-  if (!f || fwrite(text.s, 1, text.len, f) != text.len || fclose(f) != 0) {
-    f = NULL;
-    remove(tmp.s);
-    goto end;
-  }
-  f = NULL;
-  if (rename(tmp.s, path.s) != 0) {
-    remove(tmp.s);
-    goto end;
-  }
+  if (rescue_file_write_atomic(path.s, text.s, text.len, &rerr))
+    goto end; /* errno says why */
   rc = 0;
   goto end;
 nomem:
@@ -718,7 +704,6 @@ end:
   rescue_jdoc_free(&doc);
   rescue_free(old_text);
   rescue_buf_clear(&path);
-  rescue_buf_clear(&tmp);
   rescue_buf_clear(&abs);
   rescue_buf_clear(&rel);
   rescue_buf_clear(&text);
@@ -807,6 +792,7 @@ static void cut_all(runner *rn, const cut_source *src, cut_req *todo, int *map, 
 ** final names; when one is missing, remove them all and fail the sample instead.
 */
 static void settle_rows(job *j) {
+  rescue_error e = RESCUE_ERROR_INIT;
   int i, all = 1;
   for (i = 0; i < j->n_reqs; i++)
     if (!j->skip[i] && !j->reqs[i].done)
@@ -815,9 +801,8 @@ static void settle_rows(job *j) {
     cut_req *r = &j->reqs[i];
     if (j->skip[i] || !r->done)
       continue;
-    if (all && rename(r->path, j->finals[i]) != 0) {
-      snprintf(r->err, sizeof r->err, "cannot rename '%.240s' to '%.240s': %s", r->path,
-               j->finals[i], strerror(errno));
+    if (all && rescue_file_commit(r->path, j->finals[i], &e)) {
+      snprintf(r->err, sizeof r->err, "%.500s", e.msg);
       all = 0;
     }
     if (!all)
@@ -1199,15 +1184,9 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         rescue_fnv1a64(smp->sample_id) % (uint64_t)o->shard_n != (uint64_t)(o->shard_i - 1))
       continue;
     res->samples++;
-    if (rn.n_jobs == cap) {
-      int nc = cap ? cap * 2 : 64;
-      job *nj = rescue_realloc(rn.jobs, (size_t)nc * sizeof *nj);
-      if (!nj) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      rn.jobs = nj;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(rn.jobs, rn.n_jobs + 1, cap)) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
     }
     j = &rn.jobs[rn.n_jobs];
     memset(j, 0, sizeof *j);

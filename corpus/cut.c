@@ -28,6 +28,7 @@
 
 #include "media_int.h"
 #include "rescue_alloc.h"
+#include "rescue_output.h"
 #include "rescue_media.h"
 
 /* A gap between clips longer than this (seconds) is skipped by seeking. */
@@ -274,9 +275,8 @@ static void finish_clip(const cut_source *src, cut_req *r) {
     remove(r->tmp);
     return;
   }
-  if (rename(r->tmp, r->path) != 0) {
-    snprintf(r->err, sizeof r->err, "cannot rename '%.240s' to '%.240s'", r->tmp, r->path);
-    remove(r->tmp);
+  if (rescue_file_commit(r->tmp, r->path, &e)) {
+    snprintf(r->err, sizeof r->err, "%.500s", e.msg);
     return;
   }
   r->done = 1;
@@ -375,14 +375,8 @@ static void clip_close(pass *p, cclip *c) {
 }
 
 static int buf_push(pass *p, AVPacket *pkt) {
-  if (p->nbuf == p->capbuf) {
-    int cap = p->capbuf ? p->capbuf * 2 : 256;
-    AVPacket **nb = rescue_realloc(p->buf, (size_t)cap * sizeof *nb);
-    if (!nb)
-      return -1;
-    p->buf = nb;
-    p->capbuf = cap;
-  }
+  if (RESCUE_ALLOC_GROW(p->buf, p->nbuf + 1, p->capbuf))
+    return -1;
   p->buf[p->nbuf++] = pkt;
   return 0;
 }

@@ -20,6 +20,7 @@
 
 #include "media_int.h"
 #include "rescue_alloc.h"
+#include "rescue_output.h"
 #include "rescue_media.h"
 
 #define WAV_RATE 16000
@@ -181,9 +182,8 @@ static int finish_file(cut_req *r) {
     remove(r->tmp);
     return -1;
   }
-  if (rename(r->tmp, r->path) != 0) {
-    snprintf(r->err, sizeof r->err, "cannot rename '%.240s': %s", r->tmp, strerror(errno));
-    remove(r->tmp);
+  if (rescue_file_commit(r->tmp, r->path, &e)) {
+    snprintf(r->err, sizeof r->err, "%.500s", e.msg);
     return -1;
   }
   r->done = 1;

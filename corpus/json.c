@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rescue_alloc.h"
+#include "prim_int.h"
 #include "rescue_json.h"
 
 /* jansson's JSON_PARSER_MAX_DEPTH: deeper nesting is refused. */
@@ -125,42 +126,6 @@ static rescue_jnode *new_node(rescue_jdoc *d, rescue_jtype t, const char *at) {
   return n;
 }
 
-/*
-** Length of the UTF-8 sequence starting at p (strict: no overlongs, no surrogates,
-** nothing above U+10FFFF), or 0 when it is invalid or runs past end.
-*/
-static int utf8_seq(const unsigned char *p, const unsigned char *end) {
-  unsigned c = p[0];
-  if (c < 0x80)
-    return 1;
-  if (c < 0xC2)
-    return 0;
-  if (c < 0xE0) {
-    if (end - p < 2 || (p[1] & 0xC0) != 0x80)
-      return 0;
-    return 2;
-  }
-  if (c < 0xF0) {
-    if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-      return 0;
-    if (c == 0xE0 && p[1] < 0xA0)
-      return 0; /* overlong */
-    if (c == 0xED && p[1] >= 0xA0)
-      return 0; /* surrogate */
-    return 3;
-  }
-  if (c < 0xF5) {
-    if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
-      return 0;
-    if (c == 0xF0 && p[1] < 0x90)
-      return 0; /* overlong */
-    if (c == 0xF4 && p[1] >= 0x90)
-      return 0; /* above U+10FFFF */
-    return 4;
-  }
-  return 0;
-}
-
 static int hexval(int c) {
   if (c >= '0' && c <= '9')
     return c - '0';
@@ -190,7 +155,7 @@ static int read_hex4(const char *p, const char *end, unsigned *v) {
 int rescue_utf8_valid(const char *s, size_t len) {
   const unsigned char *p = (const unsigned char *)s, *end = p + len;
   while (p < end) {
-    int n = utf8_seq(p, end);
+    int n = rescue_utf8_step(p, end, NULL);
     if (!n)
       return 0;
     p += n;
@@ -284,7 +249,7 @@ static int parse_string(rescue_jdoc *d, const char **out, uint32_t *outlen, unsi
     if (c < 0x80) {
       q++;
     } else {
-      int n = utf8_seq((const unsigned char *)q, (const unsigned char *)end);
+      int n = rescue_utf8_step((const unsigned char *)q, (const unsigned char *)end, NULL);
       if (!n)
         return fail(d, q, "invalid UTF-8 in string"), -1;
       q += n;
@@ -590,7 +555,7 @@ static rescue_jnode *parse_value(rescue_jdoc *d) {
     break;
   }
   if ((unsigned char)*at >= 0x80 &&
-      !utf8_seq((const unsigned char *)at, (const unsigned char *)d->end))
+      !rescue_utf8_step((const unsigned char *)at, (const unsigned char *)d->end, NULL))
     return fail(d, at, "invalid UTF-8");
   return fail(d, at, "invalid token");
 }
@@ -1051,4 +1016,19 @@ size_t rescue_jclean(rescue_buf *out, const rescue_jnode *n) {
     return out->len - before;
   }
   return 0;
+}
+
+const char *rescue_jtype_name(const rescue_jnode *v) {
+  if (!v)
+    return "absent";
+  switch (v->type) {
+  case RESCUE_JNULL: return "null";
+  case RESCUE_JFALSE:
+  case RESCUE_JTRUE: return "a boolean";
+  case RESCUE_JNUMBER: return "a number";
+  case RESCUE_JSTRING: return "a string";
+  case RESCUE_JARRAY: return "a list";
+  case RESCUE_JOBJECT: return "an object";
+  }
+  return "?";
 }

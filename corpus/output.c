@@ -447,3 +447,57 @@ void rescue_output_abort(rescue_output **op) {
   rescue_free(o);
   *op = NULL;
 }
+
+/* ---- one file, all or nothing ---- */
+
+char *rescue_file_tmpname(const char *path) {
+  const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+  size_t dir = (size_t)(name - path), n = strlen(path) + 32;
+  char *t = rescue_malloc(n);
+  if (t)
+    snprintf(t, n, "%.*s.%s.%ld.part", (int)dir, path, name, (long)getpid());
+  return t;
+}
+
+int rescue_file_commit(const char *tmp, const char *path, rescue_error *err) {
+  if (sync_output(tmp, 0) != 0) {
+    int e = errno;
+    remove(tmp);
+    rescue_seterr(err, RESCUE_EIO, "cannot flush '%s': %s", tmp, strerror(e));
+    errno = e;
+    return RESCUE_EIO;
+  }
+  if (rename(tmp, path) != 0) {
+    int e = errno;
+    remove(tmp);
+    rescue_seterr(err, RESCUE_EIO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(e));
+    errno = e;
+    return RESCUE_EIO;
+  }
+  sync_parent(path);
+  return 0;
+}
+
+int rescue_file_write_atomic(const char *path, const void *data, size_t len, rescue_error *err) {
+  char *tmp = rescue_file_tmpname(path);
+  FILE *f;
+  int rc = 0;
+  if (!tmp)
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  if (!(f = fopen(tmp, "wb"))) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+  } else {
+    int bad = len && fwrite(data, 1, len, f) != len, e = errno;
+    if (fclose(f) != 0 && !bad)
+      bad = 1, e = errno;
+    if (bad) {
+      rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", tmp, strerror(e));
+      remove(tmp);
+      errno = e;
+    } else {
+      rc = rescue_file_commit(tmp, path, err);
+    }
+  }
+  rescue_free(tmp);
+  return rc;
+}

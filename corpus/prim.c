@@ -1,6 +1,6 @@
 /*
-** prim.c: the shared primitives of prim_int.h (FNV-1a, SplitMix64, hex), each the one copy
-** in the library.
+** prim.c: the shared primitives of prim_int.h (FNV-1a, SplitMix64, hex, the UTF-8 step),
+** each the one copy in the library.
 */
 #include "prim_int.h"
 
@@ -44,4 +44,33 @@ void rescue_hex(const void *data, size_t n, char *out) {
     out[2 * i + 1] = digits[d[i] & 15];
   }
   out[2 * n] = 0;
+}
+
+int rescue_utf8_step(const unsigned char *p, const unsigned char *end, uint32_t *cp) {
+  unsigned c = p[0];
+  int n, i;
+  uint32_t v;
+  if (c < 0x80) {
+    if (cp)
+      *cp = c;
+    return 1;
+  }
+  if (c < 0xC2 || c > 0xF4)
+    return 0; /* a continuation byte, an overlong lead (C0, C1), or beyond U+10FFFF */
+  n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+  if (end - p < n)
+    return 0;
+  v = c & (0x7Fu >> n);
+  for (i = 1; i < n; i++) {
+    if ((p[i] & 0xC0) != 0x80)
+      return 0;
+    v = v << 6 | (p[i] & 0x3Fu);
+  }
+  if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000))
+    return 0; /* overlong */
+  if ((v >= 0xD800 && v <= 0xDFFF) || v > 0x10FFFF)
+    return 0;
+  if (cp)
+    *cp = v;
+  return n;
 }

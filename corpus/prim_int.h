@@ -47,6 +47,16 @@ uint64_t rescue_splitmix64_below(uint64_t *state, uint64_t n);
 /* n bytes as 2n lowercase hex digits and a NUL (out holds 2n + 1). */
 void rescue_hex(const void *data, size_t n, char *out);
 
+/*
+** One UTF-8 step: the character that starts at p (p < end). Returns its length in bytes
+** (1 to 4) and, when cp is not NULL, its code point in *cp; or 0 when the bytes at p are not
+** a well-formed character (RFC 3629, as jansson and Python read it): a stray continuation
+** byte, C0/C1 or F5-FF, an overlong form, a surrogate (U+D800-DFFF), a value above
+** U+10FFFF, or a sequence cut short by end. *cp is untouched then.
+**   "\xC3\xA9" -> 2, U+00E9;  "\xE0\x80\x80" (overlong) -> 0;  "\xF0\x9F\x98\x80" -> 4, U+1F600
+*/
+int rescue_utf8_step(const unsigned char *p, const unsigned char *end, uint32_t *cp);
+
 #pragma GCC visibility pop
 
 #endif

@@ -211,4 +211,10 @@ void rescue_pystrip(const char *s, size_t len, size_t *start, size_t *end);
 */
 size_t rescue_jclean(rescue_buf *out, const rescue_jnode *n);
 
+/*
+** What a JSON value is, for messages: "null", "a boolean", "a number", "a string", "a list",
+** "an object"; "absent" for NULL.
+*/
+const char *rescue_jtype_name(const rescue_jnode *v);
+
 #endif

@@ -83,4 +83,26 @@ const char *rescue_scheme_group_label(const rescue_scheme *s, const char *scenar
 /* 1 when name is the practitioner or a group label. */
 int rescue_scheme_is_reserved(const rescue_scheme *s, const char *name);
 
+/* What a blank row starts from (a subtitle cue, an ELAN annotation); the rest is empty. */
+typedef struct rescue_row_seed {
+  double start, end;   /* start_time, end_time, seconds */
+  const char *speaker; /* primary_speaker, or NULL for "" */
+  const char *text;    /* dialogue_cleaned, or NULL for "" */
+  long index;          /* row_index, 1-based */
+} rescue_row_seed;
+
+struct rescue_jw; /* rescue_json.h */
+/*
+** Write the members of a blank row of the scheme into the open JSON object w (the caller
+** opens and closes it, and may add members after): every required field and row_index, in
+** the scheme's order; start_time, end_time, primary_speaker, dialogue_cleaned and row_index
+** from seed, every other one empty: "" for text, label and entity fields, [] for lists, null
+** for a number. With the default scheme:
+**   {"start_time": 1.5, "end_time": 3, "primary_speaker": "Ann", "target": [],
+**    "dialogue_cleaned": "Hi.", "utterance_type": "", "background_dialogue": [],
+**    "tone_of_voice": "", "body_posture": [], ... "support_strategy": [], "row_index": 1}
+*/
+void rescue_scheme_blank_row(const rescue_scheme *s, const rescue_row_seed *seed,
+                             struct rescue_jw *w);
+
 #endif

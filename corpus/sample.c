@@ -494,12 +494,8 @@ static int load_spans(rescue_store *st, int64_t rowset_id, int64_t annotator_id,
   rescue_bind_int(s, ":annotator_id", annotator_id);
   rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (k == cap) {
-      span *nv = rescue_realloc(v, (size_t)(cap = cap ? cap * 2 : 64) * sizeof *nv);
-      if (!nv)
-        break;
-      v = nv;
-    }
+    if (RESCUE_ALLOC_GROW(v, k + 1, cap))
+      break;
     v[k].row_id = sqlite3_column_int64(s, 0);
     v[k].position = sqlite3_column_int(s, 1);
     v[k].known =

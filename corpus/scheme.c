@@ -12,6 +12,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_buf.h"
+#include "rescue_json.h"
 #include "rescue_scheme.h"
 
 extern const unsigned char rescue_scheme_xml[];
@@ -402,4 +403,44 @@ int rescue_scheme_is_reserved(const rescue_scheme *s, const char *name) {
     if (strcmp(s->group_labels[i], name) == 0)
       return 1;
   return 0;
+}
+
+/* The empty value of a field type: "" for one string, [] for a list, null for a number. */
+static void blank_value(rescue_jw *w, rescue_ftype type) {
+  switch (type) {
+  case RESCUE_F_TEXT:
+  case RESCUE_F_LABEL:
+  case RESCUE_F_ENTITY: rescue_jw_str(w, ""); return;
+  case RESCUE_F_ENTITIES:
+  case RESCUE_F_INTS:
+  case RESCUE_F_LIST:
+    rescue_jw_arr(w);
+    rescue_jw_end(w);
+    return;
+  case RESCUE_F_NUMBER:
+  case RESCUE_F_INT: rescue_jw_null(w); return;
+  }
+}
+
+void rescue_scheme_blank_row(const rescue_scheme *s, const rescue_row_seed *seed,
+                             struct rescue_jw *w) {
+  int i;
+  for (i = 0; i < s->n_fields; i++) {
+    const char *k = s->fields[i].key;
+    if (!s->fields[i].required && strcmp(k, "row_index") != 0)
+      continue;
+    rescue_jw_key(w, k);
+    if (strcmp(k, "start_time") == 0)
+      rescue_jw_double(w, seed->start);
+    else if (strcmp(k, "end_time") == 0)
+      rescue_jw_double(w, seed->end);
+    else if (strcmp(k, "primary_speaker") == 0)
+      rescue_jw_str(w, seed->speaker ? seed->speaker : "");
+    else if (strcmp(k, "dialogue_cleaned") == 0)
+      rescue_jw_str(w, seed->text ? seed->text : "");
+    else if (strcmp(k, "row_index") == 0)
+      rescue_jw_int(w, seed->index);
+    else
+      blank_value(w, s->fields[i].type);
+  }
 }

@@ -132,14 +132,8 @@ static int load_queries(rescue_store *st) {
     *eol = 0;
     if (line != st->queries)
       line[-1] = 0; /* ends the previous statement's SQL */
-    if (st->n_stmts == cap) {
-      named_stmt *n;
-      cap = cap ? cap * 2 : 32;
-      n = rescue_realloc(st->stmts, (size_t)cap * sizeof *n);
-      if (!n)
-        return RESCUE_ENOMEM;
-      st->stmts = n;
-    }
+    if (RESCUE_ALLOC_GROW(st->stmts, st->n_stmts + 1, cap))
+      return RESCUE_ENOMEM;
     st->stmts[st->n_stmts].name = name;
     st->stmts[st->n_stmts].sql = eol + 1;
     st->stmts[st->n_stmts].stmt = NULL;
@@ -1063,27 +1057,10 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   rescue_bind_int(r, ":rowset_id", it->cur.rowset_id);
   while ((rc = sqlite3_step(r)) == SQLITE_ROW) {
     rescue_row *row;
-    if (n == it->cap_rows) {
-      int nc = it->cap_rows ? it->cap_rows * 2 : 64;
-      rescue_row *nr = rescue_realloc(it->rows, (size_t)nc * sizeof *nr);
-      if (!nr) {
-        rescue_free(offs);
-        sqlite3_reset(r);
-        return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
-      }
-      it->rows = nr;
-      it->cap_rows = nc;
-    }
-    if (n == cap) {
-      int nc = cap ? cap * 2 : 64;
-      row_offsets *no = rescue_realloc(offs, (size_t)nc * sizeof *no);
-      if (!no) {
-        rescue_free(offs);
-        sqlite3_reset(r);
-        return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
-      }
-      offs = no;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(it->rows, n + 1, it->cap_rows) || RESCUE_ALLOC_GROW(offs, n + 1, cap)) {
+      rescue_free(offs);
+      sqlite3_reset(r);
+      return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
     }
     row = &it->rows[n];
     row->row_id = sqlite3_column_int64(r, 0);

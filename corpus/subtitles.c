@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rescue_alloc.h"
+#include "prim_int.h"
 #include "rescue_subtitles.h"
 #include "store_int.h"
 #include "strmap_int.h"
@@ -27,33 +28,6 @@ static int blank(const line *l) {
     if (!strchr(" \t\f\v", l->s[i]))
       return 0;
   return 1;
-}
-
-/* Length of the valid UTF-8 sequence at s (max n bytes), or 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-  size_t len, i;
-  uint32_t cp;
-  if (s[0] < 0x80)
-    return 1;
-  if (s[0] >= 0xC2 && s[0] <= 0xDF)
-    len = 2, cp = s[0] & 0x1F;
-  else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-    len = 3, cp = s[0] & 0x0F;
-  else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-    len = 4, cp = s[0] & 0x07;
-  else
-    return 0;
-  if (len > n)
-    return 0;
-  for (i = 1; i < len; i++) {
-    if ((s[i] & 0xC0) != 0x80)
-      return 0;
-    cp = cp << 6 | (s[i] & 0x3F);
-  }
-  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-    return 0;
-  return len;
 }
 
 /* ---- timing lines ---- */
@@ -329,7 +303,8 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
     size_t ls = pos;
     for (i = pos; i <= len; i++) {
       if (i < len && text[i] != '\n') {
-        size_t k = utf8_len((const unsigned char *)text + i, len - i);
+        size_t k = (size_t)rescue_utf8_step((const unsigned char *)text + i,
+                                            (const unsigned char *)text + len, NULL);
         if (!k || text[i] == 0) {
           size_t c;
           col = 1;
@@ -343,15 +318,9 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
         i += k - 1;
         continue;
       }
-      if (nl == cap) {
-        size_t nc = cap ? cap * 2 : 256;
-        line *nv = rescue_realloc(lines, nc * sizeof *nv);
-        if (!nv) {
-          rescue_free(lines);
-          return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        }
-        lines = nv;
-        cap = nc;
+      if (RESCUE_ALLOC_GROW(lines, nl + 1, cap)) {
+        rescue_free(lines);
+        return rescue_seterr(err, RESCUE_ENOMEM, NULL);
       }
       lines[nl].s = text + ls;
       lines[nl].n = i - ls;
@@ -421,15 +390,9 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
         goto end;
       }
     }
-    if (out->n == capc) {
-      int nc = capc ? capc * 2 : 64;
-      rescue_cue *nv = rescue_realloc(out->v, (size_t)nc * sizeof *nv);
-      if (!nv) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      out->v = nv;
-      capc = nc;
+    if (RESCUE_ALLOC_GROW(out->v, out->n + 1, capc)) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      goto end;
     }
     c = &out->v[out->n];
     memset(c, 0, sizeof *c);
@@ -700,14 +663,8 @@ static void note(drafter *D, const char *kind, const rescue_cue *c, int first, i
 
 static int add_draft(drafter *D, double start, double end, const char *speaker, const char *text) {
   draft *d;
-  if (D->n == D->cap) {
-    int nc = D->cap ? D->cap * 2 : 64;
-    draft *nv = rescue_realloc(D->v, (size_t)nc * sizeof *nv);
-    if (!nv)
-      return RESCUE_ENOMEM;
-    D->v = nv;
-    D->cap = nc;
-  }
+  if (RESCUE_ALLOC_GROW(D->v, D->n + 1, D->cap))
+    return RESCUE_ENOMEM;
   d = &D->v[D->n];
   d->start = start;
   d->end = end;
@@ -790,15 +747,9 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
       for (;;) {
         turn *u;
         next = next_turn(t, n, at, &name, &name_len, &text_at);
-        if (nt == cap_t) {
-          int nc = cap_t ? cap_t * 2 : 8;
-          turn *nv = rescue_realloc(tv, (size_t)nc * sizeof *nv);
-          if (!nv) {
-            rc = RESCUE_ENOMEM;
-            break;
-          }
-          tv = nv;
-          cap_t = nc;
+        if (RESCUE_ALLOC_GROW(tv, nt + 1, cap_t)) {
+          rc = RESCUE_ENOMEM;
+          break;
         }
         rescue_buf_reset(&speech);
         rescue_buf_reset(&sounds);
@@ -908,40 +859,13 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
   return rc;
 }
 
-/* The canonical JSON of a draft row: all 15 fields, empty but for times, speaker, text. */
-static void draft_row(const draft *c, int index, rescue_buf *out) {
-  static const char *const empty_lists[] = {
-      "background_dialogue",  "body_posture",     "facial_expressions",   "self_directed_behavior",
-      "interaction_behavior", "internal_emotion", "viewpoints_attitudes", "support_strategy"};
+/* The canonical JSON of a draft row: the scheme's blank row with times, speaker and text. */
+static void draft_row(const rescue_scheme *sc, const draft *c, int index, rescue_buf *out) {
+  rescue_row_seed seed = {c->start, c->end, c->speaker, c->text, index};
   rescue_jw w;
-  size_t k;
   rescue_jw_init(&w, out);
   rescue_jw_obj(&w);
-  rescue_jw_key(&w, "start_time");
-  rescue_jw_double(&w, c->start);
-  rescue_jw_key(&w, "end_time");
-  rescue_jw_double(&w, c->end);
-  rescue_jw_key(&w, "primary_speaker");
-  rescue_jw_str(&w, c->speaker);
-  rescue_jw_key(&w, "target");
-  rescue_jw_arr(&w);
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "dialogue_cleaned");
-  rescue_jw_str(&w, c->text);
-  rescue_jw_key(&w, "utterance_type");
-  rescue_jw_str(&w, "");
-  rescue_jw_key(&w, "background_dialogue");
-  rescue_jw_arr(&w);
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "tone_of_voice");
-  rescue_jw_str(&w, "");
-  for (k = 1; k < sizeof empty_lists / sizeof empty_lists[0]; k++) {
-    rescue_jw_key(&w, empty_lists[k]);
-    rescue_jw_arr(&w);
-    rescue_jw_end(&w);
-  }
-  rescue_jw_key(&w, "row_index");
-  rescue_jw_int(&w, index);
+  rescue_scheme_blank_row(sc, &seed, &w);
   rescue_jw_end(&w);
 }
 
@@ -1072,7 +996,7 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
       const rescue_jnode *root, *bad = NULL;
       rescue_error re = RESCUE_ERROR_INIT;
       rescue_buf_reset(&json);
-      draft_row(&D.v[i], i + 1, &json);
+      draft_row(rescue_store_scheme(st), &D.v[i], i + 1, &json);
       if (!rescue_buf_ok(&json) || !(root = rescue_jparse(doc, json.s, json.len, &je))) {
         rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
         goto end;
@@ -1173,16 +1097,10 @@ int rescue_sample_cues(rescue_store *st, const char *sample_id, rescue_cues *out
   rescue_bind_int(s, ":sample_ref", ref);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     rescue_cue *c;
-    if (out->n == cap) {
-      int nc = cap ? cap * 2 : 64;
-      rescue_cue *nv = rescue_realloc(out->v, (size_t)nc * sizeof *nv);
-      if (!nv) {
-        sqlite3_reset(s);
-        rescue_cues_clear(out);
-        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      }
-      out->v = nv;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(out->v, out->n + 1, cap)) {
+      sqlite3_reset(s);
+      rescue_cues_clear(out);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     }
     c = &out->v[out->n++];
     c->number = sqlite3_column_int(s, 0);

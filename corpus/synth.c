@@ -14,6 +14,7 @@
 
 #include "media_int.h"
 #include "rescue_alloc.h"
+#include "rescue_output.h"
 #include "rescue_media.h"
 
 /* The frame-number band: 16 bits, most significant first, in the top 16 rows. */
@@ -209,7 +210,7 @@ int rescue_synth_media(const char *path, const rescue_synth_opts *o, rescue_erro
   AVFormatContext *oc = NULL;
   AVPacket *pkt = NULL;
   synth_stream vs, as;
-  rescue_buf tmp = RESCUE_BUF_INIT;
+  char *tmp = NULL;
   uint32_t rng = 2463534242u;
   double phase = 0;
   int rc = 0, opened = 0, header = 0;
@@ -221,18 +222,17 @@ int rescue_synth_media(const char *path, const rescue_synth_opts *o, rescue_erro
     return rescue_seterr(err, RESCUE_EINVAL, "cannot tell a container from the name '%s'", path);
   if (o->duration <= 0 || (o->width <= 0 && o->sample_rate <= 0) || (o->width > 0 && o->fps <= 0))
     return rescue_seterr(err, RESCUE_EINVAL, "synthetic media needs a duration and a stream");
-  rescue_buf_printf(&tmp, "%s.part", path);
-  if (!rescue_buf_ok(&tmp))
+  if (!(tmp = rescue_file_tmpname(path)))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  if ((rc = avformat_alloc_output_context2(&oc, ofmt, NULL, tmp.s)) < 0) {
+  if ((rc = avformat_alloc_output_context2(&oc, ofmt, NULL, tmp)) < 0) {
     rc = media_averr(err, RESCUE_EMEDIA, rc, "cannot create '%s'", path);
     goto end;
   }
   if ((o->width > 0 && (rc = open_video(oc, &vs, o, err))) ||
       (o->sample_rate > 0 && (rc = open_audio(oc, &as, o, err))))
     goto end;
-  if ((rc = avio_open(&oc->pb, tmp.s, AVIO_FLAG_WRITE)) < 0) {
-    rc = media_averr(err, RESCUE_EIO, rc, "cannot write '%s'", tmp.s);
+  if ((rc = avio_open(&oc->pb, tmp, AVIO_FLAG_WRITE)) < 0) {
+    rc = media_averr(err, RESCUE_EIO, rc, "cannot write '%s'", tmp);
     goto end;
   }
   opened = 1;
@@ -297,18 +297,18 @@ end:
   if (header)
     av_write_trailer(oc);
   if (opened && avio_closep(&oc->pb) < 0 && !rc)
-    rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s'", tmp.s);
-  if (!rc && rename(tmp.s, path) != 0)
-    rc = rescue_seterr(err, RESCUE_EIO, "cannot rename '%s' to '%s'", tmp.s, path);
-  if (rc && tmp.s)
-    remove(tmp.s);
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s'", tmp);
+  if (!rc)
+    rc = rescue_file_commit(tmp, path, err);
+  else
+    remove(tmp);
   av_packet_free(&pkt);
   avcodec_free_context(&vs.enc);
   avcodec_free_context(&as.enc);
   av_frame_free(&vs.frame);
   av_frame_free(&as.frame);
   avformat_free_context(oc);
-  rescue_buf_clear(&tmp);
+  rescue_free(tmp);
   if (rc > 0)
     rc = RESCUE_EMEDIA;
   return rc;

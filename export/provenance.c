@@ -38,14 +38,8 @@ static tk_prov_annotator *annotator_entry(tk_summary *s, int64_t id) {
   for (k = 0; k < s->n_annotators && s->annotators[k].id != id; k++)
     ;
   if (k == s->n_annotators) {
-    if (s->n_annotators == s->cap_annotators) {
-      int nc = s->cap_annotators ? s->cap_annotators * 2 : 8;
-      tk_prov_annotator *n = rescue_realloc(s->annotators, (size_t)nc * sizeof *n);
-      if (!n)
-        return NULL;
-      s->annotators = n;
-      s->cap_annotators = nc;
-    }
+    if (RESCUE_ALLOC_GROW(s->annotators, s->n_annotators + 1, s->cap_annotators))
+      return NULL;
     memset(&s->annotators[k], 0, sizeof s->annotators[k]);
     s->annotators[k].id = id;
     s->n_annotators++;
@@ -71,14 +65,8 @@ int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *
   sqlite3_reset(q);
   if (rc != SQLITE_DONE)
     return rescue_store_sqlerr(st, "counting the annotators of a sample");
-  if (s->n_used == s->cap_used) {
-    long nc = s->cap_used ? s->cap_used * 2 : 64;
-    char **n = rescue_realloc(s->used_ids, (size_t)nc * sizeof *n);
-    if (!n)
-      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    s->used_ids = n;
-    s->cap_used = nc;
-  }
+  if (RESCUE_ALLOC_GROW(s->used_ids, s->n_used + 1, s->cap_used))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   if (!(s->used_ids[s->n_used] = rescue_strdup(smp->sample_id)))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   s->n_used++;

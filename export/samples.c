@@ -49,87 +49,103 @@ static const char *dataroot_unreadable(const char *id) {
   return NULL;
 }
 
+/* What writing one sample needs (the export loop's step, write_sample). */
+typedef struct samples_ctx {
+  const rescue_scheme *sc;
+  rescue_error *err;
+  const char *out;  /* the destination, for messages */
+  const char *root; /* data-root: the temporary folder; else NULL */
+  FILE *f;          /* JSONL: the stream or the temporary file */
+  rescue_buf line, path;
+  rescue_export_result *res;
+  const rescue_export_opts *o;
+  int data_root;
+  rescue_output *dest; /* the output being written (not for a stream) */
+} samples_ctx;
+
+/* Open the output: the stream, the temporary file, or the temporary data-root folder. */
+static int open_output(void *arg) {
+  samples_ctx *c = arg;
+  int rc;
+  if (c->o->stream) {
+    c->f = c->o->stream;
+    return 0;
+  }
+  if ((rc = rescue_output_begin(c->out, c->data_root, c->o->force, &c->dest, c->err)))
+    return rc;
+  if (c->data_root) {
+    c->root = rescue_output_path(c->dest);
+    return 0;
+  }
+  if (!(c->f = fopen(rescue_output_path(c->dest), "wb")))
+    return rescue_seterr(c->err, RESCUE_EIO, "cannot write '%s': %s", rescue_output_path(c->dest),
+                         strerror(errno));
+  setvbuf(c->f, NULL, _IOFBF, 1 << 20);
+  return 0;
+}
+
+/* Write sample s as a JSONL line or a data-root file. 0 or an error code. */
+static int write_sample(void *arg, const rescue_sample *s) {
+  samples_ctx *c = arg;
+  int rc;
+  rescue_buf_reset(&c->line);
+  rescue_sample_write_json(c->sc, s, &c->line);
+  rescue_buf_putc(&c->line, '\n');
+  if (!rescue_buf_ok(&c->line))
+    return rescue_seterr(c->err, RESCUE_ENOMEM, NULL);
+  if (c->root) {
+    const char *why = dataroot_unreadable(s->sample_id);
+    if (why)
+      return rescue_seterr_arg(c->err, RESCUE_EBADINPUT, "format",
+                               "sample '%s' cannot go into a data-root: %s", s->sample_id, why);
+    rescue_buf_reset(&c->path);
+    rescue_buf_printf(&c->path, "%s/%s.json", c->root, s->sample_id);
+    if (!rescue_buf_ok(&c->path))
+      return rescue_seterr(c->err, RESCUE_ENOMEM, NULL);
+    if ((rc = write_file(c->path.s, c->line.s, c->line.len, c->err)))
+      return rc;
+  } else if (fwrite(c->line.s, 1, c->line.len, c->f) != c->line.len) {
+    return rescue_seterr(c->err, RESCUE_EIO, "writing '%s': %s", c->out, strerror(errno));
+  }
+  c->res->samples++;
+  c->res->rows += s->n;
+  return 0;
+}
+
 int rescue_export_samples(rescue_store *st, const char *out, int data_root,
                           const rescue_export_opts *o, rescue_export_result *res) {
   rescue_error *err = rescue_store_err(st);
-  const rescue_scheme *sc = rescue_store_scheme(st);
   rescue_export_result dummy;
-  rescue_sample_iter *it = NULL;
-  rescue_output *dest = NULL;
-  rescue_buf line = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT;
-  const rescue_sample *s;
-  FILE *f = NULL;
-  long total = 0, done = 0;
+  samples_ctx c = {.sc = rescue_store_scheme(st),
+                   .err = err,
+                   .out = out,
+                   .line = RESCUE_BUF_INIT,
+                   .path = RESCUE_BUF_INIT,
+                   .o = o,
+                   .data_root = data_root};
+  rescue_export_loop loop = {.view = &o->view,
+                             .samples = o->samples,
+                             .n_samples = o->n_samples,
+                             .include_discarded = o->include_discarded,
+                             .progress_every = 64,
+                             .progress = o->progress,
+                             .progress_arg = o->progress_arg,
+                             .begin = open_output,
+                             .each = write_sample,
+                             .arg = &c};
+  rescue_export_tally tally;
   int rc;
 
   if (!res)
     res = &dummy;
   memset(res, 0, sizeof *res);
-  if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it)))
-    return rc;
-  if ((rc = rescue_store_sample_count(st, &total)))
-    goto fail;
-  if (o->n_samples)
-    total = o->n_samples;
-  if (o->stream && data_root) {
-    rc = rescue_seterr(err, RESCUE_EINVAL, "a data-root is a folder: it cannot go to a stream");
-    goto fail;
-  }
-  if (o->stream) {
-    f = o->stream;
-  } else if ((rc = rescue_output_begin(out, data_root, o->force, &dest, err))) {
-    goto fail;
-  } else if (!data_root) {
-    f = fopen(rescue_output_path(dest), "wb");
-    if (!f) {
-      rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", rescue_output_path(dest),
-                         strerror(errno));
-      goto fail;
-    }
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
-  }
-  while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
-    done++;
-    if (o->progress && (done & 63) == 0)
-      o->progress(o->progress_arg, (uint64_t)done, (uint64_t)total);
-    if (!o->include_discarded && strcmp(s->status, "discarded") == 0) {
-      res->discarded++;
-      continue;
-    }
-    if (!s->complete) {
-      res->incomplete++;
-      continue;
-    }
-    rescue_buf_reset(&line);
-    rescue_sample_write_json(sc, s, &line);
-    rescue_buf_putc(&line, '\n');
-    if (!rescue_buf_ok(&line)) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto fail;
-    }
-    if (data_root) {
-      const char *why = dataroot_unreadable(s->sample_id);
-      if (why) {
-        rc = rescue_seterr_arg(err, RESCUE_EBADINPUT, "format",
-                               "sample '%s' cannot go into a data-root: %s", s->sample_id, why);
-        goto fail;
-      }
-      rescue_buf_reset(&path);
-      rescue_buf_printf(&path, "%s/%s.json", rescue_output_path(dest), s->sample_id);
-      if (!rescue_buf_ok(&path)) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto fail;
-      }
-      if ((rc = write_file(path.s, line.s, line.len, err)))
-        goto fail;
-    } else if (fwrite(line.s, 1, line.len, f) != line.len) {
-      rc = rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", out, strerror(errno));
-      goto fail;
-    }
-    res->samples++;
-    res->rows += s->n;
-  }
-  if (rc < 0)
+  c.res = res;
+  if (o->stream && data_root)
+    return rescue_seterr(err, RESCUE_EINVAL, "a data-root is a folder: it cannot go to a stream");
+  rc = rescue_export_each(st, &loop, &tally);
+  res->discarded = tally.discarded;
+  res->incomplete = tally.incomplete;
+  if (rc)
     goto fail;
   if (res->samples == 0) {
     int nogold = o->view.kind == RESCUE_VIEW_GOLD && res->incomplete;
@@ -140,31 +156,28 @@ int rescue_export_samples(rescue_store *st, const char *out, int data_root,
                        res->discarded, nogold ? "; the gold view needs gold on every row" : "");
     goto fail;
   }
-  if (f && o->stream) {
-    if (fflush(f) != 0) {
+  if (c.f && o->stream) {
+    if (fflush(c.f) != 0) {
       rc = rescue_seterr(err, RESCUE_EIO, "writing the output: %s", strerror(errno));
       goto fail;
     }
-    f = NULL;
-  } else if (f) {
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+    c.f = NULL;
+  } else if (c.f) {
+    if (fflush(c.f) != 0 || fsync(fileno(c.f)) != 0) {
       rc = rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", out, strerror(errno));
       goto fail;
     }
-    fclose(f);
-    f = NULL;
+    fclose(c.f);
+    c.f = NULL;
   }
-  if (o->progress)
-    o->progress(o->progress_arg, (uint64_t)total, (uint64_t)total);
-  rc = dest ? rescue_output_commit(&dest, err) : 0;
+  rc = c.dest ? rescue_output_commit(&c.dest, err) : 0;
   goto end;
 fail:
-  if (f && !o->stream)
-    fclose(f);
-  rescue_output_abort(&dest);
+  if (c.f && !o->stream)
+    fclose(c.f);
+  rescue_output_abort(&c.dest);
 end:
-  rescue_sample_iter_free(&it);
-  rescue_buf_clear(&line);
-  rescue_buf_clear(&path);
+  rescue_buf_clear(&c.line);
+  rescue_buf_clear(&c.path);
   return rc;
 }

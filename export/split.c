@@ -125,15 +125,9 @@ static int load_groups(rescue_store *st, split_group **out, long *nout) {
   if (!s)
     return rescue_store_err(st)->code;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (n == cap) {
-      long nc = cap ? cap * 2 : 64;
-      split_group *ng = rescue_realloc(g, (size_t)nc * sizeof *ng);
-      if (!ng) {
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-        goto fail;
-      }
-      g = ng;
-      cap = nc;
+    if (RESCUE_ALLOC_GROW(g, n + 1, cap)) {
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+      goto fail;
     }
     memset(&g[n], 0, sizeof g[n]);
     g[n].id = sqlite3_column_int64(s, 0);

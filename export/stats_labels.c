@@ -9,6 +9,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_stats.h"
+#include "intensity_int.h"
 #include "tasks_int.h"
 
 static const char *const field_keys[RESCUE_DIST_FIELDS] = {"support_strategy", "relation_pattern",
@@ -125,10 +126,11 @@ static int count_sample(rescue_label_stats *s, tk_sample *t) {
     if (items && items->type == RESCUE_JARRAY)
       for (c = items->child; c && rc == 0; c = c->next) {
         const rescue_jnode *v = c->type == RESCUE_JOBJECT ? rescue_jget(c, "intensity") : NULL;
-        long x;
+        const char *why;
+        int x;
         if (!v || v->type == RESCUE_JNULL)
           continue;
-        if (rescue_tk_intensity(v, &x))
+        if ((x = rescue_intensity(v, &t->tmp3, &why)) >= 0)
           rc = dist_add(&s->dist[fam][RESCUE_DIST_INTENSITY], intensity_labels[x],
                         strlen(intensity_labels[x]));
         else

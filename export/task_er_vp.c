@@ -5,6 +5,7 @@
 */
 #include <string.h>
 
+#include "intensity_int.h"
 #include "tasks_int.h"
 
 /*
@@ -13,7 +14,8 @@
 */
 static int er_gold(tk_sample *t, int i, long *intensity) {
   const rescue_jnode *items = rescue_tk_get(t, i, "internal_emotion"), *c;
-  const char *speaker = t->rows[i].speaker;
+  const char *speaker = t->rows[i].speaker, *why;
+  int x;
   if (!items || items->type != RESCUE_JARRAY)
     return 0;
   for (c = items->child; c; c = c->next) {
@@ -21,8 +23,10 @@ static int er_gold(tk_sample *t, int i, long *intensity) {
         strcmp(t->tmp2.s, speaker) != 0)
       continue;
     if (rescue_tk_clean(&t->tmp2, rescue_jget(c, "emotion_description")) &&
-        rescue_tk_intensity(rescue_jget(c, "intensity"), intensity))
+        (x = rescue_intensity(rescue_jget(c, "intensity"), &t->tmp3, &why)) >= 0) {
+      *intensity = x;
       return 1;
+    }
   }
   return 0;
 }

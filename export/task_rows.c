@@ -30,53 +30,6 @@ int rescue_tk_in_set(const rescue_labelset *ls, const char *label) {
   return ls && label && rescue_labelset_find(ls, label) >= 0;
 }
 
-/*
-** Python's float() of a string, for intensities: optional whitespace, sign, digits with
-** an optional fraction and exponent. Hex, "nan" and "inf" are refused (the last two
-** would make round() fail anyway).
-*/
-static int parse_number_text(const char *s, size_t len, double *out) {
-  size_t a, e, i;
-  char buf[64], *end;
-  rescue_pystrip(s, len, &a, &e);
-  if (e - a == 0 || e - a >= sizeof buf)
-    return 0;
-  for (i = a; i < e; i++) {
-    char c = s[i];
-    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
-      return 0;
-  }
-  memcpy(buf, s + a, e - a);
-  buf[e - a] = 0;
-  *out = strtod(buf, &end);
-  return *end == 0 && end != buf;
-}
-
-int rescue_tk_intensity(const rescue_jnode *n, long *out) {
-  double v = 0, r;
-  if (!n)
-    return 0;
-  switch (n->type) {
-  case RESCUE_JNUMBER: v = n->num; break;
-  case RESCUE_JTRUE: v = 1; break;
-  case RESCUE_JFALSE: v = 0; break;
-  case RESCUE_JSTRING:
-    if (!parse_number_text(n->s, n->len, &v))
-      return 0;
-    break;
-  case RESCUE_JNULL:
-  case RESCUE_JARRAY:
-  case RESCUE_JOBJECT: return 0;
-  }
-  if (!isfinite(v))
-    return 0;
-  r = rint(v); /* round half to even, like Python's round() */
-  if (r < 0 || r > 10)
-    return 0;
-  *out = (long)r;
-  return 1;
-}
-
 long rescue_tk_word_count(const char *s, size_t len) {
   long n = 0;
   int in = 0;

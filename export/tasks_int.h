@@ -114,9 +114,6 @@ int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample
 size_t rescue_tk_clean(rescue_buf *b, const rescue_jnode *n);
 /* The member key of row i (NULL when absent). */
 const rescue_jnode *rescue_tk_get(const tk_sample *t, int i, const char *key);
-/* Parse an intensity raw (export/TASKS.md §2.5): number, numeric string or boolean, rounded half to even,
-   valid in 0..10. Returns 1 and *out when valid. */
-int rescue_tk_intensity(const rescue_jnode *n, long *out);
 /* Words: maximal runs of ASCII letters, digits and the straight apostrophe (export/TASKS.md §2.5). */
 long rescue_tk_word_count(const char *s, size_t len);
 /* Even-spacing picker (export/TASKS.md §2.1, §2.5): writes into pick[] the indices (0-based, ascending)

@@ -447,11 +447,29 @@ START_TEST(test_alloc_failures) {
 }
 END_TEST
 
+START_TEST(test_jtype_name) {
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const char *text = "[null, true, false, 1.5, \"s\", [], {}]";
+  static const char *const want[] = {"null",     "a boolean", "a boolean", "a number",
+                                     "a string", "a list",    "an object"};
+  const rescue_jnode *v = rescue_jparse(d, text, strlen(text), &je), *c;
+  int i = 0;
+  ck_assert_ptr_nonnull(v);
+  for (c = v->child; c; c = c->next, i++)
+    ck_assert_str_eq(rescue_jtype_name(c), want[i]);
+  ck_assert_int_eq(i, 7);
+  ck_assert_str_eq(rescue_jtype_name(NULL), "absent");
+  rescue_jdoc_free(&d);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("json");
   TCase *tc = tcase_create("json");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_python_style);
+  tcase_add_test(tc, test_jtype_name);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_utf8);
   tcase_add_test(tc, test_depth);

@@ -3,9 +3,13 @@
 ** (strmap_int.h): FNV-1a vectors, many keys, keys with NULs and common prefixes, growth,
 ** borrowed and copied keys, insertion order, and every allocation failure.
 */
+#include <dirent.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prim_int.h"
 #include "strmap_int.h"
@@ -252,6 +256,318 @@ START_TEST(test_alloc_failures) {
 }
 END_TEST
 
+/* ---- RESCUE_ALLOC_GROW ---- */
+
+START_TEST(test_alloc_grow_appends) {
+  int *v = NULL, cap = 0, n, reallocs = 0;
+  size_t *w = NULL, wcap = 0;
+  uint32_t *u = NULL, ucap = 0;
+  long long *ll = NULL;
+  long llcap = 0;
+  for (n = 0; n < 200000; n++) {
+    int old = cap;
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(v, n + 1, cap), 0);
+    reallocs += cap != old;
+    ck_assert_int_ge(cap, n + 1);
+    v[n] = n * 7;
+  }
+  for (n = 0; n < 200000; n++)
+    ck_assert_int_eq(v[n], n * 7); /* growth keeps what was there */
+  /* doubling: about log2(2e5 / 16) growth steps, not one per append */
+  ck_assert_int_le(reallocs, 20);
+  /* room already there: nothing changes */
+  {
+    int *same = v, c0 = cap;
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(v, 10, cap), 0);
+    ck_assert_ptr_eq(v, same);
+    ck_assert_int_eq(cap, c0);
+  }
+  /* a jump past double takes exactly what is asked */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(w, 5000, wcap), 0);
+  ck_assert_uint_eq(wcap, 5000);
+  w[4999] = 1;
+  /* other capacity types */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(u, 1, ucap), 0);
+  ck_assert_uint_eq(ucap, 16);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(u, 17, ucap), 0);
+  ck_assert_uint_eq(ucap, 32);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(ll, 3, llcap), 0);
+  ck_assert_int_eq(llcap, 16);
+  /* need 0 with nothing allocated allocates nothing */
+  {
+    char *c = NULL;
+    unsigned ccap = 0;
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(c, 0, ccap), 0);
+    ck_assert_ptr_null(c);
+  }
+  rescue_free(v);
+  rescue_free(w);
+  rescue_free(u);
+  rescue_free(ll);
+}
+END_TEST
+
+START_TEST(test_alloc_grow_refuses) {
+  typedef struct {
+    char b[1 << 20];
+  } big;
+  int *v = NULL, cap = 0;
+  big *b = NULL;
+  size_t bcap = 0;
+  unsigned char *c = NULL;
+  unsigned ccap = 0;
+  long lcap = 0;
+  double *d = NULL;
+  /* beyond the capacity's type: refused, nothing changed */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(v, 4, cap), 0);
+  v[3] = 42;
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(v, (size_t)INT_MAX + 1, cap), -1);
+  ck_assert_int_eq(cap, 16);
+  ck_assert_int_eq(v[3], 42);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(c, (size_t)UINT_MAX + 1, ccap), -1);
+  ck_assert_ptr_null(c);
+  ck_assert_uint_eq(ccap, 0);
+  /* a negative count (an int that went wrong) is refused, not wrapped */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(d, -1, lcap), -1);
+  ck_assert_int_eq(lcap, 0);
+  /* bytes beyond a size_t: refused before asking for memory */
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(b, SIZE_MAX / sizeof *b + 1, bcap), -1);
+  ck_assert_ptr_null(b);
+  ck_assert_uint_eq(bcap, 0);
+  /* the first allocation failing leaves the array absent */
+  {
+    unsigned char *e = NULL;
+    unsigned ecap = 0;
+    rescue_alloc_fail_at(1);
+    ck_assert_int_eq(RESCUE_ALLOC_GROW(e, 1, ecap), -1); /* the allocation failed */
+    rescue_alloc_fail_at(0);
+    ck_assert_ptr_null(e);
+    ck_assert_uint_eq(ecap, 0);
+  }
+  /* out of memory: p and cap as they were, the old block still owned */
+  rescue_alloc_fail_at(1);
+  ck_assert_int_eq(RESCUE_ALLOC_GROW(v, 17, cap), -1);
+  rescue_alloc_fail_at(0);
+  ck_assert_int_eq(cap, 16);
+  ck_assert_int_eq(v[3], 42);
+  rescue_free(v);
+}
+END_TEST
+
+/* ---- the UTF-8 step ---- */
+
+/* rescue_utf8_step over the n bytes of s; *cp gets the code point (0xFFFFFFFF when refused). */
+static int step(const char *s, size_t n, uint32_t *cp) {
+  *cp = 0xFFFFFFFFu;
+  return rescue_utf8_step((const unsigned char *)s, (const unsigned char *)s + n, cp);
+}
+
+START_TEST(test_utf8_step) {
+  uint32_t cp;
+  size_t i;
+  /* valid: one of each length, and the edges of each range */
+  static const struct {
+    const char *s;
+    int len;
+    uint32_t cp;
+  } ok[] = {{"A", 1, 0x41},
+            {"\x7F", 1, 0x7F},
+            {"\xC2\x80", 2, 0x80},
+            {"\xC3\xA9", 2, 0xE9},
+            {"\xDF\xBF", 2, 0x7FF},
+            {"\xE0\xA0\x80", 3, 0x800},
+            {"\xE2\x82\xAC", 3, 0x20AC},
+            {"\xED\x9F\xBF", 3, 0xD7FF},
+            {"\xEE\x80\x80", 3, 0xE000},
+            {"\xEF\xBF\xBF", 3, 0xFFFF},
+            {"\xF0\x90\x80\x80", 4, 0x10000},
+            {"\xF0\x9F\x98\x80", 4, 0x1F600},
+            {"\xF4\x8F\xBF\xBF", 4, 0x10FFFF}};
+  /* refused: stray continuation, overlongs, surrogates, above U+10FFFF, bad leads */
+  static const char *const bad[] = {
+      "\x80",         "\xBF",         "\xC0\x80",         "\xC1\xBF",
+      "\xE0\x80\x80", "\xE0\x9F\xBF", "\xF0\x80\x80\x80", "\xF0\x8F\xBF\xBF",
+      "\xED\xA0\x80", "\xED\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80",
+      "\xFF",         "\xC3\x41",     "\xE2\x82\x41",     "\xF0\x9F\x98\xC3"};
+  for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    ck_assert_int_eq(step(ok[i].s, strlen(ok[i].s), &cp), ok[i].len);
+    ck_assert_uint_eq(cp, ok[i].cp);
+    /* trailing bytes after the character do not matter */
+    {
+      char b[8];
+      memcpy(b, ok[i].s, (size_t)ok[i].len);
+      b[ok[i].len] = '\x80';
+      ck_assert_int_eq(step(b, (size_t)ok[i].len + 1, &cp), ok[i].len);
+    }
+    /* cp may be NULL */
+    ck_assert_int_eq(rescue_utf8_step((const unsigned char *)ok[i].s,
+                                      (const unsigned char *)ok[i].s + ok[i].len, NULL),
+                     ok[i].len);
+  }
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_msg(step(bad[i], strlen(bad[i]), &cp) == 0, "bad[%zu] taken", i);
+    ck_assert_uint_eq(cp, 0xFFFFFFFFu);
+  }
+  /* truncated: every valid multi-byte character cut short by end */
+  for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    int k;
+    for (k = 1; k < ok[i].len; k++)
+      ck_assert_msg(step(ok[i].s, (size_t)k, &cp) == 0, "ok[%zu] cut at %d taken", i, k);
+  }
+  /* the NUL byte is a character of its own */
+  ck_assert_int_eq(step("\0", 1, &cp), 1);
+  ck_assert_uint_eq(cp, 0);
+  /* rescue_utf8_valid (rescue_json.h) agrees with the step */
+  ck_assert_int_eq(rescue_utf8_valid("a\xC3\xA9\xF0\x9F\x98\x80", 7), 1);
+  ck_assert_int_eq(rescue_utf8_valid("a\xED\xA0\x80", 4), 0);
+  ck_assert_int_eq(rescue_utf8_valid("\xE2\x82", 2), 0);
+}
+END_TEST
+
+/* ---- one file, all or nothing (rescue_output.h) ---- */
+
+/* Entries of dir other than "." and "..", and how many end in ".part". */
+static int entries(const char *dir, int *parts) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  *parts = 0;
+  ck_assert_ptr_nonnull(d);
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    n++;
+    *parts += len > 5 && !strcmp(e->d_name + len - 5, ".part");
+  }
+  closedir(d);
+  return n;
+}
+
+START_TEST(test_atomic_write) {
+  char *dir = tu_tmpdir(), *t, want[64], *got;
+  const char *path = tu_path(dir, "data.json");
+  rescue_error err = RESCUE_ERROR_INIT;
+  int parts;
+  size_t len;
+  /* the temporary name: hidden, same folder, the pid */
+  snprintf(want, sizeof want, "a/b/.c.json.%ld.part", (long)getpid());
+  ck_assert_str_eq(t = rescue_file_tmpname("a/b/c.json"), want);
+  rescue_free(t);
+  snprintf(want, sizeof want, ".c.%ld.part", (long)getpid());
+  ck_assert_str_eq(t = rescue_file_tmpname("c"), want);
+  rescue_free(t);
+  /* a new file, then replaced; no temporary left */
+  ck_assert_int_eq(rescue_file_write_atomic(path, "first\n", 6, &err), 0);
+  ck_assert_str_eq(got = tu_read(path, &len), "first\n");
+  free(got);
+  ck_assert_int_eq(rescue_file_write_atomic(path, "second", 6, &err), 0);
+  ck_assert_str_eq(got = tu_read(path, &len), "second");
+  free(got);
+  ck_assert_int_eq(rescue_file_write_atomic(path, "", 0, &err), 0);
+  ck_assert_ptr_nonnull(got = tu_read(path, &len));
+  ck_assert_uint_eq(len, 0);
+  free(got);
+  ck_assert_int_eq(entries(dir, &parts), 1);
+  ck_assert_int_eq(parts, 0);
+  /* the rename fails (a folder stands at the path): the folder stays, no temporary */
+  {
+    const char *sub = tu_path(dir, "taken");
+    tu_write(tu_path(sub, "inside"), "kept");
+    ck_assert_int_eq(rescue_file_write_atomic(sub, "new", 3, &err), RESCUE_EIO);
+    ck_assert_msg(strstr(err.msg, "cannot rename") != NULL, "%s", err.msg);
+    ck_assert_str_eq(got = tu_read(tu_path(sub, "inside"), &len), "kept");
+    free(got);
+    ck_assert_int_eq(entries(dir, &parts), 2);
+    ck_assert_int_eq(parts, 0);
+  }
+  /* the folder is missing: nothing written anywhere */
+  ck_assert_int_eq(rescue_file_write_atomic(tu_path(dir, "no/such.json"), "x", 1, &err),
+                   RESCUE_EIO);
+  ck_assert_int_eq(entries(dir, &parts), 2);
+  /* out of memory for the name: the old file as it was */
+  rescue_alloc_fail_at(1);
+  ck_assert_int_eq(rescue_file_write_atomic(path, "third", 5, &err), RESCUE_ENOMEM);
+  rescue_alloc_fail_at(0);
+  ck_assert_ptr_nonnull(got = tu_read(path, &len));
+  ck_assert_uint_eq(len, 0);
+  free(got);
+  /* commit of a written temporary; a missing one fails and leaves the file */
+  t = rescue_file_tmpname(path);
+  tu_write(t, "by hand");
+  ck_assert_int_eq(rescue_file_commit(t, path, &err), 0);
+  ck_assert_int_eq(access(t, F_OK), -1);
+  ck_assert_str_eq(got = tu_read(path, &len), "by hand");
+  free(got);
+  ck_assert_int_eq(rescue_file_commit(t, path, &err), RESCUE_EIO);
+  ck_assert_str_eq(got = tu_read(path, &len), "by hand");
+  free(got);
+  ck_assert_int_eq(entries(dir, &parts), 2);
+  ck_assert_int_eq(parts, 0);
+  rescue_free(t);
+  free(dir);
+}
+END_TEST
+
+/* ---- the blank row (rescue_scheme.h) ---- */
+
+/* The blank row of scheme sc from seed, as JSON text (caller frees). */
+static char *blank_row(const rescue_scheme *sc, const rescue_row_seed *seed) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  rescue_scheme_blank_row(sc, seed, &w);
+  rescue_jw_end(&w);
+  ck_assert(rescue_buf_ok(&b));
+  return rescue_buf_detach(&b);
+}
+
+START_TEST(test_blank_row) {
+  rescue_scheme *sc = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  size_t n;
+  const char *xml = rescue_scheme_default_xml(&n);
+  rescue_row_seed seed = {1.5, 3, "Ann \"A\"", "Hi.", 7};
+  char *row;
+  ck_assert_int_eq(rescue_scheme_load(xml, n, &sc, &err), 0);
+  /* the default scheme: every required field and row_index, in release key order */
+  row = blank_row(sc, &seed);
+  ck_assert_str_eq(
+      row, "{\"start_time\": 1.5, \"end_time\": 3.0, \"primary_speaker\": \"Ann \\\"A\\\"\", "
+           "\"target\": [], \"dialogue_cleaned\": \"Hi.\", \"utterance_type\": \"\", "
+           "\"background_dialogue\": [], \"tone_of_voice\": \"\", \"body_posture\": [], "
+           "\"facial_expressions\": [], \"self_directed_behavior\": [], "
+           "\"interaction_behavior\": [], \"internal_emotion\": [], "
+           "\"viewpoints_attitudes\": [], \"support_strategy\": [], \"row_index\": 7}");
+  rescue_free(row);
+  /* no speaker or text: empty strings */
+  seed.speaker = seed.text = NULL;
+  row = blank_row(sc, &seed);
+  ck_assert_ptr_nonnull(strstr(row, "\"primary_speaker\": \"\", "));
+  ck_assert_ptr_nonnull(strstr(row, "\"dialogue_cleaned\": \"\", "));
+  rescue_free(row);
+  rescue_scheme_free(&sc);
+  /* another scheme: built from its fields (order, types, optional ones left out) */
+  {
+    rescue_field f[] = {
+        {.key = "row_index", .type = RESCUE_F_INT},
+        {.key = "score", .type = RESCUE_F_NUMBER, .required = 1},
+        {.key = "note", .type = RESCUE_F_TEXT},
+        {.key = "who", .type = RESCUE_F_ENTITY, .required = 1},
+        {.key = "refs", .type = RESCUE_F_INTS, .required = 1},
+        {.key = "end_time", .type = RESCUE_F_NUMBER, .required = 1},
+    };
+    rescue_scheme s2 = {.n_fields = 6, .fields = f};
+    rescue_row_seed sd = {0, 2.25, "x", "y", 1};
+    row = blank_row(&s2, &sd);
+    ck_assert_str_eq(row, "{\"row_index\": 1, \"score\": null, \"who\": \"\", \"refs\": [], "
+                          "\"end_time\": 2.25}");
+    rescue_free(row);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("prim");
   TCase *tc = tcase_create("prim");
@@ -262,6 +578,11 @@ int main(void) {
   tcase_add_test(tc, test_growth);
   tcase_add_test(tc, test_order_and_values);
   tcase_add_test(tc, test_alloc_failures);
+  tcase_add_test(tc, test_alloc_grow_appends);
+  tcase_add_test(tc, test_alloc_grow_refuses);
+  tcase_add_test(tc, test_utf8_step);
+  tcase_add_test(tc, test_atomic_write);
+  tcase_add_test(tc, test_blank_row);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -339,6 +339,105 @@ START_TEST(test_derived_keys) {
 }
 END_TEST
 
+/* The export loop's step in test_export_loop: records ids, skips "g/c", fails on "g/e". */
+typedef struct loop_log {
+  rescue_buf ids;
+  int begun, progress_calls;
+  uint64_t last_done, last_total;
+} loop_log;
+
+static int loop_begin(void *arg) {
+  ((loop_log *)arg)->begun++;
+  return 0;
+}
+
+static int loop_step(void *arg, const rescue_sample *s) {
+  loop_log *l = arg;
+  ck_assert_int_eq(l->begun, 1); /* begin ran before the first sample */
+  if (strcmp(s->sample_id, "g/e") == 0)
+    return RESCUE_EIO;
+  rescue_buf_printf(&l->ids, "%s ", s->sample_id);
+  return strcmp(s->sample_id, "g/c") == 0 ? RESCUE_EXPORT_SKIP : 0;
+}
+
+static void loop_progress(void *arg, uint64_t done, uint64_t total) {
+  loop_log *l = arg;
+  l->progress_calls++;
+  l->last_done = done;
+  l->last_total = total;
+}
+
+START_TEST(test_export_loop) {
+  char *db;
+  rescue_store *st = open_new(&db);
+  const char *ids[] = {"g/a", "g/b", "g/c", "g/d"};
+  const char *only[] = {"g/b", "g/d"}, *unknown[] = {"g/a", "g/zz"};
+  loop_log log = {RESCUE_BUF_INIT, 0, 0, 0, 0};
+  rescue_export_loop l = {.view = &(rescue_view){.kind = RESCUE_VIEW_LATEST},
+                          .progress_every = 2,
+                          .progress = loop_progress,
+                          .begin = loop_begin,
+                          .each = loop_step};
+  rescue_export_tally t;
+  size_t i;
+  l.arg = l.progress_arg = &log;
+  for (i = 0; i < 4; i++) {
+    char *line = sample_line(ids[i], 2, -1, NULL);
+    ck_assert_int_eq(import_text(st, line, NULL, 0), 0);
+    free(line);
+  }
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/b", "discarded", "noise", 0), 0);
+  /* all: b discarded, c skipped by the step, a and d taken; progress every 2 and at the end */
+  ck_assert_int_eq(rescue_export_each(st, &l, &t), 0);
+  ck_assert_str_eq(log.ids.s, "g/a g/c g/d ");
+  ck_assert_int_eq(t.seen, 4);
+  ck_assert_int_eq(t.discarded, 1);
+  ck_assert_int_eq(t.incomplete, 0);
+  ck_assert_int_eq(t.skipped, 1);
+  ck_assert_int_eq(t.taken, 2);
+  ck_assert_int_eq(log.progress_calls, 3);
+  ck_assert_uint_eq(log.last_done, 4);
+  ck_assert_uint_eq(log.last_total, 4);
+  /* discarded ones when asked for; a list of ids */
+  rescue_buf_reset(&log.ids);
+  log.begun = 0;
+  l.include_discarded = 1;
+  l.samples = only;
+  l.n_samples = 2;
+  ck_assert_int_eq(rescue_export_each(st, &l, &t), 0);
+  ck_assert_str_eq(log.ids.s, "g/b g/d ");
+  ck_assert_int_eq(t.taken, 2);
+  ck_assert_uint_eq(log.last_total, 2);
+  /* an unknown id: refused before begin runs */
+  log.begun = 0;
+  l.samples = unknown;
+  ck_assert_int_eq(rescue_export_each(st, &l, &t), RESCUE_ENOTFOUND);
+  ck_assert_int_eq(log.begun, 0);
+  ck_assert_int_eq(t.seen, 0);
+  /* the gold view: no sample has gold on every row */
+  l.samples = NULL;
+  l.n_samples = 0;
+  l.view = &(rescue_view){.kind = RESCUE_VIEW_GOLD};
+  ck_assert_int_eq(rescue_export_each(st, &l, &t), 0);
+  ck_assert_int_eq(t.incomplete, 4);
+  ck_assert_int_eq(t.taken, 0);
+  /* a step's error stops the loop and comes back */
+  {
+    char *line = sample_line("g/e", 1, -1, NULL);
+    ck_assert_int_eq(import_text(st, line, NULL, 0), 0);
+    free(line);
+  }
+  log.begun = 0;
+  l.view = &(rescue_view){.kind = RESCUE_VIEW_LATEST};
+  ck_assert_int_eq(rescue_export_each(st, &l, &t), RESCUE_EIO);
+  ck_assert_int_eq(t.seen, 5); /* g/e comes last */
+  ck_assert_int_eq(t.taken, 3);
+  rescue_buf_clear(&log.ids);
+  rescue_store_close(&st);
+  free(db);
+}
+END_TEST
+
 START_TEST(test_status) {
   char *db;
   rescue_store *st = open_new(&db);
@@ -674,6 +773,7 @@ int main(void) {
   tcase_add_test(tc, test_newer_schema_refused);
   tcase_add_test(tc, test_versions_and_views);
   tcase_add_test(tc, test_rowsets);
+  tcase_add_test(tc, test_export_loop);
   tcase_add_test(tc, test_sample_order_and_groups);
   tcase_add_test(tc, test_derived_keys);
   tcase_add_test(tc, test_scenario_by_id);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "taskutil.h"
+#include "intensity_int.h"
 #include "store_int.h"
 
 START_TEST(test_sha256_vectors) {
@@ -928,11 +929,77 @@ START_TEST(test_alloc_failures) {
 }
 END_TEST
 
+/*
+** The one intensity reading (export/intensity_int.h): int(round(float(v))) kept in 0..10, as
+** tests/ref_tasks.py and the scorer read it, for gold values and predictions alike.
+*/
+START_TEST(test_intensity_reading) {
+  static const struct {
+    const char *json;
+    int want;
+    const char *why; /* when want is -1 */
+  } cases[] = {
+      {"7", 7, NULL},
+      {"7.5", 8, NULL}, /* half to even */
+      {"6.5", 6, NULL},
+      {"10.4", 10, NULL},
+      {"10.6", -1, "outside 0..10"},
+      {"-0.4", 0, NULL},
+      {"-0.6", -1, "outside 0..10"},
+      {"true", 1, NULL},
+      {"false", 0, NULL},
+      {"\" 7 \"", 7, NULL},
+      {"\"1e1\"", 10, NULL},
+      {"\"+3.0\"", 3, NULL},
+      {"\"1_0\"", 10, NULL},    /* float("1_0") == 10.0 */
+      {"\"\\u0667\"", 7, NULL}, /* ARABIC-INDIC DIGIT SEVEN */
+      {"\"\\uff18\"", 8, NULL}, /* FULLWIDTH DIGIT EIGHT */
+      {"\"1__0\"", -1, "a string that is not a number"},
+      {"\"_1\"", -1, "a string that is not a number"},
+      {"\"0x5\"", -1, "a string that is not a number"},
+      {"\"5e\"", -1, "a string that is not a number"},
+      {"\"\"", -1, "a string that is not a number"},
+      {"\"seven\"", -1, "a string that is not a number"},
+      {"\"nan\"", -1, "not finite"},
+      {"\"-Infinity\"", -1, "not finite"},
+      {"null", -1, "null"},
+      {"[7]", -1, "a list"},
+      {"{\"v\": 7}", -1, "an object"},
+  };
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_buf tmp = RESCUE_BUF_INIT;
+  rescue_jerror je;
+  size_t i;
+  const char *why;
+  ck_assert_ptr_nonnull(d);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[64];
+    const rescue_jnode *v;
+    int got;
+    snprintf(text, sizeof text, "[%s]", cases[i].json); /* the reader wants an array or object */
+    v = rescue_jparse(d, text, strlen(text), &je);
+    ck_assert_msg(v != NULL, "%s: %s", cases[i].json, je.msg);
+    v = v->child;
+    why = NULL;
+    got = rescue_intensity(v, &tmp, &why);
+    ck_assert_msg(got == cases[i].want, "%s: %d, not %d", cases[i].json, got, cases[i].want);
+    if (cases[i].want < 0)
+      ck_assert_msg(why && strcmp(why, cases[i].why) == 0, "%s: why '%s'", cases[i].json,
+                    why ? why : "(none)");
+  }
+  ck_assert_int_eq(rescue_intensity(NULL, &tmp, &why), -1);
+  ck_assert_str_eq(why, "absent");
+  rescue_buf_clear(&tmp);
+  rescue_jdoc_free(&d);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("tasks");
   TCase *t = tcase_create("core");
   tcase_set_timeout(t, 300);
   tcase_add_test(t, test_sha256_vectors);
+  tcase_add_test(t, test_intensity_reading);
   tcase_add_test(t, test_itp_rules);
   tcase_add_test(t, test_er_rules);
   tcase_add_test(t, test_vp_rules);

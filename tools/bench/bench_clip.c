@@ -105,7 +105,7 @@ static int make_source(char *src, size_t len, const char *cache, double minutes,
 static int make_rows(double secs, int gaps, double **rs, double **re) {
   uint32_t rng = 12345;
   double total = 0;
-  int n = 0, cap = 0;
+  int n = 0, cap_s = 0, cap_e = 0;
   while (total < secs - 2) {
     double d, g = 0;
     rng = rng * 1664525u + 1013904223u;
@@ -121,10 +121,9 @@ static int make_rows(double secs, int gaps, double **rs, double **re) {
     total += g;
     if (total + d > secs - 0.1)
       d = secs - 0.1 - total;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 512;
-      *rs = realloc(*rs, (size_t)cap * sizeof **rs);
-      *re = realloc(*re, (size_t)cap * sizeof **re);
+    if (RESCUE_ALLOC_GROW(*rs, n + 1, cap_s) || RESCUE_ALLOC_GROW(*re, n + 1, cap_e)) {
+      fprintf(stderr, "bench_clip: out of memory\n");
+      exit(1);
     }
     (*rs)[n] = floor(total * 1000) / 1000;
     (*re)[n] = floor((total + d) * 1000) / 1000;
@@ -269,8 +268,8 @@ end:
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0)
     fprintf(stderr, "bench_clip: could not remove %s\n", dir);
-  free(rs);
-  free(re);
+  rescue_free(rs);
+  rescue_free(re);
   return rc;
 }
 
@@ -321,8 +320,8 @@ end:
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0)
     fprintf(stderr, "bench_clip: could not remove %s\n", dir);
-  free(rs);
-  free(re);
+  rescue_free(rs);
+  rescue_free(re);
   return rc;
 }
 

@@ -182,9 +182,9 @@ static void *run_client(void *arg) {
     rescue_buf_printf(&put, "%s/rows/%d", path.s, pos);
     t0 = bench_now();
     st = http(&fd, "PUT", put.s, c->token, body.s, body.len, &resp);
-    if (c->n_lat == c->cap_lat) {
-      c->cap_lat = c->cap_lat ? c->cap_lat * 2 : 1024;
-      c->lat = realloc(c->lat, (size_t)c->cap_lat * sizeof *c->lat);
+    if (RESCUE_ALLOC_GROW(c->lat, c->n_lat + 1, c->cap_lat)) {
+      fprintf(stderr, "bench_serve: out of memory\n");
+      exit(1);
     }
     c->lat[c->n_lat++] = bench_now() - t0;
     if (st == 200) {
@@ -244,9 +244,9 @@ static void reference(const char *db, const char *sample, int64_t annotator, dou
     edited(&text, row, tone);
     if (rescue_row_save(st, sample, pos, annotator, v, text.s, text.len, &nv, NULL) == 0)
       (*saves)++;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 1024;
-      lat = realloc(lat, (size_t)cap * sizeof *lat);
+    if (RESCUE_ALLOC_GROW(lat, n + 1, cap)) {
+      fprintf(stderr, "bench_serve: out of memory\n");
+      exit(1);
     }
     lat[n++] = bench_now() - t0;
     pos = pos % rows + 1;
@@ -256,7 +256,7 @@ static void reference(const char *db, const char *sample, int64_t annotator, dou
     *p50 = lat[n / 2];
     *p99 = lat[(long)(n * 0.99)];
   }
-  free(lat);
+  rescue_free(lat);
   rescue_buf_clear(&cur);
   rescue_buf_clear(&text);
   rescue_jdoc_free(&doc);
@@ -430,7 +430,7 @@ int main(int argc, char **argv) {
       break;
     }
   for (i = 0; i < clients; i++)
-    free(cs[i].lat);
+    rescue_free(cs[i].lat);
   free(cs);
   free(th);
   free(all);
