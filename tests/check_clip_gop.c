@@ -646,7 +646,11 @@ START_TEST(test_concurrent_runs_and_leftovers) {
   snprintf(clips, sizeof clips, "%s/c/s/clips", o);
   a = start_clip(db, o, "exact");
   wait_for_part(clips, a);
+  /* stopped (not finished) while the second run tries: on a loaded machine the first run
+     could otherwise end before the second starts, and the second would rightly succeed */
+  ck_assert_int_eq(kill(a, SIGSTOP), 0);
   CLIP(1, out, err, db, o);
+  ck_assert_int_eq(kill(a, SIGCONT), 0);
   ck_assert_msg(strstr(err, "is being written by another clip run (process "), "%s", err);
   /* the CLI's hint for the lock */
   ck_assert_msg(strstr(err, "wait for it to finish, or cut into another --out folder"), "%s", err);
