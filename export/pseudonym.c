@@ -96,6 +96,7 @@ end:
   return rc;
 }
 
+/* Append an entry (strings copied) to m, whose items have room for *cap. 0 or RESCUE_ENOMEM. */
 static int map_add(rescue_pseudonym_map *m, int *cap, const char *group, const char *real,
                    const char *ps, const char *how, const char *at) {
   rescue_pseudonym *it;
