@@ -28,6 +28,7 @@ typedef struct lctx {
   names review; /* candidates */
   long *review_count;
   int review_cap;
+  int leak_cap;       /* capacity of rep->leaks */
   long *review_lower; /* per candidate: sightings in lower case (second pass) */
   int pass2;          /* second pass: only lower-case sightings of candidates */
   int rc;
@@ -37,13 +38,11 @@ static void leak_add(lctx *L, const char *field, const char *name) {
   rescue_leak *nl;
   if (L->rc)
     return;
-  nl = rescue_realloc(L->rep->leaks, (size_t)(L->rep->n + 1) * sizeof *nl);
-  if (!nl) {
+  if (RESCUE_ALLOC_GROW(L->rep->leaks, L->rep->n + 1, L->leak_cap)) {
     L->rc = RESCUE_ENOMEM;
     return;
   }
-  L->rep->leaks = nl;
-  nl += L->rep->n;
+  nl = L->rep->leaks + L->rep->n;
   nl->file = rescue_strdup(L->file);
   nl->line = L->line;
   nl->field = rescue_strdup(field);
@@ -86,15 +85,9 @@ static void review_add(lctx *L, const char *s, size_t len) {
       L->review_count[i]++;
       return;
     }
-  if (L->review.n == L->review_cap) {
-    int cap = L->review_cap ? 2 * L->review_cap : 16;
-    long *nc = rescue_realloc(L->review_count, (size_t)cap * sizeof *nc);
-    if (!nc) {
-      L->rc = RESCUE_ENOMEM;
-      return;
-    }
-    L->review_count = nc;
-    L->review_cap = cap;
+  if (RESCUE_ALLOC_GROW(L->review_count, L->review.n + 1, L->review_cap)) {
+    L->rc = RESCUE_ENOMEM;
+    return;
   }
   if (pv_names_add(&L->review, s, len)) {
     L->rc = RESCUE_ENOMEM;
@@ -278,7 +271,7 @@ static int leak_walk(lctx *L, const char *path) {
   DIR *d;
   struct dirent *de;
   char **kids = NULL;
-  int n = 0, i, rc = 0;
+  int n = 0, cap = 0, i, rc = 0;
   if (lstat(path, &sb))
     return RESCUE_EIO;
   if (S_ISREG(sb.st_mode))
@@ -288,16 +281,13 @@ static int leak_walk(lctx *L, const char *path) {
   if (!(d = opendir(path)))
     return RESCUE_EIO;
   while ((de = readdir(d)) != NULL) {
-    char **nk;
     size_t len;
     if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
       continue;
-    nk = rescue_realloc(kids, (size_t)(n + 1) * sizeof *nk);
-    if (!nk) {
+    if (RESCUE_ALLOC_GROW(kids, n + 1, cap)) {
       rc = RESCUE_ENOMEM;
       break;
     }
-    kids = nk;
     len = strlen(path) + strlen(de->d_name) + 2;
     if (!(kids[n] = rescue_malloc(len))) {
       rc = RESCUE_ENOMEM;
@@ -320,7 +310,7 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
   rescue_pseudonym_map m;
   lctx L;
   repl *r = NULL;
-  int rc, i, n = 0;
+  int rc, i, n = 0, review_cap = 0;
   struct stat sb;
   memset(rep, 0, sizeof *rep);
   memset(&L, 0, sizeof L);
@@ -371,7 +361,6 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
   }
   /* names to review, most frequent first */
   for (i = 0; i < L.review.n; i++) {
-    char **nr;
     char line[128];
     int k, best = i;
     for (k = i + 1; k < L.review.n; k++)
@@ -387,11 +376,10 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
     }
     if (L.review_count[i] < 0)
       break; /* the rest were all seen in lower case: ordinary words */
-    if (!(nr = rescue_realloc(rep->review, (size_t)(rep->n_review + 1) * sizeof *nr)))
+    if (RESCUE_ALLOC_GROW(rep->review, rep->n_review + 1, review_cap))
       break;
-    rep->review = nr;
     snprintf(line, sizeof line, "%s (%ld)", L.review.v[i], L.review_count[i]);
-    if ((nr[rep->n_review] = rescue_strdup(line)) != NULL)
+    if ((rep->review[rep->n_review] = rescue_strdup(line)) != NULL)
       rep->n_review++;
   }
 end:

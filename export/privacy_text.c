@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prim_int.h"
 #include "privacy_int.h"
 #include "rescue_alloc.h"
 
@@ -32,16 +33,9 @@ static int word_cp(uint32_t cp) {
 /* The code point starting at s[i] (i < len); a broken sequence reads as one byte. */
 static uint32_t cp_at(const char *s, size_t len, size_t i) {
   const unsigned char *u = (const unsigned char *)s + i;
-  size_t left = len - i;
-  if (u[0] < 0xC0 || left < 2)
-    return u[0];
-  if (u[0] < 0xE0)
-    return (uint32_t)(u[0] & 0x1F) << 6 | (u[1] & 0x3F);
-  if (u[0] < 0xF0 || left < 4)
-    return left < 3 ? u[0]
-                    : (uint32_t)(u[0] & 0x0F) << 12 | (uint32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
-  return (uint32_t)(u[0] & 0x07) << 18 | (uint32_t)(u[1] & 0x3F) << 12 |
-         (uint32_t)(u[2] & 0x3F) << 6 | (u[3] & 0x3F);
+  uint32_t cp = u[0];
+  rescue_utf8_step(u, (const unsigned char *)s + len, &cp);
+  return cp;
 }
 
 /* Is the character before byte i (or at byte i) part of a word? */
@@ -111,14 +105,8 @@ int pv_names_add(names *ns, const char *s, size_t len) {
   for (i = 0; i < ns->n; i++)
     if (strlen(ns->v[i]) == len && memcmp(ns->v[i], s, len) == 0)
       return 0;
-  if (ns->n == ns->cap) {
-    int cap = ns->cap ? 2 * ns->cap : 8;
-    char **nv = rescue_realloc(ns->v, (size_t)cap * sizeof *nv);
-    if (!nv)
-      return RESCUE_ENOMEM;
-    ns->v = nv;
-    ns->cap = cap;
-  }
+  if (RESCUE_ALLOC_GROW(ns->v, ns->n + 1, ns->cap))
+    return RESCUE_ENOMEM;
   if (!(ns->v[ns->n] = rescue_strndup(s, len)))
     return RESCUE_ENOMEM;
   ns->n++;

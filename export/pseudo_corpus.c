@@ -206,52 +206,67 @@ static int copy_clips(pctx *P, const rescue_sample *s, const gctx *g, rescue_buf
   return rc;
 }
 
+/* What phase 1's step needs (pseudo_one): the run and its scratch buffers. */
+typedef struct pseudo_loop {
+  pctx *P;
+  rescue_buf one, gname, sid, path;
+  int step_failed; /* the error came from pseudo_one, its message is on P->err */
+} pseudo_loop;
+
 /*
-** Phase 1: every exported sample of the view, pseudonymised, into P->jsonl (and its clips
-** under the media folder). Discarded and incomplete samples are left out, as exports do.
+** The export loop's step of phase 1: sample s pseudonymised onto P->jsonl (and its clips
+** copied); skipped (RESCUE_EXPORT_SKIP) when its group names no one the map covers.
 */
-static int pseudo_samples(pctx *P) {
-  const rescue_scheme *sc = rescue_store_scheme(P->st);
-  rescue_sample_iter *it = NULL;
-  const rescue_sample *s;
-  rescue_buf one = RESCUE_BUF_INIT, gname = RESCUE_BUF_INIT, sid = RESCUE_BUF_INIT,
-             path = RESCUE_BUF_INIT;
-  int rc;
-  if ((rc = rescue_sample_iter_new(P->st, &P->o->view, P->o->samples, P->o->n_samples, &it)))
-    return rescue_seterr(P->err, rc, "%s", rescue_store_errmsg(P->st));
-  while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
-    gctx g;
-    rescue_jw w;
-    const rescue_jnode *obj;
-    rescue_jerror je;
-    memset(&g, 0, sizeof g);
-    if (strcmp(s->status, "discarded") == 0 || !s->complete)
-      continue;
-    if (!group_repl(P, s, &g, &gname))
-      continue;
-    pseudo_sample_id(&g, s->sample_id, &sid);
-    /* the sample as the view shows it, rewritten string by string */
-    rescue_buf_reset(&one);
-    rescue_sample_write_json(sc, s, &one);
-    if (!rescue_buf_ok(&one) || !(obj = rescue_jparse(P->doc, one.s, one.len, &je))) {
-      rc = rescue_seterr(P->err, RESCUE_EINTERNAL, "sample '%s' does not read back", s->sample_id);
-      break;
-    }
+static int pseudo_one(void *arg, const rescue_sample *s) {
+  pseudo_loop *l = arg;
+  pctx *P = l->P;
+  gctx g;
+  rescue_jw w;
+  const rescue_jnode *obj;
+  rescue_jerror je;
+  int rc = 0;
+  memset(&g, 0, sizeof g);
+  if (!group_repl(P, s, &g, &l->gname))
+    return RESCUE_EXPORT_SKIP;
+  pseudo_sample_id(&g, s->sample_id, &l->sid);
+  /* the sample as the view shows it, rewritten string by string */
+  rescue_buf_reset(&l->one);
+  rescue_sample_write_json(rescue_store_scheme(P->st), s, &l->one);
+  if (!rescue_buf_ok(&l->one) || !(obj = rescue_jparse(P->doc, l->one.s, l->one.len, &je)))
+    rc = rescue_seterr(P->err, RESCUE_EINTERNAL, "sample '%s' does not read back", s->sample_id);
+  if (!rc) {
     rescue_jw_init(&w, &P->jsonl);
     pseudo_value(&g, obj, &w, 1);
     rescue_buf_putc(&P->jsonl, '\n');
-    if (P->o->media_dir && (rc = copy_clips(P, s, &g, &path)))
-      break;
+    if (P->o->media_dir)
+      rc = copy_clips(P, s, &g, &l->path);
   }
-  if (rc > 0)
-    rc = 0;
-  else if (rc == 0 && !rescue_buf_ok(&sid))
+  l->step_failed = rc != 0;
+  return rc;
+}
+
+/*
+** Phase 1: every exported sample of the view, pseudonymised, into P->jsonl (and its clips
+** under the media folder). Discarded and incomplete samples are left out, as exports do
+** (the export loop, rescue_export_each).
+*/
+static int pseudo_samples(pctx *P) {
+  pseudo_loop l = {P, RESCUE_BUF_INIT, RESCUE_BUF_INIT, RESCUE_BUF_INIT, RESCUE_BUF_INIT, 0};
+  rescue_export_loop loop = {.view = &P->o->view,
+                             .samples = P->o->samples,
+                             .n_samples = P->o->n_samples,
+                             .each = pseudo_one,
+                             .arg = &l};
+  rescue_export_tally tally;
+  int rc = rescue_export_each(P->st, &loop, &tally);
+  if (rc && !l.step_failed && P->err != rescue_store_err(P->st))
+    rescue_seterr(P->err, rc, "%s", rescue_store_errmsg(P->st));
+  else if (rc == 0 && !rescue_buf_ok(&l.sid))
     rc = rescue_seterr(P->err, RESCUE_ENOMEM, NULL);
-  rescue_sample_iter_free(&it);
-  rescue_buf_clear(&one);
-  rescue_buf_clear(&gname);
-  rescue_buf_clear(&sid);
-  rescue_buf_clear(&path);
+  rescue_buf_clear(&l.one);
+  rescue_buf_clear(&l.gname);
+  rescue_buf_clear(&l.sid);
+  rescue_buf_clear(&l.path);
   return rc;
 }
 

@@ -96,14 +96,13 @@ end:
   return rc;
 }
 
-static int map_add(rescue_pseudonym_map *m, const char *group, const char *real, const char *ps,
-                   const char *how, const char *at) {
+/* Append an entry (strings copied) to m, whose items have room for *cap. 0 or RESCUE_ENOMEM. */
+static int map_add(rescue_pseudonym_map *m, int *cap, const char *group, const char *real,
+                   const char *ps, const char *how, const char *at) {
   rescue_pseudonym *it;
-  rescue_pseudonym *ni = rescue_realloc(m->items, (size_t)(m->n + 1) * sizeof *ni);
-  if (!ni)
+  if (RESCUE_ALLOC_GROW(m->items, m->n + 1, *cap))
     return RESCUE_ENOMEM;
-  m->items = ni;
-  it = &ni[m->n];
+  it = &m->items[m->n];
   memset(it, 0, sizeof *it);
   it->group = rescue_strdup(group);
   it->real = real ? rescue_strdup(real) : NULL;
@@ -150,18 +149,14 @@ int rescue_pseudonym_map_load(rescue_store *st, rescue_pseudonym_map *m) {
   rescue_buf ps = RESCUE_BUF_INIT, how = RESCUE_BUF_INIT, at = RESCUE_BUF_INIT;
   int64_t *gids = NULL;
   char **gnames = NULL;
-  int n_g = 0, i, j, rc = 0, found;
+  int n_g = 0, cap_ids = 0, cap_names = 0, cap_items = 0, i, j, rc = 0, found;
   memset(m, 0, sizeof *m);
   if (!(q = rescue_store_stmt(st, "split_groups")))
     return rescue_store_err(st)->code;
   while (sqlite3_step(q) == SQLITE_ROW) {
-    int64_t *ng = rescue_realloc(gids, (size_t)(n_g + 1) * sizeof *ng);
-    char **nn = ng ? rescue_realloc(gnames, (size_t)(n_g + 1) * sizeof *nn) : NULL;
-    if (ng)
-      gids = ng;
-    if (nn)
-      gnames = nn;
-    if (!ng || !nn || !(gnames[n_g] = rescue_strdup((const char *)sqlite3_column_text(q, 1)))) {
+    if (RESCUE_ALLOC_GROW(gids, n_g + 1, cap_ids) ||
+        RESCUE_ALLOC_GROW(gnames, n_g + 1, cap_names) ||
+        !(gnames[n_g] = rescue_strdup((const char *)sqlite3_column_text(q, 1)))) {
       rc = RESCUE_ENOMEM;
       break;
     }
@@ -172,14 +167,14 @@ int rescue_pseudonym_map_load(rescue_store *st, rescue_pseudonym_map *m) {
     names ns = {0, 0, NULL};
     if ((rc = lookup(st, gids[i], NULL, &ps, &how, &at, &found)))
       break;
-    rc =
-        map_add(m, gnames[i], NULL, found ? ps.s : NULL, found ? how.s : NULL, found ? at.s : NULL);
+    rc = map_add(m, &cap_items, gnames[i], NULL, found ? ps.s : NULL, found ? how.s : NULL,
+                 found ? at.s : NULL);
     if (!rc)
       rc = group_participants(st, gids[i], &ns);
     for (j = 0; j < ns.n && !rc; j++) {
       if ((rc = lookup(st, gids[i], ns.v[j], &ps, &how, &at, &found)))
         break;
-      rc = map_add(m, gnames[i], ns.v[j], found ? ps.s : NULL, found ? how.s : NULL,
+      rc = map_add(m, &cap_items, gnames[i], ns.v[j], found ? ps.s : NULL, found ? how.s : NULL,
                    found ? at.s : NULL);
     }
     pv_names_free(&ns);

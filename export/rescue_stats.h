@@ -53,6 +53,7 @@ typedef struct rescue_label_dist {
   rescue_label_count *v; /* the set's labels in scheme order, then others as first seen */
   long total;            /* every non-empty value */
   long out_of_set;       /* values outside the set (intensity: not a number in 0..10) */
+  int cap;               /* room in v (the library's own bookkeeping) */
 } rescue_label_dist;
 
 /* Relation-pattern transitions of one scenario (the paper's Figure 3). */

@@ -13,21 +13,10 @@
 
 /* Write len bytes to a new file at path (parents created), flushed to disk. */
 static int write_file(const char *path, const char *data, size_t len, rescue_error *err) {
-  FILE *f;
   if (rescue_make_parents(path) != 0)
     return rescue_seterr(err, RESCUE_EIO, "cannot create the folder of '%s': %s", path,
                          strerror(errno));
-  f = fopen(path, "wb");
-  if (!f)
-    return rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", path, strerror(errno));
-  if (fwrite(data, 1, len, f) != len || fflush(f) != 0) {
-    int e = errno;
-    fclose(f);
-    return rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", path, strerror(e));
-  }
-  if (fclose(f) != 0)
-    return rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", path, strerror(errno));
-  return 0;
+  return rescue_file_write_atomic(path, data, len, err);
 }
 
 /*

@@ -103,15 +103,9 @@ int rescue_score_protocol_parse(const char *s, rescue_score_protocol *out) {
 void score_problem_add(rescue_score_report *r, long inst_ix, const char *fmt, ...) {
   char msg[300];
   va_list ap;
-  if (r->nprobs == r->capprobs) {
-    long nc = r->capprobs ? r->capprobs * 2 : 16;
-    problem *np = rescue_realloc(r->probs, (size_t)nc * sizeof *np);
-    if (!np) {
-      r->oom = 1;
-      return;
-    }
-    r->probs = np;
-    r->capprobs = nc;
+  if (RESCUE_ALLOC_GROW(r->probs, r->nprobs + 1, r->capprobs)) {
+    r->oom = 1;
+    return;
   }
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -127,15 +121,12 @@ void score_problem_add(rescue_score_report *r, long inst_ix, const char *fmt, ..
 
 /* The parse document of nesting level depth (a reply inside a reply gets its own). */
 rescue_jdoc *score_doc_at(rescue_score_report *r, int depth) {
-  if (depth >= r->ndocs) {
-    int nn = depth + 4, i;
-    rescue_jdoc **nd = rescue_realloc(r->docs, (size_t)nn * sizeof *nd);
-    if (!nd)
+  if (depth >= r->ndocs) { /* ndocs is the capacity: every slot holds a document or NULL */
+    int i = r->ndocs;
+    if (RESCUE_ALLOC_GROW(r->docs, depth + 1, r->ndocs))
       return NULL;
-    for (i = r->ndocs; i < nn; i++)
-      nd[i] = NULL;
-    r->docs = nd;
-    r->ndocs = nn;
+    for (; i < r->ndocs; i++)
+      r->docs[i] = NULL;
   }
   if (!r->docs[depth])
     r->docs[depth] = rescue_jdoc_new();

@@ -45,14 +45,8 @@ static int add_conf(rescue_score_report *r, int gold, int pred) {
       r->conf[i].count++;
       return 0;
     }
-  if (r->nconf == r->capconf) {
-    int nc = r->capconf ? r->capconf * 2 : 32;
-    pair_count *n = rescue_realloc(r->conf, (size_t)nc * sizeof *n);
-    if (!n)
-      return RESCUE_ENOMEM;
-    r->conf = n;
-    r->capconf = nc;
-  }
+  if (RESCUE_ALLOC_GROW(r->conf, r->nconf + 1, r->capconf))
+    return RESCUE_ENOMEM;
   r->conf[r->nconf].gold = gold;
   r->conf[r->nconf].pred = pred;
   r->conf[r->nconf].count = 1;

@@ -15,6 +15,8 @@
 #include "rescue_alloc.h"
 #include "rescue_json.h"
 #include "rescue_score.h"
+#include "intensity_int.h"
+#include "prim_int.h"
 #include "strmap_int.h"
 
 #include "score_int.h"
@@ -93,14 +95,8 @@ static int intern_list(rescue_score_report *r, const rescue_jnode *arr, rescue_b
   id = score_intern(&r->list_keys, key->s, key->len, 1);
   if (id < 0)
     return id;
-  if (r->nlists == r->caplists) {
-    int nc = r->caplists ? r->caplists * 2 : 16;
-    cand_list *nl = rescue_realloc(r->lists, (size_t)nc * sizeof *nl);
-    if (!nl)
-      return -2;
-    r->lists = nl;
-    r->caplists = nc;
-  }
+  if (RESCUE_ALLOC_GROW(r->lists, r->nlists + 1, r->caplists))
+    return -2;
   labels = rescue_calloc(arr->len + 1, sizeof *labels);
   if (!labels)
     return -2;
@@ -146,14 +142,8 @@ static int gold_record(rescue_score_report *r, line_reader *lr, const rescue_jno
                "record has no %s: a blind test file holds no answers; score against its "
                "answer file (<task>.answers.jsonl or <task>/<split>.answers.jsonl)",
                gold_keys[r->task]);
-  if (r->n == r->cap) {
-    long nc = r->cap ? r->cap * 2 : 1024;
-    inst *nv = rescue_realloc(r->v, (size_t)nc * sizeof *nv);
-    if (!nv)
-      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    r->v = nv;
-    r->cap = nc;
-  }
+  if (RESCUE_ALLOC_GROW(r->v, r->n + 1, r->cap))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   in = &r->v[r->n];
   memset(in, 0, sizeof *in);
   x = score_intern(&r->ids, id, strlen(id), 0);
@@ -348,8 +338,9 @@ static void parse_top3(rescue_score_report *r, long ix, const rescue_jnode *v) {
     if (RELEASE(r)) { /* Python iterates a string by characters */
       const unsigned char *p = (const unsigned char *)v->s, *e = p + v->len;
       while (p < e) {
-        unsigned cp;
-        int n = score_utf8_decode(p, e, &cp);
+        int n = rescue_utf8_step(p, e, NULL);
+        if (!n) /* cannot happen: the JSON reader (corpus/json.c) keeps strings UTF-8 */
+          n = 1;
         rescue_jnode ch;
         memset(&ch, 0, sizeof ch);
         ch.type = RESCUE_JSTRING;
@@ -388,9 +379,9 @@ static void parse_top3(rescue_score_report *r, long ix, const rescue_jnode *v) {
     if (RELEASE(r)) {
       in->stop = 1;
       snprintf(why, sizeof why, "%s is %s: the release scripts stop here (TypeError)", field,
-               score_type_name(v));
+               rescue_jtype_name(v));
     } else {
-      snprintf(why, sizeof why, "%s is %s", field, score_type_name(v));
+      snprintf(why, sizeof why, "%s is %s", field, rescue_jtype_name(v));
     }
     set_invalid(r, ix, why);
     return;
@@ -400,9 +391,9 @@ static void parse_top3(rescue_score_report *r, long ix, const rescue_jnode *v) {
     if (RELEASE(r)) {
       in->stop = 1;
       snprintf(why, sizeof why, "%s is %s: the release scripts stop here (TypeError)", field,
-               score_type_name(v));
+               rescue_jtype_name(v));
     } else {
-      snprintf(why, sizeof why, "%s is %s, not a list", field, score_type_name(v));
+      snprintf(why, sizeof why, "%s is %s, not a list", field, rescue_jtype_name(v));
     }
     set_invalid(r, ix, why);
     return;
@@ -445,7 +436,7 @@ static void take_item(rescue_score_report *r, const rescue_jnode *o, const rescu
     if (p < 0) {
       snprintf(why, sizeof why,
                "should_speak is %s that reads as neither yes nor no (counted as no)",
-               score_type_name(v));
+               rescue_jtype_name(v));
       set_invalid(r, ix, why);
     }
     in->pred[0] = p > 0;
@@ -456,7 +447,7 @@ static void take_item(rescue_score_report *r, const rescue_jnode *o, const rescu
   case RESCUE_TASK_SSP: parse_top3(r, ix, v); break;
   case RESCUE_TASK_ER: {
     const char *w;
-    in->pred[0] = score_parse_intensity(v, &r->tmp, &w);
+    in->pred[0] = rescue_intensity(v, &r->tmp, &w);
     if (in->pred[0] < 0) {
       snprintf(why, sizeof why, "predicted_intensity_score is %s", w);
       set_invalid(r, ix, why);
@@ -738,7 +729,7 @@ static void handle_line(rescue_score_report *r, const char *line, size_t len) {
     found = handle_value(r, root, 0, NULL);
   } else if (root) {
     r->c.invalid_lines++;
-    score_problem_add(r, -1, "%s, not a prediction object", score_type_name(root));
+    score_problem_add(r, -1, "%s, not a prediction object", rescue_jtype_name(root));
     return;
   } else {
     long l, c;

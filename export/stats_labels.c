@@ -37,10 +37,10 @@ void rescue_stats_labels_free(rescue_label_stats **sp) {
 
 /* Append a label (copied) to a distribution; returns its index or -1 out of memory. */
 static int dist_append(rescue_label_dist *d, const char *label, size_t len, int in_set) {
-  rescue_label_count *nv = rescue_realloc(d->v, (size_t)(d->n + 1) * sizeof *nv);
-  if (!nv)
+  rescue_label_count *nv;
+  if (RESCUE_ALLOC_GROW(d->v, d->n + 1, d->cap))
     return -1;
-  d->v = nv;
+  nv = d->v;
   nv[d->n].label = rescue_strndup(label, len);
   nv[d->n].count = 0;
   nv[d->n].in_set = in_set;

@@ -91,14 +91,8 @@ int rescue_tk_sample_ok(const tk_sample *t) {
 }
 
 int *rescue_tk_ints(tk_sample *t, size_t n) {
-  if (n > t->cap_ints) {
-    size_t cap = n + 64;
-    int *p = rescue_realloc(t->ints, cap * sizeof *p);
-    if (!p)
-      return NULL;
-    t->ints = p;
-    t->cap_ints = cap;
-  }
+  if (RESCUE_ALLOC_GROW(t->ints, n, t->cap_ints))
+    return NULL;
   return t->ints;
 }
 
@@ -446,18 +440,9 @@ int rescue_tk_sample_prepare(tk_sample *t, rescue_store *st, const rescue_sample
   t->n = s->n;
   if (!t->doc && !(t->doc = rescue_jdoc_new()))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  if (t->n > t->cap_rows) {
-    int cap = t->n + 16;
-    tk_row *nr = rescue_realloc(t->rows, (size_t)cap * sizeof *nr);
-    size_t *nc = nr ? rescue_realloc(t->clip_at, (size_t)cap * sizeof *nc) : NULL;
-    if (nr)
-      t->rows = nr;
-    if (nc)
-      t->clip_at = nc;
-    if (!nr || !nc)
-      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    t->cap_rows = cap;
-  }
+  if (RESCUE_ALLOC_GROW(t->rows, t->n, t->cap_rows) ||
+      RESCUE_ALLOC_GROW(t->clip_at, t->n, t->cap_clips))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   t->scenario = rescue_sample_scenario(t->sc, s);
   t->group_label = rescue_scheme_group_label(t->sc, t->scenario);
   if (!t->group_label)

@@ -339,37 +339,58 @@ static int check_stream(exporter *x) {
   return 0;
 }
 
+/* What the export loop's steps need (open_output, export_sample). */
+typedef struct task_loop {
+  exporter *x;
+  tk_sample *ts;
+  const tk_opts *to;
+  tk_sink *sink;
+  rescue_buf *text; /* scratch */
+  const char *out;
+  rescue_output **dest;
+} task_loop;
+
+/* The loop's begin step: the output folder and its record files, unless streaming. */
+static int open_output(void *arg) {
+  task_loop *l = arg;
+  exporter *x = l->x;
+  int rc;
+  if (x->sum.o->stream)
+    return 0;
+  if ((rc = rescue_output_begin(l->out, 1, x->sum.o->force, l->dest, x->err)))
+    return rc;
+  x->dir = rescue_output_path(*l->dest);
+  return open_files(x);
+}
+
 /*
-** One sample of the export: counted and skipped when discarded, incomplete or outside
+** One kept sample of the export (the loop's step): skipped (RESCUE_EXPORT_SKIP) when outside
 ** the split run's active splits; else prepared and every selected task's records built
-** (emitted through sink) from ts, x->ts. text is scratch.
+** (emitted through l->sink) from l->ts, x->ts.
 */
-static int export_sample(exporter *x, tk_sample *ts, const rescue_sample *s, const tk_opts *to,
-                         tk_sink *sink, rescue_buf *text) {
+static int export_sample(void *arg, const rescue_sample *s) {
+  task_loop *l = arg;
+  exporter *x = l->x;
+  tk_sample *ts = l->ts;
+  const tk_opts *to = l->to;
+  tk_sink *sink = l->sink;
+  rescue_buf *text = l->text;
   const rescue_tasks_opts *o = x->sum.o;
   rescue_tasks_result *res = x->res;
   rescue_store *st = x->st;
   rescue_error *err = x->err;
   int rc = 0, t;
-  if (strcmp(s->status, "discarded") == 0) {
-    res->discarded++;
-    return 0;
-  }
-  if (!s->complete) {
-    res->incomplete++;
-    return 0;
-  }
   x->slot = 0;
   if (x->sum.split_mode) {
     if ((rc = rescue_split_of_sample(st, x->sum.run.id, s->ref, &x->slot)))
       return rc;
     if (x->slot < 0) {
       res->unassigned++;
-      return 0;
+      return RESCUE_EXPORT_SKIP;
     }
     if (!x->sum.active[x->slot]) {
       res->other_split++;
-      return 0;
+      return RESCUE_EXPORT_SKIP;
     }
   }
   if ((rc = rescue_tk_sample_prepare(ts, st, s, o->clip_root, err)) ||
@@ -445,15 +466,23 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
                         rescue_tasks_result *res) {
   rescue_error *err = rescue_store_err(st);
   rescue_tasks_result dummy;
-  rescue_sample_iter *it = NULL;
   rescue_output *dest = NULL;
   rescue_buf text = RESCUE_BUF_INIT;
-  const rescue_sample *s;
   tk_sample ts;
   tk_sink sink;
   tk_opts to;
   exporter x;
-  long total = 0, done = 0;
+  task_loop tl = {&x, &ts, &to, &sink, &text, out, &dest};
+  rescue_export_loop loop = {.view = &o->view,
+                             .samples = o->samples,
+                             .n_samples = o->n_samples,
+                             .progress_every = 16,
+                             .progress = o->progress,
+                             .progress_arg = o->progress_arg,
+                             .begin = open_output,
+                             .each = export_sample,
+                             .arg = &tl};
+  rescue_export_tally tally;
   int rc, t;
 
   if (!res)
@@ -494,28 +523,10 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   x.ts = &ts;
   if (o->blind && !(x.doc = rescue_jdoc_new()))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it)))
-    goto fail;
-  if ((rc = rescue_store_sample_count(st, &total)))
-    goto fail;
-  if (o->n_samples)
-    total = o->n_samples;
-  if (!o->stream) {
-    if ((rc = rescue_output_begin(out, 1, o->force, &dest, err)))
-      goto fail;
-    x.dir = rescue_output_path(dest);
-    if ((rc = open_files(&x)))
-      goto fail;
-  }
-
-  while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
-    done++;
-    if (o->progress && (done & 15) == 0)
-      o->progress(o->progress_arg, (uint64_t)done, (uint64_t)total);
-    if ((rc = export_sample(&x, &ts, s, &to, &sink, &text)))
-      goto fail;
-  }
-  if (rc < 0)
+  rc = rescue_export_each(st, &loop, &tally);
+  res->discarded = tally.discarded;
+  res->incomplete = tally.incomplete;
+  if (rc)
     goto fail;
   {
     long records = 0;
@@ -539,8 +550,6 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   }
   if ((rc = finish_files(&x, &text)))
     goto fail;
-  if (o->progress)
-    o->progress(o->progress_arg, (uint64_t)total, (uint64_t)total);
   rc = rescue_output_commit(&dest, err);
   goto end;
 fail:
@@ -554,7 +563,6 @@ end:
   rescue_jdoc_free(&x.doc);
   rescue_buf_clear(&x.tmp);
   rescue_buf_clear(&x.tmp2);
-  rescue_sample_iter_free(&it);
   rescue_tk_sample_clear(&ts);
   rescue_buf_clear(&text);
   rescue_buf_clear(&sink.line);

@@ -70,7 +70,7 @@ typedef struct tk_sample {
   rescue_buf rows_text;       /* "[row, row, ...]" parsed into doc */
   rescue_buf clip_text;       /* recorded clip paths, NUL-separated */
   size_t *clip_at;            /* per position: offset into clip_text + 1, or 0 */
-  int cap_clips;
+  int cap_clips;              /* room in clip_at */
   rescue_buf tmp, tmp2, tmp3; /* scratch */
   rescue_buf id;              /* instance ids (rescue_tk_put_head) */
   rescue_buf labels;          /* per-sample candidate label list (JSON), builders' use */
