@@ -54,7 +54,7 @@ typedef struct adj {
   rescue_adjudicate_result *res;
   int64_t lead_id, adj_id;
   coder *c;
-  int K;
+  int K, cap_c;
   rescue_sample_iter *driver; /* the latest view: sample list, row ids, the latest policy */
   rescue_jdoc *gdoc;
   rescue_row_input in;
@@ -228,12 +228,8 @@ static int collect_fields(adj *a) {
     }
   }
   if ((size_t)a->n_keys * (size_t)a->K > (size_t)a->cap_voff) {
-    int cap = a->n_keys * a->K * 2;
-    size_t *nv = rescue_realloc(a->voff, (size_t)cap * sizeof *nv);
-    if (!nv)
+    if (RESCUE_ALLOC_GROW(a->voff, (size_t)a->n_keys * (size_t)a->K, a->cap_voff))
       return nomem(a);
-    a->voff = nv;
-    a->cap_voff = cap;
   }
   for (k = 0; k < a->n_keys; k++)
     for (c = 0; c < a->K; c++) {
@@ -476,10 +472,8 @@ static int pick_lead(adj *a) {
 
 /* Add a coder (id, name) to a->c; is_lead marks the lead of the lead policy. */
 static int add_coder(adj *a, int64_t id, const char *name, int is_lead) {
-  coder *nc = rescue_realloc(a->c, ((size_t)a->K + 1) * sizeof *nc);
-  if (!nc)
+  if (RESCUE_ALLOC_GROW(a->c, a->K + 1, a->cap_c))
     return nomem(a);
-  a->c = nc;
   memset(&a->c[a->K], 0, sizeof a->c[a->K]);
   a->c[a->K].id = id;
   a->c[a->K].is_lead = is_lead;

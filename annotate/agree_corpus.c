@@ -693,7 +693,7 @@ static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, c
   rescue_agree_report tmp;
   int64_t ids[2] = {m, h};
   const char *names[2] = {mname, hname};
-  agree_revision *v, *nr;
+  agree_revision *v;
   long samples = 0;
   int i, rc;
   memset(&tmp, 0, sizeof tmp);
@@ -702,11 +702,9 @@ static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, c
     goto end;
   if (!samples)
     goto end;
-  nr = rescue_realloc(r->rev, ((size_t)r->n_rev + 1) * sizeof *nr);
-  if (!nr)
+  if (RESCUE_ALLOC_GROW(r->rev, r->n_rev + 1, r->cap_rev))
     goto nomem;
-  r->rev = nr;
-  v = &nr[r->n_rev];
+  v = &r->rev[r->n_rev];
   memset(v, 0, sizeof *v);
   v->model = rescue_strdup(mname);
   v->human = rescue_strdup(hname);
