@@ -826,17 +826,18 @@ static int record_decision(rescue_store *st, const adj_decision *d, const rescue
   return 0;
 }
 
-/* Add sample id sid to the list of touched samples (once); the list owns its copies. */
-static int touch_sample(rescue_store *st, char ***touched, int *n, const char *sid) {
-  char **nt;
+/*
+** Add sample id sid to the list of touched samples (once): *n of them, room for *cap. The
+** list owns its copies.
+*/
+static int touch_sample(rescue_store *st, char ***touched, int *n, int *cap, const char *sid) {
   int i;
   for (i = 0; i < *n; i++)
     if (strcmp((*touched)[i], sid) == 0)
       return 0;
-  if (!(nt = rescue_realloc(*touched, ((size_t)*n + 1) * sizeof *nt)))
+  if (RESCUE_ALLOC_GROW(*touched, *n + 1, *cap))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  *touched = nt;
-  if (!(nt[*n] = rescue_strdup(sid)))
+  if (!((*touched)[*n] = rescue_strdup(sid)))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   (*n)++;
   return 0;
@@ -856,7 +857,7 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
   rescue_jdoc *doc = NULL, *cdoc = NULL;
   rescue_buf val = RESCUE_BUF_INIT;
   char **touched = NULL;
-  int n_touched = 0, rc, i, in_txn = 0;
+  int n_touched = 0, cap_touched = 0, rc, i, in_txn = 0;
   memset(res, 0, sizeof *res);
   memset(&a, 0, sizeof a);
   mo = *o;
@@ -891,7 +892,7 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
         (rc = record_decision(st, &d, &val, lead_id, now)))
       goto end;
     res->decisions++;
-    if ((rc = touch_sample(st, &touched, &n_touched, d.sid)))
+    if ((rc = touch_sample(st, &touched, &n_touched, &cap_touched, d.sid)))
       goto end;
   }
   if (!res->decisions) {

@@ -162,7 +162,7 @@ typedef struct xctx {
   rescue_buf a, b; /* cleaning scratch */
   const char **el; /* set element scratch */
   size_t *el_len;
-  int el_cap;
+  int el_cap, el_len_cap;
 } xctx;
 
 /* The cleaned string of a value (corpus/FORMAT.md §6.1) in buffer b; "" for missing. */
@@ -211,21 +211,9 @@ static int set_value(xctx *x, rescue_agree_data *d, const rescue_jnode *list, in
     rc = RESCUE_ENOMEM;
     goto end;
   }
-  if (n > x->el_cap) {
-    const char **ne = rescue_realloc(x->el, (size_t)n * sizeof *ne);
-    size_t *nl;
-    if (!ne) {
-      rc = RESCUE_ENOMEM;
-      goto end;
-    }
-    x->el = ne;
-    nl = rescue_realloc(x->el_len, (size_t)n * sizeof *nl);
-    if (!nl) {
-      rc = RESCUE_ENOMEM;
-      goto end;
-    }
-    x->el_len = nl;
-    x->el_cap = n;
+  if (RESCUE_ALLOC_GROW(x->el, n, x->el_cap) || RESCUE_ALLOC_GROW(x->el_len, n, x->el_len_cap)) {
+    rc = RESCUE_ENOMEM;
+    goto end;
   }
   for (i = 0; i < n; i++) {
     x->el[i] = all.s + offs[2 * i];
