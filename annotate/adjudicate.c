@@ -54,7 +54,7 @@ typedef struct adj {
   rescue_adjudicate_result *res;
   int64_t lead_id, adj_id;
   coder *c;
-  int K;
+  int K, cap_c;
   rescue_sample_iter *driver; /* the latest view: sample list, row ids, the latest policy */
   rescue_jdoc *gdoc;
   rescue_row_input in;
@@ -228,12 +228,8 @@ static int collect_fields(adj *a) {
     }
   }
   if ((size_t)a->n_keys * (size_t)a->K > (size_t)a->cap_voff) {
-    int cap = a->n_keys * a->K * 2;
-    size_t *nv = rescue_realloc(a->voff, (size_t)cap * sizeof *nv);
-    if (!nv)
+    if (RESCUE_ALLOC_GROW(a->voff, (size_t)a->n_keys * (size_t)a->K, a->cap_voff))
       return nomem(a);
-    a->voff = nv;
-    a->cap_voff = cap;
   }
   for (k = 0; k < a->n_keys; k++)
     for (c = 0; c < a->K; c++) {
@@ -476,10 +472,8 @@ static int pick_lead(adj *a) {
 
 /* Add a coder (id, name) to a->c; is_lead marks the lead of the lead policy. */
 static int add_coder(adj *a, int64_t id, const char *name, int is_lead) {
-  coder *nc = rescue_realloc(a->c, ((size_t)a->K + 1) * sizeof *nc);
-  if (!nc)
+  if (RESCUE_ALLOC_GROW(a->c, a->K + 1, a->cap_c))
     return nomem(a);
-  a->c = nc;
   memset(&a->c[a->K], 0, sizeof a->c[a->K]);
   a->c[a->K].id = id;
   a->c[a->K].is_lead = is_lead;
@@ -832,17 +826,18 @@ static int record_decision(rescue_store *st, const adj_decision *d, const rescue
   return 0;
 }
 
-/* Add sample id sid to the list of touched samples (once); the list owns its copies. */
-static int touch_sample(rescue_store *st, char ***touched, int *n, const char *sid) {
-  char **nt;
+/*
+** Add sample id sid to the list of touched samples (once): *n of them, room for *cap. The
+** list owns its copies.
+*/
+static int touch_sample(rescue_store *st, char ***touched, int *n, int *cap, const char *sid) {
   int i;
   for (i = 0; i < *n; i++)
     if (strcmp((*touched)[i], sid) == 0)
       return 0;
-  if (!(nt = rescue_realloc(*touched, ((size_t)*n + 1) * sizeof *nt)))
+  if (RESCUE_ALLOC_GROW(*touched, *n + 1, *cap))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  *touched = nt;
-  if (!(nt[*n] = rescue_strdup(sid)))
+  if (!((*touched)[*n] = rescue_strdup(sid)))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   (*n)++;
   return 0;
@@ -862,7 +857,7 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
   rescue_jdoc *doc = NULL, *cdoc = NULL;
   rescue_buf val = RESCUE_BUF_INIT;
   char **touched = NULL;
-  int n_touched = 0, rc, i, in_txn = 0;
+  int n_touched = 0, cap_touched = 0, rc, i, in_txn = 0;
   memset(res, 0, sizeof *res);
   memset(&a, 0, sizeof a);
   mo = *o;
@@ -897,7 +892,7 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
         (rc = record_decision(st, &d, &val, lead_id, now)))
       goto end;
     res->decisions++;
-    if ((rc = touch_sample(st, &touched, &n_touched, d.sid)))
+    if ((rc = touch_sample(st, &touched, &n_touched, &cap_touched, d.sid)))
       goto end;
   }
   if (!res->decisions) {

@@ -162,7 +162,7 @@ typedef struct xctx {
   rescue_buf a, b; /* cleaning scratch */
   const char **el; /* set element scratch */
   size_t *el_len;
-  int el_cap;
+  int el_cap, el_len_cap;
 } xctx;
 
 /* The cleaned string of a value (corpus/FORMAT.md §6.1) in buffer b; "" for missing. */
@@ -211,21 +211,9 @@ static int set_value(xctx *x, rescue_agree_data *d, const rescue_jnode *list, in
     rc = RESCUE_ENOMEM;
     goto end;
   }
-  if (n > x->el_cap) {
-    const char **ne = rescue_realloc(x->el, (size_t)n * sizeof *ne);
-    size_t *nl;
-    if (!ne) {
-      rc = RESCUE_ENOMEM;
-      goto end;
-    }
-    x->el = ne;
-    nl = rescue_realloc(x->el_len, (size_t)n * sizeof *nl);
-    if (!nl) {
-      rc = RESCUE_ENOMEM;
-      goto end;
-    }
-    x->el_len = nl;
-    x->el_cap = n;
+  if (RESCUE_ALLOC_GROW(x->el, n, x->el_cap) || RESCUE_ALLOC_GROW(x->el_len, n, x->el_len_cap)) {
+    rc = RESCUE_ENOMEM;
+    goto end;
   }
   for (i = 0; i < n; i++) {
     x->el[i] = all.s + offs[2 * i];
@@ -693,7 +681,7 @@ static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, c
   rescue_agree_report tmp;
   int64_t ids[2] = {m, h};
   const char *names[2] = {mname, hname};
-  agree_revision *v, *nr;
+  agree_revision *v;
   long samples = 0;
   int i, rc;
   memset(&tmp, 0, sizeof tmp);
@@ -702,11 +690,9 @@ static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, c
     goto end;
   if (!samples)
     goto end;
-  nr = rescue_realloc(r->rev, ((size_t)r->n_rev + 1) * sizeof *nr);
-  if (!nr)
+  if (RESCUE_ALLOC_GROW(r->rev, r->n_rev + 1, r->cap_rev))
     goto nomem;
-  r->rev = nr;
-  v = &nr[r->n_rev];
+  v = &r->rev[r->n_rev];
   memset(v, 0, sizeof *v);
   v->model = rescue_strdup(mname);
   v->human = rescue_strdup(hname);

@@ -78,15 +78,20 @@ struct rescue_agree_report {
   int n_coders;
   char **coders; /* corpus mode: coder names in order */
   long samples;  /* corpus mode: samples that contributed */
-  int n_fields;
+  int n_fields, cap_fields;
   agree_field *fields;
-  int n_rev;
+  int n_rev, cap_rev;
   agree_revision *rev;
 };
 
 /* Append a field to a report (taking over nothing); returns it or NULL (no memory). */
 agree_field *agree_report_add_field(rescue_agree_report *r, const char *name,
                                     const char *level_name);
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
+void agree_csv_str(rescue_buf *out, const char *s);
+/* A CSV number with full precision ("%.10g"), or nothing when undefined (NaN, infinite). */
+void agree_csv_num(rescue_buf *out, double x);
 
 #pragma GCC visibility pop
 

@@ -394,11 +394,10 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
 
 agree_field *agree_report_add_field(rescue_agree_report *r, const char *name,
                                     const char *level_name) {
-  agree_field *nf = rescue_realloc(r->fields, ((size_t)r->n_fields + 1) * sizeof *nf), *f;
-  if (!nf)
+  agree_field *f;
+  if (RESCUE_ALLOC_GROW(r->fields, r->n_fields + 1, r->cap_fields))
     return NULL;
-  r->fields = nf;
-  f = &nf[r->n_fields];
+  f = &r->fields[r->n_fields];
   memset(f, 0, sizeof *f);
   f->name = rescue_strdup(name);
   f->level_name = rescue_strdup(level_name);
@@ -621,8 +620,8 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
   }
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-static void csv_str(rescue_buf *out, const char *s) {
+/* A CSV field, quoted when it holds a comma, a quote or a line break (agree_int.h). */
+void agree_csv_str(rescue_buf *out, const char *s) {
   if (!strpbrk(s, ",\"\r\n")) {
     rescue_buf_puts(out, s);
     return;
@@ -636,8 +635,8 @@ static void csv_str(rescue_buf *out, const char *s) {
   rescue_buf_putc(out, '"');
 }
 
-/* A number with full precision, or empty when undefined. */
-static void csv_num(rescue_buf *out, double x) {
+/* A CSV number with full precision, or nothing when undefined (agree_int.h). */
+void agree_csv_num(rescue_buf *out, double x) {
   if (!isnan(x) && !isinf(x))
     rescue_buf_printf(out, "%.10g", x);
 }
@@ -651,10 +650,10 @@ void rescue_agree_report_csv(const rescue_agree_report *r, rescue_buf *out) {
     const agree_field *f = &r->fields[i];
     const rescue_agree_result *x = &f->res;
     int text;
-    csv_str(out, f->name);
+    agree_csv_str(out, f->name);
     rescue_buf_putc(out, ',');
     if (!f->data) {
-      csv_str(out, f->level_name);
+      agree_csv_str(out, f->level_name);
       rescue_buf_printf(out, ",,invalid_level,%d,,,,,,,,,,\r\n", r->n_coders);
       continue;
     }
@@ -673,30 +672,30 @@ void rescue_agree_report_csv(const rescue_agree_report *r, rescue_buf *out) {
       }
     }
     rescue_buf_printf(out, "\",%ld,%ld,", x->units, x->pairable_values);
-    csv_num(out, text ? NAN : x->alpha);
+    agree_csv_num(out, text ? NAN : x->alpha);
     rescue_buf_putc(out, ',');
-    csv_num(out, x->has_ci && !text ? x->ci_low : NAN);
+    agree_csv_num(out, x->has_ci && !text ? x->ci_low : NAN);
     rescue_buf_putc(out, ',');
-    csv_num(out, x->has_ci && !text ? x->ci_high : NAN);
+    agree_csv_num(out, x->has_ci && !text ? x->ci_high : NAN);
     rescue_buf_putc(out, ',');
-    csv_num(out, x->percent_agreement);
+    agree_csv_num(out, x->percent_agreement);
     rescue_buf_putc(out, ',');
-    csv_num(out, text ? NAN : x->fleiss_kappa);
+    agree_csv_num(out, text ? NAN : x->fleiss_kappa);
     rescue_buf_putc(out, ',');
-    csv_num(out, text ? NAN : x->gwet_ac1);
+    agree_csv_num(out, text ? NAN : x->gwet_ac1);
     rescue_buf_putc(out, ',');
-    csv_num(out, text ? x->share_identical : NAN);
+    agree_csv_num(out, text ? x->share_identical : NAN);
     rescue_buf_putc(out, ',');
-    csv_num(out, text ? x->token_f1 : NAN);
+    agree_csv_num(out, text ? x->token_f1 : NAN);
     rescue_buf_puts(out, "\r\n");
     for (g = 0; g < x->n_groups; g++) {
       const rescue_agree_group_stat *s = &x->groups[g];
-      csv_str(out, f->name);
+      agree_csv_str(out, f->name);
       rescue_buf_printf(out, ",%s,", rescue_agree_level_name(x->level));
-      csv_str(out, s->name);
+      agree_csv_str(out, s->name);
       rescue_buf_printf(out, ",%s,,%ld,%ld,", rescue_agree_status_name(s->status), s->units,
                         s->pairable_values);
-      csv_num(out, s->alpha);
+      agree_csv_num(out, s->alpha);
       rescue_buf_puts(out, ",,,,,,,\r\n");
     }
   }

@@ -17,6 +17,7 @@
 #endif
 
 #include "agree_int.h"
+#include "prim_int.h"
 #include "rescue_alloc.h"
 
 /*
@@ -110,7 +111,8 @@ static const char *bad_text(const char *s, size_t n, size_t *at) {
   const unsigned char *p = (const unsigned char *)s;
   size_t i = 0;
   while (i < n) {
-    unsigned c = p[i], need, cp, min;
+    unsigned c = p[i];
+    int len;
     if (c < 0x20 || c == 0x7f) {
       *at = i;
       return "control character";
@@ -119,28 +121,11 @@ static const char *bad_text(const char *s, size_t n, size_t *at) {
       i++;
       continue;
     }
-    if ((c & 0xE0) == 0xC0)
-      need = 1, cp = c & 0x1F, min = 0x80;
-    else if ((c & 0xF0) == 0xE0)
-      need = 2, cp = c & 0x0F, min = 0x800;
-    else if ((c & 0xF8) == 0xF0)
-      need = 3, cp = c & 0x07, min = 0x10000;
-    else {
+    if (!(len = rescue_utf8_step(p + i, p + n, NULL))) {
       *at = i;
       return "invalid UTF-8";
     }
-    for (unsigned k = 1; k <= need; k++) {
-      if (i + k >= n || (p[i + k] & 0xC0) != 0x80) {
-        *at = i;
-        return "invalid UTF-8";
-      }
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      *at = i;
-      return "invalid UTF-8";
-    }
-    i += need + 1;
+    i += (size_t)len;
   }
   return NULL;
 }
@@ -344,15 +329,11 @@ static int parse_value(reader *r, const char *line, const char *tok, size_t len,
 ** out of memory (the counts are then as they were).
 */
 static int grow_counts(uint32_t **count, uint32_t *cap, uint32_t need) {
-  uint32_t n = *cap ? *cap : 1024, *c;
-  while (n < need)
-    n = n > UINT32_MAX / 2 ? need : n * 2;
-  if (!(c = rescue_realloc(*count, (size_t)n * sizeof *c)))
+  uint32_t old = *cap;
+  if (RESCUE_ALLOC_GROW(*count, need > 1024 ? need : 1024, *cap))
     return -1;
-  memset(c + *cap, 0, (size_t)(n - *cap) * sizeof *c);
-  rescue_huge_pages(c, (size_t)n * sizeof *c);
-  *count = c;
-  *cap = n;
+  memset(*count + old, 0, (size_t)(*cap - old) * sizeof **count);
+  rescue_huge_pages(*count, (size_t)*cap * sizeof **count);
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agree_int.h"
 #include "rescue_agree.h"
 #include "rescue_alloc.h"
 #include "strmap_int.h"
@@ -591,26 +592,10 @@ void rescue_unitize_result_text(const rescue_unitize *u, const rescue_unitize_re
   }
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line break. */
-static void csv_str(rescue_buf *out, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    rescue_buf_puts(out, s);
-    return;
-  }
-  rescue_buf_putc(out, '"');
-  for (; *s; s++) {
-    if (*s == '"')
-      rescue_buf_putc(out, '"');
-    rescue_buf_putc(out, *s);
-  }
-  rescue_buf_putc(out, '"');
-}
-
 /* ",x" with x empty when undefined. */
-static void csv_num(rescue_buf *out, double x) {
+static void csv_comma_num(rescue_buf *out, double x) {
   rescue_buf_putc(out, ',');
-  if (!isnan(x) && !isinf(x))
-    rescue_buf_printf(out, "%.10g", x);
+  agree_csv_num(out, x);
 }
 
 void rescue_unitize_result_csv(const rescue_unitize *u, const rescue_unitize_result *r,
@@ -619,18 +604,18 @@ void rescue_unitize_result_csv(const rescue_unitize *u, const rescue_unitize_res
   rescue_buf_puts(out, "category,status,coders,units,merges,alpha_u,d_o,d_e\r\n");
   rescue_buf_printf(out, ",%s,%d,%ld,%ld", rescue_agree_status_name(r->status), r->n_coders,
                     r->units, r->merges);
-  csv_num(out, r->alpha);
-  csv_num(out, r->d_o);
-  csv_num(out, r->d_e);
+  csv_comma_num(out, r->alpha);
+  csv_comma_num(out, r->d_o);
+  csv_comma_num(out, r->d_e);
   rescue_buf_puts(out, "\r\n");
   for (i = 0; i < r->n_categories; i++) {
     const rescue_unitize_category_stat *c = &r->categories[i];
-    csv_str(out, rescue_unitize_category_name(u, c->category));
+    agree_csv_str(out, rescue_unitize_category_name(u, c->category));
     rescue_buf_printf(out, ",%s,%d,%ld,%ld", rescue_agree_status_name(c->status), c->coders,
                       c->units, c->merges);
-    csv_num(out, c->alpha);
-    csv_num(out, c->d_o);
-    csv_num(out, c->d_e);
+    csv_comma_num(out, c->alpha);
+    csv_comma_num(out, c->d_o);
+    csv_comma_num(out, c->d_e);
     rescue_buf_puts(out, "\r\n");
   }
 }

@@ -147,13 +147,8 @@ int rescue_annotator_list(rescue_store *st, rescue_annotator_info **out, int *n,
     return rescue_store_err(st)->code;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     rescue_annotator_info *a;
-    if (k == cap) {
-      rescue_annotator_info *nl =
-          rescue_realloc(list, (size_t)(cap = cap ? cap * 2 : 8) * sizeof *nl);
-      if (!nl)
-        break;
-      list = nl;
-    }
+    if (RESCUE_ALLOC_GROW(list, k + 1, cap))
+      break;
     a = &list[k];
     memset(a, 0, sizeof *a);
     a->id = sqlite3_column_int64(s, 0);
@@ -234,12 +229,8 @@ int rescue_assigned_samples(rescue_store *st, int64_t annotator_id, char ***ids,
     return rescue_store_err(st)->code;
   rescue_bind_int(s, ":annotator_id", annotator_id);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (k == cap) {
-      char **nv = rescue_realloc(v, (size_t)(cap = cap ? cap * 2 : 16) * sizeof *nv);
-      if (!nv)
-        break;
-      v = nv;
-    }
+    if (RESCUE_ALLOC_GROW(v, k + 1, cap))
+      break;
     if (!(v[k] = col_dup(s, 0)))
       break;
     k++;

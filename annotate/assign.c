@@ -16,8 +16,8 @@
 
 typedef struct agroup {
   char *name;
-  int family; /* scenario: any sample reads as family */
-  int n;      /* samples */
+  int family;      /* scenario: any sample reads as family */
+  int n, cap_refs; /* samples */
   int64_t *refs;
   int order; /* position after the seeded shuffle */
   int twice; /* goes to two annotators */
@@ -50,7 +50,6 @@ static int collect(rescue_store *st, agroup **out, int *n_out, long *samples) {
     return rc;
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
     agroup *cur = NULL;
-    int64_t *nr;
     if (strcmp(s->status, "discarded") == 0)
       continue;
     for (i = n - 1; i >= 0 && !cur; i--)
@@ -65,10 +64,8 @@ static int collect(rescue_store *st, agroup **out, int *n_out, long *samples) {
         goto nomem;
       n++;
     }
-    nr = rescue_realloc(cur->refs, (size_t)(cur->n + 1) * sizeof *nr);
-    if (!nr)
+    if (RESCUE_ALLOC_GROW(cur->refs, cur->n + 1, cur->cap_refs))
       goto nomem;
-    cur->refs = nr;
     cur->refs[cur->n++] = s->ref;
     cur->family |= strcmp(rescue_sample_scenario(rescue_store_scheme(st), s), "family") == 0;
     (*samples)++;

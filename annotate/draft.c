@@ -381,7 +381,7 @@ static int match_row(const d_request *r, const rescue_jnode *row) {
 }
 
 typedef struct d_check {
-  int n_findings;
+  int n_findings, cap_findings;
   char **findings;   /* owned */
   int *bad;          /* per requested row (index pos - from): 1 when it has an error */
   int *answered;     /* per requested row: 1 when the answer has it */
@@ -403,11 +403,9 @@ static void check_free(d_check *c) {
 }
 
 static int add_finding(d_check *c, const char *text) {
-  char **nf = rescue_realloc(c->findings, (size_t)(c->n_findings + 1) * sizeof *nf);
-  if (!nf)
+  if (RESCUE_ALLOC_GROW(c->findings, c->n_findings + 1, c->cap_findings))
     return -1;
-  c->findings = nf;
-  if (!(nf[c->n_findings] = rescue_strdup(text)))
+  if (!(c->findings[c->n_findings] = rescue_strdup(text)))
     return -1;
   c->n_findings++;
   return 0;
@@ -698,7 +696,7 @@ static void keep_answer(d_run *R, d_request *r, rescue_draft_outcome *o, d_check
   o->findings = best->findings;
   o->n_findings = best->n_findings;
   best->findings = NULL;
-  best->n_findings = 0;
+  best->n_findings = best->cap_findings = 0;
 }
 
 /* One request, start to finish (a worker): the prompt, the attempts, what can be stored. */
@@ -800,7 +798,7 @@ static int load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t mo
   rescue_sample_iter *it = NULL;
   const rescue_sample *s;
   d_sample *list = NULL;
-  int n = 0, rc, i;
+  int n = 0, cap = 0, rc, i;
   rescue_buf b = RESCUE_BUF_INIT;
   rescue_jdoc *doc = rescue_jdoc_new();
   if (!doc)
@@ -808,16 +806,15 @@ static int load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t mo
   if ((rc = rescue_sample_iter_new(st, &v, o->samples, o->n_samples, &it)))
     goto end;
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
-    d_sample *d, *nl;
+    d_sample *d;
     const rescue_jnode *head, *given;
     rescue_jerror je;
     if ((strcmp(s->status, "discarded") == 0 && o->n_samples == 0) || s->n == 0)
       continue;
-    if (!(nl = rescue_realloc(list, (size_t)(n + 1) * sizeof *nl))) {
+    if (RESCUE_ALLOC_GROW(list, n + 1, cap)) {
       rc = RESCUE_ENOMEM;
       break;
     }
-    list = nl;
     d = &list[n++];
     memset(d, 0, sizeof *d);
     d->sample_id = rescue_strdup(s->sample_id);
@@ -962,7 +959,7 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
   rescue_buf *mine = NULL;
   int64_t request_id, rowset = 0;
   char now[32];
-  int rc, i;
+  int rc, i, cap_findings = o->n_findings; /* o->findings holds at least n_findings */
   if ((rc = rescue_store_begin(st)))
     return rc;
   if (!(q = rescue_store_stmt(st, "sample_find"))) {
@@ -1030,14 +1027,9 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
       /* a type error the lint rules let through: keep the row back, say why */
       char line[1200];
       snprintf(line, sizeof line, "row %d: error: %s", r->store_pos[i], e.msg);
-      {
-        char **nf = rescue_realloc(o->findings, (size_t)(o->n_findings + 1) * sizeof *nf);
-        if (nf) {
-          o->findings = nf;
-          if ((nf[o->n_findings] = rescue_strdup(line)) != NULL)
-            o->n_findings++;
-        }
-      }
+      if (!RESCUE_ALLOC_GROW(o->findings, o->n_findings + 1, cap_findings) &&
+          (o->findings[o->n_findings] = rescue_strdup(line)) != NULL)
+        o->n_findings++;
       rescue_row_input_clear(&in);
       continue;
     }

@@ -209,14 +209,8 @@ static int tier_add_key(etier *t, const char *key) {
   int r = eaf_smap_put(&t->key_ix, key, 1);
   if (r)
     return r < 0 ? -1 : 0;
-  if (t->n_keys == t->cap_keys) {
-    int nc = t->cap_keys ? t->cap_keys * 2 : 16;
-    const char **nk = rescue_realloc(t->keys, (size_t)nc * sizeof *nk);
-    if (!nk)
-      return -1;
-    t->keys = nk;
-    t->cap_keys = nc;
-  }
+  if (RESCUE_ALLOC_GROW(t->keys, t->n_keys + 1, t->cap_keys))
+    return -1;
   t->keys[t->n_keys++] = key;
   return 0;
 }
@@ -300,14 +294,8 @@ static int tier_for_row(layout *L, const erow *e, int *n_groups, int *cap_tiers,
       overflow++;
   if (group < 0)
     group = (*n_groups)++;
-  if (L->n_tiers == *cap_tiers) {
-    int nc = *cap_tiers ? *cap_tiers * 2 : 8;
-    etier *nt = rescue_realloc(L->tiers, (size_t)nc * sizeof *nt);
-    if (!nt)
-      return -1;
-    L->tiers = nt;
-    *cap_tiers = nc;
-  }
+  if (RESCUE_ALLOC_GROW(L->tiers, L->n_tiers + 1, *cap_tiers))
+    return -1;
   t = &L->tiers[L->n_tiers++];
   memset(t, 0, sizeof *t);
   t->speaker = e->speaker;
@@ -796,15 +784,9 @@ static int group_fields(const layout *L, int k, const eaf_smap *pos, int *head, 
       if (c != EAF_STR && c != EAF_JSON && c != EAF_LIST_STR && c != EAF_LIST_JSON)
         continue;
       f = eaf_smap_get(pos, m->key);
-      if (n_ent == cap_ent) {
-        int nc = cap_ent ? cap_ent * 2 : 64;
-        field_ent *ne = rescue_realloc(*ents, (size_t)nc * sizeof *ne);
-        if (!ne) {
-          rescue_free(tail);
-          return RESCUE_ENOMEM;
-        }
-        *ents = ne;
-        cap_ent = nc;
+      if (RESCUE_ALLOC_GROW(*ents, n_ent + 1, cap_ent)) {
+        rescue_free(tail);
+        return RESCUE_ENOMEM;
       }
       (*ents)[n_ent] = (field_ent){i, -1, m, c};
       if (tail[f] < 0)
@@ -1092,32 +1074,18 @@ typedef struct media_map {
   char **ids, **paths;
   int *has_span;
   double *start;
-  int n, cap;
+  int n, cap_ids, cap_paths, cap_span, cap_start; /* each array grows on its own */
 } media_map;
 
 static int media_collect(void *arg, const rescue_media_entry *e) {
   media_map *m = arg;
   if (!e->sample_id)
     return 0;
-  if (m->n == m->cap) {
-    int nc = m->cap ? m->cap * 2 : 16;
-    char **ni = rescue_realloc(m->ids, (size_t)nc * sizeof *ni);
-    char **np = ni ? rescue_realloc(m->paths, (size_t)nc * sizeof *np) : NULL;
-    int *nh;
-    double *ns;
-    if (ni)
-      m->ids = ni;
-    if (np)
-      m->paths = np;
-    nh = np ? rescue_realloc(m->has_span, (size_t)nc * sizeof *nh) : NULL;
-    if (nh)
-      m->has_span = nh;
-    ns = nh ? rescue_realloc(m->start, (size_t)nc * sizeof *ns) : NULL;
-    if (!ns)
-      return 1;
-    m->start = ns;
-    m->cap = nc;
-  }
+  if (RESCUE_ALLOC_GROW(m->ids, m->n + 1, m->cap_ids) ||
+      RESCUE_ALLOC_GROW(m->paths, m->n + 1, m->cap_paths) ||
+      RESCUE_ALLOC_GROW(m->has_span, m->n + 1, m->cap_span) ||
+      RESCUE_ALLOC_GROW(m->start, m->n + 1, m->cap_start))
+    return 1;
   m->ids[m->n] = rescue_strdup(e->sample_id);
   m->paths[m->n] = rescue_strdup(e->resolved ? e->resolved : e->path);
   m->has_span[m->n] = e->has_span;
@@ -1248,87 +1216,99 @@ static int write_with_media(const rescue_scheme *sc, const rescue_sample *s,
   return rc;
 }
 
+/* What the steps of rescue_export_eaf's export loop share. */
+typedef struct eaf_ctx {
+  rescue_store *st;
+  const char *out_dir;
+  const rescue_eaf_export_opts *o;
+  rescue_eaf_export_result *res;
+  rescue_error *err;
+  rescue_output *dest;
+  media_map media;
+  char *abs_out;
+  rescue_buf doc, path;
+  char date[40];
+} eaf_ctx;
+
+/* The export loop's begin: open the output folder (staged, renamed at the end). */
+static int eaf_begin(void *arg) {
+  eaf_ctx *c = arg;
+  return rescue_output_begin(c->out_dir, 1, c->o->force, &c->dest, c->err);
+}
+
+/* The export loop's step: write sample s to <out>/<sample_id>.eaf. 0 or an error code. */
+static int eaf_each(void *arg, const rescue_sample *s) {
+  eaf_ctx *c = arg;
+  rescue_eaf_write_opts wo = {.date = c->date, .annotator = c->o->annotator};
+  long fine = 0;
+  int rc;
+  rescue_buf_reset(&c->doc);
+  if ((rc = write_with_media(rescue_store_scheme(c->st), s, &wo, &c->media, c->abs_out, &c->doc,
+                             &fine, c->err)))
+    return rc;
+  rescue_buf_reset(&c->path);
+  rescue_buf_printf(&c->path, "%s/%s.eaf", rescue_output_path(c->dest), s->sample_id);
+  if (!rescue_buf_ok(&c->path))
+    return rescue_seterr(c->err, RESCUE_ENOMEM, NULL);
+  if ((rc = write_file(c->path.s, c->doc.s, c->doc.len, c->err)))
+    return rc;
+  c->res->samples++;
+  c->res->rows += s->n;
+  c->res->fine_times += fine;
+  return 0;
+}
+
 int rescue_export_eaf(rescue_store *st, const char *out_dir, const rescue_eaf_export_opts *o,
                       rescue_eaf_export_result *res) {
-  rescue_error *err = rescue_store_err(st);
-  const rescue_scheme *sc = rescue_store_scheme(st);
   rescue_eaf_export_result dummy;
-  rescue_sample_iter *it = NULL;
-  rescue_output *dest = NULL;
-  rescue_buf doc = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT;
-  char *abs_out = NULL;
-  media_map media;
-  const rescue_sample *s;
-  char date[40];
-  long total = 0, done = 0;
+  eaf_ctx c = {.st = st,
+               .out_dir = out_dir,
+               .o = o,
+               .err = rescue_store_err(st),
+               .doc = RESCUE_BUF_INIT,
+               .path = RESCUE_BUF_INIT};
+  rescue_export_loop loop = {.view = &o->view,
+                             .samples = o->samples,
+                             .n_samples = o->n_samples,
+                             .include_discarded = o->include_discarded,
+                             .progress_every = 16,
+                             .progress = o->progress,
+                             .progress_arg = o->progress_arg,
+                             .begin = eaf_begin,
+                             .each = eaf_each,
+                             .arg = &c};
+  rescue_export_tally tally;
   int rc;
 
-  memset(&media, 0, sizeof media);
   if (!res)
     res = &dummy;
   memset(res, 0, sizeof *res);
+  c.res = res;
   if (o->date) {
-    snprintf(date, sizeof date, "%s", o->date);
+    snprintf(c.date, sizeof c.date, "%s", o->date);
   } else {
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+    strftime(c.date, sizeof c.date, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
   }
-  if ((rc = rescue_media_list(st, media_collect, &media, NULL)))
+  if ((rc = rescue_media_list(st, media_collect, &c.media, NULL)))
     goto fail;
-  if (media.n)
-    abs_out = absolute(out_dir);
-  if ((rc = rescue_sample_iter_new(st, &o->view, o->samples, o->n_samples, &it)))
+  if (c.media.n)
+    c.abs_out = absolute(out_dir);
+  rc = rescue_export_each(st, &loop, &tally);
+  res->discarded = tally.discarded;
+  res->incomplete = tally.incomplete;
+  if (rc)
     goto fail;
-  if ((rc = rescue_store_sample_count(st, &total)))
-    goto fail;
-  if (o->n_samples)
-    total = o->n_samples;
-  if ((rc = rescue_output_begin(out_dir, 1, o->force, &dest, err)))
-    goto fail;
-  while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
-    rescue_eaf_write_opts wo = {.date = date, .annotator = o->annotator};
-    long fine = 0;
-    done++;
-    if (o->progress && (done & 15) == 0)
-      o->progress(o->progress_arg, (uint64_t)done, (uint64_t)total);
-    if (!o->include_discarded && strcmp(s->status, "discarded") == 0) {
-      res->discarded++;
-      continue;
-    }
-    if (!s->complete) {
-      res->incomplete++;
-      continue;
-    }
-    rescue_buf_reset(&doc);
-    if ((rc = write_with_media(sc, s, &wo, &media, abs_out, &doc, &fine, err)))
-      goto fail;
-    rescue_buf_reset(&path);
-    rescue_buf_printf(&path, "%s/%s.eaf", rescue_output_path(dest), s->sample_id);
-    if (!rescue_buf_ok(&path)) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto fail;
-    }
-    if ((rc = write_file(path.s, doc.s, doc.len, err)))
-      goto fail;
-    res->samples++;
-    res->rows += s->n;
-    res->fine_times += fine;
-  }
-  if (rc < 0)
-    goto fail;
-  if (o->progress)
-    o->progress(o->progress_arg, (uint64_t)total, (uint64_t)total);
-  rc = rescue_output_commit(&dest, err);
+  rc = rescue_output_commit(&c.dest, c.err);
   goto end;
 fail:
-  rescue_output_abort(&dest);
+  rescue_output_abort(&c.dest);
 end:
-  rescue_sample_iter_free(&it);
-  rescue_buf_clear(&doc);
-  rescue_buf_clear(&path);
-  rescue_free(abs_out);
-  media_free(&media);
+  rescue_buf_clear(&c.doc);
+  rescue_buf_clear(&c.path);
+  rescue_free(c.abs_out);
+  media_free(&c.media);
   return rc;
 }

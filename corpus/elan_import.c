@@ -89,16 +89,11 @@ typedef struct eaf {
   int *tail_same;     /* ... and, on a chain's first child, its last one */
 } eaf;
 
+/* Room for one more element in arr (n of cap used), or RESCUE_ENOMEM from the function. */
 #define GROW(arr, n, cap)                                                                          \
   do {                                                                                             \
-    if ((n) == (cap)) {                                                                            \
-      int nc_ = (cap) ? (cap)*2 : 64;                                                              \
-      void *np_ = rescue_realloc((arr), (size_t)nc_ * sizeof *(arr));                              \
-      if (!np_)                                                                                    \
-        return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);                                         \
-      (arr) = np_;                                                                                 \
-      (cap) = nc_;                                                                                 \
-    }                                                                                              \
+    if (RESCUE_ALLOC_GROW(arr, (size_t)(n) + 1, cap))                                              \
+      return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);                                           \
   } while (0)
 
 static int bad(eaf *E, xmlNodePtr n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

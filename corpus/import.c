@@ -385,18 +385,11 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
     return bad_at(im, file, line0, text, len, rows->offset, "rows is not a list");
 
   if (rows) {
-    if ((int)rows->len > im->cap_rows) {
-      int nc = im->cap_rows ? im->cap_rows : 64;
-      rescue_row_input *nr;
-      while (nc < (int)rows->len)
-        nc *= 2;
-      nr = rescue_realloc(im->rows, (size_t)nc * sizeof *nr);
-      if (!nr)
-        return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-      memset(nr + im->cap_rows, 0, (size_t)(nc - im->cap_rows) * sizeof *nr);
-      im->rows = nr;
-      im->cap_rows = nc;
-    }
+    int old_cap = im->cap_rows;
+    if (RESCUE_ALLOC_GROW(im->rows, rows->len, im->cap_rows))
+      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    if (im->cap_rows > old_cap)
+      memset(im->rows + old_cap, 0, (size_t)(im->cap_rows - old_cap) * sizeof *im->rows);
     for (c = rows->child; c; c = c->next, n++) {
       const rescue_jnode *badnode = NULL;
       rescue_error e;
@@ -499,14 +492,9 @@ static int import_jsonl(importer *im, const char *path) {
                            path, line + 1, im->max_value);
         break;
       }
-      if (end == cap) {
-        char *nb = rescue_realloc(buf, cap * 2);
-        if (!nb) {
-          rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-          break;
-        }
-        buf = nb;
-        cap *= 2;
+      if (end == cap && RESCUE_ALLOC_GROW(buf, cap + 1, cap)) {
+        rc = rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+        break;
       }
       got = fread(buf + end, 1, cap - end, f);
       if (got == 0) {
@@ -689,14 +677,8 @@ typedef struct path_list {
 } path_list;
 
 static int path_push(path_list *l, const char *p) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 64;
-    char **nv = rescue_realloc(l->v, cap * sizeof *nv);
-    if (!nv)
-      return -1;
-    l->v = nv;
-    l->cap = cap;
-  }
+  if (RESCUE_ALLOC_GROW(l->v, l->n + 1, l->cap))
+    return -1;
   if (!(l->v[l->n] = rescue_strdup(p)))
     return -1;
   l->n++;

@@ -35,28 +35,16 @@ static int scan_push(jf_scan *s, size_t i) {
     s->depth -= STACK_MAX / 2;
     s->dropped += STACK_MAX / 2;
   }
-  if (s->depth == s->cap) {
-    size_t nc = s->cap ? s->cap * 2 : 64;
-    size_t *ns = rescue_realloc(s->stack, nc * sizeof *ns);
-    if (!ns)
-      return -1;
-    s->stack = ns;
-    s->cap = nc;
-  }
+  if (RESCUE_ALLOC_GROW(s->stack, s->depth + 1, s->cap))
+    return -1;
   s->stack[s->depth++] = i;
   return 0;
 }
 
 /* Record the balanced span [open, close]; -1 when out of memory. */
 static int scan_span(jf_scan *s, size_t open, size_t close) {
-  if (s->n == s->spans_cap) {
-    size_t nc = s->spans_cap ? s->spans_cap * 2 : 16;
-    jf_span *ns = rescue_realloc(s->spans, nc * sizeof *ns);
-    if (!ns)
-      return -1;
-    s->spans = ns;
-    s->spans_cap = nc;
-  }
+  if (RESCUE_ALLOC_GROW(s->spans, s->n + 1, s->spans_cap))
+    return -1;
   s->spans[s->n].open = open;
   s->spans[s->n].close = close;
   s->n++;

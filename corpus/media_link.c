@@ -121,14 +121,8 @@ static int map_line(rescue_media_map *map, int *cap, const char *path, const cha
   if (!*fields[1])
     return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%d: empty video path", path, lineno,
                          col[1]);
-  if (map->n == *cap) {
-    int nc = *cap ? *cap * 2 : 64;
-    rescue_media_link *nl = rescue_realloc(map->links, (size_t)nc * sizeof *nl);
-    if (!nl)
-      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    map->links = nl;
-    *cap = nc;
-  }
+  if (RESCUE_ALLOC_GROW(map->links, map->n + 1, *cap))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   lk = &map->links[map->n];
   memset(lk, 0, sizeof *lk);
   lk->sample_id = fields[0];

@@ -41,14 +41,8 @@ typedef struct file_list {
 
 /* Append a copy of s; 0 or -1 when out of memory. */
 static int file_list_add(file_list *l, const char *s) {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    char **nv = rescue_realloc(l->v, (size_t)cap * sizeof *nv);
-    if (!nv)
-      return -1;
-    l->v = nv;
-    l->cap = cap;
-  }
+  if (RESCUE_ALLOC_GROW(l->v, l->n + 1, l->cap))
+    return -1;
   if (!(l->v[l->n] = rescue_strdup(s)))
     return -1;
   l->n++;

@@ -74,17 +74,9 @@ static int session_new(rescue_server *s, int64_t annotator_id, srv_session *out)
   x.annotator_id = annotator_id;
   x.last_used = time(NULL);
   pthread_mutex_lock(&s->sess_mu);
-  if (s->n_sessions == s->cap_sessions) {
-    int nc = s->cap_sessions ? s->cap_sessions * 2 : 16;
-    srv_session *n = rescue_realloc(s->sessions, (size_t)nc * sizeof *n);
-    if (n) {
-      s->sessions = n;
-      s->cap_sessions = nc;
-    } else {
-      rc = -1;
-    }
-  }
-  if (!rc)
+  if (RESCUE_ALLOC_GROW(s->sessions, s->n_sessions + 1, s->cap_sessions))
+    rc = -1;
+  else
     s->sessions[s->n_sessions++] = x;
   pthread_mutex_unlock(&s->sess_mu);
   *out = x;
