@@ -1158,24 +1158,6 @@ static void relative_path(rescue_buf *b, const char *from, const char *to) {
   rescue_buf_puts(b, to + common);
 }
 
-static int write_file(const char *path, const char *data, size_t len, rescue_error *err) {
-  FILE *f;
-  if (rescue_make_parents(path) != 0)
-    return rescue_seterr(err, RESCUE_EIO, "cannot create the folder of '%s': %s", path,
-                         strerror(errno));
-  f = fopen(path, "wb");
-  if (!f)
-    return rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", path, strerror(errno));
-  if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-    int e = errno;
-    fclose(f);
-    return rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", path, strerror(e));
-  }
-  if (fclose(f) != 0)
-    return rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", path, strerror(errno));
-  return 0;
-}
-
 /*
 ** Append sample s's document to doc, with a MEDIA_DESCRIPTOR when the sample has a video
 ** in media: its absolute path, and its path relative to the folder the .eaf lands in
@@ -1250,7 +1232,7 @@ static int eaf_each(void *arg, const rescue_sample *s) {
   rescue_buf_printf(&c->path, "%s/%s.eaf", rescue_output_path(c->dest), s->sample_id);
   if (!rescue_buf_ok(&c->path))
     return rescue_seterr(c->err, RESCUE_ENOMEM, NULL);
-  if ((rc = write_file(c->path.s, c->doc.s, c->doc.len, c->err)))
+  if ((rc = rescue_output_put_file(c->path.s, c->doc.s, c->doc.len, c->err)))
     return rc;
   c->res->samples++;
   c->res->rows += s->n;

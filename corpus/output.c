@@ -450,12 +450,34 @@ void rescue_output_abort(rescue_output **op) {
 
 /* ---- one file, all or nothing ---- */
 
+int rescue_output_put_file(const char *path, const void *data, size_t len, rescue_error *err) {
+  FILE *f;
+  if (rescue_make_parents(path) != 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot create the folder of '%s': %s", path,
+                         strerror(errno));
+  f = fopen(path, "wb");
+  if (!f)
+    return rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", path, strerror(errno));
+  if ((len && fwrite(data, 1, len, f) != len) || fflush(f) != 0) {
+    int e = errno;
+    fclose(f);
+    return rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", path, strerror(e));
+  }
+  if (fclose(f) != 0)
+    return rescue_seterr(err, RESCUE_EIO, "writing '%s': %s", path, strerror(errno));
+  return 0;
+}
+
 char *rescue_file_tmpname(const char *path) {
   const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
   size_t dir = (size_t)(name - path), n = strlen(path) + 32;
   char *t = rescue_malloc(n);
+  /* "." + name + "." + pid (at most 10 digits) + ".part" must fit in 255 bytes, the limit
+     of one name on Linux file systems: a longer name is cut (the temporary is still ours:
+     hidden, with our pid, ending in .part) */
+  int keep = (int)strlen(name) > 200 ? 200 : (int)strlen(name);
   if (t)
-    snprintf(t, n, "%.*s.%s.%ld.part", (int)dir, path, name, (long)getpid());
+    snprintf(t, n, "%.*s.%.*s.%ld.part", (int)dir, path, keep, name, (long)getpid());
   return t;
 }
 

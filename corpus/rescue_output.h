@@ -47,6 +47,14 @@ int rescue_make_parents(const char *file_path);
 int rescue_output_digest(const char *path, char hex[65], rescue_error *err);
 
 /*
+** Write one whole file inside a staged output (rescue_output_begin's temporary folder):
+** its parent folders are made, the bytes written and flushed; the output's commit makes
+** them durable and puts them in place all at once, so no temporary name is needed here.
+** 0, or RESCUE_EIO with the file and the reason on err.
+*/
+int rescue_output_put_file(const char *path, const void *data, size_t len, rescue_error *err);
+
+/*
 ** One file replaced all or nothing, for files written outside a rescue_output (a clip, a
 ** manifest): the new content goes to a temporary name in the same folder, reaches the disk,
 ** and is renamed over the path; a failed or killed writer leaves the old file as it was.

@@ -11,14 +11,6 @@
 #include "rescue_export.h"
 #include "rescue_output.h"
 
-/* Write len bytes to a new file at path (parents created), flushed to disk. */
-static int write_file(const char *path, const char *data, size_t len, rescue_error *err) {
-  if (rescue_make_parents(path) != 0)
-    return rescue_seterr(err, RESCUE_EIO, "cannot create the folder of '%s': %s", path,
-                         strerror(errno));
-  return rescue_file_write_atomic(path, data, len, err);
-}
-
 /*
 ** Why a data-root import would not read the file of this sample_id back (it skips names
 ** that start with '.' and files named manifest.json), or NULL when it would.
@@ -91,7 +83,7 @@ static int write_sample(void *arg, const rescue_sample *s) {
     rescue_buf_printf(&c->path, "%s/%s.json", c->root, s->sample_id);
     if (!rescue_buf_ok(&c->path))
       return rescue_seterr(c->err, RESCUE_ENOMEM, NULL);
-    if ((rc = write_file(c->path.s, c->line.s, c->line.len, c->err)))
+    if ((rc = rescue_output_put_file(c->path.s, c->line.s, c->line.len, c->err)))
       return rc;
   } else if (fwrite(c->line.s, 1, c->line.len, c->f) != c->line.len) {
     return rescue_seterr(c->err, RESCUE_EIO, "writing '%s': %s", c->out, strerror(errno));

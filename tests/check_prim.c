@@ -457,6 +457,22 @@ START_TEST(test_atomic_write) {
   snprintf(want, sizeof want, ".c.%ld.part", (long)getpid());
   ck_assert_str_eq(t = rescue_file_tmpname("c"), want);
   rescue_free(t);
+  /* a 250-byte name (the limit is 255): the temporary's name is cut to fit, and the
+     write goes through */
+  {
+    char longname[251];
+    const char *lp;
+    memset(longname, 'n', 250);
+    longname[250] = 0;
+    lp = tu_path(dir, longname);
+    t = rescue_file_tmpname(lp);
+    ck_assert_uint_le(strlen(strrchr(t, '/') + 1), 255);
+    rescue_free(t);
+    ck_assert_int_eq(rescue_file_write_atomic(lp, "long", 4, &err), 0);
+    ck_assert_str_eq(got = tu_read(lp, &len), "long");
+    free(got);
+    ck_assert_int_eq(unlink(lp), 0);
+  }
   /* a new file, then replaced; no temporary left */
   ck_assert_int_eq(rescue_file_write_atomic(path, "first\n", 6, &err), 0);
   ck_assert_str_eq(got = tu_read(path, &len), "first\n");
