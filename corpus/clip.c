@@ -1126,27 +1126,13 @@ static void report(runner *rn, rescue_clip_status *stt, double t0, const job *fi
   o->status(o->status_arg, stt);
 }
 
-int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result *res) {
-  rescue_clip_result dummy;
-  rescue_sample_iter *it = NULL;
-  const rescue_sample *smp;
-  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
-  runner rn;
-  pthread_t *tids = NULL;
-  int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1, started = 0, cap = 0, recorded = 0;
-  int lock_fd = -1;
-  rescue_clip_status stt;
-  double t0 = now_sec();
-  uint64_t total_rows = 0, done_rows = 0;
-  rescue_error *err = rescue_store_err(st);
-
-  if (!res)
-    res = &dummy;
-  memset(res, 0, sizeof *res);
-  memset(&rn, 0, sizeof rn);
-  rn.st = st;
-  rn.o = o;
-  rn.res = res;
+/*
+** Check the options of rescue_clip() that do not need the store or the
+** disk: the shard, the pad and the chosen rows. Returns 0, or
+** RESCUE_EINVAL with the message on err.
+*/
+static int check_opts(const rescue_clip_opts *o, rescue_error *err) {
+  int i;
   if (o->shard_n < 0 || (o->shard_n > 0 && (o->shard_i < 1 || o->shard_i > o->shard_n)))
     return rescue_seterr(err, RESCUE_EINVAL, "shard %d/%d is not i/n with 1 <= i <= n", o->shard_i,
                          o->shard_n);
@@ -1157,23 +1143,27 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   for (i = 0; o->rows && i < o->n_rows; i++)
     if (o->rows[i] < 1)
       return rescue_seterr(err, RESCUE_EINVAL, "%d is not a row (rows count from 1)", o->rows[i]);
-  memset(&stt, 0, sizeof stt);
-  if (make_dir(o->out) != 0)
-    return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
-  if ((rc = lock_out(o->out, &lock_fd, err)))
-    return rc;
-  rn.out_abs = realpath(o->out, NULL);
-  rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
-  if (!rn.out_abs || !rn.base_abs) {
-    rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use the path base '%s': %s",
-                       o->path_base ? o->path_base : o->out, strerror(errno));
-    goto end;
-  }
-  rn.threads = nthreads > 1 ? 1 : 0;
-  rn.settled = 0;
+  return 0;
+}
 
-  /* read every job first: workers never touch the store */
-  if ((rc = rescue_sample_iter_new(st, &view, o->samples, o->n_samples, &it)))
+/*
+** Read every job of the run into rn->jobs before any worker starts (workers
+** never touch the store): skips discarded samples and those of other shards,
+** counts samples without media, and adds the rows to cut to stt->rows_total
+** and to *total_rows (rows plus one per sample, for the progress callback).
+** Returns 0 or a negative error code with the message on the store's handle;
+** the jobs read so far stay in rn->jobs for the caller to free.
+*/
+static int gather_jobs(runner *rn, rescue_clip_status *stt, uint64_t *total_rows) {
+  const rescue_clip_opts *o = rn->o;
+  rescue_clip_result *res = rn->res;
+  rescue_error *err = rescue_store_err(rn->st);
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
+  int rc, i, cap = 0;
+
+  if ((rc = rescue_sample_iter_new(rn->st, &view, o->samples, o->n_samples, &it)))
     goto end;
   while ((rc = rescue_sample_iter_next(it, &smp)) == 1) {
     job *j;
@@ -1184,13 +1174,13 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         rescue_fnv1a64(smp->sample_id) % (uint64_t)o->shard_n != (uint64_t)(o->shard_i - 1))
       continue;
     res->samples++;
-    if (RESCUE_ALLOC_GROW(rn.jobs, rn.n_jobs + 1, cap)) {
+    if (RESCUE_ALLOC_GROW(rn->jobs, rn->n_jobs + 1, cap)) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
       goto end;
     }
-    j = &rn.jobs[rn.n_jobs];
+    j = &rn->jobs[rn->n_jobs];
     memset(j, 0, sizeof *j);
-    has = load_job(&rn, smp, j);
+    has = load_job(rn, smp, j);
     if (has < 0) {
       job_free(j);
       rc = has;
@@ -1218,39 +1208,31 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         job_free(j);
         goto end;
       }
-    total_rows += (uint64_t)j->n_rows + 1;
-    stt.rows_total += o->rows ? (uint64_t)o->n_rows
-                              : (uint64_t)j->n_rows + (j->has_span && o->mode != RESCUE_CLIP_AUDIO);
-    rn.n_jobs++;
+    *total_rows += (uint64_t)j->n_rows + 1;
+    stt->rows_total += o->rows
+                           ? (uint64_t)o->n_rows
+                           : (uint64_t)j->n_rows + (j->has_span && o->mode != RESCUE_CLIP_AUDIO);
+    rn->n_jobs++;
   }
+end:
   rescue_sample_iter_free(&it);
-  if (rc < 0)
-    goto end;
-  rc = 0;
+  return rc < 0 ? rc : 0;
+}
 
-  pthread_mutex_init(&rn.mu, NULL);
-  pthread_cond_init(&rn.cv, NULL);
-  tids = rescue_calloc((size_t)nthreads, sizeof *tids);
-  if (!tids) {
-    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    goto destroy;
-  }
-  /* fewer samples than workers: the spare ones cut parts of a sample's rows */
-  rn.split = rn.n_jobs > 0 && nthreads > rn.n_jobs ? nthreads / rn.n_jobs : 1;
-  for (i = 0; i < nthreads && i < rn.n_jobs; i++)
-    if (pthread_create(&tids[i], NULL, worker, &rn) == 0)
-      started++;
-  if (rn.n_jobs && !started) {
-    rc = rescue_seterr(err, RESCUE_EINTERNAL, "cannot start worker threads");
-    goto destroy;
-  }
-  if (o->progress)
-    o->progress(o->progress_arg, 0, total_rows);
-  stt.samples_total = rn.n_jobs;
-  /* record results in job order as workers finish them; report progress meanwhile */
-  while (recorded < rn.n_jobs) {
-    job *j = &rn.jobs[recorded];
-    pthread_mutex_lock(&rn.mu);
+/*
+** Record the jobs in job order as the workers finish them, reporting
+** progress and status meanwhile. After a store failure it keeps waiting
+** for (and accounting) every job, so the workers can be joined, and
+** returns that first failure; otherwise 0.
+*/
+static int record_all(runner *rn, rescue_clip_status *stt, double t0, uint64_t total_rows) {
+  const rescue_clip_opts *o = rn->o;
+  uint64_t done_rows = 0;
+  int rc = 0, recorded = 0;
+
+  while (recorded < rn->n_jobs) {
+    job *j = &rn->jobs[recorded];
+    pthread_mutex_lock(&rn->mu);
     while (!j->finished) {
       struct timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
@@ -1259,27 +1241,103 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
       }
-      if (pthread_cond_timedwait(&rn.cv, &rn.mu, &until) != 0 && !j->finished)
-        report(&rn, &stt, t0, NULL);
+      if (pthread_cond_timedwait(&rn->cv, &rn->mu, &until) != 0 && !j->finished)
+        report(rn, stt, t0, NULL);
     }
-    pthread_mutex_unlock(&rn.mu);
+    pthread_mutex_unlock(&rn->mu);
     if (!rc) /* after a store failure keep joining the workers; report it at the end */
-      rc = record_job(&rn, j);
-    account(&rn, j);
+      rc = record_job(rn, j);
+    account(rn, j);
     done_rows += (uint64_t)j->n_rows + 1;
     if (o->progress)
       o->progress(o->progress_arg, done_rows, total_rows);
     recorded++;
-    stt.samples_done = recorded;
-    pthread_mutex_lock(&rn.mu);
-    report(&rn, &stt, t0, j);
-    pthread_mutex_unlock(&rn.mu);
+    stt->samples_done = recorded;
+    pthread_mutex_lock(&rn->mu);
+    report(rn, stt, t0, j);
+    pthread_mutex_unlock(&rn->mu);
   }
+  return rc;
+}
+
+/*
+** Start up to nthreads workers over the gathered jobs, record their results
+** with record_all() and join them. Returns 0 or a negative error code with
+** the message on the store's handle.
+*/
+static int run_workers(runner *rn, int nthreads, rescue_clip_status *stt, double t0,
+                       uint64_t total_rows) {
+  const rescue_clip_opts *o = rn->o;
+  rescue_error *err = rescue_store_err(rn->st);
+  pthread_t *tids = NULL;
+  int rc = 0, i, started = 0;
+
+  pthread_mutex_init(&rn->mu, NULL);
+  pthread_cond_init(&rn->cv, NULL);
+  tids = rescue_calloc((size_t)nthreads, sizeof *tids);
+  if (!tids) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto destroy;
+  }
+  /* fewer samples than workers: the spare ones cut parts of a sample's rows */
+  rn->split = rn->n_jobs > 0 && nthreads > rn->n_jobs ? nthreads / rn->n_jobs : 1;
+  for (i = 0; i < nthreads && i < rn->n_jobs; i++)
+    if (pthread_create(&tids[i], NULL, worker, rn) == 0)
+      started++;
+  if (rn->n_jobs && !started) {
+    rc = rescue_seterr(err, RESCUE_EINTERNAL, "cannot start worker threads");
+    goto destroy;
+  }
+  if (o->progress)
+    o->progress(o->progress_arg, 0, total_rows);
+  stt->samples_total = rn->n_jobs;
+  rc = record_all(rn, stt, t0, total_rows);
   for (i = 0; i < started; i++)
     pthread_join(tids[i], NULL);
 destroy:
-  pthread_mutex_destroy(&rn.mu);
-  pthread_cond_destroy(&rn.cv);
+  pthread_mutex_destroy(&rn->mu);
+  pthread_cond_destroy(&rn->cv);
+  rescue_free(tids);
+  return rc;
+}
+
+int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result *res) {
+  rescue_clip_result dummy;
+  runner rn;
+  int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1;
+  int lock_fd = -1;
+  rescue_clip_status stt;
+  double t0 = now_sec();
+  uint64_t total_rows = 0;
+  rescue_error *err = rescue_store_err(st);
+
+  if (!res)
+    res = &dummy;
+  memset(res, 0, sizeof *res);
+  memset(&rn, 0, sizeof rn);
+  rn.st = st;
+  rn.o = o;
+  rn.res = res;
+  if ((rc = check_opts(o, err)))
+    return rc;
+  memset(&stt, 0, sizeof stt);
+  if (make_dir(o->out) != 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
+  if ((rc = lock_out(o->out, &lock_fd, err)))
+    return rc;
+  rn.out_abs = realpath(o->out, NULL);
+  rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
+  if (!rn.out_abs || !rn.base_abs) {
+    rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use the path base '%s': %s",
+                       o->path_base ? o->path_base : o->out, strerror(errno));
+    goto end;
+  }
+  rn.threads = nthreads > 1 ? 1 : 0;
+  rn.settled = 0;
+
+  if ((rc = gather_jobs(&rn, &stt, &total_rows)))
+    goto end;
+  rc = run_workers(&rn, nthreads, &stt, t0, total_rows);
   if (!rc && res->samples_failed)
     rc = rescue_seterr(err, RESCUE_EPARTIAL,
                        "%ld of %ld sample%s failed; %ld clip%s written, "
@@ -1287,11 +1345,9 @@ destroy:
                        res->samples_failed, res->samples, res->samples == 1 ? "" : "s",
                        res->clips_written, res->clips_written == 1 ? "" : "s", res->clips_kept);
 end:
-  rescue_sample_iter_free(&it);
   for (i = 0; i < rn.n_jobs; i++)
     job_free(&rn.jobs[i]);
   rescue_free(rn.jobs);
-  rescue_free(tids);
   free(rn.out_abs);
   free(rn.base_abs);
   if (lock_fd >= 0)
