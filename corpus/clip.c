@@ -550,38 +550,11 @@ static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel
 }
 
 /*
-** Merge this run into <out>/<sample>/manifest.json: entries are keyed by index; fields of
-** other modes and unknown fields stay; rows past the sample's row count are dropped. An
-** earlier manifest that is not valid JSON counts as none.
+** Load the row entries of an earlier manifest (old, NULL for none) into byidx[1..n_rows],
+** keyed by their "index"; entries without a valid index in range are dropped. 0, or -1
+** when out of memory.
 */
-static int write_manifest(runner *rn, job *j) {
-  rescue_buf path = RESCUE_BUF_INIT, abs = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT,
-             text = RESCUE_BUF_INIT;
-  rescue_jdoc *doc = NULL;
-  const rescue_jnode *old = NULL, *old_seg = NULL;
-  char *old_text = NULL;
-  size_t old_len = 0;
-  mentry *byidx = NULL, seg = {NULL, 0, 0, 0};
-  rescue_jw w;
-  rescue_error rerr = RESCUE_ERROR_INIT;
-  rescue_jerror jerr;
-  int i, rc = -1;
-  byidx = rescue_calloc((size_t)j->n_rows + 1, sizeof *byidx);
-  if (!byidx)
-    goto nomem;
-  rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
-  if (!rescue_buf_ok(&path))
-    goto nomem;
-  if (rescue_read_file(path.s, &old_text, &old_len, &rerr) == RESCUE_ENOMEM)
-    goto nomem;
-  if (old_text) {
-    if (!(doc = rescue_jdoc_new()))
-      goto nomem;
-    if (!(old = rescue_jparse(doc, old_text, old_len, &jerr)) &&
-        strcmp(jerr.msg, "out of memory") == 0)
-      goto nomem;
-  }
-  old_seg = rescue_jget(old, "segment");
+static int load_old_rows(const rescue_jnode *old, mentry *byidx, int n_rows) {
   if (rescue_jget(old, "rows") && rescue_jget(old, "rows")->type == RESCUE_JARRAY) {
     const rescue_jnode *e;
     for (e = rescue_jget(old, "rows")->child; e; e = e->next) {
@@ -590,10 +563,19 @@ static int write_manifest(runner *rn, job *j) {
                     : ix->type == RESCUE_JNUMBER && ix->is_int ? strtoll(ix->s, NULL, 10)
                     : ix->type == RESCUE_JSTRING               ? atoll(ix->s)
                                                                : 0;
-      if (e->type == RESCUE_JOBJECT && n >= 1 && n <= j->n_rows && ment_load(&byidx[n], e))
-        goto nomem;
+      if (e->type == RESCUE_JOBJECT && n >= 1 && n <= n_rows && ment_load(&byidx[n], e))
+        return -1;
     }
   }
+  return 0;
+}
+
+/*
+** Drop from byidx the fields of this run's mode for every row this run could neither keep
+** nor cut, and the whole entry when no clip of either mode is left in it.
+*/
+static void drop_stale_rows(runner *rn, job *j, mentry *byidx) {
+  int i;
   /* a row this run could neither keep nor cut: its earlier entry no longer describes a
      valid clip for the request (the request or the file changed), so it goes */
   for (i = 0; i < j->n_rows; i++) {
@@ -617,6 +599,15 @@ static int write_manifest(runner *rn, job *j) {
     if (ment_find(e, "clip_path") < 0 && ment_find(e, "audio_path") < 0)
       ment_clear(e);
   }
+}
+
+/*
+** Merge every request this run cut or kept into byidx (rows) and seg (the segment, unless
+** the earlier entry old_seg stands). 0, or -1 when out of memory.
+*/
+static int merge_run(runner *rn, job *j, mentry *byidx, mentry *seg, const rescue_jnode *old_seg) {
+  rescue_buf abs = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT;
+  int i, rc = -1;
   for (i = 0; i < j->n_reqs; i++) {
     cut_req *r = &j->reqs[i];
     mentry *e = &byidx[i + 1];
@@ -633,10 +624,10 @@ static int write_manifest(runner *rn, job *j) {
     if (i >= j->n_rows) {
       if (j->kept[i] && old_seg && old_seg->type == RESCUE_JOBJECT)
         continue; /* the same file: its earlier entry stands */
-      ment_clear(&seg);
-      seg.used = 1;
-      if (entry_fields(rn, &seg, r, rel.s ? rel.s : "", 0))
-        goto nomem;
+      ment_clear(seg);
+      seg->used = 1;
+      if (entry_fields(rn, seg, r, rel.s ? rel.s : "", 0))
+        goto end;
       continue;
     }
     had =
@@ -644,7 +635,7 @@ static int write_manifest(runner *rn, job *j) {
     if (!e->used) {
       e->used = 1;
       if (ment_int(e, "index", i + 1))
-        goto nomem;
+        goto end;
       if (rn->o->mode == RESCUE_CLIP_AUDIO) {
         /* the release readers want a clip_path; point it where the video clip goes */
         rescue_buf v = RESCUE_BUF_INIT;
@@ -657,23 +648,38 @@ static int write_manifest(runner *rn, job *j) {
         bad = !rescue_buf_ok(&v) || ment_str(e, "clip_path", v.s ? v.s : "");
         rescue_buf_clear(&v);
         if (bad)
-          goto nomem;
+          goto end;
       }
     }
     if (entry_fields(rn, e, r, rel.s ? rel.s : "", j->kept[i] && had))
-      goto nomem;
+      goto end;
   }
-  /* sample_id, segment (this run's, else the earlier one), rows in index order */
-  rescue_jw_init(&w, &text);
+  if (rescue_buf_ok(&abs) && rescue_buf_ok(&rel))
+    rc = 0;
+end:
+  rescue_buf_clear(&abs);
+  rescue_buf_clear(&rel);
+  return rc;
+}
+
+/*
+** Write the manifest's text to text: sample_id, segment (seg when this run set it, else
+** the earlier old_seg), rows in index order. Failures show in rescue_buf_ok(text).
+*/
+static void render_manifest(job *j, const mentry *byidx, const mentry *seg,
+                            const rescue_jnode *old_seg, rescue_buf *text) {
+  rescue_jw w;
+  int i;
+  rescue_jw_init(&w, text);
   rescue_jw_obj(&w);
   if (rescue_utf8_valid(j->sample_id, strlen(j->sample_id))) {
     rescue_jw_key(&w, "sample_id");
     rescue_jw_str(&w, j->sample_id);
   }
-  if (seg.used || old_seg) {
+  if (seg->used || old_seg) {
     rescue_jw_key(&w, "segment");
-    if (seg.used)
-      write_entry(&w, &seg);
+    if (seg->used)
+      write_entry(&w, seg);
     else
       write_node(&w, old_seg);
   }
@@ -684,8 +690,47 @@ static int write_manifest(runner *rn, job *j) {
       write_entry(&w, &byidx[i]);
   rescue_jw_end(&w);
   rescue_jw_end(&w);
+}
+
+/*
+** Merge this run into <out>/<sample>/manifest.json: entries are keyed by index; fields of
+** other modes and unknown fields stay; rows past the sample's row count are dropped. An
+** earlier manifest that is not valid JSON counts as none.
+*/
+static int write_manifest(runner *rn, job *j) {
+  rescue_buf path = RESCUE_BUF_INIT, text = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *old = NULL, *old_seg = NULL;
+  char *old_text = NULL;
+  size_t old_len = 0;
+  mentry *byidx = NULL, seg = {NULL, 0, 0, 0};
+  rescue_error rerr = RESCUE_ERROR_INIT;
+  rescue_jerror jerr;
+  int i, rc = -1;
+  byidx = rescue_calloc((size_t)j->n_rows + 1, sizeof *byidx);
+  if (!byidx)
+    goto nomem;
+  rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
+  if (!rescue_buf_ok(&path))
+    goto nomem;
+  if (rescue_read_file(path.s, &old_text, &old_len, &rerr) == RESCUE_ENOMEM)
+    goto nomem;
+  if (old_text) {
+    if (!(doc = rescue_jdoc_new()))
+      goto nomem;
+    if (!(old = rescue_jparse(doc, old_text, old_len, &jerr)) &&
+        strcmp(jerr.msg, "out of memory") == 0)
+      goto nomem;
+  }
+  old_seg = rescue_jget(old, "segment");
+  if (load_old_rows(old, byidx, j->n_rows))
+    goto nomem;
+  drop_stale_rows(rn, j, byidx);
+  if (merge_run(rn, j, byidx, &seg, old_seg))
+    goto nomem;
+  render_manifest(j, byidx, &seg, old_seg, &text);
   rescue_buf_putc(&text, '\n');
-  if (!rescue_buf_ok(&text) || !rescue_buf_ok(&abs) || !rescue_buf_ok(&rel))
+  if (!rescue_buf_ok(&text))
     goto nomem;
   if (rescue_file_write_atomic(path.s, text.s, text.len, &rerr))
     goto end; /* errno says why */
@@ -704,8 +749,6 @@ end:
   rescue_jdoc_free(&doc);
   rescue_free(old_text);
   rescue_buf_clear(&path);
-  rescue_buf_clear(&abs);
-  rescue_buf_clear(&rel);
   rescue_buf_clear(&text);
   return rc;
 }
