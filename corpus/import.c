@@ -309,16 +309,17 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id, 
 }
 
 /*
-** Validate and store one sample object. `fixed_id` (data-root, --sample) is the id the
-** sample must have; NULL means the object's own string sample_id is required.
-** text/len/line0 locate the object for messages.
+** Decide the id of the sample object root: fixed_id when given (the object's own string
+** sample_id must then agree with it), else the object's own string sample_id. Refuses a
+** root that is not an object and a missing, non-string or unsafe id. Sets *id to the id
+** (fixed_id, or a copy in im->id) and *idnode to the node messages about the id point at.
+** 0 or a negative error code with the message on im->err.
 */
-static int import_object(importer *im, const rescue_jnode *root, const char *fixed_id,
-                         const char *file, long line0, const char *text, size_t len) {
-  const rescue_jnode *c, *rows = NULL, *sid = rescue_jget(root, "sample_id"), *last_rows;
-  rescue_sample_input in;
-  const char *why, *first, *sid_s = NULL;
-  int n = 0, rc, given = 0;
+static int object_id(importer *im, const rescue_jnode *root, const char *fixed_id, const char *file,
+                     long line0, const char *text, size_t len, const char **id,
+                     const rescue_jnode **idnode) {
+  const rescue_jnode *sid = rescue_jget(root, "sample_id");
+  const char *why, *sid_s = NULL;
 
   if (root->type != RESCUE_JOBJECT)
     return bad_at(im, file, line0, text, len, root->offset, "a sample must be a JSON object");
@@ -344,20 +345,20 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   if ((why = rescue_sample_id_unsafe(fixed_id, strlen(fixed_id))) != NULL)
     return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
                   "unsafe sample_id '%s': %s", shown(&im->show1, fixed_id), why);
-  if (!im->write) {
-    rescue_buf_reset(&im->where);
-    rescue_buf_printf(&im->where, "%s:%ld", file, line0);
-    first = seen_add(&im->seen, fixed_id, im->where.s ? im->where.s : "");
-    if (first && !*first)
-      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-    if (first)
-      return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
-                    "duplicate sample_id '%s' (first at %s)", fixed_id, first);
-    return check_object(im, root, fixed_id, file, line0, text, len);
-  }
+  *id = fixed_id;
+  *idnode = sid ? sid : root;
+  return 0;
+}
 
-  /* head/tail: the object in canonical form, cut around the rows array (the last "rows"
-     member, the one every reader takes; an earlier one stays in the head as written) */
+/*
+** Write root in canonical form into im->head and im->tail, cut around its rows array (the
+** last "rows" member, the one every reader takes; an earlier one stays in the head as
+** written). Returns that member (NULL when none) and sets *given to the RESCUE_GIVEN_* keys
+** the object has. Out of memory shows in rescue_buf_ok() of the two buffers.
+*/
+static const rescue_jnode *cut_head_tail(importer *im, const rescue_jnode *root, int *given) {
+  const rescue_jnode *c, *rows = NULL, *last_rows;
+
   last_rows = rescue_jget(root, "rows");
   rescue_buf_reset(&im->head);
   rescue_buf_reset(&im->tail);
@@ -374,33 +375,75 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
     }
     rescue_jwrite(b, c);
     if (strcmp(c->key, "scenario") == 0)
-      given |= RESCUE_GIVEN_SCENARIO;
+      *given |= RESCUE_GIVEN_SCENARIO;
     else if (strcmp(c->key, "participants") == 0)
-      given |= RESCUE_GIVEN_PARTICIPANTS;
+      *given |= RESCUE_GIVEN_PARTICIPANTS;
     else if (strcmp(c->key, "sample_id") == 0)
-      given |= RESCUE_GIVEN_SAMPLE_ID;
+      *given |= RESCUE_GIVEN_SAMPLE_ID;
   }
   rescue_buf_putc(rows ? &im->tail : &im->head, '}');
+  return rows;
+}
+
+/*
+** Read the rows array rows of sample id into im->rows (grown as needed); *n set to their
+** count. A bad row is refused with its position in file. 0 or a negative error code with
+** the message on im->err.
+*/
+static int read_rows(importer *im, const rescue_jnode *rows, const char *id, const char *file,
+                     long line0, const char *text, size_t len, int *n) {
+  const rescue_jnode *c;
+  int rc, old_cap = im->cap_rows;
+
+  if (RESCUE_ALLOC_GROW(im->rows, rows->len, im->cap_rows))
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+  if (im->cap_rows > old_cap)
+    memset(im->rows + old_cap, 0, (size_t)(im->cap_rows - old_cap) * sizeof *im->rows);
+  for (c = rows->child; c; c = c->next, (*n)++) {
+    const rescue_jnode *badnode = NULL;
+    rescue_error e;
+    rc = rescue_row_input_from_json(rescue_store_scheme(im->st), c, &im->rows[*n], &badnode, &e);
+    if (rc == RESCUE_EBADINPUT)
+      return bad_at(im, file, line0, text, len, badnode ? badnode->offset : c->offset,
+                    "sample '%s': row %d: %s", id, *n + 1, e.msg);
+    if (rc)
+      return rescue_seterr(im->err, rc, "%s", e.msg);
+  }
+  return 0;
+}
+
+/*
+** Validate and store one sample object. `fixed_id` (data-root, --sample) is the id the
+** sample must have; NULL means the object's own string sample_id is required.
+** text/len/line0 locate the object for messages.
+*/
+static int import_object(importer *im, const rescue_jnode *root, const char *fixed_id,
+                         const char *file, long line0, const char *text, size_t len) {
+  const rescue_jnode *rows, *idnode = root;
+  rescue_sample_input in;
+  const char *first;
+  int n = 0, rc, given = 0;
+
+  if ((rc = object_id(im, root, fixed_id, file, line0, text, len, &fixed_id, &idnode)))
+    return rc;
+  if (!im->write) {
+    rescue_buf_reset(&im->where);
+    rescue_buf_printf(&im->where, "%s:%ld", file, line0);
+    first = seen_add(&im->seen, fixed_id, im->where.s ? im->where.s : "");
+    if (first && !*first)
+      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    if (first)
+      return bad_at(im, file, line0, text, len, idnode->offset,
+                    "duplicate sample_id '%s' (first at %s)", fixed_id, first);
+    return check_object(im, root, fixed_id, file, line0, text, len);
+  }
+
+  rows = cut_head_tail(im, root, &given);
   if (rows && rows->type != RESCUE_JARRAY)
     return bad_at(im, file, line0, text, len, rows->offset, "rows is not a list");
 
-  if (rows) {
-    int old_cap = im->cap_rows;
-    if (RESCUE_ALLOC_GROW(im->rows, rows->len, im->cap_rows))
-      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-    if (im->cap_rows > old_cap)
-      memset(im->rows + old_cap, 0, (size_t)(im->cap_rows - old_cap) * sizeof *im->rows);
-    for (c = rows->child; c; c = c->next, n++) {
-      const rescue_jnode *badnode = NULL;
-      rescue_error e;
-      rc = rescue_row_input_from_json(rescue_store_scheme(im->st), c, &im->rows[n], &badnode, &e);
-      if (rc == RESCUE_EBADINPUT)
-        return bad_at(im, file, line0, text, len, badnode ? badnode->offset : c->offset,
-                      "sample '%s': row %d: %s", fixed_id, n + 1, e.msg);
-      if (rc)
-        return rescue_seterr(im->err, rc, "%s", e.msg);
-    }
-  }
+  if (rows && (rc = read_rows(im, rows, fixed_id, file, line0, text, len, &n)))
+    return rc;
   if (!rescue_buf_ok(&im->head) || !rescue_buf_ok(&im->tail))
     return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
 
