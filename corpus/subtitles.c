@@ -286,51 +286,143 @@ static void sort_cues(rescue_cue *v, rescue_cue *tmp, int n) {
   memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
+/*
+** Check that text[pos, len) is UTF-8 without NUL bytes and cut it into lines (without their
+** "\n" or "\r\n"), numbered from 1. *lines (the caller frees it) and *nl set on success.
+** 0, or RESCUE_EBADINPUT with file:line:column on err, or RESCUE_ENOMEM.
+*/
+static int cut_lines(const char *file, const char *text, size_t len, size_t pos, line **out,
+                     size_t *out_n, rescue_error *err) {
+  line *lines = NULL;
+  size_t i, nl = 0, cap = 0, ls = pos;
+  long lno = 1, col;
+
+  for (i = pos; i <= len; i++) {
+    if (i < len && text[i] != '\n') {
+      size_t k = (size_t)rescue_utf8_step((const unsigned char *)text + i,
+                                          (const unsigned char *)text + len, NULL);
+      if (!k || text[i] == 0) {
+        size_t c;
+        col = 1;
+        for (c = ls; c < i; c++)
+          col += ((unsigned char)text[c] & 0xC0) != 0x80;
+        rescue_free(lines);
+        return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, lno, col,
+                             text[i] ? "invalid UTF-8 (save the file as UTF-8)"
+                                     : "NUL byte in a text file");
+      }
+      i += k - 1;
+      continue;
+    }
+    if (RESCUE_ALLOC_GROW(lines, nl + 1, cap)) {
+      rescue_free(lines);
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    }
+    lines[nl].s = text + ls;
+    lines[nl].n = i - ls;
+    if (lines[nl].n && lines[nl].s[lines[nl].n - 1] == '\r')
+      lines[nl].n--;
+    lines[nl].no = lno++;
+    nl++;
+    ls = i + 1;
+  }
+  *out = lines;
+  *out_n = nl;
+  return 0;
+}
+
+/* Whether the block starting at l is a WebVTT NOTE, STYLE or REGION block, not a cue. */
+static int vtt_meta_block(const line *l) {
+  return (l->n >= 4 && memcmp(l->s, "NOTE", 4) == 0 &&
+          (l->n == 4 || l->s[4] == ' ' || l->s[4] == '\t')) ||
+         (l->n == 5 && memcmp(l->s, "STYLE", 5) == 0) ||
+         (l->n == 6 && memcmp(l->s, "REGION", 6) == 0);
+}
+
+/*
+** Read what comes before the timing line of the cue block lines[first, end): an identifier
+** (WebVTT) or the cue number (SRT), when the first line is not the timing line. *number
+** (the block's ordinal on entry) set to the SRT cue number, *t to the timing line. 0, or
+** RESCUE_EBADINPUT with file:line:column on err.
+*/
+static int cue_head(const char *file, const line *lines, size_t first, size_t end, int vtt,
+                    int *number, size_t *t, rescue_error *err) {
+  *t = first;
+  if (!has_arrow(&lines[first])) {
+    /* an identifier (WebVTT) or the cue number (SRT) comes first */
+    if (!vtt) {
+      const char *p = lines[first].s;
+      size_t k, n = lines[first].n;
+      long v = 0;
+      while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+      for (k = 0; k < n && isdigit((unsigned char)p[k]) && k < 9; k++)
+        v = v * 10 + (p[k] - '0');
+      if (k != n || n == 0) {
+        return rescue_seterr(err, RESCUE_EBADINPUT,
+                             "%s:%ld:1: cue %d: expected a cue number or a timing line, found "
+                             "'%.*s'",
+                             file, lines[first].no, *number,
+                             (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
+      }
+      *number = (int)v;
+    }
+    *t = first + 1;
+    if (*t >= end) {
+      return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:1: cue %d: no timing line after '%.*s'",
+                           file, lines[first].no, *number,
+                           (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
+    }
+  }
+  return 0;
+}
+
+/*
+** Fill cue c from its timing line lines[t] and its text lines[t+1, end), using body and spk
+** as scratch. 0, or RESCUE_EBADINPUT with file:line:column on err (c then owns nothing).
+** Out of memory is for the caller to see: c->text or c->speaker NULL, or a scratch buffer
+** not rescue_buf_ok().
+*/
+static int read_cue(const char *file, const line *lines, size_t t, size_t end, int vtt,
+                    rescue_cue *c, rescue_buf *body, rescue_buf *spk, rescue_error *err) {
+  if (parse_timing(&lines[t], &c->start, &c->end)) {
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s:%ld:1: cue %d: bad timing line '%.*s' (expected "
+                         "'00:00:01,000 --> 00:00:02,500')",
+                         file, lines[t].no, c->number, (int)(lines[t].n > 80 ? 80 : lines[t].n),
+                         lines[t].s);
+  }
+  if (c->end < c->start) {
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s:%ld:1: cue %d: ends at %.3f s, before it starts (%.3f s)", file,
+                         lines[t].no, c->number, c->end, c->start);
+  }
+  rescue_buf_reset(body);
+  rescue_buf_reset(spk);
+  for (t = t + 1; t < end; t++) {
+    if (body->len)
+      rescue_buf_putc(body, ' ');
+    strip_markup(lines[t].s, lines[t].n, body, vtt ? spk : NULL);
+  }
+  squeeze(body);
+  split_speaker(body, spk, &c->bracket);
+  c->text = rescue_strdup(body->s ? body->s : "");
+  c->speaker = rescue_strdup(spk->s ? spk->s : "");
+  return 0;
+}
+
 int rescue_subtitles_parse(const char *file, const char *text, size_t len, int vtt,
                            rescue_cues *out, rescue_error *err) {
   line *lines = NULL;
-  size_t i, nl = 0, cap = 0, pos = 0;
+  size_t i, nl = 0, pos = 0;
   int rc = 0, ordinal = 0, capc = 0;
   rescue_buf body = RESCUE_BUF_INIT, spk = RESCUE_BUF_INIT;
-  long col;
 
   memset(out, 0, sizeof *out);
   if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
     pos = 3;
-  /* check the encoding and cut lines */
-  {
-    long lno = 1;
-    size_t ls = pos;
-    for (i = pos; i <= len; i++) {
-      if (i < len && text[i] != '\n') {
-        size_t k = (size_t)rescue_utf8_step((const unsigned char *)text + i,
-                                            (const unsigned char *)text + len, NULL);
-        if (!k || text[i] == 0) {
-          size_t c;
-          col = 1;
-          for (c = ls; c < i; c++)
-            col += ((unsigned char)text[c] & 0xC0) != 0x80;
-          rescue_free(lines);
-          return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, lno, col,
-                               text[i] ? "invalid UTF-8 (save the file as UTF-8)"
-                                       : "NUL byte in a text file");
-        }
-        i += k - 1;
-        continue;
-      }
-      if (RESCUE_ALLOC_GROW(lines, nl + 1, cap)) {
-        rescue_free(lines);
-        return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      }
-      lines[nl].s = text + ls;
-      lines[nl].n = i - ls;
-      if (lines[nl].n && lines[nl].s[lines[nl].n - 1] == '\r')
-        lines[nl].n--;
-      lines[nl].no = lno++;
-      nl++;
-      ls = i + 1;
-    }
-  }
+  if ((rc = cut_lines(file, text, len, pos, &lines, &nl, err)))
+    return rc;
   i = 0;
   if (vtt) {
     if (nl == 0 || lines[0].n < 6 || memcmp(lines[0].s, "WEBVTT", 6) != 0 ||
@@ -354,42 +446,12 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
     while (i < nl && !blank(&lines[i]))
       i++;
     /* block = lines[first, i) */
-    if (vtt && ((lines[first].n >= 4 && memcmp(lines[first].s, "NOTE", 4) == 0 &&
-                 (lines[first].n == 4 || lines[first].s[4] == ' ' || lines[first].s[4] == '\t')) ||
-                (lines[first].n == 5 && memcmp(lines[first].s, "STYLE", 5) == 0) ||
-                (lines[first].n == 6 && memcmp(lines[first].s, "REGION", 6) == 0)))
+    if (vtt && vtt_meta_block(&lines[first]))
       continue;
     ordinal++;
     number = ordinal;
-    t = first;
-    if (!has_arrow(&lines[first])) {
-      /* an identifier (WebVTT) or the cue number (SRT) comes first */
-      if (!vtt) {
-        const char *p = lines[first].s;
-        size_t k, n = lines[first].n;
-        long v = 0;
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-          n--;
-        for (k = 0; k < n && isdigit((unsigned char)p[k]) && k < 9; k++)
-          v = v * 10 + (p[k] - '0');
-        if (k != n || n == 0) {
-          rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                             "%s:%ld:1: cue %d: expected a cue number or a timing line, found "
-                             "'%.*s'",
-                             file, lines[first].no, number,
-                             (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
-          goto end;
-        }
-        number = (int)v;
-      }
-      t = first + 1;
-      if (t >= i) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:1: cue %d: no timing line after '%.*s'",
-                           file, lines[first].no, number,
-                           (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
-        goto end;
-      }
-    }
+    if ((rc = cue_head(file, lines, first, i, vtt, &number, &t, err)))
+      goto end;
     if (RESCUE_ALLOC_GROW(out->v, out->n + 1, capc)) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
       goto end;
@@ -398,31 +460,8 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
     memset(c, 0, sizeof *c);
     c->number = number;
     c->line = lines[t].no;
-    if (parse_timing(&lines[t], &c->start, &c->end)) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s:%ld:1: cue %d: bad timing line '%.*s' (expected "
-                         "'00:00:01,000 --> 00:00:02,500')",
-                         file, lines[t].no, number, (int)(lines[t].n > 80 ? 80 : lines[t].n),
-                         lines[t].s);
+    if ((rc = read_cue(file, lines, t, i, vtt, c, &body, &spk, err)))
       goto end;
-    }
-    if (c->end < c->start) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s:%ld:1: cue %d: ends at %.3f s, before it starts (%.3f s)", file,
-                         lines[t].no, number, c->end, c->start);
-      goto end;
-    }
-    rescue_buf_reset(&body);
-    rescue_buf_reset(&spk);
-    for (t = t + 1; t < i; t++) {
-      if (body.len)
-        rescue_buf_putc(&body, ' ');
-      strip_markup(lines[t].s, lines[t].n, &body, vtt ? &spk : NULL);
-    }
-    squeeze(&body);
-    split_speaker(&body, &spk, &c->bracket);
-    c->text = rescue_strdup(body.s ? body.s : "");
-    c->speaker = rescue_strdup(spk.s ? spk.s : "");
     out->n++;
     if (!c->text || !c->speaker || !rescue_buf_ok(&body) || !rescue_buf_ok(&spk)) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
