@@ -730,6 +730,170 @@ typedef struct turn {
 } turn;
 
 /*
+** Seed the speaker table D->spk with the therapist and the n_known known names, then mark
+** as sounds (bracket 2) the cues whose all-caps "[NAME]" prefix is neither a known speaker
+** nor spelled as a "Name:" prefix anywhere in the file. 0 or RESCUE_ENOMEM.
+*/
+static int mark_sound_cues(drafter *D, const rescue_cues *cues, const char *const *known,
+                           int n_known, const char *therapist) {
+  rescue_strmap named = RESCUE_STRMAP_COPY;
+  int i, k;
+
+  if (!spk_canon(&D->spk, therapist))
+    return RESCUE_ENOMEM;
+  for (k = 0; k < n_known; k++)
+    if (!spk_canon(&D->spk, known[k]))
+      return RESCUE_ENOMEM;
+  /* the spellings of "Name:" prefixes, in file order, so "[ANNA]" can be told from "[LAUGHS]" */
+  for (i = 0; i < cues->n; i++)
+    if (cues->v[i].speaker[0] && !cues->v[i].bracket && !spk_canon(&named, cues->v[i].speaker)) {
+      spk_free(&named);
+      return RESCUE_ENOMEM;
+    }
+  for (i = 0; i < cues->n; i++) {
+    rescue_cue *c = &cues->v[i];
+    if (c->bracket && all_caps(c->speaker) && !spk_find(&D->spk, c->speaker) &&
+        !spk_find(&named, c->speaker))
+      c->bracket = 2; /* a sound description, not a speaker */
+  }
+  spk_free(&named);
+  return 0;
+}
+
+/* Free the names and texts of the nt turns in tv (not tv itself). */
+static void turns_clear(turn *tv, int nt) {
+  int k;
+  for (k = 0; k < nt; k++) {
+    rescue_free(tv[k].name);
+    rescue_free(tv[k].speech);
+    rescue_free(tv[k].sounds);
+  }
+}
+
+/*
+** Cut a cue's text t (n bytes) into turns in *tv (grown, capacity *cap_t; *nt set to their
+** count): turn 0 is named first_name (the cue's prefix), the others by "- Name:". Each
+** turn's speech and sounds are taken apart (speech and sounds are scratch). 0 or
+** RESCUE_ENOMEM; either way the caller frees the *nt turns with turns_clear().
+*/
+static int cut_turns(const char *t, size_t n, const char *first_name, turn **tv, int *cap_t,
+                     int *nt, rescue_buf *speech, rescue_buf *sounds) {
+  size_t at = 0, name = 0, name_len = 0, text_at = 0, next;
+  const char *nm = first_name;
+  size_t nm_len = strlen(first_name);
+  for (;;) {
+    turn *u;
+    next = next_turn(t, n, at, &name, &name_len, &text_at);
+    if (RESCUE_ALLOC_GROW(*tv, *nt + 1, *cap_t)) {
+      return RESCUE_ENOMEM;
+    }
+    rescue_buf_reset(speech);
+    rescue_buf_reset(sounds);
+    take_sounds(t + at, next - at, speech, sounds);
+    u = &(*tv)[(*nt)++];
+    u->speech = rescue_strdup(speech->s ? speech->s : "");
+    u->sounds = rescue_strdup(sounds->s ? sounds->s : "");
+    u->name = rescue_malloc(nm_len + 1);
+    if (!u->speech || !u->sounds || !u->name || !rescue_buf_ok(speech) || !rescue_buf_ok(sounds)) {
+      return RESCUE_ENOMEM;
+    }
+    memcpy(u->name, nm, nm_len);
+    u->name[nm_len] = 0;
+    if (next == n)
+      return 0;
+    nm = t + name;
+    nm_len = name_len;
+    at = text_at;
+  }
+}
+
+/*
+** Tell the caller about cue c before its rows are added: how many rows its nt turns tv give
+** (numbered from first_row), that it holds only sounds (sounds is scratch), or that it is
+** split between speakers.
+*/
+static void note_cue(drafter *D, const rescue_cue *c, const turn *tv, int nt, int first_row,
+                     int with_speech, rescue_buf *sounds) {
+  int k;
+
+  /* send the cue note first: its rows are the rows the turns with speech will get */
+  note(D, "cue", c, with_speech ? first_row : 0, with_speech ? first_row + with_speech - 1 : 0,
+       NULL, NULL, "cue %d: %d draft row%s", c->number, with_speech, with_speech == 1 ? "" : "s");
+  if (!with_speech) {
+    rescue_buf_reset(sounds);
+    for (k = 0; k < nt; k++)
+      if (tv[k].sounds[0])
+        rescue_buf_printf(sounds, "%s%s", sounds->len ? " " : "", tv[k].sounds);
+    note(D, "sound_only", c, 0, 0, NULL, sounds->s ? sounds->s : "",
+         "cue %d holds no speech (%s): no draft row", c->number,
+         sounds->s && sounds->len ? sounds->s : "empty");
+  }
+  if (with_speech > 1)
+    note(D, "split", c, first_row, first_row + with_speech - 1, NULL, NULL,
+         "cue %d has %d speakers' turns: rows %d-%d, times split in proportion to their text "
+         "(check them)",
+         c->number, with_speech, first_row, first_row + with_speech - 1);
+}
+
+/*
+** Add a draft row for every one of the nt turns of cue c with speech (with_speech of them,
+** total characters of speech in all): the speaker is the turn's name (in its canonical
+** spelling), else the last row's; the cue's time is split between the rows in proportion to
+** their text. 0 or a negative error code.
+*/
+static int add_turn_rows(drafter *D, const rescue_cue *c, const turn *tv, int nt, int with_speech,
+                         int total) {
+  double t0;
+  int k, rc = 0;
+
+  t0 = c->start;
+  for (k = 0; k < nt && !rc; k++) {
+    const turn *u = &tv[k];
+    const char *spk;
+    double t1;
+    int row = D->n + 1;
+    if (!u->speech[0]) {
+      if (u->sounds[0] && with_speech)
+        note(D, "sound", c, 0, 0, u->name, u->sounds,
+             "cue %d: a turn of sounds only (%s) made no row", c->number, u->sounds);
+      continue;
+    }
+    if (u->name[0]) {
+      if (!(spk = spk_canon(&D->spk, u->name))) {
+        rc = RESCUE_ENOMEM;
+        break;
+      }
+      if (strcmp(spk, u->name) != 0)
+        note(D, "speaker_case", c, row, row, spk, u->name,
+             "cue %d: speaker '%s' taken as '%s' (same name but for case or spacing)", c->number,
+             u->name, spk);
+    } else if (D->prev) {
+      spk = D->prev;
+      note(D, "continued", c, row, row, spk, NULL,
+           "cue %d has no speaker: row %d continues '%s' (check it)", c->number, row, spk);
+    } else {
+      spk = "";
+      note(D, "no_speaker", c, row, row, NULL, NULL,
+           "cue %d has no speaker and no row before it: row %d has an empty primary_speaker",
+           c->number, row);
+    }
+    if (u->sounds[0])
+      note(D, "sound", c, row, row, spk, u->sounds,
+           "cue %d: %s taken out of dialogue_cleaned of row %d", c->number, u->sounds, row);
+    with_speech--;
+    t1 = with_speech == 0 ? c->end
+                          : t0 + (c->end - c->start) * (double)chars(u->speech) / (double)total;
+    t1 = with_speech == 0 ? t1 : round(t1 * 1000.0) / 1000.0;
+    if ((rc = add_draft(D, t0, t1, spk, u->speech)))
+      break;
+    if (spk[0])
+      D->prev = spk;
+    t0 = t1;
+  }
+  return rc;
+}
+
+/*
 ** Make the draft rows of all cues into D->v (speakers resolved, times split), sending a
 ** note for every cue and every decision. known: the sample's given participants.
 */
@@ -739,35 +903,11 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
   turn *tv = NULL;
   int i, k, rc = 0, cap_t = 0;
 
-  if (!spk_canon(&D->spk, therapist))
-    return RESCUE_ENOMEM;
-  for (k = 0; k < n_known; k++)
-    if (!spk_canon(&D->spk, known[k]))
-      return RESCUE_ENOMEM;
-  /* the spellings of "Name:" prefixes, in file order, so "[ANNA]" can be told from "[LAUGHS]" */
-  {
-    rescue_strmap named = RESCUE_STRMAP_COPY;
-    for (i = 0; i < cues->n; i++)
-      if (cues->v[i].speaker[0] && !cues->v[i].bracket && !spk_canon(&named, cues->v[i].speaker)) {
-        spk_free(&named);
-        return RESCUE_ENOMEM;
-      }
-    for (i = 0; i < cues->n; i++) {
-      rescue_cue *c = &cues->v[i];
-      if (c->bracket && all_caps(c->speaker) && !spk_find(&D->spk, c->speaker) &&
-          !spk_find(&named, c->speaker))
-        c->bracket = 2; /* a sound description, not a speaker */
-    }
-    spk_free(&named);
-  }
-
+  if ((rc = mark_sound_cues(D, cues, known, n_known, therapist)))
+    return rc;
   for (i = 0; i < cues->n && !rc; i++) {
     const rescue_cue *c = &cues->v[i];
-    const char *t;
-    size_t n, at = 0, name = 0, name_len = 0, text_at = 0, next;
     int nt = 0, first_row = D->n + 1, total = 0, with_speech = 0;
-    const char *first_name = c->bracket == 2 ? "" : c->speaker;
-    double t0;
 
     rescue_buf_reset(&work);
     if (c->bracket == 2)
@@ -777,46 +917,10 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
       rc = RESCUE_ENOMEM;
       break;
     }
-    t = work.s ? work.s : "";
-    n = work.len;
-    /* cut the cue into turns: turn 0 is named by the cue's prefix, the others by "- Name:" */
-    {
-      const char *nm = first_name;
-      size_t nm_len = strlen(first_name);
-      for (;;) {
-        turn *u;
-        next = next_turn(t, n, at, &name, &name_len, &text_at);
-        if (RESCUE_ALLOC_GROW(tv, nt + 1, cap_t)) {
-          rc = RESCUE_ENOMEM;
-          break;
-        }
-        rescue_buf_reset(&speech);
-        rescue_buf_reset(&sounds);
-        take_sounds(t + at, next - at, &speech, &sounds);
-        u = &tv[nt++];
-        u->speech = rescue_strdup(speech.s ? speech.s : "");
-        u->sounds = rescue_strdup(sounds.s ? sounds.s : "");
-        u->name = rescue_malloc(nm_len + 1);
-        if (!u->speech || !u->sounds || !u->name || !rescue_buf_ok(&speech) ||
-            !rescue_buf_ok(&sounds)) {
-          rc = RESCUE_ENOMEM;
-          break;
-        }
-        memcpy(u->name, nm, nm_len);
-        u->name[nm_len] = 0;
-        if (next == n)
-          break;
-        nm = t + name;
-        nm_len = name_len;
-        at = text_at;
-      }
-    }
+    rc = cut_turns(work.s ? work.s : "", work.len, c->bracket == 2 ? "" : c->speaker, &tv, &cap_t,
+                   &nt, &speech, &sounds);
     if (rc) {
-      for (k = 0; k < nt; k++) {
-        rescue_free(tv[k].name);
-        rescue_free(tv[k].speech);
-        rescue_free(tv[k].sounds);
-      }
+      turns_clear(tv, nt);
       break;
     }
     /* the name of turn k > 0 was stored ahead in tv[k].name; turn 0's from the prefix */
@@ -824,72 +928,9 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
       total += (int)chars(tv[k].speech);
       with_speech += tv[k].speech[0] != 0;
     }
-    /* send the cue note first: its rows are the rows the turns with speech will get */
-    note(D, "cue", c, with_speech ? first_row : 0, with_speech ? first_row + with_speech - 1 : 0,
-         NULL, NULL, "cue %d: %d draft row%s", c->number, with_speech, with_speech == 1 ? "" : "s");
-    if (!with_speech) {
-      rescue_buf_reset(&sounds);
-      for (k = 0; k < nt; k++)
-        if (tv[k].sounds[0])
-          rescue_buf_printf(&sounds, "%s%s", sounds.len ? " " : "", tv[k].sounds);
-      note(D, "sound_only", c, 0, 0, NULL, sounds.s ? sounds.s : "",
-           "cue %d holds no speech (%s): no draft row", c->number,
-           sounds.s && sounds.len ? sounds.s : "empty");
-    }
-    if (with_speech > 1)
-      note(D, "split", c, first_row, first_row + with_speech - 1, NULL, NULL,
-           "cue %d has %d speakers' turns: rows %d-%d, times split in proportion to their text "
-           "(check them)",
-           c->number, with_speech, first_row, first_row + with_speech - 1);
-    t0 = c->start;
-    for (k = 0; k < nt && !rc; k++) {
-      turn *u = &tv[k];
-      const char *spk;
-      double t1;
-      int row = D->n + 1;
-      if (!u->speech[0]) {
-        if (u->sounds[0] && with_speech)
-          note(D, "sound", c, 0, 0, u->name, u->sounds,
-               "cue %d: a turn of sounds only (%s) made no row", c->number, u->sounds);
-        continue;
-      }
-      if (u->name[0]) {
-        if (!(spk = spk_canon(&D->spk, u->name))) {
-          rc = RESCUE_ENOMEM;
-          break;
-        }
-        if (strcmp(spk, u->name) != 0)
-          note(D, "speaker_case", c, row, row, spk, u->name,
-               "cue %d: speaker '%s' taken as '%s' (same name but for case or spacing)", c->number,
-               u->name, spk);
-      } else if (D->prev) {
-        spk = D->prev;
-        note(D, "continued", c, row, row, spk, NULL,
-             "cue %d has no speaker: row %d continues '%s' (check it)", c->number, row, spk);
-      } else {
-        spk = "";
-        note(D, "no_speaker", c, row, row, NULL, NULL,
-             "cue %d has no speaker and no row before it: row %d has an empty primary_speaker",
-             c->number, row);
-      }
-      if (u->sounds[0])
-        note(D, "sound", c, row, row, spk, u->sounds,
-             "cue %d: %s taken out of dialogue_cleaned of row %d", c->number, u->sounds, row);
-      with_speech--;
-      t1 = with_speech == 0 ? c->end
-                            : t0 + (c->end - c->start) * (double)chars(u->speech) / (double)total;
-      t1 = with_speech == 0 ? t1 : round(t1 * 1000.0) / 1000.0;
-      if ((rc = add_draft(D, t0, t1, spk, u->speech)))
-        break;
-      if (spk[0])
-        D->prev = spk;
-      t0 = t1;
-    }
-    for (k = 0; k < nt; k++) {
-      rescue_free(tv[k].name);
-      rescue_free(tv[k].speech);
-      rescue_free(tv[k].sounds);
-    }
+    note_cue(D, c, tv, nt, first_row, with_speech, &sounds);
+    rc = add_turn_rows(D, c, tv, nt, with_speech, total);
+    turns_clear(tv, nt);
   }
   rescue_free(tv);
   rescue_buf_clear(&speech);
