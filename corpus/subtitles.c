@@ -1020,88 +1020,113 @@ static int given_participants(rescue_jdoc *doc, const rescue_buf *head, const re
   return n;
 }
 
-int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const char *sample_id,
-                            int64_t annotator_id, rescue_import_result *res,
-                            const rescue_import_opts *opts) {
+/*
+** Turn the drafts in D into row inputs rows[0..D->n) through their JSON form (parsed into
+** doc; json is scratch). 0 or a negative error code with the message on the store's handle.
+*/
+static int draft_inputs(rescue_store *st, const char *path, const drafter *D, rescue_jdoc *doc,
+                        rescue_buf *json, rescue_row_input *rows) {
   rescue_error *err = rescue_store_err(st);
-  rescue_cues cues;
-  rescue_buf head = RESCUE_BUF_INIT, tail = RESCUE_BUF_INIT, json = RESCUE_BUF_INIT;
+  int i, rc;
+
+  for (i = 0; i < D->n; i++) {
+    rescue_jerror je;
+    const rescue_jnode *root, *bad = NULL;
+    rescue_error re = RESCUE_ERROR_INIT;
+    rescue_buf_reset(json);
+    draft_row(rescue_store_scheme(st), &D->v[i], i + 1, json);
+    if (!rescue_buf_ok(json) || !(root = rescue_jparse(doc, json->s, json->len, &je))) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      return rc;
+    }
+    if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &rows[i], &bad, &re))) {
+      rescue_seterr(err, rc, "%s: draft row %d: %s", path, i + 1, re.msg);
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/*
+** Store draft rows made from cues for sample_id, which has no rows yet (*ref 0: not in the
+** corpus yet; then set to the new sample's ref). head/tail/given: the sample's frame from
+** sample_frame(). Adds to res. 0 or a negative error code with the message on the store's
+** handle.
+*/
+static int store_drafts(rescue_store *st, const char *path, const char *sample_id,
+                        int64_t annotator_id, const rescue_import_opts *opts,
+                        const rescue_cues *cues, const rescue_buf *head, const rescue_buf *tail,
+                        int given, int64_t *ref, rescue_import_result *res) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_buf json = RESCUE_BUF_INIT;
   rescue_row_input *rows = NULL;
   rescue_jdoc *doc = NULL;
-  char *text = NULL;
-  size_t len = 0;
-  int64_t ref = 0, import_id = 0;
-  int rc, i, n_rows = 0, given = 0;
-  sqlite3_stmt *s;
+  rescue_sample_input in;
+  const char **known = NULL;
+  int rc, i, n_known;
   drafter D;
 
-  memset(&cues, 0, sizeof cues);
   memset(&D, 0, sizeof D);
   D.spk.copy = 1;
-  if ((rc = rescue_read_file(path, &text, &len, err)) ||
-      (rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err)))
-    goto end;
-  if ((rc = sample_frame(st, sample_id, &head, &tail, &given, &ref, &n_rows)))
-    goto end;
-  if (!rescue_buf_ok(&head) || !rescue_buf_ok(&tail)) {
+  doc = rescue_jdoc_new();
+  if (!doc) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  if (ref == 0 || n_rows == 0) {
-    rescue_sample_input in;
-    const char **known = NULL;
-    int n_known;
-    doc = rescue_jdoc_new();
-    if (!doc) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    n_known = given_participants(doc, &head, &tail, &json, &known);
-    D.file = path;
-    D.sample_id = sample_id;
-    D.o = opts;
-    rc = make_drafts(&D, &cues, known, n_known, rescue_store_scheme(st)->therapist);
-    rescue_free(known);
-    if (rc) {
-      rc = rescue_seterr(err, rc, NULL);
-      goto end;
-    }
-    rows = rescue_calloc((size_t)(D.n ? D.n : 1), sizeof *rows);
-    if (!rows) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    for (i = 0; i < D.n; i++) {
-      rescue_jerror je;
-      const rescue_jnode *root, *bad = NULL;
-      rescue_error re = RESCUE_ERROR_INIT;
-      rescue_buf_reset(&json);
-      draft_row(rescue_store_scheme(st), &D.v[i], i + 1, &json);
-      if (!rescue_buf_ok(&json) || !(root = rescue_jparse(doc, json.s, json.len, &je))) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &rows[i], &bad, &re))) {
-        rescue_seterr(err, rc, "%s: draft row %d: %s", path, i + 1, re.msg);
-        goto end;
-      }
-    }
-    memset(&in, 0, sizeof in);
-    in.sample_id = sample_id;
-    in.head = head.s;
-    in.tail = tail.s;
-    in.has_rows = 1;
-    in.given_keys = given;
-    in.n_rows = D.n;
-    in.rows = rows;
-    if ((rc = rescue_store_put_sample(st, &in, annotator_id, "import",
-                                      ref ? RESCUE_PUT_RESEGMENT : 0, &res->put)))
-      goto end;
-    if (!ref && (rc = rescue_sample_ref(st, sample_id, &ref)))
-      goto end;
-    res->rows += D.n;
+  n_known = given_participants(doc, head, tail, &json, &known);
+  D.file = path;
+  D.sample_id = sample_id;
+  D.o = opts;
+  rc = make_drafts(&D, cues, known, n_known, rescue_store_scheme(st)->therapist);
+  rescue_free(known);
+  if (rc) {
+    rc = rescue_seterr(err, rc, NULL);
+    goto end;
   }
-  res->samples++;
+  rows = rescue_calloc((size_t)(D.n ? D.n : 1), sizeof *rows);
+  if (!rows) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  if ((rc = draft_inputs(st, path, &D, doc, &json, rows)))
+    goto end;
+  memset(&in, 0, sizeof in);
+  in.sample_id = sample_id;
+  in.head = head->s;
+  in.tail = tail->s;
+  in.has_rows = 1;
+  in.given_keys = given;
+  in.n_rows = D.n;
+  in.rows = rows;
+  if ((rc = rescue_store_put_sample(st, &in, annotator_id, "import",
+                                    *ref ? RESCUE_PUT_RESEGMENT : 0, &res->put)))
+    goto end;
+  if (!*ref && (rc = rescue_sample_ref(st, sample_id, ref)))
+    goto end;
+  res->rows += D.n;
+  rc = 0;
+end:
+  for (i = 0; rows && i < D.n; i++)
+    rescue_row_input_clear(&rows[i]);
+  drafter_free(&D);
+  rescue_free(rows);
+  rescue_jdoc_free(&doc);
+  rescue_buf_clear(&json);
+  return rc;
+}
+
+/*
+** Store the cues of path for the sample ref under a new import number; a cue read as a
+** sound description ("[LAUGHS] No.") keeps it in its text. 0 or a negative error code with
+** the message on the store's handle.
+*/
+static int store_cues(rescue_store *st, const char *path, int64_t ref, const rescue_cues *cues) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_buf json = RESCUE_BUF_INIT;
+  int64_t import_id;
+  sqlite3_stmt *s;
+  int rc = 0, i;
+
   if (!(s = rescue_store_stmt(st, "cue_next_import"))) {
     rc = err->code;
     goto end;
@@ -1112,8 +1137,8 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
   }
   import_id = sqlite3_column_int64(s, 0);
   sqlite3_reset(s);
-  for (i = 0; i < cues.n; i++) {
-    const rescue_cue *c = &cues.v[i];
+  for (i = 0; i < cues->n; i++) {
+    const rescue_cue *c = &cues->v[i];
     if (!(s = rescue_store_stmt(st, "cue_insert"))) {
       rc = err->code;
       goto end;
@@ -1144,22 +1169,48 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
       goto end;
     }
   }
+end:
+  rescue_buf_clear(&json);
+  return rc;
+}
+
+int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const char *sample_id,
+                            int64_t annotator_id, rescue_import_result *res,
+                            const rescue_import_opts *opts) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_cues cues;
+  rescue_buf head = RESCUE_BUF_INIT, tail = RESCUE_BUF_INIT;
+  char *text = NULL;
+  size_t len = 0;
+  int64_t ref = 0;
+  int rc, n_rows = 0, given = 0;
+
+  memset(&cues, 0, sizeof cues);
+  if ((rc = rescue_read_file(path, &text, &len, err)) ||
+      (rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err)))
+    goto end;
+  if ((rc = sample_frame(st, sample_id, &head, &tail, &given, &ref, &n_rows)))
+    goto end;
+  if (!rescue_buf_ok(&head) || !rescue_buf_ok(&tail)) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  if ((ref == 0 || n_rows == 0) && (rc = store_drafts(st, path, sample_id, annotator_id, opts,
+                                                      &cues, &head, &tail, given, &ref, res)))
+    goto end;
+  res->samples++;
+  if ((rc = store_cues(st, path, ref, &cues)))
+    goto end;
   res->cues += cues.n;
   if (cues.reordered)
     snprintf(res->warning, sizeof res->warning,
              "%s:%ld:1: cue %d starts before the cue above it: cues sorted by start time", path,
              cues.first_late_line, cues.first_late);
 end:
-  for (i = 0; rows && i < D.n; i++)
-    rescue_row_input_clear(&rows[i]);
-  drafter_free(&D);
-  rescue_free(rows);
   rescue_cues_clear(&cues);
-  rescue_jdoc_free(&doc);
   rescue_free(text);
   rescue_buf_clear(&head);
   rescue_buf_clear(&tail);
-  rescue_buf_clear(&json);
   return rc;
 }
 
