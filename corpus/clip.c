@@ -550,38 +550,11 @@ static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel
 }
 
 /*
-** Merge this run into <out>/<sample>/manifest.json: entries are keyed by index; fields of
-** other modes and unknown fields stay; rows past the sample's row count are dropped. An
-** earlier manifest that is not valid JSON counts as none.
+** Load the row entries of an earlier manifest (old, NULL for none) into byidx[1..n_rows],
+** keyed by their "index"; entries without a valid index in range are dropped. 0, or -1
+** when out of memory.
 */
-static int write_manifest(runner *rn, job *j) {
-  rescue_buf path = RESCUE_BUF_INIT, abs = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT,
-             text = RESCUE_BUF_INIT;
-  rescue_jdoc *doc = NULL;
-  const rescue_jnode *old = NULL, *old_seg = NULL;
-  char *old_text = NULL;
-  size_t old_len = 0;
-  mentry *byidx = NULL, seg = {NULL, 0, 0, 0};
-  rescue_jw w;
-  rescue_error rerr = RESCUE_ERROR_INIT;
-  rescue_jerror jerr;
-  int i, rc = -1;
-  byidx = rescue_calloc((size_t)j->n_rows + 1, sizeof *byidx);
-  if (!byidx)
-    goto nomem;
-  rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
-  if (!rescue_buf_ok(&path))
-    goto nomem;
-  if (rescue_read_file(path.s, &old_text, &old_len, &rerr) == RESCUE_ENOMEM)
-    goto nomem;
-  if (old_text) {
-    if (!(doc = rescue_jdoc_new()))
-      goto nomem;
-    if (!(old = rescue_jparse(doc, old_text, old_len, &jerr)) &&
-        strcmp(jerr.msg, "out of memory") == 0)
-      goto nomem;
-  }
-  old_seg = rescue_jget(old, "segment");
+static int load_old_rows(const rescue_jnode *old, mentry *byidx, int n_rows) {
   if (rescue_jget(old, "rows") && rescue_jget(old, "rows")->type == RESCUE_JARRAY) {
     const rescue_jnode *e;
     for (e = rescue_jget(old, "rows")->child; e; e = e->next) {
@@ -590,10 +563,19 @@ static int write_manifest(runner *rn, job *j) {
                     : ix->type == RESCUE_JNUMBER && ix->is_int ? strtoll(ix->s, NULL, 10)
                     : ix->type == RESCUE_JSTRING               ? atoll(ix->s)
                                                                : 0;
-      if (e->type == RESCUE_JOBJECT && n >= 1 && n <= j->n_rows && ment_load(&byidx[n], e))
-        goto nomem;
+      if (e->type == RESCUE_JOBJECT && n >= 1 && n <= n_rows && ment_load(&byidx[n], e))
+        return -1;
     }
   }
+  return 0;
+}
+
+/*
+** Drop from byidx the fields of this run's mode for every row this run could neither keep
+** nor cut, and the whole entry when no clip of either mode is left in it.
+*/
+static void drop_stale_rows(runner *rn, job *j, mentry *byidx) {
+  int i;
   /* a row this run could neither keep nor cut: its earlier entry no longer describes a
      valid clip for the request (the request or the file changed), so it goes */
   for (i = 0; i < j->n_rows; i++) {
@@ -617,6 +599,15 @@ static int write_manifest(runner *rn, job *j) {
     if (ment_find(e, "clip_path") < 0 && ment_find(e, "audio_path") < 0)
       ment_clear(e);
   }
+}
+
+/*
+** Merge every request this run cut or kept into byidx (rows) and seg (the segment, unless
+** the earlier entry old_seg stands). 0, or -1 when out of memory.
+*/
+static int merge_run(runner *rn, job *j, mentry *byidx, mentry *seg, const rescue_jnode *old_seg) {
+  rescue_buf abs = RESCUE_BUF_INIT, rel = RESCUE_BUF_INIT;
+  int i, rc = -1;
   for (i = 0; i < j->n_reqs; i++) {
     cut_req *r = &j->reqs[i];
     mentry *e = &byidx[i + 1];
@@ -633,10 +624,10 @@ static int write_manifest(runner *rn, job *j) {
     if (i >= j->n_rows) {
       if (j->kept[i] && old_seg && old_seg->type == RESCUE_JOBJECT)
         continue; /* the same file: its earlier entry stands */
-      ment_clear(&seg);
-      seg.used = 1;
-      if (entry_fields(rn, &seg, r, rel.s ? rel.s : "", 0))
-        goto nomem;
+      ment_clear(seg);
+      seg->used = 1;
+      if (entry_fields(rn, seg, r, rel.s ? rel.s : "", 0))
+        goto end;
       continue;
     }
     had =
@@ -644,7 +635,7 @@ static int write_manifest(runner *rn, job *j) {
     if (!e->used) {
       e->used = 1;
       if (ment_int(e, "index", i + 1))
-        goto nomem;
+        goto end;
       if (rn->o->mode == RESCUE_CLIP_AUDIO) {
         /* the release readers want a clip_path; point it where the video clip goes */
         rescue_buf v = RESCUE_BUF_INIT;
@@ -657,23 +648,38 @@ static int write_manifest(runner *rn, job *j) {
         bad = !rescue_buf_ok(&v) || ment_str(e, "clip_path", v.s ? v.s : "");
         rescue_buf_clear(&v);
         if (bad)
-          goto nomem;
+          goto end;
       }
     }
     if (entry_fields(rn, e, r, rel.s ? rel.s : "", j->kept[i] && had))
-      goto nomem;
+      goto end;
   }
-  /* sample_id, segment (this run's, else the earlier one), rows in index order */
-  rescue_jw_init(&w, &text);
+  if (rescue_buf_ok(&abs) && rescue_buf_ok(&rel))
+    rc = 0;
+end:
+  rescue_buf_clear(&abs);
+  rescue_buf_clear(&rel);
+  return rc;
+}
+
+/*
+** Write the manifest's text to text: sample_id, segment (seg when this run set it, else
+** the earlier old_seg), rows in index order. Failures show in rescue_buf_ok(text).
+*/
+static void render_manifest(job *j, const mentry *byidx, const mentry *seg,
+                            const rescue_jnode *old_seg, rescue_buf *text) {
+  rescue_jw w;
+  int i;
+  rescue_jw_init(&w, text);
   rescue_jw_obj(&w);
   if (rescue_utf8_valid(j->sample_id, strlen(j->sample_id))) {
     rescue_jw_key(&w, "sample_id");
     rescue_jw_str(&w, j->sample_id);
   }
-  if (seg.used || old_seg) {
+  if (seg->used || old_seg) {
     rescue_jw_key(&w, "segment");
-    if (seg.used)
-      write_entry(&w, &seg);
+    if (seg->used)
+      write_entry(&w, seg);
     else
       write_node(&w, old_seg);
   }
@@ -684,8 +690,47 @@ static int write_manifest(runner *rn, job *j) {
       write_entry(&w, &byidx[i]);
   rescue_jw_end(&w);
   rescue_jw_end(&w);
+}
+
+/*
+** Merge this run into <out>/<sample>/manifest.json: entries are keyed by index; fields of
+** other modes and unknown fields stay; rows past the sample's row count are dropped. An
+** earlier manifest that is not valid JSON counts as none.
+*/
+static int write_manifest(runner *rn, job *j) {
+  rescue_buf path = RESCUE_BUF_INIT, text = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *old = NULL, *old_seg = NULL;
+  char *old_text = NULL;
+  size_t old_len = 0;
+  mentry *byidx = NULL, seg = {NULL, 0, 0, 0};
+  rescue_error rerr = RESCUE_ERROR_INIT;
+  rescue_jerror jerr;
+  int i, rc = -1;
+  byidx = rescue_calloc((size_t)j->n_rows + 1, sizeof *byidx);
+  if (!byidx)
+    goto nomem;
+  rescue_buf_printf(&path, "%s/%s/manifest.json", rn->o->out, j->sample_id);
+  if (!rescue_buf_ok(&path))
+    goto nomem;
+  if (rescue_read_file(path.s, &old_text, &old_len, &rerr) == RESCUE_ENOMEM)
+    goto nomem;
+  if (old_text) {
+    if (!(doc = rescue_jdoc_new()))
+      goto nomem;
+    if (!(old = rescue_jparse(doc, old_text, old_len, &jerr)) &&
+        strcmp(jerr.msg, "out of memory") == 0)
+      goto nomem;
+  }
+  old_seg = rescue_jget(old, "segment");
+  if (load_old_rows(old, byidx, j->n_rows))
+    goto nomem;
+  drop_stale_rows(rn, j, byidx);
+  if (merge_run(rn, j, byidx, &seg, old_seg))
+    goto nomem;
+  render_manifest(j, byidx, &seg, old_seg, &text);
   rescue_buf_putc(&text, '\n');
-  if (!rescue_buf_ok(&text) || !rescue_buf_ok(&abs) || !rescue_buf_ok(&rel))
+  if (!rescue_buf_ok(&text))
     goto nomem;
   if (rescue_file_write_atomic(path.s, text.s, text.len, &rerr))
     goto end; /* errno says why */
@@ -704,8 +749,6 @@ end:
   rescue_jdoc_free(&doc);
   rescue_free(old_text);
   rescue_buf_clear(&path);
-  rescue_buf_clear(&abs);
-  rescue_buf_clear(&rel);
   rescue_buf_clear(&text);
   return rc;
 }
@@ -1126,27 +1169,13 @@ static void report(runner *rn, rescue_clip_status *stt, double t0, const job *fi
   o->status(o->status_arg, stt);
 }
 
-int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result *res) {
-  rescue_clip_result dummy;
-  rescue_sample_iter *it = NULL;
-  const rescue_sample *smp;
-  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
-  runner rn;
-  pthread_t *tids = NULL;
-  int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1, started = 0, cap = 0, recorded = 0;
-  int lock_fd = -1;
-  rescue_clip_status stt;
-  double t0 = now_sec();
-  uint64_t total_rows = 0, done_rows = 0;
-  rescue_error *err = rescue_store_err(st);
-
-  if (!res)
-    res = &dummy;
-  memset(res, 0, sizeof *res);
-  memset(&rn, 0, sizeof rn);
-  rn.st = st;
-  rn.o = o;
-  rn.res = res;
+/*
+** Check the options of rescue_clip() that do not need the store or the
+** disk: the shard, the pad and the chosen rows. Returns 0, or
+** RESCUE_EINVAL with the message on err.
+*/
+static int check_opts(const rescue_clip_opts *o, rescue_error *err) {
+  int i;
   if (o->shard_n < 0 || (o->shard_n > 0 && (o->shard_i < 1 || o->shard_i > o->shard_n)))
     return rescue_seterr(err, RESCUE_EINVAL, "shard %d/%d is not i/n with 1 <= i <= n", o->shard_i,
                          o->shard_n);
@@ -1157,23 +1186,27 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   for (i = 0; o->rows && i < o->n_rows; i++)
     if (o->rows[i] < 1)
       return rescue_seterr(err, RESCUE_EINVAL, "%d is not a row (rows count from 1)", o->rows[i]);
-  memset(&stt, 0, sizeof stt);
-  if (make_dir(o->out) != 0)
-    return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
-  if ((rc = lock_out(o->out, &lock_fd, err)))
-    return rc;
-  rn.out_abs = realpath(o->out, NULL);
-  rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
-  if (!rn.out_abs || !rn.base_abs) {
-    rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use the path base '%s': %s",
-                       o->path_base ? o->path_base : o->out, strerror(errno));
-    goto end;
-  }
-  rn.threads = nthreads > 1 ? 1 : 0;
-  rn.settled = 0;
+  return 0;
+}
 
-  /* read every job first: workers never touch the store */
-  if ((rc = rescue_sample_iter_new(st, &view, o->samples, o->n_samples, &it)))
+/*
+** Read every job of the run into rn->jobs before any worker starts (workers
+** never touch the store): skips discarded samples and those of other shards,
+** counts samples without media, and adds the rows to cut to stt->rows_total
+** and to *total_rows (rows plus one per sample, for the progress callback).
+** Returns 0 or a negative error code with the message on the store's handle;
+** the jobs read so far stay in rn->jobs for the caller to free.
+*/
+static int gather_jobs(runner *rn, rescue_clip_status *stt, uint64_t *total_rows) {
+  const rescue_clip_opts *o = rn->o;
+  rescue_clip_result *res = rn->res;
+  rescue_error *err = rescue_store_err(rn->st);
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  rescue_view view = {.kind = RESCUE_VIEW_CORPUS};
+  int rc, i, cap = 0;
+
+  if ((rc = rescue_sample_iter_new(rn->st, &view, o->samples, o->n_samples, &it)))
     goto end;
   while ((rc = rescue_sample_iter_next(it, &smp)) == 1) {
     job *j;
@@ -1184,13 +1217,13 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         rescue_fnv1a64(smp->sample_id) % (uint64_t)o->shard_n != (uint64_t)(o->shard_i - 1))
       continue;
     res->samples++;
-    if (RESCUE_ALLOC_GROW(rn.jobs, rn.n_jobs + 1, cap)) {
+    if (RESCUE_ALLOC_GROW(rn->jobs, rn->n_jobs + 1, cap)) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
       goto end;
     }
-    j = &rn.jobs[rn.n_jobs];
+    j = &rn->jobs[rn->n_jobs];
     memset(j, 0, sizeof *j);
-    has = load_job(&rn, smp, j);
+    has = load_job(rn, smp, j);
     if (has < 0) {
       job_free(j);
       rc = has;
@@ -1218,39 +1251,31 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         job_free(j);
         goto end;
       }
-    total_rows += (uint64_t)j->n_rows + 1;
-    stt.rows_total += o->rows ? (uint64_t)o->n_rows
-                              : (uint64_t)j->n_rows + (j->has_span && o->mode != RESCUE_CLIP_AUDIO);
-    rn.n_jobs++;
+    *total_rows += (uint64_t)j->n_rows + 1;
+    stt->rows_total += o->rows
+                           ? (uint64_t)o->n_rows
+                           : (uint64_t)j->n_rows + (j->has_span && o->mode != RESCUE_CLIP_AUDIO);
+    rn->n_jobs++;
   }
+end:
   rescue_sample_iter_free(&it);
-  if (rc < 0)
-    goto end;
-  rc = 0;
+  return rc < 0 ? rc : 0;
+}
 
-  pthread_mutex_init(&rn.mu, NULL);
-  pthread_cond_init(&rn.cv, NULL);
-  tids = rescue_calloc((size_t)nthreads, sizeof *tids);
-  if (!tids) {
-    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-    goto destroy;
-  }
-  /* fewer samples than workers: the spare ones cut parts of a sample's rows */
-  rn.split = rn.n_jobs > 0 && nthreads > rn.n_jobs ? nthreads / rn.n_jobs : 1;
-  for (i = 0; i < nthreads && i < rn.n_jobs; i++)
-    if (pthread_create(&tids[i], NULL, worker, &rn) == 0)
-      started++;
-  if (rn.n_jobs && !started) {
-    rc = rescue_seterr(err, RESCUE_EINTERNAL, "cannot start worker threads");
-    goto destroy;
-  }
-  if (o->progress)
-    o->progress(o->progress_arg, 0, total_rows);
-  stt.samples_total = rn.n_jobs;
-  /* record results in job order as workers finish them; report progress meanwhile */
-  while (recorded < rn.n_jobs) {
-    job *j = &rn.jobs[recorded];
-    pthread_mutex_lock(&rn.mu);
+/*
+** Record the jobs in job order as the workers finish them, reporting
+** progress and status meanwhile. After a store failure it keeps waiting
+** for (and accounting) every job, so the workers can be joined, and
+** returns that first failure; otherwise 0.
+*/
+static int record_all(runner *rn, rescue_clip_status *stt, double t0, uint64_t total_rows) {
+  const rescue_clip_opts *o = rn->o;
+  uint64_t done_rows = 0;
+  int rc = 0, recorded = 0;
+
+  while (recorded < rn->n_jobs) {
+    job *j = &rn->jobs[recorded];
+    pthread_mutex_lock(&rn->mu);
     while (!j->finished) {
       struct timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
@@ -1259,27 +1284,103 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
       }
-      if (pthread_cond_timedwait(&rn.cv, &rn.mu, &until) != 0 && !j->finished)
-        report(&rn, &stt, t0, NULL);
+      if (pthread_cond_timedwait(&rn->cv, &rn->mu, &until) != 0 && !j->finished)
+        report(rn, stt, t0, NULL);
     }
-    pthread_mutex_unlock(&rn.mu);
+    pthread_mutex_unlock(&rn->mu);
     if (!rc) /* after a store failure keep joining the workers; report it at the end */
-      rc = record_job(&rn, j);
-    account(&rn, j);
+      rc = record_job(rn, j);
+    account(rn, j);
     done_rows += (uint64_t)j->n_rows + 1;
     if (o->progress)
       o->progress(o->progress_arg, done_rows, total_rows);
     recorded++;
-    stt.samples_done = recorded;
-    pthread_mutex_lock(&rn.mu);
-    report(&rn, &stt, t0, j);
-    pthread_mutex_unlock(&rn.mu);
+    stt->samples_done = recorded;
+    pthread_mutex_lock(&rn->mu);
+    report(rn, stt, t0, j);
+    pthread_mutex_unlock(&rn->mu);
   }
+  return rc;
+}
+
+/*
+** Start up to nthreads workers over the gathered jobs, record their results
+** with record_all() and join them. Returns 0 or a negative error code with
+** the message on the store's handle.
+*/
+static int run_workers(runner *rn, int nthreads, rescue_clip_status *stt, double t0,
+                       uint64_t total_rows) {
+  const rescue_clip_opts *o = rn->o;
+  rescue_error *err = rescue_store_err(rn->st);
+  pthread_t *tids = NULL;
+  int rc = 0, i, started = 0;
+
+  pthread_mutex_init(&rn->mu, NULL);
+  pthread_cond_init(&rn->cv, NULL);
+  tids = rescue_calloc((size_t)nthreads, sizeof *tids);
+  if (!tids) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto destroy;
+  }
+  /* fewer samples than workers: the spare ones cut parts of a sample's rows */
+  rn->split = rn->n_jobs > 0 && nthreads > rn->n_jobs ? nthreads / rn->n_jobs : 1;
+  for (i = 0; i < nthreads && i < rn->n_jobs; i++)
+    if (pthread_create(&tids[i], NULL, worker, rn) == 0)
+      started++;
+  if (rn->n_jobs && !started) {
+    rc = rescue_seterr(err, RESCUE_EINTERNAL, "cannot start worker threads");
+    goto destroy;
+  }
+  if (o->progress)
+    o->progress(o->progress_arg, 0, total_rows);
+  stt->samples_total = rn->n_jobs;
+  rc = record_all(rn, stt, t0, total_rows);
   for (i = 0; i < started; i++)
     pthread_join(tids[i], NULL);
 destroy:
-  pthread_mutex_destroy(&rn.mu);
-  pthread_cond_destroy(&rn.cv);
+  pthread_mutex_destroy(&rn->mu);
+  pthread_cond_destroy(&rn->cv);
+  rescue_free(tids);
+  return rc;
+}
+
+int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result *res) {
+  rescue_clip_result dummy;
+  runner rn;
+  int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1;
+  int lock_fd = -1;
+  rescue_clip_status stt;
+  double t0 = now_sec();
+  uint64_t total_rows = 0;
+  rescue_error *err = rescue_store_err(st);
+
+  if (!res)
+    res = &dummy;
+  memset(res, 0, sizeof *res);
+  memset(&rn, 0, sizeof rn);
+  rn.st = st;
+  rn.o = o;
+  rn.res = res;
+  if ((rc = check_opts(o, err)))
+    return rc;
+  memset(&stt, 0, sizeof stt);
+  if (make_dir(o->out) != 0)
+    return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
+  if ((rc = lock_out(o->out, &lock_fd, err)))
+    return rc;
+  rn.out_abs = realpath(o->out, NULL);
+  rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
+  if (!rn.out_abs || !rn.base_abs) {
+    rc = rescue_seterr(err, RESCUE_EINVAL, "cannot use the path base '%s': %s",
+                       o->path_base ? o->path_base : o->out, strerror(errno));
+    goto end;
+  }
+  rn.threads = nthreads > 1 ? 1 : 0;
+  rn.settled = 0;
+
+  if ((rc = gather_jobs(&rn, &stt, &total_rows)))
+    goto end;
+  rc = run_workers(&rn, nthreads, &stt, t0, total_rows);
   if (!rc && res->samples_failed)
     rc = rescue_seterr(err, RESCUE_EPARTIAL,
                        "%ld of %ld sample%s failed; %ld clip%s written, "
@@ -1287,11 +1388,9 @@ destroy:
                        res->samples_failed, res->samples, res->samples == 1 ? "" : "s",
                        res->clips_written, res->clips_written == 1 ? "" : "s", res->clips_kept);
 end:
-  rescue_sample_iter_free(&it);
   for (i = 0; i < rn.n_jobs; i++)
     job_free(&rn.jobs[i]);
   rescue_free(rn.jobs);
-  rescue_free(tids);
   free(rn.out_abs);
   free(rn.base_abs);
   if (lock_fd >= 0)

@@ -309,16 +309,17 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id, 
 }
 
 /*
-** Validate and store one sample object. `fixed_id` (data-root, --sample) is the id the
-** sample must have; NULL means the object's own string sample_id is required.
-** text/len/line0 locate the object for messages.
+** Decide the id of the sample object root: fixed_id when given (the object's own string
+** sample_id must then agree with it), else the object's own string sample_id. Refuses a
+** root that is not an object and a missing, non-string or unsafe id. Sets *id to the id
+** (fixed_id, or a copy in im->id) and *idnode to the node messages about the id point at.
+** 0 or a negative error code with the message on im->err.
 */
-static int import_object(importer *im, const rescue_jnode *root, const char *fixed_id,
-                         const char *file, long line0, const char *text, size_t len) {
-  const rescue_jnode *c, *rows = NULL, *sid = rescue_jget(root, "sample_id"), *last_rows;
-  rescue_sample_input in;
-  const char *why, *first, *sid_s = NULL;
-  int n = 0, rc, given = 0;
+static int object_id(importer *im, const rescue_jnode *root, const char *fixed_id, const char *file,
+                     long line0, const char *text, size_t len, const char **id,
+                     const rescue_jnode **idnode) {
+  const rescue_jnode *sid = rescue_jget(root, "sample_id");
+  const char *why, *sid_s = NULL;
 
   if (root->type != RESCUE_JOBJECT)
     return bad_at(im, file, line0, text, len, root->offset, "a sample must be a JSON object");
@@ -344,20 +345,20 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   if ((why = rescue_sample_id_unsafe(fixed_id, strlen(fixed_id))) != NULL)
     return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
                   "unsafe sample_id '%s': %s", shown(&im->show1, fixed_id), why);
-  if (!im->write) {
-    rescue_buf_reset(&im->where);
-    rescue_buf_printf(&im->where, "%s:%ld", file, line0);
-    first = seen_add(&im->seen, fixed_id, im->where.s ? im->where.s : "");
-    if (first && !*first)
-      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-    if (first)
-      return bad_at(im, file, line0, text, len, sid ? sid->offset : root->offset,
-                    "duplicate sample_id '%s' (first at %s)", fixed_id, first);
-    return check_object(im, root, fixed_id, file, line0, text, len);
-  }
+  *id = fixed_id;
+  *idnode = sid ? sid : root;
+  return 0;
+}
 
-  /* head/tail: the object in canonical form, cut around the rows array (the last "rows"
-     member, the one every reader takes; an earlier one stays in the head as written) */
+/*
+** Write root in canonical form into im->head and im->tail, cut around its rows array (the
+** last "rows" member, the one every reader takes; an earlier one stays in the head as
+** written). Returns that member (NULL when none) and sets *given to the RESCUE_GIVEN_* keys
+** the object has. Out of memory shows in rescue_buf_ok() of the two buffers.
+*/
+static const rescue_jnode *cut_head_tail(importer *im, const rescue_jnode *root, int *given) {
+  const rescue_jnode *c, *rows = NULL, *last_rows;
+
   last_rows = rescue_jget(root, "rows");
   rescue_buf_reset(&im->head);
   rescue_buf_reset(&im->tail);
@@ -374,33 +375,75 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
     }
     rescue_jwrite(b, c);
     if (strcmp(c->key, "scenario") == 0)
-      given |= RESCUE_GIVEN_SCENARIO;
+      *given |= RESCUE_GIVEN_SCENARIO;
     else if (strcmp(c->key, "participants") == 0)
-      given |= RESCUE_GIVEN_PARTICIPANTS;
+      *given |= RESCUE_GIVEN_PARTICIPANTS;
     else if (strcmp(c->key, "sample_id") == 0)
-      given |= RESCUE_GIVEN_SAMPLE_ID;
+      *given |= RESCUE_GIVEN_SAMPLE_ID;
   }
   rescue_buf_putc(rows ? &im->tail : &im->head, '}');
+  return rows;
+}
+
+/*
+** Read the rows array rows of sample id into im->rows (grown as needed); *n set to their
+** count. A bad row is refused with its position in file. 0 or a negative error code with
+** the message on im->err.
+*/
+static int read_rows(importer *im, const rescue_jnode *rows, const char *id, const char *file,
+                     long line0, const char *text, size_t len, int *n) {
+  const rescue_jnode *c;
+  int rc, old_cap = im->cap_rows;
+
+  if (RESCUE_ALLOC_GROW(im->rows, rows->len, im->cap_rows))
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+  if (im->cap_rows > old_cap)
+    memset(im->rows + old_cap, 0, (size_t)(im->cap_rows - old_cap) * sizeof *im->rows);
+  for (c = rows->child; c; c = c->next, (*n)++) {
+    const rescue_jnode *badnode = NULL;
+    rescue_error e;
+    rc = rescue_row_input_from_json(rescue_store_scheme(im->st), c, &im->rows[*n], &badnode, &e);
+    if (rc == RESCUE_EBADINPUT)
+      return bad_at(im, file, line0, text, len, badnode ? badnode->offset : c->offset,
+                    "sample '%s': row %d: %s", id, *n + 1, e.msg);
+    if (rc)
+      return rescue_seterr(im->err, rc, "%s", e.msg);
+  }
+  return 0;
+}
+
+/*
+** Validate and store one sample object. `fixed_id` (data-root, --sample) is the id the
+** sample must have; NULL means the object's own string sample_id is required.
+** text/len/line0 locate the object for messages.
+*/
+static int import_object(importer *im, const rescue_jnode *root, const char *fixed_id,
+                         const char *file, long line0, const char *text, size_t len) {
+  const rescue_jnode *rows, *idnode = root;
+  rescue_sample_input in;
+  const char *first;
+  int n = 0, rc, given = 0;
+
+  if ((rc = object_id(im, root, fixed_id, file, line0, text, len, &fixed_id, &idnode)))
+    return rc;
+  if (!im->write) {
+    rescue_buf_reset(&im->where);
+    rescue_buf_printf(&im->where, "%s:%ld", file, line0);
+    first = seen_add(&im->seen, fixed_id, im->where.s ? im->where.s : "");
+    if (first && !*first)
+      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+    if (first)
+      return bad_at(im, file, line0, text, len, idnode->offset,
+                    "duplicate sample_id '%s' (first at %s)", fixed_id, first);
+    return check_object(im, root, fixed_id, file, line0, text, len);
+  }
+
+  rows = cut_head_tail(im, root, &given);
   if (rows && rows->type != RESCUE_JARRAY)
     return bad_at(im, file, line0, text, len, rows->offset, "rows is not a list");
 
-  if (rows) {
-    int old_cap = im->cap_rows;
-    if (RESCUE_ALLOC_GROW(im->rows, rows->len, im->cap_rows))
-      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-    if (im->cap_rows > old_cap)
-      memset(im->rows + old_cap, 0, (size_t)(im->cap_rows - old_cap) * sizeof *im->rows);
-    for (c = rows->child; c; c = c->next, n++) {
-      const rescue_jnode *badnode = NULL;
-      rescue_error e;
-      rc = rescue_row_input_from_json(rescue_store_scheme(im->st), c, &im->rows[n], &badnode, &e);
-      if (rc == RESCUE_EBADINPUT)
-        return bad_at(im, file, line0, text, len, badnode ? badnode->offset : c->offset,
-                      "sample '%s': row %d: %s", fixed_id, n + 1, e.msg);
-      if (rc)
-        return rescue_seterr(im->err, rc, "%s", e.msg);
-    }
-  }
+  if (rows && (rc = read_rows(im, rows, fixed_id, file, line0, text, len, &n)))
+    return rc;
   if (!rescue_buf_ok(&im->head) || !rescue_buf_ok(&im->tail))
     return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
 
@@ -842,13 +885,160 @@ static int import_audit(rescue_store *st, const rescue_import_opts *opts,
   return rescue_audit_write(st, &e);
 }
 
+/*
+** Check the options of an import of n paths against each other and against the store:
+** --sample and tier names apply to one file of a fitting format, and only a registered,
+** active annotator imports under a name. Sets im->check_annotator. 0 or a negative error
+** code with the message on im->err.
+*/
+static int check_import_opts(importer *im, int n) {
+  const rescue_import_opts *opts = im->o;
+  rescue_store *st = im->st;
+  const char *why;
+  int rc;
+
+  if (opts->sample &&
+      (n != 1 || (opts->format != RESCUE_FMT_AUTO && opts->format != RESCUE_FMT_JSON &&
+                  opts->format != RESCUE_FMT_SRT && opts->format != RESCUE_FMT_VTT &&
+                  opts->format != RESCUE_FMT_EAF)))
+    return rescue_seterr(im->err, RESCUE_EINVAL,
+                         "a sample id given for the input names the sample of one single-sample "
+                         "JSON, subtitle or EAF file");
+  if (opts->tiers &&
+      (n != 1 || (opts->format != RESCUE_FMT_AUTO && opts->format != RESCUE_FMT_EAF)))
+    return rescue_seterr(im->err, RESCUE_EINVAL,
+                         "tier names given for the input apply to one EAF file");
+  /* the rule of rescue_annotator_add, so no caller imports under a name it would refuse */
+  if (opts->annotator && (why = rescue_annotator_name_invalid(opts->annotator)) != NULL)
+    return rescue_seterr_arg(im->err, RESCUE_EINVAL, "annotator", "invalid annotator name: %s",
+                             why);
+  /* only registered annotators write under their name (a typo would become a new coder) */
+  if (opts->annotator) {
+    int64_t id;
+    int retired = 0;
+    if ((rc = rescue_annotator_lookup(st, opts->annotator, &id, NULL, &retired)))
+      return rc;
+    im->check_annotator = id;
+    if (retired)
+      return rescue_seterr_arg(im->err, RESCUE_ERETIRED, opts->annotator,
+                               "annotator '%s' is retired", opts->annotator);
+  }
+  if (!opts->annotator &&
+      rescue_annotator_id(st, RESCUE_DRAFT_ANNOTATOR, NULL, 0, &im->check_annotator))
+    im->check_annotator = 0;
+  return 0;
+}
+
+/*
+** Decide the format of each of the n paths into fmts[] (opts->format unless auto) and check
+** it against the options. 0 or a negative error code with the message on im->err.
+*/
+static int detect_formats(importer *im, const char *const *paths, int n, rescue_format *fmts) {
+  const rescue_import_opts *opts = im->o;
+  int i, rc = 0;
+
+  for (i = 0; i < n && !rc; i++) {
+    fmts[i] = opts->format;
+    rc = detect(im, paths[i], &fmts[i]);
+    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON && fmts[i] != RESCUE_FMT_SRT &&
+        fmts[i] != RESCUE_FMT_VTT && fmts[i] != RESCUE_FMT_EAF)
+      rc = rescue_seterr(im->err, RESCUE_EINVAL,
+                         "a sample id given for the input names the sample of one single-sample "
+                         "JSON, subtitle or EAF file");
+    if (!rc && opts->tiers && fmts[i] != RESCUE_FMT_EAF)
+      rc = rescue_seterr(im->err, RESCUE_EINVAL,
+                         "tier names given for the input apply to one EAF file");
+    if (!rc && !opts->sample && (fmts[i] == RESCUE_FMT_SRT || fmts[i] == RESCUE_FMT_VTT))
+      rc = rescue_seterr_arg(im->err, RESCUE_EINVAL, "sample",
+                             "subtitles belong to one sample, and '%s' does not name it", paths[i]);
+    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON &&
+        rescue_sample_id_unsafe(opts->sample, strlen(opts->sample)))
+      rc = rescue_seterr(im->err, RESCUE_EINVAL, "unsafe sample_id '%s': %s", opts->sample,
+                         rescue_sample_id_unsafe(opts->sample, strlen(opts->sample)));
+  }
+  return rc;
+}
+
+/*
+** Run one pass (im->write says which) over the n paths of formats fmts[]. 0 or a negative
+** error code with the message on im->err.
+*/
+static int import_files(importer *im, const char *const *paths, int n, const rescue_format *fmts) {
+  const rescue_import_opts *opts = im->o;
+  rescue_import_result *res = im->res;
+  rescue_store *st = im->st;
+  int i, rc = 0;
+
+  for (i = 0; i < n && !rc; i++) {
+    switch (fmts[i]) {
+    case RESCUE_FMT_JSONL: rc = import_jsonl(im, paths[i]); break;
+    case RESCUE_FMT_JSON: rc = import_json_file(im, paths[i], opts->sample); break;
+    case RESCUE_FMT_DATAROOT: rc = import_dataroot(im, paths[i]); break;
+    case RESCUE_FMT_EAF: rc = import_eaf(im, paths[i]); break;
+    case RESCUE_FMT_SRT:
+    case RESCUE_FMT_VTT:
+      /* the checking pass parses; the writing pass stores cues and draft rows */
+      rc = im->write ? rescue_subtitles_import(st, paths[i], fmts[i] == RESCUE_FMT_VTT,
+                                               opts->sample, im->annotator_id, res, opts)
+                     : rescue_subtitles_check(paths[i], fmts[i] == RESCUE_FMT_VTT, im->err);
+      res->files++;
+      if (!im->write && !rc)
+        res->samples++;
+      break;
+    case RESCUE_FMT_AUTO:
+      rc = rescue_seterr(im->err, RESCUE_EINTERNAL, "format not decided");
+      break;
+    }
+  }
+  return rc;
+}
+
+/*
+** The writing pass: in one transaction, in bulk mode when nobody else has the corpus open,
+** with the import's audit record; rolled back on any failure. 0 or a negative error code
+** with the message on im->err.
+*/
+static int write_pass(importer *im, const char *const *paths, int n, const rescue_format *fmts) {
+  const rescue_import_opts *opts = im->o;
+  rescue_store *st = im->st;
+  int bulk = 0, rc;
+
+  rescue_jdoc_nocopy(im->doc, 0);
+  rescue_crash_point("import-checked");
+  im->done = 0;
+  memset(im->res, 0, sizeof *im->res);
+  rescue_store_bulk_begin(st, &bulk);
+  /* a larger page cache keeps B-tree pages touched again and again in memory */
+  sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -16000", NULL, NULL, NULL);
+  if ((rc = rescue_store_begin(st))) {
+    rescue_store_bulk_end(st, bulk);
+    return rc;
+  }
+  rc = opts->annotator
+           ? rescue_annotator_lookup(st, opts->annotator, &im->annotator_id, NULL, NULL)
+           : rescue_annotator_id(st, RESCUE_DRAFT_ANNOTATOR, "annotator", 1, &im->annotator_id);
+  if (!rc)
+    rc = import_files(im, paths, n, fmts);
+  if (!rc)
+    rc = import_audit(st, opts, im->res);
+  if (rc) {
+    rescue_store_rollback(st);
+  } else {
+    rescue_crash_point("import-before-commit");
+    rc = rescue_store_commit(st);
+  }
+  sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -2000", NULL, NULL, NULL);
+  rescue_store_bulk_end(st, bulk);
+  progress(im);
+  return rc;
+}
+
 /* rescue_import and rescue_import_edits: edit says which. */
 static int import_run(rescue_store *st, const char *const *paths, int n,
                       const rescue_import_opts *opts, rescue_import_result *res, int edit) {
   importer im;
   rescue_import_result dummy;
   rescue_format *fmts = NULL;
-  const char *why;
   int i, rc = 0;
 
   memset(&im, 0, sizeof im);
@@ -862,122 +1052,30 @@ static int import_run(rescue_store *st, const char *const *paths, int n,
   im.res = res;
   im.max_value = sqlite3_limit(rescue_store_db(st), SQLITE_LIMIT_LENGTH, -1);
   im.edit = edit;
-  if (opts->sample &&
-      (n != 1 || (opts->format != RESCUE_FMT_AUTO && opts->format != RESCUE_FMT_JSON &&
-                  opts->format != RESCUE_FMT_SRT && opts->format != RESCUE_FMT_VTT &&
-                  opts->format != RESCUE_FMT_EAF)))
-    return rescue_seterr(im.err, RESCUE_EINVAL,
-                         "a sample id given for the input names the sample of one single-sample "
-                         "JSON, subtitle or EAF file");
-  if (opts->tiers &&
-      (n != 1 || (opts->format != RESCUE_FMT_AUTO && opts->format != RESCUE_FMT_EAF)))
-    return rescue_seterr(im.err, RESCUE_EINVAL,
-                         "tier names given for the input apply to one EAF file");
-  /* the rule of rescue_annotator_add, so no caller imports under a name it would refuse */
-  if (opts->annotator && (why = rescue_annotator_name_invalid(opts->annotator)) != NULL)
-    return rescue_seterr_arg(im.err, RESCUE_EINVAL, "annotator", "invalid annotator name: %s", why);
-  /* only registered annotators write under their name (a typo would become a new coder) */
-  if (opts->annotator) {
-    int64_t id;
-    int retired = 0;
-    if ((rc = rescue_annotator_lookup(st, opts->annotator, &id, NULL, &retired)))
-      return rc;
-    im.check_annotator = id;
-    if (retired)
-      return rescue_seterr_arg(im.err, RESCUE_ERETIRED, opts->annotator,
-                               "annotator '%s' is retired", opts->annotator);
-  }
-  if (!opts->annotator &&
-      rescue_annotator_id(st, RESCUE_DRAFT_ANNOTATOR, NULL, 0, &im.check_annotator))
-    im.check_annotator = 0;
+  if ((rc = check_import_opts(&im, n)))
+    return rc;
   fmts = rescue_calloc((size_t)(n ? n : 1), sizeof *fmts);
   im.doc = rescue_jdoc_new();
   if (!fmts || !im.doc) {
     rc = rescue_seterr(im.err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  for (i = 0; i < n && !rc; i++) {
-    fmts[i] = opts->format;
-    rc = detect(&im, paths[i], &fmts[i]);
-    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON && fmts[i] != RESCUE_FMT_SRT &&
-        fmts[i] != RESCUE_FMT_VTT && fmts[i] != RESCUE_FMT_EAF)
-      rc = rescue_seterr(im.err, RESCUE_EINVAL,
-                         "a sample id given for the input names the sample of one single-sample "
-                         "JSON, subtitle or EAF file");
-    if (!rc && opts->tiers && fmts[i] != RESCUE_FMT_EAF)
-      rc = rescue_seterr(im.err, RESCUE_EINVAL,
-                         "tier names given for the input apply to one EAF file");
-    if (!rc && !opts->sample && (fmts[i] == RESCUE_FMT_SRT || fmts[i] == RESCUE_FMT_VTT))
-      rc = rescue_seterr_arg(im.err, RESCUE_EINVAL, "sample",
-                             "subtitles belong to one sample, and '%s' does not name it", paths[i]);
-    if (!rc && opts->sample && fmts[i] != RESCUE_FMT_JSON &&
-        rescue_sample_id_unsafe(opts->sample, strlen(opts->sample)))
-      rc = rescue_seterr(im.err, RESCUE_EINVAL, "unsafe sample_id '%s': %s", opts->sample,
-                         rescue_sample_id_unsafe(opts->sample, strlen(opts->sample)));
-  }
+  rc = detect_formats(&im, paths, n, fmts);
   if (rc)
     goto end;
   /*
   ** Two passes. The first reads and checks everything without writing, so bad input is
   ** refused before the corpus is touched at all (its file stays byte for byte the same).
-  ** The second writes, in one transaction, in bulk mode when nobody else has the corpus
-  ** open.
+  ** The second writes (write_pass).
   */
-  for (im.write = 0; im.write <= 1 && !rc; im.write++) {
-    int bulk = 0;
-    rescue_jdoc_nocopy(im.doc, !im.write);
-    if (im.write) {
-      rescue_crash_point("import-checked");
-      im.done = 0;
-      memset(res, 0, sizeof *res);
-      rescue_store_bulk_begin(st, &bulk);
-      /* a larger page cache keeps B-tree pages touched again and again in memory */
-      sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -16000", NULL, NULL, NULL);
-      if ((rc = rescue_store_begin(st))) {
-        rescue_store_bulk_end(st, bulk);
-        break;
-      }
-      rc = opts->annotator
-               ? rescue_annotator_lookup(st, opts->annotator, &im.annotator_id, NULL, NULL)
-               : rescue_annotator_id(st, RESCUE_DRAFT_ANNOTATOR, "annotator", 1, &im.annotator_id);
-    }
-    for (i = 0; i < n && !rc; i++) {
-      switch (fmts[i]) {
-      case RESCUE_FMT_JSONL: rc = import_jsonl(&im, paths[i]); break;
-      case RESCUE_FMT_JSON: rc = import_json_file(&im, paths[i], opts->sample); break;
-      case RESCUE_FMT_DATAROOT: rc = import_dataroot(&im, paths[i]); break;
-      case RESCUE_FMT_EAF: rc = import_eaf(&im, paths[i]); break;
-      case RESCUE_FMT_SRT:
-      case RESCUE_FMT_VTT:
-        /* the checking pass parses; the writing pass stores cues and draft rows */
-        rc = im.write ? rescue_subtitles_import(st, paths[i], fmts[i] == RESCUE_FMT_VTT,
-                                                opts->sample, im.annotator_id, res, opts)
-                      : rescue_subtitles_check(paths[i], fmts[i] == RESCUE_FMT_VTT, im.err);
-        res->files++;
-        if (!im.write && !rc)
-          res->samples++;
-        break;
-      case RESCUE_FMT_AUTO:
-        rc = rescue_seterr(im.err, RESCUE_EINTERNAL, "format not decided");
-        break;
-      }
-    }
-    if (!im.write) {
-      if (!rc && res->samples == 0)
-        rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
-      continue;
-    }
-    if (!rc)
-      rc = import_audit(st, opts, res);
-    if (rc) {
-      rescue_store_rollback(st);
-    } else {
-      rescue_crash_point("import-before-commit");
-      rc = rescue_store_commit(st);
-    }
-    sqlite3_exec(rescue_store_db(st), "PRAGMA cache_size = -2000", NULL, NULL, NULL);
-    rescue_store_bulk_end(st, bulk);
-    progress(&im);
+  im.write = 0;
+  rescue_jdoc_nocopy(im.doc, 1);
+  rc = import_files(&im, paths, n, fmts);
+  if (!rc && res->samples == 0)
+    rc = rescue_seterr(im.err, RESCUE_EBADINPUT, "no samples in the input");
+  if (!rc) {
+    im.write = 1;
+    rc = write_pass(&im, paths, n, fmts);
   }
 end:
   for (i = 0; i < im.cap_rows; i++)

@@ -747,11 +747,131 @@ static int put_sample_version(rescue_store *st, int64_t ref, const rescue_sample
   return 0;
 }
 
+/*
+** Add a sample that is not in the corpus yet: its group (made when new), the sample row
+** with its sort key, the first rowset and the first sample version. The caller has reset
+** the "sample_find" statement. 0 or a negative error code with the message on st.
+*/
+static int put_new_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
+                          const char *kind, const char *now, rescue_put_stats *stats) {
+  sqlite3_stmt *s;
+  rescue_buf key = RESCUE_BUF_INIT;
+  int64_t group_id = 0, ref;
+  size_t i;
+  int rc = 0, added = 0;
+
+  rescue_sample_group(in->sample_id, &key);
+  if (!rescue_buf_ok(&key)) {
+    rescue_buf_clear(&key);
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  s = rescue_store_stmt(st, "group_insert");
+  if (s) {
+    rescue_bind_text(s, ":name", key.s, (int)key.len);
+    rc = sqlite3_step(s);
+    s = rc == SQLITE_DONE ? rescue_store_stmt(st, "group_find") : NULL;
+  }
+  if (s) {
+    rescue_bind_text(s, ":name", key.s, (int)key.len);
+    rc = sqlite3_step(s);
+    group_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+  }
+  if (!s || rc != SQLITE_ROW) {
+    rescue_buf_clear(&key);
+    return rescue_store_sqlerr(st, "writing a group");
+  }
+  rescue_buf_reset(&key);
+  rescue_buf_puts(&key, in->sample_id);
+  for (i = 0; i < key.len; i++)
+    if (key.s[i] == '/')
+      key.s[i] = '\x01';
+  s = rescue_store_stmt(st, "sample_insert");
+  if (!s) {
+    rescue_buf_clear(&key);
+    return rescue_store_err(st)->code;
+  }
+  rescue_bind_text(s, ":sample_id", in->sample_id, -1);
+  sqlite3_bind_blob(s, sqlite3_bind_parameter_index(s, ":sort_key"), key.s, (int)key.len,
+                    SQLITE_STATIC);
+  rescue_bind_int(s, ":group_id", group_id);
+  rescue_bind_text(s, ":now", now, -1);
+  rc = sqlite3_step(s);
+  rescue_buf_clear(&key);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "writing a sample");
+  ref = sqlite3_last_insert_rowid(rescue_store_db(st));
+  if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", 0, now, stats)) ||
+      (rc = put_sample_version(st, ref, in, annotator_id, now, 0, &added)))
+    return rc;
+  stats->samples_new++;
+  return 0;
+}
+
+/*
+** Add a row version for every row of the sample's rowset rowset_id (n_rows rows) whose
+** content differs from what the annotator has (with RESCUE_PUT_EDIT in flags: what they
+** see). *changed set to 1 when any was added. 0 or a negative error code with the message
+** on st.
+*/
+static int put_changed_rows(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
+                            const char *kind, int flags, int64_t rowset_id, int n_rows,
+                            rescue_put_stats *stats, int *changed) {
+  sqlite3_stmt *s;
+  int64_t *todo;
+  int *pos, nt = 0, i, rc;
+
+  s = rescue_store_stmt(st, (flags & RESCUE_PUT_EDIT) ? "rows_seen" : "rows_mine");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":annotator_id", annotator_id);
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  /* Collect row ids whose content differs first: the insert statement is separate. */
+  todo = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *todo);
+  pos = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *pos);
+  if (!todo || !pos) {
+    rescue_free(todo);
+    rescue_free(pos);
+    sqlite3_reset(s);
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    int p = sqlite3_column_int(s, 1);
+    const rescue_row_input *ri;
+    const char *mine = (const char *)sqlite3_column_text(s, 2);
+    if (p < 1 || p > in->n_rows)
+      continue;
+    ri = &in->rows[p - 1];
+    if (mine && (size_t)sqlite3_column_bytes(s, 2) == ri->content.len &&
+        memcmp(mine, ri->content.s, ri->content.len) == 0)
+      continue;
+    todo[nt] = sqlite3_column_int64(s, 0);
+    pos[nt++] = p;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    rescue_free(todo);
+    rescue_free(pos);
+    return rescue_store_sqlerr(st, "reading rows");
+  }
+  rc = 0;
+  for (i = 0; i < nt; i++)
+    if ((rc = rescue_store_add_row_version(st, todo[i], annotator_id, kind, &in->rows[pos[i] - 1],
+                                           NULL, NULL, NULL)))
+      break;
+  rescue_free(todo);
+  rescue_free(pos);
+  if (rc)
+    return rc;
+  stats->row_versions += nt;
+  *changed = nt > 0;
+  return 0;
+}
+
 int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
                             const char *kind, int flags, rescue_put_stats *stats) {
   sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
   rescue_put_stats dummy = {0};
-  rescue_buf key = RESCUE_BUF_INIT;
   char now[32];
   int64_t ref, rowset_id;
   int rc, n_rows, added = 0, changed = 0, resegment;
@@ -769,55 +889,8 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
                          in->sample_id);
   }
   if (rc == SQLITE_DONE) {
-    int64_t group_id = 0;
-    size_t i;
     sqlite3_reset(s);
-    rescue_sample_group(in->sample_id, &key);
-    if (!rescue_buf_ok(&key)) {
-      rescue_buf_clear(&key);
-      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    }
-    s = rescue_store_stmt(st, "group_insert");
-    if (s) {
-      rescue_bind_text(s, ":name", key.s, (int)key.len);
-      rc = sqlite3_step(s);
-      s = rc == SQLITE_DONE ? rescue_store_stmt(st, "group_find") : NULL;
-    }
-    if (s) {
-      rescue_bind_text(s, ":name", key.s, (int)key.len);
-      rc = sqlite3_step(s);
-      group_id = sqlite3_column_int64(s, 0);
-      sqlite3_reset(s);
-    }
-    if (!s || rc != SQLITE_ROW) {
-      rescue_buf_clear(&key);
-      return rescue_store_sqlerr(st, "writing a group");
-    }
-    rescue_buf_reset(&key);
-    rescue_buf_puts(&key, in->sample_id);
-    for (i = 0; i < key.len; i++)
-      if (key.s[i] == '/')
-        key.s[i] = '\x01';
-    s = rescue_store_stmt(st, "sample_insert");
-    if (!s) {
-      rescue_buf_clear(&key);
-      return rescue_store_err(st)->code;
-    }
-    rescue_bind_text(s, ":sample_id", in->sample_id, -1);
-    sqlite3_bind_blob(s, sqlite3_bind_parameter_index(s, ":sort_key"), key.s, (int)key.len,
-                      SQLITE_STATIC);
-    rescue_bind_int(s, ":group_id", group_id);
-    rescue_bind_text(s, ":now", now, -1);
-    rc = sqlite3_step(s);
-    rescue_buf_clear(&key);
-    if (rc != SQLITE_DONE)
-      return rescue_store_sqlerr(st, "writing a sample");
-    ref = sqlite3_last_insert_rowid(rescue_store_db(st));
-    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", 0, now, stats)) ||
-        (rc = put_sample_version(st, ref, in, annotator_id, now, 0, &added)))
-      return rc;
-    stats->samples_new++;
-    return 0;
+    return put_new_sample(st, in, annotator_id, kind, now, stats);
   }
   if (rc != SQLITE_ROW)
     return rescue_store_sqlerr(st, "looking up a sample");
@@ -844,53 +917,9 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
       return rc;
     changed = 1;
   } else {
-    s = rescue_store_stmt(st, (flags & RESCUE_PUT_EDIT) ? "rows_seen" : "rows_mine");
-    if (!s)
-      return rescue_store_err(st)->code;
-    rescue_bind_int(s, ":annotator_id", annotator_id);
-    rescue_bind_int(s, ":rowset_id", rowset_id);
-    /* Collect row ids whose content differs first: the insert statement is separate. */
-    {
-      int64_t *todo = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *todo);
-      int *pos = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *pos);
-      int nt = 0, i;
-      if (!todo || !pos) {
-        rescue_free(todo);
-        rescue_free(pos);
-        sqlite3_reset(s);
-        return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      }
-      while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int p = sqlite3_column_int(s, 1);
-        const rescue_row_input *ri;
-        const char *mine = (const char *)sqlite3_column_text(s, 2);
-        if (p < 1 || p > in->n_rows)
-          continue;
-        ri = &in->rows[p - 1];
-        if (mine && (size_t)sqlite3_column_bytes(s, 2) == ri->content.len &&
-            memcmp(mine, ri->content.s, ri->content.len) == 0)
-          continue;
-        todo[nt] = sqlite3_column_int64(s, 0);
-        pos[nt++] = p;
-      }
-      sqlite3_reset(s);
-      if (rc != SQLITE_DONE) {
-        rescue_free(todo);
-        rescue_free(pos);
-        return rescue_store_sqlerr(st, "reading rows");
-      }
-      rc = 0;
-      for (i = 0; i < nt; i++)
-        if ((rc = rescue_store_add_row_version(st, todo[i], annotator_id, kind,
-                                               &in->rows[pos[i] - 1], NULL, NULL, NULL)))
-          break;
-      rescue_free(todo);
-      rescue_free(pos);
-      if (rc)
-        return rc;
-      stats->row_versions += nt;
-      changed = nt > 0;
-    }
+    if ((rc = put_changed_rows(st, in, annotator_id, kind, flags, rowset_id, n_rows, stats,
+                               &changed)))
+      return rc;
   }
   if ((rc = put_sample_version(st, ref, in, annotator_id, now, (flags & RESCUE_PUT_EDIT) ? 2 : 1,
                                &added)))

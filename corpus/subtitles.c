@@ -286,51 +286,143 @@ static void sort_cues(rescue_cue *v, rescue_cue *tmp, int n) {
   memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
+/*
+** Check that text[pos, len) is UTF-8 without NUL bytes and cut it into lines (without their
+** "\n" or "\r\n"), numbered from 1. *lines (the caller frees it) and *nl set on success.
+** 0, or RESCUE_EBADINPUT with file:line:column on err, or RESCUE_ENOMEM.
+*/
+static int cut_lines(const char *file, const char *text, size_t len, size_t pos, line **out,
+                     size_t *out_n, rescue_error *err) {
+  line *lines = NULL;
+  size_t i, nl = 0, cap = 0, ls = pos;
+  long lno = 1, col;
+
+  for (i = pos; i <= len; i++) {
+    if (i < len && text[i] != '\n') {
+      size_t k = (size_t)rescue_utf8_step((const unsigned char *)text + i,
+                                          (const unsigned char *)text + len, NULL);
+      if (!k || text[i] == 0) {
+        size_t c;
+        col = 1;
+        for (c = ls; c < i; c++)
+          col += ((unsigned char)text[c] & 0xC0) != 0x80;
+        rescue_free(lines);
+        return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, lno, col,
+                             text[i] ? "invalid UTF-8 (save the file as UTF-8)"
+                                     : "NUL byte in a text file");
+      }
+      i += k - 1;
+      continue;
+    }
+    if (RESCUE_ALLOC_GROW(lines, nl + 1, cap)) {
+      rescue_free(lines);
+      return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    }
+    lines[nl].s = text + ls;
+    lines[nl].n = i - ls;
+    if (lines[nl].n && lines[nl].s[lines[nl].n - 1] == '\r')
+      lines[nl].n--;
+    lines[nl].no = lno++;
+    nl++;
+    ls = i + 1;
+  }
+  *out = lines;
+  *out_n = nl;
+  return 0;
+}
+
+/* Whether the block starting at l is a WebVTT NOTE, STYLE or REGION block, not a cue. */
+static int vtt_meta_block(const line *l) {
+  return (l->n >= 4 && memcmp(l->s, "NOTE", 4) == 0 &&
+          (l->n == 4 || l->s[4] == ' ' || l->s[4] == '\t')) ||
+         (l->n == 5 && memcmp(l->s, "STYLE", 5) == 0) ||
+         (l->n == 6 && memcmp(l->s, "REGION", 6) == 0);
+}
+
+/*
+** Read what comes before the timing line of the cue block lines[first, end): an identifier
+** (WebVTT) or the cue number (SRT), when the first line is not the timing line. *number
+** (the block's ordinal on entry) set to the SRT cue number, *t to the timing line. 0, or
+** RESCUE_EBADINPUT with file:line:column on err.
+*/
+static int cue_head(const char *file, const line *lines, size_t first, size_t end, int vtt,
+                    int *number, size_t *t, rescue_error *err) {
+  *t = first;
+  if (!has_arrow(&lines[first])) {
+    /* an identifier (WebVTT) or the cue number (SRT) comes first */
+    if (!vtt) {
+      const char *p = lines[first].s;
+      size_t k, n = lines[first].n;
+      long v = 0;
+      while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+      for (k = 0; k < n && isdigit((unsigned char)p[k]) && k < 9; k++)
+        v = v * 10 + (p[k] - '0');
+      if (k != n || n == 0) {
+        return rescue_seterr(err, RESCUE_EBADINPUT,
+                             "%s:%ld:1: cue %d: expected a cue number or a timing line, found "
+                             "'%.*s'",
+                             file, lines[first].no, *number,
+                             (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
+      }
+      *number = (int)v;
+    }
+    *t = first + 1;
+    if (*t >= end) {
+      return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:1: cue %d: no timing line after '%.*s'",
+                           file, lines[first].no, *number,
+                           (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
+    }
+  }
+  return 0;
+}
+
+/*
+** Fill cue c from its timing line lines[t] and its text lines[t+1, end), using body and spk
+** as scratch. 0, or RESCUE_EBADINPUT with file:line:column on err (c then owns nothing).
+** Out of memory is for the caller to see: c->text or c->speaker NULL, or a scratch buffer
+** not rescue_buf_ok().
+*/
+static int read_cue(const char *file, const line *lines, size_t t, size_t end, int vtt,
+                    rescue_cue *c, rescue_buf *body, rescue_buf *spk, rescue_error *err) {
+  if (parse_timing(&lines[t], &c->start, &c->end)) {
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s:%ld:1: cue %d: bad timing line '%.*s' (expected "
+                         "'00:00:01,000 --> 00:00:02,500')",
+                         file, lines[t].no, c->number, (int)(lines[t].n > 80 ? 80 : lines[t].n),
+                         lines[t].s);
+  }
+  if (c->end < c->start) {
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s:%ld:1: cue %d: ends at %.3f s, before it starts (%.3f s)", file,
+                         lines[t].no, c->number, c->end, c->start);
+  }
+  rescue_buf_reset(body);
+  rescue_buf_reset(spk);
+  for (t = t + 1; t < end; t++) {
+    if (body->len)
+      rescue_buf_putc(body, ' ');
+    strip_markup(lines[t].s, lines[t].n, body, vtt ? spk : NULL);
+  }
+  squeeze(body);
+  split_speaker(body, spk, &c->bracket);
+  c->text = rescue_strdup(body->s ? body->s : "");
+  c->speaker = rescue_strdup(spk->s ? spk->s : "");
+  return 0;
+}
+
 int rescue_subtitles_parse(const char *file, const char *text, size_t len, int vtt,
                            rescue_cues *out, rescue_error *err) {
   line *lines = NULL;
-  size_t i, nl = 0, cap = 0, pos = 0;
+  size_t i, nl = 0, pos = 0;
   int rc = 0, ordinal = 0, capc = 0;
   rescue_buf body = RESCUE_BUF_INIT, spk = RESCUE_BUF_INIT;
-  long col;
 
   memset(out, 0, sizeof *out);
   if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
     pos = 3;
-  /* check the encoding and cut lines */
-  {
-    long lno = 1;
-    size_t ls = pos;
-    for (i = pos; i <= len; i++) {
-      if (i < len && text[i] != '\n') {
-        size_t k = (size_t)rescue_utf8_step((const unsigned char *)text + i,
-                                            (const unsigned char *)text + len, NULL);
-        if (!k || text[i] == 0) {
-          size_t c;
-          col = 1;
-          for (c = ls; c < i; c++)
-            col += ((unsigned char)text[c] & 0xC0) != 0x80;
-          rescue_free(lines);
-          return rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:%ld: %s", file, lno, col,
-                               text[i] ? "invalid UTF-8 (save the file as UTF-8)"
-                                       : "NUL byte in a text file");
-        }
-        i += k - 1;
-        continue;
-      }
-      if (RESCUE_ALLOC_GROW(lines, nl + 1, cap)) {
-        rescue_free(lines);
-        return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      }
-      lines[nl].s = text + ls;
-      lines[nl].n = i - ls;
-      if (lines[nl].n && lines[nl].s[lines[nl].n - 1] == '\r')
-        lines[nl].n--;
-      lines[nl].no = lno++;
-      nl++;
-      ls = i + 1;
-    }
-  }
+  if ((rc = cut_lines(file, text, len, pos, &lines, &nl, err)))
+    return rc;
   i = 0;
   if (vtt) {
     if (nl == 0 || lines[0].n < 6 || memcmp(lines[0].s, "WEBVTT", 6) != 0 ||
@@ -354,42 +446,12 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
     while (i < nl && !blank(&lines[i]))
       i++;
     /* block = lines[first, i) */
-    if (vtt && ((lines[first].n >= 4 && memcmp(lines[first].s, "NOTE", 4) == 0 &&
-                 (lines[first].n == 4 || lines[first].s[4] == ' ' || lines[first].s[4] == '\t')) ||
-                (lines[first].n == 5 && memcmp(lines[first].s, "STYLE", 5) == 0) ||
-                (lines[first].n == 6 && memcmp(lines[first].s, "REGION", 6) == 0)))
+    if (vtt && vtt_meta_block(&lines[first]))
       continue;
     ordinal++;
     number = ordinal;
-    t = first;
-    if (!has_arrow(&lines[first])) {
-      /* an identifier (WebVTT) or the cue number (SRT) comes first */
-      if (!vtt) {
-        const char *p = lines[first].s;
-        size_t k, n = lines[first].n;
-        long v = 0;
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-          n--;
-        for (k = 0; k < n && isdigit((unsigned char)p[k]) && k < 9; k++)
-          v = v * 10 + (p[k] - '0');
-        if (k != n || n == 0) {
-          rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                             "%s:%ld:1: cue %d: expected a cue number or a timing line, found "
-                             "'%.*s'",
-                             file, lines[first].no, number,
-                             (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
-          goto end;
-        }
-        number = (int)v;
-      }
-      t = first + 1;
-      if (t >= i) {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s:%ld:1: cue %d: no timing line after '%.*s'",
-                           file, lines[first].no, number,
-                           (int)(lines[first].n > 60 ? 60 : lines[first].n), lines[first].s);
-        goto end;
-      }
-    }
+    if ((rc = cue_head(file, lines, first, i, vtt, &number, &t, err)))
+      goto end;
     if (RESCUE_ALLOC_GROW(out->v, out->n + 1, capc)) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
       goto end;
@@ -398,31 +460,8 @@ int rescue_subtitles_parse(const char *file, const char *text, size_t len, int v
     memset(c, 0, sizeof *c);
     c->number = number;
     c->line = lines[t].no;
-    if (parse_timing(&lines[t], &c->start, &c->end)) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s:%ld:1: cue %d: bad timing line '%.*s' (expected "
-                         "'00:00:01,000 --> 00:00:02,500')",
-                         file, lines[t].no, number, (int)(lines[t].n > 80 ? 80 : lines[t].n),
-                         lines[t].s);
+    if ((rc = read_cue(file, lines, t, i, vtt, c, &body, &spk, err)))
       goto end;
-    }
-    if (c->end < c->start) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s:%ld:1: cue %d: ends at %.3f s, before it starts (%.3f s)", file,
-                         lines[t].no, number, c->end, c->start);
-      goto end;
-    }
-    rescue_buf_reset(&body);
-    rescue_buf_reset(&spk);
-    for (t = t + 1; t < i; t++) {
-      if (body.len)
-        rescue_buf_putc(&body, ' ');
-      strip_markup(lines[t].s, lines[t].n, &body, vtt ? &spk : NULL);
-    }
-    squeeze(&body);
-    split_speaker(&body, &spk, &c->bracket);
-    c->text = rescue_strdup(body.s ? body.s : "");
-    c->speaker = rescue_strdup(spk.s ? spk.s : "");
     out->n++;
     if (!c->text || !c->speaker || !rescue_buf_ok(&body) || !rescue_buf_ok(&spk)) {
       rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
@@ -691,6 +730,170 @@ typedef struct turn {
 } turn;
 
 /*
+** Seed the speaker table D->spk with the therapist and the n_known known names, then mark
+** as sounds (bracket 2) the cues whose all-caps "[NAME]" prefix is neither a known speaker
+** nor spelled as a "Name:" prefix anywhere in the file. 0 or RESCUE_ENOMEM.
+*/
+static int mark_sound_cues(drafter *D, const rescue_cues *cues, const char *const *known,
+                           int n_known, const char *therapist) {
+  rescue_strmap named = RESCUE_STRMAP_COPY;
+  int i, k;
+
+  if (!spk_canon(&D->spk, therapist))
+    return RESCUE_ENOMEM;
+  for (k = 0; k < n_known; k++)
+    if (!spk_canon(&D->spk, known[k]))
+      return RESCUE_ENOMEM;
+  /* the spellings of "Name:" prefixes, in file order, so "[ANNA]" can be told from "[LAUGHS]" */
+  for (i = 0; i < cues->n; i++)
+    if (cues->v[i].speaker[0] && !cues->v[i].bracket && !spk_canon(&named, cues->v[i].speaker)) {
+      spk_free(&named);
+      return RESCUE_ENOMEM;
+    }
+  for (i = 0; i < cues->n; i++) {
+    rescue_cue *c = &cues->v[i];
+    if (c->bracket && all_caps(c->speaker) && !spk_find(&D->spk, c->speaker) &&
+        !spk_find(&named, c->speaker))
+      c->bracket = 2; /* a sound description, not a speaker */
+  }
+  spk_free(&named);
+  return 0;
+}
+
+/* Free the names and texts of the nt turns in tv (not tv itself). */
+static void turns_clear(turn *tv, int nt) {
+  int k;
+  for (k = 0; k < nt; k++) {
+    rescue_free(tv[k].name);
+    rescue_free(tv[k].speech);
+    rescue_free(tv[k].sounds);
+  }
+}
+
+/*
+** Cut a cue's text t (n bytes) into turns in *tv (grown, capacity *cap_t; *nt set to their
+** count): turn 0 is named first_name (the cue's prefix), the others by "- Name:". Each
+** turn's speech and sounds are taken apart (speech and sounds are scratch). 0 or
+** RESCUE_ENOMEM; either way the caller frees the *nt turns with turns_clear().
+*/
+static int cut_turns(const char *t, size_t n, const char *first_name, turn **tv, int *cap_t,
+                     int *nt, rescue_buf *speech, rescue_buf *sounds) {
+  size_t at = 0, name = 0, name_len = 0, text_at = 0, next;
+  const char *nm = first_name;
+  size_t nm_len = strlen(first_name);
+  for (;;) {
+    turn *u;
+    next = next_turn(t, n, at, &name, &name_len, &text_at);
+    if (RESCUE_ALLOC_GROW(*tv, *nt + 1, *cap_t)) {
+      return RESCUE_ENOMEM;
+    }
+    rescue_buf_reset(speech);
+    rescue_buf_reset(sounds);
+    take_sounds(t + at, next - at, speech, sounds);
+    u = &(*tv)[(*nt)++];
+    u->speech = rescue_strdup(speech->s ? speech->s : "");
+    u->sounds = rescue_strdup(sounds->s ? sounds->s : "");
+    u->name = rescue_malloc(nm_len + 1);
+    if (!u->speech || !u->sounds || !u->name || !rescue_buf_ok(speech) || !rescue_buf_ok(sounds)) {
+      return RESCUE_ENOMEM;
+    }
+    memcpy(u->name, nm, nm_len);
+    u->name[nm_len] = 0;
+    if (next == n)
+      return 0;
+    nm = t + name;
+    nm_len = name_len;
+    at = text_at;
+  }
+}
+
+/*
+** Tell the caller about cue c before its rows are added: how many rows its nt turns tv give
+** (numbered from first_row), that it holds only sounds (sounds is scratch), or that it is
+** split between speakers.
+*/
+static void note_cue(drafter *D, const rescue_cue *c, const turn *tv, int nt, int first_row,
+                     int with_speech, rescue_buf *sounds) {
+  int k;
+
+  /* send the cue note first: its rows are the rows the turns with speech will get */
+  note(D, "cue", c, with_speech ? first_row : 0, with_speech ? first_row + with_speech - 1 : 0,
+       NULL, NULL, "cue %d: %d draft row%s", c->number, with_speech, with_speech == 1 ? "" : "s");
+  if (!with_speech) {
+    rescue_buf_reset(sounds);
+    for (k = 0; k < nt; k++)
+      if (tv[k].sounds[0])
+        rescue_buf_printf(sounds, "%s%s", sounds->len ? " " : "", tv[k].sounds);
+    note(D, "sound_only", c, 0, 0, NULL, sounds->s ? sounds->s : "",
+         "cue %d holds no speech (%s): no draft row", c->number,
+         sounds->s && sounds->len ? sounds->s : "empty");
+  }
+  if (with_speech > 1)
+    note(D, "split", c, first_row, first_row + with_speech - 1, NULL, NULL,
+         "cue %d has %d speakers' turns: rows %d-%d, times split in proportion to their text "
+         "(check them)",
+         c->number, with_speech, first_row, first_row + with_speech - 1);
+}
+
+/*
+** Add a draft row for every one of the nt turns of cue c with speech (with_speech of them,
+** total characters of speech in all): the speaker is the turn's name (in its canonical
+** spelling), else the last row's; the cue's time is split between the rows in proportion to
+** their text. 0 or a negative error code.
+*/
+static int add_turn_rows(drafter *D, const rescue_cue *c, const turn *tv, int nt, int with_speech,
+                         int total) {
+  double t0;
+  int k, rc = 0;
+
+  t0 = c->start;
+  for (k = 0; k < nt && !rc; k++) {
+    const turn *u = &tv[k];
+    const char *spk;
+    double t1;
+    int row = D->n + 1;
+    if (!u->speech[0]) {
+      if (u->sounds[0] && with_speech)
+        note(D, "sound", c, 0, 0, u->name, u->sounds,
+             "cue %d: a turn of sounds only (%s) made no row", c->number, u->sounds);
+      continue;
+    }
+    if (u->name[0]) {
+      if (!(spk = spk_canon(&D->spk, u->name))) {
+        rc = RESCUE_ENOMEM;
+        break;
+      }
+      if (strcmp(spk, u->name) != 0)
+        note(D, "speaker_case", c, row, row, spk, u->name,
+             "cue %d: speaker '%s' taken as '%s' (same name but for case or spacing)", c->number,
+             u->name, spk);
+    } else if (D->prev) {
+      spk = D->prev;
+      note(D, "continued", c, row, row, spk, NULL,
+           "cue %d has no speaker: row %d continues '%s' (check it)", c->number, row, spk);
+    } else {
+      spk = "";
+      note(D, "no_speaker", c, row, row, NULL, NULL,
+           "cue %d has no speaker and no row before it: row %d has an empty primary_speaker",
+           c->number, row);
+    }
+    if (u->sounds[0])
+      note(D, "sound", c, row, row, spk, u->sounds,
+           "cue %d: %s taken out of dialogue_cleaned of row %d", c->number, u->sounds, row);
+    with_speech--;
+    t1 = with_speech == 0 ? c->end
+                          : t0 + (c->end - c->start) * (double)chars(u->speech) / (double)total;
+    t1 = with_speech == 0 ? t1 : round(t1 * 1000.0) / 1000.0;
+    if ((rc = add_draft(D, t0, t1, spk, u->speech)))
+      break;
+    if (spk[0])
+      D->prev = spk;
+    t0 = t1;
+  }
+  return rc;
+}
+
+/*
 ** Make the draft rows of all cues into D->v (speakers resolved, times split), sending a
 ** note for every cue and every decision. known: the sample's given participants.
 */
@@ -700,35 +903,11 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
   turn *tv = NULL;
   int i, k, rc = 0, cap_t = 0;
 
-  if (!spk_canon(&D->spk, therapist))
-    return RESCUE_ENOMEM;
-  for (k = 0; k < n_known; k++)
-    if (!spk_canon(&D->spk, known[k]))
-      return RESCUE_ENOMEM;
-  /* the spellings of "Name:" prefixes, in file order, so "[ANNA]" can be told from "[LAUGHS]" */
-  {
-    rescue_strmap named = RESCUE_STRMAP_COPY;
-    for (i = 0; i < cues->n; i++)
-      if (cues->v[i].speaker[0] && !cues->v[i].bracket && !spk_canon(&named, cues->v[i].speaker)) {
-        spk_free(&named);
-        return RESCUE_ENOMEM;
-      }
-    for (i = 0; i < cues->n; i++) {
-      rescue_cue *c = &cues->v[i];
-      if (c->bracket && all_caps(c->speaker) && !spk_find(&D->spk, c->speaker) &&
-          !spk_find(&named, c->speaker))
-        c->bracket = 2; /* a sound description, not a speaker */
-    }
-    spk_free(&named);
-  }
-
+  if ((rc = mark_sound_cues(D, cues, known, n_known, therapist)))
+    return rc;
   for (i = 0; i < cues->n && !rc; i++) {
     const rescue_cue *c = &cues->v[i];
-    const char *t;
-    size_t n, at = 0, name = 0, name_len = 0, text_at = 0, next;
     int nt = 0, first_row = D->n + 1, total = 0, with_speech = 0;
-    const char *first_name = c->bracket == 2 ? "" : c->speaker;
-    double t0;
 
     rescue_buf_reset(&work);
     if (c->bracket == 2)
@@ -738,46 +917,10 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
       rc = RESCUE_ENOMEM;
       break;
     }
-    t = work.s ? work.s : "";
-    n = work.len;
-    /* cut the cue into turns: turn 0 is named by the cue's prefix, the others by "- Name:" */
-    {
-      const char *nm = first_name;
-      size_t nm_len = strlen(first_name);
-      for (;;) {
-        turn *u;
-        next = next_turn(t, n, at, &name, &name_len, &text_at);
-        if (RESCUE_ALLOC_GROW(tv, nt + 1, cap_t)) {
-          rc = RESCUE_ENOMEM;
-          break;
-        }
-        rescue_buf_reset(&speech);
-        rescue_buf_reset(&sounds);
-        take_sounds(t + at, next - at, &speech, &sounds);
-        u = &tv[nt++];
-        u->speech = rescue_strdup(speech.s ? speech.s : "");
-        u->sounds = rescue_strdup(sounds.s ? sounds.s : "");
-        u->name = rescue_malloc(nm_len + 1);
-        if (!u->speech || !u->sounds || !u->name || !rescue_buf_ok(&speech) ||
-            !rescue_buf_ok(&sounds)) {
-          rc = RESCUE_ENOMEM;
-          break;
-        }
-        memcpy(u->name, nm, nm_len);
-        u->name[nm_len] = 0;
-        if (next == n)
-          break;
-        nm = t + name;
-        nm_len = name_len;
-        at = text_at;
-      }
-    }
+    rc = cut_turns(work.s ? work.s : "", work.len, c->bracket == 2 ? "" : c->speaker, &tv, &cap_t,
+                   &nt, &speech, &sounds);
     if (rc) {
-      for (k = 0; k < nt; k++) {
-        rescue_free(tv[k].name);
-        rescue_free(tv[k].speech);
-        rescue_free(tv[k].sounds);
-      }
+      turns_clear(tv, nt);
       break;
     }
     /* the name of turn k > 0 was stored ahead in tv[k].name; turn 0's from the prefix */
@@ -785,72 +928,9 @@ static int make_drafts(drafter *D, const rescue_cues *cues, const char *const *k
       total += (int)chars(tv[k].speech);
       with_speech += tv[k].speech[0] != 0;
     }
-    /* send the cue note first: its rows are the rows the turns with speech will get */
-    note(D, "cue", c, with_speech ? first_row : 0, with_speech ? first_row + with_speech - 1 : 0,
-         NULL, NULL, "cue %d: %d draft row%s", c->number, with_speech, with_speech == 1 ? "" : "s");
-    if (!with_speech) {
-      rescue_buf_reset(&sounds);
-      for (k = 0; k < nt; k++)
-        if (tv[k].sounds[0])
-          rescue_buf_printf(&sounds, "%s%s", sounds.len ? " " : "", tv[k].sounds);
-      note(D, "sound_only", c, 0, 0, NULL, sounds.s ? sounds.s : "",
-           "cue %d holds no speech (%s): no draft row", c->number,
-           sounds.s && sounds.len ? sounds.s : "empty");
-    }
-    if (with_speech > 1)
-      note(D, "split", c, first_row, first_row + with_speech - 1, NULL, NULL,
-           "cue %d has %d speakers' turns: rows %d-%d, times split in proportion to their text "
-           "(check them)",
-           c->number, with_speech, first_row, first_row + with_speech - 1);
-    t0 = c->start;
-    for (k = 0; k < nt && !rc; k++) {
-      turn *u = &tv[k];
-      const char *spk;
-      double t1;
-      int row = D->n + 1;
-      if (!u->speech[0]) {
-        if (u->sounds[0] && with_speech)
-          note(D, "sound", c, 0, 0, u->name, u->sounds,
-               "cue %d: a turn of sounds only (%s) made no row", c->number, u->sounds);
-        continue;
-      }
-      if (u->name[0]) {
-        if (!(spk = spk_canon(&D->spk, u->name))) {
-          rc = RESCUE_ENOMEM;
-          break;
-        }
-        if (strcmp(spk, u->name) != 0)
-          note(D, "speaker_case", c, row, row, spk, u->name,
-               "cue %d: speaker '%s' taken as '%s' (same name but for case or spacing)", c->number,
-               u->name, spk);
-      } else if (D->prev) {
-        spk = D->prev;
-        note(D, "continued", c, row, row, spk, NULL,
-             "cue %d has no speaker: row %d continues '%s' (check it)", c->number, row, spk);
-      } else {
-        spk = "";
-        note(D, "no_speaker", c, row, row, NULL, NULL,
-             "cue %d has no speaker and no row before it: row %d has an empty primary_speaker",
-             c->number, row);
-      }
-      if (u->sounds[0])
-        note(D, "sound", c, row, row, spk, u->sounds,
-             "cue %d: %s taken out of dialogue_cleaned of row %d", c->number, u->sounds, row);
-      with_speech--;
-      t1 = with_speech == 0 ? c->end
-                            : t0 + (c->end - c->start) * (double)chars(u->speech) / (double)total;
-      t1 = with_speech == 0 ? t1 : round(t1 * 1000.0) / 1000.0;
-      if ((rc = add_draft(D, t0, t1, spk, u->speech)))
-        break;
-      if (spk[0])
-        D->prev = spk;
-      t0 = t1;
-    }
-    for (k = 0; k < nt; k++) {
-      rescue_free(tv[k].name);
-      rescue_free(tv[k].speech);
-      rescue_free(tv[k].sounds);
-    }
+    note_cue(D, c, tv, nt, first_row, with_speech, &sounds);
+    rc = add_turn_rows(D, c, tv, nt, with_speech, total);
+    turns_clear(tv, nt);
   }
   rescue_free(tv);
   rescue_buf_clear(&speech);
@@ -940,88 +1020,113 @@ static int given_participants(rescue_jdoc *doc, const rescue_buf *head, const re
   return n;
 }
 
-int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const char *sample_id,
-                            int64_t annotator_id, rescue_import_result *res,
-                            const rescue_import_opts *opts) {
+/*
+** Turn the drafts in D into row inputs rows[0..D->n) through their JSON form (parsed into
+** doc; json is scratch). 0 or a negative error code with the message on the store's handle.
+*/
+static int draft_inputs(rescue_store *st, const char *path, const drafter *D, rescue_jdoc *doc,
+                        rescue_buf *json, rescue_row_input *rows) {
   rescue_error *err = rescue_store_err(st);
-  rescue_cues cues;
-  rescue_buf head = RESCUE_BUF_INIT, tail = RESCUE_BUF_INIT, json = RESCUE_BUF_INIT;
+  int i, rc;
+
+  for (i = 0; i < D->n; i++) {
+    rescue_jerror je;
+    const rescue_jnode *root, *bad = NULL;
+    rescue_error re = RESCUE_ERROR_INIT;
+    rescue_buf_reset(json);
+    draft_row(rescue_store_scheme(st), &D->v[i], i + 1, json);
+    if (!rescue_buf_ok(json) || !(root = rescue_jparse(doc, json->s, json->len, &je))) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      return rc;
+    }
+    if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &rows[i], &bad, &re))) {
+      rescue_seterr(err, rc, "%s: draft row %d: %s", path, i + 1, re.msg);
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/*
+** Store draft rows made from cues for sample_id, which has no rows yet (*ref 0: not in the
+** corpus yet; then set to the new sample's ref). head/tail/given: the sample's frame from
+** sample_frame(). Adds to res. 0 or a negative error code with the message on the store's
+** handle.
+*/
+static int store_drafts(rescue_store *st, const char *path, const char *sample_id,
+                        int64_t annotator_id, const rescue_import_opts *opts,
+                        const rescue_cues *cues, const rescue_buf *head, const rescue_buf *tail,
+                        int given, int64_t *ref, rescue_import_result *res) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_buf json = RESCUE_BUF_INIT;
   rescue_row_input *rows = NULL;
   rescue_jdoc *doc = NULL;
-  char *text = NULL;
-  size_t len = 0;
-  int64_t ref = 0, import_id = 0;
-  int rc, i, n_rows = 0, given = 0;
-  sqlite3_stmt *s;
+  rescue_sample_input in;
+  const char **known = NULL;
+  int rc, i, n_known;
   drafter D;
 
-  memset(&cues, 0, sizeof cues);
   memset(&D, 0, sizeof D);
   D.spk.copy = 1;
-  if ((rc = rescue_read_file(path, &text, &len, err)) ||
-      (rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err)))
-    goto end;
-  if ((rc = sample_frame(st, sample_id, &head, &tail, &given, &ref, &n_rows)))
-    goto end;
-  if (!rescue_buf_ok(&head) || !rescue_buf_ok(&tail)) {
+  doc = rescue_jdoc_new();
+  if (!doc) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
-  if (ref == 0 || n_rows == 0) {
-    rescue_sample_input in;
-    const char **known = NULL;
-    int n_known;
-    doc = rescue_jdoc_new();
-    if (!doc) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    n_known = given_participants(doc, &head, &tail, &json, &known);
-    D.file = path;
-    D.sample_id = sample_id;
-    D.o = opts;
-    rc = make_drafts(&D, &cues, known, n_known, rescue_store_scheme(st)->therapist);
-    rescue_free(known);
-    if (rc) {
-      rc = rescue_seterr(err, rc, NULL);
-      goto end;
-    }
-    rows = rescue_calloc((size_t)(D.n ? D.n : 1), sizeof *rows);
-    if (!rows) {
-      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    for (i = 0; i < D.n; i++) {
-      rescue_jerror je;
-      const rescue_jnode *root, *bad = NULL;
-      rescue_error re = RESCUE_ERROR_INIT;
-      rescue_buf_reset(&json);
-      draft_row(rescue_store_scheme(st), &D.v[i], i + 1, &json);
-      if (!rescue_buf_ok(&json) || !(root = rescue_jparse(doc, json.s, json.len, &je))) {
-        rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), root, &rows[i], &bad, &re))) {
-        rescue_seterr(err, rc, "%s: draft row %d: %s", path, i + 1, re.msg);
-        goto end;
-      }
-    }
-    memset(&in, 0, sizeof in);
-    in.sample_id = sample_id;
-    in.head = head.s;
-    in.tail = tail.s;
-    in.has_rows = 1;
-    in.given_keys = given;
-    in.n_rows = D.n;
-    in.rows = rows;
-    if ((rc = rescue_store_put_sample(st, &in, annotator_id, "import",
-                                      ref ? RESCUE_PUT_RESEGMENT : 0, &res->put)))
-      goto end;
-    if (!ref && (rc = rescue_sample_ref(st, sample_id, &ref)))
-      goto end;
-    res->rows += D.n;
+  n_known = given_participants(doc, head, tail, &json, &known);
+  D.file = path;
+  D.sample_id = sample_id;
+  D.o = opts;
+  rc = make_drafts(&D, cues, known, n_known, rescue_store_scheme(st)->therapist);
+  rescue_free(known);
+  if (rc) {
+    rc = rescue_seterr(err, rc, NULL);
+    goto end;
   }
-  res->samples++;
+  rows = rescue_calloc((size_t)(D.n ? D.n : 1), sizeof *rows);
+  if (!rows) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  if ((rc = draft_inputs(st, path, &D, doc, &json, rows)))
+    goto end;
+  memset(&in, 0, sizeof in);
+  in.sample_id = sample_id;
+  in.head = head->s;
+  in.tail = tail->s;
+  in.has_rows = 1;
+  in.given_keys = given;
+  in.n_rows = D.n;
+  in.rows = rows;
+  if ((rc = rescue_store_put_sample(st, &in, annotator_id, "import",
+                                    *ref ? RESCUE_PUT_RESEGMENT : 0, &res->put)))
+    goto end;
+  if (!*ref && (rc = rescue_sample_ref(st, sample_id, ref)))
+    goto end;
+  res->rows += D.n;
+  rc = 0;
+end:
+  for (i = 0; rows && i < D.n; i++)
+    rescue_row_input_clear(&rows[i]);
+  drafter_free(&D);
+  rescue_free(rows);
+  rescue_jdoc_free(&doc);
+  rescue_buf_clear(&json);
+  return rc;
+}
+
+/*
+** Store the cues of path for the sample ref under a new import number; a cue read as a
+** sound description ("[LAUGHS] No.") keeps it in its text. 0 or a negative error code with
+** the message on the store's handle.
+*/
+static int store_cues(rescue_store *st, const char *path, int64_t ref, const rescue_cues *cues) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_buf json = RESCUE_BUF_INIT;
+  int64_t import_id;
+  sqlite3_stmt *s;
+  int rc = 0, i;
+
   if (!(s = rescue_store_stmt(st, "cue_next_import"))) {
     rc = err->code;
     goto end;
@@ -1032,8 +1137,8 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
   }
   import_id = sqlite3_column_int64(s, 0);
   sqlite3_reset(s);
-  for (i = 0; i < cues.n; i++) {
-    const rescue_cue *c = &cues.v[i];
+  for (i = 0; i < cues->n; i++) {
+    const rescue_cue *c = &cues->v[i];
     if (!(s = rescue_store_stmt(st, "cue_insert"))) {
       rc = err->code;
       goto end;
@@ -1064,22 +1169,48 @@ int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const c
       goto end;
     }
   }
+end:
+  rescue_buf_clear(&json);
+  return rc;
+}
+
+int rescue_subtitles_import(rescue_store *st, const char *path, int vtt, const char *sample_id,
+                            int64_t annotator_id, rescue_import_result *res,
+                            const rescue_import_opts *opts) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_cues cues;
+  rescue_buf head = RESCUE_BUF_INIT, tail = RESCUE_BUF_INIT;
+  char *text = NULL;
+  size_t len = 0;
+  int64_t ref = 0;
+  int rc, n_rows = 0, given = 0;
+
+  memset(&cues, 0, sizeof cues);
+  if ((rc = rescue_read_file(path, &text, &len, err)) ||
+      (rc = rescue_subtitles_parse(path, text, len, vtt, &cues, err)))
+    goto end;
+  if ((rc = sample_frame(st, sample_id, &head, &tail, &given, &ref, &n_rows)))
+    goto end;
+  if (!rescue_buf_ok(&head) || !rescue_buf_ok(&tail)) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
+  if ((ref == 0 || n_rows == 0) && (rc = store_drafts(st, path, sample_id, annotator_id, opts,
+                                                      &cues, &head, &tail, given, &ref, res)))
+    goto end;
+  res->samples++;
+  if ((rc = store_cues(st, path, ref, &cues)))
+    goto end;
   res->cues += cues.n;
   if (cues.reordered)
     snprintf(res->warning, sizeof res->warning,
              "%s:%ld:1: cue %d starts before the cue above it: cues sorted by start time", path,
              cues.first_late_line, cues.first_late);
 end:
-  for (i = 0; rows && i < D.n; i++)
-    rescue_row_input_clear(&rows[i]);
-  drafter_free(&D);
-  rescue_free(rows);
   rescue_cues_clear(&cues);
-  rescue_jdoc_free(&doc);
   rescue_free(text);
   rescue_buf_clear(&head);
   rescue_buf_clear(&tail);
-  rescue_buf_clear(&json);
   return rc;
 }
 
