@@ -496,6 +496,92 @@ static int requested(const rescue_agree_corpus_opts *o, const char *id) {
 }
 
 /*
+** Register the K coders (in order) and the category domain of every field whose level fits:
+** presence values for presence fields, every label of the scheme's sets for label fields.
+** Returns 0, or -1 when memory ran out (the caller sets the error).
+*/
+static int prepare_fields(xctx *x, agree_field *fields, const fspec *const *fs,
+                          const char *const *names) {
+  int i, k;
+  for (i = 0; i < x->nx; i++) {
+    x->xf[i].spec = fs[i];
+    x->xf[i].out = &fields[i];
+    if (!fields[i].data)
+      continue;
+    for (k = 0; k < x->K; k++)
+      if (rescue_agree_coder(fields[i].data, names[k]) != k)
+        return -1;
+    if (fs[i]->val == V_PRESENCE) {
+      if ((x->xf[i].absent = rescue_agree_label(fields[i].data, "absent", 6)) < 0 ||
+          (x->xf[i].present = rescue_agree_label(fields[i].data, "present", 7)) < 0)
+        return -1;
+    } else if (fs[i]->val == V_LABEL) {
+      /* the category domain: every label of the scheme's sets for this field */
+      const rescue_field *sf = spec_field(x->sc, fs[i]);
+      int l, j;
+      for (l = 0; sf && sf->labels && l < x->sc->n_labelsets; l++) {
+        const rescue_labelset *ls = &x->sc->labelsets[l];
+        if (strcmp(ls->name, sf->labels) != 0)
+          continue;
+        for (j = 0; j < ls->n; j++)
+          if (rescue_agree_label(fields[i].data, ls->labels[j], strlen(ls->labels[j])) < 0)
+            return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+/*
+** Open the cluster of sample s0 in every field with data, under the scenario of the first
+** coder covering it. Returns 0, or -1 when memory ran out (the caller sets the error).
+*/
+static int open_clusters(xctx *x, const rescue_sample *s0, agree_field *fields) {
+  const rescue_sample *sc0 = NULL;
+  int i, k;
+  for (k = 0; k < x->K && !sc0; k++)
+    if (x->covers[k])
+      sc0 = x->cur[k];
+  for (i = 0; i < x->nx; i++) {
+    if (!fields[i].data)
+      continue;
+    if ((x->xf[i].cluster = rescue_agree_cluster(fields[i].data, s0->sample_id,
+                                                 rescue_sample_scenario(x->sc, sc0))) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/*
+** Parse every covering coder's row at position p (0-based) of the current sample into
+** x->rows, then emit its units. Returns 0 or an error code kept on the store handle.
+*/
+static int extract_position(xctx *x, int p) {
+  int k;
+  for (k = 0; k < x->K; k++) {
+    const rescue_sample *s = x->cur[k];
+    const rescue_row *row = NULL;
+    rescue_jerror je;
+    int j;
+    x->rows[k] = NULL;
+    if (!x->covers[k])
+      continue;
+    for (j = 0; j < s->n && !row; j++)
+      if (s->rows[j].position == p + 1)
+        row = &s->rows[j];
+    /* a split or merged row they never saved holds their old row's labels: missing */
+    if (!row || row->origin == RESCUE_ROW_SPLIT || row->origin == RESCUE_ROW_MERGED)
+      continue;
+    x->rows[k] = rescue_jparse(x->docs[k], row->content, row->content_len, &je);
+    if (!x->rows[k])
+      return rescue_seterr(rescue_store_err(x->st), RESCUE_EINTERNAL,
+                           "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
+                           p + 1, je.msg);
+  }
+  return emit_row(x);
+}
+
+/*
 ** Walk the corpus with one iterator per coder and fill every field's data (created here
 ** with the coders registered in order). require_all: only samples every coder covered.
 */
@@ -503,7 +589,7 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
                    int require_all, const rescue_agree_corpus_opts *o, agree_field *fields,
                    const fspec *const *fs, int nf, long *samples) {
   xctx x;
-  int i, k, rc = 0;
+  int k, rc = 0;
   memset(&x, 0, sizeof x);
   x.st = st;
   x.sc = rescue_store_scheme(st);
@@ -519,32 +605,8 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
   x.xf = rescue_calloc((size_t)nf + 1, sizeof *x.xf);
   if (!x.its || !x.cur || !x.docs || !x.rows || !x.covers || !x.xf)
     goto nomem;
-  for (i = 0; i < nf; i++) {
-    x.xf[i].spec = fs[i];
-    x.xf[i].out = &fields[i];
-    if (!fields[i].data)
-      continue;
-    for (k = 0; k < K; k++)
-      if (rescue_agree_coder(fields[i].data, names[k]) != k)
-        goto nomem;
-    if (fs[i]->val == V_PRESENCE) {
-      if ((x.xf[i].absent = rescue_agree_label(fields[i].data, "absent", 6)) < 0 ||
-          (x.xf[i].present = rescue_agree_label(fields[i].data, "present", 7)) < 0)
-        goto nomem;
-    } else if (fs[i]->val == V_LABEL) {
-      /* the category domain: every label of the scheme's sets for this field */
-      const rescue_field *sf = spec_field(x.sc, fs[i]);
-      int l, j;
-      for (l = 0; sf && sf->labels && l < x.sc->n_labelsets; l++) {
-        const rescue_labelset *ls = &x.sc->labelsets[l];
-        if (strcmp(ls->name, sf->labels) != 0)
-          continue;
-        for (j = 0; j < ls->n; j++)
-          if (rescue_agree_label(fields[i].data, ls->labels[j], strlen(ls->labels[j])) < 0)
-            goto nomem;
-      }
-    }
-  }
+  if (prepare_fields(&x, fields, fs, names))
+    goto nomem;
   for (k = 0; k < K; k++) {
     rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = ids[k]};
     if (!(x.docs[k] = rescue_jdoc_new()))
@@ -573,45 +635,11 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
     (*samples)++;
     if ((rc = sample_entities(&x)))
       goto end;
-    {
-      const rescue_sample *sc0 = NULL;
-      for (k = 0; k < K && !sc0; k++)
-        if (x.covers[k])
-          sc0 = x.cur[k];
-      for (i = 0; i < nf; i++) {
-        if (!fields[i].data)
-          continue;
-        if ((x.xf[i].cluster = rescue_agree_cluster(fields[i].data, s0->sample_id,
-                                                    rescue_sample_scenario(x.sc, sc0))) < 0)
-          goto nomem;
-      }
-    }
-    for (p = 0; p < s0->n_rows; p++) {
-      for (k = 0; k < K; k++) {
-        const rescue_sample *s = x.cur[k];
-        const rescue_row *row = NULL;
-        rescue_jerror je;
-        int j;
-        x.rows[k] = NULL;
-        if (!x.covers[k])
-          continue;
-        for (j = 0; j < s->n && !row; j++)
-          if (s->rows[j].position == p + 1)
-            row = &s->rows[j];
-        /* a split or merged row they never saved holds their old row's labels: missing */
-        if (!row || row->origin == RESCUE_ROW_SPLIT || row->origin == RESCUE_ROW_MERGED)
-          continue;
-        x.rows[k] = rescue_jparse(x.docs[k], row->content, row->content_len, &je);
-        if (!x.rows[k]) {
-          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
-                             "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
-                             p + 1, je.msg);
-          goto end;
-        }
-      }
-      if ((rc = emit_row(&x)))
+    if (open_clusters(&x, s0, fields))
+      goto nomem;
+    for (p = 0; p < s0->n_rows; p++)
+      if ((rc = extract_position(&x, p)))
         goto end;
-    }
   }
   goto end;
 nomem:
