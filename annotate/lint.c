@@ -441,15 +441,11 @@ static void labels(linter *L, const rescue_jnode *row, int pos, int therapist) {
   }
 }
 
-/* R05, R07, R08, R09, R10, R11: the RESCUE guideline's own constraints. */
-static void guideline(linter *L, const rescue_jnode *row, int pos, const char *speaker,
-                      int therapist) {
-  const rescue_jnode *v, *it;
-  const char *th = L->sc->therapist;
-  char path[160], sh[64];
-  int n, has, k;
-
-  /* R05 */
+/* R05: the target list of a row is not empty and does not hold the row's speaker. */
+static void r05(linter *L, const rescue_jnode *row, int pos, const char *speaker) {
+  const rescue_jnode *v;
+  char sh[64];
+  int n, has;
   v = rescue_jget(row, "target");
   if (v && v->type == RESCUE_JARRAY) {
     n = list_count(L, v, speaker, &has);
@@ -458,7 +454,13 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (has)
       add(L, 5, pos, "target", "target contains the speaker '%s'", shorten(sh, speaker));
   }
-  /* R07 */
+}
+
+/* R07: every background speech has a speaker and a target other than that speaker. */
+static void r07(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_jnode *v, *it;
+  char path[160], sh[64];
+  int n, has, k;
   v = rescue_jget(row, "background_dialogue");
   k = 0;
   for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
@@ -476,7 +478,13 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (has)
       add(L, 7, pos, path, "the background speaker '%s' is also its target", shorten(sh, sp));
   }
-  /* R08 */
+}
+
+/* R08: every behaviour toward others has a target other than its initiator. */
+static void r08(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_jnode *v, *it;
+  char path[160], sh[64];
+  int n, has, k;
   v = rescue_jget(row, "interaction_behavior");
   k = 0;
   for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
@@ -492,29 +500,39 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (has)
       add(L, 8, pos, path, "the initiator '%s' is also the target", shorten(sh, in));
   }
-  /* R09: numbers inside list items, against the scheme's range */
-  {
-    const rescue_field *f = rescue_scheme_field(L->sc, "internal_emotion");
-    const rescue_field *c = f ? rescue_field_child(f, "intensity") : NULL;
-    v = rescue_jget(row, "internal_emotion");
-    k = 0;
-    for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; c && it; it = it->next) {
-      const rescue_jnode *x;
-      k++;
-      if (it->type != RESCUE_JOBJECT)
-        continue;
-      snprintf(path, sizeof path, "internal_emotion[%d].intensity", k);
-      x = rescue_jget(it, "intensity");
-      if (!x)
-        add(L, 9, pos, path, "the emotion has no intensity");
-      else if (x->type != RESCUE_JNUMBER)
-        add(L, 9, pos, path, "intensity is %s, not a number", rescue_jtype_name(x));
-      else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
-        add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s,
-            c->has_min ? c->min : -INFINITY, c->has_max ? c->max : INFINITY);
-    }
+}
+
+/* R09: every emotion has a numeric intensity inside the scheme's range. */
+static void r09(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_field *f = rescue_scheme_field(L->sc, "internal_emotion");
+  const rescue_field *c = f ? rescue_field_child(f, "intensity") : NULL;
+  const rescue_jnode *v, *it;
+  char path[160];
+  int k;
+  v = rescue_jget(row, "internal_emotion");
+  k = 0;
+  for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; c && it; it = it->next) {
+    const rescue_jnode *x;
+    k++;
+    if (it->type != RESCUE_JOBJECT)
+      continue;
+    snprintf(path, sizeof path, "internal_emotion[%d].intensity", k);
+    x = rescue_jget(it, "intensity");
+    if (!x)
+      add(L, 9, pos, path, "the emotion has no intensity");
+    else if (x->type != RESCUE_JNUMBER)
+      add(L, 9, pos, path, "intensity is %s, not a number", rescue_jtype_name(x));
+    else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
+      add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s, c->has_min ? c->min : -INFINITY,
+          c->has_max ? c->max : INFINITY);
   }
-  /* R10 */
+}
+
+/* R10: every viewpoint has exactly one target entity, not empty and not its source. */
+static void r10(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_jnode *v, *it;
+  char path[160], sh[64];
+  int k;
   v = rescue_jget(row, "viewpoints_attitudes");
   k = 0;
   for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
@@ -541,7 +559,17 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (strcmp(src, tg) == 0)
       add(L, 10, pos, path, "source and target are both '%s'", shorten(sh, tg));
   }
-  /* R11 */
+}
+
+/*
+** R11: support strategies on therapist rows only, from the therapist to a target other
+** than the therapist (a group label alone), with a strategy type of the scenario's set.
+*/
+static void r11(linter *L, const rescue_jnode *row, int pos, int therapist) {
+  const rescue_jnode *v, *it;
+  const char *th = L->sc->therapist;
+  char path[160], sh[64];
+  int n, k;
   v = rescue_jget(row, "support_strategy");
   k = 0;
   if (v && v->type == RESCUE_JARRAY && v->child && !therapist)
@@ -583,6 +611,17 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
       add(L, 11, pos, path, "'%s' is not a %s support strategy; closest: %s", shorten(sh, st),
           L->scenario, suggest(L, st, (const char *const *)ls->labels, ls->n, 1000));
   }
+}
+
+/* R05, R07, R08, R09, R10, R11: the RESCUE guideline's own constraints. */
+static void guideline(linter *L, const rescue_jnode *row, int pos, const char *speaker,
+                      int therapist) {
+  r05(L, row, pos, speaker);
+  r07(L, row, pos);
+  r08(L, row, pos);
+  r09(L, row, pos);
+  r10(L, row, pos);
+  r11(L, row, pos, therapist);
 }
 
 /* R13: every row number of an ints field is a row of the sample. */
