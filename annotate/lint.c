@@ -1363,6 +1363,70 @@ int rescue_lint_waiver_parse(const char *spec, int *rule, char **sample_id, int 
   return 0;
 }
 
+/*
+** Parse a stored sample for linting: its sample-level keys (head + [] + tail) into doc_sample
+** as *sample (NULL when they do not parse), and its rows as one array into doc_rows as *arr.
+** text is scratch. Returns 0 or an error code kept on the store handle.
+*/
+static int parse_stored(rescue_store *st, const rescue_sample *s, rescue_jdoc *doc_sample,
+                        rescue_jdoc *doc_rows, rescue_buf *text, const rescue_jnode **sample,
+                        const rescue_jnode **arr) {
+  rescue_jerror je;
+  int i;
+  /* the sample-level keys: head + [] + tail */
+  rescue_buf_reset(text);
+  rescue_buf_puts(text, s->head);
+  if (s->has_rows) {
+    rescue_buf_puts(text, "[]");
+    rescue_buf_puts(text, s->tail);
+  }
+  if (!rescue_buf_ok(text))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  *sample = rescue_jparse(doc_sample, text->s, text->len, &je);
+  /* the rows, as one array */
+  rescue_buf_reset(text);
+  rescue_buf_putc(text, '[');
+  for (i = 0; i < s->n; i++) {
+    if (i)
+      rescue_buf_putc(text, ',');
+    rescue_buf_putn(text, s->rows[i].content, s->rows[i].content_len);
+  }
+  rescue_buf_putc(text, ']');
+  if (!rescue_buf_ok(text))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  *arr = rescue_jparse(doc_rows, text->s, text->len, &je);
+  if (!*arr)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
+                         "sample '%s': stored rows do not parse: %s", s->sample_id, je.msg);
+  return 0;
+}
+
+/*
+** R21: flag an annotator's rows of s that someone else's resegmentation changed. Returns 0
+** or RESCUE_ENOMEM, kept on the store handle.
+*/
+static int r21(rescue_store *st, const rescue_sample *s, rescue_lint_result *res) {
+  int i;
+  for (i = 0; i < s->n; i++) {
+    linter L;
+    if (!s->rows[i].seg_changed)
+      continue;
+    memset(&L, 0, sizeof L);
+    L.res = res;
+    L.sample_id = s->sample_id;
+    add(&L, 21, s->rows[i].position, "start_time", "%s",
+        s->rows[i].origin == RESCUE_ROW_SPLIT    ? "segmentation changed: split by another "
+                                                   "annotator's resegmentation; review it"
+        : s->rows[i].origin == RESCUE_ROW_MERGED ? "segmentation changed: merged by another "
+                                                   "annotator's resegmentation; review it"
+                                                 : "segmentation changed: a new row from "
+                                                   "another annotator's resegmentation");
+    if (L.oom)
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  return 0;
+}
+
 int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result *res) {
   const rescue_scheme *sc = rescue_store_scheme(st);
   rescue_sample_iter *it = NULL;
@@ -1386,7 +1450,6 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
     goto end;
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
     const rescue_jnode *sample = NULL, *arr;
-    rescue_jerror je;
     rescue_lint_media media;
     int i, k, named = 0;
     if (o->progress)
@@ -1395,37 +1458,8 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       named |= strcmp(o->samples[i], s->sample_id) == 0;
     if ((strcmp(s->status, "discarded") == 0 && !named) || s->n == 0)
       continue; /* discarded, or nothing to see in this view (gold before adjudication) */
-    /* the sample-level keys: head + [] + tail */
-    rescue_buf_reset(&text);
-    rescue_buf_puts(&text, s->head);
-    if (s->has_rows) {
-      rescue_buf_puts(&text, "[]");
-      rescue_buf_puts(&text, s->tail);
-    }
-    if (!rescue_buf_ok(&text)) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    if ((rc = parse_stored(st, s, doc_sample, doc_rows, &text, &sample, &arr)))
       goto end;
-    }
-    sample = rescue_jparse(doc_sample, text.s, text.len, &je);
-    /* the rows, as one array */
-    rescue_buf_reset(&text);
-    rescue_buf_putc(&text, '[');
-    for (i = 0; i < s->n; i++) {
-      if (i)
-        rescue_buf_putc(&text, ',');
-      rescue_buf_putn(&text, s->rows[i].content, s->rows[i].content_len);
-    }
-    rescue_buf_putc(&text, ']');
-    if (!rescue_buf_ok(&text)) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    arr = rescue_jparse(doc_rows, text.s, text.len, &je);
-    if (!arr) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
-                         "sample '%s': stored rows do not parse: %s", s->sample_id, je.msg);
-      goto end;
-    }
     if (s->n > cap) {
       const rescue_jnode **nr = rescue_realloc(rows, (size_t)s->n * sizeof *nr);
       int *np;
@@ -1459,25 +1493,8 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       goto end;
     }
     /* R21: an annotator's rows that someone else's resegmentation changed */
-    for (i = 0; i < s->n; i++) {
-      linter L;
-      if (!s->rows[i].seg_changed)
-        continue;
-      memset(&L, 0, sizeof L);
-      L.res = res;
-      L.sample_id = s->sample_id;
-      add(&L, 21, s->rows[i].position, "start_time", "%s",
-          s->rows[i].origin == RESCUE_ROW_SPLIT    ? "segmentation changed: split by another "
-                                                     "annotator's resegmentation; review it"
-          : s->rows[i].origin == RESCUE_ROW_MERGED ? "segmentation changed: merged by another "
-                                                     "annotator's resegmentation; review it"
-                                                   : "segmentation changed: a new row from "
-                                                     "another annotator's resegmentation");
-      if (L.oom) {
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-    }
+    if ((rc = r21(st, s, res)))
+      goto end;
   }
   if (rc == 0)
     apply_waivers(res);
