@@ -318,12 +318,15 @@ static void build_gold(adj *a) {
   rescue_buf_putc(&a->gold, '}');
 }
 
-/* Decide row `position` of the current sample; drv is the latest view's row (or NULL). */
-static int decide_row(adj *a, const rescue_sample *s, int position, const rescue_row *drv) {
-  int64_t *src = NULL, row_id = drv ? drv->row_id : 0;
-  const coder *lead = NULL;
-  int c, i, rc = 0, n_view = 0, n_src = 0, open;
-  a->res->rows++;
+/*
+** Find each covering coder's row at `position` of sample s and parse it (x->row, x->vrow;
+** NULL for no vote). Sets *row_id to the row voted on (kept when nobody voted), *lead to
+** the lead coder if they voted and *n_view to the other coders who voted. Returns 0 or an
+** error code kept on the store handle.
+*/
+static int gather_votes(adj *a, const rescue_sample *s, int position, int64_t *row_id,
+                        const coder **lead, int *n_view) {
+  int c, i;
   for (c = 0; c < a->K; c++) {
     coder *x = &a->c[c];
     const rescue_sample *cs = x->cur;
@@ -348,32 +351,83 @@ static int decide_row(adj *a, const rescue_sample *s, int position, const rescue
       x->row = NULL;
       continue;
     }
-    row_id = x->vrow->row_id;
+    *row_id = x->vrow->row_id;
     if (x->is_lead)
-      lead = x;
+      *lead = x;
     else
-      n_view++;
+      (*n_view)++;
   }
+  return 0;
+}
+
+/*
+** The latest policy: the newest coder version of the row becomes gold; when nobody coded
+** it, a non-gold version there is (drv, a model's draft), else the row is left undecided
+** (or unchanged when it is gold already). src has room for one source. Returns 0 or an
+** error code kept on the store handle.
+*/
+static int decide_latest(adj *a, const rescue_sample *s, int position, const rescue_row *drv,
+                         int64_t row_id, int64_t *src) {
+  const rescue_row *best = NULL;
+  int c, rc = 0;
+  for (c = 0; c < a->K; c++)
+    if (a->c[c].vrow && (!best || a->c[c].vrow->version_id > best->version_id))
+      best = a->c[c].vrow;
+  if (!best && drv && strcmp(drv->kind, "gold") != 0)
+    best = drv; /* nobody coded it: the latest version there is (a model's draft) */
+  if (best) {
+    src[0] = best->version_id;
+    rc = write_gold(a, row_id, best->content, best->content_len, src, 1);
+  } else if (!drv || strcmp(drv->kind, "gold") != 0) {
+    rc = undecided(a, s->sample_id, position, "no coder worked on this sample");
+  } else {
+    a->res->unchanged++;
+  }
+  return rc;
+}
+
+/*
+** A row with `open` fields the coders did not settle: say which in the undecided record
+** and add those fields to it. Returns 0 or an error code kept on the store handle.
+*/
+static int leave_open(adj *a, const rescue_sample *s, int position, int open) {
+  int c, i, rc;
+  if (a->o->policy == RESCUE_ADJ_LEAD)
+    rescue_buf_printf(&a->msg,
+                      "the lead (%s) made no version and the coders differ in %d "
+                      "field%s (",
+                      a->res->lead, open, open == 1 ? "" : "s");
+  else
+    rescue_buf_printf(&a->msg, "no majority in %d field%s (", open, open == 1 ? "" : "s");
+  for (i = 0, c = 0; i < a->n_keys; i++)
+    if (!a->state[i])
+      rescue_buf_printf(&a->msg, "%s%s", c++ ? ", " : "", a->keys[i]);
+  rescue_buf_putc(&a->msg, ')');
+  if (!rescue_buf_ok(&a->msg))
+    return nomem(a);
+  if ((rc = undecided(a, s->sample_id, position, a->msg.s)))
+    return rc;
+  for (i = 0; i < a->n_keys && !rc; i++)
+    if (!a->state[i])
+      rc = add_field(a, i);
+  return rc;
+}
+
+/* Decide row `position` of the current sample; drv is the latest view's row (or NULL). */
+static int decide_row(adj *a, const rescue_sample *s, int position, const rescue_row *drv) {
+  int64_t *src = NULL, row_id = drv ? drv->row_id : 0;
+  const coder *lead = NULL;
+  int c, rc = 0, n_view = 0, n_src = 0, open;
+  a->res->rows++;
+  if ((rc = gather_votes(a, s, position, &row_id, &lead, &n_view)))
+    return rc;
   if (!row_id)
     return 0;
   if (!(src = rescue_calloc((size_t)a->K + 2, sizeof *src)))
     return nomem(a);
   rescue_buf_reset(&a->msg);
   if (a->o->policy == RESCUE_ADJ_LATEST) {
-    const rescue_row *best = NULL;
-    for (c = 0; c < a->K; c++)
-      if (a->c[c].vrow && (!best || a->c[c].vrow->version_id > best->version_id))
-        best = a->c[c].vrow;
-    if (!best && drv && strcmp(drv->kind, "gold") != 0)
-      best = drv; /* nobody coded it: the latest version there is (a model's draft) */
-    if (best) {
-      src[0] = best->version_id;
-      rc = write_gold(a, row_id, best->content, best->content_len, src, 1);
-    } else if (!drv || strcmp(drv->kind, "gold") != 0) {
-      rc = undecided(a, s->sample_id, position, "no coder worked on this sample");
-    } else {
-      a->res->unchanged++;
-    }
+    rc = decide_latest(a, s, position, drv, row_id, src);
     goto end;
   }
   if (lead && lead->vrow->annotator_id == a->lead_id) {
@@ -405,26 +459,7 @@ static int decide_row(adj *a, const rescue_sample *s, int position, const rescue
                                  : nomem(a);
     goto end;
   }
-  if (a->o->policy == RESCUE_ADJ_LEAD)
-    rescue_buf_printf(&a->msg,
-                      "the lead (%s) made no version and the coders differ in %d "
-                      "field%s (",
-                      a->res->lead, open, open == 1 ? "" : "s");
-  else
-    rescue_buf_printf(&a->msg, "no majority in %d field%s (", open, open == 1 ? "" : "s");
-  for (i = 0, c = 0; i < a->n_keys; i++)
-    if (!a->state[i])
-      rescue_buf_printf(&a->msg, "%s%s", c++ ? ", " : "", a->keys[i]);
-  rescue_buf_putc(&a->msg, ')');
-  if (!rescue_buf_ok(&a->msg)) {
-    rc = nomem(a);
-    goto end;
-  }
-  if ((rc = undecided(a, s->sample_id, position, a->msg.s)))
-    goto end;
-  for (i = 0; i < a->n_keys && !rc; i++)
-    if (!a->state[i])
-      rc = add_field(a, i);
+  rc = leave_open(a, s, position, open);
 end:
   rescue_free(src);
   return rc;

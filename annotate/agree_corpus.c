@@ -496,6 +496,92 @@ static int requested(const rescue_agree_corpus_opts *o, const char *id) {
 }
 
 /*
+** Register the K coders (in order) and the category domain of every field whose level fits:
+** presence values for presence fields, every label of the scheme's sets for label fields.
+** Returns 0, or -1 when memory ran out (the caller sets the error).
+*/
+static int prepare_fields(xctx *x, agree_field *fields, const fspec *const *fs,
+                          const char *const *names) {
+  int i, k;
+  for (i = 0; i < x->nx; i++) {
+    x->xf[i].spec = fs[i];
+    x->xf[i].out = &fields[i];
+    if (!fields[i].data)
+      continue;
+    for (k = 0; k < x->K; k++)
+      if (rescue_agree_coder(fields[i].data, names[k]) != k)
+        return -1;
+    if (fs[i]->val == V_PRESENCE) {
+      if ((x->xf[i].absent = rescue_agree_label(fields[i].data, "absent", 6)) < 0 ||
+          (x->xf[i].present = rescue_agree_label(fields[i].data, "present", 7)) < 0)
+        return -1;
+    } else if (fs[i]->val == V_LABEL) {
+      /* the category domain: every label of the scheme's sets for this field */
+      const rescue_field *sf = spec_field(x->sc, fs[i]);
+      int l, j;
+      for (l = 0; sf && sf->labels && l < x->sc->n_labelsets; l++) {
+        const rescue_labelset *ls = &x->sc->labelsets[l];
+        if (strcmp(ls->name, sf->labels) != 0)
+          continue;
+        for (j = 0; j < ls->n; j++)
+          if (rescue_agree_label(fields[i].data, ls->labels[j], strlen(ls->labels[j])) < 0)
+            return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+/*
+** Open the cluster of sample s0 in every field with data, under the scenario of the first
+** coder covering it. Returns 0, or -1 when memory ran out (the caller sets the error).
+*/
+static int open_clusters(xctx *x, const rescue_sample *s0, agree_field *fields) {
+  const rescue_sample *sc0 = NULL;
+  int i, k;
+  for (k = 0; k < x->K && !sc0; k++)
+    if (x->covers[k])
+      sc0 = x->cur[k];
+  for (i = 0; i < x->nx; i++) {
+    if (!fields[i].data)
+      continue;
+    if ((x->xf[i].cluster = rescue_agree_cluster(fields[i].data, s0->sample_id,
+                                                 rescue_sample_scenario(x->sc, sc0))) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/*
+** Parse every covering coder's row at position p (0-based) of the current sample into
+** x->rows, then emit its units. Returns 0 or an error code kept on the store handle.
+*/
+static int extract_position(xctx *x, int p) {
+  int k;
+  for (k = 0; k < x->K; k++) {
+    const rescue_sample *s = x->cur[k];
+    const rescue_row *row = NULL;
+    rescue_jerror je;
+    int j;
+    x->rows[k] = NULL;
+    if (!x->covers[k])
+      continue;
+    for (j = 0; j < s->n && !row; j++)
+      if (s->rows[j].position == p + 1)
+        row = &s->rows[j];
+    /* a split or merged row they never saved holds their old row's labels: missing */
+    if (!row || row->origin == RESCUE_ROW_SPLIT || row->origin == RESCUE_ROW_MERGED)
+      continue;
+    x->rows[k] = rescue_jparse(x->docs[k], row->content, row->content_len, &je);
+    if (!x->rows[k])
+      return rescue_seterr(rescue_store_err(x->st), RESCUE_EINTERNAL,
+                           "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
+                           p + 1, je.msg);
+  }
+  return emit_row(x);
+}
+
+/*
 ** Walk the corpus with one iterator per coder and fill every field's data (created here
 ** with the coders registered in order). require_all: only samples every coder covered.
 */
@@ -503,7 +589,7 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
                    int require_all, const rescue_agree_corpus_opts *o, agree_field *fields,
                    const fspec *const *fs, int nf, long *samples) {
   xctx x;
-  int i, k, rc = 0;
+  int k, rc = 0;
   memset(&x, 0, sizeof x);
   x.st = st;
   x.sc = rescue_store_scheme(st);
@@ -519,32 +605,8 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
   x.xf = rescue_calloc((size_t)nf + 1, sizeof *x.xf);
   if (!x.its || !x.cur || !x.docs || !x.rows || !x.covers || !x.xf)
     goto nomem;
-  for (i = 0; i < nf; i++) {
-    x.xf[i].spec = fs[i];
-    x.xf[i].out = &fields[i];
-    if (!fields[i].data)
-      continue;
-    for (k = 0; k < K; k++)
-      if (rescue_agree_coder(fields[i].data, names[k]) != k)
-        goto nomem;
-    if (fs[i]->val == V_PRESENCE) {
-      if ((x.xf[i].absent = rescue_agree_label(fields[i].data, "absent", 6)) < 0 ||
-          (x.xf[i].present = rescue_agree_label(fields[i].data, "present", 7)) < 0)
-        goto nomem;
-    } else if (fs[i]->val == V_LABEL) {
-      /* the category domain: every label of the scheme's sets for this field */
-      const rescue_field *sf = spec_field(x.sc, fs[i]);
-      int l, j;
-      for (l = 0; sf && sf->labels && l < x.sc->n_labelsets; l++) {
-        const rescue_labelset *ls = &x.sc->labelsets[l];
-        if (strcmp(ls->name, sf->labels) != 0)
-          continue;
-        for (j = 0; j < ls->n; j++)
-          if (rescue_agree_label(fields[i].data, ls->labels[j], strlen(ls->labels[j])) < 0)
-            goto nomem;
-      }
-    }
-  }
+  if (prepare_fields(&x, fields, fs, names))
+    goto nomem;
   for (k = 0; k < K; k++) {
     rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = ids[k]};
     if (!(x.docs[k] = rescue_jdoc_new()))
@@ -573,45 +635,11 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
     (*samples)++;
     if ((rc = sample_entities(&x)))
       goto end;
-    {
-      const rescue_sample *sc0 = NULL;
-      for (k = 0; k < K && !sc0; k++)
-        if (x.covers[k])
-          sc0 = x.cur[k];
-      for (i = 0; i < nf; i++) {
-        if (!fields[i].data)
-          continue;
-        if ((x.xf[i].cluster = rescue_agree_cluster(fields[i].data, s0->sample_id,
-                                                    rescue_sample_scenario(x.sc, sc0))) < 0)
-          goto nomem;
-      }
-    }
-    for (p = 0; p < s0->n_rows; p++) {
-      for (k = 0; k < K; k++) {
-        const rescue_sample *s = x.cur[k];
-        const rescue_row *row = NULL;
-        rescue_jerror je;
-        int j;
-        x.rows[k] = NULL;
-        if (!x.covers[k])
-          continue;
-        for (j = 0; j < s->n && !row; j++)
-          if (s->rows[j].position == p + 1)
-            row = &s->rows[j];
-        /* a split or merged row they never saved holds their old row's labels: missing */
-        if (!row || row->origin == RESCUE_ROW_SPLIT || row->origin == RESCUE_ROW_MERGED)
-          continue;
-        x.rows[k] = rescue_jparse(x.docs[k], row->content, row->content_len, &je);
-        if (!x.rows[k]) {
-          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
-                             "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
-                             p + 1, je.msg);
-          goto end;
-        }
-      }
-      if ((rc = emit_row(&x)))
+    if (open_clusters(&x, s0, fields))
+      goto nomem;
+    for (p = 0; p < s0->n_rows; p++)
+      if ((rc = extract_position(&x, p)))
         goto end;
-    }
   }
   goto end;
 nomem:
@@ -672,6 +700,121 @@ static void changes(const rescue_agree_data *d, long *units, long *changed) {
     if (b - a < 2 || d->e_value[a] != d->e_value[a + 1])
       (*changed)++;
   }
+}
+
+/*
+** Fill fs[] with the fields to measure: those named in o->fields (each once, in the order
+** given), else every field. Sets *nf. Returns 0 or RESCUE_EINVAL for an unknown name.
+*/
+static int pick_fields(rescue_store *st, const rescue_agree_corpus_opts *o, const fspec **fs,
+                       int *nf) {
+  int i, j;
+  *nf = 0;
+  if (o->n_fields > 0) {
+    for (i = 0; i < o->n_fields; i++) {
+      int found = 0;
+      for (j = 0; j < N_SPECS && !found; j++)
+        if (strcmp(o->fields[i], specs[j].name) == 0) {
+          int dup = 0, k;
+          for (k = 0; k < *nf; k++)
+            dup |= fs[k] == &specs[j];
+          if (!dup)
+            fs[(*nf)++] = &specs[j];
+          found = 1;
+        }
+      if (!found)
+        return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                             "unknown field '%s' (one of primary_speaker, utterance_type, "
+                             "relation_pattern, relation_cycle_state, support_strategy, target, "
+                             "support_target, emotion_presence, emotion_intensity, "
+                             "viewpoint_presence, start_time, end_time, tone_of_voice, "
+                             "emotion_description, viewpoint)",
+                             o->fields[i]);
+    }
+  } else {
+    for (j = 0; j < N_SPECS; j++)
+      fs[(*nf)++] = &specs[j];
+  }
+  return 0;
+}
+
+/*
+** Read the annotators with versions. Model annotators (all, or those among o->coders) go to
+** *models and *model_names (*n_models of them); without o->coders every human one goes to
+** *ids and r->coders. The arrays are the caller's to free, on failure too. Returns 0 or an
+** error code kept on the store handle.
+*/
+static int list_annotators(rescue_store *st, const rescue_agree_corpus_opts *o,
+                           rescue_agree_report *r, int64_t **ids, int64_t **models,
+                           char ***model_names, int *n_models) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "agree_annotators");
+  int cap = 0, cap_coders = 0, n = 0, mcap = 0, mcap_names = 0, i, rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(s, 1);
+    const char *role = (const char *)sqlite3_column_text(s, 2);
+    int model = strcmp(role, "model") == 0, want = !model;
+    if (o->n_coders > 0) {
+      want = 0;
+      for (i = 0; i < o->n_coders; i++)
+        want |= strcmp(o->coders[i], name) == 0;
+    }
+    if (model && (o->n_coders == 0 || want)) {
+      if (RESCUE_ALLOC_GROW(*models, *n_models + 1, mcap) ||
+          RESCUE_ALLOC_GROW(*model_names, *n_models + 1, mcap_names))
+        break;
+      (*models)[*n_models] = sqlite3_column_int64(s, 0);
+      if (!((*model_names)[(*n_models)++] = rescue_strdup(name)))
+        break;
+    }
+    if (o->n_coders == 0 && want) {
+      if (RESCUE_ALLOC_GROW(*ids, n + 1, cap) || RESCUE_ALLOC_GROW(r->coders, n + 1, cap_coders))
+        break;
+      (*ids)[n] = sqlite3_column_int64(s, 0);
+      if (!(r->coders[n++] = rescue_strdup(name)))
+        break;
+      r->n_coders = n;
+    }
+  }
+  sqlite3_reset(s);
+  if (rc == SQLITE_ROW)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading annotators");
+  return 0;
+}
+
+/*
+** The coders given in o->coders: each listed once, registered and not retired. Allocates
+** *ids and r->coders (the caller's to free, on failure too). Returns 0 or an error code
+** kept on the store handle.
+*/
+static int resolve_coders(rescue_store *st, const rescue_agree_corpus_opts *o,
+                          rescue_agree_report *r, int64_t **ids) {
+  int i, j, rc;
+  *ids = rescue_calloc((size_t)o->n_coders, sizeof **ids);
+  r->coders = rescue_calloc((size_t)o->n_coders, sizeof *r->coders);
+  if (!*ids || !r->coders)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  for (i = 0; i < o->n_coders; i++) {
+    int retired = 0;
+    for (j = 0; j < i; j++)
+      if (strcmp(o->coders[i], o->coders[j]) == 0)
+        return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "coder '%s' is listed twice",
+                             o->coders[i]);
+    if ((rc = rescue_annotator_lookup(st, o->coders[i], &(*ids)[i], NULL, &retired)))
+      return rc;
+    if (retired)
+      return rescue_seterr_arg(rescue_store_err(st), RESCUE_ERETIRED, o->coders[i],
+                               "coder '%s' is retired", o->coders[i]);
+    if (!(r->coders[i] = rescue_strdup(o->coders[i])))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    r->n_coders = i + 1;
+  }
+  return 0;
 }
 
 /* Model `m` against human `h` over the samples both covered. */
@@ -738,112 +881,13 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
   *out = NULL;
   if (!r)
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  /* fields */
-  if (o->n_fields > 0) {
-    for (i = 0; i < o->n_fields; i++) {
-      int found = 0;
-      for (j = 0; j < N_SPECS && !found; j++)
-        if (strcmp(o->fields[i], specs[j].name) == 0) {
-          int dup = 0, k;
-          for (k = 0; k < nf; k++)
-            dup |= fs[k] == &specs[j];
-          if (!dup)
-            fs[nf++] = &specs[j];
-          found = 1;
-        }
-      if (!found) {
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                           "unknown field '%s' (one of primary_speaker, utterance_type, "
-                           "relation_pattern, relation_cycle_state, support_strategy, target, "
-                           "support_target, emotion_presence, emotion_intensity, "
-                           "viewpoint_presence, start_time, end_time, tone_of_voice, "
-                           "emotion_description, viewpoint)",
-                           o->fields[i]);
-        goto end;
-      }
-    }
-  } else {
-    for (j = 0; j < N_SPECS; j++)
-      fs[nf++] = &specs[j];
-  }
+  if ((rc = pick_fields(st, o, fs, &nf)))
+    goto end;
   /* coders: as given, else every human annotator with versions; models with versions */
-  {
-    sqlite3_stmt *s = rescue_store_stmt(st, "agree_annotators");
-    int cap = 0, cap_coders = 0, n = 0, mcap = 0, mcap_names = 0;
-    if (!s) {
-      rc = rescue_store_err(st)->code;
-      goto end;
-    }
-    rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
-    rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      const char *name = (const char *)sqlite3_column_text(s, 1);
-      const char *role = (const char *)sqlite3_column_text(s, 2);
-      int model = strcmp(role, "model") == 0, want = !model;
-      if (o->n_coders > 0) {
-        want = 0;
-        for (i = 0; i < o->n_coders; i++)
-          want |= strcmp(o->coders[i], name) == 0;
-      }
-      if (model && (o->n_coders == 0 || want)) {
-        if (RESCUE_ALLOC_GROW(models, n_models + 1, mcap) ||
-            RESCUE_ALLOC_GROW(model_names, n_models + 1, mcap_names))
-          break;
-        models[n_models] = sqlite3_column_int64(s, 0);
-        if (!(model_names[n_models++] = rescue_strdup(name)))
-          break;
-      }
-      if (o->n_coders == 0 && want) {
-        if (RESCUE_ALLOC_GROW(ids, n + 1, cap) || RESCUE_ALLOC_GROW(r->coders, n + 1, cap_coders))
-          break;
-        ids[n] = sqlite3_column_int64(s, 0);
-        if (!(r->coders[n++] = rescue_strdup(name)))
-          break;
-        r->n_coders = n;
-      }
-    }
-    sqlite3_reset(s);
-    if (rc == SQLITE_ROW) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    if (rc != SQLITE_DONE) {
-      rc = rescue_store_sqlerr(st, "reading annotators");
-      goto end;
-    }
-    rc = 0;
-  }
-  if (o->n_coders > 0) {
-    ids = rescue_calloc((size_t)o->n_coders, sizeof *ids);
-    r->coders = rescue_calloc((size_t)o->n_coders, sizeof *r->coders);
-    if (!ids || !r->coders) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    for (i = 0; i < o->n_coders; i++) {
-      for (j = 0; j < i; j++)
-        if (strcmp(o->coders[i], o->coders[j]) == 0) {
-          rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "coder '%s' is listed twice",
-                             o->coders[i]);
-          goto end;
-        }
-      {
-        int retired = 0;
-        if ((rc = rescue_annotator_lookup(st, o->coders[i], &ids[i], NULL, &retired)))
-          goto end;
-        if (retired) {
-          rc = rescue_seterr_arg(rescue_store_err(st), RESCUE_ERETIRED, o->coders[i],
-                                 "coder '%s' is retired", o->coders[i]);
-          goto end;
-        }
-      }
-      if (!(r->coders[i] = rescue_strdup(o->coders[i]))) {
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      r->n_coders = i + 1;
-    }
-  }
+  if ((rc = list_annotators(st, o, r, &ids, &models, &model_names, &n_models)))
+    goto end;
+  if (o->n_coders > 0 && (rc = resolve_coders(st, o, r, &ids)))
+    goto end;
   if ((rc = make_fields(st, r, fs, nf)) ||
       (rc = extract(st, ids, (const char *const *)r->coders, r->n_coders, 0, o, r->fields, fs, nf,
                     &r->samples)))

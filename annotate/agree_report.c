@@ -81,6 +81,126 @@ static int thin_data(const rescue_agree_data *d, const rescue_agree_result *r, l
   return *groups >= 0 || *few;
 }
 
+/*
+** The pairwise Cohen kappas of r, the count of pairs left out, and for ordinal, interval
+** and ratio levels the linear and quadratic weighted kappas of every pair.
+*/
+static void jw_pairwise(rescue_jw *w, const rescue_agree_data *d, const rescue_agree_result *r) {
+  int i, j;
+  rescue_jw_key(w, "pairwise_cohen_kappa");
+  rescue_jw_arr(w);
+  for (i = 0; i < r->n_pairs; i++) {
+    const rescue_agree_pair *p = &r->pairs[i];
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "coders");
+    jw_coders(w, d, p->a, p->b);
+    rescue_jw_key(w, "kappa");
+    jw_num(w, p->kappa);
+    rescue_jw_key(w, "units");
+    rescue_jw_int(w, p->units);
+    rescue_jw_key(w, "skipped");
+    rescue_jw_int(w, p->skipped);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+  if (r->pairs_left_out) {
+    rescue_jw_key(w, "pairwise_left_out");
+    rescue_jw_int(w, r->pairs_left_out);
+  }
+  if (r->level == RESCUE_LEVEL_ORDINAL || r->level == RESCUE_LEVEL_INTERVAL ||
+      r->level == RESCUE_LEVEL_RATIO) {
+    rescue_jw_key(w, "pairwise_weighted_kappa");
+    rescue_jw_arr(w);
+    for (i = 0; i < r->n_pairs; i++)
+      for (j = 0; j < 2; j++) {
+        const rescue_agree_pair *p = &r->pairs[i];
+        rescue_jw_obj(w);
+        rescue_jw_key(w, "coders");
+        jw_coders(w, d, p->a, p->b);
+        rescue_jw_key(w, "weights");
+        rescue_jw_str(w, j ? "quadratic" : "linear");
+        rescue_jw_key(w, "kappa");
+        jw_num(w, j ? p->kappa_quadratic : p->kappa_linear);
+        rescue_jw_key(w, "units");
+        rescue_jw_int(w, p->units);
+        rescue_jw_end(w);
+      }
+    rescue_jw_end(w);
+  }
+}
+
+/*
+** The per-label alphas of r as an object keyed by label, if it has any.
+*/
+static void jw_labels(rescue_jw *w, const rescue_agree_result *r) {
+  int i;
+  if (r->n_labels) {
+    rescue_jw_key(w, "labels");
+    rescue_jw_obj(w);
+    for (i = 0; i < r->n_labels; i++) {
+      rescue_jw_key(w, r->labels[i].name);
+      rescue_jw_obj(w);
+      rescue_jw_key(w, "alpha");
+      jw_num(w, r->labels[i].alpha);
+      rescue_jw_key(w, "count");
+      rescue_jw_int(w, r->labels[i].count);
+      rescue_jw_end(w);
+    }
+    rescue_jw_end(w);
+  }
+}
+
+/*
+** The coincidence matrix of r with the names of its values, if it has one.
+*/
+static void jw_coincidence(rescue_jw *w, const rescue_agree_data *d, const rescue_agree_result *r) {
+  int i, j;
+  if (r->n_matrix) {
+    rescue_jw_key(w, "coincidence");
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "values");
+    rescue_jw_arr(w);
+    for (i = 0; i < r->n_matrix; i++)
+      rescue_jw_str(w, rescue_agree_value_name(d, r->matrix_values[i]));
+    rescue_jw_end(w);
+    rescue_jw_key(w, "matrix");
+    rescue_jw_arr(w);
+    for (i = 0; i < r->n_matrix; i++) {
+      rescue_jw_arr(w);
+      for (j = 0; j < r->n_matrix; j++)
+        rescue_jw_double(w, r->matrix[(size_t)i * r->n_matrix + j]);
+      rescue_jw_end(w);
+    }
+    rescue_jw_end(w);
+    rescue_jw_end(w);
+  }
+}
+
+/*
+** The bootstrap confidence interval of alpha and how it was drawn, if r has one.
+*/
+static void jw_ci(rescue_jw *w, const rescue_agree_result *r) {
+  if (r->has_ci) {
+    rescue_jw_key(w, "ci");
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "low");
+    jw_num(w, r->ci_low);
+    rescue_jw_key(w, "high");
+    jw_num(w, r->ci_high);
+    rescue_jw_key(w, "level");
+    rescue_jw_double(w, r->ci_level);
+    rescue_jw_key(w, "replicates");
+    rescue_jw_int(w, r->ci_replicates);
+    rescue_jw_key(w, "defined");
+    rescue_jw_int(w, r->ci_defined);
+    rescue_jw_key(w, "seed");
+    rescue_jw_int(w, (long long)r->ci_seed);
+    rescue_jw_key(w, "scheme");
+    rescue_jw_str(w, r->ci_scheme);
+    rescue_jw_end(w);
+  }
+}
+
 /* The "warnings" member of a field with thin data (a key added to the documented shape). */
 static void jw_warnings(rescue_jw *w, const rescue_agree_data *d, const rescue_agree_result *r) {
   long g;
@@ -114,7 +234,7 @@ static void jw_warnings(rescue_jw *w, const rescue_agree_data *d, const rescue_a
 
 void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_result *r,
                               const char *field, rescue_jw *w) {
-  int i, j, set = r->level == RESCUE_LEVEL_MASI || r->level == RESCUE_LEVEL_JACCARD;
+  int i, set = r->level == RESCUE_LEVEL_MASI || r->level == RESCUE_LEVEL_JACCARD;
   int C = rescue_agree_n_coders(d);
   rescue_jw_obj(w);
   rescue_jw_key(w, "field");
@@ -167,98 +287,10 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
   rescue_jw_int(w, r->complete_units);
   rescue_jw_key(w, "percent_agreement");
   jw_num(w, r->percent_agreement);
-  rescue_jw_key(w, "pairwise_cohen_kappa");
-  rescue_jw_arr(w);
-  for (i = 0; i < r->n_pairs; i++) {
-    const rescue_agree_pair *p = &r->pairs[i];
-    rescue_jw_obj(w);
-    rescue_jw_key(w, "coders");
-    jw_coders(w, d, p->a, p->b);
-    rescue_jw_key(w, "kappa");
-    jw_num(w, p->kappa);
-    rescue_jw_key(w, "units");
-    rescue_jw_int(w, p->units);
-    rescue_jw_key(w, "skipped");
-    rescue_jw_int(w, p->skipped);
-    rescue_jw_end(w);
-  }
-  rescue_jw_end(w);
-  if (r->pairs_left_out) {
-    rescue_jw_key(w, "pairwise_left_out");
-    rescue_jw_int(w, r->pairs_left_out);
-  }
-  if (r->level == RESCUE_LEVEL_ORDINAL || r->level == RESCUE_LEVEL_INTERVAL ||
-      r->level == RESCUE_LEVEL_RATIO) {
-    rescue_jw_key(w, "pairwise_weighted_kappa");
-    rescue_jw_arr(w);
-    for (i = 0; i < r->n_pairs; i++)
-      for (j = 0; j < 2; j++) {
-        const rescue_agree_pair *p = &r->pairs[i];
-        rescue_jw_obj(w);
-        rescue_jw_key(w, "coders");
-        jw_coders(w, d, p->a, p->b);
-        rescue_jw_key(w, "weights");
-        rescue_jw_str(w, j ? "quadratic" : "linear");
-        rescue_jw_key(w, "kappa");
-        jw_num(w, j ? p->kappa_quadratic : p->kappa_linear);
-        rescue_jw_key(w, "units");
-        rescue_jw_int(w, p->units);
-        rescue_jw_end(w);
-      }
-    rescue_jw_end(w);
-  }
-  if (r->n_labels) {
-    rescue_jw_key(w, "labels");
-    rescue_jw_obj(w);
-    for (i = 0; i < r->n_labels; i++) {
-      rescue_jw_key(w, r->labels[i].name);
-      rescue_jw_obj(w);
-      rescue_jw_key(w, "alpha");
-      jw_num(w, r->labels[i].alpha);
-      rescue_jw_key(w, "count");
-      rescue_jw_int(w, r->labels[i].count);
-      rescue_jw_end(w);
-    }
-    rescue_jw_end(w);
-  }
-  if (r->n_matrix) {
-    rescue_jw_key(w, "coincidence");
-    rescue_jw_obj(w);
-    rescue_jw_key(w, "values");
-    rescue_jw_arr(w);
-    for (i = 0; i < r->n_matrix; i++)
-      rescue_jw_str(w, rescue_agree_value_name(d, r->matrix_values[i]));
-    rescue_jw_end(w);
-    rescue_jw_key(w, "matrix");
-    rescue_jw_arr(w);
-    for (i = 0; i < r->n_matrix; i++) {
-      rescue_jw_arr(w);
-      for (j = 0; j < r->n_matrix; j++)
-        rescue_jw_double(w, r->matrix[(size_t)i * r->n_matrix + j]);
-      rescue_jw_end(w);
-    }
-    rescue_jw_end(w);
-    rescue_jw_end(w);
-  }
-  if (r->has_ci) {
-    rescue_jw_key(w, "ci");
-    rescue_jw_obj(w);
-    rescue_jw_key(w, "low");
-    jw_num(w, r->ci_low);
-    rescue_jw_key(w, "high");
-    jw_num(w, r->ci_high);
-    rescue_jw_key(w, "level");
-    rescue_jw_double(w, r->ci_level);
-    rescue_jw_key(w, "replicates");
-    rescue_jw_int(w, r->ci_replicates);
-    rescue_jw_key(w, "defined");
-    rescue_jw_int(w, r->ci_defined);
-    rescue_jw_key(w, "seed");
-    rescue_jw_int(w, (long long)r->ci_seed);
-    rescue_jw_key(w, "scheme");
-    rescue_jw_str(w, r->ci_scheme);
-    rescue_jw_end(w);
-  }
+  jw_pairwise(w, d, r);
+  jw_labels(w, r);
+  jw_coincidence(w, d, r);
+  jw_ci(w, r);
   if (r->n_groups)
     jw_groups(w, r);
   jw_warnings(w, d, r);

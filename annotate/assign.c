@@ -110,79 +110,43 @@ static void pick_doubles(agroup **by_order, int n, int family, double share) {
   }
 }
 
-/* The audit record of an assignment run, inside its transaction (rescue_audit.h). */
-static int assign_audit(rescue_store *st, const rescue_assign_opts *o, int64_t run_id, long samples,
-                        int groups, const rescue_buf *names) {
-  rescue_audit_entry e = {0};
-  char detail[600];
-  snprintf(detail, sizeof detail,
-           "run %lld: %ld samples in %d groups to %s (overlap %g, seed %llu)", (long long)run_id,
-           samples, groups, names->s ? names->s : "", o->overlap, (unsigned long long)o->seed);
-  e.action = "assign";
-  e.detail = detail;
-  return rescue_audit_write(st, &e);
-}
-
-int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_result *res) {
-  agroup *g = NULL, **order = NULL;
-  int64_t *ids = NULL, run_id = 0;
-  long *load = NULL, *pairs = NULL, samples = 0;
-  int n = 0, i, j, k, A = o->n_annotators, rc = 0, in_txn = 0;
-  uint64_t seed = o->seed;
-  rescue_buf names = RESCUE_BUF_INIT;
-  memset(res, 0, sizeof *res);
-  if (A < 1)
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "no annotators to assign to");
-  if (!(o->overlap >= 0 && o->overlap <= 1))
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "the overlap is a share of samples from 0 to 1");
-  if (o->overlap > 0 && A < 2)
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "double review (an overlap above 0) needs at least two annotators");
-  ids = rescue_calloc((size_t)A, sizeof *ids);
-  load = rescue_calloc((size_t)A, sizeof *load);
-  pairs = rescue_calloc((size_t)A * A, sizeof *pairs);
-  res->per_annotator = rescue_calloc((size_t)A, sizeof *res->per_annotator);
-  res->shared_per_annotator = rescue_calloc((size_t)A, sizeof *res->shared_per_annotator);
-  if (!ids || !load || !pairs || !res->per_annotator || !res->shared_per_annotator)
-    goto nomem;
-  for (i = 0; i < A; i++) {
+/*
+** Check the annotators of an assignment: none listed twice, each registered, not retired
+** and a person, not a model. Fills ids[i] with the store id of o->annotators[i] and appends
+** the comma-separated names to `names`. Returns 0 or an error code kept on the store handle.
+*/
+static int resolve_annotators(rescue_store *st, const rescue_assign_opts *o, int64_t *ids,
+                              rescue_buf *names) {
+  int i, j, rc;
+  for (i = 0; i < o->n_annotators; i++) {
     const char *role = NULL;
     int retired = 0;
     for (j = 0; j < i; j++)
-      if (strcmp(o->annotators[i], o->annotators[j]) == 0) {
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "annotator '%s' is listed twice",
-                           o->annotators[i]);
-        goto end;
-      }
+      if (strcmp(o->annotators[i], o->annotators[j]) == 0)
+        return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "annotator '%s' is listed twice",
+                             o->annotators[i]);
     /* a registered annotator only: an unknown name is refused with the closest ones */
     if ((rc = rescue_annotator_lookup(st, o->annotators[i], &ids[i], &role, &retired)))
-      goto end;
-    if (retired) {
-      rc = rescue_seterr_arg(rescue_store_err(st), RESCUE_ERETIRED, o->annotators[i],
-                             "annotator '%s' is retired", o->annotators[i]);
-      goto end;
-    }
-    if (strcmp(role, "model") == 0) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "'%s' is a model annotator; assign samples to people", o->annotators[i]);
-      goto end;
-    }
-    rescue_buf_printf(&names, "%s%s", i ? "," : "", o->annotators[i]);
+      return rc;
+    if (retired)
+      return rescue_seterr_arg(rescue_store_err(st), RESCUE_ERETIRED, o->annotators[i],
+                               "annotator '%s' is retired", o->annotators[i]);
+    if (strcmp(role, "model") == 0)
+      return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                           "'%s' is a model annotator; assign samples to people", o->annotators[i]);
+    rescue_buf_printf(names, "%s%s", i ? "," : "", o->annotators[i]);
   }
-  if ((rc = rescue_store_begin(st)))
-    goto end;
-  in_txn = 1;
-  if ((rc = collect(st, &g, &n, &samples)))
-    goto end;
-  if (!n) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "the corpus has no samples to assign");
-    goto end;
-  }
-  /* a seeded shuffle of the groups, from name order so the result depends on the seed only */
+  return 0;
+}
+
+/*
+** Put the n groups of g in dealing order: a seeded shuffle from name order (so the result
+** depends on the seed only), the double-review picks of each scenario, then by_deal.
+** order[] (n slots, owned by the caller) receives pointers into g; g itself is re-sorted.
+*/
+static void order_groups(agroup *g, agroup **order, int n, uint64_t seed, double overlap) {
+  int i, j;
   qsort(g, (size_t)n, sizeof *g, by_name);
-  if (!(order = rescue_malloc((size_t)n * sizeof *order)))
-    goto nomem;
   for (i = 0; i < n; i++)
     order[i] = &g[i];
   for (i = n - 1; i > 0; i--) {
@@ -194,12 +158,21 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
   }
   for (i = 0; i < n; i++)
     order[i]->order = i;
-  if (o->overlap > 0) {
-    pick_doubles(order, n, 0, o->overlap);
-    pick_doubles(order, n, 1, o->overlap);
+  if (overlap > 0) {
+    pick_doubles(order, n, 0, overlap);
+    pick_doubles(order, n, 1, overlap);
   }
   qsort(order, (size_t)n, sizeof *order, by_deal);
-  /* deal: least load first; a double group's second annotator is the one paired least often */
+}
+
+/*
+** Deal the groups in order to the A annotators: least load first; a double group's second
+** annotator is the one paired least often with the first. Sets each group's who[], and
+** updates load[A], pairs[A*A] and the counts of res.
+*/
+static void deal_groups(agroup **order, int n, int A, long *load, long *pairs,
+                        rescue_assign_result *res) {
+  int i, k;
   for (i = 0; i < n; i++) {
     agroup *cur = order[i];
     int a = 0, b = -1;
@@ -229,50 +202,104 @@ int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_r
       res->double_samples += cur->n;
     }
   }
-  /* record the run */
-  {
-    sqlite3_stmt *s = rescue_store_stmt(st, "assign_run_insert");
-    char now[32];
-    if (!s || !rescue_buf_ok(&names)) {
-      rc =
-          s ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL) : rescue_store_err(st)->code;
-      goto end;
-    }
-    rescue_now_iso(now);
-    rescue_bind_text(s, ":now", now, -1);
-    rescue_bind_int(s, ":seed", (int64_t)o->seed);
-    rescue_bind_double(s, ":overlap", o->overlap);
-    rescue_bind_text(s, ":annotators", names.s, (int)names.len);
-    rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-      run_id = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW) {
-      rc = rescue_store_sqlerr(st, "recording the assignment");
-      goto end;
-    }
-    for (i = 0; i < n; i++)
-      for (k = 0; k < 2; k++) {
-        int who = g[i].who[k];
-        if (who < 0)
-          continue;
-        for (j = 0; j < g[i].n; j++) {
-          if (!(s = rescue_store_stmt(st, "assignment_insert"))) {
-            rc = rescue_store_err(st)->code;
-            goto end;
-          }
-          rescue_bind_int(s, ":run_id", run_id);
-          rescue_bind_int(s, ":sample_ref", g[i].refs[j]);
-          rescue_bind_int(s, ":annotator_id", ids[who]);
-          rc = sqlite3_step(s);
-          sqlite3_reset(s);
-          if (rc != SQLITE_DONE) {
-            rc = rescue_store_sqlerr(st, "recording the assignment");
-            goto end;
-          }
-        }
+}
+
+/*
+** Record the run and one assignment row per sample and dealt annotator, inside the caller's
+** transaction. Sets *run_id to the new run's id. Returns 0 or an error code kept on the
+** store handle.
+*/
+static int record_run(rescue_store *st, const rescue_assign_opts *o, const agroup *g, int n,
+                      const int64_t *ids, const rescue_buf *names, int64_t *run_id) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "assign_run_insert");
+  char now[32];
+  int i, j, k, rc;
+  if (!s || !rescue_buf_ok(names))
+    return s ? rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL)
+             : rescue_store_err(st)->code;
+  rescue_now_iso(now);
+  rescue_bind_text(s, ":now", now, -1);
+  rescue_bind_int(s, ":seed", (int64_t)o->seed);
+  rescue_bind_double(s, ":overlap", o->overlap);
+  rescue_bind_text(s, ":annotators", names->s, (int)names->len);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW)
+    *run_id = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "recording the assignment");
+  for (i = 0; i < n; i++)
+    for (k = 0; k < 2; k++) {
+      int who = g[i].who[k];
+      if (who < 0)
+        continue;
+      for (j = 0; j < g[i].n; j++) {
+        if (!(s = rescue_store_stmt(st, "assignment_insert")))
+          return rescue_store_err(st)->code;
+        rescue_bind_int(s, ":run_id", *run_id);
+        rescue_bind_int(s, ":sample_ref", g[i].refs[j]);
+        rescue_bind_int(s, ":annotator_id", ids[who]);
+        rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE)
+          return rescue_store_sqlerr(st, "recording the assignment");
       }
+    }
+  return 0;
+}
+
+/* The audit record of an assignment run, inside its transaction (rescue_audit.h). */
+static int assign_audit(rescue_store *st, const rescue_assign_opts *o, int64_t run_id, long samples,
+                        int groups, const rescue_buf *names) {
+  rescue_audit_entry e = {0};
+  char detail[600];
+  snprintf(detail, sizeof detail,
+           "run %lld: %ld samples in %d groups to %s (overlap %g, seed %llu)", (long long)run_id,
+           samples, groups, names->s ? names->s : "", o->overlap, (unsigned long long)o->seed);
+  e.action = "assign";
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
+int rescue_assign(rescue_store *st, const rescue_assign_opts *o, rescue_assign_result *res) {
+  agroup *g = NULL, **order = NULL;
+  int64_t *ids = NULL, run_id = 0;
+  long *load = NULL, *pairs = NULL, samples = 0;
+  int n = 0, i, A = o->n_annotators, rc = 0, in_txn = 0;
+  rescue_buf names = RESCUE_BUF_INIT;
+  memset(res, 0, sizeof *res);
+  if (A < 1)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "no annotators to assign to");
+  if (!(o->overlap >= 0 && o->overlap <= 1))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "the overlap is a share of samples from 0 to 1");
+  if (o->overlap > 0 && A < 2)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "double review (an overlap above 0) needs at least two annotators");
+  ids = rescue_calloc((size_t)A, sizeof *ids);
+  load = rescue_calloc((size_t)A, sizeof *load);
+  pairs = rescue_calloc((size_t)A * A, sizeof *pairs);
+  res->per_annotator = rescue_calloc((size_t)A, sizeof *res->per_annotator);
+  res->shared_per_annotator = rescue_calloc((size_t)A, sizeof *res->shared_per_annotator);
+  if (!ids || !load || !pairs || !res->per_annotator || !res->shared_per_annotator)
+    goto nomem;
+  if ((rc = resolve_annotators(st, o, ids, &names)))
+    goto end;
+  if ((rc = rescue_store_begin(st)))
+    goto end;
+  in_txn = 1;
+  if ((rc = collect(st, &g, &n, &samples)))
+    goto end;
+  if (!n) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "the corpus has no samples to assign");
+    goto end;
   }
+  if (!(order = rescue_malloc((size_t)n * sizeof *order)))
+    goto nomem;
+  order_groups(g, order, n, o->seed, o->overlap);
+  deal_groups(order, n, A, load, pairs, res);
+  if ((rc = record_run(st, o, g, n, ids, &names, &run_id)))
+    goto end;
   if ((rc = assign_audit(st, o, run_id, samples, n, &names)) || (rc = rescue_store_commit(st)))
     goto end;
   in_txn = 0;

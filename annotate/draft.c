@@ -944,28 +944,17 @@ static int draft_audit(rescue_store *st, const d_run *R, const d_request *r,
 }
 
 /*
-** Store request idx: its provenance record and one model version per accepted row whose
-** content differs from the model's own latest version of that row (an identical answer is
-** counted as unchanged and adds nothing to the history), in one transaction. A sample
-** whose row set changed since the prompt was built is refused.
+** Refuse request idx (nothing to store, with an error on its outcome) when its sample's
+** row set changed while the model ran, or when the request already failed.
+** Returns 0 or an error code kept on the store handle.
 */
-static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) {
+static int check_rowset(rescue_store *st, d_run *R, int idx) {
   d_request *r = &R->req[idx];
   rescue_draft_outcome *o = &R->out[idx];
-  const rescue_scheme *sc = rescue_store_scheme(st);
   sqlite3_stmt *q;
-  rescue_jdoc *doc = NULL;
-  const rescue_jnode *arr = NULL, *c;
-  rescue_buf *mine = NULL;
-  int64_t request_id, rowset = 0;
-  char now[32];
-  int rc, i, cap_findings = o->n_findings; /* o->findings holds at least n_findings */
-  if ((rc = rescue_store_begin(st)))
-    return rc;
-  if (!(q = rescue_store_stmt(st, "sample_find"))) {
-    rc = rescue_store_err(st)->code;
-    goto fail;
-  }
+  int64_t rowset = 0;
+  if (!(q = rescue_store_stmt(st, "sample_find")))
+    return rescue_store_err(st)->code;
   rescue_bind_text(q, ":sample_id", r->s->sample_id, -1);
   if (sqlite3_step(q) == SQLITE_ROW)
     rowset = sqlite3_column_int64(q, 1);
@@ -976,10 +965,21 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
   }
   if (o->error)
     r->n_store = 0;
-  if (!(q = rescue_store_stmt(st, "draft_request_insert"))) {
-    rc = rescue_store_err(st)->code;
-    goto fail;
-  }
+  return 0;
+}
+
+/*
+** Record the provenance of request idx (command, prompt digest, attempts, outcome) and set
+** *request_id to its id. Returns 0 or an error code kept on the store handle.
+*/
+static int insert_request(rescue_store *st, d_run *R, int idx, int64_t model_id,
+                          int64_t *request_id) {
+  d_request *r = &R->req[idx];
+  rescue_draft_outcome *o = &R->out[idx];
+  sqlite3_stmt *q;
+  char now[32];
+  if (!(q = rescue_store_stmt(st, "draft_request_insert")))
+    return rescue_store_err(st)->code;
   rescue_now_iso(now);
   rescue_bind_int(q, ":annotator_id", model_id);
   rescue_bind_int(q, ":sample_ref", r->s->ref);
@@ -996,11 +996,85 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
   rescue_bind_text(q, ":outcome", o->status, -1);
   rescue_bind_text(q, ":error", o->error, -1);
   rescue_bind_text(q, ":now", now, -1);
-  if (sqlite3_step(q) != SQLITE_DONE) {
-    rc = rescue_store_sqlerr(st, "recording a model request");
-    goto fail;
+  if (sqlite3_step(q) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "recording a model request");
+  *request_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+  return 0;
+}
+
+/*
+** Store the checked answer row c of request r, the i-th row to store: a type error keeps
+** the row back with a finding on o; content equal to the model's own latest version
+** (mine, from load_mine) counts as unchanged; otherwise a new model version linked to
+** request_id. *cap_findings is the capacity of o->findings. Returns 0 or an error code
+** kept on the store handle.
+*/
+static int store_row(rescue_store *st, d_request *r, rescue_draft_outcome *o, const rescue_jnode *c,
+                     int i, const rescue_buf *mine, int64_t model_id, int64_t request_id,
+                     int *cap_findings) {
+  const rescue_scheme *sc = rescue_store_scheme(st);
+  sqlite3_stmt *q;
+  rescue_row_input in;
+  const rescue_jnode *bad = NULL;
+  rescue_error e;
+  int64_t vid, row_id = 0;
+  int k, rc;
+  memset(&in, 0, sizeof in);
+  memset(&e, 0, sizeof e);
+  for (k = 0; k < r->s->n; k++)
+    if (r->s->rows[k].pos == r->store_pos[i])
+      row_id = r->s->rows[k].row_id;
+  if (rescue_row_input_from_json(sc, c, &in, &bad, &e)) {
+    /* a type error the lint rules let through: keep the row back, say why */
+    char line[1200];
+    snprintf(line, sizeof line, "row %d: error: %s", r->store_pos[i], e.msg);
+    if (!RESCUE_ALLOC_GROW(o->findings, o->n_findings + 1, *cap_findings) &&
+        (o->findings[o->n_findings] = rescue_strdup(line)) != NULL)
+      o->n_findings++;
+    rescue_row_input_clear(&in);
+    return 0;
   }
-  request_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+  {
+    int at = r->store_pos[i] - r->from;
+    const rescue_buf *m = at >= 0 && at <= r->to - r->from ? &mine[at] : NULL;
+    if (m && m->s && m->len == in.content.len && memcmp(m->s, in.content.s, m->len) == 0) {
+      rescue_row_input_clear(&in);
+      o->rows_unchanged++;
+      return 0;
+    }
+  }
+  rc = rescue_store_add_row_version(st, row_id, model_id, "import", &in, NULL, NULL, &vid);
+  rescue_row_input_clear(&in);
+  if (rc)
+    return rc;
+  if (!(q = rescue_store_stmt(st, "draft_version_insert")))
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":version_id", vid);
+  rescue_bind_int(q, ":request_id", request_id);
+  if (sqlite3_step(q) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "recording a model version");
+  o->rows_imported++;
+  return 0;
+}
+
+/*
+** Store request idx: its provenance record and one model version per accepted row whose
+** content differs from the model's own latest version of that row (an identical answer is
+** counted as unchanged and adds nothing to the history), in one transaction. A sample
+** whose row set changed since the prompt was built is refused.
+*/
+static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) {
+  d_request *r = &R->req[idx];
+  rescue_draft_outcome *o = &R->out[idx];
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *arr = NULL, *c;
+  rescue_buf *mine = NULL;
+  int64_t request_id = 0;
+  int rc, i, cap_findings = o->n_findings; /* o->findings holds at least n_findings */
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if ((rc = check_rowset(st, R, idx)) || (rc = insert_request(st, R, idx, model_id, &request_id)))
+    goto fail;
   if (r->n_store > 0) {
     rescue_jerror je;
     if (!(doc = rescue_jdoc_new()) ||
@@ -1012,52 +1086,9 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
     if ((rc = load_mine(st, r, model_id, &mine)))
       goto fail;
   }
-  for (c = arr ? arr->child : NULL, i = 0; c; c = c->next, i++) {
-    rescue_row_input in;
-    const rescue_jnode *bad = NULL;
-    rescue_error e;
-    int64_t vid, row_id = 0;
-    int k;
-    memset(&in, 0, sizeof in);
-    memset(&e, 0, sizeof e);
-    for (k = 0; k < r->s->n; k++)
-      if (r->s->rows[k].pos == r->store_pos[i])
-        row_id = r->s->rows[k].row_id;
-    if (rescue_row_input_from_json(sc, c, &in, &bad, &e)) {
-      /* a type error the lint rules let through: keep the row back, say why */
-      char line[1200];
-      snprintf(line, sizeof line, "row %d: error: %s", r->store_pos[i], e.msg);
-      if (!RESCUE_ALLOC_GROW(o->findings, o->n_findings + 1, cap_findings) &&
-          (o->findings[o->n_findings] = rescue_strdup(line)) != NULL)
-        o->n_findings++;
-      rescue_row_input_clear(&in);
-      continue;
-    }
-    {
-      int at = r->store_pos[i] - r->from;
-      const rescue_buf *m = at >= 0 && at <= r->to - r->from ? &mine[at] : NULL;
-      if (m && m->s && m->len == in.content.len && memcmp(m->s, in.content.s, m->len) == 0) {
-        rescue_row_input_clear(&in);
-        o->rows_unchanged++;
-        continue;
-      }
-    }
-    rc = rescue_store_add_row_version(st, row_id, model_id, "import", &in, NULL, NULL, &vid);
-    rescue_row_input_clear(&in);
-    if (rc)
+  for (c = arr ? arr->child : NULL, i = 0; c; c = c->next, i++)
+    if ((rc = store_row(st, r, o, c, i, mine, model_id, request_id, &cap_findings)))
       goto fail;
-    if (!(q = rescue_store_stmt(st, "draft_version_insert"))) {
-      rc = rescue_store_err(st)->code;
-      goto fail;
-    }
-    rescue_bind_int(q, ":version_id", vid);
-    rescue_bind_int(q, ":request_id", request_id);
-    if (sqlite3_step(q) != SQLITE_DONE) {
-      rc = rescue_store_sqlerr(st, "recording a model version");
-      goto fail;
-    }
-    o->rows_imported++;
-  }
   if ((rc = draft_audit(st, R, r, o)) || (rc = rescue_store_commit(st)))
     goto fail;
   rescue_jdoc_free(&doc);

@@ -441,15 +441,11 @@ static void labels(linter *L, const rescue_jnode *row, int pos, int therapist) {
   }
 }
 
-/* R05, R07, R08, R09, R10, R11: the RESCUE guideline's own constraints. */
-static void guideline(linter *L, const rescue_jnode *row, int pos, const char *speaker,
-                      int therapist) {
-  const rescue_jnode *v, *it;
-  const char *th = L->sc->therapist;
-  char path[160], sh[64];
-  int n, has, k;
-
-  /* R05 */
+/* R05: the target list of a row is not empty and does not hold the row's speaker. */
+static void r05(linter *L, const rescue_jnode *row, int pos, const char *speaker) {
+  const rescue_jnode *v;
+  char sh[64];
+  int n, has;
   v = rescue_jget(row, "target");
   if (v && v->type == RESCUE_JARRAY) {
     n = list_count(L, v, speaker, &has);
@@ -458,7 +454,13 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (has)
       add(L, 5, pos, "target", "target contains the speaker '%s'", shorten(sh, speaker));
   }
-  /* R07 */
+}
+
+/* R07: every background speech has a speaker and a target other than that speaker. */
+static void r07(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_jnode *v, *it;
+  char path[160], sh[64];
+  int n, has, k;
   v = rescue_jget(row, "background_dialogue");
   k = 0;
   for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
@@ -476,7 +478,13 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (has)
       add(L, 7, pos, path, "the background speaker '%s' is also its target", shorten(sh, sp));
   }
-  /* R08 */
+}
+
+/* R08: every behaviour toward others has a target other than its initiator. */
+static void r08(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_jnode *v, *it;
+  char path[160], sh[64];
+  int n, has, k;
   v = rescue_jget(row, "interaction_behavior");
   k = 0;
   for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
@@ -492,29 +500,39 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (has)
       add(L, 8, pos, path, "the initiator '%s' is also the target", shorten(sh, in));
   }
-  /* R09: numbers inside list items, against the scheme's range */
-  {
-    const rescue_field *f = rescue_scheme_field(L->sc, "internal_emotion");
-    const rescue_field *c = f ? rescue_field_child(f, "intensity") : NULL;
-    v = rescue_jget(row, "internal_emotion");
-    k = 0;
-    for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; c && it; it = it->next) {
-      const rescue_jnode *x;
-      k++;
-      if (it->type != RESCUE_JOBJECT)
-        continue;
-      snprintf(path, sizeof path, "internal_emotion[%d].intensity", k);
-      x = rescue_jget(it, "intensity");
-      if (!x)
-        add(L, 9, pos, path, "the emotion has no intensity");
-      else if (x->type != RESCUE_JNUMBER)
-        add(L, 9, pos, path, "intensity is %s, not a number", rescue_jtype_name(x));
-      else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
-        add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s,
-            c->has_min ? c->min : -INFINITY, c->has_max ? c->max : INFINITY);
-    }
+}
+
+/* R09: every emotion has a numeric intensity inside the scheme's range. */
+static void r09(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_field *f = rescue_scheme_field(L->sc, "internal_emotion");
+  const rescue_field *c = f ? rescue_field_child(f, "intensity") : NULL;
+  const rescue_jnode *v, *it;
+  char path[160];
+  int k;
+  v = rescue_jget(row, "internal_emotion");
+  k = 0;
+  for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; c && it; it = it->next) {
+    const rescue_jnode *x;
+    k++;
+    if (it->type != RESCUE_JOBJECT)
+      continue;
+    snprintf(path, sizeof path, "internal_emotion[%d].intensity", k);
+    x = rescue_jget(it, "intensity");
+    if (!x)
+      add(L, 9, pos, path, "the emotion has no intensity");
+    else if (x->type != RESCUE_JNUMBER)
+      add(L, 9, pos, path, "intensity is %s, not a number", rescue_jtype_name(x));
+    else if ((c->has_min && x->num < c->min) || (c->has_max && x->num > c->max))
+      add(L, 9, pos, path, "intensity %s is outside %g..%g", x->s, c->has_min ? c->min : -INFINITY,
+          c->has_max ? c->max : INFINITY);
   }
-  /* R10 */
+}
+
+/* R10: every viewpoint has exactly one target entity, not empty and not its source. */
+static void r10(linter *L, const rescue_jnode *row, int pos) {
+  const rescue_jnode *v, *it;
+  char path[160], sh[64];
+  int k;
   v = rescue_jget(row, "viewpoints_attitudes");
   k = 0;
   for (it = v && v->type == RESCUE_JARRAY ? v->child : NULL; it; it = it->next) {
@@ -541,7 +559,17 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
     else if (strcmp(src, tg) == 0)
       add(L, 10, pos, path, "source and target are both '%s'", shorten(sh, tg));
   }
-  /* R11 */
+}
+
+/*
+** R11: support strategies on therapist rows only, from the therapist to a target other
+** than the therapist (a group label alone), with a strategy type of the scenario's set.
+*/
+static void r11(linter *L, const rescue_jnode *row, int pos, int therapist) {
+  const rescue_jnode *v, *it;
+  const char *th = L->sc->therapist;
+  char path[160], sh[64];
+  int n, k;
   v = rescue_jget(row, "support_strategy");
   k = 0;
   if (v && v->type == RESCUE_JARRAY && v->child && !therapist)
@@ -583,6 +611,17 @@ static void guideline(linter *L, const rescue_jnode *row, int pos, const char *s
       add(L, 11, pos, path, "'%s' is not a %s support strategy; closest: %s", shorten(sh, st),
           L->scenario, suggest(L, st, (const char *const *)ls->labels, ls->n, 1000));
   }
+}
+
+/* R05, R07, R08, R09, R10, R11: the RESCUE guideline's own constraints. */
+static void guideline(linter *L, const rescue_jnode *row, int pos, const char *speaker,
+                      int therapist) {
+  r05(L, row, pos, speaker);
+  r07(L, row, pos);
+  r08(L, row, pos);
+  r09(L, row, pos);
+  r10(L, row, pos);
+  r11(L, row, pos, therapist);
 }
 
 /* R13: every row number of an ints field is a row of the sample. */
@@ -1324,6 +1363,70 @@ int rescue_lint_waiver_parse(const char *spec, int *rule, char **sample_id, int 
   return 0;
 }
 
+/*
+** Parse a stored sample for linting: its sample-level keys (head + [] + tail) into doc_sample
+** as *sample (NULL when they do not parse), and its rows as one array into doc_rows as *arr.
+** text is scratch. Returns 0 or an error code kept on the store handle.
+*/
+static int parse_stored(rescue_store *st, const rescue_sample *s, rescue_jdoc *doc_sample,
+                        rescue_jdoc *doc_rows, rescue_buf *text, const rescue_jnode **sample,
+                        const rescue_jnode **arr) {
+  rescue_jerror je;
+  int i;
+  /* the sample-level keys: head + [] + tail */
+  rescue_buf_reset(text);
+  rescue_buf_puts(text, s->head);
+  if (s->has_rows) {
+    rescue_buf_puts(text, "[]");
+    rescue_buf_puts(text, s->tail);
+  }
+  if (!rescue_buf_ok(text))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  *sample = rescue_jparse(doc_sample, text->s, text->len, &je);
+  /* the rows, as one array */
+  rescue_buf_reset(text);
+  rescue_buf_putc(text, '[');
+  for (i = 0; i < s->n; i++) {
+    if (i)
+      rescue_buf_putc(text, ',');
+    rescue_buf_putn(text, s->rows[i].content, s->rows[i].content_len);
+  }
+  rescue_buf_putc(text, ']');
+  if (!rescue_buf_ok(text))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  *arr = rescue_jparse(doc_rows, text->s, text->len, &je);
+  if (!*arr)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
+                         "sample '%s': stored rows do not parse: %s", s->sample_id, je.msg);
+  return 0;
+}
+
+/*
+** R21: flag an annotator's rows of s that someone else's resegmentation changed. Returns 0
+** or RESCUE_ENOMEM, kept on the store handle.
+*/
+static int r21(rescue_store *st, const rescue_sample *s, rescue_lint_result *res) {
+  int i;
+  for (i = 0; i < s->n; i++) {
+    linter L;
+    if (!s->rows[i].seg_changed)
+      continue;
+    memset(&L, 0, sizeof L);
+    L.res = res;
+    L.sample_id = s->sample_id;
+    add(&L, 21, s->rows[i].position, "start_time", "%s",
+        s->rows[i].origin == RESCUE_ROW_SPLIT    ? "segmentation changed: split by another "
+                                                   "annotator's resegmentation; review it"
+        : s->rows[i].origin == RESCUE_ROW_MERGED ? "segmentation changed: merged by another "
+                                                   "annotator's resegmentation; review it"
+                                                 : "segmentation changed: a new row from "
+                                                   "another annotator's resegmentation");
+    if (L.oom)
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  return 0;
+}
+
 int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result *res) {
   const rescue_scheme *sc = rescue_store_scheme(st);
   rescue_sample_iter *it = NULL;
@@ -1347,7 +1450,6 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
     goto end;
   while ((rc = rescue_sample_iter_next(it, &s)) == 1) {
     const rescue_jnode *sample = NULL, *arr;
-    rescue_jerror je;
     rescue_lint_media media;
     int i, k, named = 0;
     if (o->progress)
@@ -1356,37 +1458,8 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       named |= strcmp(o->samples[i], s->sample_id) == 0;
     if ((strcmp(s->status, "discarded") == 0 && !named) || s->n == 0)
       continue; /* discarded, or nothing to see in this view (gold before adjudication) */
-    /* the sample-level keys: head + [] + tail */
-    rescue_buf_reset(&text);
-    rescue_buf_puts(&text, s->head);
-    if (s->has_rows) {
-      rescue_buf_puts(&text, "[]");
-      rescue_buf_puts(&text, s->tail);
-    }
-    if (!rescue_buf_ok(&text)) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    if ((rc = parse_stored(st, s, doc_sample, doc_rows, &text, &sample, &arr)))
       goto end;
-    }
-    sample = rescue_jparse(doc_sample, text.s, text.len, &je);
-    /* the rows, as one array */
-    rescue_buf_reset(&text);
-    rescue_buf_putc(&text, '[');
-    for (i = 0; i < s->n; i++) {
-      if (i)
-        rescue_buf_putc(&text, ',');
-      rescue_buf_putn(&text, s->rows[i].content, s->rows[i].content_len);
-    }
-    rescue_buf_putc(&text, ']');
-    if (!rescue_buf_ok(&text)) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    arr = rescue_jparse(doc_rows, text.s, text.len, &je);
-    if (!arr) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL,
-                         "sample '%s': stored rows do not parse: %s", s->sample_id, je.msg);
-      goto end;
-    }
     if (s->n > cap) {
       const rescue_jnode **nr = rescue_realloc(rows, (size_t)s->n * sizeof *nr);
       int *np;
@@ -1420,25 +1493,8 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       goto end;
     }
     /* R21: an annotator's rows that someone else's resegmentation changed */
-    for (i = 0; i < s->n; i++) {
-      linter L;
-      if (!s->rows[i].seg_changed)
-        continue;
-      memset(&L, 0, sizeof L);
-      L.res = res;
-      L.sample_id = s->sample_id;
-      add(&L, 21, s->rows[i].position, "start_time", "%s",
-          s->rows[i].origin == RESCUE_ROW_SPLIT    ? "segmentation changed: split by another "
-                                                     "annotator's resegmentation; review it"
-          : s->rows[i].origin == RESCUE_ROW_MERGED ? "segmentation changed: merged by another "
-                                                     "annotator's resegmentation; review it"
-                                                   : "segmentation changed: a new row from "
-                                                     "another annotator's resegmentation");
-      if (L.oom) {
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-    }
+    if ((rc = r21(st, s, res)))
+      goto end;
   }
   if (rc == 0)
     apply_waivers(res);

@@ -443,6 +443,134 @@ static int sorted_files(const tk_summary *s, const tk_file **v) {
   return n;
 }
 
+/* The "options" member of the manifest: the export options as given. */
+static void manifest_options(rescue_jw *w, const rescue_tasks_opts *o) {
+  int i, t;
+  rescue_jw_key(w, "options");
+  rescue_jw_obj(w);
+  rescue_jw_key(w, "tasks");
+  rescue_jw_arr(w);
+  for (t = 0; t < RESCUE_TASK_COUNT; t++)
+    if (o->tasks & (1u << t))
+      rescue_jw_str(w, rescue_task_name((rescue_task)t));
+  rescue_jw_end(w);
+  rescue_jw_key(w, "view");
+  rescue_jw_str(w, o->view_name ? o->view_name : "corpus");
+  rescue_jw_key(w, "clip_root");
+  if (o->clip_root)
+    rescue_jw_str(w, o->clip_root);
+  else
+    rescue_jw_null(w);
+  rescue_jw_key(w, "checkpoints_per_sample");
+  rescue_jw_int(w, o->checkpoints_per_sample);
+  rescue_jw_key(w, "min_dialogue_words");
+  rescue_jw_int(w, o->min_dialogue_words);
+  rescue_jw_key(w, "itp_cap_per_class");
+  rescue_jw_int(w, o->itp_cap_per_class);
+  rescue_jw_key(w, "samples");
+  if (!o->n_samples) {
+    rescue_jw_null(w);
+  } else {
+    rescue_jw_arr(w);
+    for (i = 0; i < o->n_samples; i++)
+      rescue_jw_str(w, o->samples[i]);
+    rescue_jw_end(w);
+  }
+  rescue_jw_key(w, "split");
+  if (o->split)
+    rescue_jw_str(w, o->split);
+  else
+    rescue_jw_null(w);
+  rescue_jw_end(w);
+}
+
+/* The "split_run" member: the split run the export followed, or null. */
+static void manifest_split_run(rescue_jw *w, const tk_summary *s) {
+  rescue_jw_key(w, "split_run");
+  if (!s->split_mode) {
+    rescue_jw_null(w);
+  } else {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "id");
+    rescue_jw_int(w, s->run.id);
+    rescue_jw_key(w, "seed");
+    rescue_jw_int(w, s->run.seed);
+    rescue_jw_key(w, "ratios");
+    rescue_jw_str(w, s->run.ratios);
+    rescue_jw_key(w, "stratify");
+    rescue_jw_bool(w, s->run.stratify);
+    rescue_jw_end(w);
+  }
+}
+
+/* The "annotators" member of the provenance: rows annotated and shown per annotator. */
+static void manifest_annotators(rescue_jw *w, const tk_summary *s) {
+  int i;
+  rescue_jw_key(w, "annotators");
+  rescue_jw_arr(w);
+  for (i = 0; i < s->n_annotators; i++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "name");
+    rescue_jw_str(w, s->annotators[i].name ? s->annotators[i].name : "");
+    rescue_jw_key(w, "role");
+    rescue_jw_str(w, s->annotators[i].role ? s->annotators[i].role : "");
+    rescue_jw_key(w, "rows_annotated");
+    rescue_jw_int(w, s->annotators[i].annotated);
+    rescue_jw_key(w, "rows_shown");
+    rescue_jw_int(w, s->annotators[i].rows);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+}
+
+/*
+** The "provenance" member: tool, command line, view, gold policies, annotators,
+** agreement and missing clips.
+*/
+static void manifest_provenance(rescue_jw *w, const tk_summary *s) {
+  const rescue_tasks_opts *o = s->o;
+  int i;
+  rescue_jw_key(w, "provenance");
+  rescue_jw_obj(w);
+  rescue_jw_key(w, "tool_version");
+  rescue_jw_str(w, RESCUE_VERSION_STRING);
+  rescue_jw_key(w, "command_line");
+  if (o->command_line)
+    rescue_jw_str(w, o->command_line);
+  else
+    rescue_jw_null(w);
+  rescue_jw_key(w, "view");
+  rescue_jw_str(w, o->view_name ? o->view_name : "corpus");
+  rescue_jw_key(w, "rows_gold");
+  rescue_jw_int(w, s->res->rows_gold);
+  rescue_jw_key(w, "rows_latest");
+  rescue_jw_int(w, s->res->rows_latest);
+  rescue_jw_key(w, "gold_policies");
+  rescue_jw_obj(w);
+  for (i = 0; i < 4; i++)
+    if (s->policies[i]) {
+      rescue_jw_key(w, policy_names[i]);
+      rescue_jw_int(w, s->policies[i]);
+    }
+  rescue_jw_end(w);
+  manifest_annotators(w, s);
+  rescue_jw_key(w, "agreement");
+  if (s->agreement.len)
+    rescue_jw_raw(w, s->agreement.s, s->agreement.len);
+  else
+    rescue_jw_null(w);
+  rescue_jw_key(w, "agreement_note");
+  if (s->agreement_note[0])
+    rescue_jw_str(w, s->agreement_note);
+  else
+    rescue_jw_null(w);
+  rescue_jw_key(w, "missing_clips");
+  rescue_jw_int(w, s->res->missing_clips);
+  rescue_jw_key(w, "blind");
+  rescue_jw_bool(w, o->blind);
+  rescue_jw_end(w);
+}
+
 void rescue_tk_manifest(const tk_summary *s, rescue_buf *b) {
   const rescue_tasks_opts *o = s->o;
   const tk_file *files[2 * RESCUE_TASK_COUNT * RESCUE_SPLIT_COUNT + RESCUE_SPLIT_COUNT + 1];
@@ -460,57 +588,8 @@ void rescue_tk_manifest(const tk_summary *s, rescue_buf *b) {
   rescue_jw_str(&w, RESCUE_VERSION_STRING);
   rescue_jw_key(&w, "corpus");
   rescue_jw_str(&w, s->corpus);
-  rescue_jw_key(&w, "options");
-  rescue_jw_obj(&w);
-  rescue_jw_key(&w, "tasks");
-  rescue_jw_arr(&w);
-  for (t = 0; t < RESCUE_TASK_COUNT; t++)
-    if (o->tasks & (1u << t))
-      rescue_jw_str(&w, rescue_task_name((rescue_task)t));
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "view");
-  rescue_jw_str(&w, o->view_name ? o->view_name : "corpus");
-  rescue_jw_key(&w, "clip_root");
-  if (o->clip_root)
-    rescue_jw_str(&w, o->clip_root);
-  else
-    rescue_jw_null(&w);
-  rescue_jw_key(&w, "checkpoints_per_sample");
-  rescue_jw_int(&w, o->checkpoints_per_sample);
-  rescue_jw_key(&w, "min_dialogue_words");
-  rescue_jw_int(&w, o->min_dialogue_words);
-  rescue_jw_key(&w, "itp_cap_per_class");
-  rescue_jw_int(&w, o->itp_cap_per_class);
-  rescue_jw_key(&w, "samples");
-  if (!o->n_samples) {
-    rescue_jw_null(&w);
-  } else {
-    rescue_jw_arr(&w);
-    for (i = 0; i < o->n_samples; i++)
-      rescue_jw_str(&w, o->samples[i]);
-    rescue_jw_end(&w);
-  }
-  rescue_jw_key(&w, "split");
-  if (o->split)
-    rescue_jw_str(&w, o->split);
-  else
-    rescue_jw_null(&w);
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "split_run");
-  if (!s->split_mode) {
-    rescue_jw_null(&w);
-  } else {
-    rescue_jw_obj(&w);
-    rescue_jw_key(&w, "id");
-    rescue_jw_int(&w, s->run.id);
-    rescue_jw_key(&w, "seed");
-    rescue_jw_int(&w, s->run.seed);
-    rescue_jw_key(&w, "ratios");
-    rescue_jw_str(&w, s->run.ratios);
-    rescue_jw_key(&w, "stratify");
-    rescue_jw_bool(&w, s->run.stratify);
-    rescue_jw_end(&w);
-  }
+  manifest_options(&w, o);
+  manifest_split_run(&w, s);
   rescue_jw_key(&w, "samples");
   rescue_jw_obj(&w);
   rescue_jw_key(&w, "used");
@@ -522,59 +601,7 @@ void rescue_tk_manifest(const tk_summary *s, rescue_buf *b) {
   rescue_jw_key(&w, "unassigned");
   rescue_jw_int(&w, s->res->unassigned);
   rescue_jw_end(&w);
-  rescue_jw_key(&w, "provenance");
-  rescue_jw_obj(&w);
-  rescue_jw_key(&w, "tool_version");
-  rescue_jw_str(&w, RESCUE_VERSION_STRING);
-  rescue_jw_key(&w, "command_line");
-  if (o->command_line)
-    rescue_jw_str(&w, o->command_line);
-  else
-    rescue_jw_null(&w);
-  rescue_jw_key(&w, "view");
-  rescue_jw_str(&w, o->view_name ? o->view_name : "corpus");
-  rescue_jw_key(&w, "rows_gold");
-  rescue_jw_int(&w, s->res->rows_gold);
-  rescue_jw_key(&w, "rows_latest");
-  rescue_jw_int(&w, s->res->rows_latest);
-  rescue_jw_key(&w, "gold_policies");
-  rescue_jw_obj(&w);
-  for (i = 0; i < 4; i++)
-    if (s->policies[i]) {
-      rescue_jw_key(&w, policy_names[i]);
-      rescue_jw_int(&w, s->policies[i]);
-    }
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "annotators");
-  rescue_jw_arr(&w);
-  for (i = 0; i < s->n_annotators; i++) {
-    rescue_jw_obj(&w);
-    rescue_jw_key(&w, "name");
-    rescue_jw_str(&w, s->annotators[i].name ? s->annotators[i].name : "");
-    rescue_jw_key(&w, "role");
-    rescue_jw_str(&w, s->annotators[i].role ? s->annotators[i].role : "");
-    rescue_jw_key(&w, "rows_annotated");
-    rescue_jw_int(&w, s->annotators[i].annotated);
-    rescue_jw_key(&w, "rows_shown");
-    rescue_jw_int(&w, s->annotators[i].rows);
-    rescue_jw_end(&w);
-  }
-  rescue_jw_end(&w);
-  rescue_jw_key(&w, "agreement");
-  if (s->agreement.len)
-    rescue_jw_raw(&w, s->agreement.s, s->agreement.len);
-  else
-    rescue_jw_null(&w);
-  rescue_jw_key(&w, "agreement_note");
-  if (s->agreement_note[0])
-    rescue_jw_str(&w, s->agreement_note);
-  else
-    rescue_jw_null(&w);
-  rescue_jw_key(&w, "missing_clips");
-  rescue_jw_int(&w, s->res->missing_clips);
-  rescue_jw_key(&w, "blind");
-  rescue_jw_bool(&w, o->blind);
-  rescue_jw_end(&w);
+  manifest_provenance(&w, s);
   rescue_jw_key(&w, "instances");
   rescue_jw_obj(&w);
   for (t = 0; t < RESCUE_TASK_COUNT; t++)
