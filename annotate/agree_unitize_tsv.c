@@ -305,7 +305,7 @@ static int build(reader *rd, const rescue_unitize_tsv_opts *o, double grid, resc
     return rescue_seterr(rd->err, rc, NULL);
   for (i = 0; i < rd->n; i++) {
     const raw_unit *u = &rd->units[i];
-    int64_t ub, ue;
+    int64_t ub = 0, ue = 0;
     int coder, category;
     /* inside the continuum as read, so inside on the grid too (rounding keeps order) */
     to_steps(u->start, grid, &ub);
