@@ -7,8 +7,10 @@
 ** draft is never one, and models are compared with the humans who revised them.
 ** Coverage: a coder takes part in a sample when they saved a version (not gold) of one of
 ** its current rows or of a row those came from; within it, every row is read through
-** their view (their own version, carried over a resegmentation where the span stayed,
-** else the draft). A split or merged row they never saved is missing for them.
+** their view (rescue_sample_iter on their annotator view). Rows are aligned by overlap
+** (agree_align.c) to a reference row set, never matched by position; a row someone else's
+** resegmentation changed in their view is not theirs and is left out (annotate/AGREEMENT.md
+** "Segmentation across row sets").
 */
 #include <math.h>
 #include <stdio.h>
