@@ -183,10 +183,9 @@ static void jw_set(const rescue_agree_report *r, const unsigned char *set, rescu
   rescue_jw_end(w);
 }
 
-void agree_segmentation_json(const rescue_agree_report *r, rescue_jw *w) {
+/* The aligned pairs and unaligned rows per coder pair, as the "alignment" member. */
+static void alignment_json(const rescue_agree_report *r, rescue_jw *w) {
   int i;
-  rescue_jw_key(w, "segmentation");
-  rescue_jw_obj(w);
   rescue_jw_key(w, "alignment");
   rescue_jw_arr(w);
   for (i = 0; i < r->n_seg_pairs; i++) {
@@ -211,6 +210,13 @@ void agree_segmentation_json(const rescue_agree_report *r, rescue_jw *w) {
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
+}
+
+void agree_segmentation_json(const rescue_agree_report *r, rescue_jw *w) {
+  int i;
+  rescue_jw_key(w, "segmentation");
+  rescue_jw_obj(w);
+  alignment_json(r, w);
   rescue_jw_key(w, "alpha_u");
   rescue_jw_obj(w);
   rescue_jw_key(w, "category");
