@@ -7,8 +7,10 @@
 ** draft is never one, and models are compared with the humans who revised them.
 ** Coverage: a coder takes part in a sample when they saved a version (not gold) of one of
 ** its current rows or of a row those came from; within it, every row is read through
-** their view (their own version, carried over a resegmentation where the span stayed,
-** else the draft). A split or merged row they never saved is missing for them.
+** their view (rescue_sample_iter on their annotator view). Rows are aligned by overlap
+** (agree_align.c) to a reference row set, never matched by position; a row someone else's
+** resegmentation changed in their view is not theirs and is left out (annotate/AGREEMENT.md
+** "Segmentation across row sets").
 */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +19,9 @@
 
 #include "agree_int.h"
 #include "rescue_alloc.h"
+
+/* The most coder pairs whose rows are aligned one by one (segmentation figures). */
+#define RESCUE_AGREE_MAX_PAIRS 100000
 #include "store_int.h"
 
 typedef enum unit_kind { U_ROW, U_PERSON, U_PAIR } unit_kind;
@@ -146,6 +151,16 @@ typedef struct xfield {
   int present, absent; /* presence values */
 } xfield;
 
+/* One segmentation of a sample: the rows taken, their spans and speakers. */
+typedef struct coder_rows {
+  int n, cap, rev_cap;
+  int *idx;         /* index in the view's rows */
+  int *match;       /* the aligned reference row, or -1 */
+  double *s, *e;    /* start and end times */
+  const char **spk; /* cleaned primary speakers */
+  int *rev;         /* per reference row: the aligned row here, or -1 */
+} coder_rows;
+
 typedef struct xctx {
   rescue_store *st;
   const rescue_scheme *sc;
@@ -153,6 +168,16 @@ typedef struct xctx {
   const int64_t *ids;
   rescue_sample_iter **its;
   const rescue_sample **cur;
+  rescue_sample_iter *ref_its[2]; /* K >= 3: gold and draft views */
+  const rescue_sample *ref_cur[2];
+  coder_rows ref, *seg;     /* the reference rows; each coder's */
+  int *row_of;              /* per coder: the row of the unit being emitted */
+  rescue_agree_report *rep; /* segmentation figures go here (NULL: none) */
+  int *ma, *mb, ma_cap, mb_cap;
+  unsigned char *set;
+  const double **starts, **ends;
+  const char ***spks;
+  int *ns;
   rescue_jdoc **docs;
   const rescue_jnode **rows; /* per coder: the current row, or NULL when not covered */
   int *covers;
@@ -552,42 +577,307 @@ static int open_clusters(xctx *x, const rescue_sample *s0, agree_field *fields) 
   return 0;
 }
 
+/* Parse coder k's row j (index in the view's rows; -1: none) into x->rows[k]. */
+static int parse_row(xctx *x, int k, int j) {
+  const rescue_sample *s = x->cur[k];
+  const rescue_row *row;
+  rescue_jerror je;
+  x->rows[k] = NULL;
+  if (j < 0)
+    return 0;
+  row = &s->rows[j];
+  x->rows[k] = rescue_jparse(x->docs[k], row->content, row->content_len, &je);
+  if (!x->rows[k])
+    return rescue_seterr(rescue_store_err(x->st), RESCUE_EINTERNAL,
+                         "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
+                         row->position, je.msg);
+  return 0;
+}
+
+/* One unit: coder k's value from their row row_of[k] (-1: none). */
+static int emit_at(xctx *x, const int *row_of) {
+  int k, rc;
+  for (k = 0; k < x->K; k++)
+    if ((rc = parse_row(x, k, x->covers[k] ? row_of[k] : -1)))
+      return rc;
+  return emit_row(x);
+}
+
+/* Room for n rows in c; -1 when out of memory. */
+static int rows_reserve(coder_rows *c, int n) {
+  c->n = 0;
+  if (n <= c->cap)
+    return 0;
+  rescue_free(c->idx);
+  rescue_free(c->match);
+  rescue_free(c->s);
+  rescue_free(c->e);
+  rescue_free(c->spk);
+  c->idx = rescue_calloc((size_t)n, sizeof *c->idx);
+  c->match = rescue_calloc((size_t)n, sizeof *c->match);
+  c->s = rescue_calloc((size_t)n, sizeof *c->s);
+  c->e = rescue_calloc((size_t)n, sizeof *c->e);
+  c->spk = rescue_calloc((size_t)n, sizeof *c->spk);
+  c->cap = c->idx && c->match && c->s && c->e && c->spk ? n : 0;
+  return c->cap ? 0 : -1;
+}
+
+static void rows_free(coder_rows *c) {
+  rescue_free(c->idx);
+  rescue_free(c->match);
+  rescue_free(c->s);
+  rescue_free(c->e);
+  rescue_free(c->spk);
+  rescue_free(c->rev);
+  memset(c, 0, sizeof *c);
+}
+
 /*
-** Parse every covering coder's row at position p (0-based) of the current sample into
-** x->rows, then emit its units. Returns 0 or an error code kept on the store handle.
+** The rows of s that make a segmentation into c: all but those someone else's
+** resegmentation changed (they are not this view's own rows). -1 when out of memory.
 */
-static int extract_position(xctx *x, int p) {
+static int take_rows(coder_rows *c, const rescue_sample *s) {
+  int j;
+  if (rows_reserve(c, s->n))
+    return -1;
+  for (j = 0; j < s->n; j++) {
+    if (s->rows[j].seg_changed)
+      continue;
+    c->idx[c->n] = j;
+    c->s[c->n] = s->rows[j].start_time;
+    c->e[c->n] = s->rows[j].end_time;
+    c->spk[c->n++] = s->rows[j].speaker;
+  }
+  return 0;
+}
+
+/*
+** The reference rows of the current sample: with three coders or more the gold row set
+** where the sample has gold, else the draft's; otherwise (or when those have no row) the
+** first covering coder's. -1 when out of memory.
+*/
+static int take_reference(xctx *x) {
   int k;
+  if (x->K >= 3 && x->ref_cur[0] && x->ref_cur[0]->complete && x->ref_cur[0]->n > 0)
+    return take_rows(&x->ref, x->ref_cur[0]);
+  if (x->K >= 3 && x->ref_cur[1]) {
+    if (take_rows(&x->ref, x->ref_cur[1]))
+      return -1;
+    if (x->ref.n)
+      return 0;
+  }
+  for (k = 0; k < x->K; k++)
+    if (x->covers[k])
+      return take_rows(&x->ref, x->cur[k]);
+  return 0;
+}
+
+/* Align every covering coder's rows to the reference (coder_rows match and rev). */
+static int align_to_reference(xctx *x) {
+  int k, rc;
   for (k = 0; k < x->K; k++) {
-    const rescue_sample *s = x->cur[k];
-    const rescue_row *row = NULL;
-    rescue_jerror je;
-    int j;
-    x->rows[k] = NULL;
+    coder_rows *c = &x->seg[k];
+    c->n = 0;
     if (!x->covers[k])
       continue;
-    for (j = 0; j < s->n && !row; j++)
-      if (s->rows[j].position == p + 1)
-        row = &s->rows[j];
-    /* a split or merged row they never saved holds their old row's labels: missing */
-    if (!row || row->origin == RESCUE_ROW_SPLIT || row->origin == RESCUE_ROW_MERGED)
-      continue;
-    x->rows[k] = rescue_jparse(x->docs[k], row->content, row->content_len, &je);
-    if (!x->rows[k])
-      return rescue_seterr(rescue_store_err(x->st), RESCUE_EINTERNAL,
-                           "sample '%s' row %d: stored content does not parse: %s", s->sample_id,
-                           p + 1, je.msg);
+    if (take_rows(c, x->cur[k]) || RESCUE_ALLOC_GROW(c->rev, x->ref.n + 1, c->rev_cap))
+      return RESCUE_ENOMEM;
+    rc = rescue_align_rows(c->s, c->e, c->n, x->ref.s, x->ref.e, x->ref.n, c->match, c->rev);
+    if (rc < 0)
+      return rc;
   }
-  return emit_row(x);
+  return 0;
+}
+
+/*
+** Units of the current sample: one per reference row, each coder's value from their row
+** aligned to it; then one per coder row aligned to none (a value of that coder alone).
+*/
+static int extract_sample(xctx *x) {
+  int r, k, i, rc;
+  if (take_reference(x) || (rc = align_to_reference(x)))
+    return rescue_seterr(rescue_store_err(x->st), RESCUE_ENOMEM, NULL);
+  for (r = 0; r < x->ref.n; r++) {
+    for (k = 0; k < x->K; k++)
+      x->row_of[k] = x->seg[k].n && x->seg[k].rev[r] >= 0 ? x->seg[k].idx[x->seg[k].rev[r]] : -1;
+    if ((rc = emit_at(x, x->row_of)))
+      return rc;
+  }
+  for (k = 0; k < x->K; k++)
+    for (i = 0; i < x->seg[k].n; i++) {
+      int j;
+      if (x->seg[k].match[i] >= 0)
+        continue;
+      for (j = 0; j < x->K; j++)
+        x->row_of[j] = j == k ? x->seg[k].idx[i] : -1;
+      if ((rc = emit_at(x, x->row_of)))
+        return rc;
+    }
+  return 0;
+}
+
+/* The duration of the sample's linked media (as export/stats.c reads it), or 0. */
+static int media_duration(rescue_store *st, int64_t ref, double *d) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_media_duration");
+  int rc;
+  *d = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+    *d = sqlite3_column_double(s, 0);
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading media durations");
+  return 0;
+}
+
+/*
+** The segmentation of the current sample: per coder pair both covering, the rows aligned
+** and those without a partner; alpha-u of the primary speaker on its time line.
+*/
+static int segment_sample(xctx *x, const rescue_sample *s0) {
+  rescue_agree_report *r = x->rep;
+  int a, b, i, p = 0, rc;
+  double d;
+  for (a = 0; a < x->K; a++)
+    for (b = a + 1; b < x->K; b++, p++) {
+      agree_seg_pair *sp = &r->seg_pairs[p];
+      coder_rows *ca = &x->seg[a], *cb = &x->seg[b];
+      if (!x->covers[a] || !x->covers[b])
+        continue;
+      if (RESCUE_ALLOC_GROW(x->ma, ca->n + 1, x->ma_cap) ||
+          RESCUE_ALLOC_GROW(x->mb, cb->n + 1, x->mb_cap))
+        return rescue_seterr(rescue_store_err(x->st), RESCUE_ENOMEM, NULL);
+      if ((rc = rescue_align_rows(ca->s, ca->e, ca->n, cb->s, cb->e, cb->n, x->ma, x->mb)) < 0)
+        return rescue_seterr(rescue_store_err(x->st), rc, NULL);
+      sp->samples++;
+      sp->aligned += rc;
+      sp->unaligned_a += ca->n - rc;
+      sp->unaligned_b += cb->n - rc;
+    }
+  if ((rc = media_duration(x->st, s0->ref, &d)))
+    return rc;
+  for (i = 0; i < x->K; i++) {
+    x->set[i] = (unsigned char)(x->covers[i] != 0);
+    x->starts[i] = x->seg[i].s;
+    x->ends[i] = x->seg[i].e;
+    x->spks[i] = x->seg[i].spk;
+    x->ns[i] = x->covers[i] ? x->seg[i].n : 0;
+  }
+  if ((rc = agree_unitizing_sample(r, s0->sample_id, d, x->set, x->starts, x->ends,
+                                   (const char *const *const *)x->spks, x->ns)))
+    return rescue_seterr(rescue_store_err(x->st), rc, NULL);
+  return 0;
+}
+
+/* Free what extract allocated in x. */
+static void xctx_clear(xctx *x) {
+  int k;
+  for (k = 0; k < x->K; k++) {
+    if (x->its)
+      rescue_sample_iter_free(&x->its[k]);
+    if (x->docs)
+      rescue_jdoc_free(&x->docs[k]);
+    if (x->seg)
+      rows_free(&x->seg[k]);
+  }
+  rescue_sample_iter_free(&x->ref_its[0]);
+  rescue_sample_iter_free(&x->ref_its[1]);
+  rows_free(&x->ref);
+  rescue_free(x->its);
+  rescue_free(x->cur);
+  rescue_free(x->docs);
+  rescue_free(x->rows);
+  rescue_free(x->covers);
+  rescue_free(x->xf);
+  rescue_free(x->seg);
+  rescue_free(x->row_of);
+  rescue_free(x->ma);
+  rescue_free(x->mb);
+  rescue_free(x->set);
+  rescue_free(x->starts);
+  rescue_free(x->ends);
+  rescue_free(x->spks);
+  rescue_free(x->ns);
+  rescue_free(x->el);
+  rescue_free(x->el_len);
+  strlist_free(&x->persons);
+  strlist_free(&x->groups);
+  strlist_free(&x->row_persons);
+  strlist_free(&x->row_sources);
+  strlist_free(&x->row_targets);
+  rescue_buf_clear(&x->a);
+  rescue_buf_clear(&x->b);
+}
+
+/* The per-coder arrays of x (K coders, nf fields); -1 when out of memory. */
+static int xctx_alloc(xctx *x, int K, int nf) {
+  size_t n = (size_t)K + 1;
+  x->its = rescue_calloc(n, sizeof *x->its);
+  x->cur = rescue_calloc(n, sizeof *x->cur);
+  x->docs = rescue_calloc(n, sizeof *x->docs);
+  x->rows = rescue_calloc(n, sizeof *x->rows);
+  x->covers = rescue_calloc(n, sizeof *x->covers);
+  x->xf = rescue_calloc((size_t)nf + 1, sizeof *x->xf);
+  x->seg = rescue_calloc(n, sizeof *x->seg);
+  x->row_of = rescue_calloc(n, sizeof *x->row_of);
+  x->set = rescue_calloc(n, sizeof *x->set);
+  x->starts = rescue_calloc(n, sizeof *x->starts);
+  x->ends = rescue_calloc(n, sizeof *x->ends);
+  x->spks = rescue_calloc(n, sizeof *x->spks);
+  x->ns = rescue_calloc(n, sizeof *x->ns);
+  return x->its && x->cur && x->docs && x->rows && x->covers && x->xf && x->seg && x->row_of &&
+                 x->set && x->starts && x->ends && x->spks && x->ns
+             ? 0
+             : -1;
+}
+
+/*
+** With three coders or more, iterators over the gold view and the draft's view (when the
+** store has a draft), the reference row sets. Returns 0 or an error kept on the store.
+*/
+static int open_reference(xctx *x, const rescue_agree_corpus_opts *o) {
+  rescue_view gold = {.kind = RESCUE_VIEW_GOLD, .annotator_id = 0};
+  rescue_view draft = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = 0};
+  int rc;
+  if (x->K < 3)
+    return 0;
+  if ((rc = rescue_sample_iter_new(x->st, &gold, o->samples, o->n_samples, &x->ref_its[0])))
+    return rc;
+  rc = rescue_annotator_id(x->st, RESCUE_DRAFT_ANNOTATOR, NULL, 0, &draft.annotator_id);
+  if (rc == RESCUE_ENOTFOUND)
+    return 0;
+  if (rc)
+    return rc;
+  return rescue_sample_iter_new(x->st, &draft, o->samples, o->n_samples, &x->ref_its[1]);
+}
+
+/* Step every iterator: 1 when each gave a sample, 0 at the end, or a negative error. */
+static int step_all(xctx *x) {
+  int k, rc, got = 0;
+  for (k = 0; k < x->K; k++) {
+    if ((rc = rescue_sample_iter_next(x->its[k], &x->cur[k])) < 0)
+      return rc;
+    got += rc;
+  }
+  for (k = 0; k < 2; k++) {
+    x->ref_cur[k] = NULL;
+    if (x->ref_its[k] && (rc = rescue_sample_iter_next(x->ref_its[k], &x->ref_cur[k])) < 0)
+      return rc;
+  }
+  return x->K && got == x->K;
 }
 
 /*
 ** Walk the corpus with one iterator per coder and fill every field's data (created here
-** with the coders registered in order). require_all: only samples every coder covered.
+** with the coders registered in order); with rep, also its segmentation figures.
+** require_all: only samples every coder covered.
 */
 static int extract(rescue_store *st, const int64_t *ids, const char *const *names, int K,
                    int require_all, const rescue_agree_corpus_opts *o, agree_field *fields,
-                   const fspec *const *fs, int nf, long *samples) {
+                   const fspec *const *fs, int nf, long *samples, rescue_agree_report *rep) {
   xctx x;
   int k, rc = 0;
   memset(&x, 0, sizeof x);
@@ -596,16 +886,9 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
   x.K = K;
   x.ids = ids;
   x.nx = nf;
+  x.rep = rep;
   *samples = 0;
-  x.its = rescue_calloc((size_t)K + 1, sizeof *x.its);
-  x.cur = rescue_calloc((size_t)K + 1, sizeof *x.cur);
-  x.docs = rescue_calloc((size_t)K + 1, sizeof *x.docs);
-  x.rows = rescue_calloc((size_t)K + 1, sizeof *x.rows);
-  x.covers = rescue_calloc((size_t)K + 1, sizeof *x.covers);
-  x.xf = rescue_calloc((size_t)nf + 1, sizeof *x.xf);
-  if (!x.its || !x.cur || !x.docs || !x.rows || !x.covers || !x.xf)
-    goto nomem;
-  if (prepare_fields(&x, fields, fs, names))
+  if (xctx_alloc(&x, K, nf) || prepare_fields(&x, fields, fs, names))
     goto nomem;
   for (k = 0; k < K; k++) {
     rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = ids[k]};
@@ -614,18 +897,12 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
     if ((rc = rescue_sample_iter_new(st, &v, o->samples, o->n_samples, &x.its[k])))
       goto end;
   }
-  for (;;) {
-    const rescue_sample *s0;
-    int n_cov, got = 0, p;
-    for (k = 0; k < K; k++) {
-      if ((rc = rescue_sample_iter_next(x.its[k], &x.cur[k])) < 0)
-        goto end;
-      got += rc;
-    }
+  if ((rc = open_reference(&x, o)))
+    goto end;
+  while ((rc = step_all(&x)) == 1) {
+    const rescue_sample *s0 = x.cur[0];
+    int n_cov;
     rc = 0;
-    if (!K || got < K)
-      break;
-    s0 = x.cur[0];
     if (strcmp(s0->status, "discarded") == 0 && !requested(o, s0->sample_id))
       continue;
     if ((rc = coverage(&x, s0->rowset_id, &n_cov)))
@@ -637,9 +914,8 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
       goto end;
     if (open_clusters(&x, s0, fields))
       goto nomem;
-    for (p = 0; p < s0->n_rows; p++)
-      if ((rc = extract_position(&x, p)))
-        goto end;
+    if ((rc = extract_sample(&x)) || (rep && (rc = segment_sample(&x, s0))))
+      goto end;
   }
   goto end;
 nomem:
@@ -647,27 +923,7 @@ nomem:
 end:
   if (rc == RESCUE_ENOMEM && rescue_store_err(st)->code != RESCUE_ENOMEM)
     rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  for (k = 0; k < K; k++) {
-    if (x.its)
-      rescue_sample_iter_free(&x.its[k]);
-    if (x.docs)
-      rescue_jdoc_free(&x.docs[k]);
-  }
-  rescue_free(x.its);
-  rescue_free(x.cur);
-  rescue_free(x.docs);
-  rescue_free(x.rows);
-  rescue_free(x.covers);
-  rescue_free(x.xf);
-  rescue_free(x.el);
-  rescue_free(x.el_len);
-  strlist_free(&x.persons);
-  strlist_free(&x.groups);
-  strlist_free(&x.row_persons);
-  strlist_free(&x.row_sources);
-  strlist_free(&x.row_targets);
-  rescue_buf_clear(&x.a);
-  rescue_buf_clear(&x.b);
+  xctx_clear(&x);
   return rc;
 }
 
@@ -829,7 +1085,7 @@ static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, c
   int i, rc;
   memset(&tmp, 0, sizeof tmp);
   if ((rc = make_fields(st, &tmp, fs, nf)) ||
-      (rc = extract(st, ids, names, 2, 1, o, tmp.fields, fs, nf, &samples)))
+      (rc = extract(st, ids, names, 2, 1, o, tmp.fields, fs, nf, &samples, NULL)))
     goto end;
   if (!samples)
     goto end;
@@ -871,6 +1127,26 @@ end:
   return rc;
 }
 
+/* The report's coder pairs (a < b, in order) for the segmentation figures. */
+static int seg_pairs_alloc(rescue_store *st, rescue_agree_report *r) {
+  int a, b, p = 0;
+  long n = (long)r->n_coders * (r->n_coders - 1) / 2;
+  if (n <= 0)
+    return 0;
+  if (n > RESCUE_AGREE_MAX_PAIRS)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "%d coders are too many to align pair by pair", r->n_coders);
+  if (!(r->seg_pairs = rescue_calloc((size_t)n, sizeof *r->seg_pairs)))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  for (a = 0; a < r->n_coders; a++)
+    for (b = a + 1; b < r->n_coders; b++, p++) {
+      r->seg_pairs[p].a = a;
+      r->seg_pairs[p].b = b;
+    }
+  r->n_seg_pairs = p;
+  return 0;
+}
+
 int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
                         rescue_agree_report **out) {
   rescue_agree_report *r = rescue_calloc(1, sizeof *r);
@@ -888,10 +1164,14 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
     goto end;
   if (o->n_coders > 0 && (rc = resolve_coders(st, o, r, &ids)))
     goto end;
-  if ((rc = make_fields(st, r, fs, nf)) ||
+  if ((rc = make_fields(st, r, fs, nf)) || (rc = seg_pairs_alloc(st, r)) ||
       (rc = extract(st, ids, (const char *const *)r->coders, r->n_coders, 0, o, r->fields, fs, nf,
-                    &r->samples)))
+                    &r->samples, r)))
     goto end;
+  if (agree_unitizing_overall(r)) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto end;
+  }
   for (i = 0; i < nf; i++)
     if (r->fields[i].data &&
         rescue_agree_compute(r->fields[i].data, &o->stats, &r->fields[i].res)) {

@@ -72,6 +72,42 @@ typedef struct agree_revision {
   agree_change *fields;
 } agree_revision;
 
+/*
+** Align the rows of two coders of one sample (annotate/agree_align.c): rows pair off one to
+** one by greatest overlap among the pairs the overlap rule (corpus/span_int.h) calls the
+** same row; of equal overlaps the earlier row of a (then of b) wins. a_match[i] gets the
+** partner of a's row i in b, or -1; b_match likewise. Returns the number of pairs or
+** RESCUE_ENOMEM.
+*/
+int rescue_align_rows(const double *a_start, const double *a_end, int na, const double *b_start,
+                      const double *b_end, int nb, int *a_match, int *b_match);
+
+/* Segmentation of a coder pair over the samples both covered (rows aligned as above). */
+typedef struct agree_seg_pair {
+  int a, b;                      /* coder indexes in the report, a < b */
+  long samples;                  /* samples both covered */
+  long aligned;                  /* aligned row pairs */
+  long unaligned_a, unaligned_b; /* rows of a (of b) without a partner */
+} agree_seg_pair;
+
+/*
+** Alpha-u of the primary speaker on one sample's time line, or (sample NULL) on the time
+** lines of the samples one set of coders covered, laid end to end.
+*/
+typedef struct agree_unitizing {
+  char *sample;       /* NULL: overall */
+  unsigned char *set; /* per report coder: 1 when in the set */
+  long samples;       /* samples on the time line */
+  rescue_unitize *u;
+  rescue_unitize_result res;
+  /* per sample: the units as added (for the overall time lines) */
+  long n_units, cap_units;
+  struct agree_unit_rec {
+    int coder, cat; /* report coder index, category index in u */
+    int64_t b, e;
+  } * units;
+} agree_unitizing;
+
 struct rescue_agree_report {
   int table;   /* table mode */
   char *input; /* table mode: the file */
@@ -82,7 +118,30 @@ struct rescue_agree_report {
   agree_field *fields;
   int n_rev, cap_rev;
   agree_revision *rev;
+  /* corpus mode: segmentation (annotate/agree_segment.c) */
+  int n_seg_pairs;
+  agree_seg_pair *seg_pairs;
+  int n_unitizing, cap_unitizing; /* per sample */
+  agree_unitizing *unitizing;
+  int n_overall, cap_overall; /* per set of coders */
+  agree_unitizing *overall;
 };
+
+/*
+** Add sample's alpha-u entry to r: the coders in set (per report coder), coder k's n[k] rows
+** [start, end) in seconds with speaker spk[k][i] ("" rows are left out), on a millisecond
+** grid from 0 to the longer of duration and the last end. 0 or RESCUE_ENOMEM.
+*/
+int agree_unitizing_sample(rescue_agree_report *r, const char *sample, double duration,
+                           const unsigned char *set, const double *const *start,
+                           const double *const *end, const char *const *const *spk, const int *n);
+/* Free what a segmentation entry holds (not the entry). */
+void agree_unitizing_clear(agree_unitizing *x);
+/* The overall alpha-u per set of coders from the per-sample entries (0 or RESCUE_ENOMEM). */
+int agree_unitizing_overall(rescue_agree_report *r);
+/* The segmentation part of a corpus report, as a JSON member and as text. */
+void agree_segmentation_json(const rescue_agree_report *r, rescue_jw *w);
+void agree_segmentation_text(const rescue_agree_report *r, rescue_buf *out);
 
 /* Append a field to a report (taking over nothing); returns it or NULL (no memory). */
 agree_field *agree_report_add_field(rescue_agree_report *r, const char *name,

@@ -463,6 +463,13 @@ void rescue_agree_report_free(rescue_agree_report **rp) {
     rescue_free(r->rev[i].fields);
   }
   rescue_free(r->rev);
+  for (i = 0; i < r->n_unitizing; i++)
+    agree_unitizing_clear(&r->unitizing[i]);
+  rescue_free(r->unitizing);
+  for (i = 0; i < r->n_overall; i++)
+    agree_unitizing_clear(&r->overall[i]);
+  rescue_free(r->overall);
+  rescue_free(r->seg_pairs);
   rescue_free(r->input);
   rescue_free(r);
   *rp = NULL;
@@ -550,6 +557,7 @@ void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out) {
       rescue_jw_end(&w);
     }
     rescue_jw_end(&w);
+    agree_segmentation_json(r, &w);
   }
   rescue_jw_end(&w);
 }
@@ -650,6 +658,8 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
           c->status == RESCUE_AGREE_OK ? fmt4(a, c->alpha) : rescue_agree_status_name(c->status));
     }
   }
+  if (!r->table)
+    agree_segmentation_text(r, out);
 }
 
 /* A CSV field, quoted when it holds a comma, a quote or a line break (agree_int.h). */

@@ -221,10 +221,11 @@ typedef struct rescue_agree_corpus_opts {
 typedef struct rescue_agree_report rescue_agree_report;
 
 /*
-** Agreement between the coders' views of the same rows (rows matched by position in the
-** sample's row set) for each field, plus, for every model annotator and human coder who
-** both covered samples, the share of units the human changed. On failure the message is
-** on the store handle.
+** Agreement between the coders' views of each sample for each field (rows aligned by
+** overlap, never by position), the segmentation (rows without a partner per coder pair,
+** alpha-u of the primary speaker: annotate/AGREEMENT.md "Segmentation across row sets"),
+** plus, for every model annotator and human coder who both covered samples, the share of
+** units the human changed. On failure the message is on the store handle.
 */
 int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
                         rescue_agree_report **out);
