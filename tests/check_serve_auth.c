@@ -19,6 +19,7 @@
 
 #include "rescue_annotators.h"
 #include "serve.h"
+#include "store_int.h"
 #include "testutil.h"
 
 typedef struct resp {
@@ -181,8 +182,8 @@ static void setup(void) {
   add_annotator(st, "lea", "lead", tok_lead);
   add_annotator(st, "mod", "model", tok_model);
   rescue_store_close(&st);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "ann,bob", "--overlap",
-                             "0", "--seed", "1", NULL),
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "ann,bob", "--overlap", "0",
+                             "--seed", "1", NULL),
                    0);
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
   assigned_to(st, "ann", sample_a);
@@ -362,8 +363,7 @@ START_TEST(test_cookie_alone_is_not_enough) {
   r = http(port, "GET", "/api/samples", hdr, NULL);
   expect(&r, 403);
   resp_free(&r);
-  snprintf(hdr, sizeof hdr, "%sOrigin: http://127.0.0.1\r\nSec-Fetch-Site: same-origin\r\n",
-           s.hdr);
+  snprintf(hdr, sizeof hdr, "%sOrigin: http://127.0.0.1\r\nSec-Fetch-Site: same-origin\r\n", s.hdr);
   r = http(port, "GET", "/api/samples", hdr, NULL);
   expect(&r, 200);
   resp_free(&r);
@@ -702,6 +702,25 @@ static void corpus_swapped(int replace) {
   ck_assert_int_eq(comments_in(replace ? db : moved), before);
 }
 
+/* The server opens its store connections RESCUE_OPEN_DURABLE: synchronous FULL (2), so a
+   200 survives a power cut; other handles keep NORMAL (1). */
+START_TEST(test_durable_open) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  sqlite3_stmt *q;
+  int flags[2] = {0, RESCUE_OPEN_DURABLE}, i;
+  for (i = 0; i < 2; i++) {
+    ck_assert_int_eq(rescue_store_open(&st, db, flags[i], &err), 0);
+    ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st), "PRAGMA synchronous", -1, &q, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(q, 0), i ? 2 : 1);
+    sqlite3_finalize(q);
+    rescue_store_close(&st);
+  }
+}
+END_TEST
+
 START_TEST(test_corpus_deleted) { corpus_swapped(0); }
 END_TEST
 
@@ -721,6 +740,7 @@ int main(void) {
   tcase_add_test(tc, test_session_cap);
   tcase_add_test(tc, test_rotation_and_retiring);
   tcase_add_test(tc, test_signin_failures);
+  tcase_add_test(tc, test_durable_open);
   tcase_add_test(tc, test_corpus_deleted);
   tcase_add_test(tc, test_corpus_replaced);
   suite_add_tcase(s, tc);

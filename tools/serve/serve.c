@@ -399,7 +399,7 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
     goto fail;
   }
   for (i = 0; i < s->n_pool; i++)
-    if ((rc = rescue_store_open(&s->pool[i], o->db, 0, err)))
+    if ((rc = rescue_store_open(&s->pool[i], o->db, RESCUE_OPEN_DURABLE, err)))
       goto fail;
   if ((rc = srv_watch_start(s, err)))
     goto fail;

@@ -157,8 +157,9 @@ static int who_fill(srv_req *r, const char *token_hash) {
     return srv_error(r, 401, "unknown or retired annotator");
   if (token_hash && !secret_eq(token_hash, rv.token_hash)) {
     session_drop(r->srv, who->session_id);
-    return srv_error(r, 401, "the session has ended (the sign-in token was replaced): sign in "
-                             "again");
+    return srv_error(r, 401,
+                     "the session has ended (the sign-in token was replaced): sign in "
+                     "again");
   }
   if (strcmp(rv.role, "model") == 0)
     return srv_error(r, 403, "model accounts cannot sign in to the review server");
@@ -288,8 +289,9 @@ int srv_media_check(srv_req *r) {
   long long e = exp ? strtoll(exp, &end, 10) : 0, now = (long long)time(NULL);
   if (!exp || !sig || *end || e < now || e > now + MEDIA_SIGN_SEC + 2 * MEDIA_SIGN_STEP ||
       !media_sig(r, r->rest, e, want) || !secret_eq(sig, want)) {
-    srv_error(r, 403, "this media link has expired or belongs to another session: reload the "
-                      "sample");
+    srv_error(r, 403,
+              "this media link has expired or belongs to another session: reload the "
+              "sample");
     return 0;
   }
   return 1;
@@ -377,8 +379,7 @@ static int log_flush(rescue_server *s, rescue_store *st) {
     if (rc == RESCUE_EBUSY || rc == RESCUE_ELOCKED)
       return -1;
     if (rc)
-      fprintf(stderr, "rescue serve: cannot log a sign-in failure: %s\n",
-              rescue_store_errmsg(st));
+      fprintf(stderr, "rescue serve: cannot log a sign-in failure: %s\n", rescue_store_errmsg(st));
     memmove(s->logq, s->logq + 1, (size_t)--s->n_logq * sizeof *s->logq);
   }
   return 0;

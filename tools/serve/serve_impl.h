@@ -84,8 +84,8 @@ struct rescue_server {
 typedef struct srv_who {
   int64_t id; /* 0: nobody */
   char name[128];
-  char role[16]; /* annotator | lead | model */
-  int session;   /* authenticated by the session cookie (API requests need CSRF) */
+  char role[16];       /* annotator | lead | model */
+  int session;         /* authenticated by the session cookie (API requests need CSRF) */
   char session_id[65]; /* that session's id (media URLs are signed for it) */
 } srv_who;
 
@@ -101,13 +101,13 @@ typedef enum srv_role {
 
 /* Which samples a route reaches, checked before its handler runs. */
 typedef enum srv_scope {
-  SRV_NO_SAMPLE,   /* the route names no sample */
-  SRV_WORK_LIST,   /* lists samples: leads every sample, others those assigned to them (every
+  SRV_NO_SAMPLE,    /* the route names no sample */
+  SRV_WORK_LIST,    /* lists samples: leads every sample, others those assigned to them (every
                       sample while nothing is assigned): sets srv_req.every */
-  SRV_READ_VIEW,   /* reads {id} (assigned to the caller or to nobody; leads any) through
+  SRV_READ_VIEW,    /* reads {id} (assigned to the caller or to nobody; leads any) through
                       the caller's own view; leads may name another annotator's
                       (?view=<name>, read-only): sets view_id and view_name */
-  SRV_ASSIGNED,    /* {id} must exist and be assigned to the caller or to nobody; leads
+  SRV_ASSIGNED,     /* {id} must exist and be assigned to the caller or to nobody; leads
                       any (comments) */
   SRV_OWN_ASSIGNED, /* writes {id} in the caller's own view (no ?view= of someone else);
                       it must exist and be assigned to them or to nobody; leads any */

@@ -234,8 +234,8 @@ static int clip_scope(srv_req *r) {
   real = realpath(full, NULL);
   rescue_free(full);
   rootlen = strlen(root);
-  if (!real || strncmp(real, root, rootlen) != 0 || real[rootlen] != '/' ||
-      stat(real, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  if (!real || strncmp(real, root, rootlen) != 0 || real[rootlen] != '/' || stat(real, &sb) != 0 ||
+      !S_ISREG(sb.st_mode)) {
     free(real);
     return 1;
   }
