@@ -110,6 +110,45 @@ fail:
   return rc;
 }
 
+int rescue_annotator_rotate(rescue_store *st, const char *name, char token[65]) {
+  sqlite3_stmt *s;
+  char hash[65];
+  int64_t id;
+  int rc, retired = 0;
+  if (new_token(token))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EIO, "cannot read random bytes: %s",
+                         strerror(errno));
+  rescue_token_hash(token, hash);
+  if ((rc = rescue_store_begin(st)))
+    goto out;
+  if ((rc = rescue_annotator_lookup(st, name, &id, NULL, &retired)))
+    goto fail;
+  if (retired) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ERETIRED,
+                       "annotator '%s' is retired: unretire them first", name);
+    goto fail;
+  }
+  if (!(s = rescue_store_stmt(st, "annotator_rotate_token"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
+  }
+  rescue_bind_text(s, ":token_hash", hash, -1);
+  rescue_bind_int(s, ":id", id);
+  rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "issuing a token");
+    goto fail;
+  }
+  if (!(rc = rescue_store_commit(st)))
+    return 0;
+fail:
+  rescue_store_rollback(st);
+out:
+  memset(token, 0, 65);
+  return rc;
+}
+
 int rescue_annotator_by_token(rescue_store *st, const char *token, int64_t *id) {
   sqlite3_stmt *s = rescue_store_stmt(st, "annotator_by_token");
   char hash[65];

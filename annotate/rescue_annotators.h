@@ -37,11 +37,20 @@ int rescue_annotator_add(rescue_store *st, const char *name, const char *role, c
 /*
 ** Retire annotator `name` (reason required): their versions stay in the store and its
 ** history, but leave every view, agreement and adjudication. Unretire brings them back
-** (reason optional). Both are recorded with the time; each runs its own transaction.
+** (reason optional) without a sign-in token: they need a new one (rescue_annotator_rotate),
+** so the old token and its sessions stay ended. Both are recorded with the time; each runs its own transaction.
 ** RESCUE_EINVAL when already in that state or when a reason is missing.
 */
 int rescue_annotator_retire(rescue_store *st, const char *name, const char *reason);
 int rescue_annotator_unretire(rescue_store *st, const char *name, const char *reason);
+
+/*
+** Issue annotator `name` a new sign-in token (64 hex characters into token) in place of
+** the one they have, if any: the old token stops working and a review server ends the
+** sessions signed in with it at their next request. RESCUE_ENOTFOUND for an unknown name,
+** RESCUE_ERETIRED for a retired one (unretire first).
+*/
+int rescue_annotator_rotate(rescue_store *st, const char *name, char token[65]);
 
 /* The annotator whose token this is (RESCUE_ENOTFOUND otherwise): the review server's sign-in. */
 int rescue_annotator_by_token(rescue_store *st, const char *token, int64_t *id);

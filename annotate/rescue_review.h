@@ -21,6 +21,8 @@ typedef struct rescue_reviewer {
   char name[128]; /* cut at 127 bytes */
   char role[16];  /* annotator | lead | model */
   int retired;
+  char token_hash[65]; /* hex SHA-256 of their sign-in token ("" when none): a session
+                          signed in with another token has ended (rotation) */
 } rescue_reviewer;
 
 /* The annotator with id `id` into *out; RESCUE_ENOTFOUND when there is none. */

@@ -27,6 +27,9 @@ int rescue_reviewer_get(rescue_store *st, int64_t id, rescue_reviewer *out) {
     snprintf(out->name, sizeof out->name, "%s", (const char *)sqlite3_column_text(q, 0));
     snprintf(out->role, sizeof out->role, "%s", (const char *)sqlite3_column_text(q, 1));
     out->retired = sqlite3_column_int(q, 2);
+    if (sqlite3_column_type(q, 3) != SQLITE_NULL)
+      snprintf(out->token_hash, sizeof out->token_hash, "%s",
+               (const char *)sqlite3_column_text(q, 3));
   }
   sqlite3_reset(q);
   if (rc == SQLITE_ROW)

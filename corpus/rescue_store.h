@@ -25,6 +25,9 @@ typedef struct rescue_store rescue_store;
 
 enum {
   RESCUE_OPEN_READONLY = 1, /* no writes; also works on a read-only file */
+  RESCUE_OPEN_DURABLE = 2,  /* every commit survives a power cut: synchronous = FULL, one
+                               more fsync of the WAL per commit (the default, NORMAL, may
+                               lose the last commits to a power cut, never to a crash) */
 };
 
 /*

@@ -439,10 +439,14 @@ static int migrate(rescue_store *st) {
 
 /* ---- open / create ---- */
 
-static int configure(rescue_store *st, int readonly) {
+/* WAL (unless read-only), foreign keys, and synchronous FULL when durable (else NORMAL). */
+static int configure(rescue_store *st, int readonly, int durable) {
   if (!readonly && ensure_wal(st))
     return st->err.code;
-  if (exec_sql(st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", "configuring"))
+  if (exec_sql(st,
+               durable ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL"
+                       : "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
+               "configuring"))
     return st->err.code;
   return 0;
 }
@@ -611,7 +615,7 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
                        path);
     goto fail;
   }
-  if ((rc = configure(st, readonly)))
+  if ((rc = configure(st, readonly, (flags & RESCUE_OPEN_DURABLE) != 0)))
     goto fail;
   if (!readonly && (rc = migrate(st)))
     goto fail;
@@ -668,7 +672,7 @@ int rescue_store_create(const char *path, const char *scheme_xml, size_t scheme_
   */
   snprintf(pragma, sizeof pragma, "PRAGMA page_size = 8192; PRAGMA application_id = %d",
            RESCUE_APPLICATION_ID);
-  if ((rc = exec_sql(st, pragma, "marking the corpus")) || (rc = configure(st, 0)) ||
+  if ((rc = exec_sql(st, pragma, "marking the corpus")) || (rc = configure(st, 0, 0)) ||
       (rc = migrate(st)))
     goto fail;
   rescue_now_iso(now);

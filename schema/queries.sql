@@ -460,7 +460,7 @@ SELECT r.id, v.id, v.content
 SELECT status FROM sample WHERE sample_id = :sample_id;
 
 -- name: review_annotator
-SELECT name, role, retired FROM annotator WHERE id = :id;
+SELECT name, role, retired, token_hash FROM annotator WHERE id = :id;
 
 -- name: review_assigned
 -- Whether the latest assignment run gives anyone the sample, and whether it gives it to
@@ -536,7 +536,11 @@ SELECT id, role, retired FROM annotator
 SELECT name FROM annotator WHERE name <> :draft AND name <> :adjudication ORDER BY name;
 
 -- name: annotator_set_retired
-UPDATE annotator SET retired = :retired WHERE id = :id;
+UPDATE annotator SET retired = :retired,
+       token_hash = CASE WHEN :retired THEN token_hash END WHERE id = :id;
+
+-- name: annotator_rotate_token
+UPDATE annotator SET token_hash = :token_hash WHERE id = :id;
 
 -- name: annotator_retirement_insert
 INSERT INTO annotator_retirement(annotator_id, retired, reason, created_at)

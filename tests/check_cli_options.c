@@ -42,6 +42,7 @@ static const command commands[] = {
     {"annotator list", {"json"}, "missing <db>"},
     {"annotator retire", {"reason="}, "missing <db> and <name>"},
     {"annotator unretire", {"reason="}, "missing <db> and <name>"},
+    {"annotator token", {"rotate"}, "missing <db> and <name>"},
     {"assign", {"annotators=", "overlap=", "seed=", "list", "annotator=", "json"}, "missing <db>"},
     {"status", {"reason=", "annotator=", "json"}, "missing <db> and <sample_id>"},
     {"comment", {"annotator="}, "missing <db>, <sample_id> and <text>"},

@@ -374,13 +374,13 @@ START_TEST(test_login_session_csrf) {
   snprintf(csrf, sizeof csrf, "%.64s", p + 9);
   resp_free(&r);
 
-  /* reads need only the cookie */
+  /* who you are needs only the cookie, and never hands the CSRF token out again */
   snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", cookie);
   r = http(port, "GET", "/api/me", hdr, NULL, 0);
   expect(&r, 200);
-  ck_assert_ptr_nonnull(strstr(r.body, csrf));
+  ck_assert_ptr_null(strstr(r.body, csrf));
   resp_free(&r);
-  /* writes need the CSRF token too */
+  /* writes (and reads: check_serve_auth.c) need the CSRF token too */
   body = edit_body(tok_ann, 1, "csrf test", &base);
   ck_assert_int_eq(put_row(hdr, 1, body, &r), 403);
   ck_assert_ptr_nonnull(strstr(r.body, "CSRF"));
@@ -758,8 +758,8 @@ END_TEST
 
 /*
 ** The route table's answers: the method refused per route, sign-in before anything but
-** signing in, and each scope (own view for writes, assigned samples, any existing sample
-** for comments) checked before the handler reads the body.
+** signing in, and each scope (own view for writes, assigned samples for reads, writes and
+** comments) checked before the handler reads the body.
 */
 START_TEST(test_route_table) {
   const char *seg = "{\"op\": \"split\", \"row\": 1, \"at\": 1.0, \"base_version\": 1}";
@@ -800,9 +800,9 @@ START_TEST(test_route_table) {
   r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"reviewed\"}", 22);
   expect(&r, 403);
   resp_free(&r);
-  /* comments reach any sample, assigned or not */
+  /* comments, like reads, reach only samples assigned to the caller or to nobody */
   r = http(port, "POST", SPATH "/comments", bearer(tok_ann), "{\"text\": \"x\"}", 13);
-  expect(&r, 200);
+  expect(&r, 403);
   resp_free(&r);
   /* a lead's view of the work list is every sample, an annotator's their own */
   r = http(port, "GET", "/api/samples", bearer(tok_lead), NULL, 0);

@@ -307,6 +307,7 @@ int cmd_log(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_annotator_retire(int argc, char **argv);
 int cmd_annotator_unretire(int argc, char **argv);
+int cmd_annotator_token(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
 int cmd_comments(int argc, char **argv);

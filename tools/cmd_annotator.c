@@ -1,6 +1,6 @@
 /*
 ** cmd_annotator.c: `rescue annotator add` (with a sign-in token), `rescue annotator list`
-** and `rescue annotator retire|unretire`.
+** `rescue annotator retire|unretire` and `rescue annotator token --rotate`.
 */
 #include <stdio.h>
 #include <string.h>
@@ -176,6 +176,8 @@ static const cli_spec retire_spec = {
         "Retire an annotator: their versions stay in the corpus and its history, but leave\n"
         "every view, agreement and adjudication (and they no longer count as a coder).\n"
         "Unretire brings them back. Both changes are recorded with the time and reason.\n"
+        "Retiring ends their review-server sessions; unretiring leaves them without a sign-in\n"
+        "token: issue a new one with `rescue annotator token <db> <name> --rotate`.\n"
         "",
     .options = retire_options,
     .min_args = 2,
@@ -205,10 +207,49 @@ static int retire(int argc, char **argv, int on) {
            argv[first + 1], reason);
   else
     printf("annotator '%s' is back: their versions are in views, agreement and adjudication "
-           "again\n",
-           argv[first + 1]);
+           "again; their old sign-in token stays revoked (new one: rescue annotator token %s %s "
+           "--rotate)\n",
+           argv[first + 1], argv[first], argv[first + 1]);
   return cli_finish(0);
 }
 
 int cmd_annotator_retire(int argc, char **argv) { return retire(argc, argv, 1); }
 int cmd_annotator_unretire(int argc, char **argv) { return retire(argc, argv, 0); }
+
+static int rotate;
+static const cli_option token_options[] = {
+    CLI_FLAG(0, "rotate", &rotate, "replace the token (the only way: tokens are kept hashed)"),
+    CLI_END};
+static const cli_spec token_spec = {
+    .synopsis = "rescue annotator token <db> <name> --rotate",
+    .description =
+        "Issue an annotator a new sign-in token in place of their current one and print it\n"
+        "(shown only now). The old token stops working at once, and every review-server\n"
+        "session signed in with it ends at its next request. A retired annotator must be\n"
+        "unretired first.\n",
+    .options = token_options,
+    .min_args = 2,
+    .max_args = 2,
+    .arg_name = "<db> <name>"};
+
+int cmd_annotator_token(int argc, char **argv) {
+  rescue_store *st = NULL;
+  char token[65];
+  int rc, first;
+  if ((rc = cli_parse(argc, argv, &token_spec, &first)) != CLI_PARSED)
+    return rc;
+  if (!rotate)
+    return cli_spec_error(&token_spec, "tokens are kept hashed and cannot be shown again: "
+                                       "--rotate issues a new one");
+  if ((rc = cli_open_store(argv[first], 0, &st)))
+    return rc;
+  if (rescue_annotator_rotate(st, argv[first + 1], token)) {
+    rc = cli_fail_path(rescue_store_err(st), argv[first]);
+    rescue_store_close(&st);
+    return rc;
+  }
+  rescue_store_close(&st);
+  printf("new sign-in token for '%s': %s\n", argv[first + 1], token);
+  printf("(shown only now; the old token and its sessions have ended)\n");
+  return cli_finish(0);
+}

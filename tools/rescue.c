@@ -21,6 +21,7 @@ static const cli_command commands[] = {
     {"annotator retire", cmd_annotator_retire,
      "take an annotator's versions out of views and agreement"},
     {"annotator unretire", cmd_annotator_unretire, "bring a retired annotator back"},
+    {"annotator token", cmd_annotator_token, "issue a new sign-in token (--rotate)"},
     {"assign", cmd_assign, "deal samples out to annotators (with a double-reviewed share)"},
     {"status", cmd_status, "set or show a sample's review status (history kept)"},
     {"comment", cmd_comment, "comment on a sample or a row"},

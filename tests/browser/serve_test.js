@@ -170,8 +170,10 @@ async function selectRow(page, index) {
     check((await a.textContent('#who')).includes('ann'), 'signed in as ann');
     check((await a.textContent('#samples tbody')).includes(SAMPLE), 'my work lists the assigned sample');
     const cookies = await ctxA.cookies();
-    const sc = cookies.find((c) => c.name === 'rescue_session');
-    check(sc && sc.httpOnly && sc.sameSite === 'Strict', 'session cookie is HttpOnly and SameSite=Strict');
+    const sc = cookies.find((c) => /^rescue_[0-9a-f]{16}$/.test(c.name));
+    check(sc && sc.httpOnly && sc.sameSite === 'Strict', 'session cookie (named for this server) is HttpOnly and SameSite=Strict');
+    check(/^[0-9a-f]{64}$/.test(await a.evaluate(() => sessionStorage.getItem('rescue.csrf')) || ''),
+      'the CSRF token from sign-in is kept in sessionStorage');
     await a.click('#samples tbody a');
     await a.waitForSelector('#rows tbody tr');
     check((await a.$$('#rows tbody tr')).length === 9, 'the sample shows its 9 rows');

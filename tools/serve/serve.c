@@ -352,6 +352,7 @@ static void server_free(rescue_server *s) {
     rescue_store_close(&s->pool[i]);
   rescue_free(s->pool);
   rescue_free(s->pool_busy);
+  srv_auth_stop(s);
   rescue_free(s->sessions);
   rescue_free(s->db);
   rescue_free(s->assets);
@@ -398,8 +399,14 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
     goto fail;
   }
   for (i = 0; i < s->n_pool; i++)
-    if ((rc = rescue_store_open(&s->pool[i], o->db, 0, err)))
+    if ((rc = rescue_store_open(&s->pool[i], o->db, RESCUE_OPEN_DURABLE, err)))
       goto fail;
+  if ((rc = srv_watch_start(s, err)))
+    goto fail;
+  if (srv_auth_start(s)) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot start signing in (no entropy or threads)");
+    goto fail;
+  }
   if (ss.ss_family == AF_INET6)
     flags |= MHD_USE_IPv6;
   s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <microhttpd.h>
 
@@ -25,11 +26,25 @@
 #define SRV_MAX_BODY (1024 * 1024)
 
 typedef struct srv_session {
-  char id[65];   /* cookie value */
-  char csrf[65]; /* must come back in X-CSRF-Token on every write */
+  char id[65];         /* cookie value */
+  char csrf[65];       /* must come back in X-CSRF-Token on every API request */
+  char token_hash[65]; /* of the token signed in with: a rotated token ends the session */
   int64_t annotator_id;
-  time_t last_used;
+  time_t created, last_used;
 } srv_session;
+
+/* Sign-in failures from one address in the current window (serve_auth.c). */
+typedef struct srv_failures {
+  char addr[64];
+  time_t since;
+  int n;
+} srv_failures;
+
+/* A sign-in failure waiting to be written to the audit trail. */
+typedef struct srv_logged {
+  char addr[64];
+  char why[64];
+} srv_logged;
 
 struct rescue_server {
   struct MHD_Daemon *daemon;
@@ -48,14 +63,30 @@ struct rescue_server {
   pthread_mutex_t sess_mu;
   srv_session *sessions;
   int n_sessions, cap_sessions;
+  char cookie[40];        /* this instance's session cookie name (serve_auth.c) */
+  unsigned char key[32];  /* signs media URLs (serve_auth.c) */
+  srv_failures *failures; /* sign-in failures per address (under sess_mu) */
+  int n_failures, cap_failures;
+  /* sign-in failures for `rescue log`, written by their own thread (serve_auth.c) */
+  pthread_mutex_t log_mu;
+  pthread_cond_t log_cv;
+  pthread_t log_thread;
+  int auth_init, log_running, log_stop;
+  srv_logged *logq;
+  int n_logq, cap_logq;
+  /* the corpus file as opened (serve_watch.c): writes stop once it is gone or replaced */
+  dev_t db_dev;
+  ino_t db_ino;
+  int db_lost; /* 1 once seen deleted or replaced (read and set under write_mu) */
 };
 
 /* Who is calling. */
 typedef struct srv_who {
   int64_t id; /* 0: nobody */
   char name[128];
-  char role[16]; /* annotator | lead | model */
-  int session;   /* authenticated by the session cookie (writes need CSRF) */
+  char role[16];       /* annotator | lead | model */
+  int session;         /* authenticated by the session cookie (API requests need CSRF) */
+  char session_id[65]; /* that session's id (media URLs are signed for it) */
 } srv_who;
 
 /* ---- the route table (serve_routes.c) ---- */
@@ -63,20 +94,25 @@ typedef struct srv_who {
 /* Who may call a route. */
 typedef enum srv_role {
   SRV_PUBLIC,    /* anyone (signing in) */
-  SRV_SIGNED_IN, /* any signed-in account: annotator, lead or model */
+  SRV_ME,        /* any signed-in account, by cookie without the CSRF token (who you are) */
+  SRV_SIGNED_IN, /* any signed-in annotator or lead (model accounts never sign in) */
   SRV_LEAD       /* leads only (403 for others) */
 } srv_role;
 
 /* Which samples a route reaches, checked before its handler runs. */
 typedef enum srv_scope {
-  SRV_NO_SAMPLE,   /* the route names no sample */
-  SRV_WORK_LIST,   /* lists samples: leads every sample, others those assigned to them (every
+  SRV_NO_SAMPLE,    /* the route names no sample */
+  SRV_WORK_LIST,    /* lists samples: leads every sample, others those assigned to them (every
                       sample while nothing is assigned): sets srv_req.every */
-  SRV_READ_VIEW,   /* reads {id} through the caller's own view; leads may name another
-                      annotator's (?view=<name>, read-only): sets view_id and view_name */
-  SRV_ANY_SAMPLE,  /* {id} must exist, whoever it is assigned to (comments) */
-  SRV_OWN_ASSIGNED /* writes {id} in the caller's own view (no ?view= of someone else);
+  SRV_READ_VIEW,    /* reads {id} (assigned to the caller or to nobody; leads any) through
+                      the caller's own view; leads may name another annotator's
+                      (?view=<name>, read-only): sets view_id and view_name */
+  SRV_ASSIGNED,     /* {id} must exist and be assigned to the caller or to nobody; leads
+                      any (comments) */
+  SRV_OWN_ASSIGNED, /* writes {id} in the caller's own view (no ?view= of someone else);
                       it must exist and be assigned to them or to nobody; leads any */
+  SRV_CLIP          /* {path} is a file of a sample's clip folder that SRV_ASSIGNED allows;
+                      leads any file; by cookie only with a signed URL (srv_media_sign) */
 } srv_scope;
 
 /* Methods, as bits of srv_route.methods. */
@@ -155,11 +191,35 @@ void srv_conflict(srv_req *r, int position, int64_t cur);
 
 /* ---- signing in (serve_auth.c) ---- */
 
+/* What a cookie request must show besides the cookie (srv_authenticate). */
+enum { SRV_PROOF_CSRF, SRV_PROOF_NONE, SRV_PROOF_SIGNED };
+
 /*
-** Who is calling: a Bearer token, else the session cookie (with the CSRF token on writes).
+** Who is calling: a Bearer token, else this server's session cookie from this origin with
+** `proof` (the X-CSRF-Token header, nothing, or a media signature checked by the SRV_CLIP
+** scope). Model accounts and ended sessions (rotated token, retired) are refused.
 ** 1 when known; 0 after setting 401 or 403.
 */
-int srv_authenticate(srv_req *r, int write);
+int srv_authenticate(srv_req *r, int proof);
+/* The query "?exp=<unix time>&sig=<hex>" that lets the caller's session fetch /clips/<rel>
+   for a while, appended to url (nothing when the caller is not signed in by cookie). */
+void srv_media_sign(srv_req *r, const char *rel, rescue_buf *url);
+/* 1 when the request's exp and sig sign r->rest for the caller's session; 0 after 403. */
+int srv_media_check(srv_req *r);
+/* Session keys, the cookie name and the sign-in failure log's thread; 0 or -1. */
+int srv_auth_start(rescue_server *s);
+/* Flush the sign-in failure log and free what srv_auth_start made. */
+void srv_auth_stop(rescue_server *s);
+
+/* ---- the corpus file (serve_watch.c) ---- */
+
+/* Remember which file the store opened; RESCUE_EIO when it cannot be examined. */
+int srv_watch_start(rescue_server *s, rescue_error *err);
+/*
+** 1 while the corpus file is the one the server opened; else 0 after setting 503 (and,
+** the first time, saying so on stderr): from then on no write is accepted. Any thread.
+*/
+int srv_watch_ok(srv_req *r);
 
 /* ---- handlers, one file per resource ---- */
 

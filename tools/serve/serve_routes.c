@@ -3,11 +3,16 @@
 ** the URL pattern, who may call it (srv_role) and which samples it reaches (srv_scope);
 ** srv_dispatch finds the row, signs the caller in and checks both before the handler
 ** runs, so a new route is a new row and its handler never repeats a permission check.
+** An annotator reaches only the samples assigned to them or to nobody (rescue_review_assigned:
+** every sample while nothing is assigned), leads every sample; writes stop once the corpus
+** file is gone (serve_watch.c).
 */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rescue_alloc.h"
 #include "rescue_review.h"
@@ -17,17 +22,17 @@
 static const srv_route routes[] = {
   /* methods  path                                role           scope            handler           what             refused */
   {SRV_POST, "/api/login",                       SRV_PUBLIC,    SRV_NO_SAMPLE,    api_login,        "signing in",    "sign in with POST"},
-  {SRV_GET,  "/api/me",                          SRV_SIGNED_IN, SRV_NO_SAMPLE,    api_me,           "who you are",   NULL},
+  {SRV_GET,  "/api/me",                          SRV_ME,        SRV_NO_SAMPLE,    api_me,           "who you are",   NULL},
   {SRV_POST, "/api/logout",                      SRV_SIGNED_IN, SRV_NO_SAMPLE,    api_logout,       "signing out",   NULL},
   {SRV_GET,  "/api/scheme",                      SRV_SIGNED_IN, SRV_NO_SAMPLE,    api_scheme,       "the scheme",    NULL},
   {SRV_GET,  "/api/dashboard",                   SRV_LEAD,      SRV_NO_SAMPLE,    api_dashboard,    "the dashboard", NULL},
   {SRV_GET,  "/api/samples",                     SRV_SIGNED_IN, SRV_WORK_LIST,    api_samples,      "the work list", NULL},
   {SRV_POST, "/api/samples/{id}/status",         SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_status,       "a status",      NULL},
-  {SRV_POST, "/api/samples/{id}/comments",       SRV_SIGNED_IN, SRV_ANY_SAMPLE,   api_comments,     "a comment",     NULL},
+  {SRV_POST, "/api/samples/{id}/comments",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_comments,     "a comment",     NULL},
   {SRV_POST, "/api/samples/{id}/segmentation",   SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_segmentation, "segmentation",  NULL},
   {SRV_PUT,  "/api/samples/{id}/rows/{n}",       SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_save_row,     "a row",         NULL},
   {SRV_GET,  "/api/samples/{id}",                SRV_SIGNED_IN, SRV_READ_VIEW,    api_sample,       "a sample",      NULL},
-  {SRV_GET | SRV_HEAD, "/clips/{path}",          SRV_SIGNED_IN, SRV_NO_SAMPLE,    srv_clip,         "clips",         "clips are read-only"},
+  {SRV_GET | SRV_HEAD, "/clips/{path}",          SRV_SIGNED_IN, SRV_CLIP,         srv_clip,         "clips",         "clips are read-only"},
 };
 /* clang-format on */
 
@@ -155,33 +160,10 @@ static int sample_exists(srv_req *r) {
   return 0;
 }
 
-/* SRV_READ_VIEW: the view asked for (?view=<name>): the caller's own unless a lead asks. */
-static int read_view(srv_req *r) {
-  const char *v = srv_arg(r, "view");
-  r->view_id = r->who.id;
-  r->view_name = r->who.name;
-  if (!v || !*v || strcmp(v, r->who.name) == 0)
-    return 1;
-  if (!srv_is_lead(r)) {
-    srv_error(r, 403, "only leads may open another annotator's view");
-    return 0;
-  }
-  if (rescue_annotator_id(r->st, v, NULL, 0, &r->view_id)) {
-    srv_error(r, 404, "no annotator named '%s'", v);
-    return 0;
-  }
-  r->view_name = v;
-  return 1;
-}
-
-/* SRV_OWN_ASSIGNED: the caller's own view of a sample that is theirs to write. */
-static int own_assigned(srv_req *r) {
-  const char *v = srv_arg(r, "view");
+/* SRV_ASSIGNED: {id} exists and is the caller's to work on: assigned to them or to nobody,
+   or they are a lead. 1, or 0 after setting 404 or 403. */
+static int assigned(srv_req *r) {
   int rc, any = 0, mine = 0;
-  if (v && strcmp(v, r->who.name) != 0) {
-    srv_error(r, 403, "only your own view can be written; '%s' is another annotator's", v);
-    return 0;
-  }
   if (!sample_exists(r))
     return 0;
   if (srv_is_lead(r))
@@ -196,10 +178,89 @@ static int own_assigned(srv_req *r) {
   return 0;
 }
 
+/* SRV_READ_VIEW: a sample of the caller's (SRV_ASSIGNED) in the view asked for
+   (?view=<name>): the caller's own unless a lead asks. */
+static int read_view(srv_req *r) {
+  const char *v = srv_arg(r, "view");
+  r->view_id = r->who.id;
+  r->view_name = r->who.name;
+  if (v && *v && strcmp(v, r->who.name) != 0 && !srv_is_lead(r)) {
+    srv_error(r, 403, "only leads may open another annotator's view");
+    return 0;
+  }
+  if (!assigned(r))
+    return 0;
+  if (!v || !*v || strcmp(v, r->who.name) == 0)
+    return 1;
+  if (rescue_annotator_id(r->st, v, NULL, 0, &r->view_id)) {
+    srv_error(r, 404, "no annotator named '%s'", v);
+    return 0;
+  }
+  r->view_name = v;
+  return 1;
+}
+
+/* SRV_OWN_ASSIGNED: the caller's own view of a sample that is theirs to write. */
+static int own_assigned(srv_req *r) {
+  const char *v = srv_arg(r, "view");
+  if (v && strcmp(v, r->who.name) != 0) {
+    srv_error(r, 403, "only your own view can be written; '%s' is another annotator's", v);
+    return 0;
+  }
+  return assigned(r);
+}
+
+/*
+** SRV_CLIP: by cookie, a URL signed for the session; for others than leads, a file that
+** resolves (symlinks followed) into the clip folder of a sample they may work on. Paths
+** that resolve nowhere, outside the folder or to no regular file are left to srv_clip
+** (404, 403).
+*/
+static int clip_scope(srv_req *r) {
+  const char *root = r->srv->assets_real;
+  char *full, *real, *cut;
+  struct stat sb;
+  size_t rootlen;
+  int ok = -1;
+  if (r->who.session && !srv_media_check(r))
+    return 0;
+  if (srv_is_lead(r) || !root)
+    return 1;
+  if (!(full = rescue_malloc(strlen(root) + strlen(r->rest) + 2))) {
+    srv_error(r, 500, "out of memory");
+    return 0;
+  }
+  sprintf(full, "%s/%s", root, r->rest);
+  real = realpath(full, NULL);
+  rescue_free(full);
+  rootlen = strlen(root);
+  if (!real || strncmp(real, root, rootlen) != 0 || real[rootlen] != '/' || stat(real, &sb) != 0 ||
+      !S_ISREG(sb.st_mode)) {
+    free(real);
+    return 1;
+  }
+  /* the longest leading part of the path that is a sample id */
+  while (ok < 0 && (cut = strrchr(real + rootlen + 1, '/'))) {
+    *cut = 0;
+    if (rescue_sample_ref(r->st, real + rootlen + 1, &(int64_t){0}) == 0) {
+      rescue_free(r->sample_id);
+      if ((r->sample_id = rescue_strdup(real + rootlen + 1)))
+        ok = assigned(r);
+      else
+        ok = srv_error(r, 500, "out of memory") == 0;
+    }
+  }
+  free(real);
+  if (ok < 0)
+    srv_error(r, 403, "'%s' is not a clip of a sample assigned to %s", r->rest, r->who.name);
+  return ok > 0;
+}
+
 /* The route's role and scope for the signed-in caller; 1 when allowed, 0 after an error. */
 static int authorize(srv_req *r, const srv_route *rt) {
   switch (rt->role) {
   case SRV_PUBLIC:
+  case SRV_ME:
   case SRV_SIGNED_IN: break;
   case SRV_LEAD:
     if (!srv_is_lead(r)) {
@@ -212,10 +273,20 @@ static int authorize(srv_req *r, const srv_route *rt) {
   case SRV_NO_SAMPLE: return 1;
   case SRV_WORK_LIST: r->every = srv_is_lead(r); return 1;
   case SRV_READ_VIEW: return read_view(r);
-  case SRV_ANY_SAMPLE: return sample_exists(r);
+  case SRV_ASSIGNED: return assigned(r);
   case SRV_OWN_ASSIGNED: return own_assigned(r);
+  case SRV_CLIP: return clip_scope(r);
   }
   return 0;
+}
+
+/* What a cookie request to rt must show besides the cookie (rt NULL: no route). */
+static int proof_for(const srv_route *rt) {
+  if (rt && rt->role == SRV_ME)
+    return SRV_PROOF_NONE;
+  if (rt && rt->scope == SRV_CLIP)
+    return SRV_PROOF_SIGNED;
+  return SRV_PROOF_CSRF;
 }
 
 void srv_dispatch(srv_req *r) {
@@ -227,7 +298,7 @@ void srv_dispatch(srv_req *r) {
     no_route(r, other); /* signing in needs no signing in */
     return;
   }
-  if (!(rt && rt->role == SRV_PUBLIC) && !srv_authenticate(r, write))
+  if (!(rt && rt->role == SRV_PUBLIC) && !srv_authenticate(r, proof_for(rt)))
     return;
   if (!rt) {
     no_route(r, other);
@@ -235,5 +306,11 @@ void srv_dispatch(srv_req *r) {
   }
   if (!take_params(r, &m) || !authorize(r, rt))
     return;
+  /* a write is acknowledged only while the corpus file is the one opened, after it too */
+  write = write && rt->role != SRV_PUBLIC && rt->handler != api_logout;
+  if (write && !srv_watch_ok(r))
+    return;
   rt->handler(r);
+  if (write && r->status < 300)
+    srv_watch_ok(r);
 }

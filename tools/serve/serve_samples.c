@@ -94,7 +94,7 @@ void srv_put_findings(rescue_jw *w, const rescue_lint_result *res, int only_row)
 }
 
 /* The clip <sample_id>/<tail> as that path when it is a regular file under the clip
-   folder, else null. */
+   folder (signed for the caller's session: "<path>?exp=...&sig=..."), else null. */
 static void put_clip(srv_req *r, rescue_jw *w, const char *tail) {
   struct stat sb;
   rescue_buf rel = RESCUE_BUF_INIT, p = RESCUE_BUF_INIT;
@@ -103,8 +103,10 @@ static void put_clip(srv_req *r, rescue_jw *w, const char *tail) {
   if (r->srv->assets_real && rescue_buf_ok(&rel)) {
     rescue_buf_printf(&p, "%s/%s", r->srv->assets_real, rel.s);
     ok = rescue_buf_ok(&p) && stat(p.s, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (ok)
+      srv_media_sign(r, p.s + strlen(r->srv->assets_real) + 1, &rel);
   }
-  if (ok)
+  if (ok && rescue_buf_ok(&rel))
     rescue_jw_str(w, rel.s);
   else
     rescue_jw_null(w);

@@ -1,6 +1,7 @@
 // dom.js: DOM helpers every part of the page uses: $ (an element by id), el (an HTML
 // element with attributes, listeners and children), sv (an SVG element), encPath (a
-// sample id as a URL path) and fmt (seconds with two decimals).
+// sample id as a URL path), clipUrl (a clip's signed URL) and fmt (seconds with two
+// decimals).
 
 export const $ = (id) => document.getElementById(id);
 export function el(tag, attrs, ...kids) {
@@ -23,4 +24,9 @@ export function sv(tag, attrs, text) {
   return e;
 }
 export const encPath = (p) => p.split('/').map(encodeURIComponent).join('/');
+// a clip as the server names it ("<path>?exp=...&sig=...": signed for this session)
+export function clipUrl(c) {
+  const q = c.indexOf('?');
+  return '/clips/' + (q < 0 ? encPath(c) : encPath(c.slice(0, q)) + c.slice(q));
+}
 export const fmt = (t) => (typeof t === 'number' ? t.toFixed(2) : '');

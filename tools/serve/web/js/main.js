@@ -1,7 +1,7 @@
 // main.js: the page's entry module: sign-in and sign-out, and the routing from the URL's
 // hash to a view. Importing the other modules wires their controls.
 
-import { api } from './api.js';
+import { api, csrf } from './api.js';
 import { showDashboard } from './dashboard.js';
 import { $ } from './dom.js';
 import './keys.js';
@@ -17,13 +17,15 @@ $('signin-form').addEventListener('submit', async (ev) => {
   $('signin-error').textContent = '';
   const r = await api('POST', '/api/login', { token: $('token').value.trim() });
   if (r.status !== 200) { $('signin-error').textContent = r.data.error || 'sign-in failed'; return; }
-  state.me = r.data;
+  csrf.set(r.data.csrf);
+  state.me = { name: r.data.name, role: r.data.role };
   $('token').value = '';
   route();
 });
 
 $('signout').addEventListener('click', async () => {
   await api('POST', '/api/logout');
+  csrf.clear();
   state.me = null;
   location.hash = '#/';
   show('signin');
@@ -31,8 +33,9 @@ $('signout').addEventListener('click', async () => {
 
 async function route() {
   if (!state.me) {
+    // a session without this tab's CSRF token (a new tab) signs in again
     const r = await api('GET', '/api/me');
-    if (r.status !== 200) { show('signin'); return; }
+    if (r.status !== 200 || !csrf.get()) { show('signin'); return; }
     state.me = r.data;
   }
   if (!state.scheme) state.scheme = (await api('GET', '/api/scheme')).data;

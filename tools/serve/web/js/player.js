@@ -1,13 +1,13 @@
 // player.js: the video player of the sample view: which clip it loads, playing one row's
 // span, the playhead in sample time, and the subtitle cues under it.
 
-import { $, el, encPath } from './dom.js';
+import { $, el, clipUrl } from './dom.js';
 import { state } from './state.js';
 
 export function setupPlayer() {
   const s = state.sample, p = $('player');
   state.clipOffset = 0;
-  if (s.segment) { p.src = '/clips/' + encPath(s.segment); p.hidden = false; $('no-media').hidden = true; }
+  if (s.segment) { p.src = clipUrl(s.segment); p.hidden = false; $('no-media').hidden = true; }
   else if (s.rows.some((r) => r.clip)) { p.removeAttribute('src'); p.hidden = false; $('no-media').hidden = true; }
   else { p.removeAttribute('src'); p.load(); p.hidden = true; $('no-media').hidden = false; }
 }
@@ -20,7 +20,7 @@ export function playRow() {
     state.stopAt = end;
     p.currentTime = start;
   } else if (r.clip) {
-    const src = '/clips/' + encPath(r.clip);
+    const src = clipUrl(r.clip);
     if (!p.src.endsWith(src)) p.src = src;
     state.clipOffset = start;
     state.stopAt = null;

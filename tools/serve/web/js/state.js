@@ -2,7 +2,7 @@
 // sample and the row being edited, the player's clip window, the lead's view choices.
 
 export const state = {
-  me: null,          // {name, role, csrf}
+  me: null,          // {name, role} (the CSRF token is in sessionStorage: api.js)
   scheme: null,
   sample: null,      // GET /api/samples/<id>
   other: null,       // a second view to compare with (leads)

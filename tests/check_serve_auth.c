@@ -1,0 +1,748 @@
+/*
+** check_serve_auth.c: who may do what on the review server (issue 25, items 3-5): every
+** route and method for two annotators with different assignments, a lead and a model
+** account; sessions that belong to one server (a CSRF token sign-in alone hands out, cookie
+** names of their own, the cookie alone never enough, another origin refused, signed media
+** URLs); the cap per user; token rotation, retiring and unretiring; sign-in failures
+** rate-limited and logged; a corpus deleted or replaced under the running server.
+*/
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rescue_annotators.h"
+#include "serve.h"
+#include "store_int.h"
+#include "testutil.h"
+
+typedef struct resp {
+  int status;
+  char *head, *body;
+  size_t body_len;
+} resp;
+
+static void resp_free(resp *r) {
+  free(r->head);
+  free(r->body);
+  memset(r, 0, sizeof *r);
+}
+
+/* One HTTP/1.1 request on a fresh connection; headers are "Name: value\r\n" lines. */
+static resp http(int port, const char *method, const char *path, const char *headers,
+                 const char *body) {
+  struct sockaddr_in a;
+  rescue_buf req = RESCUE_BUF_INIT, in = RESCUE_BUF_INIT;
+  resp r;
+  char buf[65536], *sep;
+  size_t off = 0, blen = body ? strlen(body) : 0;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  memset(&r, 0, sizeof r);
+  ck_assert_int_ge(fd, 0);
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s", method,
+                    path, headers ? headers : "");
+  if (body)
+    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n", blen);
+  rescue_buf_puts(&req, "\r\n");
+  if (body)
+    rescue_buf_putn(&req, body, blen);
+  while (off < req.len) {
+    ssize_t n = send(fd, req.s + off, req.len - off, MSG_NOSIGNAL);
+    if (n <= 0)
+      break;
+    off += (size_t)n;
+  }
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0)
+      break;
+    rescue_buf_putn(&in, buf, (size_t)n);
+  }
+  close(fd);
+  rescue_buf_clear(&req);
+  ck_assert_msg(in.len > 12, "no response to %s %s", method, path);
+  r.status = atoi(in.s + 9);
+  sep = strstr(in.s, "\r\n\r\n");
+  ck_assert_ptr_nonnull(sep);
+  r.head = strndup(in.s, (size_t)(sep - in.s) + 2);
+  r.body_len = in.len - (size_t)(sep + 4 - in.s);
+  r.body = strndup(sep + 4, r.body_len);
+  rescue_buf_clear(&in);
+  return r;
+}
+
+/* Value of header `name` in r, in a static buffer; NULL if absent. */
+static const char *header(const resp *r, const char *name) {
+  static char val[512];
+  const char *p = r->head;
+  size_t n = strlen(name);
+  while ((p = strstr(p, "\r\n")) != NULL) {
+    p += 2;
+    if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+      const char *e = strstr(p, "\r\n");
+      p += n + 1;
+      while (*p == ' ')
+        p++;
+      snprintf(val, sizeof val, "%.*s", (int)(e - p), p);
+      return val;
+    }
+  }
+  return NULL;
+}
+
+#define expect(r, want)                                                                            \
+  ck_assert_msg((r)->status == (want), "status %d, want %d: %s", (r)->status, (want), (r)->body)
+
+/* A string member of a JSON body (caller frees), or NULL. */
+static char *jstr(const char *body, const char *key) {
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *root = rescue_jparse(d, body, strlen(body), &je), *n;
+  char *v = NULL;
+  if (root && (n = rescue_jget(root, key)) && n->type == RESCUE_JSTRING)
+    v = strdup(n->s);
+  rescue_jdoc_free(&d);
+  return v;
+}
+
+/* ---- the world: two samples in two groups, ann and bob each given one, a lead, a model ---- */
+
+static char *dir, *db;
+static char tok_ann[65], tok_bob[65], tok_lead[65], tok_model[65];
+static char sample_a[128], sample_b[128]; /* ann's and bob's */
+static rescue_server *srv;
+static int port;
+
+static void add_annotator(rescue_store *st, const char *name, const char *role, char tok[65]) {
+  int existed;
+  ck_assert_msg(rescue_annotator_add(st, name, role, tok, &existed) == 0, "%s",
+                rescue_store_errmsg(st));
+}
+
+/* The one sample the latest assignment gives `name`, into out. */
+static void assigned_to(rescue_store *st, const char *name, char out[128]) {
+  int64_t id;
+  char **ids = NULL;
+  int n = 0;
+  ck_assert_int_eq(rescue_annotator_lookup(st, name, &id, NULL, NULL), 0);
+  ck_assert_int_eq(rescue_assigned_samples(st, id, &ids, &n), 0);
+  ck_assert_int_eq(n, 1);
+  snprintf(out, 128, "%s", ids[0]);
+  rescue_assigned_samples_free(&ids, n);
+}
+
+static rescue_server *start(int *p) {
+  rescue_serve_opts o = {0};
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_server *s = NULL;
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  o.assets = tu_path(dir, "assets");
+  ck_assert_msg(rescue_serve_start(&o, &s, &err) == 0, "%s", err.msg);
+  *p = rescue_serve_port(s);
+  return s;
+}
+
+static void setup(void) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  char path[4096], *text, *two;
+  const char *one = "maya_and_daniel/001_s01e01_segment01";
+  rescue_buf b = RESCUE_BUF_INIT;
+  const char *p, *q;
+  db = tu_new_corpus();
+  dir = strdup(db);
+  *strrchr(dir, '/') = 0;
+  /* the demo sample twice, in two groups, so an assignment splits them */
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  text = tu_read(path, NULL);
+  for (p = text; (q = strstr(p, one)); p = q + strlen(one)) {
+    rescue_buf_putn(&b, p, (size_t)(q - p));
+    rescue_buf_puts(&b, "alex_and_sam/001_s01e01_segment01");
+  }
+  rescue_buf_puts(&b, p);
+  rescue_buf_puts(&b, text);
+  two = strdup(tu_path(dir, "two.jsonl"));
+  tu_write(two, b.s);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, two, NULL), 0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  add_annotator(st, "ann", NULL, tok_ann);
+  add_annotator(st, "bob", NULL, tok_bob);
+  add_annotator(st, "lea", "lead", tok_lead);
+  add_annotator(st, "mod", "model", tok_model);
+  rescue_store_close(&st);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "ann,bob", "--overlap", "0",
+                             "--seed", "1", NULL),
+                   0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  assigned_to(st, "ann", sample_a);
+  assigned_to(st, "bob", sample_b);
+  rescue_store_close(&st);
+  ck_assert_str_ne(sample_a, sample_b);
+  snprintf(path, sizeof path, "assets/%s/segment.mp4", sample_a);
+  tu_write(tu_path(dir, path), "clip of a\n");
+  snprintf(path, sizeof path, "assets/%s/segment.mp4", sample_b);
+  tu_write(tu_path(dir, path), "clip of b\n");
+  srv = start(&port);
+  rescue_buf_clear(&b);
+  free(text);
+  free(two);
+}
+
+static void teardown(void) {
+  rescue_serve_stop(&srv);
+  free(db);
+  free(dir);
+}
+
+static const char *bearer(const char *tok) {
+  static char h[4][128];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(h[k], sizeof h[k], "Authorization: Bearer %s\r\n", tok);
+  return h[k];
+}
+
+/* A session on server port p for tok: the "name=value" cookie and the CSRF token. */
+typedef struct session {
+  char cookie[160], csrf[80], hdr[400]; /* hdr: both as request headers */
+} session;
+
+static session sign_in(int p, const char *tok) {
+  session s;
+  char body[128];
+  const char *sc;
+  char *c;
+  resp r;
+  memset(&s, 0, sizeof s);
+  snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok);
+  r = http(p, "POST", "/api/login", NULL, body);
+  expect(&r, 200);
+  sc = header(&r, "Set-Cookie");
+  ck_assert_ptr_nonnull(sc);
+  snprintf(s.cookie, sizeof s.cookie, "%.*s", (int)strcspn(sc, ";"), sc);
+  c = jstr(r.body, "csrf");
+  ck_assert_ptr_nonnull(c);
+  snprintf(s.csrf, sizeof s.csrf, "%s", c);
+  snprintf(s.hdr, sizeof s.hdr, "Cookie: %s\r\nX-CSRF-Token: %s\r\n", s.cookie, s.csrf);
+  free(c);
+  resp_free(&r);
+  return s;
+}
+
+/* ---- every route and method, per caller ---- */
+
+typedef struct route_case {
+  const char *method;
+  const char *path; /* "%s": the sample given by `which` */
+  char which;       /* 'a': ann's sample, 'b': bob's, 0: none */
+  const char *body;
+  int want[4]; /* ann, bob, lead, model */
+} route_case;
+
+/* clang-format off */
+static const route_case cases[] = {
+  {"GET",  "/api/me",                          0,   NULL,                  {200, 200, 200, 403}},
+  {"GET",  "/api/scheme",                      0,   NULL,                  {200, 200, 200, 403}},
+  {"GET",  "/api/dashboard",                   0,   NULL,                  {403, 403, 200, 403}},
+  {"GET",  "/api/samples",                     0,   NULL,                  {200, 200, 200, 403}},
+  {"GET",  "/api/samples/%s",                  'a', NULL,                  {200, 403, 200, 403}},
+  {"GET",  "/api/samples/%s",                  'b', NULL,                  {403, 200, 200, 403}},
+  {"GET",  "/api/samples/%s?view=bob",         'a', NULL,                  {403, 403, 200, 403}},
+  {"POST", "/api/samples/%s/status",           'a', "{\"status\": 3}",     {400, 403, 400, 403}},
+  {"POST", "/api/samples/%s/status",           'b', "{\"status\": 3}",     {403, 400, 400, 403}},
+  {"POST", "/api/samples/%s/comments",         'a', "{\"text\": \"hi\"}",  {200, 403, 200, 403}},
+  {"POST", "/api/samples/%s/comments",         'b', "{\"text\": \"hi\"}",  {403, 200, 200, 403}},
+  {"POST", "/api/samples/%s/segmentation",     'a', "{\"op\": \"cut\"}",   {400, 403, 400, 403}},
+  {"POST", "/api/samples/%s/segmentation",     'b', "{\"op\": \"cut\"}",   {403, 400, 400, 403}},
+  {"PUT",  "/api/samples/%s/rows/1",           'a', "{}",                  {400, 403, 400, 403}},
+  {"PUT",  "/api/samples/%s/rows/1",           'b', "{}",                  {403, 400, 400, 403}},
+  {"GET",  "/clips/%s/segment.mp4",            'a', NULL,                  {200, 403, 200, 403}},
+  {"HEAD", "/clips/%s/segment.mp4",            'a', NULL,                  {200, 403, 200, 403}},
+  {"GET",  "/clips/%s/segment.mp4",            'b', NULL,                  {403, 200, 200, 403}},
+  {"HEAD", "/clips/%s/segment.mp4",            'b', NULL,                  {403, 200, 200, 403}},
+  {"POST", "/api/logout",                      0,   NULL,                  {200, 200, 200, 403}},
+};
+/* clang-format on */
+
+START_TEST(test_route_authorization) {
+  const char *toks[4] = {tok_ann, tok_bob, tok_lead, tok_model};
+  const char *names[4] = {"ann", "bob", "lea", "mod"};
+  char path[512], body[128];
+  size_t i;
+  int who;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (who = 0; who < 4; who++) {
+      const route_case *c = &cases[i];
+      resp r;
+      snprintf(path, sizeof path, c->path, c->which == 'a' ? sample_a : sample_b);
+      r = http(port, c->method, path, bearer(toks[who]), c->body);
+      ck_assert_msg(r.status == c->want[who], "%s %s as %s: %d, want %d: %s", c->method, path,
+                    names[who], r.status, c->want[who], r.body);
+      if (c->want[who] == 403 && strcmp(c->method, "HEAD") != 0)
+        ck_assert_msg(!strstr(r.body, "clip of") && !strstr(r.body, "\"rows\""),
+                      "a refusal shows nothing: %s", r.body);
+      resp_free(&r);
+    }
+  /* the work lists: each annotator their own sample, the lead both */
+  for (who = 0; who < 3; who++) {
+    resp r = http(port, "GET", "/api/samples", bearer(toks[who]), NULL);
+    expect(&r, 200);
+    ck_assert_int_eq(strstr(r.body, sample_a) != NULL, who != 1);
+    ck_assert_int_eq(strstr(r.body, sample_b) != NULL, who != 0);
+    resp_free(&r);
+  }
+  /* the page's sign-in: model accounts refused, the others answered with a session */
+  for (who = 0; who < 4; who++) {
+    resp r;
+    snprintf(body, sizeof body, "{\"token\": \"%s\"}", toks[who]);
+    r = http(port, "POST", "/api/login", NULL, body);
+    expect(&r, who == 3 ? 403 : 200);
+    ck_assert_int_eq(header(&r, "Set-Cookie") != NULL, who != 3);
+    resp_free(&r);
+  }
+  /* the same through a session: bob's cookie reaches only bob's sample */
+  {
+    session s = sign_in(port, tok_bob);
+    resp r;
+    snprintf(path, sizeof path, "/api/samples/%s", sample_a);
+    r = http(port, "GET", path, s.hdr, NULL);
+    expect(&r, 403);
+    resp_free(&r);
+    snprintf(path, sizeof path, "/api/samples/%s", sample_b);
+    r = http(port, "GET", path, s.hdr, NULL);
+    expect(&r, 200);
+    resp_free(&r);
+  }
+}
+END_TEST
+
+/* ---- sessions that belong to one server ---- */
+
+START_TEST(test_cookie_alone_is_not_enough) {
+  session s = sign_in(port, tok_ann);
+  char hdr[1024], path[512];
+  resp r;
+  /* /api/me names the user and nothing more: the CSRF token comes from sign-in only */
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", s.cookie);
+  r = http(port, "GET", "/api/me", hdr, NULL);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"ann\""));
+  ck_assert_ptr_null(strstr(r.body, "csrf"));
+  ck_assert_ptr_null(strstr(r.body, s.csrf));
+  resp_free(&r);
+  /* reads need the CSRF token too */
+  r = http(port, "GET", "/api/samples", hdr, NULL);
+  expect(&r, 403);
+  resp_free(&r);
+  snprintf(path, sizeof path, "/api/samples/%s", sample_a);
+  r = http(port, "GET", path, hdr, NULL);
+  expect(&r, 403);
+  ck_assert_ptr_null(strstr(r.body, "\"rows\""));
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", s.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  /* a cookie request from another origin (another port is another origin, same site) */
+  snprintf(hdr, sizeof hdr, "%sOrigin: http://127.0.0.1:1\r\n", s.hdr);
+  r = http(port, "GET", "/api/samples", hdr, NULL);
+  expect(&r, 403);
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "%sSec-Fetch-Site: same-site\r\n", s.hdr);
+  r = http(port, "GET", "/api/samples", hdr, NULL);
+  expect(&r, 403);
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "%sOrigin: http://127.0.0.1\r\nSec-Fetch-Site: same-origin\r\n", s.hdr);
+  r = http(port, "GET", "/api/samples", hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  /* Bearer scripts are unaffected */
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL);
+  expect(&r, 200);
+  resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_cookie_on_another_port) {
+  int port2;
+  rescue_server *srv2 = start(&port2);
+  session s1 = sign_in(port, tok_ann), s2 = sign_in(port2, tok_ann);
+  char n1[64], n2[64], hdr[1024];
+  resp r;
+  /* each server's cookie has a name of its own: signing in to one keeps the other */
+  snprintf(n1, sizeof n1, "%.*s", (int)strcspn(s1.cookie, "="), s1.cookie);
+  snprintf(n2, sizeof n2, "%.*s", (int)strcspn(s2.cookie, "="), s2.cookie);
+  ck_assert_str_ne(n1, n2);
+  r = http(port, "GET", "/api/samples", s1.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  /* the browser sends both cookies to both ports: each server takes its own */
+  snprintf(hdr, sizeof hdr, "Cookie: %s; %s\r\nX-CSRF-Token: %s\r\n", s2.cookie, s1.cookie,
+           s1.csrf);
+  r = http(port, "GET", "/api/samples", hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  /* server 2 (another port: it may be anyone's) receives server 1's cookie: it learns
+     nothing that works on server 1 */
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", s1.cookie);
+  r = http(port2, "GET", "/api/me", hdr, NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(port, "GET", "/api/me", hdr, NULL);
+  ck_assert_ptr_null(strstr(r.body, s1.csrf));
+  resp_free(&r);
+  r = http(port, "POST", "/api/logout", hdr, NULL);
+  expect(&r, 403);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", s1.hdr, NULL);
+  expect(&r, 200); /* still signed in */
+  resp_free(&r);
+  rescue_serve_stop(&srv2);
+}
+END_TEST
+
+START_TEST(test_signin_csrf) {
+  char body[128], hdr[256];
+  const char *bad[] = {"Origin: http://127.0.0.1:1\r\n", "Origin: null\r\n",
+                       "Sec-Fetch-Site: same-site\r\n", "Sec-Fetch-Site: cross-site\r\n",
+                       "Origin: http://evil.example\r\nSec-Fetch-Site: cross-site\r\n"};
+  size_t i;
+  resp r;
+  snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok_bob);
+  for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    r = http(port, "POST", "/api/login", bad[i], body);
+    ck_assert_msg(r.status == 403, "sign-in with %s: %d", bad[i], r.status);
+    ck_assert_ptr_null(header(&r, "Set-Cookie"));
+    resp_free(&r);
+  }
+  snprintf(hdr, sizeof hdr, "Origin: http://127.0.0.1\r\nSec-Fetch-Site: same-origin\r\n");
+  r = http(port, "POST", "/api/login", hdr, body);
+  expect(&r, 200);
+  resp_free(&r);
+}
+END_TEST
+
+START_TEST(test_signed_media) {
+  session a = sign_in(port, tok_ann), l = sign_in(port, tok_lead);
+  char path[512], url[768], hdr[1024], *seg, *q;
+  resp r;
+  snprintf(path, sizeof path, "/api/samples/%s", sample_a);
+  r = http(port, "GET", path, a.hdr, NULL);
+  expect(&r, 200);
+  seg = jstr(r.body, "segment");
+  resp_free(&r);
+  ck_assert_ptr_nonnull(seg);
+  q = strchr(seg, '?');
+  ck_assert_ptr_nonnull(q);
+  ck_assert_ptr_nonnull(strstr(q, "sig="));
+  ck_assert_ptr_nonnull(strstr(q, "exp="));
+  /* the cookie with the signed URL: the clip (no CSRF header: media elements send none) */
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", a.cookie);
+  snprintf(url, sizeof url, "/clips/%s", seg);
+  r = http(port, "GET", url, hdr, NULL);
+  expect(&r, 200);
+  ck_assert_str_eq(r.body, "clip of a\n");
+  resp_free(&r);
+  /* unsigned, signed for another session, tampered or for another file: refused */
+  snprintf(url, sizeof url, "/clips/%.*s", (int)(q - seg), seg);
+  r = http(port, "GET", url, a.hdr, NULL);
+  expect(&r, 403);
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", l.cookie);
+  snprintf(url, sizeof url, "/clips/%s", seg);
+  r = http(port, "GET", url, hdr, NULL);
+  expect(&r, 403);
+  resp_free(&r);
+  snprintf(hdr, sizeof hdr, "Cookie: %s\r\n", a.cookie);
+  url[strlen(url) - 1] = url[strlen(url) - 1] == '0' ? '1' : '0';
+  r = http(port, "GET", url, hdr, NULL);
+  expect(&r, 403);
+  resp_free(&r);
+  snprintf(url, sizeof url, "/clips/%s/segment.mp4%s", sample_b, q);
+  r = http(port, "GET", url, hdr, NULL);
+  expect(&r, 403);
+  ck_assert_ptr_null(strstr(r.body, "clip of"));
+  resp_free(&r);
+  /* Bearer scripts need no signature */
+  snprintf(url, sizeof url, "/clips/%.*s", (int)(q - seg), seg);
+  r = http(port, "GET", url, bearer(tok_ann), NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  free(seg);
+}
+END_TEST
+
+START_TEST(test_session_cap) {
+  session first = sign_in(port, tok_ann), last = first;
+  resp r;
+  int i;
+  for (i = 0; i < 8; i++)
+    last = sign_in(port, tok_ann);
+  r = http(port, "GET", "/api/samples", first.hdr, NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", last.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+}
+END_TEST
+
+/* The token printed by `rescue annotator token <db> <name> --rotate` into tok. */
+static void rotate(const char *name, char tok[65]) {
+  char *out = NULL, *p;
+  ck_assert_int_eq(tu_rescue(&out, NULL, "annotator", "token", db, name, "--rotate", NULL), 0);
+  p = strstr(out, ": ");
+  ck_assert_ptr_nonnull(p);
+  snprintf(tok, 65, "%.64s", p + 2);
+  free(out);
+}
+
+START_TEST(test_rotation_and_retiring) {
+  session s = sign_in(port, tok_ann), b = sign_in(port, tok_bob);
+  char tok[65], tok2[65], *err = NULL;
+  resp r;
+  /* without --rotate a token cannot be shown again */
+  ck_assert_int_ne(tu_rescue(NULL, &err, "annotator", "token", db, "ann", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(err, "--rotate"));
+  free(err);
+  rotate("ann", tok);
+  ck_assert_str_ne(tok, tok_ann);
+  /* the old token and its session have ended; bob's session goes on */
+  r = http(port, "GET", "/api/samples", s.hdr, NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", b.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer(tok), NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  s = sign_in(port, tok);
+  /* retiring ends the session; unretiring brings back neither it nor the token */
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", db, "ann", "--reason", "leak", NULL), 0);
+  r = http(port, "GET", "/api/samples", s.hdr, NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  ck_assert_int_ne(tu_rescue(NULL, NULL, "annotator", "token", db, "ann", "--rotate", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "unretire", db, "ann", NULL), 0);
+  r = http(port, "GET", "/api/samples", s.hdr, NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", bearer(tok), NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  rotate("ann", tok2);
+  r = http(port, "GET", "/api/samples", bearer(tok2), NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  r = http(port, "GET", "/api/samples", b.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+}
+END_TEST
+
+/* ---- stderr captured while a test runs ---- */
+
+static int saved_err = -1;
+static char *err_path;
+
+static void capture_stderr(void) {
+  int fd;
+  err_path = strdup(tu_path(dir, "stderr.txt"));
+  fflush(stderr);
+  saved_err = dup(2);
+  fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ck_assert_int_ge(fd, 0);
+  dup2(fd, 2);
+  close(fd);
+}
+
+/* What went to stderr since capture_stderr (caller frees); stderr is restored. */
+static char *captured(void) {
+  char *s;
+  fflush(stderr);
+  dup2(saved_err, 2);
+  close(saved_err);
+  s = tu_read(err_path, NULL);
+  free(err_path);
+  return s;
+}
+
+START_TEST(test_signin_failures) {
+  char body[128], *log = NULL, *err;
+  resp r;
+  int i;
+  capture_stderr();
+  for (i = 0; i < 10; i++) {
+    r = http(port, "POST", "/api/login", NULL, "{\"token\": \"guess\"}");
+    expect(&r, 401);
+    resp_free(&r);
+  }
+  /* the address is held off, even with a good token; another account's Bearer is not */
+  snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok_ann);
+  r = http(port, "POST", "/api/login", NULL, body);
+  expect(&r, 429);
+  ck_assert_ptr_nonnull(header(&r, "Retry-After"));
+  resp_free(&r);
+  r = http(port, "POST", "/api/login", NULL, "{\"token\": \"guess\"}");
+  expect(&r, 429);
+  resp_free(&r);
+  r = http(port, "POST", "/api/login", NULL, "{\"token\": \"moda\"}");
+  expect(&r, 429);
+  resp_free(&r);
+  err = captured();
+  ck_assert_ptr_nonnull(strstr(err, "sign-in refused from 127.0.0.1: unknown token"));
+  free(err);
+  /* the log thread writes them to the audit trail (a bounded wait: it runs beside) */
+  for (i = 0; i < 300; i++) {
+    free(log);
+    log = NULL;
+    ck_assert_int_eq(tu_rescue(&log, NULL, "log", db, NULL), 0);
+    if (strstr(log, "signin-failed") && strstr(log, "127.0.0.1"))
+      break;
+    usleep(100000);
+  }
+  ck_assert_msg(strstr(log, "signin-failed") != NULL, "not in rescue log: %s", log);
+  free(log);
+}
+END_TEST
+
+/* ---- the corpus file watched ---- */
+
+/* Comments stored in the corpus file at path. */
+static int comments_in(const char *path) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *q = NULL;
+  int n = -1;
+  /* read-write: a WAL-mode file opened without its -wal file needs to make one */
+  ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM comment", -1, &q, NULL), SQLITE_OK);
+  if (sqlite3_step(q) == SQLITE_ROW)
+    n = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return n;
+}
+
+/* Comment on ann's sample as ann: the status. */
+static int comment(void) {
+  char path[512];
+  resp r;
+  int st;
+  snprintf(path, sizeof path, "/api/samples/%s/comments", sample_a);
+  r = http(port, "POST", path, bearer(tok_ann), "{\"text\": \"still here?\"}");
+  st = r.status;
+  if (st == 503)
+    ck_assert_ptr_nonnull(strstr(r.body, "deleted or replaced"));
+  resp_free(&r);
+  return st;
+}
+
+/* Swap the corpus under the running server (replace: by another file with `mv`; else
+   delete it) and check that no write is acknowledged from then on. */
+static void corpus_swapped(int replace) {
+  char moved[4096], *err;
+  int before, acked = 0, i;
+  resp r;
+  ck_assert_int_eq(comment(), 200);
+  ck_assert_int_eq(comment(), 200);
+  /* the WAL into the file, so the copy and the moved file hold what was acknowledged */
+  {
+    sqlite3 *h = NULL;
+    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+    int nl = -1, nc = -1;
+    ck_assert_int_eq(sqlite3_exec(h, "SELECT count(*) FROM comment", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_FULL, &nl, &nc),
+                     SQLITE_OK);
+    ck_assert_int_eq(nl, nc);
+    sqlite3_close(h);
+  }
+  before = comments_in(db);
+  ck_assert_int_eq(before, 2);
+  capture_stderr();
+  snprintf(moved, sizeof moved, "%s.moved", db);
+  if (replace) {
+    char *copy;
+    size_t len;
+    copy = tu_read(db, &len);
+    tu_write_n(tu_path(dir, "other.db"), copy, len);
+    free(copy);
+    ck_assert_int_eq(rename(tu_path(dir, "other.db"), db), 0);
+  } else {
+    ck_assert_int_eq(rename(db, moved), 0);
+  }
+  for (i = 0; i < 5; i++)
+    acked += comment() == 200;
+  ck_assert_int_eq(acked, 0);
+  /* reads go on */
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  err = captured();
+  ck_assert_ptr_nonnull(strstr(err, replace ? "was replaced" : "was deleted"));
+  ck_assert_ptr_nonnull(strstr(err, "writes are refused"));
+  free(err);
+  rescue_serve_stop(&srv);
+  /* nothing acknowledged is missing: what the server took before is in the file it had */
+  ck_assert_int_eq(comments_in(replace ? db : moved), before);
+}
+
+/* The server opens its store connections RESCUE_OPEN_DURABLE: synchronous FULL (2), so a
+   200 survives a power cut; other handles keep NORMAL (1). */
+START_TEST(test_durable_open) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  sqlite3_stmt *q;
+  int flags[2] = {0, RESCUE_OPEN_DURABLE}, i;
+  for (i = 0; i < 2; i++) {
+    ck_assert_int_eq(rescue_store_open(&st, db, flags[i], &err), 0);
+    ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st), "PRAGMA synchronous", -1, &q, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(q, 0), i ? 2 : 1);
+    sqlite3_finalize(q);
+    rescue_store_close(&st);
+  }
+}
+END_TEST
+
+START_TEST(test_corpus_deleted) { corpus_swapped(0); }
+END_TEST
+
+START_TEST(test_corpus_replaced) { corpus_swapped(1); }
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("serve_auth");
+  TCase *tc = tcase_create("auth");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_route_authorization);
+  tcase_add_test(tc, test_cookie_alone_is_not_enough);
+  tcase_add_test(tc, test_cookie_on_another_port);
+  tcase_add_test(tc, test_signin_csrf);
+  tcase_add_test(tc, test_signed_media);
+  tcase_add_test(tc, test_session_cap);
+  tcase_add_test(tc, test_rotation_and_retiring);
+  tcase_add_test(tc, test_signin_failures);
+  tcase_add_test(tc, test_durable_open);
+  tcase_add_test(tc, test_corpus_deleted);
+  tcase_add_test(tc, test_corpus_replaced);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
