@@ -21,6 +21,8 @@ typedef struct rescue_view_sample {
   const rescue_jnode *sample; /* the sample object */
   const rescue_jnode **rows;  /* n: each row object */
   int64_t *versions;          /* n: the row_version shown */
+  int64_t *row_ids;           /* n: each row's stable id (row.id) */
+  int64_t ref, rowset_id;     /* sample.id and the row set shown */
   int *mine;                  /* n: that version is the annotator's own, of this row */
   int *origin;                /* n: RESCUE_ROW_OWN, _CARRIED, _SPLIT, _MERGED */
   int *seg_changed;           /* n: someone else's resegmentation changed the row */
