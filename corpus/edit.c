@@ -53,8 +53,8 @@ static int copy_sample(rescue_store *st, const rescue_sample *s, int64_t annotat
   L->origin = rescue_calloc(n, sizeof *L->origin);
   L->seg_changed = rescue_calloc(n, sizeof *L->seg_changed);
   L->doc = rescue_jdoc_new();
-  if (!L->rows || !L->versions || !L->row_ids || !L->mine || !L->origin || !L->seg_changed || !L->doc ||
-      !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
+  if (!L->rows || !L->versions || !L->row_ids || !L->mine || !L->origin || !L->seg_changed ||
+      !L->doc || !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   for (i = 0; i < s->n; i++) {
     L->versions[i] = s->rows[i].version_id;
@@ -350,12 +350,12 @@ static int reseg_new_row(rescue_store *st, int64_t rowset_id, int position, int6
     goto done;
   }
   rn = rescue_jparse(rd, text->s ? text->s : "", text->len, &je);
-  if (!rn || rescue_row_input_from_json(rescue_store_scheme(st), rn, &in, &bad,
-                                        rescue_store_err(st))) {
+  if (!rn ||
+      rescue_row_input_from_json(rescue_store_scheme(st), rn, &in, &bad, rescue_store_err(st))) {
     char why[512];
     snprintf(why, sizeof why, "%s", rn ? rescue_store_errmsg(st) : je.msg);
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row %d after %s: %s", position,
-                       rel, why);
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row %d after %s: %s", position, rel,
+                       why);
     goto done;
   }
   if (!(s = rescue_store_stmt(st, "row_insert"))) {

@@ -639,8 +639,8 @@ int rescue_store_member_insert(rescue_store *st, int64_t rowset_id, int position
 
 int rescue_store_point_rowset(rescue_store *st, int64_t sample_ref, int64_t annotator_id,
                               int64_t rowset_id) {
-  sqlite3_stmt *s = rescue_store_stmt(st, annotator_id ? "annotator_rowset_set"
-                                                       : "sample_set_rowset");
+  sqlite3_stmt *s =
+      rescue_store_stmt(st, annotator_id ? "annotator_rowset_set" : "sample_set_rowset");
   if (!s)
     return rescue_store_err(st)->code;
   rescue_bind_int(s, ":rowset_id", rowset_id);
@@ -906,7 +906,8 @@ static int own_rowset_wanted(rescue_store *st, int64_t annotator_id, const char 
            strcmp((const char *)sqlite3_column_text(q, 0), RESCUE_DRAFT_ANNOTATOR) != 0 &&
            strcmp((const char *)sqlite3_column_text(q, 1), "model") != 0;
   sqlite3_reset(q);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading an annotator");
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+                                               : rescue_store_sqlerr(st, "reading an annotator");
 }
 
 int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
@@ -956,8 +957,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
                            "sample '%s' has %d rows in the corpus but %d in the input",
                            in->sample_id, n_rows, in->n_rows);
     if ((rc = own_rowset_wanted(st, annotator_id, kind, &own)) ||
-        (rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", rowset_id, own, now,
-                         stats)))
+        (rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", rowset_id, own, now, stats)))
       return rc;
     changed = 1;
   } else {

@@ -232,8 +232,10 @@ START_TEST(resegment_keeps_views) {
   ck_assert_ptr_null(strstr(out, "R21"));
   free(out);
   free(err);
-  /* agreement on the base row set, where both saved their labels: 6 rows, 2 differ (rows
-     aligned across row sets are the agreement engine's part of issue 22) */
+  /* ann1 now works in a row set of their own (7 rows) and ann2 in the base one (6): the
+     report covers the 6 units of the reference row set; pairing ann1's rows with them by
+     alignment is the agreement engine's part of issue 22 (annotate/agree_*), not checked
+     here */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--coders", "ann1,ann2", "--field",
                              "utterance_type", "--json", NULL),
                    0);
@@ -242,8 +244,6 @@ START_TEST(resegment_keeps_views) {
   f = json_array_get(json_object_get(j, "fields"), 0);
   ck_assert_str_eq(json_string_value(json_object_get(f, "status")), "ok");
   ck_assert_int_eq(json_integer_value(json_object_get(f, "units")), 6);
-  ck_assert_msg(json_real_value(json_object_get(f, "percent_agreement")) > 0.66 &&
-            json_real_value(json_object_get(f, "percent_agreement")) < 0.67, "%s", out);
   json_decref(j);
   free(out);
   free(err);
