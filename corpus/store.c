@@ -1055,9 +1055,10 @@ static size_t put_col(rescue_buf *b, sqlite3_stmt *s, int col) {
 static const char *at(rescue_buf *b, size_t off) { return off == (size_t)-1 ? NULL : b->s + off; }
 
 /*
-** The content of column col for a row at `position` of a row set: verbatim, or, for a row
-** that sits at another position than the one it was made at (made, column col + 10: a
-** row set made by a split or merge), with its row_index rewritten to that position.
+** The content of column col for a row at `position` of a row set: verbatim, or, for a
+** version written for another position (made, column col + 10: the position its row was
+** made at, which a split or merge in another row set moves, or a version carried over a
+** resegmentation from another row), with its row_index rewritten to that position.
 ** Appended NUL-terminated to b like put_col; *len gets the content's length.
 */
 static size_t put_content(rescue_buf *b, sqlite3_stmt *s, int col, int position, size_t *len) {

@@ -207,7 +207,7 @@ SELECT p.row_id, p.position, v.id, v.annotator_id, v.kind, v.content, v.start_ti
                AND NOT EXISTS (SELECT 1 FROM row_origin o WHERE o.row_id = p.row_id
                                   AND o.part = 1 AND o.relation = 'same')
           FROM rowset rs WHERE rs.id = :rowset_id),
-       (SELECT position FROM row WHERE id = p.row_id)
+       (SELECT position FROM row WHERE id = v.row_id) -- a carried version: its row's
   FROM pick p JOIN row_version v ON v.id = p.vid
  ORDER BY p.position;
 

@@ -303,6 +303,87 @@ START_TEST(test_times_and_comments_by_id) {
 }
 END_TEST
 
+/* One number from an SQL query on the corpus file. */
+static long long sql_num(const char *path, const char *sql) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  long long v;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  v = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return v;
+}
+
+/*
+** A corpus written before row sets were lists (tests/data/corpus_v6.sql: the draft, ann's
+** edit of row 3, bob's import --resegment splitting row 2, ann's comment on row 4) opens,
+** upgrades in place and shows the same rows, versions and lineage.
+*/
+START_TEST(test_upgrade_from_v6) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  char path[4096], *dir = tu_tmpdir(), *sql, *msg = NULL;
+  sqlite3 *h;
+  seen a, b, a1, b1;
+  rescue_view_sample L;
+  snprintf(path, sizeof path, "%s/tests/data/corpus_v6.sql", RESCUE_SOURCE_DIR);
+  sql = tu_read(path, NULL);
+  db = strdup(tu_path(dir, "old.db"));
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+  sqlite3_close(h);
+  free(sql);
+  ck_assert_int_eq(sql_num(db, "PRAGMA user_version"), 6);
+  ck_assert_msg(rescue_store_open(&st, db, 0, &err) == 0, "%s", err.msg);
+  ck_assert_int_ge(sql_num(db, "PRAGMA user_version"), 7);
+  ck_assert_int_eq(rescue_annotator_lookup(st, "ann", &ann, NULL, NULL), 0);
+  ck_assert_int_eq(rescue_annotator_lookup(st, "bob", &bob, NULL, NULL), 0);
+  /* every row a member of the row set it was made in, at its position; nothing else */
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM row"), 19);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM rowset_member m JOIN row r ON r.id = "
+                               "m.row_id AND r.rowset_id = m.rowset_id AND "
+                               "r.position = m.position"),
+                   19);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM rowset_member"), 19);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM annotator_rowset"), 0);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM row_origin"), 10);
+  /* the comment still names row 4 of the current row set, by id */
+  ck_assert_int_eq(sql_num(db, "SELECT m.position FROM comment c JOIN rowset_member m ON "
+                               "m.row_id = c.row_id AND m.rowset_id = 2"),
+                   4);
+  /* the views: 10 rows each; ann's label carried over bob's split; bob's halves */
+  look(ann, &a);
+  look(bob, &b);
+  ck_assert_int_eq(a.n, 10);
+  ck_assert_int_eq(b.n, 10);
+  consecutive(ann);
+  consecutive(bob);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_str_eq(rescue_jget(L.rows[3], "utterance_type")->s, "request");
+  rescue_view_sample_clear(&L);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0);
+  ck_assert_str_eq(rescue_jget(L.rows[2], "dialogue_cleaned")->s, "second half");
+  rescue_view_sample_clear(&L);
+  /* and the upgraded corpus works the new way: ann's split is ann's alone */
+  ck_assert_int_eq(do_split(ann, 1, 0), 11);
+  look(ann, &a1);
+  look(bob, &b1);
+  ck_assert_str_eq(b1.json, b.json);
+  ck_assert_int_eq(a1.n, 11);
+  ck_assert_int_eq(a1.ids[4], a.ids[3]);
+  consecutive(ann);
+  forget(&a);
+  forget(&b);
+  forget(&a1);
+  forget(&b1);
+  rescue_store_close(&st);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rowsets");
   TCase *tc = tcase_create("two annotators");
@@ -311,6 +392,10 @@ int main(void) {
   tcase_add_test(tc, test_split_leaves_others_alone);
   tcase_add_test(tc, test_merge_back_restores_parent);
   tcase_add_test(tc, test_times_and_comments_by_id);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("upgrade");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_upgrade_from_v6);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
