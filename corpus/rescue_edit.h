@@ -74,8 +74,11 @@ typedef struct rescue_resegment {
 
 /*
 ** Resegment sample_id through annotator_id's view. SPLIT and MERGE record a new row set
-** as that annotator's segmentation (in one transaction; per new row, the rows it came
-** from) and are open only while the sample is new or in review; a sample that was new is
+** that becomes that annotator's own (in one transaction): the rows of their view with
+** unchanged rows keeping their ids, a split row replaced by two new rows, two merged rows
+** by a new row, or by their parent again when they are the two halves of one split
+** (corpus/FORMAT.md §4); nobody else's row set changes. They are open only while the
+** sample is new or in review; a sample that was new is
 ** then in review. TIMES saves a new version of the row with rescue_row_save (and its
 ** rules). Refusals: a row that does not exist, a merge without a next row, a split time
 ** outside the row, bad times (RESCUE_EINVAL); a base version that is no longer what the

@@ -216,6 +216,22 @@ START_TEST(test_split_leaves_others_alone) {
   forget(&a1);
   look(ann, &a1);
   ck_assert_ptr_null(strstr(a1.json, "bob"));
+  /* ann saves a row her split moved (row 3 of the base row set is her row 4): her view
+     numbers it 4, the latest view of the base row set still 3 */
+  save_text(ann, 4, "ann on a moved row");
+  consecutive(ann);
+  {
+    rescue_view v;
+    rescue_sample_iter *it = NULL;
+    const rescue_sample *smp;
+    ck_assert_int_eq(rescue_view_parse(st, "latest", &v), 0);
+    ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+    ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+    ck_assert_int_eq(smp->n, b0.n);
+    ck_assert_ptr_nonnull(strstr(smp->rows[2].content, "ann on a moved row"));
+    ck_assert_ptr_nonnull(strstr(smp->rows[2].content, "\"row_index\": 3"));
+    rescue_sample_iter_free(&it);
+  }
   forget(&a0);
   forget(&a1);
   forget(&b0);

@@ -630,6 +630,16 @@ START_TEST(test_status_comments_segmentation) {
   ck_assert_ptr_nonnull(strstr(r.body, "\"rows\": 10"));
   resp_free(&r);
   r = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  /* rows carry their ids: row 2 of ann's view (the old row 2, after the halves of row 1)
+     is the same row as row 2 of bob's */
+  {
+    const char *p = strstr(bob_before, "\"index\": 2, \"row_id\": "), *q;
+    char want[64];
+    ck_assert_ptr_nonnull(p);
+    q = strchr(p + 22, ',');
+    snprintf(want, sizeof want, "\"index\": 3, \"row_id\": %.*s,", (int)(q - (p + 22)), p + 22);
+    ck_assert_msg(strstr(r.body, want) != NULL, "%s", want);
+  }
   ck_assert_ptr_nonnull(strstr(r.body, "\"end_time\": 2.0, "));
   ck_assert_ptr_nonnull(strstr(r.body, "\"start_time\": 2.0, "));
   ck_assert_ptr_nonnull(strstr(r.body, "\"n_rows\": 10"));
