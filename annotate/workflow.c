@@ -111,6 +111,7 @@ int rescue_comment_add(rescue_store *st, const char *sample_id, int row, const c
     }
     rescue_bind_int(s, ":sample_ref", ref);
     rescue_bind_int(s, ":position", row);
+    rescue_bind_int(s, ":annotator_id", annotator_id);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW)
       row_id = sqlite3_column_int64(s, 0);

@@ -18,6 +18,7 @@ void rescue_view_sample_clear(rescue_view_sample *vs) {
   rescue_jdoc_free(&vs->doc);
   rescue_free(vs->rows);
   rescue_free(vs->versions);
+  rescue_free(vs->row_ids);
   rescue_free(vs->mine);
   rescue_free(vs->origin);
   rescue_free(vs->seg_changed);
@@ -45,15 +46,19 @@ static int copy_sample(rescue_store *st, const rescue_sample *s, int64_t annotat
   L->n_rows = s->n_rows;
   L->rows = rescue_calloc(n, sizeof *L->rows);
   L->versions = rescue_calloc(n, sizeof *L->versions);
+  L->row_ids = rescue_calloc(n, sizeof *L->row_ids);
+  L->ref = s->ref;
+  L->rowset_id = s->rowset_id;
   L->mine = rescue_calloc(n, sizeof *L->mine);
   L->origin = rescue_calloc(n, sizeof *L->origin);
   L->seg_changed = rescue_calloc(n, sizeof *L->seg_changed);
   L->doc = rescue_jdoc_new();
-  if (!L->rows || !L->versions || !L->mine || !L->origin || !L->seg_changed || !L->doc ||
-      !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
+  if (!L->rows || !L->versions || !L->row_ids || !L->mine || !L->origin || !L->seg_changed ||
+      !L->doc || !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   for (i = 0; i < s->n; i++) {
     L->versions[i] = s->rows[i].version_id;
+    L->row_ids[i] = s->rows[i].row_id;
     L->mine[i] = s->rows[i].annotator_id == annotator_id && s->rows[i].origin == RESCUE_ROW_OWN;
     L->origin[i] = s->rows[i].origin;
     L->seg_changed[i] = s->rows[i].seg_changed;
@@ -256,9 +261,9 @@ static int reseg_times(rescue_store *st, const char *sample_id, int64_t annotato
   return rc;
 }
 
-/* SPLIT of row ri at op->at: two rows, appended to texts. */
+/* SPLIT of row ri at op->at: two rows into texts[0..1], numbered position and position + 1. */
 static int split_row(rescue_store *st, const rescue_jnode *ri, const rescue_resegment *op,
-                     rescue_buf *texts, int *n_out) {
+                     rescue_buf *texts, int position) {
   double s0 = num_of(ri, "start_time"), e0 = num_of(ri, "end_time");
   double at = round(op->at * 1000.0) / 1000.0;
   const char *k1[2] = {"row_index", "end_time"}, *k2[2] = {"row_index", "start_time"};
@@ -269,16 +274,19 @@ static int split_row(rescue_store *st, const rescue_jnode *ri, const rescue_rese
                          "the split time %.3f is not inside row %d (%.3f to %.3f)", at, op->row, s0,
                          e0);
   fmt_time(at, t);
-  snprintf(idx, sizeof idx, "%d", *n_out + 1);
-  write_row_with(&texts[(*n_out)++], ri, k1, v, 2); /* ends at the split */
-  snprintf(idx, sizeof idx, "%d", *n_out + 1);
-  write_row_with(&texts[(*n_out)++], ri, k2, v, 2); /* starts at the split */
+  snprintf(idx, sizeof idx, "%d", position);
+  write_row_with(&texts[0], ri, k1, v, 2); /* ends at the split */
+  snprintf(idx, sizeof idx, "%d", position + 1);
+  write_row_with(&texts[1], ri, k2, v, 2); /* starts at the split */
   return 0;
 }
 
-/* MERGE of ri and nx: one row from ri's start to nx's end, the texts joined by a space. */
-static void merge_rows(const rescue_jnode *ri, const rescue_jnode *nx, rescue_buf *texts,
-                       int *n_out) {
+/*
+** MERGE of ri and nx: one row from ri's start to nx's end, the texts joined by a space,
+** numbered position, into *out.
+*/
+static void merge_rows(const rescue_jnode *ri, const rescue_jnode *nx, rescue_buf *out,
+                       int position) {
   const rescue_jnode *en = rescue_jget(nx, "end_time"), *sn = rescue_jget(ri, "start_time");
   rescue_buf t = RESCUE_BUF_INIT, joined = RESCUE_BUF_INIT, sa = RESCUE_BUF_INIT,
              q = RESCUE_BUF_INIT;
@@ -296,96 +304,186 @@ static void merge_rows(const rescue_jnode *ri, const rescue_jnode *nx, rescue_bu
     rescue_buf_putc(&joined, ' ');
   rescue_buf_putn(&joined, d2, l2);
   rescue_jwrite_string(&q, joined.s ? joined.s : "", joined.len);
-  snprintf(idx, sizeof idx, "%d", *n_out + 1);
+  snprintf(idx, sizeof idx, "%d", position);
   mvals[0] = idx;
   mvals[1] = sa.s ? sa.s : "0";
   mvals[2] = t.s ? t.s : "0";
   mvals[3] = q.s ? q.s : "\"\"";
-  write_row_with(&texts[(*n_out)++], ri, mkeys, mvals, 4);
+  write_row_with(out, ri, mkeys, mvals, 4);
   rescue_buf_clear(&q);
   rescue_buf_clear(&sa);
   rescue_buf_clear(&t);
   rescue_buf_clear(&joined);
 }
 
-/* The new row set of a SPLIT or MERGE as JSON texts (texts holds L->n + 1). */
-static int reseg_rows(rescue_store *st, const rescue_view_sample *L, const rescue_resegment *op,
-                      rescue_buf *texts, int *n_out) {
-  int i, rc;
-  for (i = 0; i < L->n; i++) {
-    const rescue_jnode *ri = L->rows[i];
-    if (op->op == RESCUE_RESEG_SPLIT && i + 1 == op->row) {
-      if ((rc = split_row(st, ri, op, texts, n_out)))
-        return rc;
-    } else if (op->op == RESCUE_RESEG_MERGE && i + 1 == op->row) {
-      merge_rows(ri, L->rows[i + 1], texts, n_out);
-      i++; /* the next row is merged in */
-    } else {
-      const char *keys[1] = {"row_index"};
-      char idx[24];
-      const char *vals[1] = {idx};
-      snprintf(idx, sizeof idx, "%d", *n_out + 1);
-      write_row_with(&texts[(*n_out)++], ri, keys, vals, 1);
-    }
-  }
-  for (i = 0; i < *n_out; i++)
-    if (!rescue_buf_ok(&texts[i]))
-      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  return 0;
+/* The parent row_id was split from (one part, relation split), else 0. */
+static int split_parent(rescue_store *st, int64_t row_id, int64_t *parent) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "row_split_parent");
+  int rc;
+  *parent = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":row_id", row_id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW)
+    *parent = sqlite3_column_int64(q, 0);
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading lineage");
 }
 
-/* Store the new row set as annotator_id's segmentation, in one transaction. */
-static int reseg_store(rescue_store *st, const char *sample_id, int64_t annotator_id,
-                       const rescue_view_sample *L, const rescue_resegment *op,
-                       const rescue_buf *texts, int n_out) {
-  rescue_sample_input in;
+/*
+** A new row made at `position` of rowset_id from the JSON text, with its first version by
+** annotator_id and its lineage: parents[0..n_parents) with relation rel (parts in order).
+*/
+static int reseg_new_row(rescue_store *st, int64_t rowset_id, int position, int64_t annotator_id,
+                         const rescue_buf *text, const int64_t *parents, int n_parents,
+                         const char *rel, int64_t *row_id) {
   rescue_jdoc *rd = rescue_jdoc_new();
+  rescue_row_input in;
+  const rescue_jnode *rn, *bad = NULL;
+  rescue_jerror je;
+  sqlite3_stmt *s;
   int rc = 0, i;
   memset(&in, 0, sizeof in);
-  in.sample_id = sample_id;
-  in.head = L->head;
-  in.tail = L->tail;
-  in.has_rows = L->has_rows;
-  in.given_keys = L->given_keys;
-  in.rows = rescue_calloc((size_t)n_out + 1, sizeof *in.rows);
-  if (!in.rows || !rd) {
+  if (!rd || !rescue_buf_ok(text)) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }
-  for (i = 0; i < n_out; i++) {
-    const rescue_jnode *rn, *bad = NULL;
-    rescue_jerror je;
-    rn = rescue_jparse(rd, texts[i].s ? texts[i].s : "", texts[i].len, &je);
-    in.n_rows = i + 1;
-    if (!rn || rescue_row_input_from_json(rescue_store_scheme(st), rn, &in.rows[i], &bad,
-                                          rescue_store_err(st))) {
-      char why[512];
-      snprintf(why, sizeof why, "%s", rn ? rescue_store_errmsg(st) : je.msg);
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row %d after %s: %s", i + 1,
-                         op_name(op->op), why);
-      goto done;
+  rn = rescue_jparse(rd, text->s ? text->s : "", text->len, &je);
+  if (!rn ||
+      rescue_row_input_from_json(rescue_store_scheme(st), rn, &in, &bad, rescue_store_err(st))) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", rn ? rescue_store_errmsg(st) : je.msg);
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "row %d after %s: %s", position, rel,
+                       why);
+    goto done;
+  }
+  if (!(s = rescue_store_stmt(st, "row_insert"))) {
+    rc = rescue_store_err(st)->code;
+    goto done;
+  }
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  rescue_bind_int(s, ":position", position);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "writing a row");
+    goto done;
+  }
+  *row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+  if ((rc = rescue_store_add_row_version(st, *row_id, annotator_id, "edit", &in, NULL, NULL, NULL)))
+    goto done;
+  for (i = 0; i < n_parents && !rc; i++) {
+    if (!(s = rescue_store_stmt(st, "row_origin_insert"))) {
+      rc = rescue_store_err(st)->code;
+      break;
+    }
+    rescue_bind_int(s, ":row_id", *row_id);
+    rescue_bind_int(s, ":part", i + 1);
+    rescue_bind_int(s, ":parent_id", parents[i]);
+    rescue_bind_text(s, ":relation", rel, -1);
+    if (sqlite3_step(s) != SQLITE_DONE)
+      rc = rescue_store_sqlerr(st, "recording where a row came from");
+  }
+done:
+  rescue_row_input_clear(&in);
+  rescue_jdoc_free(&rd);
+  return rc;
+}
+
+/*
+** The row ids of the annotator's new row set after a SPLIT or MERGE (ids holds L->n + 1),
+** new rows made as needed: a split row gives two new rows (lineage split); two halves of
+** one split row merged back give the parent again (its id and versions); any other merge
+** gives a new row (lineage merged). Inside the caller's transaction.
+*/
+static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_sample *L,
+                     const rescue_resegment *op, int64_t rowset_id, int64_t *ids, int *n_out) {
+  rescue_buf texts[2] = {RESCUE_BUF_INIT, RESCUE_BUF_INIT};
+  int k = op->row - 1, i, rc = 0, n = 0;
+  for (i = 0; i < L->n && !rc; i++) {
+    if (i != k) {
+      ids[n++] = L->row_ids[i];
+      continue;
+    }
+    if (op->op == RESCUE_RESEG_SPLIT) {
+      if ((rc = split_row(st, L->rows[i], op, texts, n + 1)))
+        break;
+      if (!(rc = reseg_new_row(st, rowset_id, n + 1, annotator_id, &texts[0], &L->row_ids[i], 1,
+                               "split", &ids[n])))
+        rc = reseg_new_row(st, rowset_id, n + 2, annotator_id, &texts[1], &L->row_ids[i], 1,
+                           "split", &ids[n + 1]);
+      n += 2;
+    } else {
+      int64_t p1, p2;
+      if ((rc = split_parent(st, L->row_ids[i], &p1)) ||
+          (rc = split_parent(st, L->row_ids[i + 1], &p2)))
+        break;
+      if (p1 && p1 == p2) {
+        ids[n++] = p1; /* the two halves of one row: that row again */
+      } else {
+        merge_rows(L->rows[i], L->rows[i + 1], &texts[0], n + 1);
+        rc = reseg_new_row(st, rowset_id, n + 1, annotator_id, &texts[0], &L->row_ids[i], 2,
+                           "merged", &ids[n]);
+        n++;
+      }
+      i++; /* the next row is merged in */
     }
   }
+  rescue_buf_clear(&texts[0]);
+  rescue_buf_clear(&texts[1]);
+  *n_out = n;
+  return rc;
+}
+
+/*
+** Store a SPLIT or MERGE as annotator_id's own row set, in one transaction: a new row set
+** of the rows of their view with the changed ones replaced, which becomes theirs
+** (annotator_rowset). Nobody else's row set, versions or progress changes.
+*/
+static int reseg_store(rescue_store *st, int64_t annotator_id, const rescue_view_sample *L,
+                       const rescue_resegment *op, int *n_out) {
+  int64_t *ids = rescue_calloc((size_t)L->n + 2, sizeof *ids), rowset_id;
+  sqlite3_stmt *s;
+  char now[32];
+  int rc, i;
+  if (!ids)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   if ((rc = rescue_store_begin(st)))
     goto done;
-  if ((rc = rescue_store_put_sample(st, &in, annotator_id, "edit", RESCUE_PUT_RESEGMENT, NULL)) ||
-      (rc = rescue_store_commit(st)))
-    rescue_store_rollback(st);
-done:
-  if (in.rows) {
-    for (i = 0; i < in.n_rows; i++)
-      rescue_row_input_clear(&in.rows[i]);
-    rescue_free(in.rows);
+  if (!(s = rescue_store_stmt(st, "rowset_insert"))) {
+    rc = rescue_store_err(st)->code;
+    goto fail;
   }
-  rescue_jdoc_free(&rd);
+  rescue_now_iso(now);
+  rescue_bind_int(s, ":sample_ref", L->ref);
+  rescue_bind_int(s, ":annotator_id", annotator_id);
+  rescue_bind_text(s, ":now", now, -1);
+  rescue_bind_int(s, ":n_rows", L->n + (op->op == RESCUE_RESEG_SPLIT ? 1 : -1));
+  rescue_bind_text(s, ":note", op_name(op->op), -1);
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    rc = rescue_store_sqlerr(st, "writing a row set");
+    goto fail;
+  }
+  rowset_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+  if ((rc = reseg_ids(st, annotator_id, L, op, rowset_id, ids, n_out)))
+    goto fail;
+  for (i = 0; i < *n_out; i++)
+    if ((rc = rescue_store_member_insert(st, rowset_id, i + 1, ids[i])))
+      goto fail;
+  if ((rc = rescue_store_point_rowset(st, L->ref, annotator_id, rowset_id)) ||
+      (rc = rescue_store_commit(st)))
+    goto fail;
+  goto done;
+fail:
+  rescue_store_rollback(st);
+done:
+  rescue_free(ids);
   return rc;
 }
 
 int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t annotator_id,
                             const rescue_resegment *op, int *n_rows, int64_t *version) {
   rescue_view_sample L;
-  rescue_buf *texts = NULL;
-  int rc, i, n_out = 0;
+  int rc, n_out = 0;
   if (n_rows)
     *n_rows = 0;
   if (version)
@@ -398,12 +496,7 @@ int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t ann
       *n_rows = L.n;
     goto done;
   }
-  if (!(texts = rescue_calloc((size_t)L.n + 1, sizeof *texts))) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    goto done;
-  }
-  if ((rc = reseg_rows(st, &L, op, texts, &n_out)) ||
-      (rc = reseg_store(st, sample_id, annotator_id, &L, op, texts, n_out)))
+  if ((rc = reseg_store(st, annotator_id, &L, op, &n_out)))
     goto done;
   /* a resegmentation is a first save too: a sample nobody had started is now in review
      (its own transaction: the new row set stands even if the status cannot be written) */
@@ -412,11 +505,6 @@ int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t ann
   if (n_rows)
     *n_rows = n_out;
 done:
-  if (texts) {
-    for (i = 0; i < L.n + 1; i++)
-      rescue_buf_clear(&texts[i]);
-    rescue_free(texts);
-  }
   rescue_view_sample_clear(&L);
   return rc;
 }

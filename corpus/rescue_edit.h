@@ -21,6 +21,8 @@ typedef struct rescue_view_sample {
   const rescue_jnode *sample; /* the sample object */
   const rescue_jnode **rows;  /* n: each row object */
   int64_t *versions;          /* n: the row_version shown */
+  int64_t *row_ids;           /* n: each row's stable id (row.id) */
+  int64_t ref, rowset_id;     /* sample.id and the row set shown */
   int *mine;                  /* n: that version is the annotator's own, of this row */
   int *origin;                /* n: RESCUE_ROW_OWN, _CARRIED, _SPLIT, _MERGED */
   int *seg_changed;           /* n: someone else's resegmentation changed the row */
@@ -72,8 +74,11 @@ typedef struct rescue_resegment {
 
 /*
 ** Resegment sample_id through annotator_id's view. SPLIT and MERGE record a new row set
-** as that annotator's segmentation (in one transaction; per new row, the rows it came
-** from) and are open only while the sample is new or in review; a sample that was new is
+** that becomes that annotator's own (in one transaction): the rows of their view with
+** unchanged rows keeping their ids, a split row replaced by two new rows, two merged rows
+** by a new row, or by their parent again when they are the two halves of one split
+** (corpus/FORMAT.md §4); nobody else's row set changes. They are open only while the
+** sample is new or in review; a sample that was new is
 ** then in review. TIMES saves a new version of the row with rescue_row_save (and its
 ** rules). Refusals: a row that does not exist, a merge without a next row, a split time
 ** outside the row, bad times (RESCUE_EINVAL); a base version that is no longer what the

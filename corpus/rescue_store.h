@@ -121,7 +121,7 @@ int rescue_view_parse(rescue_store *st, const char *spec, rescue_view *out);
 /* One row as a view shows it. Strings belong to the iterator and live until its next step. */
 typedef struct rescue_row {
   int position;         /* 1-based */
-  int64_t row_id;       /* row.id: stable identity of the row within its row set */
+  int64_t row_id;       /* row.id: the row's stable id, the same in every row set holding it */
   int64_t version_id;   /* row_version.id shown */
   int64_t annotator_id; /* who wrote that version */
   const char *kind;     /* "import", "edit", "gold" */
@@ -156,9 +156,9 @@ typedef struct rescue_sample {
   const char *group;  /* couple or family group name */
   const char *status; /* new | in_review | reviewed | discarded */
   const char *status_reason;
-  int64_t rowset_id;
-  int n_rows;   /* rows in the row set */
-  int complete; /* every row has a version in this view (gold view: all gold) */
+  int64_t rowset_id; /* the row set shown: the annotator's own in their view, else the base */
+  int n_rows;        /* rows in the row set */
+  int complete;      /* every row has a version in this view (gold view: all gold) */
   int64_t sample_version_id;
   const char *head, *tail; /* sample-level JSON around the rows array (rescue_store.sql) */
   int has_rows;

@@ -76,6 +76,24 @@ int rescue_row_current(rescue_store *st, const char *sample_id, int position, in
   return current(st, sample_id, position, annotator_id, NULL, version, content, NULL);
 }
 
+/*
+** The position row_id was made at (row.position): a version is stored numbered for it, so
+** every row set that holds the row shows it right (a view renumbers a row it shows
+** elsewhere, corpus/FORMAT.md §4).
+*/
+static int made_position(rescue_store *st, int64_t row_id, int *position) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "row_made_position");
+  int rc;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":row_id", row_id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW)
+    *position = sqlite3_column_int(q, 0);
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading a row");
+}
+
 /* Whether sample_id is still "new" (nobody has started it); 0 or a code. */
 static int sample_is_new(rescue_store *st, const char *sample_id, int *is_new) {
   sqlite3_stmt *q = rescue_store_stmt(st, "row_save_status");
@@ -153,7 +171,7 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
   rescue_row_input in;
   rescue_buf cur = RESCUE_BUF_INIT;
   int64_t row_id = 0, cur_version = 0;
-  int rc, mine = 0, is_new = 0;
+  int rc, mine = 0, is_new = 0, made;
 
   memset(&in, 0, sizeof in);
   if (unchanged)
@@ -176,7 +194,9 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
                        position, sample_id, (long long)cur_version, (long long)base_version);
     goto rollback;
   }
-  if ((rc = row_like_current(st, root, &cur, position, &in)) ||
+  made = position;
+  if ((rc = made_position(st, row_id, &made)) ||
+      (rc = row_like_current(st, root, &cur, made, &in)) ||
       (rc = sample_is_new(st, sample_id, &is_new)))
     goto rollback;
   if (mine && cur.len == in.content.len && memcmp(cur.s, in.content.s, cur.len) == 0) {

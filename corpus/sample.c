@@ -562,12 +562,13 @@ static int check_alignment(rescue_store *st, const rescue_sample_input *in, int6
 
 int rescue_store_check_rows(rescue_store *st, const char *sample_id, int n, const double *start,
                             const double *end, int64_t annotator_id, int *bad_row) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find_for");
   int64_t rowset_id = 0;
   int rc, have = 0;
   if (!s)
     return rescue_store_err(st)->code;
   rescue_bind_text(s, ":sample_id", sample_id, -1);
+  rescue_bind_int(s, ":annotator_id", annotator_id);
   rc = sqlite3_step(s);
   if (rc == SQLITE_ROW) {
     rowset_id = sqlite3_column_int64(s, 1);
@@ -626,13 +627,40 @@ static int record_lineage(rescue_store *st, const rescue_sample_input *in, const
   return rc;
 }
 
+int rescue_store_member_insert(rescue_store *st, int64_t rowset_id, int position, int64_t row_id) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "member_insert");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  rescue_bind_int(s, ":position", position);
+  rescue_bind_int(s, ":row_id", row_id);
+  return sqlite3_step(s) == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "writing a row set");
+}
+
+int rescue_store_point_rowset(rescue_store *st, int64_t sample_ref, int64_t annotator_id,
+                              int64_t rowset_id) {
+  sqlite3_stmt *s =
+      rescue_store_stmt(st, annotator_id ? "annotator_rowset_set" : "sample_set_rowset");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  if (annotator_id) {
+    rescue_bind_int(s, ":sample_ref", sample_ref);
+    rescue_bind_int(s, ":annotator_id", annotator_id);
+  } else {
+    rescue_bind_int(s, ":id", sample_ref);
+  }
+  return sqlite3_step(s) == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "writing a sample");
+}
+
 /*
 ** Insert a row set of n rows with a first version each (from in->rows). When it replaces
-** old_rowset (a resegmentation), the lineage of its rows is recorded too.
+** old_rowset (a resegmentation), the lineage of its rows is recorded too. own: the row set
+** becomes annotator_id's own (annotator_rowset), else the sample's base row set.
 */
 static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_input *in,
                       int64_t annotator_id, const char *kind, const char *note, int64_t old_rowset,
-                      const char *now, rescue_put_stats *stats) {
+                      int own, const char *now, rescue_put_stats *stats) {
   sqlite3_stmt *s = rescue_store_stmt(st, "rowset_insert");
   int64_t rowset_id, *new_ids = NULL;
   span *old = NULL;
@@ -661,17 +689,8 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
     goto end;
   }
   rowset_id = sqlite3_last_insert_rowid(rescue_store_db(st));
-  s = rescue_store_stmt(st, "sample_set_rowset");
-  if (!s) {
-    rc = rescue_store_err(st)->code;
+  if ((rc = rescue_store_point_rowset(st, sample_ref, own ? annotator_id : 0, rowset_id)))
     goto end;
-  }
-  rescue_bind_int(s, ":rowset_id", rowset_id);
-  rescue_bind_int(s, ":id", sample_ref);
-  if (sqlite3_step(s) != SQLITE_DONE) {
-    rc = rescue_store_sqlerr(st, "writing a sample");
-    goto end;
-  }
   for (i = 0; i < in->n_rows; i++) {
     int64_t row_id;
     s = rescue_store_stmt(st, "row_insert");
@@ -686,6 +705,8 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
       goto end;
     }
     row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+    if ((rc = rescue_store_member_insert(st, rowset_id, i + 1, row_id)))
+      goto end;
     if (new_ids)
       new_ids[i] = row_id;
     if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL, NULL,
@@ -801,7 +822,7 @@ static int put_new_sample(rescue_store *st, const rescue_sample_input *in, int64
   if (rc != SQLITE_DONE)
     return rescue_store_sqlerr(st, "writing a sample");
   ref = sqlite3_last_insert_rowid(rescue_store_db(st));
-  if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", 0, now, stats)) ||
+  if ((rc = new_rowset(st, ref, in, annotator_id, kind, "import", 0, 0, now, stats)) ||
       (rc = put_sample_version(st, ref, in, annotator_id, now, 0, &added)))
     return rc;
   stats->samples_new++;
@@ -868,13 +889,34 @@ static int put_changed_rows(rescue_store *st, const rescue_sample_input *in, int
   return 0;
 }
 
+/*
+** Whether a resegmentation by annotator_id becomes their own row set (a person's) or
+** replaces the sample's base row set (the draft, a model, gold).
+*/
+static int own_rowset_wanted(rescue_store *st, int64_t annotator_id, const char *kind, int *own) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "review_annotator");
+  int rc;
+  *own = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":id", annotator_id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW)
+    *own = strcmp(kind, "gold") != 0 &&
+           strcmp((const char *)sqlite3_column_text(q, 0), RESCUE_DRAFT_ANNOTATOR) != 0 &&
+           strcmp((const char *)sqlite3_column_text(q, 1), "model") != 0;
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0
+                                               : rescue_store_sqlerr(st, "reading an annotator");
+}
+
 int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
                             const char *kind, int flags, rescue_put_stats *stats) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find");
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_find_for");
   rescue_put_stats dummy = {0};
   char now[32];
   int64_t ref, rowset_id;
-  int rc, n_rows, added = 0, changed = 0, resegment;
+  int rc, n_rows, added = 0, changed = 0, resegment, own = 0;
 
   if (!stats)
     stats = &dummy;
@@ -882,6 +924,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
     return rescue_store_err(st)->code;
   rescue_now_iso(now);
   rescue_bind_text(s, ":sample_id", in->sample_id, -1);
+  rescue_bind_int(s, ":annotator_id", annotator_id);
   rc = sqlite3_step(s);
   if (rc == SQLITE_DONE && (flags & RESCUE_PUT_EDIT)) {
     sqlite3_reset(s);
@@ -913,7 +956,8 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
       return rescue_seterr(rescue_store_err(st), RESCUE_ERESEGMENT,
                            "sample '%s' has %d rows in the corpus but %d in the input",
                            in->sample_id, n_rows, in->n_rows);
-    if ((rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", rowset_id, now, stats)))
+    if ((rc = own_rowset_wanted(st, annotator_id, kind, &own)) ||
+        (rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", rowset_id, own, now, stats)))
       return rc;
     changed = 1;
   } else {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rescue_alloc.h"
+#include "rescue_edit.h"
 #include "rescue_store.h"
 #include "rescue_version.h"
 #include "store_int.h"
@@ -1057,6 +1058,38 @@ static size_t put_col(rescue_buf *b, sqlite3_stmt *s, int col) {
 
 static const char *at(rescue_buf *b, size_t off) { return off == (size_t)-1 ? NULL : b->s + off; }
 
+/*
+** The content of column col for a row at `position` of a row set: verbatim, or, for a
+** version written for another position (made, column col + 10: the position its row was
+** made at, which a split or merge in another row set moves, or a version carried over a
+** resegmentation from another row), with its row_index rewritten to that position.
+** Appended NUL-terminated to b like put_col; *len gets the content's length.
+*/
+static size_t put_content(rescue_buf *b, sqlite3_stmt *s, int col, int position, size_t *len) {
+  int made = sqlite3_column_int(s, col + 10);
+  const char *text = (const char *)sqlite3_column_text(s, col);
+  size_t off = b->len, n = (size_t)sqlite3_column_bytes(s, col);
+  rescue_jdoc *doc;
+  const rescue_jnode *row;
+  rescue_jerror je;
+  *len = n;
+  if (!text || sqlite3_column_type(s, col + 10) == SQLITE_NULL || made == position)
+    return put_col(b, s, col);
+  if (!(doc = rescue_jdoc_new())) {
+    b->oom = 1;
+    return (size_t)-1;
+  }
+  row = rescue_jparse(doc, text, n, &je);
+  if (row && row->type == RESCUE_JOBJECT && rescue_jget(row, "row_index"))
+    rescue_row_write_like(b, row, row, position);
+  else
+    rescue_buf_putn(b, text, n);
+  rescue_jdoc_free(&doc);
+  *len = b->len - off;
+  rescue_buf_putc(b, 0);
+  return off;
+}
+
 int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   rescue_store *st = it->st;
   sqlite3_stmt *s = it->samples, *r;
@@ -1103,7 +1136,9 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   if (it->view.kind == RESCUE_VIEW_ANNOTATOR) {
     /* only a row set made by --resegment has rows to follow back */
     const unsigned char *note = sqlite3_column_text(s, 12);
-    int reseg = note && strcmp((const char *)note, "resegment") == 0;
+    int reseg = note && (strcmp((const char *)note, "resegment") == 0 ||
+                         strcmp((const char *)note, "split") == 0 ||
+                         strcmp((const char *)note, "merge") == 0);
     r = rescue_store_stmt(st, reseg ? "view_rows_annotator" : "view_rows_annotator_flat");
     if (!r)
       return st->err.code;
@@ -1129,8 +1164,7 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
     row->version_id = sqlite3_column_int64(r, 2);
     row->annotator_id = sqlite3_column_int64(r, 3);
     offs[n].kind = put_col(&it->text, r, 4);
-    row->content_len = (size_t)sqlite3_column_bytes(r, 5);
-    offs[n].content = put_col(&it->text, r, 5);
+    offs[n].content = put_content(&it->text, r, 5, row->position, &row->content_len);
     row->start_time = sqlite3_column_double(r, 6);
     row->end_time = sqlite3_column_double(r, 7);
     offs[n].speaker = put_col(&it->text, r, 8);

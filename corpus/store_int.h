@@ -146,6 +146,16 @@ int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annot
                                  const char *gold_policy, const char *gold_sources,
                                  int64_t *version_id);
 
+/* Add row_id at `position` (1-based) of rowset_id, inside the caller's transaction. */
+int rescue_store_member_insert(rescue_store *st, int64_t rowset_id, int position, int64_t row_id);
+
+/*
+** Make rowset_id the row set annotator_id works in on sample_ref (annotator_rowset), or
+** with annotator_id 0 the sample's base row set; inside the caller's transaction.
+*/
+int rescue_store_point_rowset(rescue_store *st, int64_t sample_ref, int64_t annotator_id,
+                              int64_t rowset_id);
+
 #pragma GCC visibility pop
 
 #endif

@@ -39,6 +39,32 @@ SELECT s.id, s.rowset_id, r.n_rows
 INSERT INTO sample(sample_id, sort_key, group_id, created_at)
   VALUES (:sample_id, :sort_key, :group_id, :now);
 
+-- name: sample_find_for
+-- A sample, the row set annotator_id works in (theirs, else the base one) and its size,
+-- and whether it is their own.
+SELECT s.id, coalesce(ar.rowset_id, s.rowset_id), r.n_rows, ar.rowset_id IS NOT NULL
+  FROM sample s
+  LEFT JOIN annotator_rowset ar ON ar.sample_ref = s.id AND ar.annotator_id = :annotator_id
+  LEFT JOIN rowset r ON r.id = coalesce(ar.rowset_id, s.rowset_id)
+ WHERE s.sample_id = :sample_id;
+
+-- name: annotator_rowset_set
+INSERT INTO annotator_rowset(sample_ref, annotator_id, rowset_id)
+  VALUES (:sample_ref, :annotator_id, :rowset_id)
+  ON CONFLICT (sample_ref, annotator_id) DO UPDATE SET rowset_id = excluded.rowset_id;
+
+-- name: member_insert
+INSERT INTO rowset_member(rowset_id, position, row_id) VALUES (:rowset_id, :position, :row_id);
+
+-- name: row_made_position
+SELECT position FROM row WHERE id = :row_id;
+
+-- name: row_split_parent
+-- The parent a row was split from (row_origin relation split, one part), else nothing.
+SELECT parent_id FROM row_origin o
+ WHERE o.row_id = :row_id AND o.relation = 'split'
+   AND NOT EXISTS (SELECT 1 FROM row_origin p WHERE p.row_id = o.row_id AND p.part <> o.part);
+
 -- name: sample_set_rowset
 UPDATE sample SET rowset_id = :rowset_id WHERE id = :id;
 
@@ -78,15 +104,18 @@ SELECT r.id, r.position,
        (SELECT v.content FROM row_version v WHERE v.id = (
           SELECT max(id) FROM row_version
            WHERE row_id = r.id AND annotator_id = :annotator_id))
-  FROM row r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+  FROM row_in r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- name: view_samples
-SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
-       (SELECT n_rows FROM rowset WHERE id = s.rowset_id),
+-- In the annotator view (3) the row set is the annotator's own, else the base one.
+SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, coalesce(ar.rowset_id, s.rowset_id),
+       (SELECT n_rows FROM rowset WHERE id = coalesce(ar.rowset_id, s.rowset_id)),
        sv.id, sv.head, sv.tail, sv.has_rows, sv.given_keys,
-       (SELECT note FROM rowset WHERE id = s.rowset_id)
+       (SELECT note FROM rowset WHERE id = coalesce(ar.rowset_id, s.rowset_id))
   FROM sample s
   JOIN grp g ON g.id = s.group_id
+  LEFT JOIN annotator_rowset ar ON :view = 3 AND ar.sample_ref = s.id
+                               AND ar.annotator_id = :annotator_id
   LEFT JOIN sample_version sv ON sv.id = (
     CASE WHEN :view = 3 THEN
       COALESCE((SELECT max(id) FROM sample_version WHERE sample_ref = s.id
@@ -105,8 +134,8 @@ SELECT s.id, s.sample_id, g.name, s.status, s.status_reason, s.rowset_id,
 -- Retired annotators' versions are left out. The annotator view is view_rows_annotator.
 SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
        v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern,
-       0, 0
-  FROM row r
+       0, 0, (SELECT position FROM row WHERE id = r.id)
+  FROM row_in r
   JOIN row_version v ON v.id = (
     CASE :view
       WHEN 0 THEN COALESCE(
@@ -126,8 +155,8 @@ SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, 
 -- view_rows_annotator for a row set no resegmentation made (nothing to follow back).
 SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
        v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern,
-       0, 0
-  FROM row r
+       0, 0, (SELECT position FROM row WHERE id = r.id)
+  FROM row_in r
   JOIN row_version v ON v.id = COALESCE(
     (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id),
     (SELECT max(x.id) FROM row_version x JOIN annotator d ON d.id = x.annotator_id
@@ -145,7 +174,7 @@ SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, 
 -- strongest change on the line); seg_changed marks rows that someone else's
 -- resegmentation split, merged or added.
 WITH RECURSIVE line(row_id, anc_id, depth, rel) AS (
-  SELECT id, id, 0, 0 FROM row WHERE rowset_id = :rowset_id
+  SELECT id, id, 0, 0 FROM row_in WHERE rowset_id = :rowset_id
   UNION ALL
   SELECT l.row_id, o.parent_id, l.depth + 1,
          max(l.rel, CASE o.relation WHEN 'same' THEN 1 WHEN 'split' THEN 2 ELSE 3 END)
@@ -168,7 +197,7 @@ pick AS (
              ORDER BY depth LIMIT 1),
            (SELECT draft FROM cand c WHERE c.row_id = r.id AND draft IS NOT NULL
              ORDER BY depth LIMIT 1)) AS vid
-    FROM row r WHERE r.rowset_id = :rowset_id
+    FROM row_in r WHERE r.rowset_id = :rowset_id
 )
 SELECT p.row_id, p.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, v.end_time,
        v.speaker, v.entities, v.utterance_type, v.relation_cycle_state, v.relation_pattern,
@@ -177,7 +206,8 @@ SELECT p.row_id, p.position, v.id, v.annotator_id, v.kind, v.content, v.start_ti
        (SELECT rs.note = 'resegment' AND rs.annotator_id <> :annotator_id
                AND NOT EXISTS (SELECT 1 FROM row_origin o WHERE o.row_id = p.row_id
                                   AND o.part = 1 AND o.relation = 'same')
-          FROM rowset rs WHERE rs.id = :rowset_id)
+          FROM rowset rs WHERE rs.id = :rowset_id),
+       (SELECT position FROM row WHERE id = v.row_id) -- a carried version: its row's
   FROM pick p JOIN row_version v ON v.id = p.vid
  ORDER BY p.position;
 
@@ -204,7 +234,7 @@ SELECT a.id, a.name, a.role FROM annotator a
 -- Who saved a version of one of the row set's rows, or of a row they came from (their
 -- versions carry over a resegmentation).
 WITH RECURSIVE line(id, depth) AS (
-  SELECT id, 0 FROM row WHERE rowset_id = :rowset_id
+  SELECT id, 0 FROM row_in WHERE rowset_id = :rowset_id
   UNION
   SELECT o.parent_id, l.depth + 1 FROM line l JOIN row_origin o ON o.row_id = l.id
    WHERE l.depth < 32
@@ -261,7 +291,7 @@ SELECT s.sample_id FROM assignment a JOIN sample s ON s.id = a.sample_ref
 
 -- name: adj_versions
 SELECT r.id, r.position, v.id, v.annotator_id, a.name, a.role, v.kind, v.content
-  FROM row r
+  FROM row_in r
   JOIN row_version v ON v.row_id = r.id
   JOIN annotator a ON a.id = v.annotator_id
  WHERE r.rowset_id = :rowset_id
@@ -388,7 +418,7 @@ SELECT sv.head, sv.tail, sv.has_rows FROM sample s
 -- name: pseudo_group_entities
 SELECT v.entities FROM sample s
   JOIN rowset rs ON rs.sample_ref = s.id
-  JOIN row r ON r.rowset_id = rs.id
+  JOIN row_in r ON r.rowset_id = rs.id
   JOIN row_version v ON v.row_id = r.id
  WHERE s.group_id = :group_id ORDER BY s.sort_key, rs.id, r.position, v.id;
 
@@ -451,7 +481,8 @@ SELECT * FROM (
 -- when they have none) with its content.
 SELECT r.id, v.id, v.content
   FROM sample s
-  JOIN row r ON r.rowset_id = s.rowset_id AND r.position = :position
+  JOIN row_in r ON r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = :annotator_id), s.rowset_id)
+                AND r.position = :position
   LEFT JOIN row_version v ON v.id =
        (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id)
  WHERE s.sample_id = :sample_id;
@@ -475,8 +506,9 @@ SELECT EXISTS (SELECT 1 FROM assignment a JOIN sample s ON s.id = a.sample_ref
 -- Every sample with its status, rows, the rows this annotator has versions of, whether the
 -- latest assignment gives it to them, who it is assigned to, and whether any row of its
 -- row set names the family group label (for the scenario rule).
-SELECT s.sample_id, g.name, s.status, s.status_reason, coalesce(rs.n_rows, 0),
-       (SELECT count(*) FROM row r WHERE r.rowset_id = s.rowset_id
+SELECT s.sample_id, g.name, s.status, s.status_reason,
+       coalesce((SELECT n_rows FROM rowset WHERE id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = :annotator_id), s.rowset_id)), 0),
+       (SELECT count(*) FROM row_in r WHERE r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = :annotator_id), s.rowset_id)
            AND EXISTS (SELECT 1 FROM row_version v WHERE v.row_id = r.id
                          AND v.annotator_id = :annotator_id)),
        EXISTS (SELECT 1 FROM assignment a WHERE a.sample_ref = s.id
@@ -484,7 +516,7 @@ SELECT s.sample_id, g.name, s.status, s.status_reason, coalesce(rs.n_rows, 0),
                   AND a.run_id = (SELECT max(id) FROM assign_run)),
        (SELECT group_concat(an.name, ',') FROM assignment a JOIN annotator an ON an.id = a.annotator_id
          WHERE a.sample_ref = s.id AND a.run_id = (SELECT max(id) FROM assign_run)),
-       EXISTS (SELECT 1 FROM row r JOIN row_version v ON v.row_id = r.id
+       EXISTS (SELECT 1 FROM row_in r JOIN row_version v ON v.row_id = r.id
                 WHERE r.rowset_id = s.rowset_id
                   AND (v.entities = :family OR v.entities LIKE :family || char(31) || '%'
                        OR v.entities LIKE '%' || char(31) || :family
@@ -511,7 +543,8 @@ SELECT an.name, an.role,
           JOIN sample s ON s.id = a.sample_ref JOIN rowset rs ON rs.id = s.rowset_id
          WHERE a.annotator_id = an.id AND a.run_id = (SELECT max(id) FROM assign_run)),
        (SELECT count(DISTINCT v.row_id) FROM row_version v
-          JOIN row r ON r.id = v.row_id JOIN sample s ON s.rowset_id = r.rowset_id
+          JOIN row_in r ON r.id = v.row_id JOIN sample s
+            ON r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = an.id), s.rowset_id)
          WHERE v.annotator_id = an.id AND v.kind = 'edit'),
        (SELECT count(*) FROM assignment a JOIN sample s ON s.id = a.sample_ref
          WHERE a.annotator_id = an.id AND a.run_id = (SELECT max(id) FROM assign_run)
@@ -552,7 +585,12 @@ SELECT h.status, h.reason, a.name, h.created_at
  WHERE h.sample_ref = :sample_ref ORDER BY h.id;
 
 -- name: comment_row
-SELECT r.id FROM sample s JOIN row r ON r.rowset_id = s.rowset_id
+-- Row `position` in the commenter's view (their row set, else the base one).
+SELECT r.id FROM sample s
+  JOIN row_in r ON r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x
+                                            WHERE x.sample_ref = s.id
+                                              AND x.annotator_id = :annotator_id),
+                                          s.rowset_id)
  WHERE s.id = :sample_ref AND r.position = :position;
 
 -- name: comment_insert
@@ -567,8 +605,8 @@ SELECT c.id, s.sample_id, c.position, a.name, c.text, c.created_at, s.id
 
 -- name: assign_list
 SELECT s.sample_id, a.name, s.status, s.status_reason,
-       (SELECT n_rows FROM rowset WHERE id = s.rowset_id),
-       (SELECT count(*) FROM row r WHERE r.rowset_id = s.rowset_id
+       (SELECT n_rows FROM rowset WHERE id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = a.id), s.rowset_id)),
+       (SELECT count(*) FROM row_in r WHERE r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = a.id), s.rowset_id)
            AND EXISTS (SELECT 1 FROM row_version v WHERE v.row_id = r.id
                          AND v.annotator_id = a.id AND v.kind <> 'gold')),
        (SELECT count(*) FROM comment c WHERE c.sample_ref = s.id)
@@ -590,7 +628,7 @@ SELECT a.id, a.name FROM annotator a
 -- The rows of a row set with the span `annotator_id` sees (their latest, else the draft,
 -- else the row's first version), for the alignment check and resegment lineage.
 SELECT r.id, r.position, v.start_time, v.end_time
-  FROM row r
+  FROM row_in r
   LEFT JOIN row_version v ON v.id = COALESCE(
     (SELECT max(id) FROM row_version WHERE row_id = r.id AND annotator_id = :annotator_id
         AND kind <> 'gold'),
@@ -606,14 +644,14 @@ INSERT INTO row_origin(row_id, part, parent_id, relation)
   VALUES (:row_id, :part, :parent_id, :relation);
 
 -- name: rowset_rows
-SELECT id, position FROM row WHERE rowset_id = :rowset_id ORDER BY position;
+SELECT id, position FROM row_in WHERE rowset_id = :rowset_id ORDER BY position;
 
 -- name: field_decision_insert
 INSERT INTO field_decision(row_id, field, value, take_id, lead_id, created_at)
   VALUES (:row_id, :field, :value, :take_id, :lead_id, :now);
 
 -- name: field_decisions_of_rowset
-SELECT d.row_id, d.field, d.value, d.id FROM field_decision d JOIN row r ON r.id = d.row_id
+SELECT d.row_id, d.field, d.value, d.id FROM field_decision d JOIN row_in r ON r.id = d.row_id
  WHERE r.rowset_id = :rowset_id
    AND d.id = (SELECT max(id) FROM field_decision e WHERE e.row_id = d.row_id AND e.field = d.field)
  ORDER BY d.row_id, d.field;
@@ -623,7 +661,7 @@ SELECT content FROM row_version
  WHERE id = (SELECT max(id) FROM row_version WHERE row_id = :row_id AND kind = 'gold');
 
 -- name: row_at
-SELECT r.id FROM sample s JOIN row r ON r.rowset_id = s.rowset_id
+SELECT r.id FROM sample s JOIN row_in r ON r.rowset_id = s.rowset_id
  WHERE s.sample_id = :sample_id AND r.position = :position;
 
 -- name: field_decision_latest
@@ -665,7 +703,7 @@ SELECT count(DISTINCT v.annotator_id)
 
 -- name: prov_sample_annotators
 SELECT v.annotator_id, count(DISTINCT v.row_id)
-  FROM row_version v JOIN row r ON r.id = v.row_id
+  FROM row_version v JOIN row_in r ON r.id = v.row_id
  WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold'
  GROUP BY v.annotator_id;
 -- ---- edits through the import path (rescue_import_edits) ----
@@ -678,7 +716,7 @@ SELECT r.id, r.position,
           (SELECT max(id) FROM row_version
             WHERE row_id = r.id AND annotator_id = :annotator_id),
           (SELECT min(id) FROM row_version WHERE row_id = r.id)))
-  FROM row r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+  FROM row_in r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- The sample-level keys an annotator sees: their latest sample version, else the first.
 -- name: sample_version_seen

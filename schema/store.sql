@@ -353,3 +353,33 @@ CREATE TABLE audit(
                                        -- the output file, or of the list of its files
   detail         TEXT                  -- one line: what was done
 );
+
+-- @migration 7
+
+-- Row sets as lists of stable rows (issue 22). A row is an identity: its id never
+-- changes and is never reused; row.rowset_id and row.position now say where it was first
+-- made. rowset_member gives every row set's rows in their stored order (never re-sorted),
+-- so a row stays the same row, with its versions, comments and decisions, in every row set
+-- it belongs to. annotator_rowset says which row set an annotator works in (made by their
+-- split, merge or `import --resegment --annotator`); an annotator without one works in the
+-- sample's base row set (sample.rowset_id).
+CREATE TABLE rowset_member(
+  rowset_id  INTEGER NOT NULL REFERENCES rowset(id),
+  position   INTEGER NOT NULL,       -- 1-based position in this row set
+  row_id     INTEGER NOT NULL REFERENCES row(id),
+  PRIMARY KEY (rowset_id, position)
+) WITHOUT ROWID;
+CREATE INDEX rowset_member_by_row ON rowset_member(row_id, rowset_id);
+
+INSERT INTO rowset_member(rowset_id, position, row_id) SELECT rowset_id, position, id FROM row;
+
+CREATE TABLE annotator_rowset(
+  sample_ref    INTEGER NOT NULL REFERENCES sample(id),
+  annotator_id  INTEGER NOT NULL REFERENCES annotator(id),
+  rowset_id     INTEGER NOT NULL REFERENCES rowset(id),  -- current pointer: their row set
+  PRIMARY KEY (sample_ref, annotator_id)
+);
+
+-- The rows of every row set as (row id, row set, position): what queries read.
+CREATE VIEW row_in(id, rowset_id, position) AS
+  SELECT row_id, rowset_id, position FROM rowset_member;

@@ -198,46 +198,44 @@ START_TEST(resegment_keeps_views) {
   text = tu_read(tu_path(dir, "v2.jsonl"), NULL);
   j = json_loads(text, 0, &je);
   ck_assert_ptr_nonnull(j);
-  ck_assert_int_eq((int)json_array_size(json_object_get(j, "rows")), 7);
+  /* ann1's split made ann1 a row set of their own: ann2 keeps theirs, rows and labels */
+  ck_assert_int_eq((int)json_array_size(json_object_get(j, "rows")), 6);
   ck_assert_str_eq(utt_at(j, 0), "accusation");
-  ck_assert_str_eq(utt_at(j, 1), "defense"); /* split: from ann2's own parent row */
-  ck_assert_str_eq(utt_at(j, 2), "defense");
-  ck_assert_str_eq(utt_at(j, 4), "validation");
-  ck_assert_str_eq(utt_at(j, 6), "reflection");
+  ck_assert_str_eq(utt_at(j, 1), "defense");
+  ck_assert_str_eq(utt_at(j, 3), "validation");
+  ck_assert_str_eq(utt_at(j, 5), "reflection");
   json_decref(j);
   free(text);
-  /* the view marks the rows someone else's resegmentation changed, for ann2 only */
+  /* nothing in ann2's view is marked: their row set did not change; ann1 sees 7 rows */
   ck_assert_int_eq(rescue_store_open(&st, db, RESCUE_OPEN_READONLY, &e), 0);
   ck_assert_int_eq(rescue_view_parse(st, "annotator:ann2", &v), 0);
   ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
   ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
-  ck_assert_int_eq(smp->n, 7);
-  ck_assert_int_eq(smp->rows[1].seg_changed, 1);
-  ck_assert_int_eq(smp->rows[1].origin, RESCUE_ROW_SPLIT);
-  ck_assert_int_eq(smp->rows[2].seg_changed, 1);
-  ck_assert_int_eq(smp->rows[3].seg_changed, 0);
-  ck_assert_int_eq(smp->rows[3].origin, RESCUE_ROW_CARRIED);
+  ck_assert_int_eq(smp->n, 6);
+  ck_assert_int_eq(smp->rows[1].seg_changed, 0);
+  ck_assert_int_eq(smp->rows[2].seg_changed, 0);
   rescue_sample_iter_free(&it);
   ck_assert_int_eq(rescue_view_parse(st, "annotator:ann1", &v), 0);
   ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
   ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+  ck_assert_int_eq(smp->n, 7);
   ck_assert_int_eq(smp->rows[1].seg_changed, 0);
   ck_assert_int_eq(smp->rows[1].origin, RESCUE_ROW_OWN);
   rescue_sample_iter_free(&it);
   rescue_store_close(&st);
-  /* lint marks them too, in ann2's view only */
+  /* lint reports no segmentation change in either view */
   tu_rescue(&out, &err, "lint", db, "--view", "annotator:ann2", NULL);
-  ck_assert_msg(strstr(out, "g/a:2: warning: R21 start_time: segmentation changed") != NULL &&
-                    strstr(out, "g/a:3: warning: R21") != NULL &&
-                    strstr(out, "g/a:4: warning: R21") == NULL,
-                "%s", out);
+  ck_assert_msg(strstr(out, "R21") == NULL, "%s", out);
   free(out);
   free(err);
   tu_rescue(&out, &err, "lint", db, "--view", "annotator:ann1", NULL);
   ck_assert_ptr_null(strstr(out, "R21"));
   free(out);
   free(err);
-  /* the agreement between them survives: 5 rows kept their span, 2 of them differ */
+  /* ann1 now works in a row set of their own (7 rows) and ann2 in the base one (6): the
+     report covers the 6 units of the reference row set; pairing ann1's rows with them by
+     alignment is the agreement engine's part of issue 22 (annotate/agree_*), not checked
+     here */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--coders", "ann1,ann2", "--field",
                              "utterance_type", "--json", NULL),
                    0);
@@ -245,9 +243,7 @@ START_TEST(resegment_keeps_views) {
   ck_assert_ptr_nonnull(j);
   f = json_array_get(json_object_get(j, "fields"), 0);
   ck_assert_str_eq(json_string_value(json_object_get(f, "status")), "ok");
-  ck_assert_int_eq(json_integer_value(json_object_get(f, "units")), 5);
-  ck_assert(json_real_value(json_object_get(f, "percent_agreement")) > 0.59 &&
-            json_real_value(json_object_get(f, "percent_agreement")) < 0.61);
+  ck_assert_int_eq(json_integer_value(json_object_get(f, "units")), 6);
   json_decref(j);
   free(out);
   free(err);

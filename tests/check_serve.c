@@ -581,6 +581,7 @@ START_TEST(test_status_comments_segmentation) {
   resp r;
   char b[512];
   long long v1, v2;
+  char *bob_before;
   r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"discarded\"}", 23);
   expect(&r, 400);
   resp_free(&r);
@@ -600,6 +601,11 @@ START_TEST(test_status_comments_segmentation) {
   resp_free(&r);
   r = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
   ck_assert_ptr_nonnull(strstr(r.body, "check row 2"));
+  resp_free(&r);
+  /* bob's view before ann splits, to compare with after */
+  r = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  expect(&r, 200);
+  bob_before = strdup(r.body);
   resp_free(&r);
   /* split row 1 at 2.0 s */
   {
@@ -624,15 +630,40 @@ START_TEST(test_status_comments_segmentation) {
   ck_assert_ptr_nonnull(strstr(r.body, "\"rows\": 10"));
   resp_free(&r);
   r = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  /* rows carry their ids: row 2 of ann's view (the old row 2, after the halves of row 1)
+     is the same row as row 2 of bob's */
+  {
+    const char *p = strstr(bob_before, "\"index\": 2, \"row_id\": "), *q;
+    char want[64];
+    ck_assert_ptr_nonnull(p);
+    q = strchr(p + 22, ',');
+    snprintf(want, sizeof want, "\"index\": 3, \"row_id\": %.*s,", (int)(q - (p + 22)), p + 22);
+    ck_assert_msg(strstr(r.body, want) != NULL, "%s", want);
+  }
   ck_assert_ptr_nonnull(strstr(r.body, "\"end_time\": 2.0, "));
   ck_assert_ptr_nonnull(strstr(r.body, "\"start_time\": 2.0, "));
   ck_assert_ptr_nonnull(strstr(r.body, "\"n_rows\": 10"));
   resp_free(&r);
-  /* bob's view after ann's split: the new rows are marked for him, start from his own
-     (here: the draft's) content, and his saves on them go through */
+  /* ann's split made ann a row set of their own: bob's view is exactly as before it, and
+     his saves go through */
   r = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
   expect(&r, 200);
-  ck_assert_ptr_nonnull(strstr(r.body, "\"seg_changed\": true"));
+  /* (the sample's status is shared: ann's split started the review) */
+  ck_assert_ptr_nonnull(strstr(bob_before, "\"rows\""));
+  {
+    const char *x = strstr(r.body, "\"rows\""), *y = strstr(bob_before, "\"rows\"");
+    size_t d = 0;
+    while (x[d] && x[d] == y[d])
+      d++;
+    /* the status history that follows the rows grew by ann's start of the review */
+    ck_assert_msg(strstr(y, "\"history\"") &&
+                      strstr(x, "\"history\"") - x == strstr(y, "\"history\"") - y &&
+                      d >= (size_t)(strstr(y, "\"history\"") - y),
+                  "bob's rows changed at byte %zu: %.120s", d, x + (d > 40 ? d - 40 : 0));
+  }
+  ck_assert_ptr_null(strstr(r.body, "\"seg_changed\": true"));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"n_rows\": 9"));
+  free(bob_before);
   resp_free(&r);
   {
     char *body = edit_body(tok_bob, 2, "bob after the split", &v1);

@@ -136,6 +136,8 @@ static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L) {
     rescue_jw_obj(w);
     rescue_jw_key(w, "index");
     rescue_jw_int(w, i + 1);
+    rescue_jw_key(w, "row_id");
+    rescue_jw_int(w, L->row_ids[i]);
     rescue_jw_key(w, "version");
     rescue_jw_int(w, L->versions[i]);
     rescue_jw_key(w, "mine");

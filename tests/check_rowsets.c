@@ -1,0 +1,417 @@
+/*
+** check_rowsets.c: each annotator's own row set and stable row ids (issue 22), through the
+** library with two annotators: ann splits, merges and moves times while bob reviews the
+** same sample. Bob's view, lint, progress and saves stay exactly as they were; ann's view
+** numbers its rows consecutively; merging the two halves back restores the parent row
+** (its id and versions); progress counts only rows an annotator saved.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rescue_annotators.h"
+#include "rescue_edit.h"
+#include "rescue_review.h"
+#include "rescue_workflow.h"
+#include <sqlite3.h>
+
+#include "testutil.h"
+
+#define COUPLE "maya_and_daniel/001_s01e01_segment01"
+
+static char *db;
+static rescue_store *st;
+static int64_t ann, bob;
+
+static int64_t add(const char *name) {
+  char tok[65];
+  int existed;
+  int64_t id;
+  ck_assert_msg(rescue_annotator_add(st, name, NULL, tok, &existed) == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(rescue_annotator_lookup(st, name, &id, NULL, NULL), 0);
+  return id;
+}
+
+static void setup(void) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  char path[4096];
+  db = tu_new_corpus();
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ann = add("ann");
+  bob = add("bob");
+}
+
+static void teardown(void) {
+  rescue_store_close(&st);
+  free(db);
+}
+
+/* What one annotator sees of the sample: the JSON, row ids, versions, lint, progress. */
+typedef struct seen {
+  char *json;
+  int n;
+  int64_t ids[64], versions[64];
+  long errors, warnings, rows_saved;
+  int mine, rows;
+} seen;
+
+static void look(int64_t who, seen *s) {
+  rescue_view_sample L;
+  rescue_lint_result lr;
+  rescue_progress p;
+  rescue_work_item *list = NULL;
+  int i, n = 0, assignments = 0;
+  memset(s, 0, sizeof *s);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  ck_assert_int_le(L.n, 64);
+  s->json = strdup(L.json.s);
+  s->n = L.n;
+  for (i = 0; i < L.n; i++) {
+    s->ids[i] = L.row_ids[i];
+    s->versions[i] = L.versions[i];
+  }
+  memset(&lr, 0, sizeof lr);
+  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
+  s->errors = lr.errors;
+  s->warnings = lr.warnings;
+  rescue_lint_result_clear(&lr);
+  rescue_view_sample_clear(&L);
+  memset(&p, 0, sizeof p);
+  ck_assert_int_eq(rescue_progress_get(st, &p), 0);
+  for (i = 0; i < p.n_people; i++)
+    if (strcmp(p.people[i].name, who == ann ? "ann" : "bob") == 0)
+      s->rows_saved = p.people[i].rows_saved;
+  rescue_progress_clear(&p);
+  ck_assert_int_eq(rescue_work_list(st, who, 1, &list, &n, &assignments), 0);
+  for (i = 0; i < n; i++)
+    if (strcmp(list[i].sample_id, COUPLE) == 0) {
+      s->mine = list[i].mine;
+      s->rows = list[i].rows;
+    }
+  rescue_work_list_free(&list, n);
+}
+
+static void forget(seen *s) { free(s->json); }
+
+/* row_index of every row of who's view is its position. */
+static void consecutive(int64_t who) {
+  rescue_view_sample L;
+  int i;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  for (i = 0; i < L.n; i++) {
+    const rescue_jnode *ri = rescue_jget(L.rows[i], "row_index");
+    ck_assert_ptr_nonnull(ri);
+    ck_assert_int_eq((int)ri->num, i + 1);
+  }
+  rescue_view_sample_clear(&L);
+}
+
+static int do_split(int64_t who, int row, double at) {
+  rescue_view_sample L;
+  rescue_resegment op;
+  int n = 0;
+  int64_t v = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_SPLIT;
+  op.row = row;
+  op.base_version = L.versions[row - 1];
+  op.at = at > 0 ? at
+                 : (rescue_jget(L.rows[row - 1], "start_time")->num +
+                    rescue_jget(L.rows[row - 1], "end_time")->num) /
+                       2;
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_sample_resegment(st, COUPLE, who, &op, &n, &v) == 0, "%s",
+                rescue_store_errmsg(st));
+  return n;
+}
+
+static int do_merge(int64_t who, int row) {
+  rescue_view_sample L;
+  rescue_resegment op;
+  int n = 0;
+  int64_t v = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_MERGE;
+  op.row = row;
+  op.base_version = L.versions[row - 1];
+  op.next_version = L.versions[row];
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_sample_resegment(st, COUPLE, who, &op, &n, &v) == 0, "%s",
+                rescue_store_errmsg(st));
+  return n;
+}
+
+/* Save row `pos` of who's view with its dialogue replaced by text; the new version. */
+static int64_t save_text(int64_t who, int pos, const char *text) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  const rescue_jnode *m;
+  int64_t base, v = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  base = L.versions[pos - 1];
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  for (m = L.rows[pos - 1]->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, "dialogue_cleaned") == 0)
+      rescue_jw_str(&w, text);
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_row_save(st, COUPLE, pos, who, base, b.s, b.len, &v, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+  rescue_buf_clear(&b);
+  return v;
+}
+
+START_TEST(test_split_leaves_others_alone) {
+  seen b0, b1, a0, a1;
+  int i;
+  save_text(bob, 1, "bob was here");
+  look(bob, &b0);
+  look(ann, &a0);
+  ck_assert_int_eq(b0.rows_saved, 1);
+  ck_assert_int_eq(a0.rows_saved, 0);
+  ck_assert_int_eq(do_split(ann, 2, 0), a0.n + 1);
+  look(bob, &b1);
+  look(ann, &a1);
+  /* bob: exactly as before */
+  ck_assert_str_eq(b1.json, b0.json);
+  ck_assert_int_eq(b1.n, b0.n);
+  ck_assert_int_eq(b1.errors, b0.errors);
+  ck_assert_int_eq(b1.warnings, b0.warnings);
+  ck_assert_int_eq(b1.rows_saved, b0.rows_saved);
+  ck_assert_int_eq(b1.mine, b0.mine);
+  ck_assert_int_eq(b1.rows, b0.n);
+  for (i = 0; i < b0.n; i++)
+    ck_assert(b1.ids[i] == b0.ids[i] && b1.versions[i] == b0.versions[i]);
+  /* ann: one more row, the unchanged rows keep their ids and versions */
+  ck_assert_int_eq(a1.n, a0.n + 1);
+  ck_assert_int_eq(a1.rows, a0.n + 1);
+  ck_assert(a1.ids[0] == a0.ids[0] && a1.versions[0] == a0.versions[0]);
+  ck_assert(a1.ids[1] != a0.ids[1] && a1.ids[2] != a0.ids[1]);
+  for (i = 2; i < a0.n; i++)
+    ck_assert(a1.ids[i + 1] == a0.ids[i] && a1.versions[i + 1] == a0.versions[i]);
+  consecutive(ann);
+  consecutive(bob);
+  /* progress: the two halves are ann's work, the renumbered rows are not */
+  ck_assert_int_eq(a1.rows_saved, 2);
+  ck_assert_int_eq(a1.mine, 2);
+  ck_assert_int_eq(a1.errors, a0.errors);
+  /* bob's saves go through as before, on his own rows */
+  save_text(bob, 3, "bob after ann's split");
+  forget(&b1);
+  look(bob, &b1);
+  ck_assert_int_eq(b1.n, b0.n);
+  ck_assert_int_eq(b1.rows_saved, 2);
+  ck_assert_ptr_nonnull(strstr(b1.json, "bob after ann's split"));
+  forget(&a1);
+  look(ann, &a1);
+  ck_assert_ptr_null(strstr(a1.json, "bob"));
+  /* ann saves a row her split moved (row 3 of the base row set is her row 4): her view
+     numbers it 4, the latest view of the base row set still 3 */
+  save_text(ann, 4, "ann on a moved row");
+  consecutive(ann);
+  {
+    rescue_view v;
+    rescue_sample_iter *it = NULL;
+    const rescue_sample *smp;
+    ck_assert_int_eq(rescue_view_parse(st, "latest", &v), 0);
+    ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+    ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+    ck_assert_int_eq(smp->n, b0.n);
+    ck_assert_ptr_nonnull(strstr(smp->rows[2].content, "ann on a moved row"));
+    ck_assert_ptr_nonnull(strstr(smp->rows[2].content, "\"row_index\": 3"));
+    rescue_sample_iter_free(&it);
+  }
+  forget(&a0);
+  forget(&a1);
+  forget(&b0);
+  forget(&b1);
+}
+END_TEST
+
+START_TEST(test_merge_back_restores_parent) {
+  seen a0, a1, a2;
+  int64_t v;
+  int i;
+  v = save_text(ann, 2, "ann's own words");
+  look(ann, &a0);
+  ck_assert_int_eq(a0.versions[1], v);
+  do_split(ann, 2, 0);
+  look(ann, &a1);
+  ck_assert_int_eq(a1.n, a0.n + 1);
+  ck_assert_int_eq(do_merge(ann, 2), a0.n);
+  look(ann, &a2);
+  /* the parent again: its id, its versions, no doubled text */
+  ck_assert_int_eq(a2.n, a0.n);
+  for (i = 0; i < a0.n; i++)
+    ck_assert(a2.ids[i] == a0.ids[i] && a2.versions[i] == a0.versions[i]);
+  ck_assert_str_eq(a2.json, a0.json);
+  ck_assert_ptr_null(strstr(a2.json, "ann's own words ann's own words"));
+  ck_assert_int_eq(a2.rows_saved, 1);
+  consecutive(ann);
+  /* another merge makes a new row */
+  ck_assert_int_eq(do_merge(ann, 3), a0.n - 1);
+  forget(&a1);
+  look(ann, &a1);
+  ck_assert(a1.ids[2] != a0.ids[2] && a1.ids[2] != a0.ids[3]);
+  ck_assert_int_eq(a1.ids[3], a0.ids[4]);
+  consecutive(ann);
+  forget(&a0);
+  forget(&a1);
+  forget(&a2);
+}
+END_TEST
+
+START_TEST(test_times_and_comments_by_id) {
+  seen b0, b1, a0, a1;
+  rescue_view_sample L;
+  rescue_resegment op;
+  int64_t id = 0, v = 0;
+  int n = 0;
+  look(bob, &b0);
+  do_split(ann, 1, 0);
+  look(ann, &a0);
+  /* new times: a new version of the same row */
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_TIMES;
+  op.row = 4;
+  op.base_version = L.versions[3];
+  op.start = rescue_jget(L.rows[3], "start_time")->num + 0.1;
+  op.end = rescue_jget(L.rows[3], "end_time")->num;
+  rescue_view_sample_clear(&L);
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, &v), 0);
+  look(ann, &a1);
+  ck_assert_int_eq(a1.ids[3], a0.ids[3]);
+  ck_assert_int_eq(a1.versions[3], v);
+  consecutive(ann);
+  /* a comment on row 4 lands on the row ann sees there */
+  ck_assert_int_eq(rescue_comment_add(st, COUPLE, 4, "check this", ann, &id), 0);
+  {
+    sqlite3 *h;
+    sqlite3_stmt *q;
+    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT row_id FROM comment WHERE id = ?", -1, &q, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(q, 1, id);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int64(q, 0), a0.ids[3]);
+    ck_assert_int_ne(sqlite3_column_int64(q, 0), b0.ids[3]);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+  }
+  look(bob, &b1);
+  ck_assert_str_eq(b1.json, b0.json);
+  forget(&a0);
+  forget(&a1);
+  forget(&b0);
+  forget(&b1);
+}
+END_TEST
+
+/* One number from an SQL query on the corpus file. */
+static long long sql_num(const char *path, const char *sql) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  long long v;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  v = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return v;
+}
+
+/*
+** A corpus written before row sets were lists (tests/data/corpus_v6.sql: the draft, ann's
+** edit of row 3, bob's import --resegment splitting row 2, ann's comment on row 4) opens,
+** upgrades in place and shows the same rows, versions and lineage.
+*/
+START_TEST(test_upgrade_from_v6) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  char path[4096], *dir = tu_tmpdir(), *sql, *msg = NULL;
+  sqlite3 *h;
+  seen a, b, a1, b1;
+  rescue_view_sample L;
+  snprintf(path, sizeof path, "%s/tests/data/corpus_v6.sql", RESCUE_SOURCE_DIR);
+  sql = tu_read(path, NULL);
+  db = strdup(tu_path(dir, "old.db"));
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+  sqlite3_close(h);
+  free(sql);
+  ck_assert_int_eq(sql_num(db, "PRAGMA user_version"), 6);
+  ck_assert_msg(rescue_store_open(&st, db, 0, &err) == 0, "%s", err.msg);
+  ck_assert_int_ge(sql_num(db, "PRAGMA user_version"), 7);
+  ck_assert_int_eq(rescue_annotator_lookup(st, "ann", &ann, NULL, NULL), 0);
+  ck_assert_int_eq(rescue_annotator_lookup(st, "bob", &bob, NULL, NULL), 0);
+  /* every row a member of the row set it was made in, at its position; nothing else */
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM row"), 19);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM rowset_member m JOIN row r ON r.id = "
+                               "m.row_id AND r.rowset_id = m.rowset_id AND "
+                               "r.position = m.position"),
+                   19);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM rowset_member"), 19);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM annotator_rowset"), 0);
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM row_origin"), 10);
+  /* the comment still names row 4 of the current row set, by id */
+  ck_assert_int_eq(sql_num(db, "SELECT m.position FROM comment c JOIN rowset_member m ON "
+                               "m.row_id = c.row_id AND m.rowset_id = 2"),
+                   4);
+  /* the views: 10 rows each; ann's label carried over bob's split; bob's halves */
+  look(ann, &a);
+  look(bob, &b);
+  ck_assert_int_eq(a.n, 10);
+  ck_assert_int_eq(b.n, 10);
+  consecutive(ann);
+  consecutive(bob);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_str_eq(rescue_jget(L.rows[3], "utterance_type")->s, "request");
+  rescue_view_sample_clear(&L);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0);
+  ck_assert_str_eq(rescue_jget(L.rows[2], "dialogue_cleaned")->s, "second half");
+  rescue_view_sample_clear(&L);
+  /* and the upgraded corpus works the new way: ann's split is ann's alone */
+  ck_assert_int_eq(do_split(ann, 1, 0), 11);
+  look(ann, &a1);
+  look(bob, &b1);
+  ck_assert_str_eq(b1.json, b.json);
+  ck_assert_int_eq(a1.n, 11);
+  ck_assert_int_eq(a1.ids[4], a.ids[3]);
+  consecutive(ann);
+  forget(&a);
+  forget(&b);
+  forget(&a1);
+  forget(&b1);
+  rescue_store_close(&st);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("rowsets");
+  TCase *tc = tcase_create("two annotators");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_split_leaves_others_alone);
+  tcase_add_test(tc, test_merge_back_restores_parent);
+  tcase_add_test(tc, test_times_and_comments_by_id);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("upgrade");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_upgrade_from_v6);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
