@@ -9,6 +9,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_store.h"
+#include "span_int.h"
 #include "store_int.h"
 
 #define ENTITY_SEP '\x1f'
@@ -458,26 +459,9 @@ typedef struct span {
   double start, end;
 } span;
 
-/*
-** The overlap rule: two spans are the same row when they overlap by at least half of the
-** shorter one (zero-length spans: when they touch; an inverted span counts as its reverse). Editing a row's times within that is
-** an ordinary edit; rows that were split or merged shift their neighbours past it.
-*/
+/* The overlap rule (corpus/span.c): editing a row's times within it is an ordinary edit. */
 static int same_row(double s1, double e1, double s2, double e2) {
-  double ov, t;
-  if (s1 == s2 && e1 == e2)
-    return 1; /* the same times (even an inverted span, which lint reports as R02) */
-  if (e1 < s1) {
-    t = s1, s1 = e1, e1 = t;
-  }
-  if (e2 < s2) {
-    t = s2, s2 = e2, e2 = t;
-  }
-  ov = (e1 < e2 ? e1 : e2) - (s1 > s2 ? s1 : s2);
-  double d1 = e1 - s1, d2 = e2 - s2, shorter = d1 < d2 ? d1 : d2;
-  if (shorter <= 0)
-    return ov >= 0;
-  return ov >= 0.5 * shorter;
+  return rescue_span_same_row(s1, e1, s2, e2, NULL);
 }
 
 /* The spans of rowset_id's rows as annotator_id sees them; *out owned by the caller. */
