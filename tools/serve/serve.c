@@ -449,11 +449,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     *upload_size = 0;
     if (r->status)
       return MHD_YES; /* answered already (421, 413 up front) */
-    if (r->body.len + n > SRV_MAX_BODY) {
-      /* a chunked body past the limit: answered now, the rest is never read */
-      srv_error(r, 413, "the request body is larger than 1 MiB");
-      return send_response(r);
-    }
+    if (r->body.len + n > SRV_MAX_BODY)
+      /* a chunked body past the limit: libmicrohttpd 0.9.75 cannot queue a response while
+         it reads a body, so the connection is closed at once and the rest never read */
+      return MHD_NO;
     rescue_buf_putn(&r->body, upload, n);
     return MHD_YES;
   }
