@@ -551,7 +551,7 @@ START_TEST(test_tls) {
   fclose(f);
   ck_assert_msg(strncmp(got, "HTTP/1.1 200", 12) == 0, "over HTTPS: %.300s", got);
   ck_assert_ptr_nonnull(strstr(got, "\"csrf\""));
-  ck_assert_ptr_nonnull(header(got, "Set-Cookie"));
+  ck_assert_ptr_nonnull(strstr(header(got, "Set-Cookie"), "; Secure"));
   /* plain HTTP to the HTTPS port gets no answer */
   {
     int keep = port;

@@ -221,8 +221,12 @@ static enum MHD_Result send_response(srv_req *r) {
   }
   r->resp = NULL;
   srv_security_headers(resp);
-  if (r->set_cookie[0])
+  if (r->set_cookie[0]) {
+    /* over HTTPS the browser never sends the cookie over plain HTTP */
+    if (r->srv->tls && !strstr(r->set_cookie, "; Secure"))
+      strncat(r->set_cookie, "; Secure", sizeof r->set_cookie - strlen(r->set_cookie) - 1);
     MHD_add_response_header(resp, "Set-Cookie", r->set_cookie);
+  }
   if (r->retry_after) {
     char ra[16];
     snprintf(ra, sizeof ra, "%d", r->retry_after);
