@@ -247,6 +247,29 @@ START_TEST(test_idle_and_slowloris) {
 END_TEST
 
 /*
+** A client that trickles its request head a byte every second (never silent long enough
+** for the inactivity timeout) is cut off once the head's deadline passes (20 s): within
+** 60 bytes.
+*/
+START_TEST(test_head_deadline) {
+  int fd = dial(NULL, 5), i, closed = 0;
+  char c;
+  ck_assert_int_ge(fd, 0);
+  ck_assert(send_all(fd, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33));
+  for (i = 0; i < 60 && !closed; i++) {
+    ssize_t n;
+    sleep(1);
+    n = recv(fd, &c, 1, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+        send(fd, "X", 1, MSG_NOSIGNAL) < 0)
+      closed = 1;
+  }
+  close(fd);
+  ck_assert_msg(closed, "a head trickled for 60 s kept its connection");
+}
+END_TEST
+
+/*
 ** A chunked body past 1 MiB is cut off as soon as it passes (libmicrohttpd 0.9.75 cannot
 ** answer in the middle of a body, so the connection is closed), not read to its end.
 */
@@ -571,6 +594,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_idle_and_slowloris);
+  tcase_add_test(tc, test_head_deadline);
   tcase_add_test(tc, test_chunked_oversize);
   tcase_add_test(tc, test_slow_clips_signin);
   tcase_add_test(tc, test_long_cli_write);

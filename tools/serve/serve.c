@@ -354,6 +354,89 @@ static int serve_static(srv_req *r) {
   return 1;
 }
 
+/* ---- the request head's deadline ---- */
+
+/* An open connection: since when it has been waiting for a request head (0: it has one). */
+struct srv_conn {
+  struct srv_conn *next, **prev;
+  int fd;
+  time_t head_since;
+};
+
+/* The connection's srv_conn, or NULL. */
+static struct srv_conn *conn_of(struct MHD_Connection *c) {
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return ci ? (struct srv_conn *)ci->socket_context : NULL;
+}
+
+/* The connection has its request head (at == 0), or waits for the next one from at. */
+static void conn_head(rescue_server *s, struct MHD_Connection *c, time_t at) {
+  struct srv_conn *k = conn_of(c);
+  if (!k)
+    return;
+  pthread_mutex_lock(&s->conn_mu);
+  k->head_since = at;
+  pthread_mutex_unlock(&s->conn_mu);
+}
+
+/* libmicrohttpd's connection notification: track each connection from its start. */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                        enum MHD_ConnectionNotificationCode code) {
+  rescue_server *s = cls;
+  struct srv_conn *k = *socket_context;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || !(k = rescue_calloc(1, sizeof *k)))
+      return;
+    k->fd = ci->connect_fd;
+    k->head_since = time(NULL);
+    pthread_mutex_lock(&s->conn_mu);
+    k->next = s->conns;
+    k->prev = &s->conns;
+    if (s->conns)
+      s->conns->prev = &k->next;
+    s->conns = k;
+    pthread_mutex_unlock(&s->conn_mu);
+    *socket_context = k;
+  } else if (k) {
+    /* before libmicrohttpd closes the socket: the reaper never touches a reused fd */
+    pthread_mutex_lock(&s->conn_mu);
+    *k->prev = k->next;
+    if (k->next)
+      k->next->prev = k->prev;
+    pthread_mutex_unlock(&s->conn_mu);
+    rescue_free(k);
+    *socket_context = NULL;
+  }
+}
+
+/*
+** The reaper: once a second, shut down connections that have waited SRV_HEAD_S for a
+** request head (libmicrohttpd then closes them); the inactivity timeout alone would let a
+** client that sends a byte every few seconds keep a connection forever.
+*/
+static void *reaper_main(void *arg) {
+  rescue_server *s = arg;
+  pthread_mutex_lock(&s->conn_mu);
+  while (!s->reaper_stop) {
+    struct timespec t;
+    struct srv_conn *k;
+    time_t now = time(NULL);
+    for (k = s->conns; k; k = k->next)
+      if (k->head_since && now - k->head_since >= SRV_HEAD_S) {
+        shutdown(k->fd, SHUT_RDWR);
+        k->head_since = 0;
+      }
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += 1;
+    pthread_cond_timedwait(&s->conn_cv, &s->conn_mu, &t);
+  }
+  pthread_mutex_unlock(&s->conn_mu);
+  return NULL;
+}
+
 static void req_free(srv_req *r) {
   if (!r)
     return;
@@ -426,6 +509,7 @@ static enum MHD_Result request_head(rescue_server *s, struct MHD_Connection *c, 
   r->method = method;
   r->url = url;
   *con_cls = r;
+  conn_head(s, c, 0);
   if (!host_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"))) {
     srv_error(r, 421, "this server does not answer to that Host name (see --public-host)");
     return send_response(r);
@@ -484,6 +568,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   req_free(*con_cls);
   *con_cls = NULL;
+  conn_head(cls, c, time(NULL)); /* kept alive: the next head has its own deadline */
 }
 
 /* ---- start / stop ---- */
@@ -507,6 +592,13 @@ static void server_free(rescue_server *s) {
   if (!s)
     return;
   workers_stop(s);
+  if (s->reaper_started) {
+    pthread_mutex_lock(&s->conn_mu);
+    s->reaper_stop = 1;
+    pthread_cond_signal(&s->conn_cv);
+    pthread_mutex_unlock(&s->conn_mu);
+    pthread_join(s->reaper, NULL);
+  }
   for (i = 0; i < s->n_pool; i++)
     rescue_store_close(&s->pool[i]);
   rescue_free(s->pool);
@@ -522,6 +614,8 @@ static void server_free(rescue_server *s) {
   }
   pthread_mutex_destroy(&s->write_mu);
   pthread_mutex_destroy(&s->sess_mu);
+  pthread_mutex_destroy(&s->conn_mu);
+  pthread_cond_destroy(&s->conn_cv);
   rescue_free(s);
 }
 
@@ -592,9 +686,10 @@ static int daemon_start(rescue_server *s, const rescue_serve_opts *o, struct soc
   }
   s->daemon = MHD_start_daemon(
       flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
-      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SRV_THREADS,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_IDLE_S, MHD_OPTION_CONNECTION_LIMIT,
-      (unsigned)SRV_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SRV_PER_ADDRESS,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
+      MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SRV_THREADS, MHD_OPTION_CONNECTION_TIMEOUT,
+      (unsigned)SRV_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SRV_PER_ADDRESS,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
       s->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
       MHD_OPTION_END);
@@ -632,6 +727,8 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   }
   pthread_mutex_init(&s->write_mu, NULL);
   pthread_mutex_init(&s->sess_mu, NULL);
+  pthread_mutex_init(&s->conn_mu, NULL);
+  pthread_cond_init(&s->conn_cv, NULL);
   s->loopback = loopback;
   s->db = rescue_strdup(o->db);
   if (o->public_hosts && !(s->public_hosts = rescue_strdup(o->public_hosts))) {
@@ -657,7 +754,14 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   for (i = 0; i < s->n_pool; i++)
     if ((rc = rescue_store_open(&s->pool[i], o->db, 0, err)))
       goto fail;
-  if ((rc = workers_start(s, err)) || (rc = daemon_start(s, o, &ss, err)))
+  if ((rc = workers_start(s, err)))
+    goto fail;
+  if (pthread_create(&s->reaper, NULL, reaper_main, s) != 0) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot start the server's threads");
+    goto fail;
+  }
+  s->reaper_started = 1;
+  if ((rc = daemon_start(s, o, &ss, err)))
     goto fail;
   info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
   s->port = info ? info->port : 0;

@@ -37,6 +37,9 @@
 #define SRV_MAX_CONNECTIONS 1000
 #define SRV_PER_ADDRESS 32
 #define SRV_IDLE_S 10
+/* The seconds a connection has to send a whole request head (a client that trickles it a
+   byte at a time, never silent for SRV_IDLE_S, is cut off after this). */
+#define SRV_HEAD_S 20
 
 typedef struct srv_req srv_req;
 
@@ -71,6 +74,12 @@ struct rescue_server {
   srv_lane lane[2];
   struct srv_worker *workers;
   int n_workers, n_started;
+  /* open connections waiting for a request head, watched by the reaper thread */
+  pthread_mutex_t conn_mu;
+  pthread_cond_t conn_cv;
+  struct srv_conn *conns;
+  pthread_t reaper;
+  int reaper_started, reaper_stop;
   /* writes from this process go one at a time: SQLite allows one writer, and waiting on
      a mutex is fairer and faster than on SQLite's busy handler */
   pthread_mutex_t write_mu;
