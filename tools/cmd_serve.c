@@ -44,6 +44,32 @@ static const cli_spec spec = {
     .max_args = 1,
     .arg_name = "<db>"};
 
+/*
+** The options into *o: 0, or the usage error's exit status (a bad --listen, a non-loopback
+** address without TLS or --insecure-listen, half of the TLS pair).
+*/
+static int serve_opts(rescue_serve_opts *o, const char *db, int *loopback) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  o->db = db;
+  o->listen = listen_at;
+  o->assets = assets;
+  o->tls_cert = tls_cert;
+  o->tls_key = tls_key;
+  o->public_hosts = public_host;
+  o->insecure_listen = insecure_listen;
+  if (rescue_serve_parse_listen(o->listen, loopback, &err))
+    return cli_spec_error(&spec, "--listen: %s", err.msg);
+  if (!*loopback && !(tls_cert && tls_key) && !insecure_listen)
+    return cli_spec_error(&spec,
+                          "--listen %s: other machines can reach it, and without TLS sign-in "
+                          "tokens and session cookies would travel in clear; give --tls-cert "
+                          "and --tls-key (or --insecure-listen on a network you trust)",
+                          o->listen);
+  if (!!tls_cert != !!tls_key)
+    return cli_spec_error(&spec, "--tls-cert and --tls-key go together");
+  return 0;
+}
+
 int cmd_serve(int argc, char **argv) {
   rescue_serve_opts o = {0};
   rescue_server *srv = NULL;
@@ -53,15 +79,8 @@ int cmd_serve(int argc, char **argv) {
 
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     return rc;
-  o.listen = listen_at;
-  o.assets = assets;
-  o.tls_cert = tls_cert;
-  o.tls_key = tls_key;
-  o.public_hosts = public_host;
-  o.insecure_listen = insecure_listen;
-  o.db = argv[first];
-  if (rescue_serve_parse_listen(o.listen, &loopback, &err))
-    return cli_spec_error(&spec, "--listen: %s", err.msg);
+  if ((rc = serve_opts(&o, argv[first], &loopback)))
+    return rc;
   /* the server's threads inherit this mask, so only sigwait below sees Ctrl-C */
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -69,14 +88,6 @@ int cmd_serve(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   signal(SIGPIPE, SIG_IGN);
   rescue_media_quiet();
-  if (!loopback && !(tls_cert && tls_key) && !insecure_listen)
-    return cli_spec_error(&spec,
-                          "--listen %s: other machines can reach it, and without TLS sign-in "
-                          "tokens and session cookies would travel in clear; give --tls-cert "
-                          "and --tls-key (or --insecure-listen on a network you trust)",
-                          o.listen);
-  if (!!tls_cert != !!tls_key)
-    return cli_spec_error(&spec, "--tls-cert and --tls-key go together");
   if (rescue_serve_start(&o, &srv, &err))
     return cli_fail_path(&err, o.db);
   if (!loopback && !tls_cert)

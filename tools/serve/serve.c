@@ -704,6 +704,17 @@ static int daemon_start(rescue_server *s, const rescue_serve_opts *o, struct soc
   return rc;
 }
 
+/* The clip folder: kept with its real path (clips never leave it). */
+static int assets_open(rescue_server *s, const char *assets, rescue_error *err) {
+  struct stat sb;
+  s->assets = rescue_strdup(assets);
+  s->assets_real = realpath(assets, NULL);
+  if (!s->assets_real || stat(s->assets_real, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return rescue_seterr(err, RESCUE_EIO, "the clip folder '%s' %s", assets,
+                         s->assets_real ? "is not a folder" : strerror(errno));
+  return 0;
+}
+
 int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_error *err) {
   rescue_server *s;
   struct sockaddr_storage ss;
@@ -735,16 +746,8 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto fail;
   }
-  if (o->assets) {
-    struct stat sb;
-    s->assets = rescue_strdup(o->assets);
-    s->assets_real = realpath(o->assets, NULL);
-    if (!s->assets_real || stat(s->assets_real, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-      rc = rescue_seterr(err, RESCUE_EIO, "the clip folder '%s' %s", o->assets,
-                         s->assets_real ? "is not a folder" : strerror(errno));
-      goto fail;
-    }
-  }
+  if (o->assets && (rc = assets_open(s, o->assets, err)))
+    goto fail;
   s->n_pool = o->connections > 2 ? o->connections : 8;
   s->pool = rescue_calloc((size_t)s->n_pool, sizeof *s->pool);
   if (!s->db || !s->pool) {
