@@ -1,7 +1,9 @@
 /*
-** serve.c: the review server's HTTP side (libmicrohttpd): the listen address, request
-** bodies (1 MiB at most), store connections, the built-in page, the security headers on
-** every response, starting and stopping. Routes are in serve_routes.c, signing in in
+** serve.c: the review server's HTTP side (libmicrohttpd): the listen address, the Host
+** check, request heads (a deadline) and bodies (1 MiB at most), the workers that run API
+** requests with their store connections while the connections wait suspended, bounded
+** waits for the store, the built-in page, the security headers on every response, TLS,
+** starting and stopping. Routes are in serve_routes.c, signing in in
 ** serve_auth.c, clips in serve_clips.c, the API's resources in serve_<resource>.c.
 */
 #include <arpa/inet.h>
@@ -271,7 +273,10 @@ int srv_write_lock(srv_req *r) {
   return 1;
 }
 
-void srv_write_unlock(srv_req *r) { pthread_mutex_unlock(&r->srv->write_mu); }
+void srv_write_unlock(srv_req *r) {
+  rescue_store_busy_timeout(r->st, 0); /* back to the store's own wait for other writes */
+  pthread_mutex_unlock(&r->srv->write_mu);
+}
 
 /*
 ** A worker: takes requests from its lane, runs each with its own store connection and
