@@ -49,6 +49,12 @@ void rescue_store_close(rescue_store **st);
 
 /* Detail of the last failure on this handle. */
 const char *rescue_store_errmsg(const rescue_store *st);
+/*
+** How long the next writes on st wait for another process's writer before RESCUE_EBUSY,
+** in milliseconds (ms > 0; a new store waits 10 s). A server bounds each request's total
+** wait with it.
+*/
+void rescue_store_busy_timeout(rescue_store *st, int ms);
 /* The error record itself (to pass to helpers that take a rescue_error *). */
 rescue_error *rescue_store_err(rescue_store *st);
 /* The path given to open. */

@@ -53,6 +53,10 @@ struct rescue_store {
 };
 
 const char *rescue_store_errmsg(const rescue_store *st) { return st->err.msg; }
+
+void rescue_store_busy_timeout(rescue_store *st, int ms) {
+  sqlite3_busy_timeout(st->db, ms > 0 ? ms : BUSY_TIMEOUT_MS);
+}
 rescue_error *rescue_store_err(rescue_store *st) { return &st->err; }
 const char *rescue_store_path(const rescue_store *st) { return st->path; }
 const rescue_scheme *rescue_store_scheme(const rescue_store *st) { return st->scheme; }

@@ -9,19 +9,30 @@
 #include "cli.h"
 #include "serve.h"
 
-static const char *listen_at = "127.0.0.1:8080", *assets;
+static const char *listen_at = "127.0.0.1:8080", *assets, *tls_cert, *tls_key, *public_host;
+static int insecure_listen;
 static const cli_option options[] = {
     CLI_STRING(0, "listen", &listen_at, "<host>:<port>",
                "address to listen on (default 127.0.0.1:8080; port 0 picks a\n"
-               "free one). Anything but a loopback address exposes the\n"
-               "corpus to the network: a warning is printed"),
+               "free one). Anything but a loopback address needs --tls-cert\n"
+               "and --tls-key (or --insecure-listen)"),
+    CLI_STRING(0, "tls-cert", &tls_cert, "<pem>", "serve HTTPS with this certificate (chain)"),
+    CLI_STRING(0, "tls-key", &tls_key, "<pem>", "the certificate's private key"),
+    CLI_STRING(0, "public-host", &public_host, "<name,...>",
+               "host names the browser uses to reach the server (the Host\n"
+               "header is checked: on loopback any loopback name is\n"
+               "accepted, elsewhere only these)"),
+    CLI_FLAG(0, "insecure-listen", &insecure_listen,
+             "listen beyond loopback without TLS: sign-in tokens and\n"
+             "session cookies travel in clear"),
     CLI_STRING(0, "assets", &assets, "<dir>",
                "folder of clips (the output of `rescue clip`) served under\n"
                "/clips/: <sample_id>/segment.mp4 and <sample_id>/clips/NNN.mp4\n"
                "are played with each row"),
     CLI_END};
 static const cli_spec spec = {
-    .synopsis = "rescue serve <db> [--listen <host>:<port>] [--assets <dir>]",
+    .synopsis = "rescue serve <db> [--listen <host>:<port>] [--assets <dir>] [--tls-cert <pem> "
+                "--tls-key <pem>] [--public-host <name,...>] [--insecure-listen]",
     .description =
         "Serve the review system: annotators sign in with the token `rescue annotator add`\n"
         "printed, open the samples assigned to them, watch each row's clip, edit, segment and\n"
@@ -33,6 +44,32 @@ static const cli_spec spec = {
     .max_args = 1,
     .arg_name = "<db>"};
 
+/*
+** The options into *o: 0, or the usage error's exit status (a bad --listen, a non-loopback
+** address without TLS or --insecure-listen, half of the TLS pair).
+*/
+static int serve_opts(rescue_serve_opts *o, const char *db, int *loopback) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  o->db = db;
+  o->listen = listen_at;
+  o->assets = assets;
+  o->tls_cert = tls_cert;
+  o->tls_key = tls_key;
+  o->public_hosts = public_host;
+  o->insecure_listen = insecure_listen;
+  if (rescue_serve_parse_listen(o->listen, loopback, &err))
+    return cli_spec_error(&spec, "--listen: %s", err.msg);
+  if (!*loopback && !(tls_cert && tls_key) && !insecure_listen)
+    return cli_spec_error(&spec,
+                          "--listen %s: other machines can reach it, and without TLS sign-in "
+                          "tokens and session cookies would travel in clear; give --tls-cert "
+                          "and --tls-key (or --insecure-listen on a network you trust)",
+                          o->listen);
+  if (!!tls_cert != !!tls_key)
+    return cli_spec_error(&spec, "--tls-cert and --tls-key go together");
+  return 0;
+}
+
 int cmd_serve(int argc, char **argv) {
   rescue_serve_opts o = {0};
   rescue_server *srv = NULL;
@@ -42,11 +79,8 @@ int cmd_serve(int argc, char **argv) {
 
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     return rc;
-  o.listen = listen_at;
-  o.assets = assets;
-  o.db = argv[first];
-  if (rescue_serve_parse_listen(o.listen, &loopback, &err))
-    return cli_spec_error(&spec, "--listen: %s", err.msg);
+  if ((rc = serve_opts(&o, argv[first], &loopback)))
+    return rc;
   /* the server's threads inherit this mask, so only sigwait below sees Ctrl-C */
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -56,16 +90,16 @@ int cmd_serve(int argc, char **argv) {
   rescue_media_quiet();
   if (rescue_serve_start(&o, &srv, &err))
     return cli_fail_path(&err, o.db);
-  if (!loopback)
-    cli_warn("listening on %s, which other machines can reach: the corpus holds sensitive "
-             "interview data; serve it only on a network you trust (and prefer a loopback "
-             "address behind an SSH tunnel)",
+  if (!loopback && !tls_cert)
+    cli_warn("listening on %s without TLS (--insecure-listen): sign-in tokens and session "
+             "cookies travel in clear to anyone on the network, and the corpus holds "
+             "sensitive interview data",
              o.listen);
   {
     const char *colon = strrchr(o.listen, ':');
     size_t hl = colon ? (size_t)(colon - o.listen) : 0;
-    printf("serving %s on http://%.*s:%d/ (Ctrl-C stops)\n", o.db, (int)hl, o.listen,
-           rescue_serve_port(srv));
+    printf("serving %s on %s://%.*s:%d/ (Ctrl-C stops)\n", o.db, tls_cert ? "https" : "http",
+           (int)hl, o.listen, rescue_serve_port(srv));
     fflush(stdout);
   }
   sigwait(&set, &sig);

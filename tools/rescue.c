@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -65,6 +66,9 @@ int main(int argc, char **argv) {
   */
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 128 << 20);
+  /* the corpus, its journal, clips and exports hold interview data: readable by the
+     owner only */
+  umask(077);
   if (argc < 2) {
     print_usage(stderr);
     return 2;

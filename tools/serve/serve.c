@@ -1,7 +1,9 @@
 /*
-** serve.c: the review server's HTTP side (libmicrohttpd): the listen address, request
-** bodies (1 MiB at most), store connections, the built-in page, the security headers on
-** every response, starting and stopping. Routes are in serve_routes.c, signing in in
+** serve.c: the review server's HTTP side (libmicrohttpd): the listen address, the Host
+** check, request heads (a deadline) and bodies (1 MiB at most), the workers that run API
+** requests with their store connections while the connections wait suspended, bounded
+** waits for the store, the built-in page, the security headers on every response, TLS,
+** starting and stopping. Routes are in serve_routes.c, signing in in
 ** serve_auth.c, clips in serve_clips.c, the API's resources in serve_<resource>.c.
 */
 #include <arpa/inet.h>
@@ -13,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "assets.h"
 #include "rescue_alloc.h"
@@ -173,7 +177,7 @@ const char *srv_arg(srv_req *r, const char *name) {
 
 const rescue_jnode *srv_body_json(srv_req *r, rescue_jdoc *doc) {
   rescue_jerror je;
-  const rescue_jnode *root;
+  const rescue_jnode *root, *n;
   if (!r->body.len) {
     srv_error(r, 400, "the request needs a JSON body");
     return NULL;
@@ -189,24 +193,42 @@ const rescue_jnode *srv_body_json(srv_req *r, rescue_jdoc *doc) {
     srv_error(r, 400, "the body must be a JSON object");
     return NULL;
   }
+  for (n = root->child; n; n = n->next)
+    if (n->type == RESCUE_JSTRING && n->len > SRV_MAX_TEXT) {
+      srv_error(r, 400, "'%s' is longer than %d bytes", n->key, SRV_MAX_TEXT);
+      return NULL;
+    }
   return root;
 }
 
-/* Queue the response with the headers every response carries. */
-static enum MHD_Result send_response(srv_req *r) {
-  struct MHD_Response *resp = MHD_create_response_from_buffer(
-      r->out.len, r->out.s ? r->out.s : (char *)"", MHD_RESPMEM_MUST_COPY);
-  enum MHD_Result ret;
-  if (!resp)
-    return MHD_NO;
-  MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json");
+void srv_security_headers(struct MHD_Response *resp) {
   MHD_add_response_header(resp, "Content-Security-Policy", srv_csp);
   MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
   MHD_add_response_header(resp, "X-Frame-Options", "DENY");
   MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-  MHD_add_response_header(resp, "Cache-Control", "no-store");
-  if (r->set_cookie[0])
+  MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
+  MHD_add_response_header(resp, "Cache-Control", "private, no-store");
+}
+
+/* Queue the response (the handler's own, or r->out) with the headers every response carries. */
+static enum MHD_Result send_response(srv_req *r) {
+  struct MHD_Response *resp = r->resp;
+  enum MHD_Result ret;
+  if (!resp) {
+    resp = MHD_create_response_from_buffer(r->out.len, r->out.s ? r->out.s : (char *)"",
+                                           MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+      return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json");
+  }
+  r->resp = NULL;
+  srv_security_headers(resp);
+  if (r->set_cookie[0]) {
+    /* over HTTPS the browser never sends the cookie over plain HTTP */
+    if (r->srv->tls && !strstr(r->set_cookie, "; Secure"))
+      strncat(r->set_cookie, "; Secure", sizeof r->set_cookie - strlen(r->set_cookie) - 1);
     MHD_add_response_header(resp, "Set-Cookie", r->set_cookie);
+  }
   if (r->retry_after) {
     char ra[16];
     snprintf(ra, sizeof ra, "%d", r->retry_after);
@@ -217,37 +239,108 @@ static enum MHD_Result send_response(srv_req *r) {
   return ret;
 }
 
-/* ---- store connections ---- */
+/* ---- waiting for the store ---- */
 
-static rescue_store *pool_get(rescue_server *s) {
-  rescue_store *st = NULL;
-  int i;
-  pthread_mutex_lock(&s->pool_mu);
-  for (;;) {
-    for (i = 0; i < s->n_pool; i++)
-      if (!s->pool_busy[i]) {
-        s->pool_busy[i] = 1;
-        st = s->pool[i];
-        break;
-      }
-    if (st)
-      break;
-    pthread_cond_wait(&s->pool_cv, &s->pool_mu);
-  }
-  pthread_mutex_unlock(&s->pool_mu);
-  return st;
+/* 1 when the request's deadline has passed. */
+static int past_deadline(const srv_req *r) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return now.tv_sec > r->deadline.tv_sec ||
+         (now.tv_sec == r->deadline.tv_sec && now.tv_nsec >= r->deadline.tv_nsec);
 }
 
-static void pool_put(rescue_server *s, rescue_store *st) {
-  int i;
-  if (!st)
-    return;
-  pthread_mutex_lock(&s->pool_mu);
-  for (i = 0; i < s->n_pool; i++)
-    if (s->pool[i] == st)
-      s->pool_busy[i] = 0;
-  pthread_cond_signal(&s->pool_cv);
-  pthread_mutex_unlock(&s->pool_mu);
+/* Set the 503 for a request that waited its SRV_WAIT_S for the store; returns 0. */
+static int corpus_busy(srv_req *r) {
+  r->retry_after = 2;
+  srv_error(r, 503, "corpus busy: another writer held it for more than %d s; try again",
+            SRV_WAIT_S);
+  return 0;
+}
+
+int srv_write_lock(srv_req *r) {
+  struct timespec now;
+  long long ms;
+  if (pthread_mutex_timedlock(&r->srv->write_mu, &r->deadline) != 0)
+    return corpus_busy(r);
+  clock_gettime(CLOCK_REALTIME, &now);
+  ms = (long long)(r->deadline.tv_sec - now.tv_sec) * 1000 +
+       (r->deadline.tv_nsec - now.tv_nsec) / 1000000;
+  if (ms <= 0) {
+    pthread_mutex_unlock(&r->srv->write_mu);
+    return corpus_busy(r);
+  }
+  rescue_store_busy_timeout(r->st, (int)ms);
+  return 1;
+}
+
+void srv_write_unlock(srv_req *r) {
+  rescue_store_busy_timeout(r->st, 0); /* back to the store's own wait for other writes */
+  pthread_mutex_unlock(&r->srv->write_mu);
+}
+
+/*
+** A worker: takes requests from its lane, runs each with its own store connection and
+** resumes the connection, whose thread then queues the response. A request that waited
+** past its deadline in the queue gets 503 without running.
+*/
+struct srv_worker {
+  rescue_server *s;
+  pthread_t th;
+  int lane, store;
+};
+
+static void *worker_main(void *arg) {
+  struct srv_worker *w = arg;
+  srv_lane *l = &w->s->lane[w->lane];
+  srv_req *r;
+  for (;;) {
+    pthread_mutex_lock(&l->mu);
+    while (!l->head && !l->stopping)
+      pthread_cond_wait(&l->cv, &l->mu);
+    if (!(r = l->head)) {
+      pthread_mutex_unlock(&l->mu);
+      return NULL;
+    }
+    if (!(l->head = r->next))
+      l->tail = NULL;
+    pthread_mutex_unlock(&l->mu);
+    if (past_deadline(r)) {
+      corpus_busy(r);
+    } else {
+      r->st = w->s->pool[w->store];
+      srv_dispatch(r);
+      r->st = NULL; /* a clip streams after this, holding no store connection */
+    }
+    r->done = 1;
+    MHD_resume_connection(r->c);
+  }
+}
+
+/*
+** Hand the request to a worker of its lane: reads (GET, HEAD, signing in and out) and
+** writes wait apart. The connection is suspended first (under the lane's lock, so no
+** worker resumes it before): 0 when the server is stopping and nothing was queued.
+*/
+static int enqueue(srv_req *r) {
+  int write = strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0 &&
+              strcmp(r->url, "/api/login") != 0 && strcmp(r->url, "/api/logout") != 0;
+  srv_lane *l = &r->srv->lane[write];
+  pthread_mutex_lock(&l->mu);
+  if (l->stopping) {
+    pthread_mutex_unlock(&l->mu);
+    return 0;
+  }
+  clock_gettime(CLOCK_REALTIME, &r->deadline);
+  r->deadline.tv_sec += SRV_WAIT_S;
+  MHD_suspend_connection(r->c);
+  if (l->tail)
+    l->tail->next = r;
+  else
+    l->head = r;
+  l->tail = r;
+  pthread_cond_signal(&l->cv);
+  pthread_mutex_unlock(&l->mu);
+  return 1;
 }
 
 /* ---- the page ---- */
@@ -266,15 +359,172 @@ static int serve_static(srv_req *r) {
   return 1;
 }
 
+/* ---- the request head's deadline ---- */
+
+/* An open connection: since when it has been waiting for a request head (0: it has one). */
+struct srv_conn {
+  struct srv_conn *next, **prev;
+  int fd;
+  time_t head_since;
+};
+
+/* The connection's srv_conn, or NULL. */
+static struct srv_conn *conn_of(struct MHD_Connection *c) {
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return ci ? (struct srv_conn *)ci->socket_context : NULL;
+}
+
+/* The connection has its request head (at == 0), or waits for the next one from at. */
+static void conn_head(rescue_server *s, struct MHD_Connection *c, time_t at) {
+  struct srv_conn *k = conn_of(c);
+  if (!k)
+    return;
+  pthread_mutex_lock(&s->conn_mu);
+  k->head_since = at;
+  pthread_mutex_unlock(&s->conn_mu);
+}
+
+/* libmicrohttpd's connection notification: track each connection from its start. */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                        enum MHD_ConnectionNotificationCode code) {
+  rescue_server *s = cls;
+  struct srv_conn *k = *socket_context;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || !(k = rescue_calloc(1, sizeof *k)))
+      return;
+    k->fd = ci->connect_fd;
+    k->head_since = time(NULL);
+    pthread_mutex_lock(&s->conn_mu);
+    k->next = s->conns;
+    k->prev = &s->conns;
+    if (s->conns)
+      s->conns->prev = &k->next;
+    s->conns = k;
+    pthread_mutex_unlock(&s->conn_mu);
+    *socket_context = k;
+  } else if (k) {
+    /* before libmicrohttpd closes the socket: the reaper never touches a reused fd */
+    pthread_mutex_lock(&s->conn_mu);
+    *k->prev = k->next;
+    if (k->next)
+      k->next->prev = k->prev;
+    pthread_mutex_unlock(&s->conn_mu);
+    rescue_free(k);
+    *socket_context = NULL;
+  }
+}
+
+/*
+** The reaper: once a second, shut down connections that have waited SRV_HEAD_S for a
+** request head (libmicrohttpd then closes them); the inactivity timeout alone would let a
+** client that sends a byte every few seconds keep a connection forever.
+*/
+static void *reaper_main(void *arg) {
+  rescue_server *s = arg;
+  pthread_mutex_lock(&s->conn_mu);
+  while (!s->reaper_stop) {
+    struct timespec t;
+    struct srv_conn *k;
+    time_t now = time(NULL);
+    for (k = s->conns; k; k = k->next)
+      if (k->head_since && now - k->head_since >= SRV_HEAD_S) {
+        shutdown(k->fd, SHUT_RDWR);
+        k->head_since = 0;
+      }
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += 1;
+    pthread_cond_timedwait(&s->conn_cv, &s->conn_mu, &t);
+  }
+  pthread_mutex_unlock(&s->conn_mu);
+  return NULL;
+}
+
 static void req_free(srv_req *r) {
   if (!r)
     return;
-  if (r->st)
-    pool_put(r->srv, r->st);
+  if (r->resp)
+    MHD_destroy_response(r->resp);
   rescue_buf_clear(&r->body);
   rescue_buf_clear(&r->out);
   rescue_free(r->sample_id);
   rescue_free(r);
+}
+
+/* 1 when name (a Host header without its port) is one of the comma-separated names. */
+static int host_listed(const char *names, const char *name, size_t len) {
+  const char *p = names;
+  while (p && *p) {
+    size_t n = strcspn(p, ",");
+    if (n == len && strncasecmp(p, name, len) == 0)
+      return 1;
+    p += n;
+    if (*p == ',')
+      p++;
+  }
+  return 0;
+}
+
+/*
+** Is the Host header one this server answers to? On loopback any loopback name with any
+** port (an SSH tunnel forwards another port); otherwise the --public-host names. A page
+** reached under another name (DNS rebinding) gets 421.
+*/
+static int host_ok(const rescue_server *s, const char *host) {
+  size_t len;
+  if (!host || !*host)
+    return 0;
+  if (host[0] == '[') {
+    const char *e = strchr(host, ']');
+    if (!e)
+      return 0;
+    len = (size_t)(e - host) + 1;
+  } else {
+    len = strcspn(host, ":");
+  }
+  if (s->public_hosts && host_listed(s->public_hosts, host, len))
+    return 1;
+  if (!s->loopback)
+    return 0;
+  if ((len == 9 && strncasecmp(host, "localhost", 9) == 0) ||
+      (len == 5 && strncmp(host, "[::1]", 5) == 0))
+    return 1;
+  {
+    char v4[16];
+    struct in_addr a;
+    if (len >= sizeof v4)
+      return 0;
+    memcpy(v4, host, len);
+    v4[len] = 0;
+    return inet_pton(AF_INET, v4, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+  }
+}
+
+/* The first call for a request (its head is in): Host, an announced oversize body. */
+static enum MHD_Result request_head(rescue_server *s, struct MHD_Connection *c, const char *url,
+                                    const char *method, void **con_cls) {
+  const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+  srv_req *r = rescue_calloc(1, sizeof *r);
+  if (!r)
+    return MHD_NO;
+  r->srv = s;
+  r->c = c;
+  r->method = method;
+  r->url = url;
+  *con_cls = r;
+  conn_head(s, c, 0);
+  if (!host_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"))) {
+    srv_error(r, 421, "this server does not answer to that Host name (see --public-host)");
+    return send_response(r);
+  }
+  if (cl && strtoull(cl, NULL, 10) > SRV_MAX_BODY) {
+    /* answered before the body is read: the connection closes after it */
+    srv_error(r, 413, "the request body is larger than 1 MiB");
+    return send_response(r);
+  }
+  return MHD_YES;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -283,37 +533,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   rescue_server *s = cls;
   srv_req *r = *con_cls;
 
-  if (!r) {
-    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-    r = rescue_calloc(1, sizeof *r);
-    if (!r)
-      return MHD_NO;
-    r->srv = s;
-    r->c = c;
-    r->method = method;
-    r->url = url;
-    *con_cls = r;
-    if (cl && strtoull(cl, NULL, 10) > SRV_MAX_BODY) {
-      /* answered before the body is read: the connection closes after it */
-      srv_error(r, 413, "the request body is larger than 1 MiB");
-      return send_response(r);
-    }
-    return MHD_YES;
-  }
+  if (!r)
+    return request_head(s, c, url, method, con_cls);
+  if (r->done)
+    return send_response(r); /* a worker answered and resumed the connection */
   if (*upload_size) {
-    if (!r->too_big && r->body.len + *upload_size > SRV_MAX_BODY)
-      r->too_big = 1;
-    if (!r->too_big)
-      rescue_buf_putn(&r->body, upload, *upload_size);
+    size_t n = *upload_size;
     *upload_size = 0;
+    if (r->status)
+      return MHD_YES; /* answered already (421, 413 up front) */
+    if (r->body.len + n > SRV_MAX_BODY)
+      /* a chunked body past the limit: libmicrohttpd 0.9.75 cannot queue a response while
+         it reads a body, so the connection is closed at once and the rest never read */
+      return MHD_NO;
+    rescue_buf_putn(&r->body, upload, n);
     return MHD_YES;
   }
   if (r->status)
-    return MHD_YES; /* answered already (413 up front) */
-  if (r->too_big) {
-    srv_error(r, 413, "the request body is larger than 1 MiB");
-    return send_response(r);
-  }
+    return MHD_YES; /* answered already */
   if (!rescue_buf_ok(&r->body)) {
     srv_error(r, 500, "out of memory");
     return send_response(r);
@@ -325,14 +562,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     srv_error(r, 404, "nothing at %s", url);
     return send_response(r);
   }
-  r->st = pool_get(s);
-  srv_dispatch(r);
-  if (r->queued)
-    return r->queued_result;
-  if (!r->status)
-    srv_error(r, 500, "no response");
-  if (!rescue_buf_ok(&r->out))
-    srv_error(r, 500, "out of memory");
+  if (enqueue(r))
+    return MHD_YES;
+  r->retry_after = 2;
+  srv_error(r, 503, "the server is stopping");
   return send_response(r);
 }
 
@@ -340,61 +573,190 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   req_free(*con_cls);
   *con_cls = NULL;
+  conn_head(cls, c, time(NULL)); /* kept alive: the next head has its own deadline */
 }
 
 /* ---- start / stop ---- */
+
+/* Stop the workers once their queues are empty (every queued request is answered). */
+static void workers_stop(rescue_server *s) {
+  int i, k;
+  for (k = 0; k < 2; k++) {
+    pthread_mutex_lock(&s->lane[k].mu);
+    s->lane[k].stopping = 1;
+    pthread_cond_broadcast(&s->lane[k].cv);
+    pthread_mutex_unlock(&s->lane[k].mu);
+  }
+  for (i = 0; i < s->n_started; i++)
+    pthread_join(s->workers[i].th, NULL);
+  s->n_started = 0;
+}
 
 static void server_free(rescue_server *s) {
   int i;
   if (!s)
     return;
+  workers_stop(s);
+  if (s->reaper_started) {
+    pthread_mutex_lock(&s->conn_mu);
+    s->reaper_stop = 1;
+    pthread_cond_signal(&s->conn_cv);
+    pthread_mutex_unlock(&s->conn_mu);
+    pthread_join(s->reaper, NULL);
+  }
   for (i = 0; i < s->n_pool; i++)
     rescue_store_close(&s->pool[i]);
   rescue_free(s->pool);
-  rescue_free(s->pool_busy);
+  rescue_free(s->workers);
   srv_auth_stop(s);
   rescue_free(s->sessions);
   rescue_free(s->db);
   rescue_free(s->assets);
+  rescue_free(s->public_hosts);
   free(s->assets_real);
-  pthread_mutex_destroy(&s->pool_mu);
-  pthread_cond_destroy(&s->pool_cv);
+  for (i = 0; i < 2; i++) {
+    pthread_mutex_destroy(&s->lane[i].mu);
+    pthread_cond_destroy(&s->lane[i].cv);
+  }
   pthread_mutex_destroy(&s->write_mu);
   pthread_mutex_destroy(&s->sess_mu);
+  pthread_mutex_destroy(&s->conn_mu);
+  pthread_cond_destroy(&s->conn_cv);
   rescue_free(s);
+}
+
+/*
+** Start the workers: writes go one at a time (write_mu), so two write workers (one
+** writing, one next) are enough; the other store connections serve reads.
+*/
+static int workers_start(rescue_server *s, rescue_error *err) {
+  int i;
+  s->n_workers = s->n_pool;
+  if (!(s->workers = rescue_calloc((size_t)s->n_workers, sizeof *s->workers)))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  for (i = 0; i < s->n_workers; i++) {
+    s->workers[i].s = s;
+    s->workers[i].lane = i < 2 ? 1 : 0;
+    s->workers[i].store = i;
+    if (pthread_create(&s->workers[i].th, NULL, worker_main, &s->workers[i]) != 0)
+      return rescue_seterr(err, RESCUE_EIO, "cannot start the server's worker threads");
+    s->n_started++;
+  }
+  return 0;
+}
+
+/* Read a PEM file into a NUL-terminated buffer (caller frees); NULL after setting err. */
+static char *read_pem(const char *path, const char *what, rescue_error *err) {
+  FILE *f = fopen(path, "rb");
+  rescue_buf b = RESCUE_BUF_INIT;
+  char chunk[4096];
+  size_t n;
+  if (!f) {
+    rescue_seterr(err, RESCUE_EIO, "%s '%s': %s", what, path, strerror(errno));
+    return NULL;
+  }
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    rescue_buf_putn(&b, chunk, n);
+  fclose(f);
+  if (!rescue_buf_ok(&b) || !b.len) {
+    rescue_buf_clear(&b);
+    rescue_seterr(err, RESCUE_EIO, "%s '%s' is empty or unreadable", what, path);
+    return NULL;
+  }
+  return rescue_buf_detach(&b);
+}
+
+/*
+** Start libmicrohttpd: its event loop (epoll) in a pool of threads that never wait for the
+** store, at most SRV_PER_ADDRESS connections from one address, SRV_IDLE_S of silence
+** closes a connection, 32 KiB for the request head (431/414 beyond), HTTPS with the key
+** and certificate when given.
+*/
+static int daemon_start(rescue_server *s, const rescue_serve_opts *o, struct sockaddr_storage *ss,
+                        rescue_error *err) {
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+  char *cert = NULL, *key = NULL;
+  int rc = 0;
+  if (ss->ss_family == AF_INET6)
+    flags |= MHD_USE_IPv6;
+  if (o->tls_cert || o->tls_key) {
+    if (!o->tls_cert || !o->tls_key)
+      return rescue_seterr(err, RESCUE_EINVAL, "TLS needs both a certificate and its key");
+    if (!(cert = read_pem(o->tls_cert, "the TLS certificate", err)) ||
+        !(key = read_pem(o->tls_key, "the TLS key", err))) {
+      rescue_free(cert);
+      return RESCUE_EIO;
+    }
+    flags |= MHD_USE_TLS;
+    s->tls = 1;
+  }
+  s->daemon = MHD_start_daemon(
+      flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
+      MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SRV_THREADS, MHD_OPTION_CONNECTION_TIMEOUT,
+      (unsigned)SRV_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SRV_PER_ADDRESS,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+      s->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
+      MHD_OPTION_END);
+  if (!s->daemon)
+    rc = rescue_seterr(err, RESCUE_EIO,
+                       s->tls ? "cannot listen on %s (address in use or not available, or the "
+                                "TLS certificate and key do not match)"
+                              : "cannot listen on %s (address in use or not available)",
+                       o->listen ? o->listen : "127.0.0.1:8080");
+  rescue_free(cert);
+  rescue_free(key);
+  return rc;
+}
+
+/* The clip folder: kept with its real path (clips never leave it). */
+static int assets_open(rescue_server *s, const char *assets, rescue_error *err) {
+  struct stat sb;
+  s->assets = rescue_strdup(assets);
+  s->assets_real = realpath(assets, NULL);
+  if (!s->assets_real || stat(s->assets_real, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return rescue_seterr(err, RESCUE_EIO, "the clip folder '%s' %s", assets,
+                         s->assets_real ? "is not a folder" : strerror(errno));
+  return 0;
 }
 
 int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_error *err) {
   rescue_server *s;
   struct sockaddr_storage ss;
   const union MHD_DaemonInfo *info;
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
   int i, rc, loopback = 0;
 
   *out = NULL;
   if ((rc = resolve_listen(o->listen ? o->listen : "127.0.0.1:8080", &ss, &loopback, err)))
     return rc;
+  if (!loopback && !(o->tls_cert && o->tls_key) && !o->insecure_listen)
+    return rescue_seterr(err, RESCUE_EINVAL,
+                         "%s can be reached from other machines and without TLS sign-in "
+                         "tokens and session cookies would travel in clear: give a "
+                         "certificate and key, or allow it explicitly",
+                         o->listen);
   if (!(s = rescue_calloc(1, sizeof *s)))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  pthread_mutex_init(&s->pool_mu, NULL);
-  pthread_cond_init(&s->pool_cv, NULL);
+  for (i = 0; i < 2; i++) {
+    pthread_mutex_init(&s->lane[i].mu, NULL);
+    pthread_cond_init(&s->lane[i].cv, NULL);
+  }
   pthread_mutex_init(&s->write_mu, NULL);
   pthread_mutex_init(&s->sess_mu, NULL);
+  pthread_mutex_init(&s->conn_mu, NULL);
+  pthread_cond_init(&s->conn_cv, NULL);
+  s->loopback = loopback;
   s->db = rescue_strdup(o->db);
-  if (o->assets) {
-    struct stat sb;
-    s->assets = rescue_strdup(o->assets);
-    s->assets_real = realpath(o->assets, NULL);
-    if (!s->assets_real || stat(s->assets_real, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-      rc = rescue_seterr(err, RESCUE_EIO, "the clip folder '%s' %s", o->assets,
-                         s->assets_real ? "is not a folder" : strerror(errno));
-      goto fail;
-    }
+  if (o->public_hosts && !(s->public_hosts = rescue_strdup(o->public_hosts))) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto fail;
   }
-  s->n_pool = o->connections > 0 ? o->connections : 8;
+  if (o->assets && (rc = assets_open(s, o->assets, err)))
+    goto fail;
+  s->n_pool = o->connections > 2 ? o->connections : 8;
   s->pool = rescue_calloc((size_t)s->n_pool, sizeof *s->pool);
-  s->pool_busy = rescue_calloc((size_t)s->n_pool, sizeof *s->pool_busy);
-  if (!s->db || !s->pool || !s->pool_busy) {
+  if (!s->db || !s->pool) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto fail;
   }
@@ -407,17 +769,15 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
     rc = rescue_seterr(err, RESCUE_EIO, "cannot start signing in (no entropy or threads)");
     goto fail;
   }
-  if (ss.ss_family == AF_INET6)
-    flags |= MHD_USE_IPv6;
-  s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
-                               (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_END);
-  if (!s->daemon) {
-    rc = rescue_seterr(err, RESCUE_EIO, "cannot listen on %s (address in use or not available)",
-                       o->listen ? o->listen : "127.0.0.1:8080");
+  if ((rc = workers_start(s, err)))
+    goto fail;
+  if (pthread_create(&s->reaper, NULL, reaper_main, s) != 0) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot start the server's threads");
     goto fail;
   }
+  s->reaper_started = 1;
+  if ((rc = daemon_start(s, o, &ss, err)))
+    goto fail;
   info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
   s->port = info ? info->port : 0;
   *out = s;
@@ -434,8 +794,15 @@ void rescue_serve_stop(rescue_server **sp) {
   if (!sp || !*sp)
     return;
   s = *sp;
-  /* joins every connection thread: requests in flight finish first */
-  MHD_stop_daemon(s->daemon);
+  {
+    /* no new connections; the workers answer what is queued and resume those connections,
+     then the daemon stops (every save is one transaction: none is left half-written) */
+    MHD_socket lfd = MHD_quiesce_daemon(s->daemon);
+    workers_stop(s);
+    MHD_stop_daemon(s->daemon);
+    if (lfd != MHD_INVALID_SOCKET)
+      close(lfd);
+  }
   server_free(s);
   *sp = NULL;
 }

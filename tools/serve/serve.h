@@ -17,7 +17,13 @@ typedef struct rescue_serve_opts {
   const char *listen; /* "host:port", "[v6]:port" or ":port" (NULL: 127.0.0.1:8080; port 0:
                           any free port, see rescue_serve_port) */
   const char *assets; /* folder served under /clips/ (clip output), or NULL */
-  int connections;    /* store connections for concurrent requests (0: 8) */
+  int connections;    /* store connections, one per worker: 2 for writes, the rest for
+                          reads (0 or less than 3: 8) */
+  const char *tls_cert, *tls_key; /* PEM files: serve HTTPS (both or neither) */
+  const char *public_hosts;       /* names (comma-separated) the Host header may carry
+                                     beside loopback names when listening on loopback; the
+                                     only ones otherwise (NULL: none) */
+  int insecure_listen;            /* allow a non-loopback address without TLS */
 } rescue_serve_opts;
 
 /*
@@ -29,7 +35,8 @@ int rescue_serve_parse_listen(const char *listen, int *loopback, rescue_error *e
 /*
 ** Open the corpus and start serving in background threads. *out owns the server; stop it
 ** with rescue_serve_stop. Errors (a corpus that cannot be opened, an address in use, an
-** assets folder that is missing) in err.
+** assets folder that is missing, a TLS key or certificate that cannot be read, a
+** non-loopback address without TLS and without insecure_listen) in err.
 */
 int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_error *err);
 /* The TCP port listened on (useful with port 0). */

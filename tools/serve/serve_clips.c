@@ -72,12 +72,6 @@ static int parse_range(const char *h, int64_t size, int64_t *from, int64_t *to) 
   return 1;
 }
 
-/* The handler answered with its own response: result is what MHD_queue_response said. */
-static void queued(srv_req *r, enum MHD_Result result) {
-  r->queued = 1;
-  r->queued_result = result;
-}
-
 /*
 ** Open the clip `rel` under the clip folder (after resolving symlinks; never outside it)
 ** as a regular file: its descriptor (the caller closes it) with *sb, or -1 after setting
@@ -129,12 +123,15 @@ static int clip_open(srv_req *r, const char *rel, struct stat *sb) {
   return fd;
 }
 
-/* GET /clips/<path>: a regular file under --assets, with a single byte Range. */
+/*
+** GET /clips/<path>: a regular file under --assets, with a single byte Range. The response
+** (r->resp, queued by serve.c) owns the open file and streams it after the request has
+** given its store connection back: a slow download holds none.
+*/
 void srv_clip(srv_req *r) {
   const char *rel = r->rest;
   struct stat sb;
   struct MHD_Response *resp;
-  enum MHD_Result ret;
   int64_t from = 0, to = 0;
   int fd, range;
 
@@ -149,17 +146,13 @@ void srv_clip(srv_req *r) {
               (long long)sb.st_size);
     resp = MHD_create_response_from_buffer(r->out.len, r->out.s, MHD_RESPMEM_MUST_COPY);
     if (!resp) {
-      queued(r, MHD_NO);
+      srv_error(r, 500, "out of memory");
       return;
     }
     snprintf(cr, sizeof cr, "bytes */%lld", (long long)sb.st_size);
     MHD_add_response_header(resp, "Content-Range", cr);
     MHD_add_response_header(resp, "Content-Type", "application/json");
-    MHD_add_response_header(resp, "Content-Security-Policy", srv_csp);
-    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    ret = MHD_queue_response(r->c, 416, resp);
-    MHD_destroy_response(resp);
-    queued(r, ret);
+    r->resp = resp;
     return;
   }
   if (range == 0) {
@@ -170,21 +163,17 @@ void srv_clip(srv_req *r) {
   resp = MHD_create_response_from_fd_at_offset64((uint64_t)(to - from + 1), fd, (uint64_t)from);
   if (!resp) {
     close(fd);
-    queued(r, MHD_NO);
+    srv_error(r, 500, "out of memory");
     return;
   }
   MHD_add_response_header(resp, "Content-Type", media_type(rel));
   MHD_add_response_header(resp, "Accept-Ranges", "bytes");
-  MHD_add_response_header(resp, "Content-Security-Policy", srv_csp);
-  MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-  MHD_add_response_header(resp, "Cache-Control", "private, max-age=3600");
   if (range == 1) {
     char cr[96];
     snprintf(cr, sizeof cr, "bytes %lld-%lld/%lld", (long long)from, (long long)to,
              (long long)sb.st_size);
     MHD_add_response_header(resp, "Content-Range", cr);
   }
-  ret = MHD_queue_response(r->c, range == 1 ? 206 : 200, resp);
-  MHD_destroy_response(resp);
-  queued(r, ret);
+  r->resp = resp;
+  r->status = range == 1 ? 206 : 200;
 }

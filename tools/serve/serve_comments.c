@@ -29,9 +29,10 @@ void api_comments(srv_req *r) {
     srv_error(r, 400, "no row %lld", (long long)pos);
     goto done;
   }
-  pthread_mutex_lock(&r->srv->write_mu);
+  if (!srv_write_lock(r))
+    goto done;
   rc = rescue_comment_add(r->st, r->sample_id, (int)pos, text->s, r->who.id, &id);
-  pthread_mutex_unlock(&r->srv->write_mu);
+  srv_write_unlock(r);
   if (rc) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;

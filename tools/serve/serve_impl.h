@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
@@ -22,8 +23,35 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Request bodies above this get 413. */
+/* Request bodies above this get 413 (chunked ones as soon as they pass it). */
 #define SRV_MAX_BODY (1024 * 1024)
+/* Text members of a request body (a status reason, a comment) longer than this get 400. */
+#define SRV_MAX_TEXT 4000
+/* The longest a request waits for the store (a worker, the write lock, SQLite's lock) before
+   503 "corpus busy" with Retry-After. */
+#define SRV_WAIT_S 10
+
+/* libmicrohttpd's threads (each an epoll loop over many connections; none waits for the
+   store), its connection cap, the cap per client address, and the seconds of silence after
+   which a connection is closed (a client trickling its head or body included). */
+#define SRV_THREADS 2
+#define SRV_MAX_CONNECTIONS 1000
+#define SRV_PER_ADDRESS 32
+#define SRV_IDLE_S 10
+/* The seconds a connection has to send a whole request head (a client that trickles it a
+   byte at a time, never silent for SRV_IDLE_S, is cut off after this). */
+#define SRV_HEAD_S 20
+
+typedef struct srv_req srv_req;
+
+/* A queue of requests waiting for a worker: reads and writes have one each, so a read
+   never waits behind writes that wait for another writer. */
+typedef struct srv_lane {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  srv_req *head, *tail;
+  int stopping;
+} srv_lane;
 
 typedef struct srv_session {
   char id[65];         /* cookie value */
@@ -50,12 +78,23 @@ struct rescue_server {
   struct MHD_Daemon *daemon;
   char *db, *assets, *assets_real; /* assets_real: realpath of assets, NULL when none */
   int port;
-  /* store connections, one per request in flight */
+  int loopback;       /* listening on a loopback address */
+  char *public_hosts; /* --public-host names, comma-separated, or NULL */
+  int tls;            /* serving HTTPS */
+  /* store connections, one per worker: worker i uses pool[i] */
   rescue_store **pool;
-  int *pool_busy;
   int n_pool;
-  pthread_mutex_t pool_mu;
-  pthread_cond_t pool_cv;
+  /* the workers that run API requests while their connections are suspended (so the
+     threads serving connections never wait for the store): lane[0] reads, lane[1] writes */
+  srv_lane lane[2];
+  struct srv_worker *workers;
+  int n_workers, n_started;
+  /* open connections waiting for a request head, watched by the reaper thread */
+  pthread_mutex_t conn_mu;
+  pthread_cond_t conn_cv;
+  struct srv_conn *conns;
+  pthread_t reaper;
+  int reaper_started, reaper_stop;
   /* writes from this process go one at a time: SQLite allows one writer, and waiting on
      a mutex is fairer and faster than on SQLite's busy handler */
   pthread_mutex_t write_mu;
@@ -118,8 +157,6 @@ typedef enum srv_scope {
 /* Methods, as bits of srv_route.methods. */
 enum { SRV_GET = 1, SRV_HEAD = 2, SRV_PUT = 4, SRV_POST = 8 };
 
-typedef struct srv_req srv_req;
-
 typedef struct srv_route {
   unsigned methods; /* SRV_GET | ... */
   /* the URL: literal, or a literal prefix then {id} (a sample id, which contains '/':
@@ -143,7 +180,10 @@ struct srv_req {
   const char *method, *url;
   rescue_buf body;
   int too_big;
-  rescue_store *st; /* borrowed from the pool for the request */
+  rescue_store *st;         /* the worker's store connection while the handler runs */
+  srv_req *next;            /* in a lane's queue */
+  struct timespec deadline; /* CLOCK_REALTIME: the store waits end here (503) */
+  int done;                 /* a worker answered: queue the response when resumed */
   srv_who who;
   /* what the route table resolved */
   char *sample_id;       /* {id} */
@@ -158,8 +198,7 @@ struct srv_req {
   const char *ctype;
   char set_cookie[256];
   int retry_after;
-  int queued; /* the handler queued its own response (a clip) */
-  enum MHD_Result queued_result;
+  struct MHD_Response *resp; /* the handler built its own response (a clip) */
 };
 
 /* ---- responses and requests (serve.c) ---- */
@@ -180,6 +219,15 @@ int srv_int_member(srv_req *r, const rescue_jnode *obj, const char *key, int64_t
 int srv_num_member(srv_req *r, const rescue_jnode *obj, const char *key, double *out);
 /* The Content-Security-Policy every response carries. */
 extern const char srv_csp[];
+/* Add the headers every response carries (CSP, nosniff, frames, referrer, no-store). */
+void srv_security_headers(struct MHD_Response *resp);
+/*
+** Take the server's write lock, waiting until the request's deadline at most, and bound
+** SQLite's wait for other processes' writers by what is left: 1 when held (release with
+** srv_write_unlock), 0 after setting 503 "corpus busy".
+*/
+int srv_write_lock(srv_req *r);
+void srv_write_unlock(srv_req *r);
 
 /* Lint findings as a JSON array [{row, field, rule, severity, reason}] (only_row > 0: only
    that row's). serve_samples.c */

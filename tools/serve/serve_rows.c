@@ -67,10 +67,11 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;
   }
-  pthread_mutex_lock(&r->srv->write_mu);
+  if (!srv_write_lock(r))
+    goto done;
   rc = rescue_row_save(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
                        &version, &unchanged);
-  pthread_mutex_unlock(&r->srv->write_mu);
+  srv_write_unlock(r);
   if (rc == RESCUE_ECONFLICT) {
     srv_conflict(r, r->position, version);
     goto done;
@@ -142,11 +143,12 @@ void api_status(srv_req *r) {
     srv_error(r, 400, "'reason' must be a string");
     goto done;
   }
-  pthread_mutex_lock(&r->srv->write_mu);
+  if (!srv_write_lock(r))
+    goto done;
   rc = rescue_sample_set_status(
       r->st, r->sample_id, st->s,
       reason && reason->type == RESCUE_JSTRING && reason->len ? reason->s : NULL, r->who.id);
-  pthread_mutex_unlock(&r->srv->write_mu);
+  srv_write_unlock(r);
   if (rc) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;

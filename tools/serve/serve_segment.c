@@ -61,9 +61,10 @@ void api_segmentation(srv_req *r) {
   }
   if (!(root = srv_body_json(r, doc)) || !read_op(r, root, &op))
     goto done;
-  pthread_mutex_lock(&r->srv->write_mu);
+  if (!srv_write_lock(r))
+    goto done;
   rc = rescue_sample_resegment(r->st, r->sample_id, r->who.id, &op, &n_rows, &version);
-  pthread_mutex_unlock(&r->srv->write_mu);
+  srv_write_unlock(r);
   if (rc == RESCUE_ECONFLICT && op.op == RESCUE_RESEG_TIMES && version)
     srv_conflict(r, op.row, version);
   else if (rc)

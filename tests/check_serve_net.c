@@ -1,0 +1,606 @@
+/*
+** check_serve_net.c: the review server against clients that try to stop it (issue 25):
+** idle and slowloris sockets while a client keeps writing, a chunked body past the limit,
+** slow clip downloads while another client signs in, a long command-line write while
+** others read and save, the security headers and Host check, text length limits, file
+** modes, and HTTPS with a certificate made in the test. Every socket has a receive and
+** send timeout: a server that stops answering fails the test instead of hanging it.
+*/
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "serve.h"
+#include "testutil.h"
+
+#define SAMPLE "maya_and_daniel/001_s01e01_segment01"
+#define SPATH "/api/samples/" SAMPLE
+
+static char *dir, *db;
+static char tok_ann[65], tok_lead[65];
+static rescue_server *srv;
+static int port;
+
+/* A TCP connection to the server from source address `from` (127.0.0.x), with timeouts
+   of `secs` on sends and receives; -1 when refused. */
+static int dial(const char *from, int secs) {
+  struct sockaddr_in a;
+  struct timeval tv = {secs, 0};
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  if (from) {
+    inet_pton(AF_INET, from, &a.sin_addr);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  }
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Send all of s; 0 when the peer closed or the send timed out. */
+static int send_all(int fd, const char *s, size_t n) {
+  while (n) {
+    ssize_t k = send(fd, s, n, MSG_NOSIGNAL);
+    if (k <= 0)
+      return 0;
+    s += k;
+    n -= (size_t)k;
+  }
+  return 1;
+}
+
+/*
+** Read until the server closes or the timeout: the response, NUL-terminated (caller frees);
+** *closed (may be NULL) says whether the server closed the connection (not a timeout).
+*/
+static char *read_until(int fd, int *closed) {
+  rescue_buf in = RESCUE_BUF_INIT;
+  char buf[16384];
+  ssize_t n;
+  while ((n = recv(fd, buf, sizeof buf, 0)) > 0)
+    rescue_buf_putn(&in, buf, (size_t)n);
+  if (closed)
+    *closed = n == 0 || errno == ECONNRESET;
+  rescue_buf_puts(&in, "");
+  return rescue_buf_detach(&in);
+}
+
+static char *read_all(int fd) { return read_until(fd, NULL); }
+
+/* The status of a response text, -1 when there is none (no answer before the timeout). */
+static int status_of(const char *resp) {
+  return strncmp(resp, "HTTP/1.", 7) == 0 ? atoi(resp + 9) : -1;
+}
+
+/*
+** One request with Host 127.0.0.1 unless headers give one ("Connection: close"), answered
+** within `secs`: the response text (caller frees; "" when none came).
+*/
+static char *request(int secs, const char *method, const char *path, const char *headers,
+                     const char *body) {
+  rescue_buf req = RESCUE_BUF_INIT;
+  int fd = dial(NULL, secs);
+  char *out;
+  ck_assert_int_ge(fd, 0);
+  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\n%sConnection: close\r\n%s", method, path,
+                    headers && strstr(headers, "Host:") ? "" : "Host: 127.0.0.1\r\n",
+                    headers ? headers : "");
+  if (body)
+    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n",
+                      strlen(body));
+  rescue_buf_printf(&req, "\r\n%s", body ? body : "");
+  send_all(fd, req.s, req.len);
+  rescue_buf_clear(&req);
+  out = read_all(fd);
+  close(fd);
+  return out;
+}
+
+static const char *bearer(const char *tok) {
+  static _Thread_local char b[128];
+  snprintf(b, sizeof b, "Authorization: Bearer %s\r\n", tok);
+  return b;
+}
+
+/* The value of header `name` in a response text (static buffer), NULL when absent. */
+static const char *header(const char *resp, const char *name) {
+  static char val[512];
+  const char *p = resp, *end = strstr(resp, "\r\n\r\n");
+  size_t n = strlen(name);
+  while ((p = strstr(p, "\r\n")) && (!end || p < end)) {
+    p += 2;
+    if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+      const char *e = strstr(p, "\r\n");
+      p += n + 1;
+      while (*p == ' ')
+        p++;
+      snprintf(val, sizeof val, "%.*s", (int)(e - p), p);
+      return val;
+    }
+  }
+  return NULL;
+}
+
+#define expect(resp, want)                                                                         \
+  ck_assert_msg(status_of(resp) == (want), "status %d, want %d: %.300s", status_of(resp), (want),  \
+                (resp))
+
+static void start(const char *public_hosts) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_serve_opts o = {0};
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  o.assets = tu_path(dir, "assets");
+  o.public_hosts = public_hosts;
+  ck_assert_msg(rescue_serve_start(&o, &srv, &err) == 0, "%s", err.msg);
+  port = rescue_serve_port(srv);
+}
+
+static void setup(void) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  char path[4096];
+  int existed, fd;
+  db = tu_new_corpus();
+  dir = strdup(db);
+  *strrchr(dir, '/') = 0;
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_int_eq(rescue_annotator_add(st, "ann", NULL, tok_ann, &existed), 0);
+  ck_assert_int_eq(rescue_annotator_add(st, "lea", "lead", tok_lead, &existed), 0);
+  rescue_store_close(&st);
+  /* a 64 MiB clip (sparse): more than the kernel buffers of a client that stops reading */
+  tu_write(tu_path(dir, "assets/" SAMPLE "/segment.mp4"), "");
+  fd = open(tu_path(dir, "assets/" SAMPLE "/segment.mp4"), O_WRONLY);
+  ck_assert_int_eq(ftruncate(fd, 64 << 20), 0);
+  close(fd);
+  start(NULL);
+}
+
+static void teardown(void) {
+  rescue_serve_stop(&srv);
+  free(db);
+  free(dir);
+}
+
+/* A comment by the lead (a write), answered within 15 s: its status. */
+static int write_comment(int k) {
+  char body[128];
+  char *r;
+  int status;
+  snprintf(body, sizeof body, "{\"text\": \"keeps writing %d\"}", k);
+  r = request(15, "POST", SPATH "/comments", bearer(tok_lead), body);
+  status = status_of(r);
+  if (status != 200 && status != 503)
+    fprintf(stderr, "write %d: %.300s\n", k, r);
+  free(r);
+  return status;
+}
+
+/* ---- connections ---- */
+
+typedef struct attack {
+  int fds[320];
+  int n;
+  volatile int stop;
+} attack;
+
+/* Slowloris: each socket trickles one more header byte every 200 ms until told to stop. */
+static void *trickle(void *arg) {
+  attack *a = arg;
+  int i, round = 0;
+  while (!a->stop && round < 400) {
+    for (i = 256; i < a->n; i++)
+      if (a->fds[i] >= 0 && send(a->fds[i], "X", 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+          errno != EAGAIN)
+        a->fds[i] = -1;
+    usleep(200 * 1000);
+    round++;
+  }
+  return NULL;
+}
+
+/*
+** 256 idle sockets and 64 slowloris ones (another client address: 127.0.0.2) while the
+** lead keeps writing from 127.0.0.1: every write is answered.
+*/
+START_TEST(test_idle_and_slowloris) {
+  attack a = {.n = 0};
+  pthread_t th;
+  int i, ok = 0;
+  for (i = 0; i < 320; i++) {
+    a.fds[i] = dial("127.0.0.2", 5);
+    if (a.fds[i] >= 0 && i >= 256)
+      send_all(a.fds[i], "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33);
+    a.n++;
+  }
+  pthread_create(&th, NULL, trickle, &a);
+  for (i = 0; i < 20; i++)
+    ok += write_comment(i) == 200;
+  a.stop = 1;
+  pthread_join(th, NULL);
+  for (i = 0; i < a.n; i++)
+    if (a.fds[i] >= 0)
+      close(a.fds[i]);
+  ck_assert_int_eq(ok, 20);
+}
+END_TEST
+
+/*
+** A client that trickles its request head a byte every second (never silent long enough
+** for the inactivity timeout) is cut off once the head's deadline passes (20 s): within
+** 60 bytes.
+*/
+START_TEST(test_head_deadline) {
+  int fd = dial(NULL, 5), i, closed = 0;
+  char c;
+  ck_assert_int_ge(fd, 0);
+  ck_assert(send_all(fd, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33));
+  for (i = 0; i < 60 && !closed; i++) {
+    ssize_t n;
+    sleep(1);
+    n = recv(fd, &c, 1, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+        send(fd, "X", 1, MSG_NOSIGNAL) < 0)
+      closed = 1;
+  }
+  close(fd);
+  ck_assert_msg(closed, "a head trickled for 60 s kept its connection");
+}
+END_TEST
+
+/*
+** A chunked body past 1 MiB is cut off as soon as it passes (libmicrohttpd 0.9.75 cannot
+** answer in the middle of a body, so the connection is closed), not read to its end.
+*/
+START_TEST(test_chunked_oversize) {
+  static char chunk[65536 + 16];
+  int fd = dial(NULL, 10), i, closed = 0;
+  const char *head = "POST " SPATH "/comments HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     "Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n";
+  char hdr[512], *resp;
+  ck_assert_int_ge(fd, 0);
+  snprintf(hdr, sizeof hdr, "%s%s\r\n", head, bearer(tok_lead));
+  ck_assert(send_all(fd, hdr, strlen(hdr)));
+  memcpy(chunk, "10000\r\n", 7);
+  memset(chunk + 7, 'x', 65536);
+  memcpy(chunk + 7 + 65536, "\r\n", 2);
+  /* 17 chunks of 64 KiB, no last chunk: a server that waits for the end never answers */
+  for (i = 0; i < 17; i++)
+    if (!send_all(fd, chunk, 7 + 65536 + 2))
+      break;
+  resp = read_until(fd, &closed);
+  close(fd);
+  ck_assert_msg(closed, "the server waited for the rest of an oversize chunked body");
+  ck_assert_int_ne(status_of(resp), 200);
+  free(resp);
+  /* announced with Content-Length: 413 before the body, with the headers */
+  fd = dial(NULL, 10);
+  snprintf(hdr, sizeof hdr,
+           "POST " SPATH "/comments HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n%s\r\n",
+           2 << 20, bearer(tok_lead));
+  ck_assert(send_all(fd, hdr, strlen(hdr)));
+  resp = read_all(fd);
+  close(fd);
+  expect(resp, 413);
+  ck_assert_ptr_nonnull(header(resp, "Content-Security-Policy"));
+  ck_assert_str_eq(header(resp, "X-Frame-Options"), "DENY");
+  free(resp);
+}
+END_TEST
+
+/* ---- no long-held store connection ---- */
+
+/* A clip download that reads nothing: the server is left with most of 64 MiB to send. */
+static int stalled_download(void) {
+  int fd, small = 4096;
+  char req[512];
+  fd = socket(AF_INET, SOCK_STREAM, 0);
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  close(fd);
+  fd = dial(NULL, 5);
+  ck_assert_int_ge(fd, 0);
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  snprintf(req, sizeof req,
+           "GET /clips/" SAMPLE "/segment.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n",
+           bearer(tok_ann));
+  ck_assert(send_all(fd, req, strlen(req)));
+  return fd;
+}
+
+/* 8 stalled clip downloads (as many as the store connections); another client signs in. */
+START_TEST(test_slow_clips_signin) {
+  int fds[8], i;
+  char body[128], *r, buf[64];
+  for (i = 0; i < 8; i++)
+    fds[i] = stalled_download();
+  for (i = 0; i < 8; i++) /* every download has started */
+    ck_assert_int_gt(recv(fds[i], buf, sizeof buf, MSG_WAITALL), 0);
+  snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok_lead);
+  r = request(8, "POST", "/api/login", NULL, body);
+  expect(r, 200);
+  free(r);
+  r = request(8, "GET", "/api/samples", bearer(tok_lead), NULL);
+  expect(r, 200);
+  free(r);
+  for (i = 0; i < 8; i++)
+    close(fds[i]);
+}
+END_TEST
+
+typedef struct holder {
+  volatile int ready, release;
+} holder;
+
+/* A command-line writer: BEGIN IMMEDIATE on the corpus, held until released (60 s at most). */
+static void *hold_write(void *arg) {
+  holder *h = arg;
+  sqlite3 *d = NULL;
+  int i;
+  ck_assert_int_eq(sqlite3_open(db, &d), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(d, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+  h->ready = 1;
+  for (i = 0; i < 600 && !h->release; i++)
+    usleep(100 * 1000);
+  sqlite3_exec(d, "COMMIT", NULL, NULL, NULL);
+  sqlite3_close(d);
+  return NULL;
+}
+
+static void *one_write(void *arg) { return (void *)(intptr_t)write_comment((int)(intptr_t)arg); }
+
+/*
+** A long command-line write: 8 writes at once each get 503 "corpus busy" with Retry-After
+** within the 10 s bound (answered within 15 s), and meanwhile reads and sign-in answer.
+*/
+START_TEST(test_long_cli_write) {
+  holder h = {0, 0};
+  pthread_t hold, w[8];
+  char body[128], *r;
+  int i, busy = 0;
+  pthread_create(&hold, NULL, hold_write, &h);
+  while (!h.ready)
+    usleep(10 * 1000);
+  for (i = 0; i < 8; i++)
+    pthread_create(&w[i], NULL, one_write, (void *)(intptr_t)i);
+  usleep(300 * 1000); /* the writes are waiting */
+  r = request(8, "GET", "/api/me", bearer(tok_ann), NULL);
+  expect(r, 200);
+  free(r);
+  snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok_ann);
+  r = request(8, "POST", "/api/login", NULL, body);
+  expect(r, 200);
+  free(r);
+  r = request(8, "GET", SPATH, bearer(tok_ann), NULL);
+  expect(r, 200);
+  free(r);
+  for (i = 0; i < 8; i++) {
+    void *st;
+    pthread_join(w[i], &st);
+    busy += (int)(intptr_t)st == 503;
+  }
+  h.release = 1;
+  pthread_join(hold, NULL);
+  ck_assert_int_eq(busy, 8);
+  r = request(15, "POST", SPATH "/comments", bearer(tok_lead), "{\"text\": \"after\"}");
+  expect(r, 200);
+  free(r);
+  /* the 503's form */
+  h.release = 0;
+  h.ready = 0;
+  pthread_create(&hold, NULL, hold_write, &h);
+  while (!h.ready)
+    usleep(10 * 1000);
+  r = request(15, "POST", SPATH "/comments", bearer(tok_lead), "{\"text\": \"busy\"}");
+  h.release = 1;
+  pthread_join(hold, NULL);
+  expect(r, 503);
+  ck_assert_ptr_nonnull(strstr(r, "corpus busy"));
+  ck_assert_ptr_nonnull(header(r, "Retry-After"));
+  free(r);
+}
+END_TEST
+
+/* ---- headers, Host, sizes, modes ---- */
+
+/* The headers every response the server builds carries. */
+static void security_headers(const char *r) {
+  ck_assert_ptr_nonnull(strstr(header(r, "Content-Security-Policy"), "frame-ancestors 'none'"));
+  ck_assert_str_eq(header(r, "X-Frame-Options"), "DENY");
+  ck_assert_str_eq(header(r, "Referrer-Policy"), "no-referrer");
+  ck_assert_str_eq(header(r, "X-Content-Type-Options"), "nosniff");
+  ck_assert_str_eq(header(r, "Cache-Control"), "private, no-store");
+}
+
+START_TEST(test_headers_host_sizes) {
+  char *r, big[6000];
+  const char *hosts[] = {"Host: localhost:9999\r\n", "Host: 127.0.0.5\r\n", "Host: [::1]:80\r\n"};
+  size_t i;
+  r = request(10, "GET", SPATH, bearer(tok_ann), NULL);
+  expect(r, 200);
+  security_headers(r);
+  free(r);
+  r = request(10, "GET", "/clips/" SAMPLE "/segment.mp4",
+              "Range: bytes=0-9\r\nAuthorization: Bearer x\r\n", NULL);
+  security_headers(r); /* 401 */
+  free(r);
+  {
+    char h[256];
+    snprintf(h, sizeof h, "Range: bytes=0-9\r\n%s", bearer(tok_ann));
+    r = request(10, "GET", "/clips/" SAMPLE "/segment.mp4", h, NULL);
+    expect(r, 206);
+    security_headers(r);
+    free(r);
+  }
+  r = request(10, "GET", "/nowhere", NULL, NULL);
+  expect(r, 404);
+  security_headers(r);
+  free(r);
+  /* any loopback name and port on a loopback server (an SSH tunnel keeps working) */
+  for (i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+    char h[256];
+    snprintf(h, sizeof h, "%s%s", hosts[i], bearer(tok_ann));
+    r = request(10, "GET", "/api/me", h, NULL);
+    expect(r, 200);
+    free(r);
+  }
+  /* another name (DNS rebinding) is refused, with the headers */
+  r = request(10, "GET", "/api/me", "Host: attacker.example\r\n", NULL);
+  expect(r, 421);
+  security_headers(r);
+  free(r);
+  r = request(10, "GET", "/", "Host: review.example.org\r\n", NULL);
+  expect(r, 421);
+  free(r);
+  /* a comment past 4000 bytes */
+  memcpy(big, "{\"text\": \"", 10);
+  memset(big + 10, 'a', 4500);
+  memcpy(big + 4510, "\"}", 3);
+  r = request(10, "POST", SPATH "/comments", bearer(tok_lead), big);
+  expect(r, 400);
+  ck_assert_ptr_nonnull(strstr(r, "longer than 4000 bytes"));
+  free(r);
+  /* --public-host names */
+  rescue_serve_stop(&srv);
+  start("review.example.org,other.example.org");
+  r = request(10, "GET", "/", "Host: review.example.org:8443\r\n", NULL);
+  expect(r, 200);
+  free(r);
+  r = request(10, "GET", "/", "Host: localhost\r\n", NULL);
+  expect(r, 200);
+  free(r);
+  r = request(10, "GET", "/", "Host: review.example.org.evil\r\n", NULL);
+  expect(r, 421);
+  free(r);
+}
+END_TEST
+
+/* The corpus and its journal, made by the CLI, are readable by their owner only. */
+START_TEST(test_file_modes) {
+  struct stat sb;
+  const char *made = tu_path(dir, "modes.db");
+  char *p = strdup(made);
+  char wal[4200];
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "init", p, NULL), 0);
+  ck_assert_int_eq(stat(p, &sb), 0);
+  ck_assert_msg((sb.st_mode & 077) == 0, "corpus mode %o", (unsigned)(sb.st_mode & 0777));
+  snprintf(wal, sizeof wal, "%s-wal", p);
+  if (stat(wal, &sb) == 0)
+    ck_assert_msg((sb.st_mode & 077) == 0, "journal mode %o", (unsigned)(sb.st_mode & 0777));
+  free(p);
+}
+END_TEST
+
+/* ---- TLS ---- */
+
+/* Run a shell command; its exit status. */
+static int sh(const char *cmd) {
+  int rc = system(cmd);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+START_TEST(test_tls) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_serve_opts o = {0};
+  rescue_server *tls = NULL;
+  char cert[4200], key[4200], cmd[16384], *out = NULL, *e = NULL;
+  const char *reqf, *outf;
+  FILE *f;
+  size_t n;
+  static char got[65536];
+  snprintf(cert, sizeof cert, "%s", tu_path(dir, "cert.pem"));
+  snprintf(key, sizeof key, "%s", tu_path(dir, "key.pem"));
+  snprintf(cmd, sizeof cmd,
+           "openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -days 2 "
+           "-keyout '%s' -out '%s' 2>/dev/null",
+           key, cert);
+  ck_assert_msg(sh(cmd) == 0, "openssl could not make a certificate (.ci/deps installs it)");
+  /* beyond loopback without TLS: refused, saying why */
+  o.db = db;
+  o.listen = "0.0.0.0:0";
+  ck_assert_int_eq(rescue_serve_start(&o, &tls, &err), RESCUE_EINVAL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "in clear"));
+  ck_assert_int_eq(tu_rescue(&out, &e, "serve", db, "--listen", "0.0.0.0:0", NULL), 2);
+  ck_assert_ptr_nonnull(strstr(e, "--insecure-listen"));
+  ck_assert_ptr_nonnull(strstr(e, "in clear"));
+  free(out);
+  free(e);
+  /* HTTPS on loopback: sign in */
+  o.listen = "127.0.0.1:0";
+  o.tls_cert = cert;
+  o.tls_key = key;
+  ck_assert_msg(rescue_serve_start(&o, &tls, &err) == 0, "%s", err.msg);
+  reqf = tu_path(dir, "login.http");
+  snprintf(cmd, sizeof cmd,
+           "POST /api/login HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+           "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n{\"token\": \"%s\"}",
+           strlen(tok_ann) + 13, tok_ann);
+  tu_write(reqf, cmd);
+  outf = tu_path(dir, "login.out");
+  {
+    char r2[4200], o2[4200];
+    snprintf(r2, sizeof r2, "%s", reqf);
+    snprintf(o2, sizeof o2, "%s", outf);
+    snprintf(cmd, sizeof cmd,
+             "timeout 30 openssl s_client -connect 127.0.0.1:%d -servername localhost -quiet "
+             "-ign_eof < '%s' > '%s' 2>/dev/null",
+             rescue_serve_port(tls), r2, o2);
+    sh(cmd);
+    f = fopen(o2, "rb");
+  }
+  ck_assert_ptr_nonnull(f);
+  n = fread(got, 1, sizeof got - 1, f);
+  got[n] = 0;
+  fclose(f);
+  ck_assert_msg(strncmp(got, "HTTP/1.1 200", 12) == 0, "over HTTPS: %.300s", got);
+  ck_assert_ptr_nonnull(strstr(got, "\"csrf\""));
+  ck_assert_ptr_nonnull(strstr(header(got, "Set-Cookie"), "; Secure"));
+  /* plain HTTP to the HTTPS port gets no answer */
+  {
+    int keep = port;
+    port = rescue_serve_port(tls);
+    out = request(5, "GET", "/api/me", bearer(tok_ann), NULL);
+    ck_assert_int_ne(status_of(out), 200);
+    free(out);
+    port = keep;
+  }
+  rescue_serve_stop(&tls);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("serve_net");
+  TCase *tc = tcase_create("net");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_idle_and_slowloris);
+  tcase_add_test(tc, test_head_deadline);
+  tcase_add_test(tc, test_chunked_oversize);
+  tcase_add_test(tc, test_slow_clips_signin);
+  tcase_add_test(tc, test_long_cli_write);
+  tcase_add_test(tc, test_headers_host_sizes);
+  tcase_add_test(tc, test_file_modes);
+  tcase_add_test(tc, test_tls);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}
