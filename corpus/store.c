@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -46,7 +45,6 @@ struct rescue_store {
   named_stmt *stmts;
   int n_stmts;
   int in_txn;
-  int guard_fd; /* the corpus file, flock()ed: shared while open, exclusive in bulk mode */
   char *audit_command, *audit_os_user; /* rescue_store_set_audit; NULL: none set */
   const char *cache_name[STMT_CACHE];  /* name literal last looked up in this slot */
   int cache_idx[STMT_CACHE];
@@ -270,49 +268,14 @@ static int journal_mode(rescue_store *st, const char *sql, const char *want) {
   return ok;
 }
 
-/*
-** The open guard. A connection caches pages between transactions and trusts its cache by
-** the journal mode's own means (the WAL index, or the file change counter); when the
-** journal mode changes between two of its transactions, neither need tell it that its
-** cache went stale, and its next write can overwrite a commit it never saw (six concurrent
-** imports lost one import's rows this way). So every open store holds a shared
-** flock() on the corpus file, and bulk mode needs it exclusive: the journal mode changes
-** only while no other rescue connection exists. flock() and SQLite's fcntl() locks do not
-** interact on local file systems (corpora must not live on network file systems anyway).
-** Wait up to the busy timeout for `op` (LOCK_SH or LOCK_EX); 0 or -1 (timed out).
-*/
-static int guard_wait(int fd, int op) {
-  struct timespec t0, now;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  while (flock(fd, op | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR)
-      return 0; /* a file system without flock: no guard, as before */
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >= BUSY_TIMEOUT_MS)
-      return -1;
-    usleep(10000);
-  }
-  return 0;
-}
-
 void rescue_store_bulk_begin(rescue_store *st, int *bulk) {
   *bulk = 0;
-  if (st->guard_fd < 0)
-    return;
-  /* Only when no other rescue connection is open; a failed conversion may drop the shared
-     lock (flock converts by unlocking first), so take it again. */
-  if (flock(st->guard_fd, LOCK_EX | LOCK_NB) != 0) {
-    guard_wait(st->guard_fd, LOCK_SH);
-    return;
-  }
   /* Leaving WAL needs every other connection gone: ask once, without waiting. */
   sqlite3_busy_timeout(st->db, 0);
   *bulk = journal_mode(st, "PRAGMA journal_mode = DELETE", "delete");
   sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-  if (!*bulk) {
-    flock(st->guard_fd, LOCK_SH);
+  if (!*bulk)
     return;
-  }
   /*
   ** Drop our page cache. Pages this connection read in WAL mode before another process
   ** committed (in WAL mode) survive the switch: the checkpoint the switch makes leaves the
@@ -352,7 +315,6 @@ void rescue_store_bulk_end(rescue_store *st, int bulk) {
   if (!bulk)
     return;
   ensure_wal(st); /* on failure the next writer's open switches */
-  flock(st->guard_fd, LOCK_SH);
 }
 
 /* ---- migrations ---- */
@@ -491,8 +453,6 @@ static void store_free(rescue_store *st) {
   rescue_free(st->queries);
   if (st->db)
     sqlite3_close_v2(st->db);
-  if (st->guard_fd >= 0)
-    close(st->guard_fd); /* after the connection: releases the guard */
   rescue_scheme_free(&st->scheme);
   rescue_free(st->path);
   rescue_free(st->audit_command);
@@ -513,7 +473,6 @@ static rescue_store *store_alloc(const char *path) {
   rescue_store *st = rescue_calloc(1, sizeof *st);
   if (!st)
     return NULL;
-  st->guard_fd = -1;
   st->path = rescue_strdup(path);
   if (!st->path || load_queries(st)) {
     store_free(st);
@@ -593,12 +552,6 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
   st = store_alloc(path);
   if (!st)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  /* the open guard (see guard_wait): wait while a bulk import holds the file */
-  st->guard_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (st->guard_fd >= 0 && guard_wait(st->guard_fd, LOCK_SH)) {
-    rc = rescue_store_sqlerr_code(st, SQLITE_BUSY, "opening the corpus");
-    goto fail;
-  }
   rc = sqlite3_open_v2(
       path, &st->db,
       (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX, NULL);
