@@ -60,7 +60,7 @@ static int known_name(const lctx *L, const char *s, size_t len) {
     return 0;
   memcpy(tmp, s, len);
   tmp[len] = 0;
-  if (rescue_scheme_is_reserved(L->sc, tmp))
+  if (pv_reserved(L->sc, s, len))
     return 1;
   for (i = 0; i < L->m->n; i++) {
     const char *ps = L->m->items[i].pseudonym;
@@ -308,6 +308,18 @@ static int leak_walk(lctx *L, const char *path) {
 
 int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep) {
   rescue_pseudonym_map m;
+  int rc;
+  memset(rep, 0, sizeof *rep);
+  if ((rc = rescue_pseudonym_map_load(st, &m)))
+    return rc;
+  rc = pv_leakcheck(st, &m, path, rep);
+  rescue_pseudonym_map_clear(&m);
+  return rc;
+}
+
+int pv_leakcheck(rescue_store *st, const rescue_pseudonym_map *mp, const char *path,
+                 rescue_leak_report *rep) {
+  const rescue_pseudonym_map m = *mp;
   lctx L;
   repl *r = NULL;
   int rc, i, n = 0, review_cap = 0;
@@ -316,8 +328,6 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
   memset(&L, 0, sizeof L);
   if (stat(path, &sb))
     return rescue_seterr(rescue_store_err(st), RESCUE_EIO, "%s: %s", path, strerror(errno));
-  if ((rc = rescue_pseudonym_map_load(st, &m)))
-    return rc;
   r = rescue_calloc((size_t)m.n + 1, sizeof *r);
   if (!r) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
@@ -328,7 +338,8 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
     int k, dup = 0;
     for (k = 0; k < n; k++)
       dup |= strcmp(r[k].real, real) == 0;
-    if (dup || !*real)
+    /* a reserved entity in any case is no one's name: the map does not give it one */
+    if (dup || !*real || pv_reserved(L.sc ? L.sc : rescue_store_scheme(st), real, strlen(real)))
       continue;
     r[n].real = real;
     r[n].rlen = strlen(real);
@@ -387,7 +398,6 @@ end:
   rescue_free(L.review_count);
   rescue_free(L.review_lower);
   rescue_free(r);
-  rescue_pseudonym_map_clear(&m);
   return rc;
 }
 

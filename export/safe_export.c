@@ -14,6 +14,7 @@
 #include "rescue_alloc.h"
 #include "rescue_audit.h"
 #include "rescue_output.h"
+#include "privacy_int.h"
 #include "rescue_privacy.h"
 #include "store_int.h"
 
@@ -124,11 +125,11 @@ end:
 ** The leak check of the export at outp; real names found fail the export, their file
 ** paths rewritten as under `out`, where the export was to go.
 */
-static int check_leaks(rescue_store *st, const char *outp, const char *out,
-                       rescue_leak_report *rep) {
+static int check_leaks(rescue_store *st, const rescue_pseudonym_map *m, const char *outp,
+                       const char *out, rescue_leak_report *rep) {
   size_t wl = strlen(outp);
   int rc, i;
-  if ((rc = rescue_leakcheck(st, outp, rep)))
+  if ((rc = pv_leakcheck(st, m, outp, rep)))
     return rc;
   for (i = 0; i < rep->n; i++) {
     rescue_leak *l = &rep->leaks[i];
@@ -190,6 +191,7 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
   rescue_error *err = rescue_store_err(st);
   rescue_output *oo = NULL;
   rescue_pseudo_opts po = {0};
+  rescue_pseudonym_map m = {0, NULL, 0};
   char *work = NULL, db[4096], media[4096], outp[4096];
   int rc, is_dir = o->format != RESCUE_SAFE_SAMPLES;
   memset(res, 0, sizeof *res);
@@ -213,7 +215,9 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
   po.samples = o->samples;
   po.n_samples = o->n_samples;
   po.media_dir = o->with_media ? media : NULL;
-  if ((rc = rescue_pseudo_corpus(st, &po, db, err)) || (rc = export_copy(st, db, outp, o, res)))
+  /* one map, of the versions exported, for the copy and for its leak check */
+  if ((rc = pv_map_of_view(st, &o->view, o->samples, o->n_samples, &m)) ||
+      (rc = pv_pseudo_corpus(st, &po, &m, db, err)) || (rc = export_copy(st, db, outp, o, res)))
     goto end;
   if (o->with_media) {
     char dest[4200];
@@ -225,10 +229,11 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
       goto end;
     }
   }
-  if ((rc = check_leaks(st, outp, out, &res->leaks)) || (rc = place(st, outp, o, &oo)))
+  if ((rc = check_leaks(st, &m, outp, out, &res->leaks)) || (rc = place(st, outp, o, &oo)))
     goto end;
   log_export(st, out, o, res);
 end:
+  rescue_pseudonym_map_clear(&m);
   rescue_output_abort(&oo);
   if (work) {
     rescue_remove_tree(work);

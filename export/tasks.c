@@ -399,7 +399,8 @@ static int export_sample(void *arg, const rescue_sample *s) {
   x->family = strcmp(ts->scenario, "family") == 0;
   x->sum.samples[x->slot][x->family]++;
   res->samples++;
-  if (x->sum.split_mode) {
+  /* a stream carries records only: the split list is a file of a folder export */
+  if (x->sum.split_mode && !o->stream) {
     rescue_buf_reset(text);
     rescue_buf_printf(text, "%s\n", s->sample_id);
     if (!rescue_buf_ok(text))

@@ -87,9 +87,12 @@ static int export_pseudonymised(const export_args *sc, rescue_store *st) {
       fprintf(stderr, "rescue: export: %s:%ld: %s%sreal name '%s'\n", l->file, l->line, l->field,
               *l->field ? ": " : "", l->name);
     }
-    cli_error("%d real name%s survived pseudonymisation (add them to the map with rescue "
-              "pseudonyms --set); nothing was written",
-              res.leaks.n, res.leaks.n == 1 ? "" : "s");
+    cli_error("%d real name%s survived pseudonymisation; nothing was written. The map gives "
+              "%s a pseudonym, but %s where the export does not rewrite names (an object key, "
+              "a name of another group): correct those rows, or leave their samples out with "
+              "--samples, and export again",
+              res.leaks.n, res.leaks.n == 1 ? "" : "s", res.leaks.n == 1 ? "it" : "them",
+              res.leaks.n == 1 ? "it stands" : "they stand");
     rc = 1;
   } else if (rc) {
     rc = cli_fail(rescue_store_err(st));
