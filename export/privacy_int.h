@@ -67,6 +67,12 @@ int pv_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const rescue
 int pv_leakcheck(rescue_store *st, const rescue_pseudonym_map *m, const char *path,
                  rescue_leak_report *rep);
 
+/*
+** 1 when s (len bytes) is a common English word (leak_words.c), in any case, with or
+** without a common ending (-s, -es, -ed, -d, -ing, -ly, -er, -est): never a name to review.
+*/
+int pv_common_word(const char *s, size_t len);
+
 /* The id of the group called `name` in st: 0, or RESCUE_ENOTFOUND. */
 int pv_group_id(rescue_store *st, const char *name, int64_t *id);
 

@@ -29,7 +29,15 @@ static void report(const export_args *sc, const rescue_safe_export_result *res) 
   switch ((rescue_safe_format)sc->format) {
   case RESCUE_SAFE_SAMPLES:
   case RESCUE_SAFE_DATA_ROOT: export_samples_warn(&res->samples); break;
-  case RESCUE_SAFE_TASKS: export_tasks_warn(&res->tasks); break;
+  case RESCUE_SAFE_TASKS: {
+    /* without --with-media the clips are left out by design (the card says so): no advice
+       to cut them */
+    rescue_tasks_result t = res->tasks;
+    if (!sc->with_media)
+      t.missing_clips = 0;
+    export_tasks_warn(&t);
+    break;
+  }
   case RESCUE_SAFE_EAF: export_eaf_warn(&res->eaf); break;
   }
   if (strcmp(sc->out, "-") == 0)
