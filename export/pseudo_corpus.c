@@ -435,9 +435,7 @@ int pv_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const rescue
   if ((rc = pseudo_samples(&P)))
     goto end;
   if (P.n_missing) {
-    rc = rescue_seterr_arg(err, RESCUE_EINVAL, "pseudonyms",
-                           "no pseudonym for %s (rescue pseudonyms --auto gives them one)",
-                           P.missing.s);
+    rc = rescue_seterr_arg(err, RESCUE_EINVAL, "pseudonyms", "no pseudonym for %s", P.missing.s);
     goto end;
   }
   if (!rescue_buf_ok(&P.jsonl) || !rescue_buf_ok(&P.missing)) {
