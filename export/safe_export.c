@@ -170,6 +170,21 @@ static int place(rescue_store *st, const char *outp, const rescue_safe_export_op
   return rescue_output_commit(out_o, err);
 }
 
+/* Move the checked answers at answersp into the folder `answers` (all or nothing). */
+static int place_answers(rescue_store *st, const char *answersp, const char *answers, int force) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_output *ao = NULL;
+  int rc;
+  if ((rc = rescue_output_begin(answers, 1, force, &ao, err)))
+    return rc;
+  if (move_entries(answersp, rescue_output_path(ao))) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot move the answers into place: %s", strerror(errno));
+    rescue_output_abort(&ao);
+    return rc;
+  }
+  return rescue_output_commit(&ao, err);
+}
+
 /* The audit record of a finished export; a failure to log is reported in res only. */
 static void log_export(rescue_store *st, const char *out, const rescue_safe_export_opts *o,
                        rescue_safe_export_result *res) {
@@ -191,7 +206,7 @@ static void log_export(rescue_store *st, const char *out, const rescue_safe_expo
 int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_safe_export_opts *o,
                                 rescue_safe_export_result *res) {
   rescue_error *err = rescue_store_err(st);
-  rescue_output *oo = NULL, *ao = NULL;
+  rescue_output *oo = NULL;
   const char *answers =
       o->format == RESCUE_SAFE_TASKS && o->tasks && o->tasks->blind ? o->tasks->answers_out : NULL;
   rescue_pseudo_opts po = {0};
@@ -240,23 +255,26 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
       goto end;
     }
   }
-  if ((rc = check_leaks(st, &m, outp, out, &res->leaks)) ||
-      (answers && (rc = check_leaks(st, &m, answersp, answers, &res->leaks))))
+  if ((rc = check_leaks(st, &m, outp, out, &res->leaks)))
     goto end;
-  /* the answers into their folder first (the export checked it is apart from out) */
-  if (answers &&
-      ((rc = rescue_output_begin(answers, 1, o->force, &ao, err)) ||
-       (rc = move_entries(answersp, rescue_output_path(ao))
-                 ? rescue_seterr(err, RESCUE_EIO, "cannot move the answers into place: %s",
-                                 strerror(errno))
-                 : rescue_output_commit(&ao, err))))
+  if (answers) {
+    /* the answers' report replaces the clean one, with the files of both counted */
+    long files = res->leaks.files, lines = res->leaks.lines;
+    rescue_leak_report_clear(&res->leaks);
+    rc = check_leaks(st, &m, answersp, answers, &res->leaks);
+    res->leaks.files += files;
+    res->leaks.lines += lines;
+    if (rc)
+      goto end;
+  }
+  /* the answers into their folder first (checked above to be apart from out) */
+  if (answers && (rc = place_answers(st, answersp, answers, o->force)))
     goto end;
   if ((rc = place(st, outp, o, &oo)))
     goto end;
   log_export(st, out, o, res);
 end:
   rescue_pseudonym_map_clear(&m);
-  rescue_output_abort(&ao);
   rescue_output_abort(&oo);
   if (work) {
     rescue_remove_tree(work);
