@@ -405,14 +405,14 @@ int rescue_tk_answers_apart(const char *answers, const char *out, rescue_error *
   if (!a || !b)
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
   else if (path_within(a, b) || path_within(b, a))
-    rc = rescue_seterr_arg(err, RESCUE_EINVAL, "answers_out",
-                           "the answers folder '%s' %s the output folder '%s': one copy of the "
-                           "published folder would carry the answers; give a folder outside it",
-                           answers,
-                           strcmp(a, b) == 0   ? "is"
-                           : path_within(a, b) ? "is inside"
-                                               : "holds",
-                           out);
+    rc = rescue_seterr(err, RESCUE_EINVAL,
+                       "the answers folder '%s' %s the output folder '%s': one copy of the "
+                       "published folder would carry the answers; give a folder outside it",
+                       answers,
+                       strcmp(a, b) == 0   ? "is"
+                       : path_within(a, b) ? "is inside"
+                                           : "holds",
+                       out);
   rescue_free(a);
   rescue_free(b);
   return rc;
@@ -432,8 +432,8 @@ static int check_answers(exporter *x, const char *out) {
   }
   if (!o->answers_out || !*o->answers_out)
     return rescue_seterr_arg(x->err, RESCUE_EINVAL, "answers_out",
-                             "a blind export needs a folder of its own for the answers "
-                             "(--answers <dir>), apart from the files to publish");
+                             "a blind export needs a folder of its own for the answers, apart "
+                             "from the files to publish");
   return rescue_tk_answers_apart(o->answers_out, out, x->err);
 }
 

@@ -125,6 +125,7 @@ static const struct cli_hint {
      " (--require-clips): cut the clips with 'rescue clip' or give --clip-root"},
     {RESCUE_EBADINPUT, NULL, "format", " (export it with --format samples)"},
     {RESCUE_EINVAL, NULL, "pseudonyms", " (run rescue pseudonyms with --auto or --set)"},
+    {RESCUE_EINVAL, NULL, "answers_out", " (--answers <dir>)"},
     /* score */
     {RESCUE_EOTHERTASK, NULL, NULL, ": score it with 'rescue score {arg}'"},
     {RESCUE_EPREDTASK, NULL, NULL, ": score them with 'rescue score {arg}'"},
