@@ -397,8 +397,8 @@ void rescue_tk_card(const tk_summary *s, rescue_buf *b) {
                      "arithmetic. The gold label is never filled in.");
   if (s->o->blind)
     rescue_buf_puts(b, " This is a blind export: the task files hold no `gold_*` keys; score "
-                       "against the `*.answers.jsonl` files, which are not to be published "
-                       "with them.");
+                       "against the `*.answers.jsonl` files, which were written to a folder of "
+                       "their own (`--answers`) and are not to be published with these.");
   rescue_buf_puts(b, "\n\n"
                      "## Source and licence\n\nThe conversations are real therapy sessions; "
                      "use them under the terms of the corpus they came from, for research on "
@@ -426,8 +426,6 @@ static int sorted_files(const tk_summary *s, const tk_file **v) {
     for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++) {
       if (s->files[t][sp].rel)
         v[n++] = &s->files[t][sp];
-      if (s->answers[t][sp].rel)
-        v[n++] = &s->answers[t][sp];
     }
   for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
     if (s->splits[sp].rel)

@@ -60,7 +60,7 @@ static int known_name(const lctx *L, const char *s, size_t len) {
     return 0;
   memcpy(tmp, s, len);
   tmp[len] = 0;
-  if (rescue_scheme_is_reserved(L->sc, tmp))
+  if (pv_reserved(L->sc, s, len))
     return 1;
   for (i = 0; i < L->m->n; i++) {
     const char *ps = L->m->items[i].pseudonym;
@@ -119,7 +119,7 @@ static void review_words(lctx *L, const char *s, size_t len) {
           if (strlen(L->review.v[k]) == j - i && strncasecmp(L->review.v[k], s + i, j - i) == 0)
             L->review_lower[k]++;
       } else if (!L->pass2 && c <= 'Z' && !sentence_start && j - i >= 3 &&
-                 !known_name(L, s + i, j - i)) {
+                 !pv_common_word(s + i, j - i) && !known_name(L, s + i, j - i)) {
         review_add(L, s + i, j - i);
       }
       sentence_start = 0;
@@ -306,8 +306,39 @@ static int leak_walk(lctx *L, const char *path) {
   return rc;
 }
 
+/*
+** Does candidate a come before b among the names to review? Those seen only in lower case
+** more often (count -1) go last; then the larger share of capitalised sightings, then
+** more sightings, then the name.
+*/
+static int review_before(const lctx *L, int a, int b) {
+  long ca = L->review_count[a], cb = L->review_count[b];
+  long la = L->review_lower ? L->review_lower[a] : 0, lb = L->review_lower ? L->review_lower[b] : 0;
+  if ((ca < 0) != (cb < 0))
+    return cb < 0;
+  if (ca < 0)
+    return 0;
+  if (ca * (cb + lb) != cb * (ca + la))
+    return ca * (cb + lb) > cb * (ca + la);
+  if (ca != cb)
+    return ca > cb;
+  return strcmp(L->review.v[a], L->review.v[b]) < 0;
+}
+
 int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep) {
   rescue_pseudonym_map m;
+  int rc;
+  memset(rep, 0, sizeof *rep);
+  if ((rc = rescue_pseudonym_map_load(st, &m)))
+    return rc;
+  rc = pv_leakcheck(st, &m, path, rep);
+  rescue_pseudonym_map_clear(&m);
+  return rc;
+}
+
+int pv_leakcheck(rescue_store *st, const rescue_pseudonym_map *mp, const char *path,
+                 rescue_leak_report *rep) {
+  const rescue_pseudonym_map m = *mp;
   lctx L;
   repl *r = NULL;
   int rc, i, n = 0, review_cap = 0;
@@ -316,8 +347,6 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
   memset(&L, 0, sizeof L);
   if (stat(path, &sb))
     return rescue_seterr(rescue_store_err(st), RESCUE_EIO, "%s: %s", path, strerror(errno));
-  if ((rc = rescue_pseudonym_map_load(st, &m)))
-    return rc;
   r = rescue_calloc((size_t)m.n + 1, sizeof *r);
   if (!r) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
@@ -328,7 +357,8 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
     int k, dup = 0;
     for (k = 0; k < n; k++)
       dup |= strcmp(r[k].real, real) == 0;
-    if (dup || !*real)
+    /* a reserved entity in any case is no one's name: the map does not give it one */
+    if (dup || !*real || pv_reserved(L.sc ? L.sc : rescue_store_scheme(st), real, strlen(real)))
       continue;
     r[n].real = real;
     r[n].rlen = strlen(real);
@@ -359,20 +389,25 @@ int rescue_leakcheck(rescue_store *st, const char *path, rescue_leak_report *rep
                   rc == RESCUE_ENOMEM ? "out of memory" : strerror(errno));
     goto end;
   }
-  /* names to review, most frequent first */
+  /* names to review, most name-like first: written capitalised in the largest share of
+     their sightings, then the most often */
   for (i = 0; i < L.review.n; i++) {
     char line[128];
     int k, best = i;
     for (k = i + 1; k < L.review.n; k++)
-      if (L.review_count[k] > L.review_count[best])
+      if (review_before(&L, k, best))
         best = k;
     if (best != i) {
       char *t = L.review.v[i];
-      long c = L.review_count[i];
+      long c = L.review_count[i], lo = L.review_lower ? L.review_lower[i] : 0;
       L.review.v[i] = L.review.v[best];
       L.review_count[i] = L.review_count[best];
       L.review.v[best] = t;
       L.review_count[best] = c;
+      if (L.review_lower) {
+        L.review_lower[i] = L.review_lower[best];
+        L.review_lower[best] = lo;
+      }
     }
     if (L.review_count[i] < 0)
       break; /* the rest were all seen in lower case: ordinary words */
@@ -387,7 +422,6 @@ end:
   rescue_free(L.review_count);
   rescue_free(L.review_lower);
   rescue_free(r);
-  rescue_pseudonym_map_clear(&m);
   return rc;
 }
 

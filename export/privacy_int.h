@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "rescue_buf.h"
+#include "rescue_privacy.h"
+#include "rescue_scheme.h"
 #include "rescue_store.h"
 
 #pragma GCC visibility push(hidden)
@@ -40,6 +42,36 @@ typedef struct names {
 int pv_names_add(names *ns, const char *s, size_t len);
 /* Free the strings and the list, leaving it empty; accepts an empty list. */
 void pv_names_free(names *ns);
+
+/*
+** 1 when s (len bytes) names a reserved entity of the scheme (the therapist, a group
+** label) in any ASCII case and spacing: "therapist", " THERAPIST ", "Family".
+*/
+int pv_reserved(const rescue_scheme *sc, const char *s, size_t len);
+
+/*
+** The map of what an export of view v (samples: only these, or NULL) holds: the groups
+** of its samples and the participants named in the versions it shows (participants
+** lists and person fields) and those of its groups that have a pseudonym (still replaced
+** in free text), each with its current pseudonym, in the order of the whole
+** map (rescue_pseudonym_map_load). Errors on st.
+*/
+int pv_map_of_view(rescue_store *st, const rescue_view *v, const char *const *samples, int n,
+                   rescue_pseudonym_map *m);
+
+/* rescue_pseudo_corpus with the map m (pv_map_of_view) to pseudonymise by. */
+int pv_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const rescue_pseudonym_map *m,
+                     const char *dest_db, rescue_error *err);
+
+/* rescue_leakcheck for the real names of map m. */
+int pv_leakcheck(rescue_store *st, const rescue_pseudonym_map *m, const char *path,
+                 rescue_leak_report *rep);
+
+/*
+** 1 when s (len bytes) is a common English word (leak_words.c), in any case, with or
+** without a common ending (-s, -es, -ed, -d, -ing, -ly, -er, -est): never a name to review.
+*/
+int pv_common_word(const char *s, size_t len);
 
 /* The id of the group called `name` in st: 0, or RESCUE_ENOTFOUND. */
 int pv_group_id(rescue_store *st, const char *name, int64_t *id);

@@ -120,3 +120,49 @@ void pv_names_free(names *ns) {
   rescue_free(ns->v);
   memset(ns, 0, sizeof *ns);
 }
+
+/*
+** Compare a against b (blen bytes) as names: ASCII case folded, spaces, tabs and
+** underscores around and between the words ignored as to kind and count ("couple
+** therapist" matches "Couple  Therapist" and "couple_therapist").
+*/
+static int same_name(const char *a, const char *b, size_t blen) {
+  size_t i = 0, j = 0, alen = strlen(a);
+#define PV_GAP(c) ((c) == ' ' || (c) == '\t' || (c) == '_' || (c) == '\n' || (c) == '\r')
+  while (i < alen && PV_GAP(a[i]))
+    i++;
+  while (j < blen && PV_GAP(b[j]))
+    j++;
+  while (i < alen && j < blen) {
+    int ga = PV_GAP(a[i]), gb = PV_GAP(b[j]);
+    if (ga || gb) {
+      if (!ga || !gb)
+        return 0;
+      while (i < alen && PV_GAP(a[i]))
+        i++;
+      while (j < blen && PV_GAP(b[j]))
+        j++;
+      continue;
+    }
+    if (fold((unsigned char)a[i]) != fold((unsigned char)b[j]))
+      return 0;
+    i++;
+    j++;
+  }
+  while (i < alen && PV_GAP(a[i]))
+    i++;
+  while (j < blen && PV_GAP(b[j]))
+    j++;
+#undef PV_GAP
+  return i == alen && j == blen;
+}
+
+int pv_reserved(const rescue_scheme *sc, const char *s, size_t len) {
+  int i;
+  if (sc->therapist && same_name(sc->therapist, s, len))
+    return 1;
+  for (i = 0; i < sc->n_groups; i++)
+    if (same_name(sc->group_labels[i], s, len))
+      return 1;
+  return 0;
+}

@@ -127,7 +127,8 @@ typedef struct pctx {
   repl *r;            /* room for every entry of the map */
   rescue_jdoc *doc;   /* reused for each sample */
   rescue_buf jsonl;   /* the pseudonymised samples, one per line */
-  rescue_buf missing; /* "Name in group, ..." without a pseudonym */
+  rescue_buf missing; /* "Name in group, ..." without a pseudonym, each once */
+  char *missed;       /* per map entry: listed in missing already */
   int n_missing;
 } pctx;
 
@@ -167,6 +168,8 @@ static int group_repl(pctx *P, const rescue_sample *s, gctx *g, rescue_buf *gnam
     if (first < 0)
       first = i;
     if (!it->pseudonym) {
+      if (P->missed[i]++)
+        continue; /* named once, not once per sample */
       rescue_buf_printf(&P->missing, "%s%s%s%s", P->n_missing++ ? ", " : "",
                         it->real ? it->real : "group ", it->real ? " in " : "", it->group);
     } else if (it->real) {
@@ -412,8 +415,8 @@ static void remove_corpus(const char *db) {
   unlink(side);
 }
 
-int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const char *dest_db,
-                         rescue_error *err) {
+int pv_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const rescue_pseudonym_map *m,
+                     const char *dest_db, rescue_error *err) {
   pctx P;
   rescue_store *dst = NULL;
   int rc, made = 0;
@@ -421,13 +424,11 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
   P.st = st;
   P.o = o;
   P.err = err;
+  P.m = *m; /* borrowed: the caller clears it */
   if (!(P.doc = rescue_jdoc_new()))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  if ((rc = rescue_pseudonym_map_load(st, &P.m))) {
-    rescue_seterr(err, rc, "%s", rescue_store_errmsg(st));
-    goto end;
-  }
-  if (!(P.r = rescue_calloc((size_t)P.m.n + 1, sizeof *P.r))) {
+  if (!(P.r = rescue_calloc((size_t)P.m.n + 1, sizeof *P.r)) ||
+      !(P.missed = rescue_calloc((size_t)P.m.n + 1, 1))) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
@@ -451,10 +452,21 @@ end:
   rescue_store_close(&dst);
   if (rc && made)
     remove_corpus(dest_db);
-  rescue_pseudonym_map_clear(&P.m);
   rescue_jdoc_free(&P.doc);
   rescue_free(P.r);
+  rescue_free(P.missed);
   rescue_buf_clear(&P.jsonl);
   rescue_buf_clear(&P.missing);
+  return rc;
+}
+
+int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const char *dest_db,
+                         rescue_error *err) {
+  rescue_pseudonym_map m;
+  int rc;
+  if ((rc = pv_map_of_view(st, &o->view, o->samples, o->n_samples, &m)))
+    return rescue_seterr(err, rc, "%s", rescue_store_errmsg(st));
+  rc = pv_pseudo_corpus(st, o, &m, dest_db, err);
+  rescue_pseudonym_map_clear(&m);
   return rc;
 }

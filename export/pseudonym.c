@@ -12,19 +12,18 @@
 #include "privacy_int.h"
 #include "rescue_alloc.h"
 #include "rescue_json.h"
+#include "rescue_output.h"
 #include "rescue_privacy.h"
 #include "rescue_sha256.h"
 #include "store_int.h"
 
+/* A value of a person field worth a pseudonym: not empty, not a reserved entity. */
 static int is_entity_to_map(const rescue_scheme *sc, const char *s, size_t len) {
   size_t a, b;
-  char tmp[256];
   rescue_pystrip(s, len, &a, &b);
-  if (a == b || b - a >= sizeof tmp)
-    return b - a >= sizeof tmp; /* "" is no one; a very long value is kept (and checked) */
-  memcpy(tmp, s + a, b - a);
-  tmp[b - a] = 0;
-  return !rescue_scheme_is_reserved(sc, tmp);
+  if (a == b)
+    return 0; /* "" is no one */
+  return !pv_reserved(sc, s + a, b - a);
 }
 
 /*
@@ -536,4 +535,133 @@ void rescue_pseudonym_map_json(const rescue_pseudonym_map *m, rescue_buf *out) {
   rescue_jw_key(&w, "missing");
   rescue_jw_int(&w, m->missing);
   rescue_jw_end(&w);
+}
+
+/* The person fields of the scheme: is `key` one (an entity or entities field, or child)? */
+static int person_key(const rescue_scheme *sc, const char *key) {
+  int i;
+  for (i = 0; key && i < sc->n_fields; i++) {
+    const rescue_field *f = &sc->fields[i], *c = NULL;
+    if (strcmp(f->key, key) != 0 && !(c = rescue_field_child(f, key)))
+      continue;
+    f = c ? c : f;
+    return f->type == RESCUE_F_ENTITY || f->type == RESCUE_F_ENTITIES;
+  }
+  return 0;
+}
+
+/* Add every person named in JSON value n (under key) to ns: participants and person fields. */
+static int view_names_walk(const rescue_scheme *sc, const rescue_jnode *n, const char *key,
+                           names *ns) {
+  const rescue_jnode *c;
+  int rc = 0;
+  switch (n->type) {
+  case RESCUE_JSTRING:
+    if (key && (strcmp(key, "participants") == 0 || person_key(sc, key)) &&
+        is_entity_to_map(sc, n->s, n->len)) {
+      size_t a, b;
+      rescue_pystrip(n->s, n->len, &a, &b);
+      rc = pv_names_add(ns, n->s + a, b - a);
+    }
+    return rc;
+  case RESCUE_JARRAY:
+    for (c = n->child; c && !rc; c = c->next)
+      rc = view_names_walk(sc, c, key, ns);
+    return rc;
+  case RESCUE_JOBJECT:
+    for (c = n->child; c && !rc; c = c->next)
+      rc = view_names_walk(sc, c, c->key, ns);
+    return rc;
+  default: return 0;
+  }
+}
+
+/* What the export loop's step of pv_map_of_view collects: "<group>\x1F<name>" and groups. */
+typedef struct view_names {
+  rescue_store *st;
+  rescue_jdoc *doc;
+  rescue_buf json, key;
+  names sample, used; /* one sample's names; every group and group\x1Fname seen */
+} view_names;
+
+/* The export loop's step: the group and the names of sample s as the view shows it. */
+static int view_names_one(void *arg, const rescue_sample *s) {
+  view_names *vn = arg;
+  const rescue_scheme *sc = rescue_store_scheme(vn->st);
+  const rescue_jnode *obj;
+  rescue_jerror je;
+  int rc, i;
+  rescue_buf_reset(&vn->json);
+  rescue_sample_write_json(sc, s, &vn->json);
+  if (!rescue_buf_ok(&vn->json))
+    return RESCUE_ENOMEM;
+  if (!(obj = rescue_jparse(vn->doc, vn->json.s, vn->json.len, &je)))
+    return rescue_seterr(rescue_store_err(vn->st), RESCUE_EINTERNAL,
+                         "sample '%s' does not read back", s->sample_id);
+  pv_names_free(&vn->sample);
+  if ((rc = view_names_walk(sc, obj, NULL, &vn->sample)))
+    return rc;
+  rescue_buf_reset(&vn->key);
+  rescue_sample_group(s->sample_id, &vn->key);
+  if (!rescue_buf_ok(&vn->key) || pv_names_add(&vn->used, vn->key.s, vn->key.len))
+    return RESCUE_ENOMEM;
+  for (i = 0; i < vn->sample.n; i++) {
+    rescue_buf_reset(&vn->key);
+    rescue_sample_group(s->sample_id, &vn->key);
+    rescue_buf_printf(&vn->key, "\x1F%s", vn->sample.v[i]);
+    if (!rescue_buf_ok(&vn->key) || pv_names_add(&vn->used, vn->key.s, vn->key.len))
+      return RESCUE_ENOMEM;
+  }
+  return 0;
+}
+
+/* Is s in ns? */
+static int names_has(const names *ns, const char *s) {
+  int i;
+  for (i = 0; i < ns->n; i++)
+    if (strcmp(ns->v[i], s) == 0)
+      return 1;
+  return 0;
+}
+
+int pv_map_of_view(rescue_store *st, const rescue_view *v, const char *const *samples, int n,
+                   rescue_pseudonym_map *m) {
+  view_names vn = {st, NULL, RESCUE_BUF_INIT, RESCUE_BUF_INIT, {0, 0, NULL}, {0, 0, NULL}};
+  rescue_export_loop loop = {
+      .view = v, .samples = samples, .n_samples = n, .each = view_names_one, .arg = &vn};
+  rescue_export_tally tally;
+  rescue_pseudonym_map all;
+  int rc, i, cap = 0;
+  memset(m, 0, sizeof *m);
+  if ((rc = rescue_pseudonym_map_load(st, &all)))
+    return rc;
+  if (!(vn.doc = rescue_jdoc_new()))
+    rc = RESCUE_ENOMEM;
+  if (!rc)
+    rc = rescue_export_each(st, &loop, &tally);
+  for (i = 0; i < all.n && !rc; i++) {
+    /* a name of an exported group that already has a pseudonym stays (it is still
+       replaced in free text); one without is needed only where the export names it */
+    const rescue_pseudonym *it = &all.items[i];
+    int keep = names_has(&vn.used, it->group) && it->pseudonym;
+    rescue_buf_reset(&vn.key);
+    rescue_buf_puts(&vn.key, it->group);
+    if (it->real)
+      rescue_buf_printf(&vn.key, "\x1F%s", it->real);
+    if (!rescue_buf_ok(&vn.key))
+      rc = RESCUE_ENOMEM;
+    else if (keep || names_has(&vn.used, vn.key.s))
+      rc = map_add(m, &cap, it->group, it->real, it->pseudonym, it->how, it->created_at);
+  }
+  if (rc == RESCUE_ENOMEM)
+    rescue_seterr(rescue_store_err(st), rc, NULL);
+  if (rc)
+    rescue_pseudonym_map_clear(m);
+  rescue_pseudonym_map_clear(&all);
+  rescue_jdoc_free(&vn.doc);
+  rescue_buf_clear(&vn.json);
+  rescue_buf_clear(&vn.key);
+  pv_names_free(&vn.sample);
+  pv_names_free(&vn.used);
+  return rc;
 }

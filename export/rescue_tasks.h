@@ -45,7 +45,10 @@ typedef struct rescue_tasks_opts {
   const char *corpus_name;    /* how the card names the corpus (NULL: the store's file name) */
   int blind;                  /* records without their gold_* keys; the answers go to
                                  <task>[/<split>].answers.jsonl (which `rescue score --gold`
-                                 reads) */
+                                 reads) in the folder answers_out */
+  const char *answers_out;    /* with blind (required): the answers' own folder, neither
+                                 inside the output folder nor holding it; written all or
+                                 nothing like it (force replaces it) */
   int require_clips;          /* an ER or VP record without a clip path is an error */
   FILE *stream;               /* non-NULL: write the records of the one selected task (and
                                  split) to this stream instead of a folder: no card, no

@@ -14,8 +14,10 @@
 #include "rescue_alloc.h"
 #include "rescue_audit.h"
 #include "rescue_output.h"
+#include "privacy_int.h"
 #include "rescue_privacy.h"
 #include "store_int.h"
+#include "tasks_int.h"
 
 static const char *const format_names[] = {"samples", "data-root", "tasks", "eaf"};
 
@@ -61,7 +63,7 @@ static char *work_dir(const char *out) {
 ** view shows it, with clip paths under "media" when the clips come along. A failure's
 ** message is copied onto st.
 */
-static int export_copy(rescue_store *st, const char *db, const char *outp,
+static int export_copy(rescue_store *st, const char *db, const char *outp, const char *answersp,
                        const rescue_safe_export_opts *o, rescue_safe_export_result *res) {
   rescue_store *cp = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
@@ -97,6 +99,7 @@ static int export_copy(rescue_store *st, const char *db, const char *outp,
     to.force = 0;
     to.stream = NULL;
     to.clip_root = o->with_media ? "media" : NULL; /* the copy's clips, not the real ids' */
+    to.answers_out = to.blind ? answersp : NULL;   /* leak-checked too before placing */
     to.progress = o->progress;
     to.progress_arg = o->progress_arg;
     rc = rescue_export_tasks(cp, outp, &to, &res->tasks);
@@ -124,11 +127,11 @@ end:
 ** The leak check of the export at outp; real names found fail the export, their file
 ** paths rewritten as under `out`, where the export was to go.
 */
-static int check_leaks(rescue_store *st, const char *outp, const char *out,
-                       rescue_leak_report *rep) {
+static int check_leaks(rescue_store *st, const rescue_pseudonym_map *m, const char *outp,
+                       const char *out, rescue_leak_report *rep) {
   size_t wl = strlen(outp);
   int rc, i;
-  if ((rc = rescue_leakcheck(st, outp, rep)))
+  if ((rc = pv_leakcheck(st, m, outp, rep)))
     return rc;
   for (i = 0; i < rep->n; i++) {
     rescue_leak *l = &rep->leaks[i];
@@ -167,6 +170,21 @@ static int place(rescue_store *st, const char *outp, const rescue_safe_export_op
   return rescue_output_commit(out_o, err);
 }
 
+/* Move the checked answers at answersp into the folder `answers` (all or nothing). */
+static int place_answers(rescue_store *st, const char *answersp, const char *answers, int force) {
+  rescue_error *err = rescue_store_err(st);
+  rescue_output *ao = NULL;
+  int rc;
+  if ((rc = rescue_output_begin(answers, 1, force, &ao, err)))
+    return rc;
+  if (move_entries(answersp, rescue_output_path(ao))) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot move the answers into place: %s", strerror(errno));
+    rescue_output_abort(&ao);
+    return rc;
+  }
+  return rescue_output_commit(&ao, err);
+}
+
 /* The audit record of a finished export; a failure to log is reported in res only. */
 static void log_export(rescue_store *st, const char *out, const rescue_safe_export_opts *o,
                        rescue_safe_export_result *res) {
@@ -189,8 +207,11 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
                                 rescue_safe_export_result *res) {
   rescue_error *err = rescue_store_err(st);
   rescue_output *oo = NULL;
+  const char *answers =
+      o->format == RESCUE_SAFE_TASKS && o->tasks && o->tasks->blind ? o->tasks->answers_out : NULL;
   rescue_pseudo_opts po = {0};
-  char *work = NULL, db[4096], media[4096], outp[4096];
+  rescue_pseudonym_map m = {0, NULL, 0};
+  char *work = NULL, db[4096], media[4096], outp[4096], answersp[4096];
   int rc, is_dir = o->format != RESCUE_SAFE_SAMPLES;
   memset(res, 0, sizeof *res);
   if (o->stream && is_dir)
@@ -199,6 +220,11 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
   if (o->with_media && o->format != RESCUE_SAFE_TASKS)
     return rescue_seterr_arg(err, RESCUE_EINVAL, "with_media",
                              "media go with the tasks format only");
+  if (o->format == RESCUE_SAFE_TASKS && o->tasks && o->tasks->blind && !answers)
+    return rescue_seterr_arg(err, RESCUE_EINVAL, "answers_out",
+                             "a blind export needs a folder of its own for the answers");
+  if (answers && (rc = rescue_tk_answers_apart(answers, out, err)))
+    return rc;
   if (!o->stream && (rc = rescue_output_begin(out, is_dir, o->force, &oo, err)))
     return rc;
   if (!(work = work_dir(o->stream ? "rescue-export" : out))) {
@@ -209,11 +235,15 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
   snprintf(db, sizeof db, "%s/corpus.db", work);
   snprintf(media, sizeof media, "%s/media", work);
   snprintf(outp, sizeof outp, "%s/out", work);
+  snprintf(answersp, sizeof answersp, "%s/answers", work);
   po.view = o->view;
   po.samples = o->samples;
   po.n_samples = o->n_samples;
   po.media_dir = o->with_media ? media : NULL;
-  if ((rc = rescue_pseudo_corpus(st, &po, db, err)) || (rc = export_copy(st, db, outp, o, res)))
+  /* one map, of the versions exported, for the copy and for its leak check */
+  if ((rc = pv_map_of_view(st, &o->view, o->samples, o->n_samples, &m)) ||
+      (rc = pv_pseudo_corpus(st, &po, &m, db, err)) ||
+      (rc = export_copy(st, db, outp, answersp, o, res)))
     goto end;
   if (o->with_media) {
     char dest[4200];
@@ -225,10 +255,26 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
       goto end;
     }
   }
-  if ((rc = check_leaks(st, outp, out, &res->leaks)) || (rc = place(st, outp, o, &oo)))
+  if ((rc = check_leaks(st, &m, outp, out, &res->leaks)))
+    goto end;
+  if (answers) {
+    /* the answers' report replaces the clean one, with the files of both counted */
+    long files = res->leaks.files, lines = res->leaks.lines;
+    rescue_leak_report_clear(&res->leaks);
+    rc = check_leaks(st, &m, answersp, answers, &res->leaks);
+    res->leaks.files += files;
+    res->leaks.lines += lines;
+    if (rc)
+      goto end;
+  }
+  /* the answers into their folder first (checked above to be apart from out) */
+  if (answers && (rc = place_answers(st, answersp, answers, o->force)))
+    goto end;
+  if ((rc = place(st, outp, o, &oo)))
     goto end;
   log_export(st, out, o, res);
 end:
+  rescue_pseudonym_map_clear(&m);
   rescue_output_abort(&oo);
   if (work) {
     rescue_remove_tree(work);

@@ -61,7 +61,8 @@ void rescue_tasks_opts_init(rescue_tasks_opts *o) {
 typedef struct exporter {
   rescue_store *st;
   rescue_error *err;
-  const char *dir; /* the temporary output folder */
+  const char *dir;  /* the temporary output folder */
+  const char *adir; /* --blind: the temporary answers folder */
   tk_summary sum;
   rescue_tasks_result *res;
   int slot;            /* split slot of the current sample */
@@ -71,12 +72,12 @@ typedef struct exporter {
   rescue_buf tmp, tmp2;
 } exporter;
 
-/* Create file rel under the temporary folder for writing. */
-static int file_open(exporter *x, tk_file *f, const char *rel) {
+/* Create file rel under the temporary folder dir for writing. */
+static int file_open_in(exporter *x, const char *dir, tk_file *f, const char *rel) {
   rescue_buf path = RESCUE_BUF_INIT;
   int rc = 0;
   f->rel = rescue_strdup(rel);
-  rescue_buf_printf(&path, "%s/%s", x->dir, rel);
+  rescue_buf_printf(&path, "%s/%s", dir, rel);
   if (!f->rel || !rescue_buf_ok(&path)) {
     rc = rescue_seterr(x->err, RESCUE_ENOMEM, NULL);
   } else if (rescue_make_parents(path.s) != 0 || !(f->f = fopen(path.s, "wb"))) {
@@ -87,6 +88,11 @@ static int file_open(exporter *x, tk_file *f, const char *rel) {
   }
   rescue_buf_clear(&path);
   return rc;
+}
+
+/* Create file rel under the temporary output folder for writing. */
+static int file_open(exporter *x, tk_file *f, const char *rel) {
+  return file_open_in(x, x->dir, f, rel);
 }
 
 /* Append bytes to an open file, hashing and counting them. */
@@ -222,7 +228,7 @@ static int open_files(exporter *x) {
       if ((rc = file_open(x, &x->sum.files[t][0], rel)))
         return rc;
       snprintf(rel, sizeof rel, "%s.answers.jsonl", task_names[t]);
-      if (x->sum.o->blind && (rc = file_open(x, &x->sum.answers[t][0], rel)))
+      if (x->sum.o->blind && (rc = file_open_in(x, x->adir, &x->sum.answers[t][0], rel)))
         return rc;
       continue;
     }
@@ -233,7 +239,7 @@ static int open_files(exporter *x) {
       if ((rc = file_open(x, &x->sum.files[t][sp], rel)))
         return rc;
       snprintf(rel, sizeof rel, "%s/%s.answers.jsonl", task_names[t], rescue_split_name(sp));
-      if (x->sum.o->blind && (rc = file_open(x, &x->sum.answers[t][sp], rel)))
+      if (x->sum.o->blind && (rc = file_open_in(x, x->adir, &x->sum.answers[t][sp], rel)))
         return rc;
     }
   }
@@ -339,6 +345,98 @@ static int check_stream(exporter *x) {
   return 0;
 }
 
+/*
+** path made absolute and normal: the longest existing prefix through realpath (symbolic
+** links resolved), the rest with "." and ".." applied and repeated slashes dropped. A new
+** string (rescue_free it), or NULL when out of memory or the working folder is unknown.
+*/
+static char *normal_path(const char *path) {
+  rescue_buf whole = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+  char cwd[4096], *real = NULL, *p, *tok, *save = NULL, *cut;
+  size_t at;
+  if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
+    return NULL;
+  rescue_buf_printf(&whole, "%s/%s", path[0] == '/' ? "" : cwd, path);
+  if (!rescue_buf_ok(&whole))
+    return NULL;
+  /* the longest prefix that exists, cut at a slash */
+  for (at = whole.len;;) {
+    char c = whole.s[at];
+    whole.s[at] = 0;
+    real = realpath(at ? whole.s : "/", NULL);
+    whole.s[at] = c;
+    if (real || at == 0)
+      break;
+    while (at > 0 && whole.s[--at] != '/')
+      ;
+  }
+  rescue_buf_puts(&b, real ? real : "/");
+  free(real);
+  for (p = whole.s + at; (tok = strtok_r(p, "/", &save)) != NULL; p = NULL) {
+    if (strcmp(tok, ".") == 0)
+      continue;
+    if (strcmp(tok, "..") == 0) {
+      cut = strrchr(b.s, '/');
+      b.len = cut && cut != b.s ? (size_t)(cut - b.s) : 1;
+      b.s[b.len] = 0;
+      continue;
+    }
+    if (b.len > 1)
+      rescue_buf_putc(&b, '/');
+    rescue_buf_puts(&b, tok);
+  }
+  rescue_buf_clear(&whole);
+  if (!rescue_buf_ok(&b)) {
+    rescue_buf_clear(&b);
+    return NULL;
+  }
+  return b.s;
+}
+
+/* Is folder a the folder b or inside it (both normal_path)? */
+static int path_within(const char *a, const char *b) {
+  size_t n = strlen(b);
+  return strncmp(a, b, n) == 0 && (a[n] == 0 || a[n] == '/' || (n == 1 && b[0] == '/'));
+}
+
+int rescue_tk_answers_apart(const char *answers, const char *out, rescue_error *err) {
+  char *a = normal_path(answers), *b = normal_path(out);
+  int rc = 0;
+  if (!a || !b)
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  else if (path_within(a, b) || path_within(b, a))
+    rc = rescue_seterr(err, RESCUE_EINVAL,
+                       "the answers folder '%s' %s the output folder '%s': one copy of the "
+                       "published folder would carry the answers; give a folder outside it",
+                       answers,
+                       strcmp(a, b) == 0   ? "is"
+                       : path_within(a, b) ? "is inside"
+                                           : "holds",
+                       out);
+  rescue_free(a);
+  rescue_free(b);
+  return rc;
+}
+
+/*
+** --blind writes the answers to their own folder (o->answers_out), apart from the output
+** folder (rescue_tk_answers_apart); RESCUE_EINVAL otherwise. Nothing is written before.
+*/
+static int check_answers(exporter *x, const char *out) {
+  const rescue_tasks_opts *o = x->sum.o;
+  if (o->stream || !o->blind) {
+    if (o->answers_out && !o->stream)
+      return rescue_seterr_arg(x->err, RESCUE_EINVAL, "answers_out",
+                               "an answers folder goes with a blind export only");
+    return 0;
+  }
+  if (!o->answers_out || !*o->answers_out)
+    return rescue_seterr_arg(x->err, RESCUE_EINVAL, "answers_out",
+                             "a blind export needs a folder of its own for the answers, apart "
+                             "from the files to publish");
+  return rescue_tk_answers_apart(o->answers_out, out, x->err);
+}
+
 /* What the export loop's steps need (open_output, export_sample). */
 typedef struct task_loop {
   exporter *x;
@@ -347,7 +445,7 @@ typedef struct task_loop {
   tk_sink *sink;
   rescue_buf *text; /* scratch */
   const char *out;
-  rescue_output **dest;
+  rescue_output **dest, **adest; /* the output folder; --blind: the answers' folder */
 } task_loop;
 
 /* The loop's begin step: the output folder and its record files, unless streaming. */
@@ -360,6 +458,11 @@ static int open_output(void *arg) {
   if ((rc = rescue_output_begin(l->out, 1, x->sum.o->force, l->dest, x->err)))
     return rc;
   x->dir = rescue_output_path(*l->dest);
+  if (x->sum.o->blind) {
+    if ((rc = rescue_output_begin(x->sum.o->answers_out, 1, x->sum.o->force, l->adest, x->err)))
+      return rc;
+    x->adir = rescue_output_path(*l->adest);
+  }
   return open_files(x);
 }
 
@@ -399,7 +502,8 @@ static int export_sample(void *arg, const rescue_sample *s) {
   x->family = strcmp(ts->scenario, "family") == 0;
   x->sum.samples[x->slot][x->family]++;
   res->samples++;
-  if (x->sum.split_mode) {
+  /* a stream carries records only: the split list is a file of a folder export */
+  if (x->sum.split_mode && !o->stream) {
     rescue_buf_reset(text);
     rescue_buf_printf(text, "%s\n", s->sample_id);
     if (!rescue_buf_ok(text))
@@ -466,13 +570,13 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
                         rescue_tasks_result *res) {
   rescue_error *err = rescue_store_err(st);
   rescue_tasks_result dummy;
-  rescue_output *dest = NULL;
+  rescue_output *dest = NULL, *adest = NULL;
   rescue_buf text = RESCUE_BUF_INIT;
   tk_sample ts;
   tk_sink sink;
   tk_opts to;
   exporter x;
-  task_loop tl = {&x, &ts, &to, &sink, &text, out, &dest};
+  task_loop tl = {&x, &ts, &to, &sink, &text, out, &dest, &adest};
   rescue_export_loop loop = {.view = &o->view,
                              .samples = o->samples,
                              .n_samples = o->n_samples,
@@ -518,7 +622,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
     return rescue_seterr(err, RESCUE_EINVAL, "counts must not be negative");
   if (!(o->tasks & RESCUE_TASKS_ALL))
     return rescue_seterr(err, RESCUE_EINVAL, "no task selected");
-  if ((rc = plan_splits(&x)) || (rc = check_stream(&x)))
+  if ((rc = plan_splits(&x)) || (rc = check_stream(&x)) || (rc = check_answers(&x, out)))
     return rc;
   x.ts = &ts;
   if (o->blind && !(x.doc = rescue_jdoc_new()))
@@ -550,12 +654,16 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   }
   if ((rc = finish_files(&x, &text)))
     goto fail;
+  /* the answers first: a published folder never stands without its answers */
+  if (adest && (rc = rescue_output_commit(&adest, err)))
+    goto fail;
   rc = rescue_output_commit(&dest, err);
   goto end;
 fail:
   if (o->stream && o->stream != stdout)
     fflush(o->stream);
   free_files(&x);
+  rescue_output_abort(&adest);
   rescue_output_abort(&dest);
 end:
   free_files(&x);

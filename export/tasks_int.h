@@ -193,6 +193,13 @@ typedef struct tk_prov_annotator {
   long annotated; /* rows of the samples used that this annotator versioned (not gold) */
 } tk_prov_annotator;
 
+/*
+** A blind export's answers folder must be apart from its output folder: neither the same,
+** inside it, nor holding it (paths compared absolute, symbolic links of the existing part
+** resolved). 0, or RESCUE_EINVAL with the reason on err.
+*/
+int rescue_tk_answers_apart(const char *answers, const char *out, rescue_error *err);
+
 /* Count where the rows of a used sample come from (gold or not, policy, annotator). */
 int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp);
 /* Names of the annotators and agreement per field (rows of the store's coders). */

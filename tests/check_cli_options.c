@@ -30,7 +30,7 @@ static const command commands[] = {
     {"export",
      {"format=", "out=", "force", "view=", "samples=", "include-discarded", "annotator=",
       "pseudonymise", "with-media", "tasks=", "clip-root=", "split=", "checkpoints-per-sample=",
-      "min-dialogue-words=", "itp-cap-per-class=", "blind", "require-clips"},
+      "min-dialogue-words=", "itp-cap-per-class=", "blind", "answers=", "require-clips"},
      "missing <db>"},
     {"stats", {"json"}, "missing <db>"},
     {"media add", {"sample=", "start=", "end=", "map=", "media-root="}, "missing <db>"},

@@ -5,6 +5,7 @@
 ** --require-clips, an export that would write nothing, --out - on stdout, and --blind test
 ** sets whose answers `rescue score --gold` reads.
 */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,12 +290,14 @@ static void gold_strings(json_t *v, json_t *list) {
 START_TEST(test_blind) {
   static const char *const tasks[] = {"itp", "rpp", "stp", "ssp", "er", "vp"};
   char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL;
-  char exp[2048], path[4096], ans[4096];
+  char exp[2048], path[4096], ans[4096], adir[2048];
   size_t t;
   json_t *m;
   snprintf(exp, sizeof exp, "%s/blind", dir);
-  ck_assert_int_eq(
-      tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind", NULL), 0);
+  snprintf(adir, sizeof adir, "%s/answers", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind",
+                             "--answers", adir, NULL),
+                   0);
   free(out);
   free(err);
   for (t = 0; t < sizeof tasks / sizeof tasks[0]; t++) {
@@ -302,7 +305,7 @@ START_TEST(test_blind) {
     char *text;
     size_t i;
     snprintf(path, sizeof path, "%s/%s.jsonl", exp, tasks[t]);
-    snprintf(ans, sizeof ans, "%s/%s.answers.jsonl", exp, tasks[t]);
+    snprintf(ans, sizeof ans, "%s/%s.answers.jsonl", adir, tasks[t]);
     blind = tt_jsonl(path);
     answers = tt_jsonl(ans);
     text = tu_read(path, NULL);
@@ -387,7 +390,7 @@ START_TEST(test_blind) {
     json_decref(answers);
   }
   m = load_json(tu_path(exp, "manifest.json"));
-  ck_assert(dump_has(json_object_get(m, "files"), "rpp.answers.jsonl"));
+  ck_assert(!dump_has(json_object_get(m, "files"), "rpp.answers.jsonl"));
   ck_assert(json_is_true(json_object_get(json_object_get(m, "provenance"), "blind")));
   json_decref(m);
   /* with a split run: <task>/<split>.answers.jsonl */
@@ -396,19 +399,143 @@ START_TEST(test_blind) {
   free(out);
   free(err);
   snprintf(exp, sizeof exp, "%s/blind-split", dir);
-  ck_assert_int_eq(
-      tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind", NULL), 0);
+  snprintf(adir, sizeof adir, "%s/answers-split", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, "--blind",
+                             "--answers", adir, NULL),
+                   0);
   free(out);
   free(err);
   {
     int found = 0;
     const char *const splits[] = {"train", "validation", "test"};
     for (t = 0; t < 3; t++) {
-      snprintf(path, sizeof path, "%s/rpp/%s.answers.jsonl", exp, splits[t]);
+      snprintf(path, sizeof path, "%s/rpp/%s.answers.jsonl", adir, splits[t]);
       found += access(path, F_OK) == 0;
     }
     ck_assert_int_ge(found, 1);
   }
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/*
+** Issue 26 item 1: with a split run, one task and one split stream to stdout (README's own
+** command) and equal that split's file of a folder export; nothing else is written.
+*/
+START_TEST(test_stream_split) {
+  char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL, *file;
+  char exp[4096], cwd[4096];
+  ck_assert_int_eq(tu_rescue(&out, &err, "split", db, "--ratios", "0,0,1", "--seed", "1", NULL), 0);
+  free(out);
+  free(err);
+  snprintf(exp, sizeof exp, "%s/t", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, NULL), 0);
+  free(out);
+  free(err);
+  ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+  ck_assert_int_eq(chdir(dir), 0); /* a stray splits/ folder would land here */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--tasks", "rpp",
+                             "--split", "test", "--out", "-", NULL),
+                   0);
+  ck_assert_int_eq(chdir(cwd), 0);
+  file = tu_read(tu_path(exp, "rpp/test.jsonl"), NULL);
+  ck_assert_ptr_nonnull(file);
+  ck_assert_int_gt((int)strlen(file), 0);
+  ck_assert_str_eq(out, file);
+  ck_assert_msg(strstr(err, "wrote rpp 23 instances from 3 samples to stdout (split run 1, "
+                            "split test)"),
+                "%s", err);
+  ck_assert_int_ne(access(tu_path(dir, "splits"), F_OK), 0);
+  free(file);
+  free(out);
+  free(err);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* 1 when folder path holds nothing (or does not exist). */
+static int empty_or_absent(const char *path) {
+  DIR *d = opendir(path);
+  struct dirent *e;
+  int n = 0;
+  if (!d)
+    return 1;
+  while ((e = readdir(d)) != NULL)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n == 0;
+}
+
+/*
+** Issue 26 item 6: --blind needs --answers <dir>, a folder apart from --out; refusals
+** (exit 2 without it, 1 inside, around or equal to --out) write nothing anywhere.
+*/
+START_TEST(test_blind_answers_apart) {
+  char *db = fixture_corpus(NULL), *dir = tu_tmpdir(), *out = NULL, *err = NULL;
+  char pub[2048], ans[2048], inner[2048], want[8192];
+  snprintf(pub, sizeof pub, "%s/pub", dir);
+  snprintf(ans, sizeof ans, "%s/answers", dir);
+  snprintf(inner, sizeof inner, "%s/pub/answers", dir);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", pub, "--blind", NULL), 2);
+  ck_assert_msg(strstr(err, "rescue: export: --blind needs --answers <dir>: the answers go to a "
+                            "folder of their own, apart from the files to publish\n"),
+                "%s", err);
+  ck_assert(empty_or_absent(pub));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", pub, "--blind",
+                             "--answers", inner, NULL),
+                   1);
+  snprintf(want, sizeof want,
+           "rescue: export: the answers folder '%s' is inside the output folder '%s': one copy "
+           "of the published folder would carry the answers; give a folder outside it\n",
+           inner, pub);
+  ck_assert_str_eq(err, want);
+  ck_assert_str_eq(out, "");
+  ck_assert(empty_or_absent(pub));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", inner,
+                             "--blind", "--answers", pub, NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "holds the output folder"));
+  ck_assert(empty_or_absent(pub));
+  free(out);
+  free(err);
+  snprintf(want, sizeof want, "%s/./pub/../pub", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", pub, "--blind",
+                             "--answers", want, NULL),
+                   1);
+  ck_assert_ptr_nonnull(strstr(err, "' is the output folder '"));
+  ck_assert(empty_or_absent(pub));
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", pub,
+                             "--answers", ans, NULL),
+                   2);
+  ck_assert_ptr_nonnull(strstr(err, "--answers goes with --blind"));
+  free(out);
+  free(err);
+  /* the real thing: no answer file among the files to publish, all of them in --answers */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", pub, "--blind",
+                             "--answers", ans, NULL),
+                   0);
+  snprintf(want, sizeof want, "; blind: answers in %s/\n", ans);
+  ck_assert_msg(strstr(out, want), "%s", out);
+  ck_assert_int_ne(access(tu_path(pub, "rpp.answers.jsonl"), F_OK), 0);
+  ck_assert_int_eq(access(tu_path(pub, "rpp.jsonl"), F_OK), 0);
+  ck_assert_int_eq(access(tu_path(ans, "rpp.answers.jsonl"), F_OK), 0);
+  ck_assert_int_ne(access(tu_path(ans, "rpp.jsonl"), F_OK), 0);
+  {
+    char *manifest = tu_read(tu_path(pub, "manifest.json"), NULL);
+    ck_assert_ptr_null(strstr(manifest, "answers.jsonl"));
+    free(manifest);
+  }
+  free(out);
+  free(err);
   free(db);
   free(dir);
 }
@@ -424,6 +551,8 @@ static Suite *suite(void) {
   tcase_add_test(t, test_empty_export);
   tcase_add_test(t, test_stdout);
   tcase_add_test(t, test_blind);
+  tcase_add_test(t, test_stream_split);
+  tcase_add_test(t, test_blind_answers_apart);
   suite_add_tcase(s, t);
   return s;
 }

@@ -301,6 +301,11 @@ START_TEST(test_planted_name_fails_export) {
   ck_assert_msg(strstr(err, "098_odd.json:1: rows[0].notes.for_Evelyn: real name 'Evelyn'"), "%s",
                 err);
   ck_assert_ptr_nonnull(strstr(err, "1 real name survived pseudonymisation"));
+  /* the advice names a step that works: the name is in the map already */
+  ck_assert_msg(strstr(err, "correct those rows, or leave their samples out with --samples, and "
+                            "export again\n"),
+                "%s", err);
+  ck_assert_ptr_null(strstr(err, "pseudonyms --set"));
   ck_assert_int_eq(access(tu_path(dir, "out2"), F_OK), -1); /* nothing at the final name */
   free(out);
   free(err);
@@ -316,6 +321,127 @@ START_TEST(test_planted_name_fails_export) {
   ck_assert(n1 == n2 && memcmp(b1, b2, n1) == 0);
   free(b1);
   free(b2);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* The family fixture sample with the first Therapist row's speaker written as `speaker`. */
+static void family_with_speaker(const char *path, const char *speaker) {
+  char fam[1024], *text, *at;
+  rescue_buf b = RESCUE_BUF_INIT;
+  snprintf(fam, sizeof fam, "%s/rescue-bench/family-first1.jsonl", tu_fixtures());
+  text = tu_read(fam, NULL);
+  at = strstr(text, "\"primary_speaker\": \"Therapist\"");
+  ck_assert_ptr_nonnull(at);
+  rescue_buf_putn(&b, text, (size_t)(at - text));
+  rescue_buf_printf(&b, "\"primary_speaker\": \"%s\"", speaker);
+  rescue_buf_puts(&b, at + strlen("\"primary_speaker\": \"Therapist\""));
+  tu_write(path, b.s);
+  rescue_buf_clear(&b);
+  free(text);
+}
+
+/*
+** Issue 26 item 2, with two coders: carl types `therapist` as a speaker, dana and the gold
+** have `Therapist`. The map gives no pseudonym to a reserved entity in any case and spacing,
+** the pseudonymised export succeeds, and a later slip that no exported version holds needs
+** no pseudonym; a missing one is named once, not once per sample.
+*/
+START_TEST(test_reserved_any_case) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL, *err = NULL, *copy;
+  char fam[1024];
+  snprintf(fam, sizeof fam, "%s/rescue-bench/family-first1.jsonl", tu_fixtures());
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "carl", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "dana", NULL), 0);
+  family_with_speaker(tu_path(dir, "slip.jsonl"), "therapist");
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "slip.jsonl"), "--annotator", "carl", NULL),
+      0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, fam, "--annotator", "dana", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "adjudicate", db, "--policy", "latest", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "gave 7 new pseudonyms"));
+  ck_assert_msg(!strstr(out, "therapist ") && !strstr(out, "Therapist "), "%s", out);
+  free(out);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out",
+                             tu_path(dir, "t"), "--pseudonymise", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "wrote a pseudonymised tasks export to"), "%s%s", out, err);
+  /* the clips are left out by design: no advice to cut them */
+  ck_assert_msg(!strstr(err, "clip_path"), "%s", err);
+  ck_assert_int_eq(scan_names(tu_path(dir, "t")), 0);
+  free(out);
+  free(err);
+  /* the leak check agrees: the export holds no real name, `therapist` is no one's */
+  ck_assert_int_eq(tu_rescue(&out, NULL, "leakcheck", tu_path(dir, "t"), "--db", db, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, ": 0 real names found\n"));
+  free(out);
+  /* a new slip in other spacing and case, and a name only carl's versions hold */
+  family_with_speaker(tu_path(dir, "slip2.jsonl"), " THERAPIST ");
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "slip2.jsonl"), "--annotator", "carl", NULL),
+      0);
+  family_with_speaker(tu_path(dir, "slip3.jsonl"), "Jooel");
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "slip3.jsonl"), "--annotator", "carl", NULL),
+      0);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "pseudonyms", db, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "  Jooel                    -> (none)\n"));
+  ck_assert_ptr_nonnull(strstr(out, "1 without a pseudonym"));
+  free(out);
+  /* the gold (the exported view) names neither: the export needs no pseudonym for them */
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "s.jsonl"), "--pseudonymise", NULL),
+                   0);
+  ck_assert_int_eq(scan_names(tu_path(dir, "s.jsonl")), 0);
+  free(out);
+  free(err);
+  /* carl's view names Jooel: refused, naming him once, with the step that works */
+  copy = copy_of(db);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "c.jsonl"), "--view", "annotator:carl", "--pseudonymise",
+                             NULL),
+                   1);
+  ck_assert_str_eq(err, "rescue: export: no pseudonym for Jooel in family_therapy/003 (run rescue "
+                        "pseudonyms with --auto or --set)\n");
+  ck_assert(tu_same_file(db, copy));
+  ck_assert_int_ne(access(tu_path(dir, "c.jsonl"), F_OK), 0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "samples", "--out",
+                             tu_path(dir, "c.jsonl"), "--view", "annotator:carl", "--pseudonymise",
+                             NULL),
+                   0);
+  free(out);
+  free(err);
+  free(copy);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/*
+** Issue 26 item 10: leakcheck's names to review leave out common words written with a
+** capital inside a sentence (Liked, Chose, Suddenly...) and keep the one real mention.
+*/
+START_TEST(test_review_names) {
+  char *dir, *db = fixture_corpus(&dir), *out = NULL;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "export", db, "--format", "tasks", "--out",
+                             tu_path(dir, "t"), "--pseudonymise", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "names to review (neither participants nor pseudonyms): Julian ("),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "leakcheck", tu_path(dir, "t"), "--db", db, NULL), 0);
+  ck_assert_msg(strstr(out, "review these (neither participants nor pseudonyms):\n  Julian ("),
+                "%s", out);
+  ck_assert_msg(!strstr(out, "Liked") && !strstr(out, "Chose") && !strstr(out, "Suddenly") &&
+                    !strstr(out, "Which") && !strstr(out, "Daughters"),
+                "%s", out);
+  free(out);
   free(db);
   free(dir);
 }
@@ -688,6 +814,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, test_same_scores);
   tcase_add_test(tc, test_media_copied_only_when_asked);
   tcase_add_test(tc, test_audit_log);
+  tcase_add_test(tc, test_reserved_any_case);
+  tcase_add_test(tc, test_review_names);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -125,6 +125,7 @@ static const struct cli_hint {
      " (--require-clips): cut the clips with 'rescue clip' or give --clip-root"},
     {RESCUE_EBADINPUT, NULL, "format", " (export it with --format samples)"},
     {RESCUE_EINVAL, NULL, "pseudonyms", " (run rescue pseudonyms with --auto or --set)"},
+    {RESCUE_EINVAL, NULL, "answers_out", " (--answers <dir>)"},
     /* score */
     {RESCUE_EOTHERTASK, NULL, NULL, ": score it with 'rescue score {arg}'"},
     {RESCUE_EPREDTASK, NULL, NULL, ": score them with 'rescue score {arg}'"},
@@ -170,10 +171,13 @@ int cli_fail(const rescue_error *err) { return fail_with_hint(err, NULL); }
 
 int cli_fail_path(const rescue_error *err, const char *path) { return fail_with_hint(err, path); }
 
-/* 1 when a failure of this code is the command line's (an exit status 2 usage error). */
+/*
+** 1 when a failure of this code is the command line's (an exit status 2 usage error). A
+** retired annotator is not: the name is right, the corpus refuses it (exit 1, no usage).
+*/
 static int usage_code(int code) {
-  return code == RESCUE_EINVAL || code == RESCUE_ERETIRED || code == RESCUE_ENOLEAD ||
-         code == RESCUE_ELEADS || code == RESCUE_ENOSPLIT;
+  return code == RESCUE_EINVAL || code == RESCUE_ENOLEAD || code == RESCUE_ELEADS ||
+         code == RESCUE_ENOSPLIT;
 }
 
 int cli_fail_spec(const rescue_error *err, const char *path, const cli_spec *spec) {

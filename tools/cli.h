@@ -277,7 +277,8 @@ int cmd_draft(int argc, char **argv);
 */
 typedef struct export_args {
   const char *db, *out, *view, *annotator, *clip_root, *split;
-  int format; /* index in export_formats: samples, data-root, tasks, eaf */
+  const char *answers; /* --answers <dir>: a blind export's answers */
+  int format;          /* index in export_formats: samples, data-root, tasks, eaf */
   cli_list samples;
   unsigned tasks;                                                    /* 0: all */
   int checkpoints_per_sample, min_dialogue_words, itp_cap_per_class; /* -1: default */

@@ -127,10 +127,8 @@ int cmd_assign(int argc, char **argv) {
   o.overlap = overlap;
   o.seed = (uint64_t)seed;
   if (rescue_assign(st, &o, &res)) {
-    /* a retired annotator is a usage error, as in import, agree and adjudicate */
-    const rescue_error *e = rescue_store_err(st);
-    rc = e->code == RESCUE_ERETIRED ? cli_fail_spec(e, argv[first], &spec)
-                                    : cli_fail_path(e, argv[first]);
+    /* a retired annotator is a failure (exit 1, no usage), as in import, agree and adjudicate */
+    rc = cli_fail_path(rescue_store_err(st), argv[first]);
     goto end;
   }
   printf("assignment run %lld (seed %ld, overlap %g): %ld sample%s in %ld group%s; %ld sample%s "

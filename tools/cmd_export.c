@@ -99,8 +99,11 @@ static const cli_option options[] = {
     CLI_FLAG(0, "blind", &A.blind,
              "task files without their gold_* keys (nothing else in a\n"
              "record reveals the answer; ids are opaque), and the answers\n"
-             "in <task>.answers.jsonl (or <task>/<split>.answers.jsonl),\n"
-             "which 'rescue score --gold' reads"),
+             "in <task>.answers.jsonl (or <task>/<split>.answers.jsonl)\n"
+             "in the --answers folder, which 'rescue score --gold' reads"),
+    CLI_STRING(0, "answers", &A.answers, "<dir>",
+               "with --blind (required): the folder for the answer files, apart\n"
+               "from --out (refused inside it or around it); --force replaces it"),
     CLI_FLAG(0, "require-clips", &A.require_clips,
              "fail when an ER or VP record would have no clip_path (by\n"
              "default: a warning with the count)"),
@@ -111,7 +114,8 @@ const cli_spec export_spec = {
                 "                     [--tasks itp,rpp,stp,ssp,er,vp] [--clip-root <prefix>] "
                 "[--split <name>]\n"
                 "                     [--checkpoints-per-sample <n>] [--min-dialogue-words <n>]\n"
-                "                     [--itp-cap-per-class <m>] [--blind] [--require-clips]\n"
+                "                     [--itp-cap-per-class <m>] [--blind --answers <dir>]\n"
+                "                     [--require-clips]\n"
                 "                     [--annotator <name>] [--pseudonymise [--with-media]]",
     .description =
         "Write the corpus out, all or nothing (a temporary name renamed at the end).\n"
@@ -171,6 +175,11 @@ int export_check(const export_args *a) {
     return cli_spec_error(&export_spec, "--%s applies to --format tasks only", a->task_only);
   if (tasks_format && a->include_discarded)
     return cli_spec_error(&export_spec, "--include-discarded does not apply to --format tasks");
+  if (tasks_format && a->blind && !a->answers && strcmp(a->out, "-") != 0)
+    return cli_spec_error(&export_spec, "--blind needs --answers <dir>: the answers go to a "
+                                        "folder of their own, apart from the files to publish");
+  if (a->answers && !a->blind)
+    return cli_spec_error(&export_spec, "--answers goes with --blind");
   if (strcmp(a->out, "-") == 0 && a->format == 1)
     return cli_spec_error(&export_spec, "--out - streams JSONL: a data-root is a folder");
   return 0;
@@ -299,7 +308,7 @@ static int export_tasks(rescue_store *st, const char *out, rescue_tasks_opts *to
     fprintf(msg, " (split run %lld%s%s)", (long long)res.split_run, to->split ? ", split " : "",
             to->split ? to->split : "");
   if (to->blind)
-    fprintf(msg, "; blind: answers in *.answers.jsonl");
+    fprintf(msg, "; blind: answers in %s/", to->answers_out);
   fprintf(msg, "\n");
   export_tasks_warn(&res);
   if (res.discarded)
@@ -321,6 +330,7 @@ void export_tasks_opts(const export_args *a, rescue_tasks_opts *to) {
   if (a->itp_cap_per_class >= 0)
     to->itp_cap_per_class = a->itp_cap_per_class;
   to->blind = a->blind;
+  to->answers_out = a->answers;
   to->require_clips = a->require_clips;
   to->command_line = cli_cmdline;
 }

@@ -29,7 +29,15 @@ static void report(const export_args *sc, const rescue_safe_export_result *res) 
   switch ((rescue_safe_format)sc->format) {
   case RESCUE_SAFE_SAMPLES:
   case RESCUE_SAFE_DATA_ROOT: export_samples_warn(&res->samples); break;
-  case RESCUE_SAFE_TASKS: export_tasks_warn(&res->tasks); break;
+  case RESCUE_SAFE_TASKS: {
+    /* without --with-media the clips are left out by design (the card says so): no advice
+       to cut them */
+    rescue_tasks_result t = res->tasks;
+    if (!sc->with_media)
+      t.missing_clips = 0;
+    export_tasks_warn(&t);
+    break;
+  }
   case RESCUE_SAFE_EAF: export_eaf_warn(&res->eaf); break;
   }
   if (strcmp(sc->out, "-") == 0)
@@ -87,9 +95,12 @@ static int export_pseudonymised(const export_args *sc, rescue_store *st) {
       fprintf(stderr, "rescue: export: %s:%ld: %s%sreal name '%s'\n", l->file, l->line, l->field,
               *l->field ? ": " : "", l->name);
     }
-    cli_error("%d real name%s survived pseudonymisation (add them to the map with rescue "
-              "pseudonyms --set); nothing was written",
-              res.leaks.n, res.leaks.n == 1 ? "" : "s");
+    cli_error("%d real name%s survived pseudonymisation; nothing was written. The map gives "
+              "%s a pseudonym, but %s where the export does not rewrite names (an object key, "
+              "a name of another group): correct those rows, or leave their samples out with "
+              "--samples, and export again",
+              res.leaks.n, res.leaks.n == 1 ? "" : "s", res.leaks.n == 1 ? "it" : "them",
+              res.leaks.n == 1 ? "it stands" : "they stand");
     rc = 1;
   } else if (rc) {
     rc = cli_fail(rescue_store_err(st));
