@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "serve.h"
 
-static const char *listen_at = "127.0.0.1:8080", *assets;
+static const char *listen_at = SERVE_DEFAULT_LISTEN, *assets;
 static const cli_option options[] = {
     CLI_STRING(0, "listen", &listen_at, "<host>:<port>",
                "address to listen on (default 127.0.0.1:8080; port 0 picks a\n"
