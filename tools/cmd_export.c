@@ -98,7 +98,9 @@ static const cli_option options[] = {
              0, 1000000),
     CLI_FLAG(0, "blind", &A.blind,
              "task files without their gold_* keys (nothing else in a\n"
-             "record reveals the answer; ids are opaque), and the answers\n"
+             "record gives the answer; the ids, <sample_id>__row<n>, name\n"
+             "the sample and row, so rows of published samples can be\n"
+             "looked up), and the answers\n"
              "in <task>.answers.jsonl (or <task>/<split>.answers.jsonl),\n"
              "which 'rescue score --gold' reads"),
     CLI_FLAG(0, "require-clips", &A.require_clips,
