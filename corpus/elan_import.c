@@ -1434,11 +1434,11 @@ static int report_left_out(eaf *E, const foreign *F, int named, rescue_eaf_sampl
     if (!under[i]) {
       rc = left_out_add(E, s, t, t->n_anns, 0,
                         t->parent >= 0 ? "the tier is not below a tier that holds the turns"
-                        : named        ? "a top-level tier not named in --tiers"
+                        : named ? "a top-level tier not among the tiers named to hold the turns"
                         : !E->types[t->type].alignable
                             ? "a top-level tier that is not time-aligned"
-                            : "a top-level tier without a PARTICIPANT (name the tiers "
-                              "that hold the turns with --tiers)");
+                            : "a top-level tier without a PARTICIPANT, so not taken as "
+                              "holding turns (name it among the tiers that hold them)");
       continue;
     }
     for (j = 0; j < t->n_anns; j++) {
