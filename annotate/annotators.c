@@ -42,6 +42,25 @@ static int new_token(char token[65]) {
   return 0;
 }
 
+/*
+** The audit record of a change to the annotator `name` (rescue_audit.h), inside the
+** caller's transaction: "<what> (role <role>)" or "<what> (<reason>)" as its detail.
+*/
+static int annotator_audit(rescue_store *st, const char *name, const char *what, const char *role,
+                           const char *reason) {
+  rescue_audit_entry e = {0};
+  char detail[600];
+  if (role)
+    snprintf(detail, sizeof detail, "%s '%s' (role %s)", what, name, role);
+  else
+    snprintf(detail, sizeof detail, "%s '%s'%s%s%s", what, name, reason ? " (" : "",
+             reason ? reason : "", reason ? ")" : "");
+  e.action = "annotator";
+  e.annotator = name;
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
 int rescue_annotator_add(rescue_store *st, const char *name, const char *role, char token[65],
                          int *existed) {
   sqlite3_stmt *s;
@@ -100,7 +119,13 @@ int rescue_annotator_add(rescue_store *st, const char *name, const char *role, c
     goto fail;
   }
   sqlite3_reset(s);
-  if ((rc = rescue_store_commit(st)))
+  if ((rc = annotator_audit(
+           st, name, found ? "a sign-in token issued to the existing annotator" : "annotator added",
+           role    ? role
+           : found ? cur_role
+                   : "annotator",
+           NULL)) ||
+      (rc = rescue_store_commit(st)))
     goto fail;
   *existed = found;
   return 0;
@@ -341,6 +366,9 @@ static int set_retired(rescue_store *st, const char *name, int retired, const ch
     rc = rescue_store_sqlerr(st, "recording a retirement");
     goto fail;
   }
+  if ((rc = annotator_audit(st, name, retired ? "retired" : "unretired", NULL,
+                            reason && *reason ? reason : NULL)))
+    goto fail;
   return rescue_store_commit(st);
 fail:
   rescue_store_rollback(st);

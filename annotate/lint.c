@@ -1265,6 +1265,19 @@ static int waiver_target(rescue_store *st, int rule, const char *sample_id, int 
   return rescue_sample_ref(st, sample_id, ref);
 }
 
+/* The audit record of a waiver or its removal, inside its transaction (rescue_audit.h). */
+static int waiver_audit(rescue_store *st, const char *action, int rule, const char *sample_id,
+                        int row, const char *by, const char *reason) {
+  rescue_audit_entry e = {0};
+  char detail[600];
+  snprintf(detail, sizeof detail, "R%02d on %s row %d%s%s%s", rule, sample_id, row,
+           reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
+  e.action = action;
+  e.annotator = by;
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
 int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row,
                       const char *reason, const char *by) {
   sqlite3_stmt *s;
@@ -1294,6 +1307,8 @@ int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row
     rc = rescue_store_sqlerr(st, "recording a waiver");
     goto fail;
   }
+  if ((rc = waiver_audit(st, "waive", rule, sample_id, row, by, reason)))
+    goto fail;
   return rescue_store_commit(st);
 fail:
   rescue_store_rollback(st);
@@ -1326,6 +1341,8 @@ int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int r
                        rule, sample_id, row);
     goto fail;
   }
+  if ((rc = waiver_audit(st, "unwaive", rule, sample_id, row, NULL, NULL)))
+    goto fail;
   return rescue_store_commit(st);
 fail:
   rescue_store_rollback(st);

@@ -1390,11 +1390,79 @@ static void write_foreign_row(const eaf *E, const foreign *F, int i, int named, 
 }
 
 /*
+** Add one entry to s->left_out (tier t, n annotations, only their times or not, why);
+** 0 or RESCUE_ENOMEM.
+*/
+static int left_out_add(eaf *E, rescue_eaf_sample *s, const etier *t, long n, int times_only,
+                        const char *why) {
+  rescue_eaf_left_out *v;
+  char *tier;
+  if (n <= 0)
+    return 0;
+  v = rescue_realloc(s->left_out, (size_t)(s->n_left_out + 1) * sizeof *v);
+  if (v)
+    s->left_out = v;
+  if (!v || !(tier = rescue_strdup(t->id)))
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+  v[s->n_left_out].tier = tier;
+  v[s->n_left_out].line = t->line;
+  v[s->n_left_out].annotations = n;
+  v[s->n_left_out].times_only = times_only;
+  v[s->n_left_out].reason = why;
+  s->n_left_out++;
+  return 0;
+}
+
+/*
+** Everything of a foreign file that the rows do not keep, per tier in document order: a
+** tier neither holding turns nor below one (all its annotations), annotations of a tier
+** below a turn tier that fall in no turn, and the times of time-aligned tiers below a
+** turn tier (their values become fields, which have no times).
+*/
+static int report_left_out(eaf *E, const foreign *F, int named, rescue_eaf_sample *s) {
+  char *under = rescue_calloc((size_t)(E->n_tiers ? E->n_tiers : 1), 1);
+  int i, j, rc = 0;
+  if (!under)
+    return rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
+  for (i = 0; i < F->n_desc; i++)
+    under[F->desc[i]] = 1;
+  for (i = 0; i < E->n_tiers && !rc; i++) {
+    const etier *t = &E->tiers[i];
+    long outside = 0, timed = 0;
+    if (F->is_row[i])
+      continue;
+    if (!under[i]) {
+      rc = left_out_add(E, s, t, t->n_anns, 0,
+                        t->parent >= 0 ? "the tier is not below a tier that holds the turns"
+                        : named ? "a top-level tier not among the tiers named to hold the turns"
+                        : !E->types[t->type].alignable
+                            ? "a top-level tier that is not time-aligned"
+                            : "a top-level tier without a PARTICIPANT, so not taken as "
+                              "holding turns (name it among the tiers that hold them)");
+      continue;
+    }
+    for (j = 0; j < t->n_anns; j++) {
+      const eann *a = &E->anns[t->anns[j]];
+      if (a->root < 0 || !F->is_row[E->anns[a->root].tier])
+        outside++;
+      else if (a->alignable)
+        timed++;
+    }
+    rc = left_out_add(E, s, t, outside, 0, "they fall within no turn");
+    if (!rc)
+      rc = left_out_add(E, s, t, timed, 1,
+                        "their values are a field of the turn's row, which keeps no times "
+                        "of its own");
+  }
+  rescue_free(under);
+  return rc;
+}
+
+/*
 ** The rows of a file rescue did not write, as a JSON array appended to rows: one per
 ** annotation of the turn tiers (`tiers`, or those with a participant), in time order.
 */
-static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_rows,
-                        long *interpolated) {
+static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, rescue_eaf_sample *s) {
   foreign F;
   int i, rc;
   memset(&F, 0, sizeof F);
@@ -1403,17 +1471,18 @@ static int foreign_rows(eaf *E, const char *tiers, rescue_buf *rows, long *n_row
   if (!F.is_row || !F.order)
     rc = rescue_seterr(E->err, RESCUE_ENOMEM, NULL);
   else if (!(rc = choose_row_tiers(E, tiers, &F)) && !(rc = sort_tiers_by_start(E)) &&
-           !(rc = find_field_tiers(E, &F)) && !(rc = collect_turns(E, &F)))
-    rc = group_by_turn(E, &F);
+           !(rc = find_field_tiers(E, &F)) && !(rc = collect_turns(E, &F)) &&
+           !(rc = group_by_turn(E, &F)))
+    rc = report_left_out(E, &F, tiers != NULL, s);
   if (!rc) {
     rescue_buf_putc(rows, '[');
     for (i = 0; i < F.n; i++) {
       if (i)
         rescue_buf_putn(rows, ", ", 2);
-      write_foreign_row(E, &F, i, tiers != NULL, rows, interpolated);
+      write_foreign_row(E, &F, i, tiers != NULL, rows, &s->interpolated);
     }
     rescue_buf_putc(rows, ']');
-    *n_rows = F.n;
+    s->rows = F.n;
   }
   foreign_free(&F);
   return rc;
@@ -1451,8 +1520,7 @@ int rescue_eaf_parse(const char *name, const char *data, size_t len, const rescu
                        E.p_sample_id, o->sample);
     goto end;
   }
-  rc = own ? own_rows(&E, &rows, &s.rows)
-           : foreign_rows(&E, o->tiers, &rows, &s.rows, &s.interpolated);
+  rc = own ? own_rows(&E, &rows, &s.rows) : foreign_rows(&E, o->tiers, &rows, &s);
   if (rc)
     goto end;
   if (own) {
@@ -1541,10 +1609,14 @@ int rescue_eaf_read(const char *path, const rescue_eaf_read_opts *o, rescue_eaf_
 }
 
 void rescue_eaf_sample_clear(rescue_eaf_sample *s) {
+  int i;
   if (!s)
     return;
   rescue_free(s->sample_id);
   rescue_free(s->annotator);
   rescue_free(s->json);
+  for (i = 0; i < s->n_left_out; i++)
+    rescue_free(s->left_out[i].tier);
+  rescue_free(s->left_out);
   memset(s, 0, sizeof *s);
 }

@@ -618,6 +618,49 @@ static int import_json_file(importer *im, const char *path, const char *fixed_id
 
 /* ---- ELAN files ---- */
 
+/* Add name to res->owner (the annotators EAF files named) unless it is there. */
+static void note_owner(rescue_import_result *res, const char *name) {
+  size_t have = strlen(res->owner), l = strlen(name);
+  const char *p = res->owner;
+  while (*p) {
+    const char *comma = strchr(p, ',');
+    size_t pl = comma ? (size_t)(comma - p) : strlen(p);
+    if (pl == l && memcmp(p, name, l) == 0)
+      return;
+    p += pl + (comma != NULL);
+  }
+  if (have + l + 2 < sizeof res->owner)
+    snprintf(res->owner + have, sizeof res->owner - have, "%s%s", have ? "," : "", name);
+}
+
+/*
+** One "not_imported" note per entry of es->left_out, counted in res->not_imported or
+** res->times_dropped.
+*/
+static void note_left_out(importer *im, const char *path, const rescue_eaf_sample *es) {
+  int i;
+  for (i = 0; i < es->n_left_out; i++) {
+    const rescue_eaf_left_out *lo = &es->left_out[i];
+    rescue_import_note nt;
+    if (lo->times_only)
+      im->res->times_dropped += lo->annotations;
+    else
+      im->res->not_imported += lo->annotations;
+    if (!im->o->note)
+      continue;
+    memset(&nt, 0, sizeof nt);
+    nt.kind = "not_imported";
+    nt.file = path;
+    nt.line = lo->line;
+    nt.sample_id = es->sample_id;
+    nt.key = lo->tier;
+    nt.count = lo->annotations;
+    nt.was = lo->times_only ? "times" : "annotations";
+    nt.message = lo->reason;
+    im->o->note(im->o->note_arg, &nt);
+  }
+}
+
 /*
 ** An .eaf file becomes the text of one sample object, which then goes the way of any
 ** single JSON sample (same checks, same row rules). A file rescue wrote lands under
@@ -685,6 +728,10 @@ static int import_eaf(importer *im, const char *path) {
       goto end;
     }
   }
+  if (es.annotator && !im->o->annotator)
+    note_owner(im->res, es.annotator);
+  if (im->write)
+    note_left_out(im, path, &es);
   root = parse_text(im, path, 1, es.json, es.json_len);
   if (!root) {
     rc = im->err->code;
@@ -876,11 +923,18 @@ static int detect(importer *im, const char *path, rescue_format *f) {
 static int import_audit(rescue_store *st, const rescue_import_opts *opts,
                         const rescue_import_result *res) {
   rescue_audit_entry e = {0};
-  char detail[200];
-  snprintf(detail, sizeof detail, "%ld samples, %ld rows: %ld row versions added", res->samples,
-           res->rows, res->put.row_versions);
+  char detail[600];
+  int at = snprintf(detail, sizeof detail, "%ld samples, %ld rows: %ld row versions added",
+                    res->samples, res->rows, res->put.row_versions);
+  if (!opts->annotator && res->owner[0])
+    at +=
+        snprintf(detail + at, sizeof detail - (size_t)at, " as %s (named by the file)", res->owner);
+  if (res->not_imported || res->times_dropped)
+    snprintf(detail + at, sizeof detail - (size_t)at,
+             "; ELAN: %ld annotations not imported, %ld kept without their times",
+             res->not_imported, res->times_dropped);
   e.action = "import";
-  e.annotator = opts->annotator;
+  e.annotator = opts->annotator ? opts->annotator : res->owner[0] ? res->owner : NULL;
   e.detail = detail;
   return rescue_audit_write(st, &e);
 }

@@ -1,7 +1,8 @@
 /*
 ** rescue_audit.h: the corpus's audit trail (public): who changed or exported what, when,
 ** with which command. Every operation that changes the store (import, adjudication, a
-** draft, a pseudonym change, a status change, an assignment) writes its record inside its
+** draft, a pseudonym change, a status change, an assignment, a change to an annotator, a
+** split run, a lint waiver or its removal) writes its record inside its
 ** own transaction, so the change and its record commit together or not at all, as git
 ** writes a reflog entry with the ref update; a dry run writes none. An export changes no
 ** annotation: its record is written once the output is in place (rescue_audit_add).
@@ -15,7 +16,7 @@
 
 typedef struct rescue_audit_entry {
   const char *action;    /* "export", "import", "adjudicate", "draft", "pseudonyms", "status",
-                            "assign" */
+                            "assign", "annotator", "split", "waive", "unwaive" */
   const char *annotator; /* as given, or NULL */
   const char *command;   /* the command line; NULL: the handle's (rescue_store_set_audit) */
   const char *view;      /* or NULL */

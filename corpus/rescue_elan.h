@@ -85,6 +85,19 @@ typedef struct rescue_eaf_read_opts {
                               rescue_sample keeps it, has_rows form), or NULL for a new one */
 } rescue_eaf_read_opts;
 
+/*
+** What a file rescue did not write held that the sample does not keep: a whole tier, the
+** annotations of a tier that fall in no turn, or the times of a time-aligned tier whose
+** values became a field.
+*/
+typedef struct rescue_eaf_left_out {
+  char *tier;         /* the tier id; owned */
+  long line;          /* the tier's line in the file */
+  long annotations;   /* how many annotations this concerns */
+  int times_only;     /* 1: their values are kept (as a field), only their times are not */
+  const char *reason; /* static text, one line */
+} rescue_eaf_left_out;
+
 typedef struct rescue_eaf_sample {
   char *sample_id; /* owned */
   char *annotator; /* recorded in a file rescue wrote, else NULL; owned */
@@ -93,6 +106,8 @@ typedef struct rescue_eaf_sample {
   long rows;
   long interpolated; /* rows whose times came from unaligned slots (flagged on the row) */
   int own;           /* the file was written by rescue */
+  rescue_eaf_left_out *left_out; /* foreign files: what was not imported; owned */
+  int n_left_out;
 } rescue_eaf_sample;
 
 /*

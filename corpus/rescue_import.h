@@ -42,6 +42,9 @@ int rescue_format_parse(const char *name, rescue_format *out);
 **   "sound"       sound descriptions ("(crying)", "[laughs]") taken out of
 **                 dialogue_cleaned; `was` lists them (the stored cue keeps its full text)
 **   "sound_only"  the cue holds only sound descriptions: no draft row
+**   "not_imported"  an ELAN file rescue did not write held something the sample does not
+**                 keep: `count` annotations of tier `key` (at line), or only their times
+**                 when `was` is "times", `message` says why (rescue_eaf_left_out)
 ** Strings are valid during the callback only.
 */
 typedef struct rescue_import_note {
@@ -54,6 +57,7 @@ typedef struct rescue_import_note {
   const char *message;         /* one line for people */
   const char *key, *resembles; /* "typo" */
   const char *speaker, *was;   /* "speaker_case", "continued", "sound" */
+  long count;                  /* "not_imported": annotations left out */
 } rescue_import_note;
 
 typedef struct rescue_import_opts {
@@ -83,6 +87,10 @@ typedef struct rescue_import_result {
   rescue_put_stats put; /* what changed in the store */
   long cues;            /* subtitle cues stored */
   char warning[512];    /* the last warning ("file:line:col: ..."), "" when none */
+  char owner[256];      /* the annotators that EAF files named and whose versions these
+                           are (without --annotator), comma-separated; "" when none */
+  long not_imported;    /* annotations of EAF files left out ("not_imported" notes) */
+  long times_dropped;   /* annotations of EAF files kept without their times */
 } rescue_import_result;
 
 /*

@@ -19,7 +19,8 @@ static const struct {
      "client row followed by another client row (no); balanced per sample with an even-spacing "
      "picker (a sample without both classes contributes nothing)",
      "`prior_context` (rows 1..k, ending with the decision row k), `timestamp`, `speaker`, "
-     "`dialogue` of the decision row, `participants`; the `instance_id` is opaque",
+     "`dialogue` of the decision row, `participants`; the `instance_id` "
+     "(`<sample_id>__after_row<k>`) names the sample and the decision row",
      "`gold_should_speak` (yes/no); `gold_candidate_type`, `gold_boundary_type` and "
      "`gold_next_row_index` are metadata that give the class away and must not be shown",
      "`should_speak`: yes or no. Metrics: precision, recall and F1 of yes (the paper's), the "
@@ -280,6 +281,31 @@ static void options_section(const tk_summary *s, rescue_buf *b) {
 
 static const char *const policy_names[4] = {"lead", "majority", "latest", "unrecorded"};
 
+/*
+** The thin-data warning of one field of the agreement summary, the one `rescue agree`
+** prints (annotate/agree_report.c): an interval from fewer than 20 resampled samples, or
+** fewer than 30 pairable units. Nothing when the field has no "warnings".
+*/
+static void thin_data_line(rescue_buf *b, const rescue_jnode *f) {
+  const rescue_jnode *w = rescue_jget(f, "warnings"), *x;
+  int n = 0;
+  if (!w || w->type != RESCUE_JARRAY || !w->child)
+    return;
+  rescue_buf_printf(b, "\nThin data: `%s`:", rescue_jget(f, "field")->s);
+  for (x = w->child; x; x = x->next) {
+    const rescue_jnode *kind = rescue_jget(x, "kind"), *g = rescue_jget(x, "groups"),
+                       *u = rescue_jget(x, "units");
+    if (!kind || kind->type != RESCUE_JSTRING)
+      continue;
+    if (strcmp(kind->s, "few_resampled_groups") == 0 && g && g->type == RESCUE_JNUMBER)
+      rescue_buf_printf(b, "%s the interval rests on %s resampled samples (fewer than 20)",
+                        n++ ? ";" : "", g->s);
+    else if (strcmp(kind->s, "few_pairable_units") == 0 && u && u->type == RESCUE_JNUMBER)
+      rescue_buf_printf(b, "%s %s pairable units (fewer than 30)", n++ ? ";" : "", u->s);
+  }
+  rescue_buf_puts(b, ": read the interval as a rough guide only.\n");
+}
+
 /* Where the rows come from: gold or latest, policies, annotators, agreement. */
 static void provenance_section(const tk_summary *s, rescue_buf *b) {
   const rescue_tasks_result *r = s->res;
@@ -345,6 +371,8 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
       else
         rescue_buf_puts(b, " | - |\n");
     }
+    for (f = a ? a->child : NULL; f; f = f->next)
+      thin_data_line(b, f);
     rescue_jdoc_free(&doc);
   }
   rescue_buf_putc(b, '\n');

@@ -145,6 +145,11 @@ static int agreement_summary(tk_summary *s, const rescue_buf *report, rescue_err
       rescue_jw_double(&w, num_of(ci, "level"));
     else
       rescue_jw_null(&w);
+    if (rescue_jget(f, "warnings")) {
+      /* thin data, as rescue agree warns about it (annotate/agree_report.c) */
+      rescue_jw_key(&w, "warnings");
+      rescue_jw_node(&w, rescue_jget(f, "warnings"));
+    }
     rescue_jw_end(&w);
   }
   rescue_jw_end(&w);

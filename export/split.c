@@ -167,6 +167,20 @@ fail:
   return rc;
 }
 
+/* The audit record of a split run, inside its transaction (rescue_audit.h). */
+static int split_audit(rescue_store *st, const rescue_split_opts *o, const char *ratios,
+                       const rescue_split_result *res) {
+  rescue_audit_entry e = {0};
+  char detail[400];
+  snprintf(detail, sizeof detail,
+           "split run %lld (seed %llu, ratios %s%s): train %ld, validation %ld, test %ld groups",
+           (long long)res->run_id, (unsigned long long)o->seed, ratios,
+           o->stratify ? ", stratified" : "", res->groups[0], res->groups[1], res->groups[2]);
+  e.action = "split";
+  e.detail = detail;
+  return rescue_audit_write(st, &e);
+}
+
 int rescue_split_assign(rescue_store *st, const rescue_split_opts *o, rescue_split_result *res) {
   split_group *g = NULL, **stratum = NULL;
   rescue_split_result dummy;
@@ -247,6 +261,8 @@ int rescue_split_assign(rescue_store *st, const rescue_split_opts *o, rescue_spl
       goto end;
     }
   }
+  if ((rc = split_audit(st, o, ratios, res)))
+    goto end;
   rc = rescue_store_commit(st);
   in_tx = 0;
 end:

@@ -1,7 +1,8 @@
 /*
 ** task_itp.c: ITP, intervention time prediction (export/TASKS.md §2.1, §3): after which
 ** client rows does the therapist step in? Balanced per sample with the even-spacing
-** picker; ids opaque, the candidate and boundary types gold-only.
+** picker; ids name the sample and row (no answer), the candidate and boundary types
+** gold-only.
 */
 #include <string.h>
 

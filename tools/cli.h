@@ -313,7 +313,15 @@ int cmd_status(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
 int cmd_comments(int argc, char **argv);
 
-/* Demo steps of the modules (tools/demo_<module>.c); 0 or 1 after a message. */
+/* The file in the demo folder that keeps the demo people's sign-in tokens (mode 0600). */
+#define DEMO_TOKENS "tokens.txt"
+/* The address `rescue serve` listens on by default (tools/cmd_serve.c). */
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:8080"
+
+/*
+** Demo steps of the modules (tools/demo_<module>.c); 0 or 1 after a message. demo_agree
+** registers noor (annotator) and lena (lead) and keeps their tokens in <dir>/DEMO_TOKENS.
+*/
 int demo_agree(const char *dir, rescue_store *st);
 
 /* Demo steps of the modules (each prints where its results are). */

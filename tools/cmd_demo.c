@@ -32,7 +32,11 @@ static const cli_spec spec = {
         "are built into rescue, and run every capability on it: import, stats, export of the\n"
         "samples as JSONL and as a data-root, a synthetic episode video linked to both sessions\n"
         "and their row clips, a split and the six task datasets, a second annotator's\n"
-        "revision, lint, agreement and adjudication. Prints where each result is.\n",
+        "revision, lint, agreement and adjudication. Prints where each result is.\n"
+        "\n"
+        "It registers an annotator (noor) and a lead (lena) and keeps their sign-in tokens in\n"
+        "<dir>/" DEMO_TOKENS " (readable by you only; never printed), and ends with the\n"
+        "'rescue serve' command and the address of the review page to open.\n",
     .options = options,
     .min_args = 0,
     .max_args = 0};
@@ -151,8 +155,11 @@ int cmd_demo(int argc, char **argv) {
   printf("7. annotation: a second annotator, lint, agreement, adjudication\n");
   if ((rc = demo_agree(dir, st)))
     goto end;
-  printf("\n");
-  printf("Try next:\n  rescue stats %s --json\n  rescue export %s --format samples --out "
+  printf("\nOpen the review page, where annotators review rows and the lead adjudicates:\n"
+         "  rescue serve %s\n"
+         "then open http://%s/ and sign in with a token from %s/%s\n",
+         db, SERVE_DEFAULT_LISTEN, dir, DEMO_TOKENS);
+  printf("\nTry next:\n  rescue stats %s --json\n  rescue export %s --format samples --out "
          "my.jsonl\n",
          db, db);
   rc = cli_finish(0);

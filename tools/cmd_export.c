@@ -98,9 +98,11 @@ static const cli_option options[] = {
              0, 1000000),
     CLI_FLAG(0, "blind", &A.blind,
              "task files without their gold_* keys (nothing else in a\n"
-             "record reveals the answer; ids are opaque), and the answers\n"
-             "in <task>.answers.jsonl (or <task>/<split>.answers.jsonl)\n"
-             "in the --answers folder, which 'rescue score --gold' reads"),
+             "record gives the answer; the ids, <sample_id>__row<n>, name\n"
+             "the sample and row, so rows of published samples can be\n"
+             "looked up), and the answers in <task>.answers.jsonl (or\n"
+             "<task>/<split>.answers.jsonl) in the --answers folder,\n"
+             "which 'rescue score --gold' reads"),
     CLI_STRING(0, "answers", &A.answers, "<dir>",
                "with --blind (required): the folder for the answer files, apart\n"
                "from --out (refused inside it or around it); --force replaces it"),

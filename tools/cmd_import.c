@@ -93,14 +93,51 @@ static const cli_spec spec = {
 /* What the notes of one import become: stderr warnings and decision lines, or JSON. */
 typedef struct notes {
   int json;
+  const char *annotator; /* --annotator, or NULL */
   rescue_buf decisions;  /* text: one line per subtitle decision */
   rescue_buf warn, cues; /* JSON arrays' contents */
   rescue_jw ww, wc;
   int n_warn, n_cues, open_cue;
 } notes;
 
+/* A "not_imported" note: a warning line, or an entry of the JSON warnings. */
+static void note_not_imported(notes *N, const rescue_import_note *n) {
+  if (!N->json) {
+    if (strcmp(n->was, "times") == 0)
+      cli_warn("%s:%ld: tier '%s': the times of %ld annotation%s not imported: %s", n->file,
+               n->line, n->key, n->count, n->count == 1 ? "" : "s", n->message);
+    else
+      cli_warn("%s:%ld: tier '%s': %ld annotation%s not imported: %s", n->file, n->line, n->key,
+               n->count, n->count == 1 ? "" : "s", n->message);
+    return;
+  }
+  rescue_jw_obj(&N->ww);
+  rescue_jw_key(&N->ww, "kind");
+  rescue_jw_str(&N->ww, n->kind);
+  rescue_jw_key(&N->ww, "file");
+  rescue_jw_str(&N->ww, n->file);
+  rescue_jw_key(&N->ww, "line");
+  rescue_jw_int(&N->ww, n->line);
+  rescue_jw_key(&N->ww, "sample_id");
+  rescue_jw_str(&N->ww, n->sample_id ? n->sample_id : "");
+  rescue_jw_key(&N->ww, "tier");
+  rescue_jw_str(&N->ww, n->key);
+  rescue_jw_key(&N->ww, "annotations");
+  rescue_jw_int(&N->ww, n->count);
+  rescue_jw_key(&N->ww, "not_imported");
+  rescue_jw_str(&N->ww, n->was);
+  rescue_jw_key(&N->ww, "message");
+  rescue_jw_str(&N->ww, n->message);
+  rescue_jw_end(&N->ww);
+  N->n_warn++;
+}
+
 static void on_note(void *arg, const rescue_import_note *n) {
   notes *N = arg;
+  if (strcmp(n->kind, "not_imported") == 0) {
+    note_not_imported(N, n);
+    return;
+  }
   if (strcmp(n->kind, "typo") == 0) {
     if (!N->json) {
       cli_warn("%s:%ld:%ld: %s", n->file, n->line, n->col, n->message);
@@ -207,6 +244,17 @@ static void import_json(notes *N, const rescue_import_result *res, rescue_buf *o
   rescue_jw_int(&w, res->put.row_versions);
   rescue_jw_key(&w, "cues");
   rescue_jw_int(&w, res->cues);
+  rescue_jw_key(&w, "annotator");
+  if (res->owner[0])
+    rescue_jw_str(&w, res->owner);
+  else if (N->annotator)
+    rescue_jw_str(&w, N->annotator);
+  else
+    rescue_jw_null(&w);
+  rescue_jw_key(&w, "not_imported");
+  rescue_jw_int(&w, res->not_imported);
+  rescue_jw_key(&w, "times_not_imported");
+  rescue_jw_int(&w, res->times_dropped);
   if (res->warning[0]) {
     /* the one unstructured warning (cues out of order) */
     rescue_jw_obj(&N->ww);
@@ -248,6 +296,7 @@ int cmd_import(int argc, char **argv) {
   o.resegment = resegment;
   o.strict = strict;
   N.json = json;
+  N.annotator = annotator;
   if ((rc = cli_open_store(argv[first], 0, &st)))
     return rc;
   bar = cli_progress_start("importing");
@@ -281,6 +330,9 @@ int cmd_import(int argc, char **argv) {
          res.put.row_versions);
   if (o.annotator)
     printf(" as annotator '%s'", o.annotator);
+  else if (res.owner[0])
+    printf(" as annotator%s '%s' (named by the file)", strchr(res.owner, ',') ? "s" : "",
+           res.owner);
   else
     printf(" as the draft (no --annotator: where every annotator's view starts, never a coder)");
   if (res.put.rowsets && res.put.rows_carried)
@@ -288,6 +340,10 @@ int cmd_import(int argc, char **argv) {
            res.put.rows_carried == 1 ? "" : "s", res.put.rows_carried == 1 ? "its" : "their");
   if (res.cues)
     printf("; %ld subtitle cue%s", res.cues, res.cues == 1 ? "" : "s");
+  if (res.not_imported || res.times_dropped)
+    printf("; ELAN: %ld annotation%s not imported, %ld kept without their times (listed "
+           "above)",
+           res.not_imported, res.not_imported == 1 ? "" : "s", res.times_dropped);
   printf("\n");
   rc = cli_finish(0);
 end:

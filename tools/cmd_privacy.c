@@ -194,7 +194,9 @@ static const cli_spec log_spec = {
         "The corpus's history in time order: every export (who ran it: the operating-system\n"
         "user and --annotator when given; the command line, the view, whether it was\n"
         "pseudonymised, the output and the SHA-256 of its manifest), import, adjudication,\n"
-        "model draft and pseudonym change, and every sample status change.\n"
+        "model draft and pseudonym change, every sample status change, assignment and split\n"
+        "run, every annotator added, retired or brought back, and every lint waiver given or\n"
+        "taken back.\n"
         "",
     .options = log_options,
     .min_args = 1,

@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "serve.h"
 
-static const char *listen_at = "127.0.0.1:8080", *assets, *tls_cert, *tls_key, *public_host;
+static const char *listen_at = SERVE_DEFAULT_LISTEN, *assets, *tls_cert, *tls_key, *public_host;
 static int insecure_listen;
 static const cli_option options[] = {
     CLI_STRING(0, "listen", &listen_at, "<host>:<port>",

@@ -3,10 +3,14 @@
 ** demo sessions (fictional edits written here), a lead settles one, then lint, agreement
 ** and adjudication run on the demo corpus, their reports left under <dir>/agree/.
 */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -160,8 +164,40 @@ static int save(const char *path, const rescue_buf *b) {
   return 0;
 }
 
+/*
+** Keep the sign-in tokens of the demo's two people in <dir>/DEMO_TOKENS, readable by the
+** owner only (0600): the review page asks for one, and the demo never prints them, so a
+** captured log of the demo holds none. Returns 1 (after a message) on failure.
+*/
+static int save_tokens(const char *dir, const char *noor, const char *lena) {
+  char path[4096], text[512];
+  int fd, n;
+  snprintf(path, sizeof path, "%s/%s", dir, DEMO_TOKENS);
+  n = snprintf(text, sizeof text,
+               "# Sign-in tokens of the demo corpus (rescue annotator add shows a token once).\n"
+               "# Paste one into the review page's Token field; keep this file private.\n"
+               "lena (lead)       %s\n"
+               "noor (annotator)  %s\n",
+               lena, noor);
+  fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || fchmod(fd, 0600) != 0 || write(fd, text, (size_t)n) != n) {
+    cli_error("cannot write '%s': %s", path, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return 1;
+  }
+  if (close(fd) != 0) {
+    cli_error("cannot write '%s': %s", path, strerror(errno));
+    return 1;
+  }
+  printf("   sign-in tokens of noor (annotator) and lena (lead): %s (owner-only, not shown "
+         "here)\n",
+         path);
+  return 0;
+}
+
 int demo_agree(const char *dir, rescue_store *st) {
-  char path[4096], token[65];
+  char path[4096], token[65], lead_token[65];
   const char *fields[] = {"utterance_type", "target", "support_strategy", "emotion_intensity"};
   rescue_lint_opts lo = {0};
   rescue_lint_result lr;
@@ -175,8 +211,14 @@ int demo_agree(const char *dir, rescue_store *st) {
   memset(&lr, 0, sizeof lr);
   memset(&jr, 0, sizeof jr);
   if (rescue_annotator_add(st, "noor", "annotator", token, &existed) ||
-      rescue_annotator_add(st, "lena", "lead", token, &existed))
+      rescue_annotator_add(st, "lena", "lead", lead_token, &existed))
     return cli_fail(rescue_store_err(st));
+  rc = save_tokens(dir, token, lead_token);
+  memset(token, 0, sizeof token);
+  memset(lead_token, 0, sizeof lead_token);
+  if (rc)
+    return 1;
+  rc = 1;
   snprintf(path, sizeof path, "%s/agree/lint.json", dir);
   if (rescue_make_parents(path) != 0) {
     cli_error("cannot create '%s/agree'", dir);

@@ -57,6 +57,20 @@ static void print_usage(FILE *f) {
   fputs("\n'rescue <command> -h' describes one command.\n", f);
 }
 
+/*
+** `rescue <group> -h` for a group of two-word commands ("media", "annotator"): its
+** subcommands, from commands[from] on, on stdout. Returns the exit status (0).
+*/
+static int print_group_usage(const char *group, size_t from) {
+  size_t i, n = strlen(group);
+  printf("usage: rescue %s <subcommand> [<args>]\n\nsubcommands:\n", group);
+  for (i = from; i < sizeof commands / sizeof commands[0]; i++)
+    if (strncmp(commands[i].name, group, n) == 0 && commands[i].name[n] == ' ')
+      printf("   %-18s %s\n", commands[i].name, commands[i].summary);
+  printf("\n'rescue %s <subcommand> -h' describes one subcommand.\n", group);
+  return cli_finish(0);
+}
+
 int main(int argc, char **argv) {
   size_t i;
   /*
@@ -101,6 +115,8 @@ int main(int argc, char **argv) {
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
     const char *name = commands[i].name, *sp = strchr(name, ' ');
     if (sp && strncmp(argv[1], name, (size_t)(sp - name)) == 0 && argv[1][sp - name] == 0) {
+      if (argc == 3 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0))
+        return print_group_usage(argv[1], i);
       fprintf(stderr, "rescue: %s: expected a subcommand:", argv[1]);
       for (; i < sizeof commands / sizeof commands[0]; i++)
         if (strncmp(commands[i].name, argv[1], strlen(argv[1])) == 0 &&
