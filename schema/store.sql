@@ -353,3 +353,9 @@ CREATE TABLE audit(
                                        -- the output file, or of the list of its files
   detail         TEXT                  -- one line: what was done
 );
+
+-- @migration 7
+
+-- Clips follow rows: the row (row.id) a clip was cut for. NULL: recorded before this
+-- column existed (a clip whose span still matches its position is taken as that row's).
+ALTER TABLE clip ADD COLUMN row_id INTEGER REFERENCES row(id);
