@@ -3,8 +3,8 @@
 ** and a span inside it: the sample's segment.mp4 with the row's own times, or else a row
 ** clip whose manifest span contains the row's span, at the row's offset inside the clip.
 ** Clips are found by their manifest's row ids and spans, never by the row's position; a
-** clip whose manifest entry no longer matches the corpus view's row at its position (its
-** row id or its span) is stale and never offered.
+** clip whose row (its manifest's row id) is no longer in the corpus view, or has other
+** times there, is stale and never offered.
 */
 #include <math.h>
 #include <stdio.h>
@@ -105,23 +105,25 @@ void srv_media_clear(srv_media *m) {
 }
 
 /*
-** Keep entry e of the manifest when it is a current video clip: its row id and span are
-** those of the corpus view's row at its index, and its file is there.
+** Keep entry e of the manifest when it is a current video clip: the corpus view still has
+** its row (row id) with its span, and its file is there. A clip whose row moved to another
+** position still shows that row (`rescue clip` recuts it under its new name).
 */
 static int keep_entry(srv_req *r, const rescue_jnode *e, const view_rows *corpus, media_clip *c) {
   const rescue_jnode *ix = rescue_jget(e, "index"), *id = rescue_jget(e, "row_id");
   rescue_buf rel = RESCUE_BUF_INIT;
-  int ok;
+  int ok, k;
   if (!ix || ix->type != RESCUE_JNUMBER || !ix->is_int || !id || id->type != RESCUE_JNUMBER ||
       !id->is_int || !num_member(e, "start", &c->start) || !num_member(e, "end", &c->end) ||
       !num_member(e, "clip_start", &c->clip_start))
     return 0;
   c->index = (int)strtoll(ix->s, NULL, 10);
   c->row_id = (int64_t)strtoll(id->s, NULL, 10);
-  if (c->index < 1 || c->index > corpus->n || corpus->id[c->index - 1] != c->row_id ||
-      fabs(corpus->start[c->index - 1] - c->start) > SPAN_SLACK ||
-      fabs(corpus->end[c->index - 1] - c->end) > SPAN_SLACK)
-    return 0; /* stale: its position now holds another row or other times */
+  for (k = 0; k < corpus->n && corpus->id[k] != c->row_id; k++)
+    ;
+  if (c->index < 1 || k == corpus->n || fabs(corpus->start[k] - c->start) > SPAN_SLACK ||
+      fabs(corpus->end[k] - c->end) > SPAN_SLACK)
+    return 0; /* stale: its row is gone or has other times */
   rescue_buf_printf(&rel, "%s/clips/%03d.mp4", r->sample_id, c->index);
   ok = rescue_buf_ok(&rel) && asset_file(r, rel.s);
   rescue_buf_clear(&rel);

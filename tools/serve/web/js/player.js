@@ -14,16 +14,30 @@ export function setupPlayer() {
     p.src = '/clips/' + encPath(first.media.path);
     state.media = first.media.path;
     state.clipOffset = Number(first.media.offset) || 0;
-    p.hidden = false; $('no-media').hidden = true;
+    p.hidden = false;
+    $('no-media').hidden = true;
+  } else {
+    p.removeAttribute('src');
+    p.load();
+    p.hidden = true;
+    $('no-media').textContent = 'No clip for this sample under --assets.';
+    $('no-media').hidden = false;
   }
-  else { p.removeAttribute('src'); p.load(); p.hidden = true; $('no-media').hidden = false; }
 }
 
 // The row's media as the server chose it by span and row id (GET /api/samples/<id>): a file
 // and the row's span inside it; never a clip picked by the row's position.
 export function playRow() {
   const s = state.sample, r = s.rows[state.sel], p = $('player'), m = r && r.media;
-  if (!m) return;
+  if (!m) {
+    // nothing holds this row's span (a clip cut for other times is never played instead)
+    p.pause();
+    state.stopAt = null;
+    $('no-media').textContent = s.rows.some((x) => x.media) ? 'No clip holds this row\'s span yet (`rescue clip` cuts it).' : 'No clip for this sample under --assets.';
+    $('no-media').hidden = false;
+    return;
+  }
+  $('no-media').hidden = true;
   const src = '/clips/' + encPath(m.path);
   if (state.media !== m.path || !p.src.endsWith(src)) { p.src = src; state.media = m.path; }
   state.clipOffset = Number(m.offset) || 0;
