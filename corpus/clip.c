@@ -232,18 +232,16 @@ static int lock_out(const char *out, int *fd_out, rescue_error *err) {
 static double round3(double x) { return floor(x * 1000 + 0.5) / 1000; }
 
 /*
-** Is the clip recorded by an earlier run still on disk, for the same request and the same
-** row (row_id; 0 for the segment)? A clip recorded before clips knew their rows (no row
-** id) counts as its position's row when its span still matches.
+** Is the clip recorded by an earlier run still on disk, for the same request? A clip whose
+** span matches but that was recorded for another row (or before clips knew their rows) is
+** the same file: it is kept, and record_job records it again under this row's id.
 */
-static int still_valid(const prior *pr, const cut_req *r, const char *path, int64_t segment_id,
-                       int64_t row_id) {
+static int still_valid(const prior *pr, const cut_req *r, const char *path, int64_t segment_id) {
   char hex[65];
   int64_t size;
   struct stat sb;
   if (!pr->path || strcmp(pr->path, path) != 0 || pr->segment_id != segment_id ||
-      fabs(pr->req_start - r->start) > 1e-6 || fabs(pr->req_end - r->end) > 1e-6 ||
-      (pr->row_id && pr->row_id != row_id))
+      fabs(pr->req_start - r->start) > 1e-6 || fabs(pr->req_end - r->end) > 1e-6)
     return 0;
   if (stat(path, &sb) != 0 || (int64_t)sb.st_size != pr->bytes)
     return 0;
@@ -929,8 +927,7 @@ static void run_job(runner *rn, job *j) {
     int pos = i < j->n_rows ? i + 1 : 0;
     if (j->skip[i])
       continue;
-    if (!o->rows && still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id,
-                                pos ? j->row_id[i] : 0)) {
+    if (!o->rows && still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id)) {
       j->kept[i] = 1;
       rn->settled++;
       continue;
@@ -1108,7 +1105,7 @@ static int record_job(runner *rn, job *j) {
     cut_req *r = &j->reqs[i];
     sqlite3_stmt *s;
     int segment = i >= j->n_rows;
-    /* a kept clip is recorded again only to name its row (recorded before rows were) */
+    /* a kept clip is recorded again only to name its row (recorded for another one) */
     if (!r->done || (j->kept[i] && (segment || j->priors[i + 1].row_id == j->row_id[i])))
       continue;
     if (!(s = rescue_store_stmt(st, "clip_insert"))) {

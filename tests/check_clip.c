@@ -717,8 +717,9 @@ static int clip_records(const char *db, const char *where) {
 /*
 ** Clips name their rows: each manifest entry and clip record carries the row's row.id and
 ** span. Clips recorded before that (no row id: a corpus upgraded from an older rescue) are
-** kept while their span matches, and get their row; a clip whose position now holds
-** another row with the same times (a new row id) is recut.
+** kept while their span matches, and get their row; so is a clip recorded for another
+** row with the same times (the same file): the manifest and the store then name the row
+** now at its position.
 */
 START_TEST(test_clips_name_rows) {
   static const char *const samples[] = {"c/n", "0-1,1-2.5"};
@@ -727,12 +728,15 @@ START_TEST(test_clips_name_rows) {
   rescue_error e = RESCUE_ERROR_INIT;
   json_t *m, *r;
   size_t i;
+  json_int_t ids[2];
+  char where[128];
   tu_link_media(db, media("src.mp4"), "c/n", "0.5", "3.5");
   clip_run(db, o, "3 clips written");
   m = manifest(o, "c/n");
   for (i = 0; i < 2; i++) {
     r = json_array_get(json_object_get(m, "rows"), i);
-    ck_assert_int_gt(json_integer_value(json_object_get(r, "row_id")), 0);
+    ids[i] = json_integer_value(json_object_get(r, "row_id"));
+    ck_assert_int_gt(ids[i], 0);
     ck_assert(fabs(json_real_value(json_object_get(r, "start")) - (i ? 1.0 : 0.0)) < 1e-9);
     ck_assert(fabs(json_real_value(json_object_get(r, "end")) - (i ? 2.5 : 1.0)) < 1e-9);
     ck_assert(fabs(json_number_value(json_object_get(r, "clip_start")) - (i ? 1.0 : 0.0)) < 0.05);
@@ -748,7 +752,7 @@ START_TEST(test_clips_name_rows) {
   clip_run(db, o, "0 clips written, 3 kept");
   ck_assert_int_eq(clip_records(db, "position > 0 AND row_id IS NOT NULL"), 2);
   clip_run(db, o, "0 clips written, 3 kept");
-  /* the same times recorded for the other row (each clip's row id swapped): recut */
+  /* the same times recorded for the other row (each clip's row id swapped): named again */
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
   ck_assert_int_eq(
       sqlite3_exec(rescue_store_db(st),
@@ -756,7 +760,18 @@ START_TEST(test_clips_name_rows) {
                    NULL, NULL, NULL),
       SQLITE_OK);
   rescue_store_close(&st);
-  clip_run(db, o, "2 clips written, 1 kept");
+  clip_run(db, o, "0 clips written, 3 kept");
+  m = manifest(o, "c/n");
+  for (i = 0; i < 2; i++)
+    ck_assert_int_eq(json_integer_value(
+                         json_object_get(json_array_get(json_object_get(m, "rows"), i), "row_id")),
+                     ids[i]);
+  json_decref(m);
+  snprintf(where, sizeof where,
+           "id IN (SELECT max(id) FROM clip GROUP BY position) AND row_id = %lld + position - 1",
+           (long long)ids[0]);
+  ck_assert_int_eq(ids[1], ids[0] + 1);
+  ck_assert_int_eq(clip_records(db, where), 2);
   free(o);
   free(db);
   free(dir);
