@@ -55,6 +55,7 @@ typedef struct prior {
   int64_t bytes, segment_id;
   double act_start, act_end; /* what the clip presents, as recorded */
   int64_t frames, audio_samples;
+  int64_t row_id; /* row.id it was cut for; 0: recorded before clips knew their rows */
 } prior;
 
 /* One sample's work. Filled by the calling thread, cut by a worker, recorded by the caller. */
@@ -69,7 +70,8 @@ typedef struct job {
   int n_rows; /* rows of the sample; reqs[0..n_rows) are rows, reqs[n_rows] the
                                segment when has_span (and not audio mode) */
   double *row_start, *row_end;
-  prior *priors; /* per position 0..n_rows (0: segment) */
+  int64_t *row_id; /* row.id of each row (the corpus view's row set) */
+  prior *priors;   /* per position 0..n_rows (0: segment) */
   /* worker results */
   cut_req *reqs;
   int n_reqs;
@@ -107,6 +109,7 @@ static void job_free(job *j) {
   rescue_free(j->fingerprint);
   rescue_free(j->row_start);
   rescue_free(j->row_end);
+  rescue_free(j->row_id);
   for (i = 0; j->priors && i <= j->n_rows; i++) {
     rescue_free(j->priors[i].path);
     rescue_free(j->priors[i].sha256);
@@ -228,7 +231,11 @@ static int lock_out(const char *out, int *fd_out, rescue_error *err) {
 
 static double round3(double x) { return floor(x * 1000 + 0.5) / 1000; }
 
-/* Is the clip recorded by an earlier run still on disk, for the same request? */
+/*
+** Is the clip recorded by an earlier run still on disk, for the same request? A clip whose
+** span matches but that was recorded for another row (or before clips knew their rows) is
+** the same file: it is kept, and record_job records it again under this row's id.
+*/
 static int still_valid(const prior *pr, const cut_req *r, const char *path, int64_t segment_id) {
   char hex[65];
   int64_t size;
@@ -530,9 +537,27 @@ static int no_audio_field(mentry *e, const char *key, const cut_req *r, int kept
   return 0;
 }
 
-/* Set the fields one request contributes to its manifest entry. 0 or -1 (out of memory). */
-static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel, int kept) {
+/*
+** The row a video clip was cut for (corpus/FORMAT.md §7): "row_id" (row.id), "start" and
+** "end" (the row's span, seconds of the sample, without the pad) and "clip_start" (the
+** second of the sample the clip's first presented instant shows). i < 0: the segment,
+** which has none. 0 or -1 (out of memory).
+*/
+static int row_fields(mentry *e, const job *j, int i, const cut_req *r) {
+  if (i < 0)
+    return 0;
+  return ment_int(e, "row_id", j->row_id[i]) || ment_real(e, "start", round3(j->row_start[i])) ||
+         ment_real(e, "end", round3(j->row_end[i])) ||
+         ment_real(e, "clip_start", round3(r->act_start - j->seg_start));
+}
+
+/*
+** Set the fields one request contributes to its manifest entry: request i of job j (the
+** segment when i >= j->n_rows). 0 or -1 (out of memory).
+*/
+static int entry_fields(runner *rn, mentry *e, const job *j, int i, const char *rel, int kept) {
   rescue_clip_mode m = rn->o->mode;
+  const cut_req *r = &j->reqs[i];
   if (m == RESCUE_CLIP_AUDIO)
     return ment_str(e, "audio_path", rel) || ment_str(e, "audio_sha256", r->sha256) ||
            ment_int(e, "wav_samples", r->audio_samples) ||
@@ -546,6 +571,7 @@ static int entry_fields(runner *rn, mentry *e, const cut_req *r, const char *rel
          ment_real(e, "actual_start", round3(r->act_start)) ||
          ment_real(e, "actual_end", round3(r->act_end)) || ment_int(e, "frames", r->frames) ||
          ment_int(e, "audio_samples", r->audio_samples) ||
+         row_fields(e, j, i < j->n_rows ? i : -1, r) ||
          no_audio_field(e, "no_audio_sec", r, kept) || ment_str(e, "sha256", r->sha256);
 }
 
@@ -582,7 +608,8 @@ static void drop_stale_rows(runner *rn, job *j, mentry *byidx) {
     static const char *const video_keys[] = {"clip_path",       "duration_sec",  "mode",
                                              "requested_start", "requested_end", "actual_start",
                                              "actual_end",      "frames",        "audio_samples",
-                                             "sha256",          "no_audio_sec"};
+                                             "sha256",          "no_audio_sec",  "row_id",
+                                             "start",           "end",           "clip_start"};
     static const char *const audio_keys[] = {"audio_path", "audio_sha256", "wav_samples",
                                              "wav_no_audio_sec"};
     mentry *e = &byidx[i + 1];
@@ -626,7 +653,7 @@ static int merge_run(runner *rn, job *j, mentry *byidx, mentry *seg, const rescu
         continue; /* the same file: its earlier entry stands */
       ment_clear(seg);
       seg->used = 1;
-      if (entry_fields(rn, seg, r, rel.s ? rel.s : "", 0))
+      if (entry_fields(rn, seg, j, i, rel.s ? rel.s : "", 0))
         goto end;
       continue;
     }
@@ -651,7 +678,7 @@ static int merge_run(runner *rn, job *j, mentry *byidx, mentry *seg, const rescu
           goto end;
       }
     }
-    if (entry_fields(rn, e, r, rel.s ? rel.s : "", j->kept[i] && had))
+    if (entry_fields(rn, e, j, i, rel.s ? rel.s : "", j->kept[i] && had))
       goto end;
   }
   if (rescue_buf_ok(&abs) && rescue_buf_ok(&rel))
@@ -1023,13 +1050,15 @@ static int load_job(runner *rn, const rescue_sample *smp, job *j) {
   j->n_rows = smp->n;
   j->row_start = rescue_calloc((size_t)smp->n + 1, sizeof *j->row_start);
   j->row_end = rescue_calloc((size_t)smp->n + 1, sizeof *j->row_end);
+  j->row_id = rescue_calloc((size_t)smp->n + 1, sizeof *j->row_id);
   j->priors = rescue_calloc((size_t)smp->n + 1, sizeof *j->priors);
   if (!j->sample_id || !j->src_label || !j->fingerprint || !j->src_path || !j->row_start ||
-      !j->row_end || !j->priors)
+      !j->row_end || !j->row_id || !j->priors)
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   for (i = 0; i < smp->n; i++) {
     j->row_start[i] = smp->rows[i].start_time;
     j->row_end[i] = smp->rows[i].end_time;
+    j->row_id[i] = smp->rows[i].row_id;
   }
   if (!(s = rescue_store_stmt(st, "clip_current")))
     return rescue_store_err(st)->code;
@@ -1056,6 +1085,7 @@ static int load_job(runner *rn, const rescue_sample *smp, job *j) {
     pr->act_end = sqlite3_column_double(s, 9);
     pr->frames = sqlite3_column_int64(s, 10);
     pr->audio_samples = sqlite3_column_int64(s, 11);
+    pr->row_id = sqlite3_column_int64(s, 12);
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE)
@@ -1075,7 +1105,8 @@ static int record_job(runner *rn, job *j) {
     cut_req *r = &j->reqs[i];
     sqlite3_stmt *s;
     int segment = i >= j->n_rows;
-    if (!r->done || j->kept[i])
+    /* a kept clip is recorded again only to name its row (recorded for another one) */
+    if (!r->done || (j->kept[i] && (segment || j->priors[i + 1].row_id == j->row_id[i])))
       continue;
     if (!(s = rescue_store_stmt(st, "clip_insert"))) {
       rescue_store_rollback(st);
@@ -1095,6 +1126,8 @@ static int record_job(runner *rn, job *j) {
     rescue_bind_int(s, ":bytes", r->bytes);
     rescue_bind_text(s, ":sha256", r->sha256, -1);
     rescue_bind_text(s, ":now", now, -1);
+    if (!segment)
+      rescue_bind_int(s, ":row_id", j->row_id[i]);
     if (sqlite3_step(s) != SQLITE_DONE) {
       rc = rescue_store_sqlerr(st, "recording a clip");
       rescue_store_rollback(st);

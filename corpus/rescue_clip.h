@@ -6,7 +6,9 @@
 ** position, 3 digits; NNN.wav in audio mode), <out>/<sample_id>/segment.mp4 for a sample
 ** that is a span of a longer source, and <out>/<sample_id>/manifest.json in the release
 ** format {"rows": [{"index", "clip_path", "duration_sec", ...}]} with clip_path relative
-** to the path base. Every file is written under a temporary name and renamed when
+** to the path base; each video entry names its row ("row_id", "start", "end",
+** "clip_start"); a clip whose position now holds other times is recut, one whose
+** position holds another row with the same times is kept and named again. Every file is written under a temporary name and renamed when
 ** complete and checked; the store records each clip (path, span, counts, sha256), and a
 ** rerun keeps clips whose file still has the recorded hash.
 */

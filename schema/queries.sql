@@ -373,16 +373,16 @@ SELECT src.id, src.root, src.path, src.size, src.fingerprint, src.duration, src.
 
 -- name: clip_current
 SELECT c.position, c.mode, c.path, c.req_start, c.req_end, c.sha256, c.bytes, c.segment_id,
-       c.act_start, c.act_end, c.frames, c.audio_samples
+       c.act_start, c.act_end, c.frames, c.audio_samples, c.row_id
   FROM clip c
  WHERE c.id IN (SELECT max(id) FROM clip WHERE sample_ref = :sample_ref GROUP BY position, mode)
  ORDER BY c.position, c.mode;
 
 -- name: clip_insert
 INSERT INTO clip(sample_ref, position, mode, segment_id, path, req_start, req_end, act_start,
-                 act_end, frames, audio_samples, bytes, sha256, created_at)
+                 act_end, frames, audio_samples, bytes, sha256, created_at, row_id)
   VALUES (:sample_ref, :position, :mode, :segment_id, :path, :req_start, :req_end, :act_start,
-          :act_end, :frames, :audio_samples, :bytes, :sha256, :now);
+          :act_end, :frames, :audio_samples, :bytes, :sha256, :now, :row_id);
 
 -- name: cue_next_import
 SELECT coalesce(max(import_id), 0) + 1 FROM cue;

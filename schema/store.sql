@@ -383,3 +383,9 @@ CREATE TABLE annotator_rowset(
 -- The rows of every row set as (row id, row set, position): what queries read.
 CREATE VIEW row_in(id, rowset_id, position) AS
   SELECT row_id, rowset_id, position FROM rowset_member;
+
+-- @migration 8
+
+-- Clips follow rows: the row (row.id) a clip was cut for. NULL: recorded before this
+-- column existed (a clip whose span still matches its position is taken as that row's).
+ALTER TABLE clip ADD COLUMN row_id INTEGER REFERENCES row(id);

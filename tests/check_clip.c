@@ -9,12 +9,14 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store_int.h"
 #include "testutil.h"
 
 #define FPS 25.0
@@ -686,6 +688,96 @@ START_TEST(test_manifest_merge_bytes) {
 }
 END_TEST
 
+/* Run `rescue clip` on db into o; its output must hold want. */
+static void clip_run(const char *db, const char *o, const char *want) {
+  char *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", db, "--out", o, NULL), 0);
+  ck_assert_msg(strstr(out, want), "want '%s': %s%s", want, out, err);
+  free(out);
+  free(err);
+}
+
+/* How many clip records of the store match an SQL condition. */
+static int clip_records(const char *db, const char *where) {
+  rescue_store *st = NULL;
+  rescue_error e = RESCUE_ERROR_INIT;
+  sqlite3_stmt *q;
+  char sql[512];
+  int n;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM clip WHERE %s", where);
+  ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st), sql, -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  n = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
+  rescue_store_close(&st);
+  return n;
+}
+
+/*
+** Clips name their rows: each manifest entry and clip record carries the row's row.id and
+** span. Clips recorded before that (no row id: a corpus upgraded from an older rescue) are
+** kept while their span matches, and get their row; so is a clip recorded for another
+** row with the same times (the same file): the manifest and the store then name the row
+** now at its position.
+*/
+START_TEST(test_clips_name_rows) {
+  static const char *const samples[] = {"c/n", "0-1,1-2.5"};
+  char *dir, *db = corpus(&dir, samples, 1), *o = strdup(tu_path(dir, "assets"));
+  rescue_store *st = NULL;
+  rescue_error e = RESCUE_ERROR_INIT;
+  json_t *m, *r;
+  size_t i;
+  json_int_t ids[2];
+  char where[128];
+  tu_link_media(db, media("src.mp4"), "c/n", "0.5", "3.5");
+  clip_run(db, o, "3 clips written");
+  m = manifest(o, "c/n");
+  for (i = 0; i < 2; i++) {
+    r = json_array_get(json_object_get(m, "rows"), i);
+    ids[i] = json_integer_value(json_object_get(r, "row_id"));
+    ck_assert_int_gt(ids[i], 0);
+    ck_assert(fabs(json_real_value(json_object_get(r, "start")) - (i ? 1.0 : 0.0)) < 1e-9);
+    ck_assert(fabs(json_real_value(json_object_get(r, "end")) - (i ? 2.5 : 1.0)) < 1e-9);
+    ck_assert(fabs(json_number_value(json_object_get(r, "clip_start")) - (i ? 1.0 : 0.0)) < 0.05);
+  }
+  json_decref(m);
+  ck_assert_int_eq(clip_records(db, "position > 0 AND row_id IS NOT NULL"), 2);
+  /* as an older rescue left it: no row ids */
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  ck_assert_int_eq(
+      sqlite3_exec(rescue_store_db(st), "UPDATE clip SET row_id = NULL", NULL, NULL, NULL),
+      SQLITE_OK);
+  rescue_store_close(&st);
+  clip_run(db, o, "0 clips written, 3 kept");
+  ck_assert_int_eq(clip_records(db, "position > 0 AND row_id IS NOT NULL"), 2);
+  clip_run(db, o, "0 clips written, 3 kept");
+  /* the same times recorded for the other row (each clip's row id swapped): named again */
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  ck_assert_int_eq(
+      sqlite3_exec(rescue_store_db(st),
+                   "UPDATE clip SET row_id = (SELECT min(row_id) + max(row_id) FROM clip) - row_id",
+                   NULL, NULL, NULL),
+      SQLITE_OK);
+  rescue_store_close(&st);
+  clip_run(db, o, "0 clips written, 3 kept");
+  m = manifest(o, "c/n");
+  for (i = 0; i < 2; i++)
+    ck_assert_int_eq(json_integer_value(
+                         json_object_get(json_array_get(json_object_get(m, "rows"), i), "row_id")),
+                     ids[i]);
+  json_decref(m);
+  snprintf(where, sizeof where,
+           "id IN (SELECT max(id) FROM clip GROUP BY position) AND row_id = %lld + position - 1",
+           (long long)ids[0]);
+  ck_assert_int_eq(ids[1], ids[0] + 1);
+  ck_assert_int_eq(clip_records(db, where), 2);
+  free(o);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("clip");
   TCase *tc = tcase_create("clip");
@@ -723,6 +815,7 @@ int main(void) {
   tcase_add_test(tc, test_progress_and_json);
   tcase_add_test(tc, test_jobs_split_one_sample);
   tcase_add_test(tc, test_manifest_merge_bytes);
+  tcase_add_test(tc, test_clips_name_rows);
   suite_add_tcase(s, tc);
   {
     int failed = tu_run_suite(s);

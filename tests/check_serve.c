@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -1063,6 +1064,258 @@ START_TEST(test_cli) {
 }
 END_TEST
 
+/* ---- clips follow spans: each row's media is found by span and row id ---- */
+
+/* A real member of a JSON object (NAN when absent). */
+static double jnum(const rescue_jnode *o, const char *key) {
+  const rescue_jnode *n = rescue_jget(o, key);
+  return n && n->type == RESCUE_JNUMBER ? n->num : NAN;
+}
+
+/* The manifest entry of clip `index` in <assets>/<sid>/manifest.json (parsed into d). */
+static const rescue_jnode *manifest_entry(rescue_jdoc *d, const char *assets, const char *sid,
+                                          int index) {
+  rescue_jerror je;
+  char p[4096], *text;
+  size_t len;
+  const rescue_jnode *root, *e;
+  snprintf(p, sizeof p, "%s/%s/manifest.json", assets, sid);
+  text = tu_read(p, &len);
+  ck_assert_ptr_nonnull(text);
+  root = rescue_jparse(d, text, len, &je);
+  free(text);
+  ck_assert_ptr_nonnull(root);
+  for (e = rescue_jget(root, "rows")->child; e; e = e->next)
+    if ((int)jnum(e, "index") == index)
+      return e;
+  return NULL;
+}
+
+/* The corpus view's row of sample sid with row id `id`: its position and span (0 when none). */
+static int corpus_row(rescue_store *st, const char *sid, int64_t id, double *a, double *b) {
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
+  const char *only[1] = {sid};
+  int k, pos = 0;
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, only, 1, &it), 0);
+  k = rescue_sample_iter_next(it, &smp);
+  ck_assert_msg(k == 1, "%d: %s", k, rescue_store_errmsg(st));
+  for (k = 0; k < smp->n; k++)
+    if (smp->rows[k].row_id == id) {
+      pos = smp->rows[k].position;
+      *a = smp->rows[k].start_time;
+      *b = smp->rows[k].end_time;
+    }
+  rescue_sample_iter_free(&it);
+  return pos;
+}
+
+typedef struct media_count {
+  int rows, segment, clip, none;
+  int own; /* clips cut for the row itself (same row id, same span) */
+} media_count;
+
+/*
+** GET sample sid as tok sees it and check every row's media against the row's own times:
+** the segment plays the row's times; a clip's manifest entry (found by the clip's name)
+** names the row id the API says, its span contains the row's and is current (the corpus
+** view still has that row with that span), and the span inside the clip is the
+** row's shifted by the clip's start. Returns what the rows play.
+*/
+static media_count check_media(int p, const char *tok, rescue_store *st, const char *assets,
+                               const char *sid) {
+  char path[512];
+  rescue_jdoc *d = rescue_jdoc_new(), *md = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *root, *row;
+  media_count c = {0, 0, 0, 0, 0};
+  resp r;
+  snprintf(path, sizeof path, "/api/samples/%s", sid);
+  r = http(p, "GET", path, bearer(tok), NULL, 0);
+  expect(&r, 200);
+  root = rescue_jparse(d, r.body, r.body_len, &je);
+  ck_assert_ptr_nonnull(root);
+  for (row = rescue_jget(root, "rows")->child; row; row = row->next) {
+    const rescue_jnode *m = rescue_jget(row, "media"), *data = rescue_jget(row, "row"), *e;
+    double a = jnum(data, "start_time"), b = jnum(data, "end_time"), off, ca = 0, cb = 0;
+    int index = (int)jnum(row, "index"), clip = 0;
+    int64_t cid = 0;
+    char want[512];
+    c.rows++;
+    ck_assert_msg(m != NULL, "row %d has no media member: %s", index, r.body);
+    if (m->type == RESCUE_JNULL) {
+      c.none++;
+      continue;
+    }
+    off = jnum(m, "offset");
+    ck_assert_msg(fabs(jnum(m, "start") - (a - off)) < 0.0015 &&
+                      fabs(jnum(m, "end") - (b - off)) < 0.0015,
+                  "%s row %d (%.3f-%.3f s) plays %.3f-%.3f of %s (offset %.3f)", sid, index, a, b,
+                  jnum(m, "start"), jnum(m, "end"), rescue_jget(m, "path")->s, off);
+    if (strcmp(rescue_jget(m, "kind")->s, "segment") == 0) {
+      snprintf(want, sizeof want, "%s/segment.mp4", sid);
+      ck_assert_str_eq(rescue_jget(m, "path")->s, want);
+      ck_assert(fabs(off) < 1e-9);
+      c.segment++;
+      continue;
+    }
+    ck_assert_str_eq(rescue_jget(m, "kind")->s, "clip");
+    ck_assert_int_eq(sscanf(rescue_jget(m, "path")->s + strlen(sid), "/clips/%d.mp4", &clip), 1);
+    e = manifest_entry(md, assets, sid, clip);
+    ck_assert_msg(e != NULL, "%s row %d plays clip %d, which the manifest lacks", sid, index, clip);
+    ck_assert_int_eq((int64_t)jnum(e, "row_id"), (int64_t)jnum(m, "clip_row_id"));
+    ck_assert(fabs(jnum(e, "clip_start") - off) < 1e-9);
+    ck_assert_msg(jnum(e, "start") <= a + 0.0015 && jnum(e, "end") >= b - 0.0015,
+                  "%s row %d (%.3f-%.3f s) plays clip %d of %.3f-%.3f s", sid, index, a, b, clip,
+                  jnum(e, "start"), jnum(e, "end"));
+    cid = (int64_t)jnum(e, "row_id");
+    ck_assert_msg(corpus_row(st, sid, cid, &ca, &cb) > 0 && fabs(ca - jnum(e, "start")) < 0.0015 &&
+                      fabs(cb - jnum(e, "end")) < 0.0015,
+                  "%s row %d plays stale clip %d (cut for row %lld at %.3f-%.3f s, which the "
+                  "corpus view no longer has with those times)",
+                  sid, index, clip, (long long)cid, jnum(e, "start"), jnum(e, "end"));
+    c.clip++;
+    c.own += (int64_t)jnum(row, "row_id") == cid && fabs(ca - a) < 0.0015 && fabs(cb - b) < 0.0015;
+  }
+  resp_free(&r);
+  rescue_jdoc_free(&d);
+  rescue_jdoc_free(&md);
+  return c;
+}
+
+/* POST a segmentation op (members `what`) on row `row` of sid as tok (its current version
+   as base). */
+static void segment_op(int p, const char *tok, const char *sid, int row, const char *what) {
+  char path[512], body[512];
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *n;
+  resp r;
+  int i;
+  snprintf(path, sizeof path, "/api/samples/%s", sid);
+  r = http(p, "GET", path, bearer(tok), NULL, 0);
+  expect(&r, 200);
+  n = rescue_jget(rescue_jparse(d, r.body, r.body_len, &je), "rows")->child;
+  for (i = 1; i < row; i++)
+    n = n->next;
+  snprintf(body, sizeof body, "{\"row\": %d, \"base_version\": %lld, %s}", row,
+           (long long)jnum(n, "version"), what);
+  resp_free(&r);
+  rescue_jdoc_free(&d);
+  snprintf(path, sizeof path, "/api/samples/%s/segmentation", sid);
+  r = http(p, "POST", path, bearer(tok), body, strlen(body));
+  expect(&r, 200);
+  resp_free(&r);
+}
+
+/* `rescue clip` into assets; its summary line must hold `want`. */
+static void run_clip(const char *cdb, const char *assets, const char *want) {
+  char *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(&out, &err, "clip", cdb, "--out", assets, NULL), 0);
+  ck_assert_msg(strstr(out, want), "want '%s': %s%s", want, out, err);
+  free(out);
+  free(err);
+}
+
+/*
+** Clips follow spans, with two annotators: clips are cut, ann splits a row of a sample
+** with per-row clips (w) and of one with a segment (s) through the API; every row, as ann
+** and as bob see it, plays media whose span is its own times, never the clip at its
+** position (old row 3's clip after row 2 is split); `rescue clip` recuts the stale clips
+** and then every row plays its own clip; moving a row's end makes its clip stale: not
+** offered until `rescue clip` recuts it.
+*/
+START_TEST(test_clips_follow_spans) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_serve_opts o = {0};
+  rescue_synth_opts so;
+  rescue_server *s2 = NULL;
+  char *cdb = tu_new_corpus(), *cdir = strdup(cdb), t_ann[65], t_bob[65], *assets;
+  media_count c;
+  int p;
+  *strrchr(cdir, '/') = 0;
+  tu_write(tu_path(cdir, "in.jsonl"),
+           "{\"sample_id\": \"c/s\", \"rows\": ["
+           "{\"start_time\": 0.0, \"end_time\": 1.0, \"primary_speaker\": \"A\", \"target\": "
+           "[\"B\"], \"row_index\": 1}, "
+           "{\"start_time\": 1.0, \"end_time\": 2.0, \"primary_speaker\": \"B\", \"target\": "
+           "[\"A\"], \"row_index\": 2}, "
+           "{\"start_time\": 2.0, \"end_time\": 3.0, \"primary_speaker\": \"A\", \"target\": "
+           "[\"B\"], \"row_index\": 3}]}\n"
+           "{\"sample_id\": \"c/w\", \"rows\": ["
+           "{\"start_time\": 0.0, \"end_time\": 1.0, \"primary_speaker\": \"A\", \"target\": "
+           "[\"B\"], \"row_index\": 1}, "
+           "{\"start_time\": 1.0, \"end_time\": 2.0, \"primary_speaker\": \"B\", \"target\": "
+           "[\"A\"], \"row_index\": 2}, "
+           "{\"start_time\": 2.0, \"end_time\": 3.0, \"primary_speaker\": \"A\", \"target\": "
+           "[\"B\"], \"row_index\": 3}, "
+           "{\"start_time\": 3.0, \"end_time\": 3.9, \"primary_speaker\": \"B\", \"target\": "
+           "[\"A\"], \"row_index\": "
+           "4}]}\n");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", cdb, tu_path(cdir, "in.jsonl"), NULL), 0);
+  rescue_synth_defaults(&so);
+  so.threads = 1;
+  ck_assert_msg(rescue_synth_media(tu_path(cdir, "src.mp4"), &so, &err) == 0, "%s", err.msg);
+  tu_link_media(cdb, tu_path(cdir, "src.mp4"), "c/w", NULL, NULL);
+  tu_link_media(cdb, tu_path(cdir, "src.mp4"), "c/s", "0.5", "3.5");
+  ck_assert_int_eq(rescue_store_open(&st, cdb, 0, &err), 0);
+  add_annotator(st, "ann", NULL, t_ann);
+  add_annotator(st, "bob", NULL, t_bob);
+  rescue_store_close(&st);
+  assets = strdup(tu_path(cdir, "assets"));
+  run_clip(cdb, assets, "8 clips written");
+  ck_assert_int_eq(rescue_store_open(&st, cdb, 0, &err), 0);
+  o.db = cdb;
+  o.listen = "127.0.0.1:0";
+  o.assets = assets;
+  ck_assert_msg(rescue_serve_start(&o, &s2, &err) == 0, "%s", err.msg);
+  p = rescue_serve_port(s2);
+
+  /* before any change: every row plays its own clip, or the segment at its times */
+  c = check_media(p, t_ann, st, assets, "c/w");
+  ck_assert_int_eq(c.own, 4);
+  c = check_media(p, t_ann, st, assets, "c/s");
+  ck_assert_int_eq(c.segment, 3);
+
+  /* ann splits row 2 (1-2 s) at 1.5 s: the halves and the later rows keep their times */
+  segment_op(p, t_ann, "c/w", 2, "\"op\": \"split\", \"at\": 1.5");
+  segment_op(p, t_ann, "c/s", 2, "\"op\": \"split\", \"at\": 1.5");
+  c = check_media(p, t_ann, st, assets, "c/w");
+  ck_assert_int_eq(c.rows, 5);
+  check_media(p, t_bob, st, assets, "c/w");
+  c = check_media(p, t_ann, st, assets, "c/s");
+  ck_assert_int_eq(c.segment, 4);
+  c = check_media(p, t_bob, st, assets, "c/s");
+  ck_assert_int_eq(c.segment, c.rows);
+
+  /* rescue clip recuts what is stale; then every row of ann's view plays a clip */
+  run_clip(cdb, assets, "clips written");
+  c = check_media(p, t_ann, st, assets, "c/w");
+  ck_assert_int_eq(c.clip, 5);
+  /* bob's rows play only media that hold their times (a row whose span no clip holds plays
+     nothing until its clip is cut) */
+  check_media(p, t_bob, st, assets, "c/w");
+
+  /* moving the last row's start makes its clip stale: not offered, then recut */
+  segment_op(p, t_ann, "c/w", 5, "\"op\": \"times\", \"start\": 3.2, \"end\": 3.9");
+  c = check_media(p, t_ann, st, assets, "c/w");
+  ck_assert_int_eq(c.clip, 4);
+  ck_assert_int_eq(c.none, 1);
+  run_clip(cdb, assets, "1 clip written");
+  c = check_media(p, t_ann, st, assets, "c/w");
+  ck_assert_int_eq(c.clip, 5);
+  ck_assert_int_eq(c.none, 0);
+
+  rescue_serve_stop(&s2);
+  rescue_store_close(&st);
+  free(assets);
+  free(cdb);
+  free(cdir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("serve");
   TCase *tc = tcase_create("api");
@@ -1081,6 +1334,10 @@ int main(void) {
   tcase_add_test(tc, test_concurrent_writers);
   tcase_add_test(tc, test_listen_addresses);
   tcase_add_test(tc, test_cli);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("clips follow spans");
+  tcase_set_timeout(tc, 240);
+  tcase_add_test(tc, test_clips_follow_spans);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -20,6 +20,7 @@ const bin = process.env.RESCUE_BIN || path.resolve(__dirname, '../../build/rescu
 const src = process.env.RESCUE_SOURCE_DIR || path.resolve(__dirname, '../..');
 const shots = process.env.RESCUE_SCREENSHOTS || path.resolve('browser-screenshots');
 const SAMPLE = 'maya_and_daniel/001_s01e01_segment01';
+const CLIPS = 'maya_and_daniel/whole_session';
 
 function skip(why) {
   if (process.env.RESCUE_REQUIRE_FIXTURES) {
@@ -77,6 +78,34 @@ async function openSample(page, base) {
   await page.waitForSelector('#rows tbody tr');
 }
 
+// Select row `index` and let it play: {src, t} where t is the second of the sample the
+// player shows (the clip's start from its manifest, written by `rescue clip`, plus the
+// player's time), or null when the page plays nothing for the row.
+async function playAt(page, assets, sample, index) {
+  await selectRow(page, index);
+  await page.waitForFunction(() => {
+    const p = document.getElementById('player');
+    return !document.getElementById('no-media').hidden || (p.readyState >= 2 && !p.seeking && !p.paused);
+  }, null, { timeout: 20000 });
+  await page.waitForTimeout(400);
+  const st = await page.evaluate(() => {
+    const p = document.getElementById('player');
+    return { none: !document.getElementById('no-media').hidden, paused: p.paused, src: p.currentSrc, t: p.currentTime };
+  });
+  await page.evaluate(() => document.getElementById('player').pause());
+  if (st.none) return st.paused ? null : { src: st.src, t: NaN };
+  const m = /\/clips\/(\d+)\.mp4$/.exec(st.src);
+  let base = 0;
+  if (m) {
+    const man = JSON.parse(fs.readFileSync(path.join(assets, sample, 'manifest.json'), 'utf8'));
+    const e = man.rows.find((x) => x.index === Number(m[1]));
+    base = e ? e.clip_start : NaN;
+  }
+  return { src: st.src, t: base + st.t };
+}
+const inside = (p, a, b) => p && p.t >= a - 0.05 && p.t <= b + 0.3;
+const said = (p) => (p ? p.src.replace(/^.*\/clips\//, '') + ' at ' + p.t.toFixed(2) + ' s' : 'nothing');
+
 async function selectRow(page, index) {
   await page.click('#rows tbody tr[data-index="' + index + '"] td:nth-child(3)');
   await page.waitForSelector('#rows tbody tr.selected[data-index="' + index + '"]');
@@ -92,7 +121,7 @@ async function selectRow(page, index) {
     rescue('import', db, path.join(src, 'tools/demo/couple.jsonl'));
     const ann = tokenOf(rescue('annotator', 'add', db, 'ann'));
     const lead = tokenOf(rescue('annotator', 'add', db, 'lea', '--role', 'lead'));
-    rescue('annotator', 'add', db, 'bob');
+    const bob = tokenOf(rescue('annotator', 'add', db, 'bob'));
     const line = JSON.parse(fs.readFileSync(path.join(src, 'tools/demo/couple.jsonl'), 'utf8').split('\n')[0]);
     line.rows[1].utterance_type = 'withdrawal';
     line.rows[4].utterance_type = 'disclosure';
@@ -111,6 +140,18 @@ async function selectRow(page, index) {
       '-f', 'lavfi', '-i', 'sine=frequency=440:duration=50', '-c:v', 'libx264', '-preset', 'ultrafast',
       '-g', '100', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart',
       path.join(assets, SAMPLE, 'segment.mp4')]);
+
+    // a sample with per-row clips and no segment: 40 s, 10 s GOPs, five 8 s rows, cut by
+    // `rescue clip` (stream copy with edit lists)
+    const spk = (i) => (i % 2 ? 'DANIEL' : 'MAYA');
+    fs.writeFileSync(path.join(dir, 'clips.jsonl'), JSON.stringify({ sample_id: CLIPS, rows: [0, 1, 2, 3, 4].map((i) => ({
+      start_time: i * 8, end_time: i * 8 + 8, primary_speaker: spk(i), target: [spk(i + 1)], row_index: i + 1 })) }) + '\n');
+    rescue('import', db, path.join(dir, 'clips.jsonl'));
+    execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x180:rate=10:duration=40',
+      '-f', 'lavfi', '-i', 'sine=frequency=440:duration=40', '-c:v', 'libx264', '-preset', 'ultrafast',
+      '-g', '100', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', path.join(dir, 'whole.mp4')]);
+    rescue('media', 'add', db, path.join(dir, 'whole.mp4'), '--sample', CLIPS);
+    rescue('clip', db, '--out', assets, '--samples', CLIPS);
 
     server = await startServer(db, assets);
     const base = 'http://127.0.0.1:' + server.port;
@@ -293,11 +334,60 @@ async function selectRow(page, index) {
     await a.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length === 10);
     const times = await a.$$eval('#rows tbody tr', (trs) => trs.slice(0, 2).map((tr) => tr.children[1].textContent));
     check(times[0] === '0.00–2.00' && times[1] === '2.00–5.40', 'split at 2.0 s gives rows 0-2 and 2-5.4 (' + times.join(', ') + ')');
+    // the halves and the next row play their own times in the segment
+    for (const [i, from, to] of [[1, 0, 2], [2, 2, 5.4], [3, 5.4, 9.86]]) {
+      const pl = await playAt(a, assets, SAMPLE, i);
+      check(inside(pl, from, to), 'after the split row ' + i + ' plays ' + from + '-' + to + ' s of the segment (' + said(pl) + ')');
+    }
     await a.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
     await a.evaluate(() => document.getElementById('player').pause());
     await a.waitForTimeout(300);
     fs.mkdirSync(shots, { recursive: true });
     await a.screenshot({ path: path.join(shots, 'sample.png'), fullPage: false });
+
+    // ---- clips follow spans: per-row clips, a split in one context while bob reviews ----
+    const ctxR = await browser.newContext();
+    const rv = await ctxR.newPage();
+    await signIn(rv, base, bob);
+    for (const pg of [a, rv]) {
+      await pg.goto(base + '/#/sample/' + CLIPS);
+      await pg.waitForSelector('#rows tbody tr[data-index="5"]');
+    }
+    let pl = await playAt(a, assets, CLIPS, 3);
+    check(inside(pl, 16, 24) && /003\.mp4$/.test(pl.src), 'row 3 plays its clip, 16-24 s (' + said(pl) + ')');
+    pl = await playAt(a, assets, CLIPS, 2);
+    await a.evaluate(() => new Promise((res) => {
+      const p = document.getElementById('player');
+      p.addEventListener('seeked', () => res(), { once: true });
+      p.currentTime = 4.0;
+    }));
+    await a.click('#split-btn');
+    await a.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length === 6);
+    const ct = await a.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.children[1].textContent));
+    check(ct[1] === '8.00–12.00' && ct[2] === '12.00–16.00' && ct[3] === '16.00–24.00',
+      'split at the playhead inside clip 002 gives 8-12 and 12-16 (' + ct.join(', ') + ')');
+    // before any re-clip: each row plays its own times, or nothing; never another row's clip
+    const spans = [[1, 0, 8], [2, 8, 12], [3, 12, 16], [4, 16, 24], [5, 24, 32], [6, 32, 40]];
+    for (const [i, from, to] of spans) {
+      pl = await playAt(a, assets, CLIPS, i);
+      check(pl === null || inside(pl, from, to), 'before a re-clip row ' + i + ' (' + from + '-' + to + ' s) plays its span or nothing (' + said(pl) + ')');
+    }
+    await rv.reload();
+    await rv.waitForSelector('#rows tbody tr');
+    const bt = await rv.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.children[1].textContent.split('–').map(Number)));
+    for (let i = 0; i < bt.length; i++) {
+      pl = await playAt(rv, assets, CLIPS, i + 1);
+      check(pl === null || inside(pl, bt[i][0], bt[i][1]), "in bob's view row " + (i + 1) + ' (' + bt[i].join('-') + ' s) plays its span or nothing (' + said(pl) + ')');
+    }
+    // `rescue clip` recuts the stale clips; now every row plays a clip holding its span
+    rescue('clip', db, '--out', assets, '--samples', CLIPS);
+    await a.reload();
+    await a.waitForSelector('#rows tbody tr[data-index="6"]');
+    for (const [i, from, to] of spans) {
+      pl = await playAt(a, assets, CLIPS, i);
+      check(pl !== null && /clips\/\d+\.mp4$/.test(pl.src) && inside(pl, from, to), 'after a re-clip row ' + i + ' plays a clip at ' + from + '-' + to + ' s (' + said(pl) + ')');
+    }
+    await ctxR.close();
 
     check(pageErrors.length === 0, 'no script errors or CSP violations on the page' + (pageErrors.length ? ': ' + pageErrors.join(' | ') : ''));
   } catch (e) {

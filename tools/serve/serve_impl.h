@@ -284,6 +284,29 @@ void api_comments(srv_req *r);     /* serve_comments.c */
 void api_dashboard(srv_req *r);    /* serve_dashboard.c */
 void srv_clip(srv_req *r);         /* serve_clips.c */
 
+/* ---- what rows play (serve_media.c) ---- */
+
+typedef struct media_clip media_clip;
+
+/* A sample's media as its rows see it: the segment, the current clips, the view's row ids. */
+typedef struct srv_media {
+  int segment;       /* <sample>/segment.mp4 is there: every row plays it */
+  media_clip *clips; /* manifest entries whose row id and span still match (not stale) */
+  int n_clips;
+  int64_t *row_id; /* n_rows: row.id of the view's rows by position */
+  int n_rows;
+} srv_media;
+
+/* Load r->sample_id's media for the view r->view_id into *m. 0 or an error code. */
+int srv_media_load(srv_req *r, srv_media *m);
+void srv_media_clear(srv_media *m);
+/*
+** Write row i's media (its span [a, b], seconds of the sample): {"path", "kind" ("segment"
+** | "clip"), "start", "end" (seconds inside the file), "offset" (the second of the sample
+** at the file's start), "clip_row_id"} or null when nothing plays it.
+*/
+void srv_put_row_media(srv_req *r, rescue_jw *w, const srv_media *m, int i, double a, double b);
+
 #pragma GCC visibility pop
 
 #endif

@@ -3,6 +3,7 @@
 ** shows it (GET /api/samples/<id>): rows with versions and origins, lint marks, clips,
 ** comments, status history and subtitle cues.
 */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -128,8 +129,13 @@ static void put_entities(rescue_jw *w, const rescue_scheme *sc, const rescue_vie
   rescue_jw_end(w);
 }
 
-static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L) {
-  char tail[32];
+/* A row's member key as a number (NAN when it is not one). */
+static double row_num(const rescue_jnode *row, const char *key) {
+  const rescue_jnode *n = rescue_jget(row, key);
+  return n && n->type == RESCUE_JNUMBER ? n->num : NAN;
+}
+
+static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const srv_media *m) {
   int i;
   rescue_jw_arr(w);
   for (i = 0; i < L->n; i++) {
@@ -151,9 +157,9 @@ static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L) {
     rescue_jw_bool(w, L->seg_changed[i]);
     rescue_jw_key(w, "row");
     rescue_jw_node(w, L->rows[i]);
-    rescue_jw_key(w, "clip");
-    snprintf(tail, sizeof tail, "clips/%03d.mp4", i + 1);
-    put_clip(r, w, tail);
+    rescue_jw_key(w, "media");
+    srv_put_row_media(r, w, m, i, row_num(L->rows[i], "start_time"),
+                      row_num(L->rows[i], "end_time"));
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
@@ -223,11 +229,17 @@ void api_sample(srv_req *r) {
   const rescue_scheme *sc = rescue_store_scheme(r->st);
   rescue_view_sample L;
   rescue_lint_result res;
+  srv_media media;
   rescue_jw w;
   int rc;
 
   memset(&res, 0, sizeof res);
+  memset(&media, 0, sizeof media);
   if ((rc = rescue_view_sample_load(r->st, r->sample_id, r->view_id, &L))) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    goto done;
+  }
+  if ((rc = srv_media_load(r, &media))) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;
   }
@@ -254,7 +266,7 @@ void api_sample(srv_req *r) {
   rescue_jw_key(&w, "entities");
   put_entities(&w, sc, &L);
   rescue_jw_key(&w, "rows");
-  put_rows(r, &w, &L);
+  put_rows(r, &w, &L, &media);
   rescue_jw_key(&w, "segment");
   put_clip(r, &w, "segment.mp4");
   rescue_jw_key(&w, "lint");
@@ -267,4 +279,5 @@ void api_sample(srv_req *r) {
 done:
   rescue_lint_result_clear(&res);
   rescue_view_sample_clear(&L);
+  srv_media_clear(&media);
 }

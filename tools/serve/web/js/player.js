@@ -7,27 +7,42 @@ import { state } from './state.js';
 export function setupPlayer() {
   const s = state.sample, p = $('player');
   state.clipOffset = 0;
-  if (s.segment) { p.src = clipUrl(s.segment); p.hidden = false; $('no-media').hidden = true; }
-  else if (s.rows.some((r) => r.clip)) { p.removeAttribute('src'); p.hidden = false; $('no-media').hidden = true; }
-  else { p.removeAttribute('src'); p.load(); p.hidden = true; $('no-media').hidden = false; }
+  state.media = null;
+  const first = s.rows.find((r) => r.media);
+  if (first) {
+    // the first row's file, so the playhead means something before anything is played
+    p.src = clipUrl(first.media.path);
+    state.media = first.media.path;
+    state.clipOffset = Number(first.media.offset) || 0;
+    p.hidden = false;
+    $('no-media').hidden = true;
+  } else {
+    p.removeAttribute('src');
+    p.load();
+    p.hidden = true;
+    $('no-media').textContent = 'No clip for this sample under --assets.';
+    $('no-media').hidden = false;
+  }
 }
 
+// The row's media as the server chose it by span and row id (GET /api/samples/<id>): a file
+// and the row's span inside it; never a clip picked by the row's position.
 export function playRow() {
-  const s = state.sample, r = s.rows[state.sel], p = $('player');
-  const start = Number(r.row.start_time) || 0, end = Number(r.row.end_time) || start;
-  if (s.segment) {
-    state.clipOffset = 0;
-    state.stopAt = end;
-    p.currentTime = start;
-  } else if (r.clip) {
-    const src = clipUrl(r.clip);
-    if (!p.src.endsWith(src)) p.src = src;
-    state.clipOffset = start;
+  const s = state.sample, r = s.rows[state.sel], p = $('player'), m = r && r.media;
+  if (!m) {
+    // nothing holds this row's span (a clip cut for other times is never played instead)
+    p.pause();
     state.stopAt = null;
-    p.currentTime = 0;
-  } else {
+    $('no-media').textContent = s.rows.some((x) => x.media) ? 'No clip holds this row\'s span yet (`rescue clip` cuts it).' : 'No clip for this sample under --assets.';
+    $('no-media').hidden = false;
     return;
   }
+  $('no-media').hidden = true;
+  const src = clipUrl(m.path);
+  if (state.media !== m.path || !p.src.endsWith(src)) { p.src = src; state.media = m.path; }
+  state.clipOffset = Number(m.offset) || 0;
+  state.stopAt = Number(m.end);
+  p.currentTime = Number(m.start) || 0;
   const pr = p.play();
   if (pr && pr.catch) pr.catch(() => {});
 }

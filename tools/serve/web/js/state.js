@@ -11,6 +11,7 @@ export const state = {
   editBase: 0,       // its base version
   stopAt: null,      // pause the player here
   clipOffset: 0,     // seconds of the sample where the loaded clip starts
+  media: null,       // the path of the file the player has loaded
   pending: null,     // the conflict's current version
   viewName: null,    // whose view the sample shows (leads may pick another annotator's)
   compareName: null, // whose view it is compared with (leads), or null
