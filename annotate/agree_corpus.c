@@ -462,25 +462,28 @@ static int emit_row(xctx *x) {
   return 0;
 }
 
-/* The coders (of x->ids) who wrote a version of one of the row set's rows. */
-static int coverage(xctx *x, int64_t rowset_id, int *n_cov) {
+/*
+** Which coders (of x->ids) cover the sample: those who wrote a version of a row of the row
+** set their own view shows (or of a row it came from). Each coder is asked about their own
+** row set: one who resegmented works in rows nobody else's row set holds.
+*/
+static int coverage(xctx *x, int *n_cov) {
   sqlite3_stmt *s = rescue_store_stmt(x->st, "rowset_coders");
-  int k, rc;
+  int k, rc = SQLITE_DONE;
   *n_cov = 0;
   if (!s)
     return rescue_store_err(x->st)->code;
-  for (k = 0; k < x->K; k++)
+  for (k = 0; k < x->K; k++) {
     x->covers[k] = 0;
-  rescue_bind_int(s, ":rowset_id", rowset_id);
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(s, 0);
-    for (k = 0; k < x->K; k++)
-      if (x->ids[k] == id && !x->covers[k]) {
+    rescue_bind_int(s, ":rowset_id", x->cur[k]->rowset_id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+      if (sqlite3_column_int64(s, 0) == x->ids[k])
         x->covers[k] = 1;
-        (*n_cov)++;
-      }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+      break;
+    *n_cov += x->covers[k];
   }
-  sqlite3_reset(s);
   return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(x->st, "reading coders");
 }
 
@@ -905,7 +908,7 @@ static int extract(rescue_store *st, const int64_t *ids, const char *const *name
     rc = 0;
     if (strcmp(s0->status, "discarded") == 0 && !requested(o, s0->sample_id))
       continue;
-    if ((rc = coverage(&x, s0->rowset_id, &n_cov)))
+    if ((rc = coverage(&x, &n_cov)))
       goto end;
     if (!n_cov || (require_all && n_cov < K))
       continue;

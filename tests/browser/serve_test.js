@@ -93,6 +93,7 @@ async function playAt(page, assets, sample, index) {
     return { none: !document.getElementById('no-media').hidden, paused: p.paused, src: p.currentSrc, t: p.currentTime };
   });
   await page.evaluate(() => document.getElementById('player').pause());
+  st.src = st.src.replace(/\?.*$/, ''); // media URLs carry the session's signature
   if (st.none) return st.paused ? null : { src: st.src, t: NaN };
   const m = /\/clips\/(\d+)\.mp4$/.exec(st.src);
   let base = 0;
