@@ -68,7 +68,7 @@ typedef struct rescue_progress_person {
   char *role;
   long assigned;      /* samples the latest assignment run gives them */
   long assigned_rows; /* rows of those samples */
-  long rows_saved;    /* rows of current row sets they saved an edit of */
+  long rows_saved;    /* rows of current row sets they wrote a version of (saved or imported) */
   long reviewed;      /* of their assigned samples, those reviewed */
 } rescue_progress_person;
 

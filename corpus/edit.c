@@ -437,10 +437,11 @@ static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_s
 /*
 ** Store a SPLIT or MERGE as annotator_id's own row set, in one transaction: a new row set
 ** of the rows of their view with the changed ones replaced, which becomes theirs
-** (annotator_rowset). Nobody else's row set, versions or progress changes.
+** (annotator_rowset). Nobody else's row set, versions or progress changes; a reviewed or
+** discarded sample is reopened (rescue_sample_reopen).
 */
-static int reseg_store(rescue_store *st, int64_t annotator_id, const rescue_view_sample *L,
-                       const rescue_resegment *op, int *n_out) {
+static int reseg_store(rescue_store *st, const char *sample_id, int64_t annotator_id,
+                       const rescue_view_sample *L, const rescue_resegment *op, int *n_out) {
   int64_t *ids = rescue_calloc((size_t)L->n + 2, sizeof *ids), rowset_id;
   sqlite3_stmt *s;
   char now[32];
@@ -470,6 +471,7 @@ static int reseg_store(rescue_store *st, int64_t annotator_id, const rescue_view
     if ((rc = rescue_store_member_insert(st, rowset_id, i + 1, ids[i])))
       goto fail;
   if ((rc = rescue_store_point_rowset(st, L->ref, annotator_id, rowset_id)) ||
+      (rc = rescue_sample_reopen(st, sample_id, annotator_id, NULL)) ||
       (rc = rescue_store_commit(st)))
     goto fail;
   goto done;
@@ -496,7 +498,7 @@ int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t ann
       *n_rows = L.n;
     goto done;
   }
-  if ((rc = reseg_store(st, annotator_id, &L, op, &n_out)))
+  if ((rc = reseg_store(st, sample_id, annotator_id, &L, op, &n_out)))
     goto done;
   /* a resegmentation is a first save too: a sample nobody had started is now in review
      (its own transaction: the new row set stands even if the status cannot be written) */

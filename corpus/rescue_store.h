@@ -264,8 +264,11 @@ typedef struct rescue_put_stats {
 ** *unchanged (may be NULL) set; saving the draft's content unchanged records the
 ** annotator's own version (they reviewed the row and kept it). The first save of a sample
 ** that is "new" moves it to "in_review" (also when the row was unchanged), in a
-** transaction of its own after the save. A sample or row that does not exist is
-** RESCUE_ENOTFOUND; a store held by another writer past the busy timeout RESCUE_EBUSY.
+** transaction of its own after the save. A save that writes a version to a sample that is
+** "reviewed" or "discarded" reopens it to "in_review" in the save's transaction, recorded in
+** its status history under annotator_id (an import of a person's versions does the same).
+** A sample or row that does not exist is RESCUE_ENOTFOUND; a store held by another writer
+** past the busy timeout RESCUE_EBUSY.
 */
 int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
                     int64_t base_version, const char *row_json, size_t len, int64_t *version,

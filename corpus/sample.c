@@ -258,11 +258,42 @@ static int status_audit(rescue_store *st, const char *sample_id, const char *sta
   return rc;
 }
 
+/*
+** Record `status` for the sample `ref` (sample_id) inside the caller's open transaction: its
+** status history, the sample's current status and the audit record.
+*/
+static int status_write(rescue_store *st, int64_t ref, const char *sample_id, const char *status,
+                        const char *reason, int64_t annotator_id) {
+  sqlite3_stmt *s;
+  char now[32];
+  rescue_now_iso(now);
+  s = rescue_store_stmt(st, "sample_status_insert");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_text(s, ":status", status, -1);
+  rescue_bind_text(s, ":reason", reason, -1);
+  if (annotator_id)
+    rescue_bind_int(s, ":annotator_id", annotator_id);
+  else
+    rescue_bind_null(s, ":annotator_id");
+  rescue_bind_text(s, ":now", now, -1);
+  if (sqlite3_step(s) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "recording a status");
+  s = rescue_store_stmt(st, "sample_set_status");
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":status", status, -1);
+  rescue_bind_text(s, ":reason", reason, -1);
+  rescue_bind_int(s, ":id", ref);
+  if (sqlite3_step(s) != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "recording a status");
+  return status_audit(st, sample_id, status, reason, annotator_id, now);
+}
+
 int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char *status,
                              const char *reason, int64_t annotator_id) {
   static const char *const ok[] = {"new", "in_review", "reviewed", "discarded"};
-  sqlite3_stmt *s;
-  char now[32];
   int64_t ref;
   size_t i;
   int rc, known = 0;
@@ -276,44 +307,42 @@ int rescue_sample_set_status(rescue_store *st, const char *sample_id, const char
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "discarding a sample needs a reason");
   if ((rc = rescue_store_begin(st)))
     return rc;
-  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
-    goto fail;
-  rescue_now_iso(now);
-  s = rescue_store_stmt(st, "sample_status_insert");
-  if (!s) {
-    rc = rescue_store_err(st)->code;
-    goto fail;
-  }
-  rescue_bind_int(s, ":sample_ref", ref);
-  rescue_bind_text(s, ":status", status, -1);
-  rescue_bind_text(s, ":reason", reason, -1);
-  if (annotator_id)
-    rescue_bind_int(s, ":annotator_id", annotator_id);
-  else
-    rescue_bind_null(s, ":annotator_id");
-  rescue_bind_text(s, ":now", now, -1);
-  if (sqlite3_step(s) != SQLITE_DONE) {
-    rc = rescue_store_sqlerr(st, "recording a status");
-    goto fail;
-  }
-  s = rescue_store_stmt(st, "sample_set_status");
-  if (!s) {
-    rc = rescue_store_err(st)->code;
-    goto fail;
-  }
-  rescue_bind_text(s, ":status", status, -1);
-  rescue_bind_text(s, ":reason", reason, -1);
-  rescue_bind_int(s, ":id", ref);
-  if (sqlite3_step(s) != SQLITE_DONE) {
-    rc = rescue_store_sqlerr(st, "recording a status");
-    goto fail;
-  }
-  if ((rc = status_audit(st, sample_id, status, reason, annotator_id, now)))
+  if ((rc = rescue_sample_ref(st, sample_id, &ref)) ||
+      (rc = status_write(st, ref, sample_id, status, reason, annotator_id)))
     goto fail;
   return rescue_store_commit(st);
 fail:
   rescue_store_rollback(st);
   return rc;
+}
+
+int rescue_sample_reopen(rescue_store *st, const char *sample_id, int64_t annotator_id,
+                         int *reopened) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "sample_status_of");
+  int64_t ref = 0;
+  int rc, closed = 0;
+  if (reopened)
+    *reopened = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(q, ":sample_id", sample_id, -1);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW) {
+    const char *status = (const char *)sqlite3_column_text(q, 1);
+    ref = sqlite3_column_int64(q, 0);
+    closed = strcmp(status, "reviewed") == 0 || strcmp(status, "discarded") == 0;
+  }
+  sqlite3_reset(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading a status");
+  if (!closed)
+    return 0;
+  if ((rc = status_write(st, ref, sample_id, "in_review", "reopened: a row was saved",
+                         annotator_id)))
+    return rc;
+  if (reopened)
+    *reopened = 1;
+  return 0;
 }
 
 /* ---- row inputs ---- */
@@ -946,9 +975,13 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
     changed = 1;
   } else {
     if ((rc = put_changed_rows(st, in, annotator_id, kind, flags, rowset_id, n_rows, stats,
-                               &changed)))
+                               &changed)) ||
+        (changed && (rc = own_rowset_wanted(st, annotator_id, kind, &own))))
       return rc;
   }
+  /* a person's new versions reopen a reviewed or discarded sample, as a save does */
+  if (changed && own && (rc = rescue_sample_reopen(st, in->sample_id, annotator_id, NULL)))
+    return rc;
   if ((rc = put_sample_version(st, ref, in, annotator_id, now, (flags & RESCUE_PUT_EDIT) ? 2 : 1,
                                &added)))
     return rc;

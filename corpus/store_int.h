@@ -71,6 +71,15 @@ void rescue_store_rollback(rescue_store *st);
 void rescue_store_bulk_begin(rescue_store *st, int *bulk);
 void rescue_store_bulk_end(rescue_store *st, int bulk);
 
+/*
+** A write by annotator_id to a sample that is "reviewed" or "discarded" reopens it: inside
+** the caller's open transaction its status becomes "in_review", recorded in the status
+** history under annotator_id (so a lead sees who reopened it and why). *reopened (may be
+** NULL) says whether it did. A sample that does not exist is left alone (0).
+*/
+int rescue_sample_reopen(rescue_store *st, const char *sample_id, int64_t annotator_id,
+                         int *reopened);
+
 /* Current UTC time as ISO-8601 with milliseconds ("2026-11-29T19:04:18.123Z"). */
 void rescue_now_iso(char out[32]);
 

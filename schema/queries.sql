@@ -490,6 +490,9 @@ SELECT r.id, v.id, v.content
 -- name: row_save_status
 SELECT status FROM sample WHERE sample_id = :sample_id;
 
+-- name: sample_status_of
+SELECT id, status FROM sample WHERE sample_id = :sample_id;
+
 -- name: review_annotator
 SELECT name, role, retired, token_hash FROM annotator WHERE id = :id;
 
@@ -534,7 +537,8 @@ SELECT s.status, count(*), coalesce(sum(rs.n_rows), 0), sum(s.rowset_id IS NOT N
 
 -- name: review_dash_people
 -- Per person (not models, not the adjudication pseudo-annotator): samples assigned in the
--- latest run, rows in them, rows of current row sets they saved in review, and how many
+-- latest run, rows in them, rows of current row sets they wrote a version of (saved in
+-- review or imported with --annotator), and how many
 -- of their samples are reviewed.
 SELECT an.name, an.role,
        (SELECT count(*) FROM assignment a
@@ -545,7 +549,7 @@ SELECT an.name, an.role,
        (SELECT count(DISTINCT v.row_id) FROM row_version v
           JOIN row_in r ON r.id = v.row_id JOIN sample s
             ON r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = an.id), s.rowset_id)
-         WHERE v.annotator_id = an.id AND v.kind = 'edit'),
+         WHERE v.annotator_id = an.id AND v.kind IN ('edit', 'import')),
        (SELECT count(*) FROM assignment a JOIN sample s ON s.id = a.sample_ref
          WHERE a.annotator_id = an.id AND a.run_id = (SELECT max(id) FROM assign_run)
            AND s.status = 'reviewed')

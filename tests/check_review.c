@@ -2,8 +2,8 @@
 ** check_review.c: the review calls any client can make (corpus/rescue_edit.h,
 ** annotate/rescue_review.h) and the save rules of rescue_row_save, through the library
 ** alone: a sample through a view, saving with a number spelled differently, the first
-** save starting the review, resegmenting, the work list, who may write, progress figures,
-** and lint before a save.
+** save starting the review, a save reopening a reviewed sample (two people), resegmenting,
+** the work list, who may write, progress figures, and lint before a save.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,14 +136,72 @@ START_TEST(test_row_save_rules) {
 }
 END_TEST
 
-/* A save on a sample someone already reviewed leaves its status alone. */
-START_TEST(test_row_save_keeps_status) {
-  int64_t base, v = 0;
-  char *row = row_text(2, &base);
-  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, bob), 0);
-  ck_assert_int_eq(rescue_row_save(st, COUPLE, 2, ann, base, row, strlen(row), &v, NULL), 0);
+/* The latest status history entry of the couple sample: "status by annotator: reason". */
+static const char *last_status(void) {
+  static char line[256];
+  rescue_status_entry *h = NULL;
+  int n = 0;
+  ck_assert_int_eq(rescue_status_history(st, COUPLE, &h, &n), 0);
+  ck_assert_int_gt(n, 0);
+  snprintf(line, sizeof line, "%s by %s: %s", h[n - 1].status,
+           h[n - 1].annotator ? h[n - 1].annotator : "?", h[n - 1].reason ? h[n - 1].reason : "");
+  rescue_status_history_free(&h, n);
+  return line;
+}
+
+/*
+** Two people: a lead marks the sample reviewed (or discards it), then an annotator's save
+** reopens it to in review, recorded under the annotator; a save that writes nothing does
+** not; an import of a person's versions follows the same rule and counts as their work.
+*/
+START_TEST(test_save_reopens) {
+  rescue_view_sample L;
+  rescue_progress p;
+  int64_t base, v = 0, lea;
+  char *row = row_text(2, &base), *dir = tu_tmpdir(), *bobs;
+  const char *file = tu_path(dir, "bob.jsonl");
+  int unchanged = -1, i, bob_rows = -1, n_rows;
+  FILE *f;
+  ck_assert_int_eq(rescue_annotator_lookup(st, "lea", &lea, NULL, NULL), 0);
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, lea), 0);
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 2, ann, base, row, strlen(row), &v, &unchanged), 0);
+  ck_assert_int_eq(unchanged, 0); /* ann accepted the draft's row: a version of hers */
+  ck_assert_str_eq(status_of(COUPLE), "in_review");
+  ck_assert_str_eq(last_status(), "in_review by ann: reopened: a row was saved");
+  /* the same row again writes nothing and leaves the lead's status alone */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, lea), 0);
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 2, ann, v, row, strlen(row), &v, &unchanged), 0);
+  ck_assert_int_eq(unchanged, 1);
   ck_assert_str_eq(status_of(COUPLE), "reviewed");
+  /* a discarded sample is reopened by a real edit too */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "discarded", "noise", lea), 0);
+  replace(&row, "\"tone_of_voice\": \"low, guarded\"", "\"tone_of_voice\": \"low\"");
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 2, ann, v, row, strlen(row), &v, NULL), 0);
+  ck_assert_str_eq(status_of(COUPLE), "in_review");
+
+  /* bob's versions come by import: the reviewed sample reopens, under bob */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, lea), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0);
+  bobs = strdup(L.json.s);
+  n_rows = L.n;
+  rescue_view_sample_clear(&L);
+  replace(&bobs, "\"tone_of_voice\": \"tight, frustrated\"", "\"tone_of_voice\": \"flat\"");
+  ck_assert_ptr_nonnull(f = fopen(file, "w"));
+  fprintf(f, "%s\n", bobs);
+  fclose(f);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, file, "--annotator", "bob", NULL), 0);
+  ck_assert_str_eq(status_of(COUPLE), "in_review");
+  ck_assert_str_eq(last_status(), "in_review by bob: reopened: a row was saved");
+  /* the dashboard counts bob's imported rows (every row: his first import) as his work */
+  ck_assert_int_eq(rescue_progress_get(st, &p), 0);
+  for (i = 0; i < p.n_people; i++)
+    if (strcmp(p.people[i].name, "bob") == 0)
+      bob_rows = (int)p.people[i].rows_saved;
+  rescue_progress_clear(&p);
+  ck_assert_int_eq(bob_rows, n_rows);
+  free(bobs);
   free(row);
+  free(dir);
 }
 END_TEST
 
@@ -342,7 +400,7 @@ int main(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_view_sample);
   tcase_add_test(tc, test_row_save_rules);
-  tcase_add_test(tc, test_row_save_keeps_status);
+  tcase_add_test(tc, test_save_reopens);
   tcase_add_test(tc, test_resegment);
   tcase_add_test(tc, test_work_list_and_assignment);
   tcase_add_test(tc, test_progress_and_reviewers);

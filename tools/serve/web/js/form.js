@@ -1,7 +1,9 @@
 // form.js: the row form, built from the scheme (one input per field type, label sets per
-// scenario, participants), lint findings next to their fields, and the save message.
+// scenario, participants), lint findings next to their fields, and the save message. The
+// fields judged most often come first; empty lists fold into one "add" line; label fields
+// show their digit hotkeys (keys.js) while focused; the row's text sticks above the form.
 
-import { $, el } from './dom.js';
+import { $, el, fmt } from './dom.js';
 import { state } from './state.js';
 
 function labelset(name, scenario) {
@@ -13,6 +15,16 @@ function entityOptions(current) {
   const ents = state.sample.entities.slice();
   if (current && !ents.includes(current)) ents.push(current);
   return ents;
+}
+
+// Digit hotkeys of a label field: 1-9 then 0 pick the labels in order (keys.js).
+export const LABEL_KEYS = '1234567890';
+
+// A new item of list field f, every part empty.
+function blankItem(f) {
+  const blank = {};
+  for (const c of f.fields) blank[c.key] = c.type === 'entities' ? [] : c.type === 'number' ? 0 : '';
+  return blank;
 }
 
 function inputFor(f, value, set, path) {
@@ -100,7 +112,9 @@ function inputFor(f, value, set, path) {
     for (const l of opts) inp.append(el('option', { value: l, text: l || '—' }));
     inp.value = typeof value === 'string' ? value : '';
     inp.addEventListener('change', () => set(inp.value === '' && value === null ? null : inp.value));
-    return inp;
+    inp.dataset.labels = String(labels.length);
+    return el('span', { class: 'labelpick' }, inp,
+      el('span', { class: 'keyhint', text: labels.slice(0, LABEL_KEYS.length).map((l, i) => LABEL_KEYS[i] + ' ' + l).join(' · ') }));
   }
   case 'ints': {
     inp = el('input', { type: 'text', placeholder: 'row numbers, e.g. 3, 5', 'data-path': path });
@@ -126,9 +140,7 @@ function inputFor(f, value, set, path) {
         box.append(item);
       });
       box.append(el('button', { type: 'button', class: 'add', text: 'add ' + f.key.replace(/_/g, ' '), onclick: () => {
-        const blank = {};
-        for (const c of f.fields) blank[c.key] = c.type === 'entities' ? [] : c.type === 'number' ? 0 : '';
-        items.push(blank); set(items); draw();
+        items.push(blankItem(f)); set(items); draw();
       } }));
     };
     draw();
@@ -141,15 +153,35 @@ function inputFor(f, value, set, path) {
   }
 }
 
+// Shown first, in this order (and never folded): what changes most from row to row.
+const FIRST = ['dialogue_cleaned', 'utterance_type', 'target', 'internal_emotion', 'support_strategy'];
+
+// The row's speaker, times and text above the form (sticky: it stays while the form scrolls).
+export function drawRowText() {
+  const s = state.sample, r = s && s.rows[state.sel], e = state.edit;
+  if (!r || !e) return;
+  $('row-text').replaceChildren(el('span', { class: 'spk', text: (e.primary_speaker || '?') + ' ' }),
+    el('span', { class: 'muted', text: '#' + r.index + ' ' + fmt(e.start_time) + '–' + fmt(e.end_time) + ' s ' }),
+    el('span', { class: 'txt', text: e.dialogue_cleaned || '' }));
+}
+
 export function drawForm() {
   const row = state.edit, s = state.sample;
   const other = state.other && state.other.rows[state.sel] ? state.other.rows[state.sel].row : null;
   const box = $('fields');
+  const fields = FIRST.map((k) => state.scheme.fields.find((f) => f.key === k)).filter(Boolean)
+    .concat(state.scheme.fields.filter((f) => !FIRST.includes(f.key)));
+  const folded = [];
   box.replaceChildren();
-  for (const f of state.scheme.fields) {
+  for (const f of fields) {
     if (!(f.key in row) && !f.required) continue;
+    if (f.type === 'list' && !FIRST.includes(f.key) && !(Array.isArray(row[f.key]) && row[f.key].length) &&
+        !(other && Array.isArray(other[f.key]) && other[f.key].length)) {
+      folded.push(f);
+      continue;
+    }
     const wrap = el('div', { class: 'field', 'data-key': f.key },
-      el('div', { class: 'label' }, f.key.replace(/_/g, ' '), el('small', { text: f.description })),
+      el('div', { class: 'label', title: f.description || '' }, f.key.replace(/_/g, ' '), el('small', { text: f.description })),
       el('div', { class: 'value' }, inputFor(f, row[f.key], (v) => { row[f.key] = v; }, f.key)));
     if (other && JSON.stringify(other[f.key]) !== JSON.stringify(row[f.key])) {
       wrap.classList.add('differs');
@@ -157,6 +189,17 @@ export function drawForm() {
     }
     box.append(wrap);
   }
+  if (folded.length) {
+    box.append(el('div', { class: 'field folded', 'data-key': '' }, el('div', { class: 'label', text: 'add' }),
+      el('div', { class: 'value' }, ...folded.map((f) => el('button', { type: 'button', class: 'add', 'data-add': f.key,
+        text: '+ ' + f.key.replace(/_/g, ' '), onclick: () => {
+          row[f.key] = [blankItem(f)];
+          drawForm();
+          const c = box.querySelector('.field[data-key="' + f.key + '"] input, .field[data-key="' + f.key + '"] select');
+          if (c) c.focus();
+        } })))));
+  }
+  drawRowText();
   showLint(s.lint.filter((x) => x.row === s.rows[state.sel].index));
   if (s.readonly) for (const i of box.querySelectorAll('input, select, textarea, button')) i.disabled = true;
 }

@@ -4,6 +4,7 @@
 import { api, csrf } from './api.js';
 import { showDashboard } from './dashboard.js';
 import { $ } from './dom.js';
+import { clearDrafts } from './drafts.js';
 import './keys.js';
 import { leadControls, openSample } from './sample.js';
 import './save.js';
@@ -24,6 +25,8 @@ $('signin-form').addEventListener('submit', async (ev) => {
 });
 
 $('signout').addEventListener('click', async () => {
+  // annotators share machines: their unsaved drafts do not outlive the session
+  if (state.me) clearDrafts(state.me.name);
   await api('POST', '/api/logout');
   csrf.clear();
   state.me = null;

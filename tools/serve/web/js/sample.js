@@ -4,9 +4,12 @@
 
 import { api } from './api.js';
 import { $, el, encPath } from './dom.js';
+import { loadDrafts } from './drafts.js';
+import { firstUnreviewed, fillSpeakers } from './flow.js';
 import { setupPlayer } from './player.js';
 import { drawRows, selectRow } from './rows.js';
 import { state } from './state.js';
+import { resetHistory } from './undo.js';
 import { show } from './views.js';
 
 export async function openSample(id, keepSel) {
@@ -27,10 +30,12 @@ export async function openSample(id, keepSel) {
   $('sample-view-note').textContent = s.readonly ? 'read-only: ' + s.view + "'s view" : '';
   for (const b of document.querySelectorAll('#segment-tools button, #status-tools button, #comment-tools button, #save-btn'))
     b.disabled = s.readonly;
-  if (switched) setupPlayer();
+  if (switched) { setupPlayer(); resetHistory(); fillSpeakers(); }
+  loadDrafts();
   drawComments();
   drawRows();
-  if (!keepSel || state.sel >= s.rows.length) state.sel = 0;
+  // a sample opens at the first row not reviewed yet (space then plays it)
+  if (!keepSel || state.sel >= s.rows.length) state.sel = keepSel ? 0 : firstUnreviewed();
   selectRow(state.sel, false);
   show('sample');
 }

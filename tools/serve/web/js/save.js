@@ -1,15 +1,18 @@
 // save.js: saving the edited row (a new version on the version the page showed), and the
-// conflict panel when someone saved it meanwhile (keep mine / take theirs).
+// conflict panel when someone saved it meanwhile: "keep mine" keeps only the fields this
+// edit changed and takes the rest from the newer version; "take theirs" drops the edit.
 
 import { api } from './api.js';
 import { $, el, encPath } from './dom.js';
-import { setMsg, showLint } from './form.js';
+import { dropDraft, markDrafts } from './drafts.js';
+import { drawForm, setMsg, showLint } from './form.js';
 import { drawRows, selectRow } from './rows.js';
 import { state } from './state.js';
 
+// Save the edited row; true when it is stored (or was already), false otherwise.
 export async function saveRow(base) {
   const s = state.sample;
-  if (!s || s.readonly) return;
+  if (!s || s.readonly) return false;
   const r = s.rows[state.sel];
   const res = await api('PUT', '/api/samples/' + encPath(s.sample_id) + '/rows/' + r.index,
     { base_version: base != null ? base : state.editBase, row: state.edit });
@@ -18,6 +21,9 @@ export async function saveRow(base) {
     r.row = JSON.parse(JSON.stringify(state.edit));
     r.mine = true;
     state.editBase = res.data.version;
+    state.editOrig = JSON.stringify(r.row);
+    state.pending = null;
+    dropDraft(r.row_id);
     $('conflict').hidden = true;
     s.lint = s.lint.filter((x) => x.row !== r.index).concat(res.data.warnings || []);
     drawRows();
@@ -25,8 +31,12 @@ export async function saveRow(base) {
     showLint(res.data.warnings || []);
     setMsg(res.data.unchanged ? 'nothing changed' : 'saved (version ' + res.data.version + ')' +
       ((res.data.warnings || []).length ? ' with ' + res.data.warnings.length + ' warning(s)' : ''), true);
-    $('form-title').textContent = 'Row ' + r.index + ' (saved by ' + s.view + ')';
-    if (s.status === 'new') { s.status = 'in_review'; $('sample-status').textContent = s.status; $('sample-status').className = 'badge in_review'; }
+    markDrafts();
+    // a save reopens a reviewed or discarded sample (rescue_row_save); an unchanged one does not
+    if (s.status === 'new' || (!res.data.unchanged && (s.status === 'reviewed' || s.status === 'discarded'))) {
+      s.status = 'in_review'; $('sample-status').textContent = s.status; $('sample-status').className = 'badge in_review';
+    }
+    return true;
   } else if (res.status === 409) {
     showConflict(res.data);
   } else if (res.status === 400 && res.data.findings) {
@@ -35,24 +45,46 @@ export async function saveRow(base) {
   } else {
     setMsg('not saved: ' + (res.data.error || res.status), false);
   }
+  return false;
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// The fields this edit changed, against the row it started from (state.editOrig).
+function changedKeys() {
+  const orig = JSON.parse(state.editOrig || '{}'), mine = state.edit;
+  return [...new Set([...Object.keys(mine), ...Object.keys(orig)])].filter((k) => !same(mine[k], orig[k]));
 }
 
 function showConflict(d) {
-  state.pending = d;
-  const mine = state.edit, theirs = d.row || {};
-  const keys = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])];
+  const mine = state.edit, theirs = d.row || {}, orig = JSON.parse(state.editOrig || '{}');
+  const changed = changedKeys();
+  const merged = JSON.parse(JSON.stringify(theirs));
+  for (const k of changed) { if (mine[k] === undefined) delete merged[k]; else merged[k] = mine[k]; }
+  state.pending = Object.assign({}, d, { merged });
   $('conflict-theirs-head').textContent = 'Saved meanwhile (version ' + d.version + ')';
-  $('conflict-rows').replaceChildren(...keys.filter((k) => JSON.stringify(mine[k]) !== JSON.stringify(theirs[k])).map((k) =>
-    el('tr', {}, el('td', { text: k }), el('td', { class: 'changed mine-value', text: JSON.stringify(mine[k]) }), el('td', { class: 'changed theirs-value', text: JSON.stringify(theirs[k]) }))));
+  const rows = changed.filter((k) => !same(mine[k], theirs[k])).map((k) =>
+    el('tr', {}, el('td', { text: k }), el('td', { class: 'changed mine-value', text: JSON.stringify(mine[k]) }), el('td', { class: 'changed theirs-value', text: JSON.stringify(theirs[k]) })));
+  // fields only the other save changed: kept as saved, not labelled as an edit of yours
+  for (const k of Object.keys(theirs).filter((k) => !changed.includes(k) && !same(theirs[k], orig[k])))
+    rows.push(el('tr', { class: 'theirs-only' }, el('td', { text: k }), el('td', { class: 'muted', text: 'not edited by you: theirs is kept' }), el('td', { class: 'theirs-value', text: JSON.stringify(theirs[k]) })));
+  $('conflict-rows').replaceChildren(...rows);
   $('conflict').hidden = false;
   setMsg('not saved: this row changed since you opened it', false);
 }
-$('keep-mine').addEventListener('click', () => { if (state.pending) saveRow(state.pending.version); });
+$('keep-mine').addEventListener('click', () => {
+  const d = state.pending;
+  if (!d) return;
+  state.edit = d.merged;
+  state.editOrig = JSON.stringify(d.row || {});
+  saveRow(d.version).then((ok) => { if (ok) drawForm(); });
+});
 $('take-theirs').addEventListener('click', () => {
   const d = state.pending, r = state.sample.rows[state.sel];
   if (!d) return;
   r.row = d.row; r.version = d.version; r.mine = true;
   state.pending = null;
+  dropDraft(r.row_id);
   drawRows();
   selectRow(state.sel, false);
 });

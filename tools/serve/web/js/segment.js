@@ -1,5 +1,7 @@
 // segment.js: resegmenting the sample (split at the playhead, merge with the next row,
-// set a row's start or end) and its status (reviewed, back to in review, discarded).
+// set a row's start or end; splits and merges go on the undo stack, undo.js) and its status
+// (reviewed, after a confirmation that says how many rows are not reviewed yet; back to in
+// review, discarded).
 
 import { api } from './api.js';
 import { $, encPath } from './dom.js';
@@ -7,22 +9,26 @@ import { setMsg } from './form.js';
 import { playhead } from './player.js';
 import { openSample } from './sample.js';
 import { state } from './state.js';
+import { recordSeg } from './undo.js';
 
-async function segment(body) {
+export async function segment(body) {
   const s = state.sample;
   const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/segmentation', body);
   if (res.status !== 200) { setMsg(res.data.error || String(res.status), false); return false; }
   await openSample(s.sample_id, true);
   return true;
 }
-$('split-btn').addEventListener('click', () => {
-  const r = state.sample.rows[state.sel];
-  segment({ op: 'split', row: r.index, at: Math.round(playhead() * 1000) / 1000, base_version: r.version });
-});
-$('merge-btn').addEventListener('click', () => {
+// Split the selected row at the playhead (also the s key).
+export async function splitAtPlayhead() {
+  const r = state.sample.rows[state.sel], at = Math.round(playhead() * 1000) / 1000;
+  if (await segment({ op: 'split', row: r.index, at, base_version: r.version })) recordSeg({ kind: 'split', index: r.index, at });
+}
+$('split-btn').addEventListener('click', splitAtPlayhead);
+$('merge-btn').addEventListener('click', async () => {
   const s = state.sample, r = s.rows[state.sel], n = s.rows[state.sel + 1];
   if (!n) { setMsg('the last row has no next row', false); return; }
-  segment({ op: 'merge', row: r.index, base_version: r.version, next_version: n.version });
+  const at = Number(r.row.end_time);
+  if (await segment({ op: 'merge', row: r.index, base_version: r.version, next_version: n.version })) recordSeg({ kind: 'merge', index: r.index, at });
 });
 for (const [id, key] of [['set-start', 'start_time'], ['set-end', 'end_time']]) {
   $(id).addEventListener('click', () => {
@@ -39,7 +45,14 @@ async function setStatus(status, reason) {
   if (res.status !== 200) { setMsg(res.data.error || String(res.status), false); return; }
   await openSample(s.sample_id, true);
 }
-$('mark-reviewed').addEventListener('click', () => setStatus('reviewed'));
+$('mark-reviewed').addEventListener('click', () => {
+  const rows = state.sample.rows, left = rows.filter((r) => !r.mine).length;
+  if (left && !confirm(left + ' of ' + rows.length + ' rows are not reviewed yet (neither saved nor accepted by you). Mark the sample reviewed anyway?')) {
+    setMsg('not marked reviewed: ' + left + ' rows are not reviewed yet', false);
+    return;
+  }
+  setStatus('reviewed');
+});
 $('mark-inreview').addEventListener('click', () => setStatus('in_review'));
 $('discard-btn').addEventListener('click', () => {
   const why = $('discard-reason').value.trim();

@@ -9,6 +9,10 @@ export const state = {
   sel: 0,            // selected row (0-based)
   edit: null,        // the row object being edited
   editBase: 0,       // its base version
+  editOrig: null,    // JSON of the row at that base version (what "changed" is measured against)
+  editKey: null,     // the edited row's stable row_id (its draft's key)
+  playedRow: null,   // the row selectRow last played (space plays the row when it is not this)
+  filter: null,      // the row filter: {speaker, text, lint, todo}
   stopAt: null,      // pause the player here
   clipOffset: 0,     // seconds of the sample where the loaded clip starts
   media: null,       // the path of the file the player has loaded

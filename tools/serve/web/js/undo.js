@@ -1,0 +1,89 @@
+// undo.js: undo and redo for the open sample: edits of a row's fields (typing into one
+// field is one step), splits and merges. A split is undone by merging the two halves back,
+// which restores the parent row with its id and versions (corpus/edit.c); a merge is undone
+// by splitting the merged row where the boundary was. Every edit also updates the row's
+// draft (drafts.js).
+
+import { $ } from './dom.js';
+import { noteEdit } from './drafts.js';
+import { drawForm, drawRowText, setMsg } from './form.js';
+import { selectRow } from './rows.js';
+import { segment } from './segment.js';
+import { state } from './state.js';
+
+const undoStack = [], redoStack = [];
+let snap = null; // JSON of state.edit when the last step was recorded
+let snapKey = null;
+
+export function resetHistory() {
+  undoStack.length = 0;
+  redoStack.length = 0;
+  snap = null;
+}
+
+// The edit as drawn now is the starting point of the next step (after selecting a row).
+export function snapEdit() {
+  snap = JSON.stringify(state.edit);
+  snapKey = state.editKey;
+}
+
+export function recordSeg(entry) {
+  undoStack.push(entry);
+  redoStack.length = 0;
+}
+
+const isText = (t) => t && (t.tagName === 'TEXTAREA' || (t.tagName === 'INPUT' && /^(text|number|search)$/.test(t.type)));
+
+// A change in the form (input, change or a click on add/remove): one more step, unless it
+// continues the typing of the last one in the same field.
+function recordEdit(ev) {
+  if (!state.sample || state.sample.readonly || state.editKey == null) return;
+  if (snapKey !== state.editKey) snapEdit();
+  const now = JSON.stringify(state.edit);
+  if (now === snap) return;
+  const host = ev.target.closest && ev.target.closest('[data-path]');
+  const path = host ? host.dataset.path : '';
+  const top = undoStack[undoStack.length - 1];
+  const typing = ev.type === 'input' && isText(ev.target);
+  if (typing && top && top.kind === 'edit' && top.key === state.editKey && top.path === path && top.typing) top.after = now;
+  else undoStack.push({ kind: 'edit', key: state.editKey, path, before: snap, after: now, typing });
+  redoStack.length = 0;
+  snap = now;
+  noteEdit();
+  drawRowText();
+}
+for (const type of ['input', 'change', 'click']) $('fields').addEventListener(type, recordEdit);
+
+// Show the row with stable id key, then put the edit `json` in the form.
+function applyEdit(key, json) {
+  const s = state.sample, i = s.rows.findIndex((r) => r.row_id === key);
+  if (i < 0) return false;
+  if (state.editKey !== key) selectRow(i, false);
+  state.edit = JSON.parse(json);
+  drawForm();
+  snapEdit();
+  noteEdit();
+  return true;
+}
+
+async function applySeg(e, undo) {
+  const rows = state.sample.rows, a = rows[e.index - 1], b = rows[e.index];
+  const merge = (e.kind === 'split') === undo;
+  if (!a || (merge && !b)) return false;
+  state.sel = e.index - 1;
+  return merge ? segment({ op: 'merge', row: e.index, base_version: a.version, next_version: b.version })
+    : segment({ op: 'split', row: e.index, at: e.at, base_version: a.version });
+}
+
+async function step(from, to, undo) {
+  const e = from.pop();
+  if (!e) { setMsg(undo ? 'nothing to undo' : 'nothing to redo', false); return; }
+  const ok = e.kind === 'edit' ? applyEdit(e.key, undo ? e.before : e.after) : await applySeg(e, undo);
+  if (!ok) { setMsg((undo ? 'cannot undo ' : 'cannot redo ') + 'this ' + e.kind + ': its row is gone', false); return; }
+  to.push(e);
+  setMsg((undo ? 'undone: ' : 'redone: ') + (e.kind === 'edit' ? 'edit of ' + (e.path || 'the row') : e.kind), true);
+}
+export const undo = () => step(undoStack, redoStack, true);
+export const redo = () => step(redoStack, undoStack, false);
+$('undo-btn').addEventListener('click', undo);
+$('redo-btn').addEventListener('click', redo);
