@@ -9,7 +9,6 @@ export const state = {
   sel: 0,            // selected row (0-based)
   edit: null,        // the row object being edited
   editBase: 0,       // its base version
-  stopAt: null,      // pause the player here
   clipOffset: 0,     // seconds of the sample where the loaded clip starts
   media: null,       // the path of the file the player has loaded
   pending: null,     // the conflict's current version
