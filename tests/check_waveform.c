@@ -6,6 +6,7 @@
 */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +293,78 @@ START_TEST(test_endpoint) {
 }
 END_TEST
 
+/* ---- the review copy ---- */
+
+/* The keyframe times of path's video (ffprobe), up to max; their count. */
+static int keyframes(const char *path, double *t, int max) {
+  char cmd[4400], line[128];
+  FILE *p;
+  int n = 0;
+  snprintf(cmd, sizeof cmd,
+           "ffprobe -v error -select_streams v -skip_frame nokey -show_entries frame=pts_time "
+           "-of csv=p=0 '%s'",
+           path);
+  ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+  while (fgets(line, sizeof line, p))
+    if (line[0] >= '0' && line[0] <= '9' && n < max)
+      t[n++] = atof(line);
+  pclose(p);
+  return n;
+}
+
+START_TEST(test_review_copy) {
+  char *db = tu_new_corpus(), *out = NULL, *err = NULL, path[4096];
+  const char *src, *seg, *whole;
+  double kt[64];
+  struct stat a, b;
+  int n, i;
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  snprintf(path, sizeof path, "%s/tools/demo/family.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  /* 60 s with a keyframe every 10 s, as recordings often are */
+  src = make("src.mp4", "-f lavfi -i testsrc=size=64x48:rate=25:d=60 -f lavfi -i "
+                        "sine=frequency=440:duration=60 -c:v libx264 -g 250 -c:a aac -shortest");
+  tu_link_media(db, src, SAMPLE, "5", "55");
+  tu_link_media(db, src, OTHER, NULL, NULL);
+  ck_assert_msg(tu_rescue(&out, &err, "clip", db, "--out", tu_path(dir, "assets"), "--review-copy",
+                          NULL) == 0,
+                "%s%s", out, err);
+  free(out);
+  free(err);
+  seg = strdup(tu_path(dir, "assets/" SAMPLE "/review.mp4"));
+  whole = strdup(tu_path(dir, "assets/" OTHER "/review.mp4"));
+  /* the segment's span, and the whole source for a sample linked to the whole file */
+  ck_assert_double_eq_tol(tu_ffprobe_duration(seg), 50.0, 0.1);
+  ck_assert_double_eq_tol(tu_ffprobe_duration(whole), 60.0, 0.1);
+  n = keyframes(seg, kt, 64);
+  ck_assert_int_eq(n, 50);
+  for (i = 0; i < n; i++)
+    ck_assert_msg(fabs(kt[i] - i) < 0.001, "keyframe %d at %g s", i, kt[i]);
+  ck_assert_int_eq(keyframes(whole, kt, 64), 60);
+  /* a rerun keeps a current copy */
+  ck_assert_int_eq(stat(seg, &a), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "clip", db, "--out", tu_path(dir, "assets"), "--review-copy", NULL), 0);
+  ck_assert_int_eq(stat(seg, &b), 0);
+  ck_assert_int_eq(a.st_mtim.tv_nsec, b.st_mtim.tv_nsec);
+  ck_assert_int_eq(a.st_ino, b.st_ino);
+  /* without the option no copy is written */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "clip", db, "--out", tu_path(dir, "plain"), NULL), 0);
+  ck_assert_int_ne(stat(tu_path(dir, "plain/" SAMPLE "/review.mp4"), &a), 0);
+  ck_assert_int_eq(stat(tu_path(dir, "plain/" SAMPLE "/segment.mp4"), &a), 0);
+  /* the name is the folder's own: no sample may be called so */
+  tu_write(tu_path(dir, "bad.jsonl"),
+           "{\"sample_id\": \"g/review.mp4\", \"scenario\": \"couple\", \"rows\": []}\n");
+  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, tu_path(dir, "bad.jsonl"), NULL), 1);
+  ck_assert_msg(strstr(err, "'review.mp4'") != NULL, "%s", err);
+  free(err);
+  free((char *)seg);
+  free((char *)whole);
+  free(db);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("waveform");
   TCase *tc = tcase_create("peaks");
@@ -301,6 +374,7 @@ int main(void) {
   tcase_add_test(tc, test_peaks_mp4);
   tcase_add_test(tc, test_peaks_errors);
   tcase_add_test(tc, test_endpoint);
+  tcase_add_test(tc, test_review_copy);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
