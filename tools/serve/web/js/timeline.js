@@ -25,7 +25,7 @@ const zoomBtn = (text, title, f) => el('button', { type: 'button', text, title, 
 const box = el('div', { id: 'timeline', class: 'card timeline' },
   el('div', { class: 'timeline-bar' },
     zoomBtn('−', 'zoom out', () => zoom(2, null)), zoomBtn('+', 'zoom in', () => zoom(0.5, null)),
-    zoomBtn('fit', 'the whole sample', () => setView(0, total())), note),
+    zoomBtn('fit', 'the whole sample', () => { tl.fit = true; setView(0, total()); }), note),
   canvas);
 document.querySelector('#view-sample .rows-wrap').before(box);
 
@@ -36,6 +36,7 @@ const tl = {
   waveFor: '',    // the request that wave answers
   waveTimer: 0,
   noWave: '',     // why there is no waveform ('' while there may be one)
+  fit: true,      // the view is the whole sample (follows its length once the file's is known)
   drag: null,     // {t0, t, rows: [{i, key}], lo, hi}
   sig: '',
 };
@@ -57,6 +58,7 @@ function setView(a, b) {
 }
 // zoom by factor f around second t (null: the view's middle)
 function zoom(f, t) {
+  tl.fit = false;
   const c = t == null ? (tl.from + tl.to) / 2 : t, span = (tl.to - tl.from) * f;
   const k = (c - tl.from) / (tl.to - tl.from);
   setView(c - span * k, c - span * k + span);
@@ -89,6 +91,7 @@ function loadWave() {
     if (r.status === 200) {
       tl.wave = r.data;
       tl.waveFor = s.sample_id + q;
+      if (tl.fit && Math.abs(tl.to - total()) > 0.01) setView(0, total()); // the file is longer than the rows
     } else {
       tl.wave = null;
       tl.noWave = r.data.error || String(r.status);
@@ -106,6 +109,7 @@ function newSample(s) {
   tl.waveFor = '';
   tl.noWave = '';
   note.textContent = '';
+  tl.fit = true;
   tl.from = 0;
   tl.to = total();
   loadWave();
@@ -276,6 +280,7 @@ canvas.addEventListener('wheel', (ev) => {
   ev.preventDefault();
   if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
     const dt = ((ev.deltaX || ev.deltaY) / width()) * (tl.to - tl.from);
+    tl.fit = false;
     setView(tl.from + dt, tl.to + dt);
   } else {
     zoom(ev.deltaY > 0 ? 1.25 : 0.8, tOf(ev.offsetX));
