@@ -29,7 +29,7 @@ typedef struct srv_wave {
 
 void srv_wave_drop(rescue_server *s) {
   int i;
-  for (i = 0; i < SRV_WAVE_SLOTS; i++) {
+  for (i = 0; s->waves && i < SRV_WAVE_SLOTS; i++) {
     rescue_free(s->waves[i].path);
     rescue_peaks_clear(&s->waves[i].peaks);
   }
