@@ -46,6 +46,7 @@ export function selectRow(i, play) {
   for (const tr of $('rows').tBodies[0].rows) tr.classList.toggle('selected', Number(tr.dataset.index) === r.index);
   const tr = $('rows').tBodies[0].rows[state.sel];
   if (tr && tr.scrollIntoView) tr.scrollIntoView({ block: 'nearest' });
+  if (play) playRow(); // first: the seek runs while the form is drawn
   state.edit = JSON.parse(JSON.stringify(r.row));
   state.editBase = r.version;
   $('conflict').hidden = true;
@@ -54,5 +55,4 @@ export function selectRow(i, play) {
   $('form-title').textContent = 'Row ' + r.index + (r.mine ? ' (saved by ' + s.view + ')' : ' (draft)');
   drawForm();
   drawCues();
-  if (play) playRow();
 }

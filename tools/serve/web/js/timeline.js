@@ -162,9 +162,12 @@ function draw() {
       g.fillText(String(r.index), x0 + 3, y + LANE_H / 2);
     }
   });
-  names.forEach((n, k) => {
+  names.forEach((n, k) => { // the lane's name on a light patch, over the rows
+    const y = WAVE_H + k * LANE_H;
+    g.fillStyle = 'rgba(255, 255, 255, 0.85)';
+    g.fillRect(0, y + 2, g.measureText(n).width + 8, LANE_H - 4);
     g.fillStyle = '#66707a';
-    g.fillText(n, 4, WAVE_H + k * LANE_H + LANE_H / 2);
+    g.fillText(n, 4, y + LANE_H / 2);
   });
   // the axis
   const ay = WAVE_H + names.length * LANE_H, step = niceStep((tl.to - tl.from) / 8);
