@@ -18,8 +18,8 @@
 
 /*
 ** 1 when the path component c[0..n) is a name the output layouts use themselves: a
-** sample's clip folder holds clips/, manifest.json, segment.mp4 and review.mp4 (a sample "g/clips"
-** would land inside sample "g"'s), and a data-root import skips files named
+** sample's clip folder holds clips/, manifest.json, segment.mp4 and review.mp4 (a sample
+** "g/clips" would land inside sample "g"'s), and a data-root import skips files named
 ** manifest.json (the last component "manifest").
 */
 static int reserved(const char *c, size_t n, int last) {
@@ -67,8 +67,7 @@ const char *rescue_sample_id_unsafe(const char *id, size_t len) {
       if (reserved(id + comp, n, i == len))
         return "a path component is a reserved name ('clips', 'manifest.json', "
                "'segment.mp4' and 'review.mp4' are names in a sample's clip folder; a last "
-               "component "
-               "'manifest' would be a data-root's manifest.json)";
+               "component 'manifest' would be a data-root's manifest.json)";
       comp = i + 1;
     }
   }
