@@ -37,8 +37,9 @@ void srv_wave_drop(rescue_server *s) {
   s->waves = NULL;
 }
 
-/* The sample's file to draw, relative to the clip folder ("" when it has none), into rel. */
-static int wave_file(srv_req *r, rescue_buf *rel, const char **kind) {
+/* The sample's file to draw: 1 with its full path in *path (the caller clears it) and *kind
+   ("review" or "segment"), 0 when it has neither. */
+static int wave_file(srv_req *r, rescue_buf *path, const char **kind) {
   static const char *const names[] = {"review.mp4", "segment.mp4"};
   struct stat sb;
   int i;
@@ -48,7 +49,7 @@ static int wave_file(srv_req *r, rescue_buf *rel, const char **kind) {
     rescue_buf_printf(&p, "%s/%s/%s", r->srv->assets_real, r->sample_id, names[i]);
     ok = rescue_buf_ok(&p) && stat(p.s, &sb) == 0 && S_ISREG(sb.st_mode);
     if (ok) {
-      *rel = p;
+      *path = p;
       *kind = i ? "segment" : "review";
       return 1;
     }
@@ -128,6 +129,34 @@ static int num_arg(srv_req *r, const char *name, double def, double *out) {
   return 1;
 }
 
+/* The 200 answer: the file drawn, its length, the span and the buckets' min and max. */
+static void put_wave(srv_req *r, const char *kind, double duration, double from, double to, int n,
+                     const float *mn, const float *mx) {
+  rescue_jw w;
+  int i, pass;
+  rescue_jw_init(&w, &r->out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "file");
+  rescue_jw_str(&w, kind);
+  rescue_jw_key(&w, "duration");
+  rescue_jw_double(&w, duration);
+  rescue_jw_key(&w, "from");
+  rescue_jw_double(&w, from);
+  rescue_jw_key(&w, "to");
+  rescue_jw_double(&w, to);
+  rescue_jw_key(&w, "buckets");
+  rescue_jw_int(&w, n);
+  for (pass = 0; pass < 2; pass++) {
+    const float *v = pass ? mx : mn;
+    rescue_jw_key(&w, pass ? "max" : "min");
+    rescue_jw_arr(&w);
+    for (i = 0; i < n; i++)
+      rescue_jw_double(&w, floor(v[i] * 1000 + 0.5) / 1000);
+    rescue_jw_end(&w);
+  }
+  rescue_jw_end(&w);
+}
+
 /*
 ** 200 {"file": "review"|"segment", "duration": s, "from": s, "to": s, "buckets": N,
 ** "min": [...], "max": [...]} (values rounded to 1/1000); 404 when the sample has no file
@@ -136,11 +165,10 @@ static int num_arg(srv_req *r, const char *name, double def, double *out) {
 void api_waveform(srv_req *r) {
   rescue_buf rel = RESCUE_BUF_INIT;
   rescue_error err = RESCUE_ERROR_INIT;
-  rescue_jw w;
   const char *kind = NULL;
   float *mn = NULL, *mx = NULL;
   double nb, from, to, duration = 0;
-  int i, n, rc;
+  int n, rc;
 
   if (!num_arg(r, "buckets", 1000, &nb) || !num_arg(r, "from", 0, &from) ||
       !num_arg(r, "to", 0, &to))
@@ -176,27 +204,7 @@ void api_waveform(srv_req *r) {
   }
   if (!srv_arg(r, "to"))
     to = from + (duration > 0 ? duration : 1);
-  rescue_jw_init(&w, &r->out);
-  rescue_jw_obj(&w);
-  rescue_jw_key(&w, "file");
-  rescue_jw_str(&w, kind);
-  rescue_jw_key(&w, "duration");
-  rescue_jw_double(&w, duration);
-  rescue_jw_key(&w, "from");
-  rescue_jw_double(&w, from);
-  rescue_jw_key(&w, "to");
-  rescue_jw_double(&w, to);
-  rescue_jw_key(&w, "buckets");
-  rescue_jw_int(&w, n);
-  for (int pass = 0; pass < 2; pass++) {
-    const float *v = pass ? mx : mn;
-    rescue_jw_key(&w, pass ? "max" : "min");
-    rescue_jw_arr(&w);
-    for (i = 0; i < n; i++)
-      rescue_jw_double(&w, floor(v[i] * 1000 + 0.5) / 1000);
-    rescue_jw_end(&w);
-  }
-  rescue_jw_end(&w);
+  put_wave(r, kind, duration, from, to, n, mn, mx);
   r->status = 200;
 end:
   rescue_free(mn);

@@ -14,7 +14,7 @@ import { $, el, clipUrl } from './dom.js';
 import { state } from './state.js';
 
 // what the player does now: the row's file span [from, to] (seconds of the file), or null
-const play = { from: 0, to: null, loop: false, timer: 0, frameCb: 0, fps: 25 };
+const play = { from: 0, to: null, loop: false, timer: 0, fps: 25, last: null, step: 0.04 };
 // the page's measure of "selected to playing" (tools/bench/bench_page.js reads it)
 export const playStats = { t0: 0, firstFrameMs: [] };
 
@@ -172,21 +172,29 @@ export function seekSample(t) {
 function armStop() {
   const p = video();
   clearTimeout(play.timer);
+  play.last = null;
+  play.step = (p.playbackRate || 1) / play.fps;
   if (play.to == null || p.paused) return;
   const ms = ((play.to - p.currentTime) / (p.playbackRate || 1)) * 1000 - 120;
   play.timer = setTimeout(watchFrames, Math.max(0, ms));
 }
 function watchFrames() {
-  const p = video();
+  const p = video(), t = p.currentTime;
   if (play.to == null || p.paused) return;
-  if (checkStop()) return;
+  // how far the picture moves between two checks (one frame, more at 2x or when frames are
+  // dropped): stopping when the next one would pass the end keeps the last frame shown
+  // inside the row
+  if (play.last != null && t > play.last) play.step = Math.min(0.25, t - play.last);
+  play.last = t;
+  if (checkStop(play.step)) return;
   if (p.requestVideoFrameCallback) p.requestVideoFrameCallback(watchFrames);
   else requestAnimationFrame(watchFrames);
 }
-// half a frame before the end, stop on the frame that ends there
-function checkStop() {
+// Stop when the picture is within half a frame of the end, or would pass it at the next
+// check (ahead seconds away); the player then rests on the end.
+function checkStop(ahead = 0) {
   const p = video();
-  if (play.to == null || p.currentTime < play.to - 0.5 / play.fps) return false;
+  if (play.to == null || p.currentTime + ahead < play.to - 0.5 / play.fps) return false;
   if (play.loop) {
     p.currentTime = play.from;
     return true;
