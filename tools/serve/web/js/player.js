@@ -15,8 +15,6 @@ import { state } from './state.js';
 
 // what the player does now: the row's file span [from, to] (seconds of the file), or null
 const play = { from: 0, to: null, loop: false, timer: 0, fps: 25, last: null, step: 0.04 };
-// the page's measure of "selected to playing" (tools/bench/bench_page.js reads it)
-export const playStats = { t0: 0, firstFrameMs: [] };
 
 // the controls under the video: context, loop, rate (made here, so index.html stays as it is)
 const ctx = el('select', { id: 'play-context', title: 'seconds played before and after the row' },
@@ -123,7 +121,6 @@ function preloadNext() {
 // and the row's span inside it; never a clip picked by the row's position.
 export function playRow() {
   const s = state.sample, r = s.rows[state.sel], m = r && r.media;
-  playStats.t0 = performance.now();
   if (!m) {
     // nothing holds this row's span (a clip cut for other times is never played instead)
     video().pause();
@@ -148,10 +145,6 @@ export function playRow() {
 function start(p) {
   const pr = p.play();
   if (pr && pr.catch) pr.catch(() => {});
-  if (p.requestVideoFrameCallback) {
-    const t0 = playStats.t0;
-    p.requestVideoFrameCallback(() => { if (t0 === playStats.t0) playStats.firstFrameMs.push(performance.now() - t0); });
-  }
 }
 
 // Play from second t of the sample (the time line's click): inside the loaded file when it

@@ -260,7 +260,7 @@ canvas.addEventListener('pointerup', async () => {
 });
 
 // Save a dragged boundary: one "times" call per moved row; the sample is read again after.
-export async function saveBoundary(d) {
+async function saveBoundary(d) {
   const s = state.sample;
   let err = '';
   for (const m of d.rows) {
