@@ -895,6 +895,51 @@ static void settle_rows(job *j) {
     }
 }
 
+/*
+** The review copy (opts->review_copy): <out>/<sample>/review.mp4, the sample's whole span
+** (its segment, or the whole source) re-encoded with a keyframe every
+** RESCUE_REVIEW_KEYINT s, so the page's seeks decode at most that much. Kept while it is
+** newer than the segment.mp4 beside it (a recut segment means a new span). 0, or -1 with
+** j->err set.
+*/
+static int write_review(runner *rn, job *j, const cut_source *src) {
+  rescue_buf p = RESCUE_BUF_INIT, seg = RESCUE_BUF_INIT;
+  rescue_error e = RESCUE_ERROR_INIT;
+  struct stat rs, ss;
+  cut_req r;
+  char *tmp = NULL;
+  int rc = 0;
+
+  rescue_buf_printf(&p, "%s/%s/review.mp4", rn->o->out, j->sample_id);
+  rescue_buf_printf(&seg, "%s/%s/segment.mp4", rn->o->out, j->sample_id);
+  if (!rescue_buf_ok(&p) || !rescue_buf_ok(&seg) || !(tmp = rescue_file_tmpname(p.s))) {
+    snprintf(j->err, sizeof j->err, "out of memory");
+    rc = -1;
+    goto end;
+  }
+  if (stat(p.s, &rs) == 0 &&
+      (!j->has_span || (stat(seg.s, &ss) == 0 && (rs.st_mtim.tv_sec > ss.st_mtim.tv_sec ||
+                                                  (rs.st_mtim.tv_sec == ss.st_mtim.tv_sec &&
+                                                   rs.st_mtim.tv_nsec >= ss.st_mtim.tv_nsec)))))
+    goto end; /* current */
+  memset(&r, 0, sizeof r);
+  r.start = j->has_span ? j->seg_start : 0;
+  r.end = j->has_span ? j->seg_end : j->src_duration;
+  r.path = p.s;
+  r.tmp = tmp;
+  r.keyint = RESCUE_REVIEW_KEYINT;
+  cut_exact(src, &r, 1, rn->threads, &e);
+  if (!r.done) {
+    snprintf(j->err, sizeof j->err, "review copy: %.900s", r.err);
+    rc = -1;
+  }
+end:
+  rescue_free(tmp);
+  rescue_buf_clear(&p);
+  rescue_buf_clear(&seg);
+  return rc;
+}
+
 /* Cut one sample: check its source, keep valid earlier clips, cut the rest, manifest. */
 static void run_job(runner *rn, job *j) {
   const rescue_clip_opts *o = rn->o;
@@ -976,6 +1021,8 @@ static void run_job(runner *rn, job *j) {
   if (o->rows && j->failed)
     goto end; /* all or nothing: the manifest stays as it was */
   if (write_manifest(rn, j))
+    j->failed = 1;
+  if (!j->failed && o->review_copy && write_review(rn, j, &src))
     j->failed = 1;
   goto end;
 fail:

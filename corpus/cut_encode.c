@@ -409,6 +409,11 @@ static int enc_open(enc_out *o, const dsrc *d, const cut_req *r, int threads, ch
   o->venc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   av_dict_set(&opts, "preset", X264_PRESET, 0);
   av_dict_set(&opts, "crf", X264_CRF, 0);
+  if (r->keyint > 0) { /* a keyframe every keyint seconds, no others: seeks decode little */
+    int gop = (int)lround(r->keyint * av_q2d(d->fps));
+    o->venc->gop_size = o->venc->keyint_min = gop > 1 ? gop : 1;
+    av_dict_set(&opts, "x264-params", "scenecut=0", 0);
+  }
   rc = avcodec_open2(o->venc, x264, &opts);
   av_dict_free(&opts);
   if (rc < 0 || (rc = avcodec_parameters_from_context(o->vst->codecpar, o->venc)) < 0)

@@ -38,6 +38,7 @@ typedef struct cut_req {
                               its start_time), padding included */
   const char *path;  /* final file name */
   const char *tmp;   /* temporary name to write, renamed to path when complete */
+  double keyint;     /* exact mode: seconds between keyframes (0: the encoder's choice) */
   /* results */
   int done; /* 1: written, checked and renamed */
   double act_start, act_end;

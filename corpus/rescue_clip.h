@@ -40,6 +40,9 @@ typedef struct rescue_clip_status {
   long finished_clips, finished_written, finished_kept;
 } rescue_clip_status;
 
+/* Seconds between the review copy's keyframes (rescue_clip_opts.review_copy). */
+#define RESCUE_REVIEW_KEYINT 1.0
+
 typedef struct rescue_clip_opts {
   const char *out;       /* output folder (created when missing) */
   const char *path_base; /* manifest clip_path values are relative to it (NULL: out) */
@@ -54,6 +57,12 @@ typedef struct rescue_clip_opts {
      no manifest entry changes (NULL: every row) */
   const int *rows;
   int n_rows;
+  /* also write <out>/<sample_id>/review.mp4: the sample's whole span (its segment, or the
+     whole source) re-encoded (libx264 + AAC) with a keyframe every RESCUE_REVIEW_KEYINT
+     seconds, which `rescue serve` plays instead of segment.mp4 and clips, so a seek on the
+     review page decodes at most that much; kept while newer than the sample's
+     segment.mp4 */
+  int review_copy;
   /* progress in rows; called from the calling thread; may be NULL */
   void (*progress)(void *arg, uint64_t done, uint64_t total);
   void *progress_arg;

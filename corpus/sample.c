@@ -18,12 +18,12 @@
 
 /*
 ** 1 when the path component c[0..n) is a name the output layouts use themselves: a
-** sample's clip folder holds clips/, manifest.json and segment.mp4 (a sample "g/clips"
-** would land inside sample "g"'s), and a data-root import skips files named
+** sample's clip folder holds clips/, manifest.json, segment.mp4 and review.mp4 (a sample
+** "g/clips" would land inside sample "g"'s), and a data-root import skips files named
 ** manifest.json (the last component "manifest").
 */
 static int reserved(const char *c, size_t n, int last) {
-  static const char *const names[] = {"clips", "manifest.json", "segment.mp4"};
+  static const char *const names[] = {"clips", "manifest.json", "segment.mp4", "review.mp4"};
   size_t k;
   for (k = 0; k < sizeof names / sizeof names[0]; k++)
     if (strlen(names[k]) == n && memcmp(c, names[k], n) == 0)
@@ -65,9 +65,9 @@ const char *rescue_sample_id_unsafe(const char *id, size_t len) {
         return "a path component is longer than 250 bytes (a file name holds 255, and the "
                "data-root export adds '.json')";
       if (reserved(id + comp, n, i == len))
-        return "a path component is a reserved name ('clips', 'manifest.json' and "
-               "'segment.mp4' are names in a sample's clip folder; a last component "
-               "'manifest' would be a data-root's manifest.json)";
+        return "a path component is a reserved name ('clips', 'manifest.json', "
+               "'segment.mp4' and 'review.mp4' are names in a sample's clip folder; a last "
+               "component 'manifest' would be a data-root's manifest.json)";
       comp = i + 1;
     }
   }

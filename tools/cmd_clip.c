@@ -124,7 +124,7 @@ static int rows_option(const cli_spec *spec, const cli_option *o, const char *ar
 
 static const char *const modes[] = {"copy", "exact", "audio", NULL};
 static const char *out_dir, *path_base;
-static int mode_index, json;
+static int mode_index, json, review_copy;
 static double pad;
 static long jobs = 1;
 static cli_list ids;
@@ -167,12 +167,18 @@ static const cli_option options[] = {
                "manifest clip_path values are relative to it (default: --out);\n"
                "for the authors' scripts cut into\n"
                "<repo>/manual_review_system/review_assets with --path-base <repo>"),
+    CLI_FLAG(0, "review-copy", &review_copy,
+             "also write <dir>/<sample_id>/review.mp4: the sample's whole span\n"
+             "re-encoded (H.264 + AAC) with a keyframe every second, which\n"
+             "'rescue serve' plays on the review page (row starts decode at most\n"
+             "1 s; sources often have 10 s between keyframes) and draws the\n"
+             "time line's waveform from; kept while newer than segment.mp4"),
     CLI_JSON(&json, "print the run's summary as JSON (counts, failures with reasons)"),
     CLI_END};
 static const cli_spec spec = {
     .synopsis = "rescue clip <db> --out <dir> [--mode copy|exact|audio] [--pad <s>] [--jobs <n>]\n"
                 "                   [--shard <i>/<n>] [--samples <id>,...] [--rows <n>,...]\n"
-                "                   [--path-base <dir>] [--json]",
+                "                   [--path-base <dir>] [--review-copy] [--json]",
     .description =
         "Cut one clip per row of every sample linked to a source ('rescue media add'):\n"
         "<dir>/<sample_id>/clips/NNN.mp4 (NNN = row index, 3 digits), "
@@ -220,6 +226,7 @@ int cmd_clip(int argc, char **argv) {
   o.shard_i = shard_i;
   o.shard_n = shard_n;
   o.path_base = path_base;
+  o.review_copy = review_copy;
   ui.json = json;
   if ((rc = cli_open_store(argv[first], 0, &st)))
     goto end;

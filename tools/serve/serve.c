@@ -618,6 +618,8 @@ static void server_free(rescue_server *s) {
     pthread_mutex_destroy(&s->lane[i].mu);
     pthread_cond_destroy(&s->lane[i].cv);
   }
+  srv_wave_drop(s);
+  pthread_mutex_destroy(&s->wave_mu);
   pthread_mutex_destroy(&s->write_mu);
   pthread_mutex_destroy(&s->sess_mu);
   pthread_mutex_destroy(&s->conn_mu);
@@ -743,6 +745,7 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
     pthread_cond_init(&s->lane[i].cv, NULL);
   }
   pthread_mutex_init(&s->write_mu, NULL);
+  pthread_mutex_init(&s->wave_mu, NULL);
   pthread_mutex_init(&s->sess_mu, NULL);
   pthread_mutex_init(&s->conn_mu, NULL);
   pthread_cond_init(&s->conn_cv, NULL);

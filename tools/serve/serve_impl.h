@@ -117,6 +117,10 @@ struct rescue_server {
   dev_t db_dev;
   ino_t db_ino;
   int db_lost; /* 1 once seen deleted or replaced (read and set under write_mu) */
+  /* decoded peaks of the files the time line drew (serve_waveform.c), under wave_mu */
+  pthread_mutex_t wave_mu;
+  struct srv_wave *waves; /* SRV_WAVE_SLOTS, or NULL before the first */
+  unsigned wave_next;
 };
 
 /* Who is calling. */
@@ -259,6 +263,13 @@ int srv_auth_start(rescue_server *s);
 /* Flush the sign-in failure log and free what srv_auth_start made. */
 void srv_auth_stop(rescue_server *s);
 
+/* ---- the time line's peaks (serve_waveform.c) ---- */
+
+/* Files whose peaks the server keeps decoded (a few samples open at once). */
+#define SRV_WAVE_SLOTS 8
+/* Free the kept peaks (rescue_server_free). */
+void srv_wave_drop(rescue_server *s);
+
 /* ---- the corpus file (serve_watch.c) ---- */
 
 /* Remember which file the store opened; RESCUE_EIO when it cannot be examined. */
@@ -282,6 +293,7 @@ void api_status(srv_req *r);       /* serve_rows.c */
 void api_segmentation(srv_req *r); /* serve_segment.c */
 void api_comments(srv_req *r);     /* serve_comments.c */
 void api_dashboard(srv_req *r);    /* serve_dashboard.c */
+void api_waveform(srv_req *r);     /* serve_waveform.c */
 void srv_clip(srv_req *r);         /* serve_clips.c */
 
 /* ---- what rows play (serve_media.c) ---- */
@@ -290,6 +302,8 @@ typedef struct media_clip media_clip;
 
 /* A sample's media as its rows see it: the segment, the current clips, the view's row ids. */
 typedef struct srv_media {
+  int review;        /* <sample>/review.mp4 (`rescue clip --review-copy`) is there and
+                        newer than segment.mp4: every row plays it */
   int segment;       /* <sample>/segment.mp4 is there: every row plays it */
   media_clip *clips; /* manifest entries whose row id and span still match (not stale) */
   int n_clips;
@@ -301,8 +315,8 @@ typedef struct srv_media {
 int srv_media_load(srv_req *r, srv_media *m);
 void srv_media_clear(srv_media *m);
 /*
-** Write row i's media (its span [a, b], seconds of the sample): {"path", "kind" ("segment"
-** | "clip"), "start", "end" (seconds inside the file), "offset" (the second of the sample
+** Write row i's media (its span [a, b], seconds of the sample): {"path", "kind" ("review"
+** | "segment" | "clip"), "start", "end" (seconds inside the file), "offset" (the second of the sample
 ** at the file's start), "clip_row_id"} or null when nothing plays it.
 */
 void srv_put_row_media(srv_req *r, rescue_jw *w, const srv_media *m, int i, double a, double b);

@@ -1,6 +1,7 @@
 /*
 ** serve_media.c: what each row of a sample plays (corpus/FORMAT.md §7). A row plays a file
-** and a span inside it: the sample's segment.mp4 with the row's own times, or else a row
+** and a span inside it: the sample's review copy (review.mp4, 1 s between keyframes) or
+** its segment.mp4 with the row's own times, or else a row
 ** clip whose manifest span contains the row's span, at the row's offset inside the clip.
 ** Clips are found by their manifest's row ids and spans, never by the row's position; a
 ** clip whose row (its manifest's row id) is no longer in the corpus view, or has other
@@ -20,15 +21,42 @@
 /* Spans agree when their ends differ by at most this (the manifest keeps milliseconds). */
 #define SPAN_SLACK 0.0015
 
-/* Is <assets>/<rel> a regular file? */
-static int asset_file(srv_req *r, const char *rel) {
+/* Is <assets>/<rel> a regular file? Its mtime into *mtime when not NULL. */
+static int asset_file_at(srv_req *r, const char *rel, struct timespec *mtime) {
   rescue_buf p = RESCUE_BUF_INIT;
   struct stat sb;
   int ok;
   rescue_buf_printf(&p, "%s/%s", r->srv->assets_real, rel);
   ok = rescue_buf_ok(&p) && stat(p.s, &sb) == 0 && S_ISREG(sb.st_mode);
+  if (ok && mtime)
+    *mtime = sb.st_mtim;
   rescue_buf_clear(&p);
   return ok;
+}
+
+static int asset_file(srv_req *r, const char *rel) { return asset_file_at(r, rel, NULL); }
+
+/*
+** The sample's review copy and segment: m->review when review.mp4 is there and not older
+** than segment.mp4 (`rescue clip --review-copy` writes it after the segment; an older one
+** was cut for another span). 0 or RESCUE_ENOMEM.
+*/
+static int whole_files(srv_req *r, srv_media *m) {
+  rescue_buf rel = RESCUE_BUF_INIT;
+  struct timespec rt = {0}, st = {0};
+  rescue_buf_printf(&rel, "%s/segment.mp4", r->sample_id);
+  if (!rescue_buf_ok(&rel))
+    return RESCUE_ENOMEM;
+  m->segment = asset_file_at(r, rel.s, &st);
+  rescue_buf_reset(&rel);
+  rescue_buf_printf(&rel, "%s/review.mp4", r->sample_id);
+  if (!rescue_buf_ok(&rel))
+    return RESCUE_ENOMEM;
+  m->review =
+      asset_file_at(r, rel.s, &rt) && (!m->segment || rt.tv_sec > st.tv_sec ||
+                                       (rt.tv_sec == st.tv_sec && rt.tv_nsec >= st.tv_nsec));
+  rescue_buf_clear(&rel);
+  return 0;
 }
 
 static int num_member(const rescue_jnode *o, const char *key, double *out) {
@@ -181,24 +209,20 @@ end:
 int srv_media_load(srv_req *r, srv_media *m) {
   rescue_view av = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = r->view_id};
   view_rows mine;
-  rescue_buf rel = RESCUE_BUF_INIT;
   int rc;
 
   memset(m, 0, sizeof *m);
   if (!r->srv->assets_real)
     return 0;
-  rescue_buf_printf(&rel, "%s/segment.mp4", r->sample_id);
-  if (!rescue_buf_ok(&rel))
-    return RESCUE_ENOMEM;
-  m->segment = asset_file(r, rel.s);
-  rescue_buf_clear(&rel);
+  if ((rc = whole_files(r, m)))
+    return rc;
   if ((rc = view_rows_load(r, &av, &mine)))
     return rc;
   m->n_rows = mine.n;
   m->row_id = mine.id;
   mine.id = NULL;
   view_rows_clear(&mine);
-  return m->segment ? 0 : load_clips(r, m);
+  return m->segment || m->review ? 0 : load_clips(r, m);
 }
 
 /*
@@ -226,15 +250,17 @@ void srv_put_row_media(srv_req *r, rescue_jw *w, const srv_media *m, int i, doub
   rescue_buf rel = RESCUE_BUF_INIT;
   char *plain;
   double off = 0;
-  if (!(a >= 0) || !(b >= a) || (!m->segment && !(c = pick_clip(m, i, a, b)))) {
+  const char *kind = m->review ? "review" : "segment";
+  if (!(a >= 0) || !(b >= a) || (!m->review && !m->segment && !(c = pick_clip(m, i, a, b)))) {
     rescue_jw_null(w);
     return;
   }
   if (c) {
     rescue_buf_printf(&rel, "%s/clips/%03d.mp4", r->sample_id, c->index);
     off = c->clip_start;
+    kind = "clip";
   } else {
-    rescue_buf_printf(&rel, "%s/segment.mp4", r->sample_id);
+    rescue_buf_printf(&rel, "%s/%s.mp4", r->sample_id, kind);
   }
   plain = rescue_buf_ok(&rel) ? rescue_strdup(rel.s) : NULL;
   if (plain) /* the media URL's signature, bound to the session */
@@ -249,7 +275,7 @@ void srv_put_row_media(srv_req *r, rescue_jw *w, const srv_media *m, int i, doub
   rescue_jw_key(w, "path");
   rescue_jw_str(w, rel.s);
   rescue_jw_key(w, "kind");
-  rescue_jw_str(w, c ? "clip" : "segment");
+  rescue_jw_str(w, kind);
   rescue_jw_key(w, "start");
   rescue_jw_double(w, floor((a - off) * 1000 + 0.5) / 1000);
   rescue_jw_key(w, "end");

@@ -31,6 +31,7 @@ static const srv_route routes[] = {
   {SRV_POST, "/api/samples/{id}/comments",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_comments,     "a comment",     NULL},
   {SRV_POST, "/api/samples/{id}/segmentation",   SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_segmentation, "segmentation",  NULL},
   {SRV_PUT,  "/api/samples/{id}/rows/{n}",       SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_save_row,     "a row",         NULL},
+  {SRV_GET,  "/api/samples/{id}/waveform",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_waveform,     "a waveform",    NULL},
   {SRV_GET,  "/api/samples/{id}",                SRV_SIGNED_IN, SRV_READ_VIEW,    api_sample,       "a sample",      NULL},
   {SRV_GET | SRV_HEAD, "/clips/{path}",          SRV_SIGNED_IN, SRV_CLIP,         srv_clip,         "clips",         "clips are read-only"},
 };

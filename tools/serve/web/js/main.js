@@ -9,6 +9,7 @@ import './keys.js';
 import { leadControls, openSample } from './sample.js';
 import './save.js';
 import './segment.js';
+import './timeline.js';
 import { state } from './state.js';
 import { show } from './views.js';
 import { showWork } from './work.js';

@@ -1,13 +1,59 @@
-// player.js: the video player of the sample view: which clip it loads, playing one row's
-// span, the playhead in sample time, and the subtitle cues under it.
+// player.js: the video player of the sample view: which file it loads, playing one row's
+// span (with context before and after, looped, at a chosen rate) and stopping at its end
+// within one frame, seeking anywhere in the sample (the time line), preloading the next
+// row's clip, the playhead in sample time, and the subtitle cues under it.
+//
+// A row plays the file the server names for it (GET /api/samples/<id>: media.path, span
+// start-end inside it, offset = the second of the sample at the file's start): the review
+// copy `rescue clip --review-copy` writes (1 s between keyframes, so a seek decodes little),
+// else segment.mp4, else the row's clip. The review copy and the segment span the whole
+// sample: playing starts at the row's start and goes on past it when asked, never locked
+// inside a clip.
 
 import { $, el, clipUrl } from './dom.js';
 import { state } from './state.js';
 
+// what the player does now: the row's file span [from, to] (seconds of the file), or null
+const play = { from: 0, to: null, loop: false, timer: 0, fps: 25, last: null, step: 0.04 };
+
+// the controls under the video: context, loop, rate (made here, so index.html stays as it is)
+const ctx = el('select', { id: 'play-context', title: 'seconds played before and after the row' },
+  ...[0, 1, 2].map((s) => el('option', { value: String(s), text: s + ' s' })));
+const loop = el('input', { id: 'play-loop', type: 'checkbox' });
+const rate = el('select', { id: 'play-rate', title: 'playback rate' },
+  ...[0.5, 0.75, 1, 1.25, 1.5, 2].map((r) => el('option', { value: String(r), text: r + '×' })));
+rate.value = '1';
+$('player').after(el('div', { id: 'player-tools', class: 'player-tools' },
+  el('label', {}, 'context ', ctx), el('label', {}, loop, ' loop row'), el('label', {}, 'rate ', rate)));
+rate.addEventListener('change', () => { video().playbackRate = Number(rate.value); });
+loop.addEventListener('change', () => { play.loop = loop.checked; });
+
+export const video = () => $('player');
+
+// the hidden second element that loads the next row's clip while this one plays
+let spare = null;
+function spareVideo() {
+  if (!spare) {
+    spare = el('video', { preload: 'auto', muted: true, class: 'preload' });
+    spare.hidden = true;
+    wire(spare);
+  }
+  return spare;
+}
+
+function wire(v) {
+  v.addEventListener('timeupdate', () => { if (v === video()) { checkStop(); drawCues(); } });
+  v.addEventListener('playing', () => { if (v === video()) armStop(); });
+  v.addEventListener('ratechange', () => { if (v === video()) armStop(); });
+  v.addEventListener('seeked', () => { if (v === video()) armStop(); });
+}
+wire($('player'));
+
 export function setupPlayer() {
-  const s = state.sample, p = $('player');
+  const s = state.sample, p = video();
   state.clipOffset = 0;
   state.media = null;
+  play.to = null;
   const first = s.rows.find((r) => r.media);
   if (first) {
     // the first row's file, so the playhead means something before anything is played
@@ -25,33 +71,137 @@ export function setupPlayer() {
   }
 }
 
+// 1 when the file the player has loaded spans the whole sample (review copy or segment)
+export const wholeSample = () => { const m = currentMedia(); return !!m && m.kind !== 'clip'; };
+function currentMedia() {
+  const r = state.sample && state.sample.rows.find((x) => x.media && x.media.path === state.media);
+  return r ? r.media : null;
+}
+
+// Load path into the player: the preloaded spare when it holds it (swapped in), else the
+// player itself.
+function load(path) {
+  const src = clipUrl(path), p = video();
+  if (state.media === path && p.src.endsWith(src)) return p;
+  if (spare && spare.dataset.path === path) {
+    const old = p;
+    spare.id = 'player';
+    spare.controls = true;
+    spare.muted = old.muted;
+    spare.className = old.className;
+    spare.hidden = false;
+    old.pause();
+    old.replaceWith(spare);
+    old.id = '';
+    old.hidden = true;
+    old.className = 'preload';
+    old.controls = false;
+    spare = old;
+    spare.dataset.path = '';
+  } else {
+    p.src = src;
+  }
+  state.media = path;
+  return video();
+}
+
+// Warm the next row's file: with the same file (review copy, segment) there is nothing to
+// fetch; a clip is loaded into the spare element, swapped in when that row is selected.
+function preloadNext() {
+  const s = state.sample, n = s && s.rows[state.sel + 1], m = n && n.media;
+  if (!m || m.path === state.media) return;
+  const v = spareVideo();
+  if (v.dataset.path === m.path) return;
+  v.dataset.path = m.path;
+  v.src = clipUrl(m.path);
+  v.currentTime = Number(m.start) || 0;
+}
+
 // The row's media as the server chose it by span and row id (GET /api/samples/<id>): a file
 // and the row's span inside it; never a clip picked by the row's position.
 export function playRow() {
-  const s = state.sample, r = s.rows[state.sel], p = $('player'), m = r && r.media;
+  const s = state.sample, r = s.rows[state.sel], m = r && r.media;
   if (!m) {
     // nothing holds this row's span (a clip cut for other times is never played instead)
-    p.pause();
-    state.stopAt = null;
+    video().pause();
+    play.to = null;
     $('no-media').textContent = s.rows.some((x) => x.media) ? 'No clip holds this row\'s span yet (`rescue clip` cuts it).' : 'No clip for this sample under --assets.';
     $('no-media').hidden = false;
     return;
   }
   $('no-media').hidden = true;
-  const src = clipUrl(m.path);
-  if (state.media !== m.path || !p.src.endsWith(src)) { p.src = src; state.media = m.path; }
+  const p = load(m.path);
   state.clipOffset = Number(m.offset) || 0;
-  state.stopAt = Number(m.end);
-  p.currentTime = Number(m.start) || 0;
+  const c = Number(ctx.value) || 0, a = Number(m.start) || 0, b = Number(m.end);
+  play.from = Math.max(0, a - c);
+  play.to = b + c;
+  play.loop = loop.checked;
+  p.playbackRate = Number(rate.value);
+  p.currentTime = play.from;
+  start(p);
+  preloadNext();
+}
+
+function start(p) {
   const pr = p.play();
   if (pr && pr.catch) pr.catch(() => {});
 }
-$('player').addEventListener('timeupdate', () => {
-  const p = $('player');
-  if (state.stopAt != null && p.currentTime >= state.stopAt) { p.pause(); state.stopAt = null; }
-  drawCues();
-});
-export const playhead = () => state.clipOffset + $('player').currentTime;
+
+// Play from second t of the sample (the time line's click): inside the loaded file when it
+// spans the sample, without a stop; 0 when the loaded file does not hold t.
+export function seekSample(t) {
+  const p = video(), m = currentMedia();
+  if (!m) return 0;
+  const local = t - (Number(m.offset) || 0);
+  if (m.kind === 'clip' && (local < 0 || (p.duration && local > p.duration))) return 0;
+  play.to = null;
+  p.currentTime = Math.max(0, local);
+  return 1;
+}
+
+// The stop at the row's end (plus context), within one frame: a timer set from currentTime
+// and the rate wakes shortly before it, then every presented frame (requestVideoFrameCallback,
+// or animation frames without it) is checked; timeupdate (4 Hz) alone overshoots.
+function armStop() {
+  const p = video();
+  clearTimeout(play.timer);
+  play.last = null;
+  play.step = (p.playbackRate || 1) / play.fps;
+  if (play.to == null || p.paused) return;
+  const ms = ((play.to - p.currentTime) / (p.playbackRate || 1)) * 1000 - 120;
+  play.timer = setTimeout(watchFrames, Math.max(0, ms));
+}
+function watchFrames() {
+  const p = video(), t = p.currentTime;
+  if (play.to == null || p.paused) return;
+  // how far the picture moves between two checks (one frame, more at 2x or when frames are
+  // dropped): stopping when the next one would pass the end keeps the last frame shown
+  // inside the row
+  if (play.last != null && t > play.last) play.step = Math.min(0.25, t - play.last);
+  play.last = t;
+  if (checkStop(play.step)) return;
+  if (p.requestVideoFrameCallback) p.requestVideoFrameCallback(watchFrames);
+  else requestAnimationFrame(watchFrames);
+}
+// Stop when the picture is within half a frame of the end, or would pass it at the next
+// check (ahead seconds away); the player then rests on the end.
+function checkStop(ahead = 0) {
+  const p = video();
+  if (play.to == null || p.currentTime + ahead < play.to - 0.5 / play.fps) return false;
+  if (play.loop) {
+    p.currentTime = play.from;
+    return true;
+  }
+  p.pause();
+  p.currentTime = play.to;
+  play.to = null;
+  clearTimeout(play.timer);
+  return true;
+}
+
+export const playhead = () => state.clipOffset + video().currentTime;
+// the second of the sample where the row being played stops (null: none)
+export const stopAt = () => (play.to == null ? null : state.clipOffset + play.to);
 
 export function drawCues() {
   const s = state.sample;

@@ -69,6 +69,7 @@ export function selectRow(i, play) {
   for (const tr of $('rows').tBodies[0].rows) tr.classList.toggle('selected', Number(tr.dataset.index) === r.index);
   const tr = $('rows').tBodies[0].rows[state.sel];
   if (tr && tr.scrollIntoView) tr.scrollIntoView({ block: 'nearest' });
+  if (play) playRow(); // first: the seek runs while the form is drawn
   const d = draftOf(r);
   state.edit = JSON.parse(JSON.stringify(d ? d.row : r.row));
   state.editBase = d ? d.base : r.version;
@@ -82,5 +83,4 @@ export function selectRow(i, play) {
   markDrafts();
   drawCues();
   state.playedRow = play ? state.sel : null;
-  if (play) playRow();
 }

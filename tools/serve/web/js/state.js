@@ -13,7 +13,6 @@ export const state = {
   editKey: null,     // the edited row's stable row_id (its draft's key)
   playedRow: null,   // the row selectRow last played (space plays the row when it is not this)
   filter: null,      // the row filter: {speaker, text, lint, todo}
-  stopAt: null,      // pause the player here
   clipOffset: 0,     // seconds of the sample where the loaded clip starts
   media: null,       // the path of the file the player has loaded
   pending: null,     // the conflict's current version
