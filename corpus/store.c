@@ -1232,7 +1232,7 @@ void rescue_sample_iter_free(rescue_sample_iter **itp) {
 
 /*
 ** Copy every page of st to the open connection dst in one step (one read transaction on
-** st: a consistent copy while others commit), then make dst a rollback-journal file.
+** st: a consistent copy while others commit).
 ** 0, or the SQLite code with the message in msg.
 */
 static int backup_pages(rescue_store *st, sqlite3 *dst, int64_t *pages, char *msg, size_t cap) {
@@ -1248,12 +1248,26 @@ static int backup_pages(rescue_store *st, sqlite3 *dst, int64_t *pages, char *ms
   if (pages)
     *pages = sqlite3_backup_pagecount(bk);
   sqlite3_backup_finish(bk);
-  if (rc != SQLITE_DONE) {
+  if (rc != SQLITE_DONE)
     snprintf(msg, cap, "%s", sqlite3_errstr(rc));
-    return rc;
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/*
+** The copy at path, in rollback-journal mode: the pages came with the live corpus's WAL
+** mark, which only a connection that opened the file in WAL mode can take off.
+*/
+static int leave_wal(const char *path, char *msg, size_t cap) {
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+  if (rc != SQLITE_OK)
+    snprintf(msg, cap, "%s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  if (sqlite3_close(db) != SQLITE_OK && rc == SQLITE_OK) {
+    snprintf(msg, cap, "%s", sqlite3_errmsg(db));
+    rc = SQLITE_IOERR;
   }
-  if ((rc = sqlite3_exec(dst, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL)) != SQLITE_OK)
-    snprintf(msg, cap, "%s", sqlite3_errmsg(dst));
   return rc;
 }
 
@@ -1288,6 +1302,10 @@ int rescue_store_backup(rescue_store *st, const char *dest, int64_t *pages, resc
     goto fail;
   }
   dst = NULL;
+  if (leave_wal(tmp, msg, sizeof msg) != SQLITE_OK) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", dest, msg);
+    goto fail;
+  }
   /* never over a file that appeared meanwhile: link, then drop the temporary name */
   if (link(tmp, dest) != 0) {
     rc = errno == EEXIST
