@@ -238,8 +238,8 @@ static int read_answers(m_file *f, rescue_error *err) {
       if (!get_type(l.n, "rescue_draft_answers", RESCUE_JNUMBER) ||
           !get_type(l.n, "model", RESCUE_JSTRING) || !get_type(l.n, "command", RESCUE_JSTRING))
         return rescue_seterr(err, RESCUE_EINVAL,
-                             "%s:1: not an answers file of rescue draft --shard ... --out "
-                             "(its first line names the model and the command); nothing merged",
+                             "%s:1: not an answers file of a draft shard (its first line names "
+                             "the model and the command); nothing merged",
                              f->path);
       continue;
     }

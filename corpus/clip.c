@@ -101,7 +101,7 @@ typedef struct runner {
   int threads;            /* encoder threads per worker */
   int split;              /* parts the rows of one sample are cut in (spare workers) */
   _Atomic long settled;   /* requests finished, failed or kept so far */
-  struct shard_rec *recs; /* clips shards cut into this folder (read by a run without one) */
+  struct shard_rec *recs; /* clips shards cut into this folder (their note files) */
   int n_recs;
 } runner;
 
@@ -1401,7 +1401,7 @@ static int lock_shard(const rescue_clip_opts *o, int fds[2], rescue_error *err) 
     else if (flock(fds[k], (k == 0 ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0)
       rc = errno == EWOULDBLOCK
                ? rescue_seterr(err, RESCUE_ELOCKED,
-                               k == 0 ? "'%s' is being written by a clip run without --shard"
+                               k == 0 ? "'%s' is being written by a clip run that is not a shard"
                                       : "'%s' is being written by another run of shard %d/%d",
                                o->out, o->shard_i, o->shard_n)
                : rescue_seterr(err, RESCUE_EIO, "cannot lock '%s': %s", p.s, strerror(errno));
@@ -1728,8 +1728,9 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   rn.threads = nthreads > 1 ? 1 : 0;
   rn.settled = 0;
 
-  /* a run without a shard keeps (and records) what shards cut into this folder */
-  if (o->shard_n == 0 && read_shard_recs(&rn)) {
+  /* keep what shards cut into this folder: a run without a shard records it, a shard run
+     again (after a kill) notes it again */
+  if (read_shard_recs(&rn)) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto end;
   }
