@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rescue_alloc.h"
+#include "rescue_clip.h"
 #include "store_int.h"
 #include "rescue_draft.h"
 #include "rescue_json.h"
@@ -34,50 +35,6 @@ const char *rescue_draft_default_template(size_t *len) {
     *len = rescue_draft_prompt_len;
   return (const char *)rescue_draft_prompt;
 }
-
-/* ---- what the workers read: copies of the samples, made before they start ---- */
-
-typedef struct d_row {
-  int pos;
-  int64_t row_id;
-  char *content; /* the row as the model's view shows it */
-} d_row;
-
-typedef struct d_sample {
-  char *sample_id;
-  int64_t ref, rowset_id;
-  const char *scenario;
-  char *head, *tail; /* sample-level JSON around the rows */
-  int has_rows;
-  char *participants; /* JSON array */
-  int n;
-  d_row *rows;
-} d_sample;
-
-typedef struct d_request {
-  d_sample *s;
-  int from, to; /* positions, inclusive */
-  /* filled by the worker */
-  rescue_buf answer; /* JSON array of the merged rows to store, "" when none */
-  int *store_pos;    /* positions of those rows */
-  int n_store;
-  int done;
-} d_request;
-
-typedef struct d_run {
-  const rescue_scheme *sc;
-  const rescue_draft_opts *o;
-  const char *tmpl;
-  size_t tmpl_len;
-  d_request *req;
-  rescue_draft_outcome *out;
-  int n_req;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int next;      /* next request to take */
-  int *finished; /* queue of finished request indexes */
-  int n_finished;
-} d_run;
 
 /* ---- the prompt ---- */
 
@@ -791,8 +748,27 @@ static void *worker(void *arg) {
 
 /* ---- the store side (calling thread only) ---- */
 
-static int load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t model_id,
-                        d_sample **out, int *n_out) {
+/*
+** The SHA-256 of a sample's rows as the model's view shows them (row set, then each row's
+** position, id and content): what a merge compares with the sample it stores into.
+*/
+static void sample_digest(d_sample *d) {
+  rescue_sha256 h;
+  char line[64];
+  int i;
+  rescue_sha256_init(&h);
+  snprintf(line, sizeof line, "rowset %lld\n", (long long)d->rowset_id);
+  rescue_sha256_update(&h, line, strlen(line));
+  for (i = 0; i < d->n; i++) {
+    snprintf(line, sizeof line, "%d %lld ", d->rows[i].pos, (long long)d->rows[i].row_id);
+    rescue_sha256_update(&h, line, strlen(line));
+    rescue_sha256_update(&h, d->rows[i].content, strlen(d->rows[i].content) + 1);
+  }
+  rescue_sha256_hex(&h, d->draft_sha256);
+}
+
+int draft_load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t model_id,
+                       d_sample **out, int *n_out) {
   const rescue_scheme *sc = rescue_store_scheme(st);
   rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = model_id};
   rescue_sample_iter *it = NULL;
@@ -810,6 +786,9 @@ static int load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t mo
     const rescue_jnode *head, *given;
     rescue_jerror je;
     if ((strcmp(s->status, "discarded") == 0 && o->n_samples == 0) || s->n == 0)
+      continue;
+    if (o->shard_n > 0 &&
+        rescue_fnv1a64(s->sample_id) % (uint64_t)o->shard_n != (uint64_t)(o->shard_i - 1))
       continue;
     if (RESCUE_ALLOC_GROW(list, n + 1, cap)) {
       rc = RESCUE_ENOMEM;
@@ -856,6 +835,7 @@ static int load_samples(rescue_store *st, const rescue_draft_opts *o, int64_t mo
     }
     if (rc < 0)
       break;
+    sample_digest(d);
   }
   if (rc == RESCUE_ENOMEM)
     rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
@@ -870,7 +850,7 @@ end:
   return rc < 0 ? rc : 0;
 }
 
-static void free_samples(d_sample *list, int n) {
+void draft_free_samples(d_sample *list, int n) {
   int i, j;
   for (i = 0; i < n; i++) {
     for (j = 0; j < list[i].n; j++)
@@ -995,7 +975,7 @@ static int insert_request(rescue_store *st, d_run *R, int idx, int64_t model_id,
     rescue_bind_null(q, ":exit_status");
   rescue_bind_text(q, ":outcome", o->status, -1);
   rescue_bind_text(q, ":error", o->error, -1);
-  rescue_bind_text(q, ":now", now, -1);
+  rescue_bind_text(q, ":now", r->created_at ? r->created_at : now, -1);
   if (sqlite3_step(q) != SQLITE_DONE)
     return rescue_store_sqlerr(st, "recording a model request");
   *request_id = sqlite3_last_insert_rowid(rescue_store_db(st));
@@ -1058,12 +1038,12 @@ static int store_row(rescue_store *st, d_request *r, rescue_draft_outcome *o, co
 }
 
 /*
-** Store request idx: its provenance record and one model version per accepted row whose
-** content differs from the model's own latest version of that row (an identical answer is
-** counted as unchanged and adds nothing to the history), in one transaction. A sample
-** whose row set changed since the prompt was built is refused.
+** Store request idx inside the caller's transaction: its provenance record and one model
+** version per accepted row whose content differs from the model's own latest version of
+** that row (an identical answer is counted as unchanged and adds nothing to the history).
+** A sample whose row set changed since the prompt was built is refused.
 */
-static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) {
+int draft_store_in_txn(rescue_store *st, d_run *R, int idx, int64_t model_id) {
   d_request *r = &R->req[idx];
   rescue_draft_outcome *o = &R->out[idx];
   rescue_jdoc *doc = NULL;
@@ -1071,39 +1051,44 @@ static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) 
   rescue_buf *mine = NULL;
   int64_t request_id = 0;
   int rc, i, cap_findings = o->n_findings; /* o->findings holds at least n_findings */
-  if ((rc = rescue_store_begin(st)))
-    return rc;
   if ((rc = check_rowset(st, R, idx)) || (rc = insert_request(st, R, idx, model_id, &request_id)))
-    goto fail;
+    goto end;
   if (r->n_store > 0) {
     rescue_jerror je;
     if (!(doc = rescue_jdoc_new()) ||
         !(arr = rescue_jparse(doc, r->answer.s, r->answer.len, &je))) {
       rc = rescue_seterr(rescue_store_err(st), doc ? RESCUE_EINTERNAL : RESCUE_ENOMEM,
                          "the checked answer does not parse");
-      goto fail;
+      goto end;
     }
     if ((rc = load_mine(st, r, model_id, &mine)))
-      goto fail;
+      goto end;
   }
   for (c = arr ? arr->child : NULL, i = 0; c; c = c->next, i++)
     if ((rc = store_row(st, r, o, c, i, mine, model_id, request_id, &cap_findings)))
-      goto fail;
-  if ((rc = draft_audit(st, R, r, o)) || (rc = rescue_store_commit(st)))
-    goto fail;
+      goto end;
+  rc = draft_audit(st, R, r, o);
+end:
   rescue_jdoc_free(&doc);
   free_mine(&mine, r->to - r->from + 1);
-  return 0;
-fail:
+  return rc;
+}
+
+/* Store request idx in a transaction of its own (draft_store_in_txn). */
+static int store_request(rescue_store *st, d_run *R, int idx, int64_t model_id) {
+  rescue_draft_outcome *o = &R->out[idx];
+  int rc;
+  if ((rc = rescue_store_begin(st)))
+    return rc;
+  if (!(rc = draft_store_in_txn(st, R, idx, model_id)) && !(rc = rescue_store_commit(st)))
+    return 0;
   rescue_store_rollback(st);
-  rescue_jdoc_free(&doc);
-  free_mine(&mine, r->to - r->from + 1);
   o->rows_imported = 0;
   o->rows_unchanged = 0;
   return rc;
 }
 
-static int check_model(rescue_store *st, const char *name, int64_t *id) {
+int draft_check_model(rescue_store *st, const char *name, int64_t *id) {
   sqlite3_stmt *q;
   int rc;
   char role[16] = "";
@@ -1205,7 +1190,11 @@ static int store_finished(rescue_store *st, d_run *R, int64_t model_id) {
     out->status = out->error                                                    ? "failed"
                   : R->req[idx].n_store < R->req[idx].to - R->req[idx].from + 1 ? "partial"
                                                                                 : "ok";
-    if ((src = store_request(st, R, idx, model_id))) {
+    if (o->answers) {
+      /* a shard: the request goes to the answers file, counted as if stored */
+      draft_answers_put(R, idx);
+      out->rows_imported = R->req[idx].n_store;
+    } else if ((src = store_request(st, R, idx, model_id))) {
       /* the store refused: take no new requests, let the running ones finish */
       if (!rc)
         rc = src;
@@ -1263,9 +1252,9 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     R.tmpl = rescue_draft_default_template(&R.tmpl_len);
   if (!o->on_prompt && (!o->model_cmd || !*o->model_cmd))
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "no model command given");
-  if ((rc = check_model(st, o->annotator, &model_id)))
+  if ((rc = draft_check_model(st, o->annotator, &model_id)))
     return rc;
-  if ((rc = load_samples(st, o, model_id, &samples, &n_samples)))
+  if ((rc = draft_load_samples(st, o, model_id, &samples, &n_samples)))
     goto end;
   if ((rc = plan_requests(&R, samples, n_samples))) {
     rc = rescue_seterr(rescue_store_err(st), rc, NULL);
@@ -1312,7 +1301,11 @@ int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_repo
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "cannot start a worker thread");
     goto end_threads;
   }
+  if (o->answers)
+    draft_answers_head(&R);
   rc = store_finished(st, &R, model_id);
+  if (o->answers)
+    draft_answers_end(&R);
   for (i = 0; i < n_threads; i++)
     pthread_join(threads[i], NULL);
 end_threads:
@@ -1332,7 +1325,7 @@ end:
     }
   rescue_free(R.req);
   rescue_free(R.finished);
-  free_samples(samples, n_samples);
+  draft_free_samples(samples, n_samples);
   if (!rep->outcomes)
     rescue_free(R.out);
   return rc;

@@ -58,6 +58,14 @@ typedef struct rescue_draft_opts {
   /* print-only mode: no command is run and nothing is stored; each prompt goes here */
   void (*on_prompt)(void *arg, const char *sample_id, int from, int to, const char *prompt,
                     size_t len);
+  /* only the samples whose rescue_fnv1a64(sample_id) % shard_n is shard_i - 1, the same
+     assignment as rescue_clip's (shard_n 0: all) */
+  int shard_i, shard_n;
+  /* non-NULL: store nothing (the store may be a read-only snapshot); write an answers file
+     here instead, for rescue_draft_merge: a first line naming the model and the command,
+     one JSON line per request (its checked rows, named by row id and position, and its
+     provenance), and a closing line with the number of requests */
+  rescue_buf *answers;
   /* called in the calling thread after each request is stored (or failed) */
   void (*on_done)(void *arg, const rescue_draft_outcome *o, long done, long total);
   void *arg;
@@ -76,6 +84,33 @@ const char *rescue_draft_default_template(size_t *len);
 */
 int rescue_draft(rescue_store *st, const rescue_draft_opts *o, rescue_draft_report *rep);
 void rescue_draft_report_clear(rescue_draft_report *rep);
+
+/* What rescue_draft_merge did. */
+typedef struct rescue_draft_merge_report {
+  long files, requests; /* answers files read, request lines in them */
+  long merged, already; /* requests stored now; requests a merge stored before */
+  long refused;         /* requests of refused samples (nothing of them stored) */
+  long samples_refused; /* samples whose draft changed since the snapshot */
+  long rows_imported, rows_unchanged, rows_kept_back;
+  char **refusals; /* one message per refused sample, naming the file and line */
+  int n_refusals;
+} rescue_draft_merge_report;
+
+/*
+** Apply answers files that `rescue_draft` wrote with opts.answers (shards on other
+** machines) to st, in one transaction: the same provenance records and versions as a
+** local run, with the shards' times. A request already merged (same model, sample, rows,
+** prompt hash, attempts, time) adds nothing. A sample whose row set or rows as the model
+** sees them differ from those the shard read is refused (a message in rep->refusals;
+** its requests add nothing, the rest merge). A file that is not an answers file, has a
+** line that is not valid, or lacks its closing line (truncated) refuses the whole merge
+** with RESCUE_EINVAL and "<file>:<line>: ..." on the handle; nothing is written. An
+** unknown model annotator is refused too. Returns 0, RESCUE_EPARTIAL when samples were
+** refused (the rest stored), or an error. Free rep with rescue_draft_merge_report_clear.
+*/
+int rescue_draft_merge(rescue_store *st, const char *const *files, int n_files,
+                       rescue_draft_merge_report *rep);
+void rescue_draft_merge_report_clear(rescue_draft_merge_report *rep);
 
 /*
 ** {"model", "requests", "ok", "partial", "failed", "rows_imported", "rows_kept_back",

@@ -70,8 +70,10 @@ typedef struct job {
   int n_rows; /* rows of the sample; reqs[0..n_rows) are rows, reqs[n_rows] the
                                segment when has_span (and not audio mode) */
   double *row_start, *row_end;
-  int64_t *row_id; /* row.id of each row (the corpus view's row set) */
-  prior *priors;   /* per position 0..n_rows (0: segment) */
+  int64_t *row_id;     /* row.id of each row (the corpus view's row set) */
+  prior *priors;       /* per position 0..n_rows (0: segment), recorded for this folder */
+  prior *shard_priors; /* per position: what a shard cut into this folder (not recorded) */
+  int *adopted;        /* per request: kept from a shard, to record now */
   /* worker results */
   cut_req *reqs;
   int n_reqs;
@@ -96,10 +98,20 @@ typedef struct runner {
   int n_finished;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int threads;          /* encoder threads per worker */
-  int split;            /* parts the rows of one sample are cut in (spare workers) */
-  _Atomic long settled; /* requests finished, failed or kept so far */
+  int threads;            /* encoder threads per worker */
+  int split;              /* parts the rows of one sample are cut in (spare workers) */
+  _Atomic long settled;   /* requests finished, failed or kept so far */
+  struct shard_rec *recs; /* clips shards cut into this folder (their note files) */
+  int n_recs;
 } runner;
+
+/* One clip a shard cut, from <out>/.rescue-clip-shard-<i>of<n>.jsonl. */
+typedef struct shard_rec {
+  char *sample_id;
+  int position;
+  char mode[8];
+  prior p;
+} shard_rec;
 
 static void job_free(job *j) {
   int i;
@@ -115,6 +127,12 @@ static void job_free(job *j) {
     rescue_free(j->priors[i].sha256);
   }
   rescue_free(j->priors);
+  for (i = 0; j->shard_priors && i <= j->n_rows; i++) {
+    rescue_free(j->shard_priors[i].path);
+    rescue_free(j->shard_priors[i].sha256);
+  }
+  rescue_free(j->shard_priors);
+  rescue_free(j->adopted);
   for (i = 0; i < j->n_reqs; i++) {
     rescue_free(j->paths ? j->paths[i] : NULL);
     rescue_free(j->tmps ? j->tmps[i] : NULL);
@@ -231,6 +249,16 @@ static int lock_out(const char *out, int *fd_out, rescue_error *err) {
 
 static double round3(double x) { return floor(x * 1000 + 0.5) / 1000; }
 
+/* Copy a prior's fields (new strings) into *to, replacing what it held. -1: out of memory. */
+static int prior_set(prior *to, const prior *from) {
+  rescue_free(to->path);
+  rescue_free(to->sha256);
+  *to = *from;
+  to->path = rescue_strdup(from->path);
+  to->sha256 = rescue_strdup(from->sha256);
+  return to->path && to->sha256 ? 0 : -1;
+}
+
 /*
 ** Is the clip recorded by an earlier run still on disk, for the same request? A clip whose
 ** span matches but that was recorded for another row (or before clips knew their rows) is
@@ -292,7 +320,8 @@ static int plan(runner *rn, job *j) {
   j->tmps = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->tmps);
   j->skip = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->skip);
   j->finals = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->finals);
-  if (!j->reqs || !j->kept || !j->paths || !j->tmps || !j->skip || !j->finals) {
+  j->adopted = rescue_calloc((size_t)j->n_reqs + 1, sizeof *j->adopted);
+  if (!j->reqs || !j->kept || !j->paths || !j->tmps || !j->skip || !j->finals || !j->adopted) {
     snprintf(j->err, sizeof j->err, "out of memory");
     return -1;
   }
@@ -940,6 +969,20 @@ end:
   return rc;
 }
 
+/*
+** Request i (position pos) of job j: is the clip a shard cut into this folder still valid
+** for it? Then it becomes the request's prior, marked adopted (recorded by this run).
+*/
+static int adopt_shard_clip(job *j, int i, int pos) {
+  const prior *sp = &j->shard_priors[pos];
+  if (!j->adopted || !sp->path || !still_valid(sp, &j->reqs[i], j->paths[i], j->segment_id))
+    return 0;
+  if (prior_set(&j->priors[pos], sp))
+    return 0; /* out of memory: cut it again */
+  j->adopted[i] = 1;
+  return 1;
+}
+
 /* Cut one sample: check its source, keep valid earlier clips, cut the rest, manifest. */
 static void run_job(runner *rn, job *j) {
   const rescue_clip_opts *o = rn->o;
@@ -972,7 +1015,8 @@ static void run_job(runner *rn, job *j) {
     int pos = i < j->n_rows ? i + 1 : 0;
     if (j->skip[i])
       continue;
-    if (!o->rows && still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id)) {
+    if (!o->rows && (still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id) ||
+                     adopt_shard_clip(j, i, pos))) {
       j->kept[i] = 1;
       rn->settled++;
       continue;
@@ -1061,6 +1105,86 @@ static char *dup_col(sqlite3_stmt *s, int col) {
   return rescue_strdup(t ? t : "");
 }
 
+/*
+** Where this run writes position pos of job j (0: the segment), into out (the path the
+** store and the shard files record, as plan() builds it).
+*/
+static void clip_path_at(const runner *rn, const job *j, int pos, rescue_buf *out) {
+  rescue_buf_reset(out);
+  if (pos == 0)
+    rescue_buf_printf(out, "%s/%s/segment.mp4", rn->o->out, j->sample_id);
+  else
+    rescue_buf_printf(out, "%s/%s/clips/%03d.%s", rn->o->out, j->sample_id, pos,
+                      rn->o->mode == RESCUE_CLIP_AUDIO ? "wav" : "mp4");
+}
+
+/*
+** The priors of job j: for each position, the latest clip the store recorded at the path
+** this run writes (clips are remembered per output folder: a run into another folder does
+** not make this folder's clips look stale), and the latest one a shard cut there
+** (rn->recs). 0, or an error code kept on the store.
+*/
+static int load_priors(runner *rn, job *j) {
+  rescue_store *st = rn->st;
+  sqlite3_stmt *s;
+  rescue_buf want = RESCUE_BUF_INIT;
+  int rc, i;
+  j->shard_priors = rescue_calloc((size_t)j->n_rows + 1, sizeof *j->shard_priors);
+  if (!j->shard_priors)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if (!(s = rescue_store_stmt(st, "clip_records")))
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", j->ref);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    int pos = sqlite3_column_int(s, 0);
+    const char *mode = (const char *)sqlite3_column_text(s, 1);
+    const char *path = (const char *)sqlite3_column_text(s, 2);
+    prior pr;
+    if (pos < 0 || pos > j->n_rows || !mode || !path)
+      continue;
+    /* the segment is recorded as a copy whatever the run's mode */
+    if (strcmp(mode, pos == 0 ? "copy" : rescue_clip_mode_name(rn->o->mode)) != 0)
+      continue;
+    clip_path_at(rn, j, pos, &want);
+    if (!rescue_buf_ok(&want) || strcmp(want.s, path) != 0)
+      continue;
+    pr.path = (char *)path;
+    pr.req_start = sqlite3_column_double(s, 3);
+    pr.req_end = sqlite3_column_double(s, 4);
+    pr.sha256 = (char *)sqlite3_column_text(s, 5);
+    pr.bytes = sqlite3_column_int64(s, 6);
+    pr.segment_id = sqlite3_column_int64(s, 7);
+    pr.act_start = sqlite3_column_double(s, 8);
+    pr.act_end = sqlite3_column_double(s, 9);
+    pr.frames = sqlite3_column_int64(s, 10);
+    pr.audio_samples = sqlite3_column_int64(s, 11);
+    pr.row_id = sqlite3_column_int64(s, 12);
+    if (!pr.sha256 || prior_set(&j->priors[pos], &pr)) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+  }
+  sqlite3_reset(s);
+  for (i = 0; rc == SQLITE_DONE && i < rn->n_recs; i++) {
+    const shard_rec *r = &rn->recs[i];
+    if (r->position > j->n_rows || strcmp(r->sample_id, j->sample_id) != 0 ||
+        strcmp(r->mode, r->position == 0 ? "copy" : rescue_clip_mode_name(rn->o->mode)) != 0)
+      continue;
+    clip_path_at(rn, j, r->position, &want);
+    if (rescue_buf_ok(&want) && strcmp(want.s, r->p.path) == 0 &&
+        prior_set(&j->shard_priors[r->position], &r->p))
+      rc = SQLITE_NOMEM;
+  }
+  if (!rescue_buf_ok(&want))
+    rc = SQLITE_NOMEM;
+  rescue_buf_clear(&want);
+  if (rc == SQLITE_NOMEM)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading clip records");
+  return 0;
+}
+
 /* Fill a job from the store; returns 1 when the sample has linked media, 0 when not. */
 static int load_job(runner *rn, const rescue_sample *smp, job *j) {
   rescue_store *st = rn->st;
@@ -1107,37 +1231,7 @@ static int load_job(runner *rn, const rescue_sample *smp, job *j) {
     j->row_end[i] = smp->rows[i].end_time;
     j->row_id[i] = smp->rows[i].row_id;
   }
-  if (!(s = rescue_store_stmt(st, "clip_current")))
-    return rescue_store_err(st)->code;
-  rescue_bind_int(s, ":sample_ref", smp->ref);
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    int pos = sqlite3_column_int(s, 0);
-    const char *mode = (const char *)sqlite3_column_text(s, 1);
-    prior *pr;
-    if (pos < 0 || pos > smp->n || !mode)
-      continue;
-    /* the segment is recorded as a copy whatever the run's mode */
-    if (strcmp(mode, pos == 0 ? "copy" : rescue_clip_mode_name(rn->o->mode)) != 0)
-      continue;
-    pr = &j->priors[pos];
-    rescue_free(pr->path);
-    rescue_free(pr->sha256);
-    pr->path = dup_col(s, 2);
-    pr->req_start = sqlite3_column_double(s, 3);
-    pr->req_end = sqlite3_column_double(s, 4);
-    pr->sha256 = dup_col(s, 5);
-    pr->bytes = sqlite3_column_int64(s, 6);
-    pr->segment_id = sqlite3_column_int64(s, 7);
-    pr->act_start = sqlite3_column_double(s, 8);
-    pr->act_end = sqlite3_column_double(s, 9);
-    pr->frames = sqlite3_column_int64(s, 10);
-    pr->audio_samples = sqlite3_column_int64(s, 11);
-    pr->row_id = sqlite3_column_int64(s, 12);
-  }
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "reading clip records");
-  return 1;
+  return load_priors(rn, j) ? rescue_store_err(st)->code : 1;
 }
 
 /* Record the clips a finished job wrote (one transaction). */
@@ -1153,7 +1247,8 @@ static int record_job(runner *rn, job *j) {
     sqlite3_stmt *s;
     int segment = i >= j->n_rows;
     /* a kept clip is recorded again only to name its row (recorded for another one) */
-    if (!r->done || (j->kept[i] && (segment || j->priors[i + 1].row_id == j->row_id[i])))
+    if (!r->done ||
+        (j->kept[i] && !j->adopted[i] && (segment || j->priors[i + 1].row_id == j->row_id[i])))
       continue;
     if (!(s = rescue_store_stmt(st, "clip_insert"))) {
       rescue_store_rollback(st);
@@ -1182,6 +1277,226 @@ static int record_job(runner *rn, job *j) {
     }
   }
   return rescue_store_commit(st);
+}
+
+/* ---- shards: clips noted in the output folder instead of the store ---- */
+
+#define SHARD_PREFIX ".rescue-clip-shard-"
+
+/*
+** A shard's record of the clips job j cut or kept, appended to
+** <out>/.rescue-clip-shard-<i>of<n>.jsonl in one write (one line per clip, every number
+** exact), for the run without a shard that records them. The store is not touched.
+** 0, or RESCUE_EIO / RESCUE_ENOMEM with the message on the store's handle.
+*/
+static int note_shard_clips(runner *rn, job *j) {
+  const rescue_clip_opts *o = rn->o;
+  rescue_buf b = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT;
+  int i, fd, rc = 0;
+  for (i = 0; i < j->n_reqs; i++) {
+    const cut_req *r = &j->reqs[i];
+    int segment = i >= j->n_rows;
+    rescue_jw w;
+    if (!r->done)
+      continue;
+    rescue_jw_init(&w, &b);
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "sample_id");
+    rescue_jw_str(&w, j->sample_id);
+    rescue_jw_key(&w, "path");
+    rescue_jw_str(&w, r->path);
+    rescue_jw_key(&w, "mode");
+    rescue_jw_str(&w, segment ? "copy" : rescue_clip_mode_name(o->mode));
+    rescue_jw_key(&w, "sha256");
+    rescue_jw_str(&w, r->sha256);
+    rescue_jw_end(&w);
+    b.len--; /* reopen the object for the numbers, each written exactly */
+    rescue_buf_printf(&b,
+                      ",\"position\":%d,\"segment_id\":%lld,\"row_id\":%lld,\"req_start\":%.17g,"
+                      "\"req_end\":%.17g,\"act_start\":%.17g,\"act_end\":%.17g,\"frames\":%lld,"
+                      "\"audio_samples\":%lld,\"bytes\":%lld}\n",
+                      segment ? 0 : i + 1, (long long)j->segment_id,
+                      (long long)(segment ? 0 : j->row_id[i]), r->start, r->end, r->act_start,
+                      r->act_end, (long long)r->frames, (long long)r->audio_samples,
+                      (long long)r->bytes);
+  }
+  rescue_buf_printf(&path, "%s/" SHARD_PREFIX "%dof%d.jsonl", o->out, o->shard_i, o->shard_n);
+  if (!rescue_buf_ok(&b) || !rescue_buf_ok(&path)) {
+    rc = rescue_seterr(rescue_store_err(rn->st), RESCUE_ENOMEM, NULL);
+  } else if (b.len) {
+    fd = open(path.s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, b.s, b.len) != (ssize_t)b.len || fsync(fd) != 0)
+      rc = rescue_seterr(rescue_store_err(rn->st), RESCUE_EIO, "cannot write '%s': %s", path.s,
+                         strerror(errno));
+    if (fd >= 0)
+      close(fd);
+  }
+  rescue_buf_clear(&b);
+  rescue_buf_clear(&path);
+  return rc;
+}
+
+/* One line of a shard file into rn->recs; a line that does not read is skipped. */
+static int read_shard_line(runner *rn, const rescue_jnode *n, int *cap) {
+  static const char *const keys[] = {
+      "sample_id", "path",    "mode",   "sha256",        "position", "req_start",  "req_end",
+      "act_start", "act_end", "frames", "audio_samples", "bytes",    "segment_id", "row_id"};
+  shard_rec *r;
+  size_t k;
+  for (k = 0; k < sizeof keys / sizeof *keys; k++) {
+    const rescue_jnode *v = rescue_jget(n, keys[k]);
+    if (!v || v->type != (k < 4 ? RESCUE_JSTRING : RESCUE_JNUMBER))
+      return 0;
+  }
+  if (strlen(rescue_jget(n, "mode")->s) >= sizeof r->mode)
+    return 0;
+  if (RESCUE_ALLOC_GROW(rn->recs, rn->n_recs + 1, *cap))
+    return -1;
+  r = &rn->recs[rn->n_recs];
+  memset(r, 0, sizeof *r);
+  r->sample_id = rescue_strdup(rescue_jget(n, "sample_id")->s);
+  r->p.path = rescue_strdup(rescue_jget(n, "path")->s);
+  r->p.sha256 = rescue_strdup(rescue_jget(n, "sha256")->s);
+  snprintf(r->mode, sizeof r->mode, "%s", rescue_jget(n, "mode")->s);
+  r->position = (int)rescue_jget(n, "position")->num;
+  r->p.req_start = strtod(rescue_jget(n, "req_start")->s, NULL);
+  r->p.req_end = strtod(rescue_jget(n, "req_end")->s, NULL);
+  r->p.act_start = strtod(rescue_jget(n, "act_start")->s, NULL);
+  r->p.act_end = strtod(rescue_jget(n, "act_end")->s, NULL);
+  r->p.frames = strtoll(rescue_jget(n, "frames")->s, NULL, 10);
+  r->p.audio_samples = strtoll(rescue_jget(n, "audio_samples")->s, NULL, 10);
+  r->p.bytes = strtoll(rescue_jget(n, "bytes")->s, NULL, 10);
+  r->p.segment_id = strtoll(rescue_jget(n, "segment_id")->s, NULL, 10);
+  r->p.row_id = strtoll(rescue_jget(n, "row_id")->s, NULL, 10);
+  rn->n_recs++;
+  return r->sample_id && r->p.path && r->p.sha256 ? 0 : -1;
+}
+
+/*
+** Read every shard file in the output folder into rn->recs, in file-name order and line
+** order (a later line wins). A line a killed shard cut off is skipped: each clip is
+** checked against its file's hash before it is kept anyway. 0 or -1 (out of memory).
+*/
+static int read_shard_recs(runner *rn) {
+  struct dirent **names = NULL;
+  int n = scandir(rn->o->out, &names, NULL, alphasort), i, cap = 0, rc = 0;
+  for (i = 0; i < n; i++) {
+    const char *nm = names[i]->d_name;
+    size_t len = strlen(nm);
+    rescue_buf p = RESCUE_BUF_INIT;
+    char *text = NULL, *line, *eol;
+    size_t tlen = 0;
+    rescue_error e = RESCUE_ERROR_INIT;
+    if (!rc && strncmp(nm, SHARD_PREFIX, strlen(SHARD_PREFIX)) == 0 && len > 6 &&
+        strcmp(nm + len - 6, ".jsonl") == 0) {
+      rescue_buf_printf(&p, "%s/%s", rn->o->out, nm);
+      if (rescue_buf_ok(&p) && rescue_read_file(p.s, &text, &tlen, &e) == 0) {
+        for (line = text; !rc && line < text + tlen; line = eol + 1) {
+          rescue_jdoc *doc = rescue_jdoc_new();
+          rescue_jerror je;
+          const rescue_jnode *node;
+          if (!(eol = memchr(line, '\n', (size_t)(text + tlen - line))))
+            eol = text + tlen;
+          node = doc ? rescue_jparse(doc, line, (size_t)(eol - line), &je) : NULL;
+          if (!doc || (node && node->type == RESCUE_JOBJECT && read_shard_line(rn, node, &cap)))
+            rc = -1;
+          rescue_jdoc_free(&doc);
+        }
+      }
+      rescue_free(text);
+    }
+    rescue_buf_clear(&p);
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+static void free_shard_recs(runner *rn) {
+  int i;
+  for (i = 0; i < rn->n_recs; i++) {
+    rescue_free(rn->recs[i].sample_id);
+    rescue_free(rn->recs[i].p.path);
+    rescue_free(rn->recs[i].p.sha256);
+  }
+  rescue_free(rn->recs);
+}
+
+/*
+** Take the output folder for shard i of n: a shared lock on <out>/.rescue-clip.lock
+** (shards write disjoint samples, so they share the folder; a run without a shard, which
+** takes it exclusively, waits for none of them and is refused while one runs) and an
+** exclusive one on <out>/.rescue-clip-shard-<i>of<n>.lock (the same shard twice is refused).
+*/
+static int lock_shard(const rescue_clip_opts *o, int fds[2], rescue_error *err) {
+  rescue_buf p = RESCUE_BUF_INIT;
+  int k, rc = 0;
+  fds[0] = fds[1] = -1;
+  for (k = 0; k < 2 && !rc; k++) {
+    rescue_buf_reset(&p);
+    if (k == 0)
+      rescue_buf_printf(&p, "%s/.rescue-clip.lock", o->out);
+    else
+      rescue_buf_printf(&p, "%s/" SHARD_PREFIX "%dof%d.lock", o->out, o->shard_i, o->shard_n);
+    if (!rescue_buf_ok(&p)) {
+      rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+      break;
+    }
+    fds[k] = open(p.s, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fds[k] < 0)
+      rc = rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", p.s, strerror(errno));
+    else if (flock(fds[k], (k == 0 ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0)
+      rc = errno == EWOULDBLOCK
+               ? rescue_seterr(err, RESCUE_ELOCKED,
+                               k == 0 ? "'%s' is being written by a clip run that is not a shard"
+                                      : "'%s' is being written by another run of shard %d/%d",
+                               o->out, o->shard_i, o->shard_n)
+               : rescue_seterr(err, RESCUE_EIO, "cannot lock '%s': %s", p.s, strerror(errno));
+  }
+  rescue_buf_clear(&p);
+  if (rc)
+    for (k = 0; k < 2; k++)
+      if (fds[k] >= 0) {
+        close(fds[k]);
+        fds[k] = -1;
+      }
+  return rc;
+}
+
+/*
+** --check: for every clip of the selection, present (complete, as the store or a shard
+** recorded it for this folder), missing (no file) or stale (a file that is not the clip
+** the rows now ask for), into rn->res; nothing is cut or written. Samples whose rows
+** cannot be cut count as failed.
+*/
+static void check_all(runner *rn) {
+  rescue_clip_result *res = rn->res;
+  int k, i;
+  for (k = 0; k < rn->n_jobs; k++) {
+    job *j = &rn->jobs[k];
+    if (plan(rn, j)) {
+      rescue_error e;
+      res->samples_failed++;
+      rescue_seterr(&e, RESCUE_EMEDIA, "%s", j->err);
+      if (rn->o->failed)
+        rn->o->failed(rn->o->failed_arg, j->sample_id, &e);
+      continue;
+    }
+    for (i = 0; i < j->n_reqs; i++) {
+      int pos = i < j->n_rows ? i + 1 : 0;
+      struct stat sb;
+      if (j->skip[i])
+        continue;
+      if (stat(j->paths[i], &sb) != 0)
+        res->clips_missing++;
+      else if (still_valid(&j->priors[pos], &j->reqs[i], j->paths[i], j->segment_id) ||
+               still_valid(&j->shard_priors[pos], &j->reqs[i], j->paths[i], j->segment_id))
+        res->clips_present++;
+      else
+        res->clips_stale++;
+    }
+    res->samples_ok++;
+  }
 }
 
 /* Account for a finished job in the result and tell the caller about failures. */
@@ -1369,7 +1684,7 @@ static int record_all(runner *rn, rescue_clip_status *stt, double t0, uint64_t t
     }
     pthread_mutex_unlock(&rn->mu);
     if (!rc) /* after a store failure keep joining the workers; report it at the end */
-      rc = record_job(rn, j);
+      rc = o->shard_n > 0 ? note_shard_clips(rn, j) : record_job(rn, j);
     account(rn, j);
     done_rows += (uint64_t)j->n_rows + 1;
     if (o->progress)
@@ -1428,7 +1743,7 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   rescue_clip_result dummy;
   runner rn;
   int rc = 0, i, nthreads = o->jobs > 1 ? o->jobs : 1;
-  int lock_fd = -1;
+  int lock_fd = -1, shard_fds[2] = {-1, -1};
   rescue_clip_status stt;
   double t0 = now_sec();
   uint64_t total_rows = 0;
@@ -1446,7 +1761,9 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   memset(&stt, 0, sizeof stt);
   if (make_dir(o->out) != 0)
     return rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", o->out, strerror(errno));
-  if ((rc = lock_out(o->out, &lock_fd, err)))
+  if (o->check)
+    lock_fd = -1; /* reads only */
+  else if ((rc = o->shard_n > 0 ? lock_shard(o, shard_fds, err) : lock_out(o->out, &lock_fd, err)))
     return rc;
   rn.out_abs = realpath(o->out, NULL);
   rn.base_abs = realpath(o->path_base ? o->path_base : o->out, NULL);
@@ -1458,8 +1775,18 @@ int rescue_clip(rescue_store *st, const rescue_clip_opts *o, rescue_clip_result 
   rn.threads = nthreads > 1 ? 1 : 0;
   rn.settled = 0;
 
+  /* keep what shards cut into this folder: a run without a shard records it, a shard run
+     again (after a kill) notes it again */
+  if (read_shard_recs(&rn)) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto end;
+  }
   if ((rc = gather_jobs(&rn, &stt, &total_rows)))
     goto end;
+  if (o->check) {
+    check_all(&rn);
+    goto end;
+  }
   rc = run_workers(&rn, nthreads, &stt, t0, total_rows);
   if (!rc && res->samples_failed)
     rc = rescue_seterr(err, RESCUE_EPARTIAL,
@@ -1475,5 +1802,9 @@ end:
   free(rn.base_abs);
   if (lock_fd >= 0)
     close(lock_fd);
+  for (i = 0; i < 2; i++)
+    if (shard_fds[i] >= 0)
+      close(shard_fds[i]);
+  free_shard_recs(&rn);
   return rc;
 }

@@ -10,7 +10,8 @@
 ** "clip_start"); a clip whose position now holds other times is recut, one whose
 ** position holds another row with the same times is kept and named again. Every file is written under a temporary name and renamed when
 ** complete and checked; the store records each clip (path, span, counts, sha256), and a
-** rerun keeps clips whose file still has the recorded hash.
+** rerun keeps clips whose file still has the hash recorded for that output folder (each
+** folder's clips are remembered on their own).
 */
 #ifndef RESCUE_CLIP_H
 #define RESCUE_CLIP_H
@@ -47,9 +48,18 @@ typedef struct rescue_clip_opts {
   const char *out;       /* output folder (created when missing) */
   const char *path_base; /* manifest clip_path values are relative to it (NULL: out) */
   rescue_clip_mode mode;
-  double pad;                 /* seconds added on both sides of each row, clamped to the source */
-  int jobs;                   /* worker threads (0 or 1: one) */
-  int shard_i, shard_n;       /* only samples with fnv1a64(sample_id) % n == i - 1 (n 0: all) */
+  double pad; /* seconds added on both sides of each row, clamped to the source */
+  int jobs;   /* worker threads (0 or 1: one) */
+  /* only samples with fnv1a64(sample_id) % n == i - 1 (n 0: all). A shard writes clips
+     and manifests and records nothing in the store (which may be a read-only snapshot):
+     its clips go to <out>/.rescue-clip-shard-<i>of<n>.jsonl instead, and shards of one
+     run may write one folder at the same time. A later run without a shard keeps every
+     clip a shard cut (its file still has the recorded hash) and records it. */
+  int shard_i, shard_n;
+  /* cut nothing, write nothing: count the clips of the selection that are present
+     (complete, as recorded for this folder by the store or a shard), missing or stale
+     (a file that is not the clip the rows now ask for) into the result */
+  int check;
   const char *const *samples; /* only these (NULL: every sample) */
   int n_samples;
   /* only these rows (1-based positions) of the one sample in samples[], cut again even
@@ -86,6 +96,7 @@ typedef struct rescue_clip_result {
   long clips_kept; /* complete and verified from an earlier run */
   long clips_failed;
   double max_error; /* largest |presented - requested| duration of a written clip, s */
+  long clips_present, clips_missing, clips_stale; /* opts.check */
 } rescue_clip_result;
 
 /*

@@ -28,6 +28,9 @@ enum {
   RESCUE_OPEN_DURABLE = 2,  /* every commit survives a power cut: synchronous = FULL, one
                                more fsync of the WAL per commit (the default, NORMAL, may
                                lose the last commits to a power cut, never to a crash) */
+  RESCUE_OPEN_SNAPSHOT = 4, /* a snapshot `rescue backup` wrote, read-only and immutable
+                               (implies RESCUE_OPEN_READONLY): see rescue_store_backup; a
+                               live WAL-mode corpus is opened read-only, not immutable */
 };
 
 /*
@@ -46,6 +49,23 @@ int rescue_store_create(const char *path, const char *scheme_xml, size_t scheme_
 int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_error *err);
 /* Close and NULL the handle; accepts NULL. */
 void rescue_store_close(rescue_store **st);
+
+/*
+** Copy the corpus, consistent while others write to it, to a new file dest with SQLite's
+** online backup API (the copy is one read transaction: every commit before it, none
+** after). The copy is a self-contained file in rollback-journal mode, written under a
+** temporary name and renamed when complete; an existing dest is refused
+** (RESCUE_EEXISTS). Copying a live WAL-mode file with cp is not a backup: the last
+** commits may sit in its -wal file. *pages gets the pages copied (NULL: not wanted).
+**
+** Open such a snapshot with RESCUE_OPEN_SNAPSHOT to read it from many processes and
+** hosts at once (cluster shards): it is opened as "file:<path>?immutable=1", read-only,
+** without locks and without a -wal or -shm file. SQLite can open a WAL-mode file
+** read-only only when its -shm file exists or can be created beside it, and WAL's shared
+** memory does not work across hosts (a network file system), so shards never use it; a
+** snapshot no one writes is safe to read that way.
+*/
+int rescue_store_backup(rescue_store *st, const char *dest, int64_t *pages, rescue_error *err);
 
 /* Detail of the last failure on this handle. */
 const char *rescue_store_errmsg(const rescue_store *st);

@@ -16,6 +16,7 @@
 
 #include "rescue_alloc.h"
 #include "rescue_edit.h"
+#include "rescue_output.h"
 #include "rescue_store.h"
 #include "rescue_version.h"
 #include "store_int.h"
@@ -541,10 +542,43 @@ static int check_application_id(rescue_store *st) {
                        sqlite3_errmsg(st->db));
 }
 
+/*
+** 1 when the file at path is in WAL mode (its header's read and write versions are 2): a
+** live corpus, which must never be opened immutable (its latest commits may be in -wal).
+*/
+static int is_wal_file(const char *path) {
+  unsigned char h[20];
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(h, 1, sizeof h, f) : 0;
+  if (f)
+    fclose(f);
+  return n == sizeof h && h[18] == 2 && h[19] == 2;
+}
+
+/*
+** "file:<path>?immutable=1" for a snapshot, with the characters a URI path cannot hold
+** as they are (%, ?, #) escaped; a relative path stays relative. A new string, or NULL.
+*/
+static char *snapshot_uri(const char *path) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  const char *p;
+  rescue_buf_puts(&b, "file:");
+  for (p = path; *p; p++) {
+    if (*p == '%' || *p == '?' || *p == '#')
+      rescue_buf_printf(&b, "%%%02X", (unsigned char)*p);
+    else
+      rescue_buf_putc(&b, *p);
+  }
+  rescue_buf_puts(&b, "?immutable=1");
+  return rescue_buf_ok(&b) ? rescue_buf_detach(&b) : (rescue_buf_clear(&b), NULL);
+}
+
 int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_error *err) {
   rescue_store *st;
   struct stat sb;
-  int readonly = (flags & RESCUE_OPEN_READONLY) != 0, rc;
+  int snapshot = (flags & RESCUE_OPEN_SNAPSHOT) != 0, rc;
+  int readonly = snapshot || (flags & RESCUE_OPEN_READONLY) != 0;
+  char *uri = NULL;
 
   *out = NULL;
   if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
@@ -552,9 +586,16 @@ int rescue_store_open(rescue_store **out, const char *path, int flags, rescue_er
   st = store_alloc(path);
   if (!st)
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
-  rc = sqlite3_open_v2(
-      path, &st->db,
-      (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX, NULL);
+  /* a snapshot: immutable, so no lock, -wal or -shm is needed (rescue_store_backup says why) */
+  if (snapshot && !is_wal_file(path) && !(uri = snapshot_uri(path))) {
+    rc = rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+    goto fail;
+  }
+  rc = sqlite3_open_v2(uri ? uri : path, &st->db,
+                       (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+                           SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
+                       NULL);
+  rescue_free(uri);
   if (rc != SQLITE_OK) {
     rc = rescue_seterr(&st->err, RESCUE_ENOTCORPUS, "cannot open '%s': %s", path,
                        st->db ? sqlite3_errmsg(st->db) : "out of memory");
@@ -1187,4 +1228,96 @@ void rescue_sample_iter_free(rescue_sample_iter **itp) {
   rescue_buf_clear(&it->text);
   rescue_free(it);
   *itp = NULL;
+}
+
+/*
+** Copy every page of st to the open connection dst in one step (one read transaction on
+** st: a consistent copy while others commit).
+** 0, or the SQLite code with the message in msg.
+*/
+static int backup_pages(rescue_store *st, sqlite3 *dst, int64_t *pages, char *msg, size_t cap) {
+  sqlite3_backup *bk = sqlite3_backup_init(dst, "main", st->db, "main");
+  int rc;
+  if (!bk) {
+    snprintf(msg, cap, "%s", sqlite3_errmsg(dst));
+    return sqlite3_errcode(dst);
+  }
+  /* -1: all pages at once; a writer's commit meanwhile cannot make it start over */
+  while ((rc = sqlite3_backup_step(bk, -1)) == SQLITE_BUSY || rc == SQLITE_LOCKED)
+    sqlite3_sleep(20);
+  if (pages)
+    *pages = sqlite3_backup_pagecount(bk);
+  sqlite3_backup_finish(bk);
+  if (rc != SQLITE_DONE)
+    snprintf(msg, cap, "%s", sqlite3_errstr(rc));
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/*
+** The copy at path, in rollback-journal mode: the pages came with the live corpus's WAL
+** mark, which only a connection that opened the file in WAL mode can take off.
+*/
+static int leave_wal(const char *path, char *msg, size_t cap) {
+  sqlite3 *db = NULL;
+  int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+  if (rc != SQLITE_OK)
+    snprintf(msg, cap, "%s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  if (sqlite3_close(db) != SQLITE_OK && rc == SQLITE_OK) {
+    snprintf(msg, cap, "%s", sqlite3_errmsg(db));
+    rc = SQLITE_IOERR;
+  }
+  return rc;
+}
+
+int rescue_store_backup(rescue_store *st, const char *dest, int64_t *pages, rescue_error *err) {
+  sqlite3 *dst = NULL;
+  char *tmp = NULL, msg[512] = "";
+  struct stat sb;
+  int rc = 0, fd;
+  if (stat(dest, &sb) == 0 || errno != ENOENT)
+    return rescue_seterr(err, RESCUE_EEXISTS, "'%s' already exists (a backup is a new file)", dest);
+  if (!(tmp = rescue_file_tmpname(dest)))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  remove(tmp);
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot create '%s': %s", dest, strerror(errno));
+    goto end;
+  }
+  close(fd);
+  if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot open '%s': %s", tmp,
+                       dst ? sqlite3_errmsg(dst) : "out of memory");
+    goto fail;
+  }
+  if (backup_pages(st, dst, pages, msg, sizeof msg) != SQLITE_OK) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot copy '%s' to '%s': %s", st->path, dest, msg);
+    goto fail;
+  }
+  if (sqlite3_close(dst) != SQLITE_OK) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", dest, sqlite3_errmsg(dst));
+    dst = NULL;
+    goto fail;
+  }
+  dst = NULL;
+  if (leave_wal(tmp, msg, sizeof msg) != SQLITE_OK) {
+    rc = rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", dest, msg);
+    goto fail;
+  }
+  /* never over a file that appeared meanwhile: link, then drop the temporary name */
+  if (link(tmp, dest) != 0) {
+    rc = errno == EEXIST
+             ? rescue_seterr(err, RESCUE_EEXISTS, "'%s' already exists", dest)
+             : rescue_seterr(err, RESCUE_EIO, "cannot write '%s': %s", dest, strerror(errno));
+    goto fail;
+  }
+fail:
+  if (dst)
+    sqlite3_close_v2(dst);
+  remove(tmp);
+end:
+  rescue_free(tmp);
+  return rc;
 }

@@ -371,12 +371,14 @@ SELECT src.id, src.root, src.path, src.size, src.fingerprint, src.duration, src.
         AND s3.root = src.root AND s3.path = src.path)
  ORDER BY src.root, src.path;
 
--- name: clip_current
+-- name: clip_records
+-- Every clip recorded for a sample, oldest first: a run keeps the latest one of each
+-- position and mode that was written into its own output folder (corpus/clip.c).
 SELECT c.position, c.mode, c.path, c.req_start, c.req_end, c.sha256, c.bytes, c.segment_id,
        c.act_start, c.act_end, c.frames, c.audio_samples, c.row_id
   FROM clip c
- WHERE c.id IN (SELECT max(id) FROM clip WHERE sample_ref = :sample_ref GROUP BY position, mode)
- ORDER BY c.position, c.mode;
+ WHERE c.sample_ref = :sample_ref
+ ORDER BY c.id;
 
 -- name: clip_insert
 INSERT INTO clip(sample_ref, position, mode, segment_id, path, req_start, req_end, act_start,
@@ -404,6 +406,13 @@ INSERT INTO model_request(annotator_id, sample_ref, row_from, row_to, command, p
                           attempts, wall_ms, exit_status, outcome, error, created_at)
   VALUES (:annotator_id, :sample_ref, :row_from, :row_to, :command, :prompt_sha256,
           :attempts, :wall_ms, :exit_status, :outcome, :error, :now);
+
+-- name: draft_request_seen
+-- A request of an answers file that a merge already stored (rescue_draft_merge).
+SELECT count(*) FROM model_request
+ WHERE annotator_id = :annotator_id AND sample_ref = :sample_ref AND row_from = :row_from
+   AND row_to = :row_to AND prompt_sha256 = :prompt_sha256 AND attempts = :attempts
+   AND wall_ms = :wall_ms AND created_at = :created_at;
 
 -- name: draft_version_insert
 INSERT INTO model_version(version_id, request_id) VALUES (:version_id, :request_id);

@@ -24,6 +24,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"init", {"scheme="}, "missing <db>"},
+    {"backup", {NULL}, "missing <db> and <file>"},
     {"import",
      {"format=", "annotator=", "sample=", "tiers=", "resegment", "strict", "json"},
      "missing <db> and <path>"},
@@ -36,7 +37,8 @@ static const command commands[] = {
     {"media add", {"sample=", "start=", "end=", "map=", "media-root="}, "missing <db>"},
     {"media list", {NULL}, "missing <db>"},
     {"clip",
-     {"out=", "mode=", "pad=", "jobs=", "shard=", "samples=", "rows=", "path-base=", "json"},
+     {"out=", "mode=", "pad=", "jobs=", "shard=", "samples=", "rows=", "path-base=", "check",
+      "json"},
      "missing <db>"},
     {"annotator add", {"role="}, "missing <db> and <name>"},
     {"annotator list", {"json"}, "missing <db>"},
@@ -61,7 +63,7 @@ static const command commands[] = {
     {"split", {"ratios=", "seed=", "no-stratify"}, "missing <db>"},
     {"draft",
      {"model-cmd=", "annotator=", "samples=", "rows-per-request=", "jobs=", "timeout=", "retries=",
-      "prompt=", "print-prompt", "json"},
+      "prompt=", "shard=", "out=", "merge", "print-prompt", "json"},
      "missing <db>"},
     {"score", {"gold=", "pred=", "protocol=", "allow-missing", "json"}, "missing <task>"},
     {"pseudonyms", {"set=", "auto", "list", "json"}, "missing <db>"},

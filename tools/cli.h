@@ -258,6 +258,7 @@ char *cli_command_line(int argc, char **argv);
 
 /* Subcommands. */
 int cmd_init(int argc, char **argv);
+int cmd_backup(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -124,7 +124,7 @@ static int rows_option(const cli_spec *spec, const cli_option *o, const char *ar
 
 static const char *const modes[] = {"copy", "exact", "audio", NULL};
 static const char *out_dir, *path_base;
-static int mode_index, json, review_copy;
+static int mode_index, json, review_copy, check;
 static double pad;
 static long jobs = 1;
 static cli_list ids;
@@ -173,12 +173,15 @@ static const cli_option options[] = {
              "'rescue serve' plays on the review page (row starts decode at most\n"
              "1 s; sources often have 10 s between keyframes) and draws the\n"
              "time line's waveform from; kept while newer than segment.mp4"),
+    CLI_FLAG(0, "check", &check,
+             "cut and write nothing: count the clips present (complete, as\n"
+             "recorded for this folder or by a shard), missing and stale"),
     CLI_JSON(&json, "print the run's summary as JSON (counts, failures with reasons)"),
     CLI_END};
 static const cli_spec spec = {
     .synopsis = "rescue clip <db> --out <dir> [--mode copy|exact|audio] [--pad <s>] [--jobs <n>]\n"
                 "                   [--shard <i>/<n>] [--samples <id>,...] [--rows <n>,...]\n"
-                "                   [--path-base <dir>] [--review-copy] [--json]",
+                "                   [--path-base <dir>] [--review-copy] [--check] [--json]",
     .description =
         "Cut one clip per row of every sample linked to a source ('rescue media add'):\n"
         "<dir>/<sample_id>/clips/NNN.mp4 (NNN = row index, 3 digits), "
@@ -196,11 +199,33 @@ static const cli_spec spec = {
         "\n"
         "On a terminal a progress line shows samples and rows done, clips per second and the\n"
         "sample being cut; otherwise one line per finished sample goes to stderr.\n"
+        "\n"
+        "On a cluster (README \"Running on a cluster\"): shards (--shard i/n, counted from 1)\n"
+        "read a snapshot from `rescue backup` read-only and immutable, write clips and\n"
+        "manifests of their own samples into one shared folder at the same time, and record\n"
+        "nothing in the corpus: each notes its clips in <dir>/.rescue-clip-shard-<i>of<n>.jsonl.\n"
+        "A later run without --shard on the live corpus keeps every clip they cut whose file\n"
+        "still has its hash, cuts nothing again, and records them all; --check counts clips\n"
+        "present, missing and stale without writing anything. Each output folder's clips are\n"
+        "remembered on their own: cutting a copy into another folder recuts nothing here.\n"
         "",
     .options = options,
     .min_args = 1,
     .max_args = 1,
     .arg_name = "<db>"};
+
+/* The --check summary: clips present, missing and stale. */
+static void print_check(const rescue_clip_result *res, int as_json) {
+  if (as_json)
+    printf("{\"samples\": %ld, \"samples_without_media\": %ld, \"clips_present\": %ld, "
+           "\"clips_missing\": %ld, \"clips_stale\": %ld}\n",
+           res->samples, res->samples_no_media, res->clips_present, res->clips_missing,
+           res->clips_stale);
+  else
+    printf("%ld sample%s (%ld without media): %ld clip%s present, %ld missing, %ld stale\n",
+           res->samples, res->samples == 1 ? "" : "s", res->samples_no_media, res->clips_present,
+           res->clips_present == 1 ? "" : "s", res->clips_missing, res->clips_stale);
+}
 
 int cmd_clip(int argc, char **argv) {
   rescue_clip_opts o = {0};
@@ -228,7 +253,17 @@ int cmd_clip(int argc, char **argv) {
   o.path_base = path_base;
   o.review_copy = review_copy;
   ui.json = json;
-  if ((rc = cli_open_store(argv[first], 0, &st)))
+  o.check = check;
+  if (check && rows.v) {
+    rc = cli_spec_error(&spec, "--check counts every clip; it takes no --rows");
+    goto end;
+  }
+  /* a shard reads a snapshot: read-only and immutable (rescue_store_backup says why) */
+  if ((rc = cli_open_store(argv[first],
+                           shard_n ? RESCUE_OPEN_SNAPSHOT
+                           : check ? RESCUE_OPEN_READONLY
+                                   : 0,
+                           &st)))
     goto end;
   rescue_media_quiet();
   o.jobs = (int)jobs;
@@ -248,7 +283,9 @@ int cmd_clip(int argc, char **argv) {
     rc = cli_fail_spec(rescue_store_err(st), argv[first], &spec);
     goto end;
   }
-  if (ui.json) {
+  if (check) {
+    print_check(&res, ui.json);
+  } else if (ui.json) {
     rescue_buf b = RESCUE_BUF_INIT, arr = RESCUE_BUF_INIT;
     rescue_jw w;
     rescue_jw_init(&w, &b);

@@ -25,7 +25,23 @@ static int positive_seconds(const cli_spec *spec, const cli_option *o, const cha
   return 0;
 }
 
-static const char *model_cmd, *annotator, *prompt_file;
+/* --shard i/n: shards count from 1 (a Slurm array --array=1-n gives i) */
+static int shard_i, shard_n;
+static int shard(const cli_spec *spec, const cli_option *o, const char *arg) {
+  const char *slash = strchr(arg, '/');
+  char *end1 = NULL, *end2 = NULL;
+  long i = slash ? strtol(arg, &end1, 10) : 0, n = slash ? strtol(slash + 1, &end2, 10) : 0;
+  (void)o;
+  if (!slash || end1 != slash || end1 == arg || !end2 || *end2 || end2 == slash + 1 || n < 1 ||
+      i < 1 || i > n || n > 1000000)
+    return cli_spec_error(spec, "--shard expects i/n with 1 <= i <= n, not '%s'", arg);
+  shard_i = (int)i;
+  shard_n = (int)n;
+  return 0;
+}
+
+static const char *model_cmd, *annotator, *prompt_file, *answers_out;
+static int merge;
 static cli_list samples;
 static long rows_per_request, jobs = 1, retries = 2;
 static double timeout = 300;
@@ -69,6 +85,16 @@ static const cli_option options[] = {
                "{{scenario}} {{sample_id}} {{row_from}} {{row_to}}\n"
                "{{participants}} {{entities}} {{therapist}} {{group_label}}\n"
                "{{fields}} {{labels}} {{rules}} {{context}} {{rows}} {{shape}})"),
+    CLI_CALLBACK(0, "shard", NULL, "<i>/<n>",
+                 "only the samples of shard i of n (the same samples as\n"
+                 "rescue clip --shard i/n); with --out",
+                 shard),
+    CLI_STRING(0, "out", &answers_out, "<answers.jsonl>",
+               "store nothing: write the checked answers and their provenance\n"
+               "here (a shard on a snapshot from rescue backup, opened read-only)"),
+    CLI_FLAG(0, "merge", &merge,
+             "store the answers files given after <db> (from --out) in one\n"
+             "transaction, as a local run would have"),
     CLI_FLAG(0, "print-prompt", &print_only,
              "write the prompts to standard output; run nothing, store nothing"),
     CLI_JSON(&json, "one JSON document: counts and every request's outcome"),
@@ -78,7 +104,9 @@ static const cli_spec spec = {
         "rescue draft <db> --model-cmd '<command>' --annotator <model> [--samples <id>,...]\n"
         "                    [--rows-per-request <n>] [--jobs <n>] [--timeout <s>] [--retries "
         "<n>]\n"
-        "                    [--prompt <file>] [--print-prompt] [--json]",
+        "                    [--prompt <file>] [--print-prompt] [--json]\n"
+        "                    [--shard <i>/<n>] [--out <answers.jsonl>]\n"
+        "       rescue draft <db> --merge <answers.jsonl>... [--json]",
     .description =
         "Pre-annotate rows with a model. For each sample (or each window of rows) a prompt is\n"
         "built from the corpus's annotation scheme: the scenario's label sets with their\n"
@@ -98,14 +126,23 @@ static const cli_spec spec = {
         "attempts, the wall time and the exit status; a row whose answer equals the model's\n"
         "latest version of it is counted as unchanged and stores nothing. Exits 1 when any\n"
         "request failed or kept rows back (the others are stored).\n"
+        "\n"
+        "On a cluster (README \"Running on a cluster\"): each worker runs with --shard i/n\n"
+        "--out <answers.jsonl> on a snapshot written by `rescue backup`, which it opens\n"
+        "read-only and immutable (no lock, no -wal or -shm file, so the snapshot may sit on a\n"
+        "network file system and be read-only); it writes nothing to the snapshot. Then\n"
+        "--merge stores every answers file into the live corpus on one machine. A request\n"
+        "merged before adds nothing; a sample whose draft changed since the snapshot is\n"
+        "refused with a message (the rest merge; exit 1); a damaged or truncated answers\n"
+        "file is refused with its line, and nothing is stored.\n"
         "",
     .options = options,
     .min_args = 1,
-    .max_args = 1,
+    .max_args = -1,
     .arg_name = "<db>"};
 
 typedef struct draft_cli {
-  int json, tty;
+  int json, tty, shard;
 } draft_cli;
 
 static void on_prompt(void *arg, const char *sample_id, int from, int to, const char *prompt,
@@ -122,8 +159,8 @@ static void on_done(void *arg, const rescue_draft_outcome *o, long done, long to
   int i;
   if (c->json)
     return;
-  fprintf(stderr, "[%ld/%ld] %s rows %d-%d: %s, %d stored", done, total, o->sample_id, o->row_from,
-          o->row_to, o->status, o->rows_imported);
+  fprintf(stderr, "[%ld/%ld] %s rows %d-%d: %s, %d %s", done, total, o->sample_id, o->row_from,
+          o->row_to, o->status, o->rows_imported, c->shard ? "answered" : "stored");
   if (o->rows_unchanged)
     fprintf(stderr, ", %d unchanged", o->rows_unchanged);
   if (o->rows_kept_back)
@@ -136,21 +173,123 @@ static void on_done(void *arg, const rescue_draft_outcome *o, long done, long to
     fprintf(stderr, "  %s\n", o->findings[i]);
 }
 
+/* rescue draft <db> --merge <answers.jsonl>... */
+static int draft_merge(int argc, char **argv, int first) {
+  rescue_draft_merge_report rep;
+  rescue_store *st = NULL;
+  rescue_buf out = RESCUE_BUF_INIT;
+  int rc, i;
+  memset(&rep, 0, sizeof rep);
+  if (argc - first < 2)
+    return cli_spec_error(&spec, "--merge needs answers files after <db>");
+  if ((rc = cli_open_store(argv[first], 0, &st)))
+    return rc;
+  rc = rescue_draft_merge(st, (const char *const *)argv + first + 1, argc - first - 1, &rep);
+  if (rc && rc != RESCUE_EPARTIAL) {
+    rc = cli_fail(rescue_store_err(st));
+    goto end;
+  }
+  for (i = 0; i < rep.n_refusals; i++)
+    cli_error("%s", rep.refusals[i]);
+  if (json) {
+    rescue_jw w;
+    rescue_jw_init(&w, &out);
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "files");
+    rescue_jw_int(&w, rep.files);
+    rescue_jw_key(&w, "requests");
+    rescue_jw_int(&w, rep.requests);
+    rescue_jw_key(&w, "merged");
+    rescue_jw_int(&w, rep.merged);
+    rescue_jw_key(&w, "already_merged");
+    rescue_jw_int(&w, rep.already);
+    rescue_jw_key(&w, "refused");
+    rescue_jw_int(&w, rep.refused);
+    rescue_jw_key(&w, "rows_imported");
+    rescue_jw_int(&w, rep.rows_imported);
+    rescue_jw_key(&w, "rows_unchanged");
+    rescue_jw_int(&w, rep.rows_unchanged);
+    rescue_jw_key(&w, "rows_kept_back");
+    rescue_jw_int(&w, rep.rows_kept_back);
+    rescue_jw_key(&w, "refusals");
+    rescue_jw_arr(&w);
+    for (i = 0; i < rep.n_refusals; i++)
+      rescue_jw_str(&w, rep.refusals[i]);
+    rescue_jw_end(&w);
+    rescue_jw_end(&w);
+    rescue_buf_putc(&out, '\n');
+  } else {
+    rescue_buf_printf(&out,
+                      "%s: %ld answers file%s, %ld request%s: %ld merged, %ld merged before, "
+                      "%ld refused; %ld row%s stored, %ld unchanged, %ld kept back\n",
+                      argv[first], rep.files, rep.files == 1 ? "" : "s", rep.requests,
+                      rep.requests == 1 ? "" : "s", rep.merged, rep.already, rep.refused,
+                      rep.rows_imported, rep.rows_imported == 1 ? "" : "s", rep.rows_unchanged,
+                      rep.rows_kept_back);
+  }
+  {
+    int refused = rc == RESCUE_EPARTIAL;
+    rc = cli_print(&out);
+    if (rc == 0 && refused) {
+      cli_error("%s", rescue_store_errmsg(st));
+      rc = 1;
+    }
+  }
+end:
+  rescue_draft_merge_report_clear(&rep);
+  rescue_buf_clear(&out);
+  rescue_store_close(&st);
+  return rc;
+}
+
+/* Write the answers of a shard to answers_out, all or nothing. */
+static int write_answers(const rescue_buf *b) {
+  rescue_error err = RESCUE_ERROR_INIT;
+  if (!rescue_buf_ok(b)) {
+    cli_error("out of memory");
+    return 1;
+  }
+  if (rescue_file_write_atomic(answers_out, b->s, b->len, &err))
+    return cli_fail_path(&err, answers_out);
+  return 0;
+}
+
 int cmd_draft(int argc, char **argv) {
   rescue_draft_opts o = {0};
   rescue_draft_report rep;
-  draft_cli dc = {0, 0};
+  draft_cli dc = {0, 0, 0};
   char *tmpl = NULL;
   int rc, first;
   size_t tmpl_len = 0;
   rescue_store *st = NULL;
-  rescue_buf out = RESCUE_BUF_INIT;
+  rescue_buf out = RESCUE_BUF_INIT, answers = RESCUE_BUF_INIT;
   rescue_error err;
 
   memset(&rep, 0, sizeof rep);
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     goto end;
   rc = 2;
+  if (merge) {
+    if (model_cmd || annotator || shard_n || answers_out || print_only) {
+      cli_spec_error(&spec, "--merge takes only answers files (and --json)");
+      goto end;
+    }
+    rc = draft_merge(argc, argv, first);
+    goto end;
+  }
+  if (argc - first > 1) {
+    cli_spec_error(&spec, "unexpected argument '%s'", argv[first + 1]);
+    goto end;
+  }
+  if (shard_n && !answers_out) {
+    cli_spec_error(&spec, "--shard needs --out <answers.jsonl> (a shard stores nothing)");
+    goto end;
+  }
+  o.shard_i = shard_i;
+  o.shard_n = shard_n;
+  if (answers_out && !print_only)
+    o.answers = &answers;
+  dc.shard = o.answers != NULL;
   o.model_cmd = model_cmd;
   o.annotator = annotator;
   o.rows_per_request = (int)rows_per_request;
@@ -176,7 +315,12 @@ int cmd_draft(int argc, char **argv) {
     o.prompt_template_len = tmpl_len;
     o.template_name = prompt_file;
   }
-  if ((rc = cli_open_store(argv[first], print_only ? RESCUE_OPEN_READONLY : 0, &st)))
+  /* a shard reads a snapshot: read-only and immutable (rescue_store_backup says why) */
+  if ((rc = cli_open_store(argv[first],
+                           o.answers    ? RESCUE_OPEN_SNAPSHOT
+                           : print_only ? RESCUE_OPEN_READONLY
+                                        : 0,
+                           &st)))
     goto end;
   o.samples = (const char *const *)samples.v;
   o.n_samples = samples.n;
@@ -194,16 +338,20 @@ int cmd_draft(int argc, char **argv) {
     rc = cli_finish(0);
     goto end;
   }
+  if (o.answers && (rc = write_answers(o.answers)))
+    goto end;
   if (dc.json) {
     rescue_draft_report_json(&rep, &out);
     rescue_buf_putc(&out, '\n');
   } else {
     rescue_buf_printf(&out,
-                      "%s: %ld request%s: %ld ok, %ld partial, %ld failed; %ld row%s stored "
+                      "%s: %ld request%s: %ld ok, %ld partial, %ld failed; %ld row%s %s "
                       "as %s's versions, %ld kept back, %ld unchanged\n",
-                      argv[first], rep.requests, rep.requests == 1 ? "" : "s", rep.ok, rep.partial,
-                      rep.failed, rep.rows_imported, rep.rows_imported == 1 ? "" : "s", o.annotator,
-                      rep.rows_kept_back, rep.rows_unchanged);
+                      o.answers ? answers_out : argv[first], rep.requests,
+                      rep.requests == 1 ? "" : "s", rep.ok, rep.partial, rep.failed,
+                      rep.rows_imported, rep.rows_imported == 1 ? "" : "s",
+                      o.answers ? "answered, to merge" : "stored", o.annotator, rep.rows_kept_back,
+                      rep.rows_unchanged);
   }
   {
     int failed = rc == RESCUE_EPARTIAL;
@@ -217,6 +365,7 @@ int cmd_draft(int argc, char **argv) {
 end:
   rescue_draft_report_clear(&rep);
   rescue_buf_clear(&out);
+  rescue_buf_clear(&answers);
   rescue_store_close(&st);
   cli_list_clear(&samples);
   rescue_free(tmpl);

@@ -13,6 +13,7 @@ static const cli_command commands[] = {
     {"init", cmd_init, "create an empty corpus"},
     {"import", cmd_import, "read samples (JSONL, JSON, data-root) or subtitles (SRT, WebVTT)"},
     {"export", cmd_export, "write samples or datasets out of a corpus"},
+    {"backup", cmd_backup, "copy a live corpus consistently (also the snapshot for shards)"},
     {"stats", cmd_stats, "corpus statistics (the paper's Table 3)"},
     {"media add", cmd_media_add, "probe source videos and link samples to spans of them"},
     {"media list", cmd_media_list, "what is linked, and what is missing or changed on disk"},
