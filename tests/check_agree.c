@@ -262,14 +262,15 @@ START_TEST(test_degenerate) {
     rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
-  /* no unit every coder coded: Fleiss and AC1 null, alpha still defined */
+  /* no unit every coder coded: Fleiss and AC1 over the pairable units, like alpha */
   {
     static const int v[3 * 3] = {1, 2, NA, 1, NA, 3, NA, 2, 3};
     d = matrix(RESCUE_LEVEL_NOMINAL, 3, 3, v);
     ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
     ck_assert_int_eq(r.status, RESCUE_AGREE_OK);
     ck_assert_int_eq(r.complete_units, 0);
-    ck_assert(isnan(r.fleiss_kappa) && isnan(r.gwet_ac1));
+    ASSERT_NEAR(r.fleiss_kappa, 1.0, 1e-15);
+    ASSERT_NEAR(r.gwet_ac1, 1.0, 1e-15);
     ASSERT_NEAR(r.alpha, 1.0, 1e-15);
     rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
@@ -444,9 +445,18 @@ static const char py_reference[] =
     "        by = {}\n"
     "        for c, u, v in rows: by.setdefault(u, {})[c] = v\n"
     "        full = [u for u in sorted(by) if len(by[u]) == len(coders)]\n"
-    "        if full:\n"
+    "        pair = [list(by[u].values()) for u in sorted(by) if len(by[u]) >= 2]\n"
+    "        if len(full) == len(by):\n"
     "            mat = [[by[u][c] for c in coders] for u in full]\n"
     "            r['fleiss'] = fleiss_kappa(aggregate_raters(mat)[0], method='fleiss')\n"
+    "        elif pair:\n"
+    "            pa = sum(sum(vs.count(k) * (vs.count(k) - 1) for k in set(vs))\n"
+    "                     / (len(vs) * (len(vs) - 1)) for vs in pair) / len(pair)\n"
+    "            pi = {k: sum(vs.count(k) / len(vs) for vs in pair) / len(pair) for k in labels}\n"
+    "            pe = sum(x * x for x in pi.values())\n"
+    "            r['fleiss'] = (pa - pe) / (1 - pe)\n"
+    "            pg = sum(x * (1 - x) for x in pi.values()) / (len(labels) - 1)\n"
+    "            r['ac1'] = (pa - pg) / (1 - pg)\n"
     "        r['cohen'] = {}\n"
     "        dom = list(range(int(max(labels)) + 1))\n"
     "        for a, b in itertools.combinations(coders, 2):\n"
@@ -603,6 +613,8 @@ START_TEST(test_random_against_python) {
       ASSERT_NEAR(res.fleiss_kappa, json_real_value(json_object_get(r, "fleiss")), 1e-9);
     else
       ck_assert(isnan(res.fleiss_kappa));
+    if (json_object_get(r, "ac1")) /* missing values: the pairable units' shares (by hand) */
+      ASSERT_NEAR(res.gwet_ac1, json_real_value(json_object_get(r, "ac1")), 1e-9);
     check_labels(&res, json_object_get(r, "labels"));
     cohen = json_object_get(r, "cohen");
     ck_assert_int_eq((int)json_object_size(cohen), res.n_pairs);
@@ -665,6 +677,24 @@ START_TEST(test_ac1_by_hand) {
   ASSERT_NEAR(r.gwet_ac1, (pa - pe) / (1 - pe), 1e-15);
   rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
+  /*
+  ** 3 coders, one unit of four coded by all three (each sample went to two or three):
+  ** units {1,1} {1,2,2} {2,2} {3,3}. p_a = (1 + 1/3 + 1 + 1) / 4 = 5/6; pi_1 = (1 + 1/3) / 4
+  ** = 1/3, pi_2 = (2/3 + 1) / 4 = 5/12, pi_3 = 1/4. Fleiss: p_e = 1/9 + 25/144 + 1/16 = 25/72,
+  ** kappa = (5/6 - 25/72) / (47/72) = 35/47. AC1: p_e = (2/9 + 35/144 + 3/16) / 2 = 47/144,
+  ** AC1 = (5/6 - 47/144) / (97/144) = 73/97.
+  */
+  {
+    static const int w[3 * 4] = {1, 1, 2, NA, 1, 2, NA, 3, NA, 2, 2, 3};
+    d = matrix(RESCUE_LEVEL_NOMINAL, 3, 4, w);
+    ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
+    ck_assert_int_eq(r.complete_units, 1);
+    ASSERT_NEAR(r.percent_agreement, 5.0 / 6, 1e-15);
+    ASSERT_NEAR(r.fleiss_kappa, 35.0 / 47, 1e-15);
+    ASSERT_NEAR(r.gwet_ac1, 73.0 / 97, 1e-15);
+    rescue_agree_result_clear(&r);
+    rescue_agree_data_free(&d);
+  }
 }
 END_TEST
 
