@@ -736,9 +736,9 @@ static void summary_table(const rescue_agree_report *r, rescue_buf *out) {
       w = strlen(r->fields[i].name);
     ci |= r->fields[i].res.has_ci;
   }
-  rescue_buf_printf(out, "%-*s  %-8s %6s %7s %8s  %-18s %9s  %-11s %s\n", (int)w, "field",
-                    "level", "coders", "units", "alpha", ci ? "95% interval" : "interval",
-                    "agreement", "reliability", "status");
+  rescue_buf_printf(out, "%-*s  %-8s %6s %7s %8s  %-18s %9s  %-11s %s\n", (int)w, "field", "level",
+                    "coders", "units", "alpha", ci ? "95% interval" : "interval", "agreement",
+                    "reliability", "status");
   for (i = 0; i < r->n_fields; i++) {
     const agree_field *f = &r->fields[i];
     const rescue_agree_result *x = &f->res;

@@ -1041,6 +1041,132 @@ START_TEST(test_corpus_mode) {
 }
 END_TEST
 
+/*
+** A report a lead can act on: three coders who each shared a sample with each other but never
+** all three on one (assign's usual overlap), and a fourth who shared none. Client rows of
+** utterance_type (2 values each, 18 values): disclosure 3, recollection 5, defense 4,
+** request 5, accusation 1; 5 of 9 units agree. p_a = 5/9; pi_k = count / 18.
+**   alpha = 1 - (8/18) / ((324 - 76) / 306) = 1 - 2448/4464 (0.4516): unreliable.
+**   Fleiss: p_e = 76/324 = 19/81, kappa = (5/9 - 19/81) / (62/81) = 13/31.
+**   AC1 over the scheme's 10 labels: p_e = (45 + 65 + 56 + 65 + 17) / 324 / 9 = 62/729,
+**   AC1 = (5/9 - 62/729) / (667/729) = 343/667.
+** Failed on the previous main: Fleiss and AC1 were null (no unit every coder coded), no
+** reliability, no confusions, and dan's pairs were listed one by one.
+*/
+START_TEST(test_report_for_a_lead) {
+  char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db);
+  const char *t[] = {"[\"Therapist\"]", "[\"Ann\"]", "[\"Ann\"]", "[\"Bo\"]"};
+  const char *u_draft[] = {"accusation", "", "defense", "request"};
+  const char *u_ann1[] = {"disclosure", "", "defense", "request"};
+  const char *u_ann3[] = {"disclosure", "", "recollection", "request"};
+  const char *u_bob1[] = {"recollection", "", "defense", "request"};
+  const char *u_bob2[] = {"disclosure", "", "defense", "accusation"};
+  const char *u_cyd2[] = {"recollection", "", "defense", "request"};
+  const char *u_cyd3[] = {"recollection", "", "recollection", "request"};
+  const int in[] = {5, 3, 6, 2};
+  const char *coders[] = {"ann", "bob", "cyd", "dan"};
+  rescue_buf b = RESCUE_BUF_INIT;
+  json_t *j, *f = NULL, *c;
+  json_error_t je;
+  size_t i;
+  *strrchr(dir, '/') = 0;
+  sample_line(&b, "g1/s1", u_draft, t, in);
+  sample_line(&b, "g2/s2", u_draft, t, in);
+  sample_line(&b, "g3/s3", u_draft, t, in);
+  sample_line(&b, "g4/s4", u_draft, t, in);
+  tu_write(tu_path(dir, "draft.jsonl"), b.s);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "draft.jsonl"), NULL), 0);
+  for (i = 0; i < 4; i++) {
+    rescue_buf_reset(&b);
+    if (i == 0) {
+      sample_line(&b, "g1/s1", u_ann1, t, in);
+      sample_line(&b, "g3/s3", u_ann3, t, in);
+    } else if (i == 1) {
+      sample_line(&b, "g1/s1", u_bob1, t, in);
+      sample_line(&b, "g2/s2", u_bob2, t, in);
+    } else if (i == 2) {
+      sample_line(&b, "g2/s2", u_cyd2, t, in);
+      sample_line(&b, "g3/s3", u_cyd3, t, in);
+    } else {
+      sample_line(&b, "g4/s4", u_ann1, t, in);
+    }
+    tu_write(tu_path(dir, "c.jsonl"), b.s);
+    ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, coders[i], NULL), 0);
+    ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "c.jsonl"), "--annotator",
+                               coders[i], NULL),
+                     0);
+  }
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--json", NULL), 0);
+  j = json_loads(out, 0, &je);
+  ck_assert_msg(j != NULL, "%s", out);
+  for (i = 0; i < json_array_size(json_object_get(j, "fields")); i++)
+    if (strcmp(json_string_value(
+                   json_object_get(json_array_get(json_object_get(j, "fields"), i), "field")),
+               "utterance_type") == 0)
+      f = json_array_get(json_object_get(j, "fields"), i);
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq((int)json_array_size(json_object_get(f, "coders")), 4);
+  ck_assert_int_eq(json_integer_value(json_object_get(f, "units")), 9);
+  ck_assert_int_eq(json_integer_value(json_object_get(f, "complete_units")), 0);
+  ASSERT_NEAR(json_real_value(json_object_get(f, "alpha")), 1 - 2448.0 / 4464, 1e-12);
+  ASSERT_NEAR(json_real_value(json_object_get(f, "fleiss_kappa")), 13.0 / 31, 1e-12);
+  ASSERT_NEAR(json_real_value(json_object_get(f, "gwet_ac1")), 343.0 / 667, 1e-12);
+  /* status keeps its meaning (the data); reliability is the judgement */
+  ck_assert_str_eq(json_string_value(json_object_get(f, "status")), "ok");
+  ck_assert_str_eq(json_string_value(json_object_get(f, "reliability")), "unreliable");
+  c = json_array_get(json_object_get(f, "confusions"), 0);
+  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(c, "values"), 0)),
+                   "disclosure");
+  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(c, "values"), 1)),
+                   "recollection");
+  ck_assert_int_eq(json_integer_value(json_object_get(c, "count")), 3);
+  c = json_array_get(json_object_get(f, "confusions"), 1);
+  ck_assert_int_eq(json_integer_value(json_object_get(c, "count")), 1);
+  ck_assert_int_eq((int)json_array_size(json_object_get(f, "confusions")), 2);
+  ASSERT_NEAR(
+      json_real_value(json_object_get(json_object_get(j, "reliability_thresholds"), "tentative")),
+      0.667, 1e-12);
+  ASSERT_NEAR(
+      json_real_value(json_object_get(json_object_get(j, "reliability_thresholds"), "reliable")),
+      0.8, 1e-12);
+  json_decref(j);
+  free(out);
+  free(err);
+
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, NULL), 0);
+  /* the opening summary: thresholds, the field to fix first, its confusions */
+  ck_assert_msg(strstr(out, "\nreliability (Krippendorff's guidelines for alpha: 0.800 or more "
+                            "reliable, 0.667 up to 0.800 tentative, below 0.667 unreliable):\n"
+                            "  unreliable: utterance_type (0.4516)"),
+                "%.3000s", out);
+  ck_assert_msg(strstr(out, "most confused values where agreement is short of reliable (pairs of "
+                            "coders' values in a unit):\n  utterance_type: disclosure / "
+                            "recollection 3, accusation / request 1\n"),
+                "%.3000s", out);
+  ck_assert_msg(strstr(out, "utterance_type        nominal       4       9   0.4516  -        "
+                            "             0.5556  unreliable  ok\n"),
+                "%.3000s", out);
+  ck_assert_msg(strstr(out, "Fleiss' kappa 0.4194, Gwet's AC1 0.5142"), "%.3000s", out);
+  /* pairs that never met: one line each place, never a kappa of "-" per pair */
+  ck_assert_msg(strstr(out, "  3 coder pairs never coded the same unit (no kappa): ann / dan, "
+                            "bob / dan, cyd / dan\n"),
+                "%.3000s", out);
+  ck_assert_msg(!strstr(out, "Cohen's kappa ann / dan"), "%.3000s", out);
+  /* utterance_type, ann / bob on g1/s1: p_o = 2/3, p_e = 2/9, kappa = 4/7 */
+  ck_assert_msg(strstr(out, "Cohen's kappa ann / bob: 0.5714 on 3 units"), "%.3000s",
+                strstr(out, "utterance_type (nominal)"));
+  ck_assert_msg(strstr(out, "  3 coder pairs covered no sample together: ann / dan, bob / dan, "
+                            "cyd / dan\n"),
+                "%.3000s", out);
+  ck_assert_msg(!strstr(out, "  ann / dan: 0 samples"), "%.3000s", out);
+  free(out);
+  free(err);
+  rescue_buf_clear(&b);
+  free(dir);
+  free(db);
+}
+END_TEST
+
 /* A scheme whose level does not fit a field gives invalid_level for that field. */
 START_TEST(test_corpus_invalid_level) {
   char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
@@ -1188,6 +1314,7 @@ int main(void) {
   tcase_add_test(tc, test_cli_table);
   tcase_add_test(tc, test_corpus_mode);
   tcase_add_test(tc, test_corpus_invalid_level);
+  tcase_add_test(tc, test_report_for_a_lead);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
