@@ -681,6 +681,12 @@ void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out) {
       rescue_jw_str(&w, v->human);
       rescue_jw_key(&w, "samples");
       rescue_jw_int(&w, v->samples);
+      rescue_jw_key(&w, "rows");
+      rescue_jw_int(&w, v->rows);
+      rescue_jw_key(&w, "human_later");
+      rescue_jw_int(&w, v->human_later);
+      rescue_jw_key(&w, "model_later");
+      rescue_jw_int(&w, v->model_later);
       rescue_jw_key(&w, "fields");
       rescue_jw_arr(&w);
       for (k = 0; k < v->n; k++) {
@@ -824,6 +830,30 @@ static void reliability_text(const rescue_agree_report *r, rescue_buf *out) {
   rescue_buf_clear(&line);
 }
 
+/*
+** The heading of a model revision, worded by time order: "carl revised the model's draft"
+** only on rows where carl's version came later; where the model's came later, it says so.
+*/
+static void revision_heading(const agree_revision *v, rescue_buf *out) {
+  rescue_buf_printf(out,
+                    "\nmodel %s and %s: %ld row%s the model answered, in %ld sample%s both "
+                    "covered",
+                    v->model, v->human, v->rows, v->rows == 1 ? "" : "s", v->samples,
+                    v->samples == 1 ? "" : "s");
+  if (v->human_later && !v->model_later)
+    rescue_buf_printf(out, "; %s revised the model's draft (%s's version is the later one)",
+                      v->human, v->human);
+  else if (v->model_later && !v->human_later)
+    rescue_buf_printf(out, "; the model's answer came after %s's", v->human);
+  else if (v->human_later)
+    rescue_buf_printf(out,
+                      "; %s revised the model's draft on %ld row%s, the model's answer came "
+                      "after %s's on %ld",
+                      v->human, v->human_later, v->human_later == 1 ? "" : "s", v->human,
+                      v->model_later);
+  rescue_buf_puts(out, "\n  share of units changed between the two:\n");
+}
+
 void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
   int i, k;
   char a[32];
@@ -862,8 +892,7 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
   }
   for (i = 0; i < r->n_rev; i++) {
     const agree_revision *v = &r->rev[i];
-    rescue_buf_printf(out, "\nmodel %s revised by %s (%ld sample%s): share of units changed\n",
-                      v->model, v->human, v->samples, v->samples == 1 ? "" : "s");
+    revision_heading(v, out);
     for (k = 0; k < v->n; k++) {
       const agree_change *c = &v->fields[k];
       rescue_buf_printf(

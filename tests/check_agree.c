@@ -854,24 +854,30 @@ END_TEST
 
 /* ---- corpus mode ---- */
 
+/* Row i (0-based) of the couple sample of sample_line. */
+static void row_json(rescue_buf *b, int i, const char *utt, const char *targets, int intensity) {
+  static const char *speakers[] = {"Ann", "Therapist", "Bo", "Ann"};
+  rescue_buf_printf(
+      b,
+      "{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": \"%s\", "
+      "\"target\": %s, \"dialogue_cleaned\": \"line %d\", \"utterance_type\": \"%s\", "
+      "\"background_dialogue\": [], \"tone_of_voice\": \"calm\", \"body_posture\": [], "
+      "\"facial_expressions\": [], \"self_directed_behavior\": [], "
+      "\"interaction_behavior\": [], \"internal_emotion\": [{\"person\": \"%s\", "
+      "\"emotion_description\": \"tense\", \"intensity\": %d}], \"viewpoints_attitudes\": [], "
+      "\"support_strategy\": [], \"row_index\": %d}",
+      i * 2, i * 2 + 1, speakers[i], targets, i + 1, utt, speakers[i], intensity, i + 1);
+}
+
 /* A couple sample line with 4 rows; utt[i], targets and an intensity per row vary. */
 static void sample_line(rescue_buf *b, const char *id, const char *const *utt,
                         const char *const *targets, const int *intensity) {
-  static const char *speakers[] = {"Ann", "Therapist", "Bo", "Ann"};
   int i;
   rescue_buf_printf(b, "{\"sample_id\": \"%s\", \"rows\": [", id);
-  for (i = 0; i < 4; i++)
-    rescue_buf_printf(
-        b,
-        "%s{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": \"%s\", "
-        "\"target\": %s, \"dialogue_cleaned\": \"line %d\", \"utterance_type\": \"%s\", "
-        "\"background_dialogue\": [], \"tone_of_voice\": \"calm\", \"body_posture\": [], "
-        "\"facial_expressions\": [], \"self_directed_behavior\": [], "
-        "\"interaction_behavior\": [], \"internal_emotion\": [{\"person\": \"%s\", "
-        "\"emotion_description\": \"tense\", \"intensity\": %d}], \"viewpoints_attitudes\": [], "
-        "\"support_strategy\": [], \"row_index\": %d}",
-        i ? ", " : "", i * 2, i * 2 + 1, speakers[i], targets[i], i + 1, utt[i], speakers[i],
-        intensity[i], i + 1);
+  for (i = 0; i < 4; i++) {
+    rescue_buf_puts(b, i ? ", " : "");
+    row_json(b, i, utt[i], targets[i], intensity[i]);
+  }
   rescue_buf_puts(b, "]}\n");
 }
 
@@ -1167,6 +1173,99 @@ START_TEST(test_report_for_a_lead) {
 }
 END_TEST
 
+/*
+** Model versus human on the rows the model answered: the model drafted rows 1 and 3 of 4,
+** after ann and before bob annotated. Row 4 shows the draft in the model's view: comparing
+** it credited the draft to the model (main: 3 client units, 1 changed for ann) and called
+** both humans revisers although ann annotated first.
+*/
+START_TEST(test_model_rows_only) {
+  char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db), cmd[4200];
+  const char *t[] = {"[\"Therapist\"]", "[\"Ann\"]", "[\"Ann\"]", "[\"Bo\"]"};
+  const char *u_draft[] = {"accusation", "", "defense", "request"};
+  const char *u_ann[] = {"disclosure", "", "defense", "validation"};
+  const char *u_bob[] = {"recollection", "", "defense", "request"};
+  const int in[] = {5, 3, 6, 2};
+  rescue_buf b = RESCUE_BUF_INIT;
+  json_t *j, *rev;
+  json_error_t je;
+  size_t i, k;
+  *strrchr(dir, '/') = 0;
+  sample_line(&b, "g1/s1", u_draft, t, in);
+  tu_write(tu_path(dir, "draft.jsonl"), b.s);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "draft.jsonl"), NULL), 0);
+  rescue_buf_reset(&b);
+  sample_line(&b, "g1/s1", u_ann, t, in);
+  tu_write(tu_path(dir, "ann.jsonl"), b.s);
+  rescue_buf_reset(&b);
+  sample_line(&b, "g1/s1", u_bob, t, in);
+  tu_write(tu_path(dir, "bob.jsonl"), b.s);
+  /* the model answers rows 1 and 3 only */
+  rescue_buf_reset(&b);
+  rescue_buf_puts(&b, "{\"rows\": [");
+  row_json(&b, 0, "disclosure", t[0], in[0]);
+  rescue_buf_puts(&b, ", ");
+  row_json(&b, 2, "defense", t[2], in[2]);
+  rescue_buf_puts(&b, "]}\n");
+  tu_write(tu_path(dir, "answer.json"), b.s);
+  snprintf(cmd, sizeof cmd, "cat '%s'", tu_path(dir, "answer.json"));
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "gpt", "--role", "model", NULL),
+                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "ann", NULL),
+      0);
+  /* rows 2 and 4 are kept back (exit 1), rows 1 and 3 stored: a model that answered part */
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "gpt", "--model-cmd", cmd,
+                             "--retries", "0", NULL),
+                   1);
+  ck_assert_msg(strstr(out, "2 rows stored as gpt's versions, 2 kept back"), "%s%s", out, err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "bob", NULL),
+      0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--json", NULL), 0);
+  j = json_loads(out, 0, &je);
+  ck_assert_msg(j != NULL, "%s", out);
+  rev = json_object_get(j, "model_revisions");
+  ck_assert_int_eq((int)json_array_size(rev), 2);
+  for (i = 0; i < 2; i++) {
+    json_t *r = json_array_get(rev, i), *fl = json_object_get(r, "fields");
+    int is_ann = strcmp(json_string_value(json_object_get(r, "human")), "ann") == 0;
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "rows")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "human_later")), is_ann ? 0 : 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "model_later")), is_ann ? 2 : 0);
+    for (k = 0; k < json_array_size(fl); k++) {
+      json_t *c = json_array_get(fl, k);
+      if (strcmp(json_string_value(json_object_get(c, "field")), "utterance_type") != 0)
+        continue;
+      /* rows 1 and 3 (both client rows); ann agrees with both, bob changed row 1 */
+      ck_assert_int_eq(json_integer_value(json_object_get(c, "units")), 2);
+      ck_assert_int_eq(json_integer_value(json_object_get(c, "changed")), is_ann ? 0 : 1);
+    }
+  }
+  json_decref(j);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--field", "utterance_type", NULL), 0);
+  ck_assert_msg(strstr(out, "\nmodel gpt and ann: 2 rows the model answered, in 1 sample both "
+                            "covered; the model's answer came after ann's\n"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "\nmodel gpt and bob: 2 rows the model answered, in 1 sample both "
+                            "covered; bob revised the model's draft (bob's version is the later "
+                            "one)\n"),
+                "%s", out);
+  ck_assert_msg(!strstr(out, "revised by"), "%s", out);
+  free(out);
+  free(err);
+  rescue_buf_clear(&b);
+  free(dir);
+  free(db);
+}
+END_TEST
+
 /* A scheme whose level does not fit a field gives invalid_level for that field. */
 START_TEST(test_corpus_invalid_level) {
   char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
@@ -1315,6 +1414,7 @@ int main(void) {
   tcase_add_test(tc, test_corpus_mode);
   tcase_add_test(tc, test_corpus_invalid_level);
   tcase_add_test(tc, test_report_for_a_lead);
+  tcase_add_test(tc, test_model_rows_only);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
