@@ -183,6 +183,13 @@ typedef struct xctx {
   int *covers;
   int nx;
   xfield *xf;
+  /*
+  ** Model revisions (coder 0 a model, coder 1 a human): only rows the model answered (its own
+  ** version) count, with the human's own version or no partner; which of the two was written
+  ** later is counted per row.
+  */
+  int model_rows;
+  long rows_answered, human_later, model_later;
   strlist persons, groups, row_persons, row_sources, row_targets;
   rescue_buf a, b; /* cleaning scratch */
   const char **el; /* set element scratch */
@@ -597,9 +604,33 @@ static int parse_row(xctx *x, int k, int j) {
   return 0;
 }
 
+/*
+** Model revisions: does the unit at row_of count? Only when the model (coder 0) wrote the
+** version its view shows, and the human's row is their own version or absent (a row the
+** human's view shows from the draft is not the human's answer). Counts the rows and which
+** of the two versions came later (row_version ids grow with time).
+*/
+static int answered_by_model(xctx *x, const int *row_of) {
+  const rescue_row *m, *h;
+  if (row_of[0] < 0 || !x->covers[0])
+    return 0;
+  m = &x->cur[0]->rows[row_of[0]];
+  h = row_of[1] >= 0 && x->covers[1] ? &x->cur[1]->rows[row_of[1]] : NULL;
+  if (m->annotator_id != x->ids[0] || (h && h->annotator_id != x->ids[1]))
+    return 0;
+  x->rows_answered++;
+  if (h && h->version_id > m->version_id)
+    x->human_later++;
+  else if (h)
+    x->model_later++;
+  return 1;
+}
+
 /* One unit: coder k's value from their row row_of[k] (-1: none). */
 static int emit_at(xctx *x, const int *row_of) {
   int k, rc;
+  if (x->model_rows && !answered_by_model(x, row_of))
+    return 0;
   for (k = 0; k < x->K; k++)
     if ((rc = parse_row(x, k, x->covers[k] ? row_of[k] : -1)))
       return rc;
@@ -880,10 +911,12 @@ static int step_all(xctx *x) {
 */
 static int extract(rescue_store *st, const int64_t *ids, const char *const *names, int K,
                    int require_all, const rescue_agree_corpus_opts *o, agree_field *fields,
-                   const fspec *const *fs, int nf, long *samples, rescue_agree_report *rep) {
+                   const fspec *const *fs, int nf, long *samples, rescue_agree_report *rep,
+                   agree_revision *rev) {
   xctx x;
   int k, rc = 0;
   memset(&x, 0, sizeof x);
+  x.model_rows = rev != NULL;
   x.st = st;
   x.sc = rescue_store_scheme(st);
   x.K = K;
@@ -926,6 +959,11 @@ nomem:
 end:
   if (rc == RESCUE_ENOMEM && rescue_store_err(st)->code != RESCUE_ENOMEM)
     rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if (rev) {
+    rev->rows = x.rows_answered;
+    rev->human_later = x.human_later;
+    rev->model_later = x.model_later;
+  }
   xctx_clear(&x);
   return rc;
 }
@@ -1076,21 +1114,25 @@ static int resolve_coders(rescue_store *st, const rescue_agree_corpus_opts *o,
   return 0;
 }
 
-/* Model `m` against human `h` over the samples both covered. */
+/*
+** Model `m` against human `h` over the samples both covered, on the rows the model answered
+** (answered_by_model); nothing is added when it answered none of them.
+*/
 static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, const char *hname,
                     const rescue_agree_corpus_opts *o, const fspec *const *fs, int nf,
                     rescue_agree_report *r) {
   rescue_agree_report tmp;
   int64_t ids[2] = {m, h};
   const char *names[2] = {mname, hname};
-  agree_revision *v;
+  agree_revision *v, order;
   long samples = 0;
   int i, rc;
   memset(&tmp, 0, sizeof tmp);
+  memset(&order, 0, sizeof order);
   if ((rc = make_fields(st, &tmp, fs, nf)) ||
-      (rc = extract(st, ids, names, 2, 1, o, tmp.fields, fs, nf, &samples, NULL)))
+      (rc = extract(st, ids, names, 2, 1, o, tmp.fields, fs, nf, &samples, NULL, &order)))
     goto end;
-  if (!samples)
+  if (!samples || !order.rows)
     goto end;
   if (RESCUE_ALLOC_GROW(r->rev, r->n_rev + 1, r->cap_rev))
     goto nomem;
@@ -1103,6 +1145,9 @@ static int revision(rescue_store *st, int64_t m, const char *mname, int64_t h, c
   if (!v->model || !v->human || !v->fields)
     goto nomem;
   v->samples = samples;
+  v->rows = order.rows;
+  v->human_later = order.human_later;
+  v->model_later = order.model_later;
   for (i = 0; i < nf; i++) {
     agree_change *c = &v->fields[v->n++];
     c->field = fs[i]->name;
@@ -1169,7 +1214,7 @@ int rescue_agree_corpus(rescue_store *st, const rescue_agree_corpus_opts *o,
     goto end;
   if ((rc = make_fields(st, r, fs, nf)) || (rc = seg_pairs_alloc(st, r)) ||
       (rc = extract(st, ids, (const char *const *)r->coders, r->n_coders, 0, o, r->fields, fs, nf,
-                    &r->samples, r)))
+                    &r->samples, r, NULL)))
     goto end;
   if (agree_unitizing_overall(r)) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);

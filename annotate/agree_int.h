@@ -56,7 +56,7 @@ typedef struct agree_field {
   rescue_agree_result res;
 } agree_field;
 
-/* A model annotator versus a human who revised its draft, per field. */
+/* A model annotator versus a human, per field, on the rows the model answered. */
 typedef struct agree_change {
   const char *field;
   long units;   /* units either of the two coded */
@@ -67,7 +67,10 @@ typedef struct agree_change {
 
 typedef struct agree_revision {
   char *model, *human;
-  long samples; /* samples both covered */
+  long samples;     /* samples both covered */
+  long rows;        /* rows of those the model answered (its own version) */
+  long human_later; /* of those, rows whose human version is the later one */
+  long model_later; /* rows whose model version is the later one */
   int n;
   agree_change *fields;
 } agree_revision;

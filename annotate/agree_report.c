@@ -24,6 +24,89 @@ static void jw_coders(rescue_jw *w, const rescue_agree_data *d, int a, int b) {
   rescue_jw_end(w);
 }
 
+/* Krippendorff's guidelines for alpha (annotate/AGREEMENT.md "Reliability"). */
+#define RELIABLE_FROM 0.8
+#define TENTATIVE_FROM 0.667
+
+const char *rescue_agree_reliability(const rescue_agree_result *r) {
+  if (r->level == RESCUE_LEVEL_TEXT || r->status != RESCUE_AGREE_OK || isnan(r->alpha))
+    return NULL;
+  if (r->alpha >= RELIABLE_FROM)
+    return "reliable";
+  return r->alpha >= TENTATIVE_FROM ? "tentative" : "unreliable";
+}
+
+/* The most value pairs confusions() reports, and the most values it counts pairs of. */
+#define MAX_CONFUSIONS 5
+#define MAX_CONFUSION_VALUES 1024
+
+typedef struct confusion {
+  int a, b; /* value indexes, a < b */
+  long count;
+} confusion;
+
+/*
+** The most frequent pairs of different values within a unit, most frequent first (then in
+** value order), at most MAX_CONFUSIONS into top; returns how many. A unit with values x, y,
+** z counts each of its pairs of coders once ((x, y), (x, z), (y, z)), so two coders who
+** disagree on 13 units give the pair 13. Only label levels (nominal, ordinal) have pairs a
+** reader can act on; others, and over MAX_CONFUSION_VALUES values, give 0 (so does no
+** memory: the list is a reading aid, not a result).
+*/
+static int confusions(const rescue_agree_data *d, confusion *top) {
+  int V = (int)d->values.n, n = 0, i, j, k;
+  long *cnt;
+  uint32_t u;
+  if ((d->level != RESCUE_LEVEL_NOMINAL && d->level != RESCUE_LEVEL_ORDINAL) || V < 2 ||
+      V > MAX_CONFUSION_VALUES || !(cnt = rescue_calloc((size_t)V * V, sizeof *cnt)))
+    return 0;
+  for (u = 0; u < d->n_units; u++) {
+    uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], x, y;
+    for (x = a; x + 1 < b; x++)
+      for (y = x + 1; y < b; y++) {
+        int p = d->e_value[x], q = d->e_value[y];
+        if (p != q)
+          cnt[p < q ? (size_t)p * V + q : (size_t)q * V + p]++;
+      }
+  }
+  for (i = 0; i < V; i++)
+    for (j = i + 1; j < V; j++) {
+      long c = cnt[(size_t)i * V + j];
+      if (!c || (n == MAX_CONFUSIONS && c <= top[n - 1].count))
+        continue;
+      for (k = n < MAX_CONFUSIONS ? n++ : n - 1; k > 0 && top[k - 1].count < c; k--)
+        top[k] = top[k - 1];
+      top[k].a = i;
+      top[k].b = j;
+      top[k].count = c;
+    }
+  rescue_free(cnt);
+  return n;
+}
+
+/* "confusions": [{"values": ["a", "b"], "count": n}, ...] at the label levels. */
+static void jw_confusions(rescue_jw *w, const rescue_agree_data *d) {
+  confusion top[MAX_CONFUSIONS];
+  int i, n;
+  if (d->level != RESCUE_LEVEL_NOMINAL && d->level != RESCUE_LEVEL_ORDINAL)
+    return;
+  n = confusions(d, top);
+  rescue_jw_key(w, "confusions");
+  rescue_jw_arr(w);
+  for (i = 0; i < n; i++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "values");
+    rescue_jw_arr(w);
+    rescue_jw_str(w, rescue_agree_value_name(d, top[i].a));
+    rescue_jw_str(w, rescue_agree_value_name(d, top[i].b));
+    rescue_jw_end(w);
+    rescue_jw_key(w, "count");
+    rescue_jw_int(w, top[i].count);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+}
+
 /* The `by` object: {"couple": {"alpha": ..., "units": ..., ...}, ...}. */
 static void jw_groups(rescue_jw *w, const rescue_agree_result *r) {
   int g;
@@ -243,6 +326,11 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
   rescue_jw_str(w, rescue_agree_level_name(r->level));
   rescue_jw_key(w, "status");
   rescue_jw_str(w, rescue_agree_status_name(r->status));
+  rescue_jw_key(w, "reliability");
+  if (rescue_agree_reliability(r))
+    rescue_jw_str(w, rescue_agree_reliability(r));
+  else
+    rescue_jw_null(w);
   rescue_jw_key(w, "coders");
   rescue_jw_arr(w);
   for (i = 0; i < C; i++)
@@ -288,6 +376,7 @@ void rescue_agree_result_json(const rescue_agree_data *d, const rescue_agree_res
   rescue_jw_key(w, "percent_agreement");
   jw_num(w, r->percent_agreement);
   jw_pairwise(w, d, r);
+  jw_confusions(w, d);
   jw_labels(w, r);
   jw_coincidence(w, d, r);
   jw_ci(w, r);
@@ -346,6 +435,51 @@ static void coincidence_text(const rescue_agree_data *d, const rescue_agree_resu
   }
 }
 
+/* The most coder pairs named on a "never coded the same unit" line. */
+#define MAX_NAMED_PAIRS 6
+
+/*
+** One line for the coder pairs with no unit in common (no kappa to give): how many, and
+** the first MAX_NAMED_PAIRS of them. Nothing when every pair overlapped.
+*/
+static void pairs_without_overlap(const rescue_agree_data *d, const rescue_agree_result *r,
+                                  rescue_buf *out) {
+  int i, n = 0, named = 0;
+  for (i = 0; i < r->n_pairs; i++)
+    n += !r->pairs[i].units;
+  if (!n)
+    return;
+  rescue_buf_printf(out, "  %d coder pair%s never coded the same unit (no kappa): ", n,
+                    n == 1 ? "" : "s");
+  for (i = 0; i < r->n_pairs && named < MAX_NAMED_PAIRS; i++)
+    if (!r->pairs[i].units)
+      rescue_buf_printf(out, "%s%s / %s", named++ ? ", " : "",
+                        rescue_agree_coder_name(d, r->pairs[i].a),
+                        rescue_agree_coder_name(d, r->pairs[i].b));
+  if (n > named)
+    rescue_buf_printf(out, " and %d more", n - named);
+  rescue_buf_putc(out, '\n');
+}
+
+/* "a / b 13, c / d 4": the most confused value pairs of d (nothing when none). */
+static int confusions_line(const rescue_agree_data *d, int most, rescue_buf *out) {
+  confusion top[MAX_CONFUSIONS];
+  int i, n = confusions(d, top);
+  for (i = 0; i < n && i < most; i++)
+    rescue_buf_printf(out, "%s%s / %s %ld", i ? ", " : "", rescue_agree_value_name(d, top[i].a),
+                      rescue_agree_value_name(d, top[i].b), top[i].count);
+  return n;
+}
+
+/* The field's most confused value pairs on one line, if it has any. */
+static void confusions_text(const rescue_agree_data *d, rescue_buf *out) {
+  rescue_buf line = RESCUE_BUF_INIT;
+  if (confusions_line(d, MAX_CONFUSIONS, &line) && line.s)
+    rescue_buf_printf(out, "  most confused values (pairs of coders' values in a unit): %s\n",
+                      line.s);
+  rescue_buf_clear(&line);
+}
+
 void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_result *r,
                               const char *field, rescue_buf *out) {
   char a[32], b[32], c[32];
@@ -385,6 +519,8 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
                         r->pairs_left_out);
     for (i = 0; i < r->n_pairs; i++) {
       const rescue_agree_pair *p = &r->pairs[i];
+      if (!p->units)
+        continue;
       rescue_buf_printf(out, "  Cohen's kappa %s / %s: %s", rescue_agree_coder_name(d, p->a),
                         rescue_agree_coder_name(d, p->b), fmt4(a, p->kappa));
       if (r->level == RESCUE_LEVEL_ORDINAL || r->level == RESCUE_LEVEL_INTERVAL ||
@@ -394,6 +530,8 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
       rescue_buf_printf(out, " on %ld units (%ld coded by one of the two only)\n", p->units,
                         p->skipped);
     }
+    pairs_without_overlap(d, r, out);
+    confusions_text(d, out);
     for (i = shown = 0; i < r->n_labels; i++) {
       if (!r->labels[i].count)
         continue;
@@ -485,6 +623,8 @@ static void invalid_field_json(const rescue_agree_report *rep, const agree_field
   rescue_jw_str(w, f->level_name);
   rescue_jw_key(w, "status");
   rescue_jw_str(w, "invalid_level");
+  rescue_jw_key(w, "reliability");
+  rescue_jw_null(w);
   rescue_jw_key(w, "coders");
   rescue_jw_arr(w);
   for (i = 0; i < rep->n_coders; i++)
@@ -522,6 +662,13 @@ void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out) {
       invalid_field_json(r, f, &w);
   }
   rescue_jw_end(&w);
+  rescue_jw_key(&w, "reliability_thresholds");
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "tentative");
+  rescue_jw_double(&w, TENTATIVE_FROM);
+  rescue_jw_key(&w, "reliable");
+  rescue_jw_double(&w, RELIABLE_FROM);
+  rescue_jw_end(&w);
   if (!r->table) {
     rescue_jw_key(&w, "model_revisions");
     rescue_jw_arr(&w);
@@ -534,6 +681,12 @@ void rescue_agree_report_json(const rescue_agree_report *r, rescue_buf *out) {
       rescue_jw_str(&w, v->human);
       rescue_jw_key(&w, "samples");
       rescue_jw_int(&w, v->samples);
+      rescue_jw_key(&w, "rows");
+      rescue_jw_int(&w, v->rows);
+      rescue_jw_key(&w, "human_later");
+      rescue_jw_int(&w, v->human_later);
+      rescue_jw_key(&w, "model_later");
+      rescue_jw_int(&w, v->model_later);
       rescue_jw_key(&w, "fields");
       rescue_jw_arr(&w);
       for (k = 0; k < v->n; k++) {
@@ -589,26 +742,116 @@ static void summary_table(const rescue_agree_report *r, rescue_buf *out) {
       w = strlen(r->fields[i].name);
     ci |= r->fields[i].res.has_ci;
   }
-  rescue_buf_printf(out, "%-*s  %-8s %6s %7s %8s  %-18s %9s  %s\n", (int)w, "field", "level",
+  rescue_buf_printf(out, "%-*s  %-8s %6s %7s %8s  %-18s %9s  %-11s %s\n", (int)w, "field", "level",
                     "coders", "units", "alpha", ci ? "95% interval" : "interval", "agreement",
-                    "status");
+                    "reliability", "status");
   for (i = 0; i < r->n_fields; i++) {
     const agree_field *f = &r->fields[i];
     const rescue_agree_result *x = &f->res;
     if (!f->data) {
-      rescue_buf_printf(out, "%-*s  %-8s %6d %7s %8s  %-18s %9s  %s\n", (int)w, f->name,
-                        f->level_name, r->n_coders, "-", "-", "-", "-", "invalid_level");
+      rescue_buf_printf(out, "%-*s  %-8s %6d %7s %8s  %-18s %9s  %-11s %s\n", (int)w, f->name,
+                        f->level_name, r->n_coders, "-", "-", "-", "-", "-", "invalid_level");
       continue;
     }
     if (x->has_ci && x->level != RESCUE_LEVEL_TEXT)
       snprintf(iv, sizeof iv, "[%s, %s]", fmt4(b, x->ci_low), fmt4(c, x->ci_high));
     else
       snprintf(iv, sizeof iv, "-");
-    rescue_buf_printf(out, "%-*s  %-8s %6d %7ld %8s  %-18s %9s  %s\n", (int)w, f->name,
+    rescue_buf_printf(out, "%-*s  %-8s %6d %7ld %8s  %-18s %9s  %-11s %s\n", (int)w, f->name,
                       rescue_agree_level_name(x->level), rescue_agree_n_coders(f->data), x->units,
                       x->level == RESCUE_LEVEL_TEXT ? "-" : fmt4(a, x->alpha), iv,
-                      fmt4(c, x->percent_agreement), rescue_agree_status_name(x->status));
+                      fmt4(c, x->percent_agreement),
+                      rescue_agree_reliability(x) ? rescue_agree_reliability(x) : "-",
+                      rescue_agree_status_name(x->status));
   }
+}
+
+/*
+** The fields judged `verdict`, as "a (0.5600), b (0.6100)", or by name only for the
+** reliable ones (the ones to act on carry their alpha); returns how many.
+*/
+static int fields_judged(const rescue_agree_report *r, const char *verdict, rescue_buf *out) {
+  char a[32];
+  int i, n = 0;
+  for (i = 0; i < r->n_fields; i++) {
+    const agree_field *f = &r->fields[i];
+    const char *v = f->data ? rescue_agree_reliability(&f->res) : NULL;
+    if (!v || strcmp(v, verdict) != 0)
+      continue;
+    rescue_buf_printf(out, "%s%s", n++ ? ", " : "", f->name);
+    if (strcmp(v, "reliable") != 0)
+      rescue_buf_printf(out, " (%s)", fmt4(a, f->res.alpha));
+  }
+  return n;
+}
+
+/*
+** The verdict a lead acts on: the thresholds, the fields below them (unreliable, then
+** tentative), the reliable ones, those without an alpha to judge, and the most confused
+** value pairs of every field that is not reliable.
+*/
+static void reliability_text(const rescue_agree_report *r, rescue_buf *out) {
+  static const char *const verdicts[] = {"unreliable", "tentative", "reliable"};
+  rescue_buf line = RESCUE_BUF_INIT;
+  int i, n = 0;
+  rescue_buf_printf(out,
+                    "\nreliability (Krippendorff's guidelines for alpha: %.3f or more reliable, "
+                    "%.3f up to %.3f tentative, below %.3f unreliable):\n",
+                    RELIABLE_FROM, TENTATIVE_FROM, RELIABLE_FROM, TENTATIVE_FROM);
+  for (i = 0; i < 3; i++) {
+    rescue_buf_reset(&line);
+    if (fields_judged(r, verdicts[i], &line) && line.s)
+      rescue_buf_printf(out, "  %s: %s\n", verdicts[i], line.s);
+  }
+  rescue_buf_reset(&line);
+  for (i = 0; i < r->n_fields; i++) {
+    const agree_field *f = &r->fields[i];
+    if (f->data && f->res.level == RESCUE_LEVEL_TEXT)
+      continue;
+    if (!f->data || f->res.status != RESCUE_AGREE_OK)
+      rescue_buf_printf(&line, "%s%s (%s)", n++ ? ", " : "", f->name,
+                        f->data ? rescue_agree_status_name(f->res.status) : "invalid_level");
+  }
+  if (n && line.s)
+    rescue_buf_printf(out, "  no alpha to judge: %s\n", line.s);
+  for (i = n = 0; i < r->n_fields; i++) {
+    const agree_field *f = &r->fields[i];
+    const char *v = f->data ? rescue_agree_reliability(&f->res) : NULL;
+    if (!v || strcmp(v, "reliable") == 0)
+      continue;
+    rescue_buf_reset(&line);
+    if (confusions_line(f->data, 3, &line) && line.s)
+      rescue_buf_printf(out, "%s  %s: %s\n",
+                        n++ ? ""
+                            : "most confused values where agreement is short of reliable (pairs "
+                              "of coders' values in a unit):\n",
+                        f->name, line.s);
+  }
+  rescue_buf_clear(&line);
+}
+
+/*
+** The heading of a model revision, worded by time order: "carl revised the model's draft"
+** only on rows where carl's version came later; where the model's came later, it says so.
+*/
+static void revision_heading(const agree_revision *v, rescue_buf *out) {
+  rescue_buf_printf(out,
+                    "\nmodel %s and %s: %ld row%s the model answered, in %ld sample%s both "
+                    "covered",
+                    v->model, v->human, v->rows, v->rows == 1 ? "" : "s", v->samples,
+                    v->samples == 1 ? "" : "s");
+  if (v->human_later && !v->model_later)
+    rescue_buf_printf(out, "; %s revised the model's draft (%s's version is the later one)",
+                      v->human, v->human);
+  else if (v->model_later && !v->human_later)
+    rescue_buf_printf(out, "; the model's answer came after %s's", v->human);
+  else if (v->human_later)
+    rescue_buf_printf(out,
+                      "; %s revised the model's draft on %ld row%s, the model's answer came "
+                      "after %s's on %ld",
+                      v->human, v->human_later, v->human_later == 1 ? "" : "s", v->human,
+                      v->model_later);
+  rescue_buf_puts(out, "\n  share of units changed between the two:\n");
 }
 
 void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
@@ -626,6 +869,7 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
     rescue_buf_printf(out, ") over %ld sample%s", r->samples, r->samples == 1 ? "" : "s");
   }
   rescue_buf_puts(out, "; alpha is Krippendorff's, agreement the share of agreeing pairs\n");
+  reliability_text(r, out);
   for (i = 0; i < r->n_fields; i++)
     field_warnings(&r->fields[i], &warn);
   if (warn.len) {
@@ -648,8 +892,7 @@ void rescue_agree_report_text(const rescue_agree_report *r, rescue_buf *out) {
   }
   for (i = 0; i < r->n_rev; i++) {
     const agree_revision *v = &r->rev[i];
-    rescue_buf_printf(out, "\nmodel %s revised by %s (%ld sample%s): share of units changed\n",
-                      v->model, v->human, v->samples, v->samples == 1 ? "" : "s");
+    revision_heading(v, out);
     for (k = 0; k < v->n; k++) {
       const agree_change *c = &v->fields[k];
       rescue_buf_printf(

@@ -274,17 +274,33 @@ static void alpha_text(const agree_unitizing *x, rescue_buf *out) {
 }
 
 void agree_segmentation_text(const rescue_agree_report *r, rescue_buf *out) {
-  int i;
+  int i, apart = 0, named = 0;
   rescue_buf_puts(out, "\nsegmentation: rows aligned one to one by the overlap rule; rows "
                        "without a partner are segmentation disagreements\n");
   for (i = 0; i < r->n_seg_pairs; i++) {
     const agree_seg_pair *p = &r->seg_pairs[i];
+    if (!p->samples) {
+      apart++;
+      continue;
+    }
     rescue_buf_printf(out,
                       "  %s / %s: %ld sample%s, %ld aligned pair%s, rows without a partner: "
                       "%s %ld, %s %ld\n",
                       r->coders[p->a], r->coders[p->b], p->samples, p->samples == 1 ? "" : "s",
                       p->aligned, p->aligned == 1 ? "" : "s", r->coders[p->a], p->unaligned_a,
                       r->coders[p->b], p->unaligned_b);
+  }
+  /* pairs that shared no sample: one line, not one each */
+  if (apart) {
+    rescue_buf_printf(out, "  %d coder pair%s covered no sample together: ", apart,
+                      apart == 1 ? "" : "s");
+    for (i = 0; i < r->n_seg_pairs && named < 6; i++)
+      if (!r->seg_pairs[i].samples)
+        rescue_buf_printf(out, "%s%s / %s", named++ ? ", " : "", r->coders[r->seg_pairs[i].a],
+                          r->coders[r->seg_pairs[i].b]);
+    if (apart > named)
+      rescue_buf_printf(out, " and %d more", apart - named);
+    rescue_buf_putc(out, '\n');
   }
   rescue_buf_puts(out, "alpha-u of the primary speaker on the time line (milliseconds):\n");
   for (i = 0; i < r->n_overall; i++) {

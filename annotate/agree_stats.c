@@ -542,39 +542,41 @@ static int coincidences(const rescue_agree_data *d, rescue_agree_result *r) {
   return 0;
 }
 
-/* Percent agreement, Fleiss' kappa and Gwet's AC1 (these two on complete units). */
+/*
+** Percent agreement, Fleiss' kappa and Gwet's AC1 over the pairable units (two values or
+** more; annotate/AGREEMENT.md "Fleiss' kappa and Gwet's AC1 with missing values"). p_a is
+** the mean share of agreeing pairs per unit; the chance terms use pi_k, the mean over those
+** units of the share of the unit's values that are k. On complete data this is Fleiss's
+** (1971) kappa and Gwet's AC1 as usual (pi_k is then the share of all values). The units
+** every coder coded are counted in complete_units.
+*/
 static int chance_corrected(const rescue_agree_data *d, rescue_agree_result *r) {
   int C = (int)d->coders.n, V = (int)d->values.n, v;
-  double *p = rescue_calloc((size_t)V + 1, sizeof *p), pa_all = 0, pa_full = 0;
+  double *p = rescue_calloc((size_t)V + 1, sizeof *p), pa_all = 0;
   long n_pair = 0, n_full = 0;
   uint32_t u;
   if (!p)
     return RESCUE_ENOMEM;
   for (u = 0; u < d->n_units; u++) {
     uint32_t a = d->unit_off[u], b = d->unit_off[u + 1], i, j, agree = 0, m = b - a;
-    double share;
     if (m < 2)
       continue;
     for (i = a; i < b; i++)
       for (j = i + 1; j < b; j++)
         agree += d->e_value[i] == d->e_value[j];
-    share = 2.0 * agree / ((double)m * (m - 1));
-    pa_all += share;
+    pa_all += 2.0 * agree / ((double)m * (m - 1));
     n_pair++;
-    if ((int)m == C) {
-      pa_full += share;
-      n_full++;
-      for (i = a; i < b; i++)
-        p[d->e_value[i]]++;
-    }
+    n_full += (int)m == C;
+    for (i = a; i < b; i++)
+      p[d->e_value[i]] += 1.0 / (double)m;
   }
   r->percent_agreement = n_pair ? pa_all / (double)n_pair : NAN;
   r->complete_units = n_full;
   r->fleiss_kappa = r->gwet_ac1 = NAN;
-  if (n_full > 0 && C >= 2) {
-    double pbar = pa_full / (double)n_full, pe = 0, pg = 0;
+  if (n_pair > 0 && C >= 2) {
+    double pbar = pa_all / (double)n_pair, pe = 0, pg = 0;
     for (v = 0; v < V; v++) {
-      p[v] /= (double)n_full * C;
+      p[v] /= (double)n_pair;
       pe += p[v] * p[v];
       pg += p[v] * (1 - p[v]);
     }

@@ -177,6 +177,14 @@ int rescue_agree_compute(const rescue_agree_data *d, const rescue_agree_opts *o,
                          rescue_agree_result *r);
 void rescue_agree_result_clear(rescue_agree_result *r);
 
+/*
+** The judgement of r's alpha by Krippendorff's guidelines (annotate/AGREEMENT.md
+** "Reliability"): "reliable" (0.8 or more), "tentative" (0.667 up to 0.8), "unreliable"
+** (below 0.667); NULL when there is no alpha to judge (free text, a status other than OK).
+** A static string.
+*/
+const char *rescue_agree_reliability(const rescue_agree_result *r);
+
 /* Only Krippendorff's alpha (the fast path the benchmark times). */
 rescue_agree_status rescue_agree_alpha(const rescue_agree_data *d, double *alpha);
 

@@ -320,26 +320,43 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
                     rows ? 100.0 * (double)r->rows_latest / (double)rows : 0.0,
                     r->rows_gold ? "not adjudicated" : "nothing is adjudicated");
   if (r->rows_gold) {
-    rescue_buf_puts(b, " Gold rows by adjudication policy: ");
+    rescue_buf_puts(b, " Gold rows by how they were decided: ");
+    if (s->gold_agreed) {
+      rescue_buf_printf(b, "agreed by all coders %ld", s->gold_agreed);
+      first = 0;
+    }
     for (i = 0; i < 4; i++)
-      if (s->policies[i]) {
-        rescue_buf_printf(b, "%s%s %ld", first ? "" : ", ", policy_names[i], s->policies[i]);
+      if (s->how_policy[i]) {
+        rescue_buf_printf(b, "%spolicy %s %ld", first ? "" : ", ", policy_names[i],
+                          s->how_policy[i]);
+        first = 0;
+      }
+    for (i = 0; i < s->n_annotators; i++)
+      if (s->annotators[i].decided) {
+        rescue_buf_printf(b, "%sdecided by lead ", first ? "" : ", ");
+        cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
+        rescue_buf_printf(b, " %ld", s->annotators[i].decided);
         first = 0;
       }
     rescue_buf_putc(b, '.');
   }
-  rescue_buf_puts(b, "\n\n| annotator | role | rows annotated | rows shown |\n"
-                     "|---|---|---:|---:|\n");
+  rescue_buf_puts(b, "\n\n| annotator | role | rows annotated | rows shown | gold rows decided |\n"
+                     "|---|---|---:|---:|---:|\n");
   for (i = 0; i < s->n_annotators; i++) {
+    const tk_prov_annotator *a = &s->annotators[i];
+    int draft = a->name && strcmp(a->name, RESCUE_DRAFT_ANNOTATOR) == 0;
     rescue_buf_puts(b, "| ");
-    cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
-    rescue_buf_printf(b, " | %s | %ld | %ld |\n",
-                      s->annotators[i].role ? s->annotators[i].role : "?",
-                      s->annotators[i].annotated, s->annotators[i].rows);
+    cell(b, draft ? "the draft (the imported file)" : a->name ? a->name : "?");
+    rescue_buf_printf(b, " | %s | %ld | %ld | %ld |\n",
+                      draft     ? "draft"
+                      : a->role ? a->role
+                                : "?",
+                      a->annotated, a->rows, a->decided);
   }
   rescue_buf_puts(b, "\nRows annotated: rows of the samples used with a version of their "
                      "own (an import, a draft or an edit). Rows shown: rows whose exported "
-                     "version they wrote (gold versions are written by the adjudication).\n");
+                     "version they wrote (gold versions are written by the adjudication). Gold "
+                     "rows decided: gold rows shown whose last decision was this lead's.\n");
   rescue_buf_puts(b, "\nAgreement between the coders over the samples used "
                      "(Krippendorff's alpha, bootstrap interval over samples):\n\n");
   if (s->agreement_note[0] || !s->agreement.len) {
@@ -544,6 +561,8 @@ static void manifest_annotators(rescue_jw *w, const tk_summary *s) {
     rescue_jw_int(w, s->annotators[i].annotated);
     rescue_jw_key(w, "rows_shown");
     rescue_jw_int(w, s->annotators[i].rows);
+    rescue_jw_key(w, "gold_rows_decided");
+    rescue_jw_int(w, s->annotators[i].decided);
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
@@ -579,6 +598,8 @@ static void manifest_provenance(rescue_jw *w, const tk_summary *s) {
       rescue_jw_int(w, s->policies[i]);
     }
   rescue_jw_end(w);
+  rescue_jw_key(w, "gold_agreed");
+  rescue_jw_int(w, s->gold_agreed);
   manifest_annotators(w, s);
   rescue_jw_key(w, "agreement");
   if (s->agreement.len)

@@ -47,6 +47,57 @@ static tk_prov_annotator *annotator_entry(tk_summary *s, int64_t id) {
   return &s->annotators[k];
 }
 
+/*
+** How gold row r was decided, counted in s: by a lead when the store holds a lead's decision
+** on the row (the latest decision's lead, who also enters the annotator table); agreed when
+** every version it was decided from (two or more) has the same content; under policy lead,
+** by the lead whose version was taken; otherwise by its policy p. The one place that classifies gold rows: a new kind of record (per-value
+** provenance) adds its case here. 0 or an error kept on the store handle.
+*/
+static int gold_how(tk_summary *s, rescue_store *st, const rescue_row *r, int p) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "prov_gold_lead");
+  tk_prov_annotator *a;
+  int64_t lead = 0;
+  long n = 0, distinct = 0;
+  int rc;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":row_id", r->row_id);
+  if ((rc = sqlite3_step(q)) == SQLITE_ROW)
+    lead = sqlite3_column_int64(q, 0);
+  sqlite3_reset(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading a row's decisions");
+  if (lead) {
+    if (!(a = annotator_entry(s, lead)))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    a->decided++;
+    return 0;
+  }
+  if (!(q = rescue_store_stmt(st, "prov_gold_sources")))
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":id", r->version_id);
+  if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    n = (long)sqlite3_column_int64(q, 0);
+    distinct = (long)sqlite3_column_int64(q, 1);
+    if (p == 0) /* policy lead: the lead whose version was taken */
+      lead = sqlite3_column_int64(q, 2);
+  }
+  sqlite3_reset(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading a gold version's sources");
+  if (n >= 2 && distinct == 1) {
+    s->gold_agreed++;
+  } else if (lead) {
+    if (!(a = annotator_entry(s, lead)))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    a->decided++;
+  } else {
+    s->how_policy[p]++;
+  }
+  return 0;
+}
+
 int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp) {
   rescue_error *err = rescue_store_err(st);
   sqlite3_stmt *q = rescue_store_stmt(st, "prov_sample_annotators");
@@ -75,7 +126,7 @@ int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *
     if (strcmp(r->kind, "gold") == 0) {
       int p;
       s->res->rows_gold++;
-      if ((rc = gold_policy(st, r->version_id, &p)))
+      if ((rc = gold_policy(st, r->version_id, &p)) || (rc = gold_how(s, st, r, p)))
         return rc;
       s->policies[p]++;
     } else {

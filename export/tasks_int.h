@@ -177,6 +177,12 @@ typedef struct tk_summary {
   rescue_tasks_result *res;
   /* provenance (provenance.c) */
   long policies[4]; /* gold rows decided by policy lead, majority, latest, other/unknown */
+  /*
+  ** Gold rows by how they were decided (rescue_tk_prov_sample's gold_how): agreed by every
+  ** coder; by a policy (how_policy, as policies) where coders differed and no lead decided;
+  ** decided by a lead (tk_prov_annotator.decided of that lead).
+  */
+  long gold_agreed, how_policy[4];
   struct tk_prov_annotator *annotators; /* whose versions the rows show, by rows */
   int n_annotators, cap_annotators;
   rescue_buf agreement;     /* per field: JSON array of {field, level, status, coders, units,
@@ -191,6 +197,7 @@ typedef struct tk_prov_annotator {
   char *name, *role;
   long rows;      /* rows of the export showing this annotator's version */
   long annotated; /* rows of the samples used that this annotator versioned (not gold) */
+  long decided;   /* gold rows shown whose last decision was this lead's */
 } tk_prov_annotator;
 
 /*

@@ -709,6 +709,19 @@ SELECT gold_policy FROM row_version WHERE id = :id;
 -- name: prov_annotator
 SELECT name, role FROM annotator WHERE id = :id;
 
+-- The lead whose decision on a row came last (rescue adjudicate --decide), if any.
+-- name: prov_gold_lead
+SELECT lead_id FROM field_decision WHERE row_id = :row_id ORDER BY id DESC LIMIT 1;
+
+-- The versions a gold version was decided from: how many, how many distinct contents, and
+-- the lead who wrote one of them (NULL: none).
+-- name: prov_gold_sources
+SELECT count(*), count(DISTINCT s.content),
+       max(CASE WHEN a.role = 'lead' THEN s.annotator_id END)
+  FROM row_version s JOIN annotator a ON a.id = s.annotator_id
+ WHERE s.id IN (SELECT value FROM json_each((SELECT gold_sources FROM row_version
+                                             WHERE id = :id)));
+
 -- name: prov_coder_count
 SELECT count(DISTINCT v.annotator_id)
   FROM row_version v JOIN annotator a ON a.id = v.annotator_id

@@ -262,14 +262,15 @@ START_TEST(test_degenerate) {
     rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
   }
-  /* no unit every coder coded: Fleiss and AC1 null, alpha still defined */
+  /* no unit every coder coded: Fleiss and AC1 over the pairable units, like alpha */
   {
     static const int v[3 * 3] = {1, 2, NA, 1, NA, 3, NA, 2, 3};
     d = matrix(RESCUE_LEVEL_NOMINAL, 3, 3, v);
     ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
     ck_assert_int_eq(r.status, RESCUE_AGREE_OK);
     ck_assert_int_eq(r.complete_units, 0);
-    ck_assert(isnan(r.fleiss_kappa) && isnan(r.gwet_ac1));
+    ASSERT_NEAR(r.fleiss_kappa, 1.0, 1e-15);
+    ASSERT_NEAR(r.gwet_ac1, 1.0, 1e-15);
     ASSERT_NEAR(r.alpha, 1.0, 1e-15);
     rescue_agree_result_clear(&r);
     rescue_agree_data_free(&d);
@@ -444,9 +445,18 @@ static const char py_reference[] =
     "        by = {}\n"
     "        for c, u, v in rows: by.setdefault(u, {})[c] = v\n"
     "        full = [u for u in sorted(by) if len(by[u]) == len(coders)]\n"
-    "        if full:\n"
+    "        pair = [list(by[u].values()) for u in sorted(by) if len(by[u]) >= 2]\n"
+    "        if len(full) == len(by):\n"
     "            mat = [[by[u][c] for c in coders] for u in full]\n"
     "            r['fleiss'] = fleiss_kappa(aggregate_raters(mat)[0], method='fleiss')\n"
+    "        elif pair:\n"
+    "            pa = sum(sum(vs.count(k) * (vs.count(k) - 1) for k in set(vs))\n"
+    "                     / (len(vs) * (len(vs) - 1)) for vs in pair) / len(pair)\n"
+    "            pi = {k: sum(vs.count(k) / len(vs) for vs in pair) / len(pair) for k in labels}\n"
+    "            pe = sum(x * x for x in pi.values())\n"
+    "            r['fleiss'] = (pa - pe) / (1 - pe)\n"
+    "            pg = sum(x * (1 - x) for x in pi.values()) / (len(labels) - 1)\n"
+    "            r['ac1'] = (pa - pg) / (1 - pg)\n"
     "        r['cohen'] = {}\n"
     "        dom = list(range(int(max(labels)) + 1))\n"
     "        for a, b in itertools.combinations(coders, 2):\n"
@@ -603,6 +613,8 @@ START_TEST(test_random_against_python) {
       ASSERT_NEAR(res.fleiss_kappa, json_real_value(json_object_get(r, "fleiss")), 1e-9);
     else
       ck_assert(isnan(res.fleiss_kappa));
+    if (json_object_get(r, "ac1")) /* missing values: the pairable units' shares (by hand) */
+      ASSERT_NEAR(res.gwet_ac1, json_real_value(json_object_get(r, "ac1")), 1e-9);
     check_labels(&res, json_object_get(r, "labels"));
     cohen = json_object_get(r, "cohen");
     ck_assert_int_eq((int)json_object_size(cohen), res.n_pairs);
@@ -665,6 +677,24 @@ START_TEST(test_ac1_by_hand) {
   ASSERT_NEAR(r.gwet_ac1, (pa - pe) / (1 - pe), 1e-15);
   rescue_agree_result_clear(&r);
   rescue_agree_data_free(&d);
+  /*
+  ** 3 coders, one unit of four coded by all three (each sample went to two or three):
+  ** units {1,1} {1,2,2} {2,2} {3,3}. p_a = (1 + 1/3 + 1 + 1) / 4 = 5/6; pi_1 = (1 + 1/3) / 4
+  ** = 1/3, pi_2 = (2/3 + 1) / 4 = 5/12, pi_3 = 1/4. Fleiss: p_e = 1/9 + 25/144 + 1/16 = 25/72,
+  ** kappa = (5/6 - 25/72) / (47/72) = 35/47. AC1: p_e = (2/9 + 35/144 + 3/16) / 2 = 47/144,
+  ** AC1 = (5/6 - 47/144) / (97/144) = 73/97.
+  */
+  {
+    static const int w[3 * 4] = {1, 1, 2, NA, 1, 2, NA, 3, NA, 2, 2, 3};
+    d = matrix(RESCUE_LEVEL_NOMINAL, 3, 4, w);
+    ck_assert_int_eq(rescue_agree_compute(d, NULL, &r), 0);
+    ck_assert_int_eq(r.complete_units, 1);
+    ASSERT_NEAR(r.percent_agreement, 5.0 / 6, 1e-15);
+    ASSERT_NEAR(r.fleiss_kappa, 35.0 / 47, 1e-15);
+    ASSERT_NEAR(r.gwet_ac1, 73.0 / 97, 1e-15);
+    rescue_agree_result_clear(&r);
+    rescue_agree_data_free(&d);
+  }
 }
 END_TEST
 
@@ -824,24 +854,30 @@ END_TEST
 
 /* ---- corpus mode ---- */
 
+/* Row i (0-based) of the couple sample of sample_line. */
+static void row_json(rescue_buf *b, int i, const char *utt, const char *targets, int intensity) {
+  static const char *speakers[] = {"Ann", "Therapist", "Bo", "Ann"};
+  rescue_buf_printf(
+      b,
+      "{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": \"%s\", "
+      "\"target\": %s, \"dialogue_cleaned\": \"line %d\", \"utterance_type\": \"%s\", "
+      "\"background_dialogue\": [], \"tone_of_voice\": \"calm\", \"body_posture\": [], "
+      "\"facial_expressions\": [], \"self_directed_behavior\": [], "
+      "\"interaction_behavior\": [], \"internal_emotion\": [{\"person\": \"%s\", "
+      "\"emotion_description\": \"tense\", \"intensity\": %d}], \"viewpoints_attitudes\": [], "
+      "\"support_strategy\": [], \"row_index\": %d}",
+      i * 2, i * 2 + 1, speakers[i], targets, i + 1, utt, speakers[i], intensity, i + 1);
+}
+
 /* A couple sample line with 4 rows; utt[i], targets and an intensity per row vary. */
 static void sample_line(rescue_buf *b, const char *id, const char *const *utt,
                         const char *const *targets, const int *intensity) {
-  static const char *speakers[] = {"Ann", "Therapist", "Bo", "Ann"};
   int i;
   rescue_buf_printf(b, "{\"sample_id\": \"%s\", \"rows\": [", id);
-  for (i = 0; i < 4; i++)
-    rescue_buf_printf(
-        b,
-        "%s{\"start_time\": %d.0, \"end_time\": %d.5, \"primary_speaker\": \"%s\", "
-        "\"target\": %s, \"dialogue_cleaned\": \"line %d\", \"utterance_type\": \"%s\", "
-        "\"background_dialogue\": [], \"tone_of_voice\": \"calm\", \"body_posture\": [], "
-        "\"facial_expressions\": [], \"self_directed_behavior\": [], "
-        "\"interaction_behavior\": [], \"internal_emotion\": [{\"person\": \"%s\", "
-        "\"emotion_description\": \"tense\", \"intensity\": %d}], \"viewpoints_attitudes\": [], "
-        "\"support_strategy\": [], \"row_index\": %d}",
-        i ? ", " : "", i * 2, i * 2 + 1, speakers[i], targets[i], i + 1, utt[i], speakers[i],
-        intensity[i], i + 1);
+  for (i = 0; i < 4; i++) {
+    rescue_buf_puts(b, i ? ", " : "");
+    row_json(b, i, utt[i], targets[i], intensity[i]);
+  }
   rescue_buf_puts(b, "]}\n");
 }
 
@@ -1011,6 +1047,225 @@ START_TEST(test_corpus_mode) {
 }
 END_TEST
 
+/*
+** A report a lead can act on: three coders who each shared a sample with each other but never
+** all three on one (assign's usual overlap), and a fourth who shared none. Client rows of
+** utterance_type (2 values each, 18 values): disclosure 3, recollection 5, defense 4,
+** request 5, accusation 1; 5 of 9 units agree. p_a = 5/9; pi_k = count / 18.
+**   alpha = 1 - (8/18) / ((324 - 76) / 306) = 1 - 2448/4464 (0.4516): unreliable.
+**   Fleiss: p_e = 76/324 = 19/81, kappa = (5/9 - 19/81) / (62/81) = 13/31.
+**   AC1 over the scheme's 10 labels: p_e = (45 + 65 + 56 + 65 + 17) / 324 / 9 = 62/729,
+**   AC1 = (5/9 - 62/729) / (667/729) = 343/667.
+** Failed on the previous main: Fleiss and AC1 were null (no unit every coder coded), no
+** reliability, no confusions, and dan's pairs were listed one by one.
+*/
+START_TEST(test_report_for_a_lead) {
+  char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db);
+  const char *t[] = {"[\"Therapist\"]", "[\"Ann\"]", "[\"Ann\"]", "[\"Bo\"]"};
+  const char *u_draft[] = {"accusation", "", "defense", "request"};
+  const char *u_ann1[] = {"disclosure", "", "defense", "request"};
+  const char *u_ann3[] = {"disclosure", "", "recollection", "request"};
+  const char *u_bob1[] = {"recollection", "", "defense", "request"};
+  const char *u_bob2[] = {"disclosure", "", "defense", "accusation"};
+  const char *u_cyd2[] = {"recollection", "", "defense", "request"};
+  const char *u_cyd3[] = {"recollection", "", "recollection", "request"};
+  const int in[] = {5, 3, 6, 2};
+  const char *coders[] = {"ann", "bob", "cyd", "dan"};
+  rescue_buf b = RESCUE_BUF_INIT;
+  json_t *j, *f = NULL, *c;
+  json_error_t je;
+  size_t i;
+  *strrchr(dir, '/') = 0;
+  sample_line(&b, "g1/s1", u_draft, t, in);
+  sample_line(&b, "g2/s2", u_draft, t, in);
+  sample_line(&b, "g3/s3", u_draft, t, in);
+  sample_line(&b, "g4/s4", u_draft, t, in);
+  tu_write(tu_path(dir, "draft.jsonl"), b.s);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "draft.jsonl"), NULL), 0);
+  for (i = 0; i < 4; i++) {
+    rescue_buf_reset(&b);
+    if (i == 0) {
+      sample_line(&b, "g1/s1", u_ann1, t, in);
+      sample_line(&b, "g3/s3", u_ann3, t, in);
+    } else if (i == 1) {
+      sample_line(&b, "g1/s1", u_bob1, t, in);
+      sample_line(&b, "g2/s2", u_bob2, t, in);
+    } else if (i == 2) {
+      sample_line(&b, "g2/s2", u_cyd2, t, in);
+      sample_line(&b, "g3/s3", u_cyd3, t, in);
+    } else {
+      sample_line(&b, "g4/s4", u_ann1, t, in);
+    }
+    tu_write(tu_path(dir, "c.jsonl"), b.s);
+    ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, coders[i], NULL), 0);
+    ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "c.jsonl"), "--annotator",
+                               coders[i], NULL),
+                     0);
+  }
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--json", NULL), 0);
+  j = json_loads(out, 0, &je);
+  ck_assert_msg(j != NULL, "%s", out);
+  for (i = 0; i < json_array_size(json_object_get(j, "fields")); i++)
+    if (strcmp(json_string_value(
+                   json_object_get(json_array_get(json_object_get(j, "fields"), i), "field")),
+               "utterance_type") == 0)
+      f = json_array_get(json_object_get(j, "fields"), i);
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq((int)json_array_size(json_object_get(f, "coders")), 4);
+  ck_assert_int_eq(json_integer_value(json_object_get(f, "units")), 9);
+  ck_assert_int_eq(json_integer_value(json_object_get(f, "complete_units")), 0);
+  ASSERT_NEAR(json_real_value(json_object_get(f, "alpha")), 1 - 2448.0 / 4464, 1e-12);
+  ASSERT_NEAR(json_real_value(json_object_get(f, "fleiss_kappa")), 13.0 / 31, 1e-12);
+  ASSERT_NEAR(json_real_value(json_object_get(f, "gwet_ac1")), 343.0 / 667, 1e-12);
+  /* status keeps its meaning (the data); reliability is the judgement */
+  ck_assert_str_eq(json_string_value(json_object_get(f, "status")), "ok");
+  ck_assert_str_eq(json_string_value(json_object_get(f, "reliability")), "unreliable");
+  c = json_array_get(json_object_get(f, "confusions"), 0);
+  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(c, "values"), 0)),
+                   "disclosure");
+  ck_assert_str_eq(json_string_value(json_array_get(json_object_get(c, "values"), 1)),
+                   "recollection");
+  ck_assert_int_eq(json_integer_value(json_object_get(c, "count")), 3);
+  c = json_array_get(json_object_get(f, "confusions"), 1);
+  ck_assert_int_eq(json_integer_value(json_object_get(c, "count")), 1);
+  ck_assert_int_eq((int)json_array_size(json_object_get(f, "confusions")), 2);
+  ASSERT_NEAR(
+      json_real_value(json_object_get(json_object_get(j, "reliability_thresholds"), "tentative")),
+      0.667, 1e-12);
+  ASSERT_NEAR(
+      json_real_value(json_object_get(json_object_get(j, "reliability_thresholds"), "reliable")),
+      0.8, 1e-12);
+  json_decref(j);
+  free(out);
+  free(err);
+
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, NULL), 0);
+  /* the opening summary: thresholds, the field to fix first, its confusions */
+  ck_assert_msg(strstr(out, "\nreliability (Krippendorff's guidelines for alpha: 0.800 or more "
+                            "reliable, 0.667 up to 0.800 tentative, below 0.667 unreliable):\n"
+                            "  unreliable: utterance_type (0.4516)"),
+                "%.3000s", out);
+  ck_assert_msg(strstr(out, "most confused values where agreement is short of reliable (pairs of "
+                            "coders' values in a unit):\n  utterance_type: disclosure / "
+                            "recollection 3, accusation / request 1\n"),
+                "%.3000s", out);
+  ck_assert_msg(strstr(out, "utterance_type        nominal       4       9   0.4516  -        "
+                            "             0.5556  unreliable  ok\n"),
+                "%.3000s", out);
+  ck_assert_msg(strstr(out, "Fleiss' kappa 0.4194, Gwet's AC1 0.5142"), "%.3000s", out);
+  /* pairs that never met: one line each place, never a kappa of "-" per pair */
+  ck_assert_msg(strstr(out, "  3 coder pairs never coded the same unit (no kappa): ann / dan, "
+                            "bob / dan, cyd / dan\n"),
+                "%.3000s", out);
+  ck_assert_msg(!strstr(out, "Cohen's kappa ann / dan"), "%.3000s", out);
+  /* utterance_type, ann / bob on g1/s1: p_o = 2/3, p_e = 2/9, kappa = 4/7 */
+  ck_assert_msg(strstr(out, "Cohen's kappa ann / bob: 0.5714 on 3 units"), "%.3000s",
+                strstr(out, "utterance_type (nominal)"));
+  ck_assert_msg(strstr(out, "  3 coder pairs covered no sample together: ann / dan, bob / dan, "
+                            "cyd / dan\n"),
+                "%.3000s", out);
+  ck_assert_msg(!strstr(out, "  ann / dan: 0 samples"), "%.3000s", out);
+  free(out);
+  free(err);
+  rescue_buf_clear(&b);
+  free(dir);
+  free(db);
+}
+END_TEST
+
+/*
+** Model versus human on the rows the model answered: the model drafted rows 1 and 3 of 4,
+** after ann and before bob annotated. Row 4 shows the draft in the model's view: comparing
+** it credited the draft to the model (main: 3 client units, 1 changed for ann) and called
+** both humans revisers although ann annotated first.
+*/
+START_TEST(test_model_rows_only) {
+  char *db = tu_new_corpus(), *out = NULL, *err = NULL, *dir = strdup(db), cmd[4200];
+  const char *t[] = {"[\"Therapist\"]", "[\"Ann\"]", "[\"Ann\"]", "[\"Bo\"]"};
+  const char *u_draft[] = {"accusation", "", "defense", "request"};
+  const char *u_ann[] = {"disclosure", "", "defense", "validation"};
+  const char *u_bob[] = {"recollection", "", "defense", "request"};
+  const int in[] = {5, 3, 6, 2};
+  rescue_buf b = RESCUE_BUF_INIT;
+  json_t *j, *rev;
+  json_error_t je;
+  size_t i, k;
+  *strrchr(dir, '/') = 0;
+  sample_line(&b, "g1/s1", u_draft, t, in);
+  tu_write(tu_path(dir, "draft.jsonl"), b.s);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "draft.jsonl"), NULL), 0);
+  rescue_buf_reset(&b);
+  sample_line(&b, "g1/s1", u_ann, t, in);
+  tu_write(tu_path(dir, "ann.jsonl"), b.s);
+  rescue_buf_reset(&b);
+  sample_line(&b, "g1/s1", u_bob, t, in);
+  tu_write(tu_path(dir, "bob.jsonl"), b.s);
+  /* the model answers rows 1 and 3 only */
+  rescue_buf_reset(&b);
+  rescue_buf_puts(&b, "{\"rows\": [");
+  row_json(&b, 0, "disclosure", t[0], in[0]);
+  rescue_buf_puts(&b, ", ");
+  row_json(&b, 2, "defense", t[2], in[2]);
+  rescue_buf_puts(&b, "]}\n");
+  tu_write(tu_path(dir, "answer.json"), b.s);
+  snprintf(cmd, sizeof cmd, "cat '%s'", tu_path(dir, "answer.json"));
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "gpt", "--role", "model", NULL),
+                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "ann", NULL),
+      0);
+  /* rows 2 and 4 are kept back (exit 1), rows 1 and 3 stored: a model that answered part */
+  ck_assert_int_eq(tu_rescue(&out, &err, "draft", db, "--annotator", "gpt", "--model-cmd", cmd,
+                             "--retries", "0", NULL),
+                   1);
+  ck_assert_msg(strstr(out, "2 rows stored as gpt's versions, 2 kept back"), "%s%s", out, err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "bob", NULL),
+      0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--json", NULL), 0);
+  j = json_loads(out, 0, &je);
+  ck_assert_msg(j != NULL, "%s", out);
+  rev = json_object_get(j, "model_revisions");
+  ck_assert_int_eq((int)json_array_size(rev), 2);
+  for (i = 0; i < 2; i++) {
+    json_t *r = json_array_get(rev, i), *fl = json_object_get(r, "fields");
+    int is_ann = strcmp(json_string_value(json_object_get(r, "human")), "ann") == 0;
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "rows")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "human_later")), is_ann ? 0 : 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "model_later")), is_ann ? 2 : 0);
+    for (k = 0; k < json_array_size(fl); k++) {
+      json_t *c = json_array_get(fl, k);
+      if (strcmp(json_string_value(json_object_get(c, "field")), "utterance_type") != 0)
+        continue;
+      /* rows 1 and 3 (both client rows); ann agrees with both, bob changed row 1 */
+      ck_assert_int_eq(json_integer_value(json_object_get(c, "units")), 2);
+      ck_assert_int_eq(json_integer_value(json_object_get(c, "changed")), is_ann ? 0 : 1);
+    }
+  }
+  json_decref(j);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, "--field", "utterance_type", NULL), 0);
+  ck_assert_msg(strstr(out, "\nmodel gpt and ann: 2 rows the model answered, in 1 sample both "
+                            "covered; the model's answer came after ann's\n"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "\nmodel gpt and bob: 2 rows the model answered, in 1 sample both "
+                            "covered; bob revised the model's draft (bob's version is the later "
+                            "one)\n"),
+                "%s", out);
+  ck_assert_msg(!strstr(out, "revised by"), "%s", out);
+  free(out);
+  free(err);
+  rescue_buf_clear(&b);
+  free(dir);
+  free(db);
+}
+END_TEST
+
 /* A scheme whose level does not fit a field gives invalid_level for that field. */
 START_TEST(test_corpus_invalid_level) {
   char *dir = tu_tmpdir(), *out = NULL, *err = NULL;
@@ -1158,6 +1413,8 @@ int main(void) {
   tcase_add_test(tc, test_cli_table);
   tcase_add_test(tc, test_corpus_mode);
   tcase_add_test(tc, test_corpus_invalid_level);
+  tcase_add_test(tc, test_report_for_a_lead);
+  tcase_add_test(tc, test_model_rows_only);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -127,7 +127,7 @@ START_TEST(test_provenance) {
     snprintf(want, sizeof want, "Of the 69 rows of the samples used, %ld (", gold);
     ck_assert_msg(strstr(p, want) != NULL, "card lacks '%s'", want);
   }
-  ck_assert_ptr_nonnull(strstr(p, "majority "));
+  ck_assert_ptr_nonnull(strstr(p, "Gold rows by how they were decided: agreed by all coders "));
   ck_assert_ptr_nonnull(strstr(p, "| alice | annotator | 69 |"));
   ck_assert_ptr_nonnull(strstr(p, "| utterance_type | nominal | ok |"));
   ck_assert_ptr_nonnull(strstr(p, "95%: "));
@@ -135,6 +135,77 @@ START_TEST(test_provenance) {
   free(p);
   json_decref(m);
   rescue_free(bob);
+  free(text);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/*
+** Two coders and a lead: gold rows counted by how they were decided (68 where alice and bob
+** agree; the one row they differ on decided by lena, the lead, by policy lead), lena in the
+** annotator table, the draft named as the draft. On the previous main the card said
+** "majority 68, lead 1", left lena out and listed the draft as an annotator "import".
+*/
+START_TEST(test_card_counts_decisions) {
+  char *text, *db = fixture_corpus(&text), *out = NULL, *err = NULL, *dir = tu_tmpdir(), *card;
+  const char *s1 = "alan_and_evelyn/001_s01e01_ct25_segment04";
+  char exp[4096], *bob, *hit, *nl;
+  json_t *m, *a;
+  size_t i;
+  long lena = -1;
+  bob = strdup(text);
+  hit = strstr(bob, "\"utterance_type\": \"disclosure\"");
+  ck_assert_ptr_nonnull(hit);
+  memcpy(hit, "\"utterance_type\": \"defense\"   ", strlen("\"utterance_type\": \"disclosure\""));
+  tu_write(tu_path(dir, "alice.jsonl"), text);
+  tu_write(tu_path(dir, "bob.jsonl"), bob);
+  nl = strchr(bob, '\n');
+  ck_assert_ptr_nonnull(nl);
+  nl[1] = 0; /* the lead's version of the first sample: bob's */
+  ck_assert_ptr_nonnull(strstr(bob, s1));
+  tu_write(tu_path(dir, "lena.jsonl"), bob);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "alice", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lena", "--role", "lead", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "alice.jsonl"), "--annotator",
+                             "alice", NULL),
+                   0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "bob", NULL),
+      0);
+  tu_rescue(NULL, NULL, "adjudicate", db, "--policy", "majority", "--coders", "alice,bob", NULL);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "lena.jsonl"), "--annotator", "lena", NULL),
+      0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lena",
+                             "--samples", s1, NULL),
+                   0);
+  free(out);
+  free(err);
+  snprintf(exp, sizeof exp, "%s/t", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, NULL), 0);
+  free(out);
+  free(err);
+  card = tu_read(tu_path(exp, "README.md"), NULL);
+  ck_assert_msg(strstr(card, "Gold rows by how they were decided: agreed by all coders 68, "
+                             "decided by lead lena 1.\n"),
+                "%s", card);
+  ck_assert_msg(strstr(card, "| lena | lead | 16 | 0 | 1 |\n"), "%s", card);
+  ck_assert_msg(strstr(card, "| the draft (the imported file) | draft | 69 | 0 | 0 |\n"), "%s",
+                card);
+  ck_assert_msg(!strstr(card, "| import |"), "%s", card);
+  m = load_json(tu_path(exp, "manifest.json"));
+  ck_assert_int_eq((int)tt_int(json_object_get(m, "provenance"), "gold_agreed"), 68);
+  json_array_foreach(json_object_get(json_object_get(m, "provenance"), "annotators"), i, a) {
+    if (!strcmp(tt_str(a, "name"), "lena"))
+      lena = (long)tt_int(a, "gold_rows_decided");
+  }
+  ck_assert_int_eq(lena, 1);
+  json_decref(m);
+  free(card);
+  free(bob);
   free(text);
   free(db);
   free(dir);
@@ -547,6 +618,7 @@ static Suite *suite(void) {
   tcase_set_timeout(t, 300);
   tcase_add_test(t, test_provenance);
   tcase_add_test(t, test_nothing_adjudicated);
+  tcase_add_test(t, test_card_counts_decisions);
   tcase_add_test(t, test_missing_clips);
   tcase_add_test(t, test_empty_export);
   tcase_add_test(t, test_stdout);
