@@ -282,11 +282,13 @@ void api_status(srv_req *r);       /* serve_rows.c */
 void api_segmentation(srv_req *r); /* serve_segment.c */
 void api_comments(srv_req *r);     /* serve_comments.c */
 void api_dashboard(srv_req *r);    /* serve_dashboard.c */
-void api_curate_queue(srv_req *r);        /* serve_curate.c */
-void api_curate_sample(srv_req *r);       /* serve_curate.c */
-void api_curate_segmentation(srv_req *r); /* serve_curate.c */
-void api_curate_decide(srv_req *r);       /* serve_curate.c */
 void srv_clip(srv_req *r);         /* serve_clips.c */
+
+/* curation for leads: serve_curate.c */
+void api_curate_queue(srv_req *r);
+void api_curate_sample(srv_req *r);
+void api_curate_segmentation(srv_req *r);
+void api_curate_decide(srv_req *r);
 
 /* ---- what rows play (serve_media.c) ---- */
 
