@@ -12,6 +12,7 @@
 #include "rescue_adjudicate.h"
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
+#include "curate_int.h"
 #include "store_int.h"
 
 static const char *const policy_names[] = {"lead", "majority", "latest"};
@@ -128,6 +129,21 @@ static int uniq_ids(int64_t *v, int n) {
   return k;
 }
 
+/* Record where each value of gold version vid (content root) came from (curate_int.h). */
+static int gold_provenance(adj *a, int64_t vid, int64_t row_id, const rescue_jnode *root) {
+  const rescue_jnode **rows = rescue_calloc((size_t)a->K + 1, sizeof *rows);
+  int c, n = 0, rc;
+  if (!rows)
+    return nomem(a);
+  for (c = 0; c < a->K; c++)
+    if (a->c[c].row && !a->c[c].is_lead)
+      rows[n++] = a->c[c].row;
+  rc = rescue_curate_policy_provenance(a->st, vid, row_id, root, rows, n,
+                                       rescue_adj_policy_name(a->o->policy), a->lead_id);
+  rescue_free(rows);
+  return rc;
+}
+
 /*
 ** Write a gold version of row_id with content text[0..len) unless the current gold already
 ** is it. src: the versions it was decided from.
@@ -138,6 +154,7 @@ static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int6
   const rescue_jnode *root, *bad;
   rescue_jerror je;
   rescue_error *err = rescue_store_err(a->st);
+  int64_t vid = 0;
   int i, rc, same = 0;
   if (!s)
     return err->code;
@@ -167,7 +184,9 @@ static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int6
   if (!rescue_buf_ok(&a->sources))
     return nomem(a);
   if ((rc = rescue_store_add_row_version(a->st, row_id, a->adj_id, "gold", &a->in,
-                                         rescue_adj_policy_name(a->o->policy), a->sources.s, NULL)))
+                                         rescue_adj_policy_name(a->o->policy), a->sources.s,
+                                         &vid)) ||
+      (rc = gold_provenance(a, vid, row_id, root)))
     return rc;
   a->res->written++;
   return 0;

@@ -14,6 +14,7 @@
 #include "rescue_adjudicate.h"
 #include "rescue_audit.h"
 #include "rescue_curate.h"
+#include "curate_int.h"
 #include "rescue_edit.h"
 #include "store_int.h"
 
@@ -439,8 +440,41 @@ static int baseline_votes(cur *c) {
   return rc;
 }
 
-/* The baseline from a gold version a policy wrote (its content, policy and time). */
-static int baseline_gold(cur *c, const char *text, const char *policy, const char *at) {
+/*
+** The provenance recorded for path of gold version vid into l (1), or 0 when none was
+** recorded (gold written before migration 9); negative on error.
+*/
+static int recorded_prov(cur *c, int64_t vid, const char *path, leaf *l) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_provenance_of");
+  int rc, i;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":version_id", vid);
+  rescue_bind_text(s, ":path", path, -1);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *how = (const char *)sqlite3_column_text(s, 0);
+    const char *from = (const char *)sqlite3_column_text(s, 2);
+    for (i = 0; i < 5; i++)
+      if (strcmp(how, how_names[i]) == 0)
+        l->how = i;
+    l->policy = dup_col(s, 1);
+    l->by = dup_col(s, 3);
+    l->at = dup_col(s, 4);
+    if (from && strcmp(from, RESCUE_DRAFT_ANNOTATOR) == 0)
+      from = "draft";
+    for (i = 0; from && i < c->K; i++)
+      if (strcmp(c->c[i].name, from) == 0)
+        l->from = c->c[i].name;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(c->st, "reading provenance");
+  return rc == SQLITE_ROW;
+}
+
+/* The baseline from a gold version a policy wrote (its id, content, policy and time). */
+static int baseline_gold(cur *c, int64_t vid, const char *text, const char *policy,
+                         const char *at) {
   rescue_jerror je;
   rescue_buf p = RESCUE_BUF_INIT;
   const rescue_jnode *g = rescue_jparse(c->doc, text, strlen(text), &je), *m;
@@ -459,12 +493,17 @@ static int baseline_gold(cur *c, const char *text, const char *policy, const cha
       rc = nomem(c->st);
       break;
     }
-    first = votes(c, tok, 1, vals, &same, &present);
-    l->how = first >= 0 && same && same_text(vals[first], l->val) ? HOW_AGREED : HOW_POLICY;
-    if (l->how == HOW_POLICY && !(l->policy = rescue_strdup(policy ? policy : "unknown")))
-      rc = nomem(c->st);
-    if (at && !(l->at = rescue_strdup(at)))
-      rc = nomem(c->st);
+    if ((rc = recorded_prov(c, vid, p.s, l)) == 0) {
+      /* gold from before provenance was recorded: agreed where the coders share it */
+      first = votes(c, tok, 1, vals, &same, &present);
+      l->how = first >= 0 && same && same_text(vals[first], l->val) ? HOW_AGREED : HOW_POLICY;
+      if (l->how == HOW_POLICY && !(l->policy = rescue_strdup(policy ? policy : "unknown")))
+        rc = nomem(c->st);
+      if (at && !(l->at = rescue_strdup(at)))
+        rc = nomem(c->st);
+    } else if (rc == 1) {
+      rc = 0;
+    }
     free_vals(vals, c->K);
     rescue_free(vals);
   }
@@ -798,6 +837,7 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
   int64_t row_id = c->gv.row_ids[p - 1];
   int i, rc;
   char *base = NULL, *policy = NULL, *at = NULL;
+  int64_t base_id = 0;
   leaves_clear(c);
   rescue_free(c->gold_text);
   c->gold_text = NULL;
@@ -822,6 +862,7 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
         c->gold_id = sqlite3_column_int64(s, 0);
         c->gold_text = dup_col(s, 1);
       } else {
+        base_id = sqlite3_column_int64(s, 0);
         base = dup_col(s, 1);
         policy = dup_col(s, 2);
         at = dup_col(s, 3);
@@ -831,7 +872,7 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
       return rescue_store_sqlerr(c->st, "reading gold");
   }
-  rc = base ? baseline_gold(c, base, policy, at) : baseline_votes(c);
+  rc = base ? baseline_gold(c, base_id, base, policy, at) : baseline_votes(c);
   rescue_free(base);
   rescue_free(policy);
   rescue_free(at);
@@ -1599,6 +1640,79 @@ int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *s
   }
 end:
   cur_free(&c);
+  return rc;
+}
+
+/* ---- the provenance of gold a policy wrote (curate_int.h) ---- */
+
+int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_t row_id,
+                                    const rescue_jnode *gold, const rescue_jnode *const *rows,
+                                    int n, const char *policy, int64_t lead_id) {
+  sqlite3_stmt *dq = rescue_store_stmt(st, "curate_decision_in_force");
+  sqlite3_stmt *ins = rescue_store_stmt(st, "curate_provenance_insert");
+  rescue_buf path = RESCUE_BUF_INIT;
+  const rescue_jnode *m;
+  char now[32];
+  int rc = 0;
+  if (!dq || !ins)
+    return rescue_store_err(st)->code;
+  rescue_now_iso(now);
+  for (m = gold->child; m && !rc; m = m->next) {
+    char *g = canon(m), *at = NULL;
+    int64_t did = 0, take = 0, lead = 0;
+    const char *how = "policy";
+    int i, agreed = n > 0, step;
+    rescue_bind_int(dq, ":row_id", row_id);
+    rescue_bind_text(dq, ":field", m->key, -1);
+    if ((step = sqlite3_step(dq)) == SQLITE_ROW) {
+      did = sqlite3_column_int64(dq, 0);
+      take = sqlite3_column_int64(dq, 2);
+      lead = sqlite3_column_int64(dq, 3);
+      at = dup_col(dq, 4);
+      how = take ? "taken" : "edited";
+    }
+    sqlite3_reset(dq);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+      rc = rescue_store_sqlerr(st, "reading decisions");
+    for (i = 0; i < n && agreed && !did; i++) {
+      char *v = canon(rescue_jget(rows[i], m->key));
+      agreed = same_text(v, g);
+      rescue_free(v);
+    }
+    if (!did && agreed)
+      how = "agreed";
+    rescue_buf_reset(&path);
+    rescue_buf_putc(&path, '/');
+    put_token(&path, m->key);
+    if (!rc && (!g || !rescue_buf_ok(&path)))
+      rc = nomem(st);
+    if (!rc) {
+      int policy_how = strcmp(how, "policy") == 0;
+      rescue_bind_int(ins, ":version_id", version_id);
+      rescue_bind_text(ins, ":path", path.s, -1);
+      rescue_bind_text(ins, ":how", how, -1);
+      rescue_bind_text(ins, ":policy", policy_how ? policy : NULL, -1);
+      if (take)
+        rescue_bind_int(ins, ":coder_id", take);
+      else
+        rescue_bind_null(ins, ":coder_id");
+      if (did || (policy_how && lead_id))
+        rescue_bind_int(ins, ":decided_by", did ? lead : lead_id);
+      else
+        rescue_bind_null(ins, ":decided_by");
+      if (did)
+        rescue_bind_int(ins, ":decision_id", did);
+      else
+        rescue_bind_null(ins, ":decision_id");
+      rescue_bind_text(ins, ":at", at ? at : now, -1);
+      if (sqlite3_step(ins) != SQLITE_DONE)
+        rc = rescue_store_sqlerr(st, "recording provenance");
+      sqlite3_reset(ins);
+    }
+    rescue_free(g);
+    rescue_free(at);
+  }
+  rescue_buf_clear(&path);
   return rc;
 }
 

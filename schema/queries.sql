@@ -716,6 +716,20 @@ INSERT INTO gold_provenance(version_id, path, how, policy, coder_id, decided_by,
                             decided_at)
   VALUES (:version_id, :path, :how, :policy, :coder_id, :decided_by, :decision_id, :at);
 
+-- name: curate_decision_in_force
+-- The whole-field decision in force (as field_decision_latest), with who and when.
+SELECT d.id, d.value, d.take_id, d.lead_id, d.created_at FROM field_decision d
+ WHERE d.row_id = :row_id AND d.field = :field AND d.path IS NULL
+   AND coalesce(d.how, '') <> 'undo'
+   AND NOT EXISTS (SELECT 1 FROM field_decision u WHERE u.undoes = d.id)
+ ORDER BY d.id DESC LIMIT 1;
+
+-- name: curate_provenance_of
+SELECT p.how, p.policy, c.name, b.name, p.decided_at FROM gold_provenance p
+  LEFT JOIN annotator c ON c.id = p.coder_id
+  LEFT JOIN annotator b ON b.id = p.decided_by
+ WHERE p.version_id = :version_id AND p.path = :path;
+
 -- name: curate_samples
 SELECT s.sample_id FROM sample s WHERE s.status <> 'discarded' ORDER BY s.sort_key;
 -- ---------------------------------------------------------------------------------

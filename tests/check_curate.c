@@ -640,6 +640,9 @@ START_TEST(cli_same_rules) {
   free(out);
   free(errs);
   ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  /* the policy's gold records its provenance: every value of rows 2..9 agreed */
+  ck_assert_int_eq(count("SELECT count(DISTINCT version_id) FROM gold_provenance"), 8);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE how <> 'agreed'"), 0);
   before = text_of(GOLD_OF(2));
   ck_assert_int_eq(
       run_decide(LINE(2, "\"field\": \"tone_of_voice\", \"value\": \"flat\""), &out, &errs, NULL),
@@ -699,6 +702,33 @@ START_TEST(cli_no_policy_rerun) {
     char *g1b = text_of(GOLD_OF(1));
     ck_assert_str_eq(g1b, g1);
     free(g1b);
+  }
+  /* the lead policy's choice is recorded as such, with the lead; agreed values as agreed */
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance p JOIN annotator a ON a.id = "
+                         "p.decided_by WHERE p.path = '/utterance_type' AND p.how = 'policy' "
+                         "AND p.policy = 'lead' AND a.name = 'lea'"),
+                   1);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE path = '/target' AND how = "
+                         "'agreed'"),
+                   10); /* the policy's 9 rows and row 2's new gold */
+  /* and the curation state shows it; the decided tone as edited by lea */
+  {
+    rescue_store *st = NULL;
+    rescue_error err = RESCUE_ERROR_INIT;
+    rescue_curate_state s;
+    const rescue_curate_value_set *v;
+    ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+    ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+    v = value_at(&s, 1, "/utterance_type");
+    ck_assert_str_eq(v->prov.how, "policy");
+    ck_assert_str_eq(v->prov.policy, "lead");
+    ck_assert_str_eq(v->prov.by, "lea");
+    v = value_at(&s, 2, "/tone_of_voice");
+    ck_assert_str_eq(v->prov.how, "edited");
+    ck_assert_str_eq(v->gold, "\"flat\"");
+    ck_assert_int_eq(s.rows[1].undecided, 0);
+    rescue_curate_state_clear(&s);
+    rescue_store_close(&st);
   }
   free(g1);
   drop_corpus();
