@@ -1420,9 +1420,78 @@ static int norm_path(const char *field, char *tok[3], rescue_buf *out) {
 }
 
 /*
-** One decision inside the caller's transaction (the API's and the decisions file's). why
-** gets the reason of a refusal (RESCUE_EBADINPUT, RESCUE_ECONFLICT); out->lint the findings
-** of one lint refuses.
+** The value coder d->take has at the path (tok, n) into *value (NULL: absent there), the
+** coder into *take. RESCUE_EBADINPUT for a name that is no coder of the sample or a coder
+** whose row set lacks the row.
+*/
+static int taken_value(cur *c, const rescue_curate_decision *d, char *const tok[3], int n,
+                       ccoder **take, char **value) {
+  rescue_error *err = rescue_store_err(c->st);
+  int64_t id;
+  if (!d->take || !(*take = coder_named(c, d->take))) {
+    if (d->take && strcmp(d->take, "draft") != 0 &&
+        rescue_annotator_lookup(c->st, d->take, &id, NULL, NULL)) {
+      char msg[400]; /* the lookup's message names the closest names */
+      snprintf(msg, sizeof msg, "%s", rescue_store_errmsg(c->st));
+      return rescue_seterr(err, RESCUE_EBADINPUT, "%s", msg);
+    }
+    return rescue_seterr(err, RESCUE_EBADINPUT, "'%s' has no version of sample '%s'",
+                         d->take ? d->take : "", d->sample_id);
+  }
+  if (!(*take)->row)
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s's row set has no row %d of the gold row set (they resegmented it)",
+                         (*take)->name, d->row);
+  *value = canon(resolve((*take)->row, tok, n));
+  return 0;
+}
+
+/* The value d gives, canonical, into *value; RESCUE_EBADINPUT when it is not JSON. */
+static int given_value(cur *c, const rescue_curate_decision *d, char **value) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jerror je;
+  const rescue_jnode *j = NULL;
+  rescue_buf_putc(&b, '['); /* a value of any type, parsed as the one item of a list */
+  if (d->value)
+    rescue_buf_putn(&b, d->value, d->value_len);
+  rescue_buf_putc(&b, ']');
+  if (d->value && rescue_buf_ok(&b) && (j = rescue_jparse(c->doc, b.s, b.len, &je)))
+    j = j->len == 1 ? j->child : NULL;
+  if (j && !(*value = canon(j))) {
+    rescue_buf_clear(&b);
+    return nomem(c->st);
+  }
+  rescue_buf_clear(&b);
+  return j ? 0 : rescue_seterr(rescue_store_err(c->st), RESCUE_EBADINPUT, "the value is not JSON");
+}
+
+/*
+** RESCUE_EBADINPUT (the rule's reason on the handle) when the row as it would be (lint
+** `after`) has an error on row p that it had not before (pre), or one under field; else 0.
+*/
+static int lint_refuses(cur *c, int p, const rescue_lint_result *pre,
+                        const rescue_lint_result *after, const char *field) {
+  int i, j;
+  for (i = 0; i < after->n; i++) {
+    const rescue_lint_finding *f = &after->findings[i];
+    int old = 0;
+    if (f->severity != RESCUE_LINT_ERROR || f->row != p)
+      continue;
+    for (j = 0; j < pre->n && !old; j++)
+      old = pre->findings[j].rule == f->rule && same_text(pre->findings[j].field, f->field);
+    if (!old || finding_under(f, field))
+      return rescue_seterr(rescue_store_err(c->st), RESCUE_EBADINPUT, "R%02d %s: %s", f->rule,
+                           f->field ? f->field : "", f->reason);
+  }
+  return 0;
+}
+
+/*
+** One decision inside the caller's transaction (the API's and the decisions file's): the
+** version and the path checked, the value found, the row linted before and after, the
+** decision recorded, gold written when nothing is left undecided. A refusal is
+** RESCUE_EBADINPUT or RESCUE_ECONFLICT with the reason on the handle; out->lint holds the
+** findings when lint refused.
 */
 static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
                       const rescue_curate_decision *d, const char *now,
@@ -1470,59 +1539,19 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
   if ((rc = build_row(&c, 1, &before)) || (rc = lint_text(&c, d->row, &before, &pre)))
     goto end;
   switch (d->op) {
-  case RESCUE_CURATE_TAKE:
-    if (!d->take || !(take = coder_named(&c, d->take))) {
-      int64_t id;
-      if (d->take && strcmp(d->take, "draft") != 0 &&
-          rescue_annotator_lookup(st, d->take, &id, NULL, NULL)) {
-        char msg[400]; /* the lookup's message names the closest names */
-        snprintf(msg, sizeof msg, "%s", rescue_store_errmsg(st));
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "%s", msg);
-      } else {
-        rc = rescue_seterr(err, RESCUE_EBADINPUT, "'%s' has no version of sample '%s'",
-                           d->take ? d->take : "", d->sample_id);
-      }
-      goto end;
-    }
-    if (!take->row) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s's row set has no row %d of the gold row set (they resegmented it)",
-                         take->name, d->row);
-      goto end;
-    }
-    value = canon(resolve(take->row, tok, n));
-    break;
-  case RESCUE_CURATE_VALUE: {
-    rescue_jerror je;
-    const rescue_jnode *j = NULL;
-    rescue_buf_reset(&after); /* a value of any type, parsed as the one item of a list */
-    rescue_buf_putc(&after, '[');
-    if (d->value)
-      rescue_buf_putn(&after, d->value, d->value_len);
-    rescue_buf_putc(&after, ']');
-    if (d->value && rescue_buf_ok(&after) && (j = rescue_jparse(c.doc, after.s, after.len, &je)))
-      j = j->len == 1 ? j->child : NULL;
-    if (!j) {
-      rc = rescue_seterr(err, RESCUE_EBADINPUT, "the value is not JSON");
-      goto end;
-    }
-    if (!(value = canon(j))) {
-      rc = nomem(st);
-      goto end;
-    }
-    break;
-  }
+  case RESCUE_CURATE_TAKE: rc = taken_value(&c, d, tok, n, &take, &value); break;
+  case RESCUE_CURATE_VALUE: rc = given_value(&c, d, &value); break;
   case RESCUE_CURATE_UNDO:
     for (i = c.n_dec - 1; i >= 0 && !undoes; i--)
       if (!c.dec[i].undone && !c.dec[i].undoes && strcmp(c.dec[i].path, path.s) == 0)
         undoes = c.dec[i].id;
-    if (!undoes) {
+    if (!undoes)
       rc = rescue_seterr(err, RESCUE_EBADINPUT, "row %d has no decision on '%s' to undo", d->row,
                          path.s);
-      goto end;
-    }
     break;
   }
+  if (rc)
+    goto end;
   if (d->op == RESCUE_CURATE_UNDO) {
     if ((rc = row_state(&c, d->row, undoes)))
       goto end;
@@ -1542,25 +1571,8 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
   }
   if ((rc = build_row(&c, 1, &after)) || (rc = lint_text(&c, d->row, &after, &out->lint)))
     goto end;
-  if (d->op != RESCUE_CURATE_UNDO) {
-    int refused = 0;
-    for (i = 0; i < out->lint.n; i++) {
-      const rescue_lint_finding *f = &out->lint.findings[i];
-      int old = 0;
-      if (f->severity != RESCUE_LINT_ERROR || f->row != d->row)
-        continue;
-      for (int j = 0; j < pre.n && !old; j++)
-        old = pre.findings[j].rule == f->rule && same_text(pre.findings[j].field, f->field);
-      if (!old || finding_under(f, tok[0]))
-        refused = refused ? refused : i + 1;
-    }
-    if (refused) {
-      const rescue_lint_finding *f = &out->lint.findings[refused - 1];
-      rc = rescue_seterr(err, RESCUE_EBADINPUT, "R%02d %s: %s", f->rule, f->field ? f->field : "",
-                         f->reason);
-      goto end;
-    }
-  }
+  if (d->op != RESCUE_CURATE_UNDO && (rc = lint_refuses(&c, d->row, &pre, &out->lint, tok[0])))
+    goto end;
   if ((rc = record(&c, row_id, tok, n, path.s, value, take, lead_id,
                    d->op == RESCUE_CURATE_TAKE    ? "take"
                    : d->op == RESCUE_CURATE_VALUE ? "value"
@@ -1623,8 +1635,8 @@ int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *s
   }
   if (k->vs.rowset_id != c.gv.rowset_id) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
-                       "%s's row set differs from the sample's base row set: a gold "
-                       "segmentation from it is made by `rescue adjudicate --segmentation`",
+                       "%s's row set differs from the sample's base row set: a gold row set "
+                       "from another segmentation is made by adjudicating the segmentation",
                        k->name);
     goto end;
   }

@@ -394,7 +394,8 @@ ALTER TABLE clip ADD COLUMN row_id INTEGER REFERENCES row(id);
 
 -- Curation (issue 23): a lead's decisions address one field, one item of a list field
 -- (keyed by its person) or one part of an item, and can be undone; every value of a gold
--- version written by curation records who decided it, when and how.
+-- version records who decided it, when and how. Gold versions written by curation have
+-- gold_policy 'curate'.
 ALTER TABLE field_decision ADD COLUMN path TEXT;    -- JSON pointer of the part decided
                                                     -- ("/internal_emotion/Alan/intensity");
                                                     -- NULL: the whole field

@@ -570,7 +570,7 @@ START_TEST(api_statuses) {
   free(r.body);
   r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"bob\"}");
   expect(r, 409);
-  ck_assert_ptr_nonnull(strstr(r.body, "adjudicate --segmentation"));
+  ck_assert_ptr_nonnull(strstr(r.body, "differs from the sample's base row set"));
   free(r.body);
   rescue_serve_stop(&srv);
   drop_corpus();
