@@ -153,15 +153,29 @@ START_TEST(state_of_two_coders) {
   rescue_curate_state s;
   const rescue_curate_value_set *v;
   int i, undecided = 0;
+  static const char *const gpt[] = {"\"tone_of_voice\": \"low, guarded\"",
+                                    "\"tone_of_voice\": \"bored\""};
+  char tok[65];
   make_corpus();
+  /* a model's draft is shown beside the people, marked, and never votes */
+  add("gpt", "model", tok);
+  variant("gpt.jsonl", gpt, 2);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "gpt.jsonl"), "--annotator", "gpt", NULL),
+      0);
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
   ck_assert_msg(rescue_curate_load(st, SAMPLE, &s) == 0, "%s", rescue_store_errmsg(st));
-  /* coders: the two people, then the draft, marked as such; carl annotated nothing */
-  ck_assert_int_eq(s.n_coders, 3);
+  /* coders: the two people, the model, the draft, marked; carl annotated nothing */
+  ck_assert_int_eq(s.n_coders, 4);
   ck_assert_str_eq(s.coders[0].name, "ann");
   ck_assert_str_eq(s.coders[1].name, "bob");
-  ck_assert_str_eq(s.coders[2].name, "draft");
-  ck_assert_str_eq(s.coders[2].kind, "draft");
+  ck_assert_str_eq(s.coders[2].name, "gpt");
+  ck_assert_str_eq(s.coders[2].kind, "model");
+  ck_assert_str_eq(s.coders[3].name, "draft");
+  ck_assert_str_eq(s.coders[3].kind, "draft");
+  v = value_at(&s, 2, "/tone_of_voice");
+  ck_assert(v->decided && !v->differ);
+  ck_assert_str_eq(v->values[2].value, "\"bored\"");
   ck_assert_int_eq(s.n_rows, 9);
   for (i = 0; i < s.n_rows; i++)
     undecided += s.rows[i].undecided;
@@ -181,7 +195,7 @@ START_TEST(state_of_two_coders) {
   v = value_at(&s, 1, "/utterance_type");
   ck_assert(!v->decided);
   ck_assert_str_eq(v->values[1].value, "\"disclosure\"");
-  ck_assert_str_eq(v->values[2].value, "\"accusation\"");
+  ck_assert_str_eq(v->values[3].value, "\"accusation\"");
   v = value_at(&s, 1, "/target");
   ck_assert(v->decided);
   ck_assert_str_eq(v->gold, "[\"Therapist\"]");
