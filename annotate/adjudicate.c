@@ -12,6 +12,7 @@
 #include "rescue_adjudicate.h"
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
+#include "curate_int.h"
 #include "store_int.h"
 
 static const char *const policy_names[] = {"lead", "majority", "latest"};
@@ -128,6 +129,21 @@ static int uniq_ids(int64_t *v, int n) {
   return k;
 }
 
+/* Record where each value of gold version vid (content root) came from (curate_int.h). */
+static int gold_provenance(adj *a, int64_t vid, int64_t row_id, const rescue_jnode *root) {
+  const rescue_jnode **rows = rescue_calloc((size_t)a->K + 1, sizeof *rows);
+  int c, n = 0, rc;
+  if (!rows)
+    return nomem(a);
+  for (c = 0; c < a->K; c++)
+    if (a->c[c].row && !a->c[c].is_lead)
+      rows[n++] = a->c[c].row;
+  rc = rescue_curate_policy_provenance(a->st, vid, row_id, root, rows, n,
+                                       rescue_adj_policy_name(a->o->policy), a->lead_id);
+  rescue_free(rows);
+  return rc;
+}
+
 /*
 ** Write a gold version of row_id with content text[0..len) unless the current gold already
 ** is it. src: the versions it was decided from.
@@ -138,6 +154,7 @@ static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int6
   const rescue_jnode *root, *bad;
   rescue_jerror je;
   rescue_error *err = rescue_store_err(a->st);
+  int64_t vid = 0;
   int i, rc, same = 0;
   if (!s)
     return err->code;
@@ -167,7 +184,9 @@ static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int6
   if (!rescue_buf_ok(&a->sources))
     return nomem(a);
   if ((rc = rescue_store_add_row_version(a->st, row_id, a->adj_id, "gold", &a->in,
-                                         rescue_adj_policy_name(a->o->policy), a->sources.s, NULL)))
+                                         rescue_adj_policy_name(a->o->policy), a->sources.s,
+                                         &vid)) ||
+      (rc = gold_provenance(a, vid, row_id, root)))
     return rc;
   a->res->written++;
   return 0;
@@ -708,275 +727,6 @@ int rescue_adjudicate(rescue_store *st, const rescue_adjudicate_opts *o,
   if (!rc)
     rc = finish(&a, run(&a, o->samples, o->n_samples));
   adj_free(&a);
-  if (rc)
-    rescue_adjudicate_result_clear(res);
-  return rc;
-}
-
-/* ---- a lead's decisions ---- */
-
-/* "file:line:col: " + message, as bad input. */
-static int bad_line(rescue_store *st, const char *path, long line, long col, const char *fmt,
-                    const char *detail) {
-  char msg[400];
-  snprintf(msg, sizeof msg, fmt, detail ? detail : "");
-  return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s:%ld:%ld: %s", path, line, col,
-                       msg);
-}
-
-/* Column (1-based, in bytes) of a node in its line. */
-static long col_of(const rescue_jnode *n) { return n ? (long)n->offset + 1 : 1; }
-
-/* One line of a decisions file, read and checked against the store. */
-typedef struct adj_decision {
-  const char *path;
-  long lineno;
-  const char *sid, *field; /* in the line's parse */
-  int fieldlen;
-  int64_t row_id, take_id; /* take_id 0 for a given value */
-} adj_decision;
-
-/*
-** The value coder `take` has for the field of sample sid's row ri: their view of the row
-** (their own version, else the draft) into val ("" when the row lacks the field).
-*/
-static int coder_value(rescue_store *st, rescue_jdoc *cdoc, const rescue_jnode *take,
-                       const rescue_jnode *sid, const rescue_jnode *ri, const rescue_jnode *fld,
-                       rescue_buf *val, adj_decision *d) {
-  rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR};
-  rescue_sample_iter *it = NULL;
-  const rescue_sample *smp;
-  const char *one[1];
-  const rescue_jnode *crow = NULL, *cv;
-  rescue_jerror je;
-  int rc, i;
-  if (rescue_annotator_lookup(st, take->s, &d->take_id, NULL, NULL)) {
-    char what[400];
-    snprintf(what, sizeof what, "\"take\": %s", rescue_store_errmsg(st));
-    return bad_line(st, d->path, d->lineno, col_of(take), "%s", what);
-  }
-  v.annotator_id = d->take_id;
-  one[0] = sid->s;
-  if ((rc = rescue_sample_iter_new(st, &v, one, 1, &it)))
-    return rc;
-  if ((rc = rescue_sample_iter_next(it, &smp)) == 1)
-    for (i = 0; i < smp->n; i++)
-      if (smp->rows[i].position == (int)ri->num)
-        crow = rescue_jparse(cdoc, smp->rows[i].content, smp->rows[i].content_len, &je);
-  rescue_sample_iter_free(&it);
-  if (rc < 0)
-    return rc;
-  if (!crow) {
-    char what[300];
-    snprintf(what, sizeof what, "'%s' has no version of sample '%s' row %lld", take->s, sid->s,
-             (long long)ri->num);
-    return bad_line(st, d->path, d->lineno, col_of(take), "%s", what);
-  }
-  if ((cv = rescue_jget(crow, fld->s)))
-    rescue_jwrite(val, cv);
-  return 0;
-}
-
-/*
-** Read one decision line (len bytes, not blank) into *d, its value written into val:
-** the members checked, the row looked up, a taken value read from the coder's view.
-** Bad input gives RESCUE_EBADINPUT with "file:line:col: what". d->sid and d->field point
-** into doc's tree.
-*/
-static int read_decision(rescue_store *st, rescue_jdoc *doc, rescue_jdoc *cdoc, const char *line,
-                         size_t len, rescue_buf *val, adj_decision *d) {
-  const rescue_jnode *root, *sid, *ri, *fld, *value, *take;
-  rescue_jerror je;
-  sqlite3_stmt *s;
-  long lc, cc;
-  int rc;
-  if (!(root = rescue_jparse(doc, line, len, &je))) {
-    rescue_jposition(line, len, je.offset, &lc, &cc);
-    return bad_line(st, d->path, d->lineno, cc, "%s", je.msg);
-  }
-  if (root->type != RESCUE_JOBJECT)
-    return bad_line(st, d->path, d->lineno, 1, "a decision is a JSON object%s", NULL);
-  sid = rescue_jget(root, "sample_id");
-  ri = rescue_jget(root, "row_index");
-  fld = rescue_jget(root, "field");
-  value = rescue_jget(root, "value");
-  take = rescue_jget(root, "take");
-  if (!sid || sid->type != RESCUE_JSTRING)
-    return bad_line(st, d->path, d->lineno, col_of(sid ? sid : root),
-                    "\"sample_id\" must be a string%s", NULL);
-  if (!ri || ri->type != RESCUE_JNUMBER || !ri->is_int || ri->num < 1)
-    return bad_line(st, d->path, d->lineno, col_of(ri ? ri : root),
-                    "\"row_index\" must be a row position (1, 2, ...)%s", NULL);
-  if (!fld || fld->type != RESCUE_JSTRING || !fld->len)
-    return bad_line(st, d->path, d->lineno, col_of(fld ? fld : root),
-                    "\"field\" must name a field of the row%s", NULL);
-  if (!value == !take)
-    return bad_line(st, d->path, d->lineno, col_of(root),
-                    "give either \"value\" or \"take\" (a coder's name)%s", NULL);
-  if (take && take->type != RESCUE_JSTRING)
-    return bad_line(st, d->path, d->lineno, col_of(take), "\"take\" must be a coder's name%s",
-                    NULL);
-  if (!(s = rescue_store_stmt(st, "row_at")))
-    return rescue_store_err(st)->code;
-  rescue_bind_text(s, ":sample_id", sid->s, (int)sid->len);
-  rescue_bind_int(s, ":position", (int64_t)ri->num);
-  if (sqlite3_step(s) == SQLITE_ROW)
-    d->row_id = sqlite3_column_int64(s, 0);
-  sqlite3_reset(s);
-  if (!d->row_id) {
-    char what[300];
-    snprintf(what, sizeof what, "sample '%s' has no row %lld", sid->s, (long long)ri->num);
-    return bad_line(st, d->path, d->lineno, col_of(sid), "%s", what);
-  }
-  d->sid = sid->s;
-  d->field = fld->s;
-  d->fieldlen = (int)fld->len;
-  rescue_buf_reset(val);
-  if (value)
-    rescue_jwrite(val, value);
-  else if ((rc = coder_value(st, cdoc, take, sid, ri, fld, val, d)))
-    return rc;
-  if (!rescue_buf_ok(val))
-    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  return 0;
-}
-
-/* Record decision d (value val, "" for none) by lead_id at now. */
-static int record_decision(rescue_store *st, const adj_decision *d, const rescue_buf *val,
-                           int64_t lead_id, const char *now) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "field_decision_insert");
-  if (!s)
-    return rescue_store_err(st)->code;
-  rescue_bind_int(s, ":row_id", d->row_id);
-  rescue_bind_text(s, ":field", d->field, d->fieldlen);
-  rescue_bind_text(s, ":value", val->len ? val->s : NULL, (int)val->len);
-  if (d->take_id)
-    rescue_bind_int(s, ":take_id", d->take_id);
-  else
-    rescue_bind_null(s, ":take_id");
-  rescue_bind_int(s, ":lead_id", lead_id);
-  rescue_bind_text(s, ":now", now, -1);
-  if (sqlite3_step(s) != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "recording a decision");
-  return 0;
-}
-
-/*
-** Add sample id sid to the list of touched samples (once): *n of them, room for *cap. The
-** list owns its copies.
-*/
-static int touch_sample(rescue_store *st, char ***touched, int *n, int *cap, const char *sid) {
-  int i;
-  for (i = 0; i < *n; i++)
-    if (strcmp((*touched)[i], sid) == 0)
-      return 0;
-  if (RESCUE_ALLOC_GROW(*touched, *n + 1, *cap))
-    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  if (!((*touched)[*n] = rescue_strdup(sid)))
-    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  (*n)++;
-  return 0;
-}
-
-int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lead,
-                             const rescue_adjudicate_opts *o, rescue_adjudicate_result *res) {
-  rescue_adjudicate_opts mo;
-  adj a;
-  FILE *f = NULL;
-  char *line = NULL, now[32];
-  size_t cap = 0;
-  ssize_t len;
-  long lineno = 0;
-  int64_t lead_id = 0;
-  const char *role = NULL;
-  rescue_jdoc *doc = NULL, *cdoc = NULL;
-  rescue_buf val = RESCUE_BUF_INIT;
-  char **touched = NULL;
-  int n_touched = 0, cap_touched = 0, rc, i, in_txn = 0;
-  memset(res, 0, sizeof *res);
-  memset(&a, 0, sizeof a);
-  mo = *o;
-  mo.policy = RESCUE_ADJ_MAJORITY;
-  mo.lead = NULL;
-  if ((rc = rescue_annotator_lookup(st, lead, &lead_id, &role, NULL)))
-    return rc;
-  if (strcmp(role, "lead") != 0)
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "'%s' is not a lead (role %s): decisions are a lead's", lead, role);
-  if (!(f = fopen(path, "r")))
-    return rescue_seterr(rescue_store_err(st), RESCUE_EIO, "cannot read '%s'", path);
-  if (!(doc = rescue_jdoc_new()) || !(cdoc = rescue_jdoc_new())) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    goto end;
-  }
-  if ((rc = rescue_store_begin(st)))
-    goto end;
-  in_txn = 1;
-  rescue_now_iso(now);
-  while ((len = getline(&line, &cap, f)) >= 0) {
-    adj_decision d;
-    lineno++;
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-      line[--len] = 0;
-    if (len == 0 || strspn(line, " \t") == (size_t)len)
-      continue;
-    memset(&d, 0, sizeof d);
-    d.path = path;
-    d.lineno = lineno;
-    if ((rc = read_decision(st, doc, cdoc, line, (size_t)len, &val, &d)) ||
-        (rc = record_decision(st, &d, &val, lead_id, now)))
-      goto end;
-    res->decisions++;
-    if ((rc = touch_sample(st, &touched, &n_touched, &cap_touched, d.sid)))
-      goto end;
-  }
-  if (!res->decisions) {
-    rc =
-        rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s: no decisions in the file", path);
-    goto end;
-  }
-  {
-    /* adjudicate the touched samples again, inside this transaction */
-    long decisions = res->decisions;
-
-    memset(&a, 0, sizeof a);
-    a.st = st;
-    a.o = &mo;
-    a.res = res;
-    res->decisions = 0;
-    if (!(a.gdoc = rescue_jdoc_new())) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    if ((rc = pick_coders(&a)) ||
-        (rc = rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, "lead", 1, &a.adj_id)) ||
-        (rc = run(&a, (const char *const *)touched, n_touched)))
-      goto end;
-    res->decisions = decisions;
-    res->lead = rescue_strdup(lead);
-  }
-  rescue_sample_iter_free(&a.driver);
-  for (i = 0; i < a.K; i++)
-    rescue_sample_iter_free(&a.c[i].it);
-  if (o->dry_run)
-    rescue_store_rollback(st);
-  else if ((rc = adj_audit(st, o, lead, res)) || (rc = rescue_store_commit(st)))
-    goto end;
-  in_txn = 0;
-  rc = 0;
-end:
-  if (in_txn)
-    rescue_store_rollback(st);
-  adj_free(&a);
-  for (i = 0; i < n_touched; i++)
-    rescue_free(touched[i]);
-  rescue_free(touched);
-  free(line);
-  if (f)
-    fclose(f);
-  rescue_jdoc_free(&doc);
-  rescue_jdoc_free(&cdoc);
-  rescue_buf_clear(&val);
   if (rc)
     rescue_adjudicate_result_clear(res);
   return rc;

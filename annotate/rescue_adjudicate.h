@@ -2,10 +2,11 @@
 ** rescue_adjudicate.h: settling disagreements into gold (public), field by field. The
 ** fields (top-level keys of a row object) on which the coders agree are decided at once;
 ** a row is undecided only in the fields where they differ, and each such field is listed
-** with every coder's value. A lead settles those with decisions (rescue_adjudicate_decide),
-** each recorded with the lead's name. A row's gold version (kind "gold", with the policy
-** and the versions it came from, under the pseudo-annotator "adjudication") is written
-** only once its last field is decided, so the gold view never holds a half-decided row.
+** with every coder's value. A lead settles those with decisions (rescue_adjudicate_decide,
+** rescue_curate.h), each recorded with the lead's name. A row's gold version (kind "gold",
+** with the policy and the versions it came from, under the pseudo-annotator
+** "adjudication") is written only once its last field is decided, so the gold view never
+** holds a half-decided row; every value records its provenance (rescue_curate.h).
 ** A lead's own versions are a coder's like any other unless the policy is "lead".
 */
 #ifndef RESCUE_ADJUDICATE_H
@@ -83,14 +84,16 @@ void rescue_adjudicate_result_clear(rescue_adjudicate_result *res);
 
 /*
 ** Apply a lead's decisions from a JSONL file, one object per line:
-**   {"sample_id": "...", "row_index": n, "field": "...", "value": <any JSON>}
-**   {"sample_id": "...", "row_index": n, "field": "...", "take": "<coder>"}
-** ("take" copies that coder's value of the field). Each is recorded with the lead (a
-** registered annotator with role lead), then every sample they touch is adjudicated
-** again field by field (policy majority, o->coders as given, the decisions in force) and
-** gold is written for rows now fully decided; o->dry_run rolls it all back. Bad input:
-** RESCUE_EBADINPUT with "file:line:column: what", nothing written. o->policy and
-** o->samples are ignored (the file says which rows).
+**   {"sample_id": "...", "row_index": n, "field": F, "value": <any JSON>}
+**   {"sample_id": "...", "row_index": n, "field": F, "take": "<coder>"}   ("draft": the draft)
+**   {"sample_id": "...", "row_index": n, "field": F, "undo": true}
+** F is a field name or a pointer into the row (rescue_curate.h). Each line is one
+** rescue_curate decision by `lead` (a registered annotator with role lead), linted first,
+** changing that value only (no policy is re-run); a row's gold is written once none of its
+** values is undecided. All lines in one transaction: the first refusal is RESCUE_EBADINPUT
+** with "file:line:column: why" and nothing is written; o->dry_run writes nothing, the audit
+** log included. res counts decisions, gold versions written (written) and samples touched.
+** o->policy, o->samples and o->coders are not used (the file says which rows).
 */
 int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lead,
                              const rescue_adjudicate_opts *o, rescue_adjudicate_result *res);

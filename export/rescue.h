@@ -11,6 +11,7 @@
 #include "rescue_annotators.h"
 #include "rescue_buf.h"
 #include "rescue_clip.h"
+#include "rescue_curate.h"
 #include "rescue_draft.h"
 #include "rescue_elan.h"
 #include "rescue_error.h"

@@ -678,8 +678,73 @@ SELECT r.id FROM sample s JOIN row_in r ON r.rowset_id = s.rowset_id
  WHERE s.sample_id = :sample_id AND r.position = :position;
 
 -- name: field_decision_latest
-SELECT value FROM field_decision
- WHERE id = (SELECT max(id) FROM field_decision WHERE row_id = :row_id AND field = :field);
+-- The whole-field decision in force (policy runs): parts decided through curation
+-- (path set), undo records and decisions undone are left to rescue_curate.
+SELECT value FROM field_decision d
+ WHERE d.row_id = :row_id AND d.field = :field AND d.path IS NULL
+   AND coalesce(d.how, '') <> 'undo'
+   AND NOT EXISTS (SELECT 1 FROM field_decision u WHERE u.undoes = d.id)
+ ORDER BY d.id DESC LIMIT 1;
+
+-- ---------------------------------------------------------------------------------
+-- curation (annotate/curate.c)
+
+-- name: curate_coders
+-- Everyone with a version (not gold) of a row of the sample, the draft included; not retired.
+SELECT DISTINCT a.id, a.name, a.role FROM annotator a
+  JOIN row_version v ON v.annotator_id = a.id
+  JOIN row r ON r.id = v.row_id
+  JOIN rowset s ON s.id = r.rowset_id
+ WHERE s.sample_ref = :sample_ref AND v.kind <> 'gold' AND a.retired = 0
+   AND a.name <> :adjudication
+ ORDER BY a.name = :draft, a.role = 'model', a.name;
+
+-- name: curate_decisions
+SELECT d.id, d.field, d.path, d.value, d.take_id, t.name, d.lead_id, l.name, d.created_at,
+       d.how, d.undoes
+  FROM field_decision d
+  LEFT JOIN annotator t ON t.id = d.take_id
+  JOIN annotator l ON l.id = d.lead_id
+ WHERE d.row_id = :row_id
+ ORDER BY d.id;
+
+-- name: curate_decision_insert
+INSERT INTO field_decision(row_id, field, value, take_id, lead_id, created_at, path, how, undoes)
+  VALUES (:row_id, :field, :value, :take_id, :lead_id, :now, :path, :how, :undoes);
+
+-- name: curate_version
+-- A row's curation state version: its decisions and gold versions so far.
+SELECT (SELECT count(*) FROM field_decision WHERE row_id = :row_id) +
+       (SELECT count(*) FROM row_version WHERE row_id = :row_id AND kind = 'gold');
+
+-- name: curate_gold
+-- The row's latest gold version, and the latest one a policy wrote (the curation baseline).
+SELECT v.id, v.content, v.gold_policy, v.created_at FROM row_version v
+ WHERE v.row_id = :row_id AND v.kind = 'gold'
+   AND (:baseline = 0 OR coalesce(v.gold_policy, '') <> 'curate')
+ ORDER BY v.id DESC LIMIT 1;
+
+-- name: curate_provenance_insert
+INSERT INTO gold_provenance(version_id, path, how, policy, coder_id, decided_by, decision_id,
+                            decided_at)
+  VALUES (:version_id, :path, :how, :policy, :coder_id, :decided_by, :decision_id, :at);
+
+-- name: curate_decision_in_force
+-- The whole-field decision in force (as field_decision_latest), with who and when.
+SELECT d.id, d.value, d.take_id, d.lead_id, d.created_at FROM field_decision d
+ WHERE d.row_id = :row_id AND d.field = :field AND d.path IS NULL
+   AND coalesce(d.how, '') <> 'undo'
+   AND NOT EXISTS (SELECT 1 FROM field_decision u WHERE u.undoes = d.id)
+ ORDER BY d.id DESC LIMIT 1;
+
+-- name: curate_provenance_of
+SELECT p.how, p.policy, c.name, b.name, p.decided_at FROM gold_provenance p
+  LEFT JOIN annotator c ON c.id = p.coder_id
+  LEFT JOIN annotator b ON b.id = p.decided_by
+ WHERE p.version_id = :version_id AND p.path = :path;
+
+-- name: curate_samples
+SELECT s.sample_id FROM sample s WHERE s.status <> 'discarded' ORDER BY s.sort_key;
 -- ---------------------------------------------------------------------------------
 -- lint waivers (annotate/lint.c)
 

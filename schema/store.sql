@@ -389,3 +389,33 @@ CREATE VIEW row_in(id, rowset_id, position) AS
 -- Clips follow rows: the row (row.id) a clip was cut for. NULL: recorded before this
 -- column existed (a clip whose span still matches its position is taken as that row's).
 ALTER TABLE clip ADD COLUMN row_id INTEGER REFERENCES row(id);
+
+-- @migration 9
+
+-- Curation (issue 23): a lead's decisions address one field, one item of a list field
+-- (keyed by its person) or one part of an item, and can be undone; every value of a gold
+-- version records who decided it, when and how. Gold versions written by curation have
+-- gold_policy 'curate'.
+ALTER TABLE field_decision ADD COLUMN path TEXT;    -- JSON pointer of the part decided
+                                                    -- ("/internal_emotion/Alan/intensity");
+                                                    -- NULL: the whole field
+ALTER TABLE field_decision ADD COLUMN how TEXT;     -- take | value | undo; NULL (before this
+                                                    -- migration): take when take_id is set
+ALTER TABLE field_decision ADD COLUMN undoes INTEGER REFERENCES field_decision(id);
+                                                    -- how = undo: the decision it takes back
+
+CREATE TABLE gold_provenance(
+  version_id   INTEGER NOT NULL REFERENCES row_version(id),  -- a gold version
+  path         TEXT NOT NULL,      -- JSON pointer of the value ("/target", "/internal_emotion/Alan")
+  how          TEXT NOT NULL CHECK (how = 'agreed' OR how = 'policy' OR how = 'taken' OR
+                                    how = 'edited'),
+                                   -- agreed: every coder had it; policy: a policy chose it;
+                                   -- taken: the lead took a coder's value; edited: the lead
+                                   -- gave the value
+  policy       TEXT,               -- how = policy: the policy's name
+  coder_id     INTEGER REFERENCES annotator(id),  -- how = taken: whose value
+  decided_by   INTEGER REFERENCES annotator(id),  -- the lead (taken, edited)
+  decision_id  INTEGER REFERENCES field_decision(id),
+  decided_at   TEXT NOT NULL,
+  PRIMARY KEY (version_id, path)
+) WITHOUT ROWID;

@@ -64,9 +64,18 @@ static const cli_spec spec = {
         "  {\"sample_id\": \"...\", \"row_index\": 3, \"field\": \"utterance_type\", \"value\": "
         "\"defense\"}\n"
         "  {\"sample_id\": \"...\", \"row_index\": 3, \"field\": \"target\", \"take\": \"ann1\"}\n"
-        "(\"take\" copies that coder's value). Each is recorded with the lead's name, and the\n"
-        "samples they touch are adjudicated again by majority with the decisions in force.\n"
-        "A bad line refuses the whole file (file:line:column) and writes nothing.\n"
+        "  {\"sample_id\": \"...\", \"row_index\": 3, \"field\": "
+        "\"/internal_emotion/Alan/intensity\",\n"
+        "   \"undo\": true}\n"
+        "(\"take\" copies that coder's value, \"draft\" the draft's; \"undo\" takes back the\n"
+        "latest decision on that field). \"field\" is a field name or a pointer to one item of a\n"
+        "list field, keyed by its person (\"source>target\" for viewpoints), or to one part of\n"
+        "it. Each decision is linted with its row first and changes that value only: a row's\n"
+        "gold is written once none of its values is undecided (a row already gold gets a new\n"
+        "gold version at once), with who decided each value, when and how. An unknown field,\n"
+        "item or coder, a coder without a version of the sample or a value lint refuses stops\n"
+        "the whole file (file:line:column) and writes nothing; --dry-run writes nothing, the\n"
+        "log included. The review server's curation page decides the same way.\n"
         "",
     .options = options,
     .min_args = 1,
@@ -77,15 +86,21 @@ static const cli_spec spec = {
 static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_result *res, int decide,
                    rescue_buf *out) {
   int i, f, k;
-  if (decide)
-    rescue_buf_printf(&*out, "%s%ld decision%s by %s recorded; ", o->dry_run ? "(dry run) " : "",
-                      res->decisions, res->decisions == 1 ? "" : "s", res->lead);
-  else if (o->dry_run)
+  if (decide) {
+    rescue_buf_printf(out, "%s%ld decision%s by %s %s in %ld sample%s: %ld gold version%s %s\n",
+                      o->dry_run ? "(dry run: nothing written) " : "", res->decisions,
+                      res->decisions == 1 ? "" : "s", res->lead,
+                      o->dry_run ? "checked" : "recorded", res->samples,
+                      res->samples == 1 ? "" : "s", res->written, res->written == 1 ? "" : "s",
+                      o->dry_run ? "would be written" : "written");
+    return;
+  }
+  if (o->dry_run)
     rescue_buf_puts(out, "(dry run: nothing written) ");
   rescue_buf_printf(out, "adjudicated %ld sample%s (%ld row%s) by policy %s", res->samples,
                     res->samples == 1 ? "" : "s", res->rows, res->rows == 1 ? "" : "s",
-                    rescue_adj_policy_name(decide ? RESCUE_ADJ_MAJORITY : o->policy));
-  if (res->lead && !decide)
+                    rescue_adj_policy_name(o->policy));
+  if (res->lead)
     rescue_buf_printf(out, " (lead %s)", res->lead);
   rescue_buf_printf(out, ": %ld gold version%s %s, %ld already gold, %d undecided\n", res->written,
                     res->written == 1 ? "" : "s", o->dry_run ? "would be written" : "written",

@@ -296,6 +296,12 @@ void api_dashboard(srv_req *r);    /* serve_dashboard.c */
 void api_waveform(srv_req *r);     /* serve_waveform.c */
 void srv_clip(srv_req *r);         /* serve_clips.c */
 
+/* curation for leads: serve_curate.c */
+void api_curate_queue(srv_req *r);
+void api_curate_sample(srv_req *r);
+void api_curate_segmentation(srv_req *r);
+void api_curate_decide(srv_req *r);
+
 /* ---- what rows play (serve_media.c) ---- */
 
 typedef struct media_clip media_clip;

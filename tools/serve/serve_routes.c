@@ -33,6 +33,10 @@ static const srv_route routes[] = {
   {SRV_PUT,  "/api/samples/{id}/rows/{n}",       SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_save_row,     "a row",         NULL},
   {SRV_GET,  "/api/samples/{id}/waveform",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_waveform,     "a waveform",    NULL},
   {SRV_GET,  "/api/samples/{id}",                SRV_SIGNED_IN, SRV_READ_VIEW,    api_sample,       "a sample",      NULL},
+  {SRV_GET,  "/api/curate",                      SRV_LEAD,      SRV_NO_SAMPLE,    api_curate_queue, "curation",      NULL},
+  {SRV_PUT,  "/api/curate/{id}/segmentation",    SRV_LEAD,      SRV_ASSIGNED,     api_curate_segmentation, "curation", NULL},
+  {SRV_PUT,  "/api/curate/{id}/rows/{n}",        SRV_LEAD,      SRV_ASSIGNED,     api_curate_decide, "curation",     NULL},
+  {SRV_GET,  "/api/curate/{id}",                 SRV_LEAD,      SRV_ASSIGNED,     api_curate_sample, "curation",     NULL},
   {SRV_GET | SRV_HEAD, "/clips/{path}",          SRV_SIGNED_IN, SRV_CLIP,         srv_clip,         "clips",         "clips are read-only"},
 };
 /* clang-format on */

@@ -1,0 +1,1920 @@
+/*
+** curate.c: a sample's curation state and a lead's decisions (rescue_curate.h). A row's
+** state is a list of values ("leaves"), each addressed by a JSON pointer: first the
+** baseline (the latest gold a policy wrote, else what every coder shares, the rest
+** undecided), then the lead's decisions in force replayed in order. A decision changes
+** its own value only; a gold version is written once no value is undecided.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rescue_alloc.h"
+#include "rescue_annotators.h"
+#include "rescue_adjudicate.h"
+#include "rescue_audit.h"
+#include "rescue_curate.h"
+#include "curate_int.h"
+#include "rescue_edit.h"
+#include "store_int.h"
+
+enum { HOW_UNDECIDED, HOW_AGREED, HOW_POLICY, HOW_TAKEN, HOW_EDITED };
+static const char *const how_names[] = {"undecided", "agreed", "policy", "taken", "edited"};
+
+/* One value of the row being curated. */
+typedef struct leaf {
+  char *path;
+  char *val; /* canonical JSON; NULL: absent (or undecided) */
+  int how;   /* HOW_* */
+  char *policy;
+  const char *from; /* a coder's name (cur owns it) */
+  char *by, *at;
+  int64_t decision_id;
+} leaf;
+
+typedef struct ccoder {
+  int64_t id;
+  char *name, *kind;
+  int person; /* annotator or lead: votes */
+  rescue_view_sample vs;
+  const rescue_jnode *row; /* their row for the row being curated, or NULL */
+  int64_t version;
+} ccoder;
+
+/* A stored decision. */
+typedef struct cdec {
+  int64_t id, undoes;
+  char *field, *path, *value, *take, *lead, *at, *how;
+  int undone;
+} cdec;
+
+typedef struct cur {
+  rescue_store *st;
+  const char *sample_id;
+  ccoder *c;
+  int K, cap_c;
+  rescue_view_sample gv; /* the gold row set: gold where written, else the draft */
+  rescue_jdoc *doc;      /* parses of values and gold */
+  leaf *lv;
+  int n, cap;
+  cdec *dec;
+  int n_dec, cap_dec;
+  int64_t gold_id; /* latest gold version of the row */
+  char *gold_text;
+} cur;
+
+static int nomem(rescue_store *st) {
+  return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+}
+
+static char *dup_col(sqlite3_stmt *s, int i) {
+  const char *t = (const char *)sqlite3_column_text(s, i);
+  return t ? rescue_strdup(t) : NULL;
+}
+
+static void leaf_free(leaf *l) {
+  rescue_free(l->path);
+  rescue_free(l->val);
+  rescue_free(l->policy);
+  rescue_free(l->by);
+  rescue_free(l->at);
+  memset(l, 0, sizeof *l);
+}
+
+static void leaves_clear(cur *c) {
+  for (int i = 0; i < c->n; i++)
+    leaf_free(&c->lv[i]);
+  c->n = 0;
+}
+
+static void decs_clear(cur *c) {
+  for (int i = 0; i < c->n_dec; i++) {
+    cdec *d = &c->dec[i];
+    rescue_free(d->field);
+    rescue_free(d->path);
+    rescue_free(d->value);
+    rescue_free(d->take);
+    rescue_free(d->lead);
+    rescue_free(d->at);
+    rescue_free(d->how);
+  }
+  c->n_dec = 0;
+}
+
+static void cur_free(cur *c) {
+  int i;
+  for (i = 0; i < c->K; i++) {
+    rescue_free(c->c[i].name);
+    rescue_free(c->c[i].kind);
+    rescue_view_sample_clear(&c->c[i].vs);
+  }
+  rescue_free(c->c);
+  rescue_view_sample_clear(&c->gv);
+  rescue_jdoc_free(&c->doc);
+  leaves_clear(c);
+  rescue_free(c->lv);
+  decs_clear(c);
+  rescue_free(c->dec);
+  rescue_free(c->gold_text);
+  memset(c, 0, sizeof *c);
+}
+
+/* ---- paths ---- */
+
+/* Append s to b as one JSON pointer token (~ and / escaped). */
+static void put_token(rescue_buf *b, const char *s) {
+  for (; *s; s++) {
+    if (*s == '~')
+      rescue_buf_puts(b, "~0");
+    else if (*s == '/')
+      rescue_buf_puts(b, "~1");
+    else
+      rescue_buf_putc(b, *s);
+  }
+}
+
+/*
+** Split pointer p into at most 3 unescaped tokens (tok owns the copies): a bare name is
+** one token. The count, or -1 when malformed.
+*/
+static int split_path(const char *p, char *tok[3]) {
+  int n = 0;
+  if (*p != '/') {
+    tok[0] = rescue_strdup(p);
+    return tok[0] && *p ? 1 : -1;
+  }
+  while (*p == '/') {
+    const char *e = strchr(p + 1, '/');
+    size_t len = e ? (size_t)(e - p - 1) : strlen(p + 1);
+    char *t;
+    size_t i, j = 0;
+    if (n == 3 || !len)
+      return -1;
+    if (!(t = rescue_malloc(len + 1)))
+      return -1;
+    for (i = 0; i < len; i++) {
+      if (p[1 + i] == '~' && i + 1 < len && (p[2 + i] == '0' || p[2 + i] == '1')) {
+        t[j++] = p[2 + i] == '0' ? '~' : '/';
+        i++;
+      } else {
+        t[j++] = p[1 + i];
+      }
+    }
+    t[j] = 0;
+    tok[n++] = t;
+    p = e ? e : p + 1 + len;
+  }
+  return *p ? -1 : n;
+}
+
+static void free_tokens(char *tok[3]) {
+  for (int i = 0; i < 3; i++) {
+    rescue_free(tok[i]);
+    tok[i] = NULL;
+  }
+}
+
+/* The person an item of a list field is keyed by (the base of its key), or NULL. */
+static const char *item_person(const rescue_jnode *it, rescue_buf *tmp) {
+  static const char *const keys[] = {"person", "initiator", "speaker", "provider"};
+  const rescue_jnode *s, *t;
+  size_t i;
+  if (!it || it->type != RESCUE_JOBJECT)
+    return NULL;
+  s = rescue_jget(it, "source");
+  t = rescue_jget(it, "target");
+  if (s && t && s->type == RESCUE_JSTRING && t->type == RESCUE_JSTRING) {
+    rescue_buf_reset(tmp);
+    rescue_buf_printf(tmp, "%s>%s", s->s, t->s);
+    return rescue_buf_ok(tmp) ? tmp->s : NULL;
+  }
+  for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if ((s = rescue_jget(it, keys[i])) && s->type == RESCUE_JSTRING && s->len)
+      return s->s;
+  return NULL;
+}
+
+/* The key of item number idx (0-based) of list arr into out: "Alan", "Alan#2", "#3". */
+static void item_key(const rescue_jnode *arr, int idx, rescue_buf *out) {
+  rescue_buf a = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+  const rescue_jnode *it = arr->child, *x;
+  const char *p;
+  int i, same = 1;
+  for (i = 0; i < idx && it; i++)
+    it = it->next;
+  rescue_buf_reset(out);
+  if (!(p = item_person(it, &a))) {
+    rescue_buf_printf(out, "#%d", idx + 1);
+    goto end;
+  }
+  for (x = arr->child, i = 0; i < idx && x; x = x->next, i++) {
+    const char *q = item_person(x, &b);
+    same += q && strcmp(q, p) == 0;
+  }
+  if (same > 1)
+    rescue_buf_printf(out, "%s#%d", p, same);
+  else
+    rescue_buf_puts(out, p);
+end:
+  rescue_buf_clear(&a);
+  rescue_buf_clear(&b);
+}
+
+/* The item of arr whose key is key, or NULL. */
+static const rescue_jnode *find_item(const rescue_jnode *arr, const char *key) {
+  rescue_buf k = RESCUE_BUF_INIT;
+  const rescue_jnode *it, *found = NULL;
+  int i = 0;
+  if (!arr || arr->type != RESCUE_JARRAY)
+    return NULL;
+  for (it = arr->child; it && !found; it = it->next, i++) {
+    item_key(arr, i, &k);
+    if (k.s && strcmp(k.s, key) == 0)
+      found = it;
+  }
+  rescue_buf_clear(&k);
+  return found;
+}
+
+/* The node of row at the path's tokens, or NULL. */
+static const rescue_jnode *resolve(const rescue_jnode *row, char *const tok[3], int n) {
+  const rescue_jnode *v;
+  if (!row || !(v = rescue_jget(row, tok[0])))
+    return NULL;
+  if (n > 1 && !(v = find_item(v, tok[1])))
+    return NULL;
+  if (n > 2 && (v->type != RESCUE_JOBJECT || !(v = rescue_jget(v, tok[2]))))
+    return NULL;
+  return v;
+}
+
+/* The canonical text of a node (NULL node: NULL). Caller frees. */
+static char *canon(const rescue_jnode *v) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  if (!v)
+    return NULL;
+  rescue_jwrite(&b, v);
+  if (!rescue_buf_ok(&b)) {
+    rescue_buf_clear(&b);
+    return NULL;
+  }
+  return b.s;
+}
+
+static int same_text(const char *a, const char *b) {
+  return (!a || !b) ? a == b : strcmp(a, b) == 0;
+}
+
+/* ---- leaves ---- */
+
+/* Insert a leaf at index at (path copied); NULL when out of memory. */
+static leaf *leaf_insert(cur *c, int at, const char *path) {
+  leaf *l;
+  if (RESCUE_ALLOC_GROW(c->lv, c->n + 1, c->cap))
+    return NULL;
+  memmove(&c->lv[at + 1], &c->lv[at], (size_t)(c->n - at) * sizeof *c->lv);
+  c->n++;
+  l = &c->lv[at];
+  memset(l, 0, sizeof *l);
+  if (!(l->path = rescue_strdup(path))) {
+    memmove(&c->lv[at], &c->lv[at + 1], (size_t)(c->n - at - 1) * sizeof *c->lv);
+    c->n--;
+    return NULL;
+  }
+  return l;
+}
+
+static void leaf_remove(cur *c, int at) {
+  leaf_free(&c->lv[at]);
+  memmove(&c->lv[at], &c->lv[at + 1], (size_t)(c->n - at - 1) * sizeof *c->lv);
+  c->n--;
+}
+
+/* The index of the leaf with path p, or -1. */
+static int leaf_find(const cur *c, const char *p) {
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(c->lv[i].path, p) == 0)
+      return i;
+  return -1;
+}
+
+/* 1 when path a is strictly inside path p ("/f/k" inside "/f"). */
+static int inside(const char *a, const char *p) {
+  size_t n = strlen(p);
+  return strncmp(a, p, n) == 0 && a[n] == '/';
+}
+
+/* The values of the voting coders at tok[0..n): *all_same, *all_present; values[k] owned. */
+static int votes(cur *c, char *const tok[3], int n, char **vals, int *all_same, int *all_present) {
+  int i, first = -1;
+  *all_same = 1;
+  *all_present = 1;
+  for (i = 0; i < c->K; i++) {
+    vals[i] = NULL;
+    if (!c->c[i].person || !c->c[i].row)
+      continue;
+    vals[i] = canon(resolve(c->c[i].row, tok, n));
+    if (!vals[i])
+      *all_present = 0;
+    if (first < 0)
+      first = i;
+    else if (!same_text(vals[i], vals[first]))
+      *all_same = 0;
+  }
+  return first;
+}
+
+/* Add leaf for pointer text p (after the leaves of its parent): agreed or undecided. */
+static int add_voted(cur *c, const char *p, const char *val, int agreed) {
+  leaf *l = leaf_insert(c, c->n, p);
+  if (!l)
+    return nomem(c->st);
+  l->how = agreed ? HOW_AGREED : HOW_UNDECIDED;
+  if (agreed && val && !(l->val = rescue_strdup(val)))
+    return nomem(c->st);
+  return 0;
+}
+
+static void free_vals(char **vals, int k) {
+  for (int i = 0; i < k; i++)
+    rescue_free(vals[i]);
+}
+
+/*
+** Leaves of field tok[0] (depth 1), of its item tok[1] (2) or of that item's parts (3)
+** from the voters: agreed where they share it, else split further where every voter has
+** it as a list of objects (an object), else undecided.
+*/
+static int vote_path(cur *c, char *tok[3], int depth, const char *p) {
+  char **vals = rescue_calloc((size_t)c->K + 1, sizeof *vals);
+  int rc = 0, same, present, first, i;
+  if (!vals)
+    return nomem(c->st);
+  first = votes(c, tok, depth, vals, &same, &present);
+  if (first < 0 || same || !present || depth == 3) {
+    rc = add_voted(c, p, first >= 0 ? vals[first] : NULL, first >= 0 && same);
+    goto end;
+  }
+  {
+    /* the children, in first-seen order */
+    rescue_buf key = RESCUE_BUF_INIT, sub = RESCUE_BUF_INIT;
+    char **seen = NULL;
+    int n_seen = 0, cap_seen = 0, ok = 1;
+    for (i = 0; i < c->K && ok; i++) {
+      const rescue_jnode *v, *it;
+      int j = 0;
+      if (!c->c[i].person || !c->c[i].row)
+        continue;
+      v = resolve(c->c[i].row, tok, depth);
+      if (!v || (depth == 1 && v->type != RESCUE_JARRAY) ||
+          (depth == 2 && v->type != RESCUE_JOBJECT))
+        ok = 0;
+      for (it = v ? v->child : NULL; it && ok; it = it->next, j++) {
+        int k, dup = 0;
+        if (depth == 1 && it->type != RESCUE_JOBJECT)
+          ok = 0;
+        if (depth == 1)
+          item_key(v, j, &key);
+        else {
+          rescue_buf_reset(&key);
+          rescue_buf_puts(&key, it->key);
+        }
+        for (k = 0; k < n_seen && !dup; k++)
+          dup = strcmp(seen[k], key.s) == 0;
+        if (dup)
+          continue;
+        if (RESCUE_ALLOC_GROW(seen, n_seen + 1, cap_seen) || !(seen[n_seen] = rescue_strdup(key.s)))
+          ok = -1;
+        else
+          n_seen++;
+      }
+    }
+    if (ok == 1) {
+      for (i = 0; i < n_seen && !rc; i++) {
+        tok[depth] = seen[i];
+        rescue_buf_reset(&sub);
+        rescue_buf_puts(&sub, p);
+        rescue_buf_putc(&sub, '/');
+        put_token(&sub, seen[i]);
+        rc = rescue_buf_ok(&sub) ? vote_path(c, tok, depth + 1, sub.s) : nomem(c->st);
+        tok[depth] = NULL;
+      }
+    } else if (ok == 0) {
+      rc = add_voted(c, p, NULL, 0);
+    } else {
+      rc = nomem(c->st);
+    }
+    for (i = 0; i < n_seen; i++)
+      rescue_free(seen[i]);
+    rescue_free(seen);
+    rescue_buf_clear(&key);
+    rescue_buf_clear(&sub);
+  }
+end:
+  free_vals(vals, c->K);
+  rescue_free(vals);
+  return rc;
+}
+
+/* The baseline from the voters: every field any voter's row has, in first-seen order. */
+static int baseline_votes(cur *c) {
+  rescue_buf p = RESCUE_BUF_INIT;
+  int i, rc = 0;
+  for (i = 0; i < c->K && !rc; i++) {
+    const rescue_jnode *m;
+    if (!c->c[i].person || !c->c[i].row)
+      continue;
+    for (m = c->c[i].row->child; m && !rc; m = m->next) {
+      char *tok[3] = {(char *)m->key, NULL, NULL};
+      int k, dup = 0;
+      rescue_buf_reset(&p);
+      rescue_buf_putc(&p, '/');
+      put_token(&p, m->key);
+      for (k = 0; k < c->n && !dup; k++)
+        dup = strcmp(c->lv[k].path, p.s) == 0 || inside(c->lv[k].path, p.s);
+      if (!dup)
+        rc = rescue_buf_ok(&p) ? vote_path(c, tok, 1, p.s) : nomem(c->st);
+    }
+  }
+  rescue_buf_clear(&p);
+  return rc;
+}
+
+/*
+** The provenance recorded for path of gold version vid into l (1), or 0 when none was
+** recorded (gold written before migration 9); negative on error.
+*/
+static int recorded_prov(cur *c, int64_t vid, const char *path, leaf *l) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_provenance_of");
+  int rc, i;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":version_id", vid);
+  rescue_bind_text(s, ":path", path, -1);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *how = (const char *)sqlite3_column_text(s, 0);
+    const char *from = (const char *)sqlite3_column_text(s, 2);
+    for (i = 0; i < 5; i++)
+      if (strcmp(how, how_names[i]) == 0)
+        l->how = i;
+    l->policy = dup_col(s, 1);
+    l->by = dup_col(s, 3);
+    l->at = dup_col(s, 4);
+    if (from && strcmp(from, RESCUE_DRAFT_ANNOTATOR) == 0)
+      from = "draft";
+    for (i = 0; from && i < c->K; i++)
+      if (strcmp(c->c[i].name, from) == 0)
+        l->from = c->c[i].name;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(c->st, "reading provenance");
+  return rc == SQLITE_ROW;
+}
+
+/* The baseline from a gold version a policy wrote (its id, content, policy and time). */
+static int baseline_gold(cur *c, int64_t vid, const char *text, const char *policy,
+                         const char *at) {
+  rescue_jerror je;
+  rescue_buf p = RESCUE_BUF_INIT;
+  const rescue_jnode *g = rescue_jparse(c->doc, text, strlen(text), &je), *m;
+  int rc = 0;
+  if (!g || g->type != RESCUE_JOBJECT)
+    return rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "gold does not parse");
+  for (m = g->child; m && !rc; m = m->next) {
+    char *tok[3] = {(char *)m->key, NULL, NULL}, **vals;
+    int same, present, first;
+    leaf *l;
+    rescue_buf_reset(&p);
+    rescue_buf_putc(&p, '/');
+    put_token(&p, m->key);
+    if (!rescue_buf_ok(&p) || !(l = leaf_insert(c, c->n, p.s)) || !(l->val = canon(m)) ||
+        !(vals = rescue_calloc((size_t)c->K + 1, sizeof *vals))) {
+      rc = nomem(c->st);
+      break;
+    }
+    if ((rc = recorded_prov(c, vid, p.s, l)) == 0) {
+      /* gold from before provenance was recorded: agreed where the coders share it */
+      first = votes(c, tok, 1, vals, &same, &present);
+      l->how = first >= 0 && same && same_text(vals[first], l->val) ? HOW_AGREED : HOW_POLICY;
+      if (l->how == HOW_POLICY && !(l->policy = rescue_strdup(policy ? policy : "unknown")))
+        rc = nomem(c->st);
+      if (at && !(l->at = rescue_strdup(at)))
+        rc = nomem(c->st);
+    } else if (rc == 1) {
+      rc = 0;
+    }
+    free_vals(vals, c->K);
+    rescue_free(vals);
+  }
+  rescue_buf_clear(&p);
+  return rc;
+}
+
+/*
+** Put value val (NULL: absent) with provenance at path p (tokens tok, n of them): replaces
+** the leaf there or the leaves inside it, or opens up a decided leaf around it. 0, or
+** RESCUE_EBADINPUT with the reason (why) when p cannot be decided now.
+*/
+static int put_value(cur *c, const char *p, char *const tok[3], int n, leaf *with, char *why,
+                     size_t whysz) {
+  int i, at;
+  for (;;) {
+    if ((at = leaf_find(c, p)) >= 0)
+      break;
+    for (i = 0; i < c->n && !inside(c->lv[i].path, p); i++)
+      ;
+    if (i < c->n) {
+      at = i;
+      while (at + 1 < c->n && inside(c->lv[at + 1].path, p))
+        leaf_remove(c, at + 1);
+      rescue_free(c->lv[at].path);
+      if (!(c->lv[at].path = rescue_strdup(p)))
+        return nomem(c->st);
+      break;
+    }
+    for (i = 0; i < c->n && !inside(p, c->lv[i].path); i++)
+      ;
+    if (i == c->n) {
+      if (n > 1) {
+        snprintf(why, whysz, "'/%s' is absent from gold: decide the field first", tok[0]);
+        return RESCUE_EBADINPUT;
+      }
+      if (!leaf_insert(c, c->n, p))
+        return nomem(c->st);
+      at = c->n - 1;
+      break;
+    }
+    {
+      /* open up the decided leaf i around p into its items or parts */
+      leaf a = c->lv[i];
+      rescue_jerror je;
+      const rescue_jnode *v, *it;
+      rescue_buf key = RESCUE_BUF_INIT, sub = RESCUE_BUF_INIT;
+      int j = 0, k = i, depth = 1 + (strchr(a.path + 1, '/') != NULL), rc = 0, found = 0;
+      if (a.how == HOW_UNDECIDED) {
+        snprintf(why, whysz, "decide '%s' first: the coders differ on it", a.path);
+        return RESCUE_EBADINPUT;
+      }
+      v = a.val ? rescue_jparse(c->doc, a.val, strlen(a.val), &je) : NULL;
+      if (!v || v->type != (depth == 1 ? RESCUE_JARRAY : RESCUE_JOBJECT)) {
+        snprintf(why, whysz, "'%s' in gold is %s: decide it whole", a.path,
+                 v ? "not a list of items" : "absent");
+        return RESCUE_EBADINPUT;
+      }
+      memset(&c->lv[i], 0, sizeof c->lv[i]);
+      leaf_remove(c, i);
+      for (it = v->child; it && !rc; it = it->next, j++) {
+        leaf *l;
+        if (depth == 1)
+          item_key(v, j, &key);
+        else {
+          rescue_buf_reset(&key);
+          rescue_buf_puts(&key, it->key);
+        }
+        rescue_buf_reset(&sub);
+        rescue_buf_puts(&sub, a.path);
+        rescue_buf_putc(&sub, '/');
+        put_token(&sub, key.s);
+        if (!rescue_buf_ok(&sub) || !(l = leaf_insert(c, k++, sub.s)) || !(l->val = canon(it))) {
+          rc = nomem(c->st);
+          break;
+        }
+        found |= strcmp(sub.s, p) == 0 || inside(p, sub.s);
+        l->how = a.how;
+        l->from = a.from;
+        l->decision_id = a.decision_id;
+        if ((a.policy && !(l->policy = rescue_strdup(a.policy))) ||
+            (a.by && !(l->by = rescue_strdup(a.by))) || (a.at && !(l->at = rescue_strdup(a.at))))
+          rc = nomem(c->st);
+      }
+      if (!rc && !found && n > depth + 1) {
+        snprintf(why, whysz, "'%s' has no such item in gold: decide the item first", a.path);
+        rc = RESCUE_EBADINPUT;
+      } else if (!rc && !found && !leaf_insert(c, k, p)) {
+        rc = nomem(c->st);
+      }
+      leaf_free(&a);
+      rescue_buf_clear(&key);
+      rescue_buf_clear(&sub);
+      if (rc)
+        return rc;
+    }
+  }
+  {
+    leaf *l = &c->lv[at];
+    char *path = l->path;
+    l->path = NULL;
+    leaf_free(l);
+    l->path = path;
+    l->how = with->how;
+    l->from = with->from;
+    l->decision_id = with->decision_id;
+    if ((with->val && !(l->val = rescue_strdup(with->val))) ||
+        (with->by && !(l->by = rescue_strdup(with->by))) ||
+        (with->at && !(l->at = rescue_strdup(with->at))))
+      return nomem(c->st);
+  }
+  return 0;
+}
+
+/* ---- writing a row from its leaves ---- */
+
+/* The first voter's value at path p (for linting a row with undecided values), or NULL. */
+static char *first_vote(cur *c, const char *p) {
+  char *tok[3] = {0};
+  char *v = NULL;
+  int n = split_path(p, tok), i;
+  for (i = 0; n > 0 && i < c->K && !v; i++)
+    if (c->c[i].person && c->c[i].row)
+      v = canon(resolve(c->c[i].row, tok, n));
+  free_tokens(tok);
+  return v;
+}
+
+/* The last token of a pointer, unescaped into out. */
+static void last_token(const char *p, rescue_buf *out) {
+  const char *s = strrchr(p, '/') + 1;
+  rescue_buf_reset(out);
+  for (; *s; s++) {
+    if (s[0] == '~' && (s[1] == '0' || s[1] == '1')) {
+      rescue_buf_putc(out, s[1] == '0' ? '~' : '/');
+      s++;
+    } else {
+      rescue_buf_putc(out, *s);
+    }
+  }
+}
+
+/*
+** Write the row the leaves make into out: undecided values left out, or (fill) the first
+** voter's value in their place. Item order is leaf order.
+*/
+static int build_row(cur *c, int fill, rescue_buf *out) {
+  rescue_buf name = RESCUE_BUF_INIT;
+  int i = 0, nf = 0;
+  rescue_buf_reset(out);
+  rescue_buf_putc(out, '{');
+  while (i < c->n) {
+    const char *fp = c->lv[i].path;
+    size_t flen = strchr(fp + 1, '/') ? (size_t)(strchr(fp + 1, '/') - fp) : strlen(fp);
+    char *field = rescue_strndup(fp, flen);
+    int j = i, in_list = strlen(fp) != flen, n_items = 0;
+    if (!field)
+      break;
+    while (j < c->n && (strcmp(c->lv[j].path, field) == 0 || inside(c->lv[j].path, field)))
+      j++;
+    if (!in_list) {
+      char *v = c->lv[i].how == HOW_UNDECIDED && fill ? first_vote(c, field) : NULL;
+      const char *w = c->lv[i].how == HOW_UNDECIDED ? v : c->lv[i].val;
+      if (w) {
+        last_token(field, &name);
+        rescue_buf_puts(out, nf++ ? ", " : "");
+        rescue_jwrite_string(out, name.s, name.len);
+        rescue_buf_puts(out, ": ");
+        rescue_buf_puts(out, w);
+      }
+      rescue_free(v);
+    } else {
+      last_token(field, &name);
+      rescue_buf_puts(out, nf++ ? ", " : "");
+      rescue_jwrite_string(out, name.s, name.len);
+      rescue_buf_puts(out, ": [");
+      for (int k = i; k < j;) {
+        const char *ip = c->lv[k].path;
+        const char *slash = strchr(ip + flen + 1, '/');
+        size_t ilen = slash ? (size_t)(slash - ip) : strlen(ip);
+        int m = k, np = 0;
+        while (m < j && strncmp(c->lv[m].path, ip, ilen) == 0 &&
+               (c->lv[m].path[ilen] == 0 || c->lv[m].path[ilen] == '/'))
+          m++;
+        if (!slash) {
+          char *v = c->lv[k].how == HOW_UNDECIDED && fill ? first_vote(c, ip) : NULL;
+          const char *w = c->lv[k].how == HOW_UNDECIDED ? v : c->lv[k].val;
+          if (w) {
+            rescue_buf_puts(out, n_items++ ? ", " : "");
+            rescue_buf_puts(out, w);
+          }
+          rescue_free(v);
+        } else {
+          rescue_buf_puts(out, n_items++ ? ", {" : "{");
+          for (int q = k; q < m; q++) {
+            char *v = c->lv[q].how == HOW_UNDECIDED && fill ? first_vote(c, c->lv[q].path) : NULL;
+            const char *w = c->lv[q].how == HOW_UNDECIDED ? v : c->lv[q].val;
+            if (w) {
+              last_token(c->lv[q].path, &name);
+              rescue_buf_puts(out, np++ ? ", " : "");
+              rescue_jwrite_string(out, name.s, name.len);
+              rescue_buf_puts(out, ": ");
+              rescue_buf_puts(out, w);
+            }
+            rescue_free(v);
+          }
+          rescue_buf_putc(out, '}');
+        }
+        k = m;
+      }
+      rescue_buf_putc(out, ']');
+    }
+    rescue_free(field);
+    i = j;
+  }
+  rescue_buf_putc(out, '}');
+  rescue_buf_clear(&name);
+  return rescue_buf_ok(out) && i >= c->n ? 0 : nomem(c->st);
+}
+
+/* ---- loading ---- */
+
+/* The sample's coders and their views, and the gold row set's view. */
+static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
+  sqlite3_stmt *s;
+  int64_t ref, adj = 0;
+  int rc;
+  memset(c, 0, sizeof *c);
+  c->st = st;
+  c->sample_id = sample_id;
+  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
+    return rc;
+  if (!(c->doc = rescue_jdoc_new()))
+    return nomem(st);
+  if (!(s = rescue_store_stmt(st, "curate_coders")))
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    ccoder *k;
+    const char *name = (const char *)sqlite3_column_text(s, 1);
+    const char *role = (const char *)sqlite3_column_text(s, 2);
+    if (RESCUE_ALLOC_GROW(c->c, c->K + 1, c->cap_c)) {
+      sqlite3_reset(s);
+      return nomem(st);
+    }
+    k = &c->c[c->K++];
+    memset(k, 0, sizeof *k);
+    k->id = sqlite3_column_int64(s, 0);
+    k->name = rescue_strdup(strcmp(name, RESCUE_DRAFT_ANNOTATOR) == 0 ? "draft" : name);
+    k->kind = rescue_strdup(strcmp(name, RESCUE_DRAFT_ANNOTATOR) == 0 ? "draft" : role);
+    k->person = strcmp(k->kind ? k->kind : "", "annotator") == 0 ||
+                strcmp(k->kind ? k->kind : "", "lead") == 0;
+    if (!k->name || !k->kind) {
+      sqlite3_reset(s);
+      return nomem(st);
+    }
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading coders");
+  for (int i = 0; i < c->K; i++)
+    if ((rc = rescue_view_sample_load(st, sample_id, c->c[i].id, &c->c[i].vs)))
+      return rc;
+  if (rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, NULL, 0, &adj))
+    adj = 0;
+  return rescue_view_sample_load(st, sample_id, adj, &c->gv);
+}
+
+/* The row's stored decisions, with those undone marked. */
+static int load_decisions(cur *c, int64_t row_id) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_decisions");
+  int rc, i;
+  decs_clear(c);
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    cdec *d;
+    if (RESCUE_ALLOC_GROW(c->dec, c->n_dec + 1, c->cap_dec)) {
+      sqlite3_reset(s);
+      return nomem(c->st);
+    }
+    d = &c->dec[c->n_dec++];
+    memset(d, 0, sizeof *d);
+    d->id = sqlite3_column_int64(s, 0);
+    d->field = dup_col(s, 1);
+    d->path = dup_col(s, 2);
+    d->value = dup_col(s, 3);
+    d->take = dup_col(s, 5);
+    d->lead = dup_col(s, 7);
+    d->at = dup_col(s, 8);
+    d->how = dup_col(s, 9);
+    d->undoes = sqlite3_column_int64(s, 10);
+    if (!d->how)
+      d->how = rescue_strdup(d->take ? "take" : "value");
+    if (!d->path) {
+      rescue_buf p = RESCUE_BUF_INIT;
+      rescue_buf_putc(&p, '/');
+      put_token(&p, d->field ? d->field : "");
+      d->path = p.s;
+    }
+    if (d->take && strcmp(d->take, RESCUE_DRAFT_ANNOTATOR) == 0) {
+      rescue_free(d->take);
+      d->take = rescue_strdup("draft");
+    }
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(c->st, "reading decisions");
+  for (i = 0; i < c->n_dec; i++)
+    if (c->dec[i].undoes)
+      for (int j = 0; j < i; j++)
+        if (c->dec[j].id == c->dec[i].undoes)
+          c->dec[j].undone = 1;
+  return 0;
+}
+
+/* The coder named name (the draft as "draft"), or NULL. */
+static ccoder *coder_named(cur *c, const char *name) {
+  for (int i = 0; i < c->K; i++)
+    if (strcmp(c->c[i].name, name) == 0)
+      return &c->c[i];
+  return NULL;
+}
+
+/* Build the leaves of row position p (1-based): baseline, then the decisions in force. */
+static int row_state(cur *c, int p, int64_t skip_decision) {
+  sqlite3_stmt *s;
+  int64_t row_id = c->gv.row_ids[p - 1];
+  int i, rc;
+  char *base = NULL, *policy = NULL, *at = NULL;
+  int64_t base_id = 0;
+  leaves_clear(c);
+  rescue_free(c->gold_text);
+  c->gold_text = NULL;
+  c->gold_id = 0;
+  for (i = 0; i < c->K; i++) {
+    ccoder *k = &c->c[i];
+    k->row = NULL;
+    k->version = 0;
+    for (int j = 0; j < k->vs.n; j++)
+      if (k->vs.row_ids[j] == row_id) {
+        k->row = k->vs.rows[j];
+        k->version = k->vs.versions[j];
+      }
+  }
+  if (!(s = rescue_store_stmt(c->st, "curate_gold")))
+    return rescue_store_err(c->st)->code;
+  for (int baseline = 0; baseline < 2; baseline++) {
+    rescue_bind_int(s, ":row_id", row_id);
+    rescue_bind_int(s, ":baseline", baseline);
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      if (!baseline) {
+        c->gold_id = sqlite3_column_int64(s, 0);
+        c->gold_text = dup_col(s, 1);
+      } else {
+        base_id = sqlite3_column_int64(s, 0);
+        base = dup_col(s, 1);
+        policy = dup_col(s, 2);
+        at = dup_col(s, 3);
+      }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+      return rescue_store_sqlerr(c->st, "reading gold");
+  }
+  rc = base ? baseline_gold(c, base_id, base, policy, at) : baseline_votes(c);
+  rescue_free(base);
+  rescue_free(policy);
+  rescue_free(at);
+  if (rc || (rc = load_decisions(c, row_id)))
+    return rc;
+  for (i = 0; i < c->n_dec && !rc; i++) {
+    cdec *d = &c->dec[i];
+    char *tok[3] = {0}, why[300];
+    leaf with = {0};
+    int n;
+    if (d->undone || d->undoes || d->id == skip_decision)
+      continue;
+    with.val = d->value;
+    with.how = strcmp(d->how, "take") == 0 ? HOW_TAKEN : HOW_EDITED;
+    with.from = d->take ? coder_named(c, d->take) ? coder_named(c, d->take)->name : NULL : NULL;
+    with.by = d->lead;
+    with.at = d->at;
+    with.decision_id = d->id;
+    if ((n = split_path(d->path, tok)) > 0)
+      rc = put_value(c, d->path, tok, n, &with, why, sizeof why);
+    free_tokens(tok);
+    if (rc == RESCUE_EBADINPUT)
+      rc = 0; /* a decision the row no longer has room for (the coders changed) */
+  }
+  return rc;
+}
+
+/* Lint the row text as row p of the gold row set into res. */
+static int lint_text(cur *c, int p, const rescue_buf *text, rescue_lint_result *res) {
+  rescue_jerror je;
+  const rescue_jnode *row = rescue_jparse(c->doc, text->s, text->len, &je);
+  int pos = p;
+  if (!row)
+    return rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "the row does not parse");
+  if (rescue_lint_sample(rescue_store_scheme(c->st), c->sample_id, c->gv.sample, &row, &pos, 1,
+                         c->gv.n_rows, NULL, res))
+    return nomem(c->st);
+  return 0;
+}
+
+/* The curation version of a row. */
+static int row_version(cur *c, int64_t row_id, int64_t *v) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_version");
+  int rc;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  rc = sqlite3_step(s);
+  *v = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+  sqlite3_reset(s);
+  return rc == SQLITE_ROW ? 0 : rescue_store_sqlerr(c->st, "reading a row's version");
+}
+
+/* 1 when finding f lies in the value at path (its field, item or part). */
+static int finding_under(const rescue_lint_finding *f, const char *field) {
+  size_t n = strlen(field);
+  return f->field && strncmp(f->field, field, n) == 0 &&
+         (f->field[n] == 0 || f->field[n] == '[' || f->field[n] == '.');
+}
+
+/* Copy of finding f appended to res. */
+static int finding_copy(rescue_lint_result *res, const rescue_lint_finding *f) {
+  rescue_lint_finding *g;
+  if (RESCUE_ALLOC_GROW(res->findings, res->n + 1, res->cap))
+    return RESCUE_ENOMEM;
+  g = &res->findings[res->n++];
+  *g = *f;
+  g->sample_id = rescue_strdup(f->sample_id);
+  g->field = f->field ? rescue_strdup(f->field) : NULL;
+  g->reason = rescue_strdup(f->reason);
+  g->suggestions = f->suggestions ? rescue_strdup(f->suggestions) : NULL;
+  if (f->severity == RESCUE_LINT_ERROR)
+    res->errors++;
+  else
+    res->warnings++;
+  return 0;
+}
+
+/* ---- the state ---- */
+
+static int prov_fill(rescue_curate_prov *p, const leaf *l) {
+  p->how = rescue_strdup(how_names[l->how]);
+  p->policy = l->policy ? rescue_strdup(l->policy) : NULL;
+  p->from = l->from ? rescue_strdup(l->from) : NULL;
+  p->by = l->by ? rescue_strdup(l->by) : NULL;
+  p->at = l->at ? rescue_strdup(l->at) : NULL;
+  return p->how && (!l->policy || p->policy) && (!l->from || p->from) && (!l->by || p->by) &&
+         (!l->at || p->at);
+}
+
+/* The state of row p (the leaves built) into r. */
+static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) {
+  rescue_buf text = RESCUE_BUF_INIT;
+  rescue_lint_result all;
+  int i, rc;
+  memset(&all, 0, sizeof all);
+  r->position = p;
+  r->row_id = c->gv.row_ids[p - 1];
+  r->gold_version = c->gold_id;
+  if ((rc = row_version(c, r->row_id, &r->version)))
+    return rc;
+  if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)))
+    return nomem(c->st);
+  for (i = 0; i < c->n; i++) {
+    rescue_curate_value_set *v = &r->values[r->n_values++];
+    char *tok[3] = {0}, **vals = rescue_calloc((size_t)c->K + 1, sizeof *vals);
+    int n = split_path(c->lv[i].path, tok), same = 1, first = -1, k;
+    if (!vals || !(v->path = rescue_strdup(c->lv[i].path)) || !prov_fill(&v->prov, &c->lv[i]) ||
+        !(v->values = rescue_calloc((size_t)c->K + 1, sizeof *v->values))) {
+      rescue_free(vals);
+      free_tokens(tok);
+      return nomem(c->st);
+    }
+    v->decided = c->lv[i].how != HOW_UNDECIDED;
+    if (v->decided && c->lv[i].val && !(v->gold = rescue_strdup(c->lv[i].val)))
+      rc = nomem(c->st);
+    for (k = 0; k < c->K && n > 0; k++) {
+      rescue_curate_value *x = &v->values[v->n_values++];
+      x->coder = s->coders[k].name;
+      x->has_row = c->c[k].row != NULL;
+      x->value = canon(resolve(c->c[k].row, tok, n));
+      if (c->c[k].person && c->c[k].row) {
+        if (first < 0)
+          first = k;
+        else
+          same &= same_text(x->value, v->values[first].value);
+      }
+    }
+    v->differ = !same;
+    r->undecided += !v->decided;
+    s->values++;
+    s->decided += v->decided;
+    free_tokens(tok);
+    rescue_free(vals);
+  }
+  if (!rc && !(rc = build_row(c, 1, &text)) && !(rc = lint_text(c, p, &text, &all)))
+    for (i = 0; i < all.n && !rc; i++) {
+      int open = all.findings[i].row != p;
+      for (int j = 0; j < c->n && !open; j++)
+        if (c->lv[j].how == HOW_UNDECIDED) {
+          char *tk[3] = {0};
+          if (split_path(c->lv[j].path, tk) > 0)
+            open = finding_under(&all.findings[i], tk[0]);
+          free_tokens(tk);
+        }
+      if (!open && finding_copy(&r->lint, &all.findings[i]))
+        rc = nomem(c->st);
+    }
+  rescue_lint_result_clear(&all);
+  rescue_buf_clear(&text);
+  return rc;
+}
+
+int rescue_curate_load(rescue_store *st, const char *sample_id, rescue_curate_state *out) {
+  cur c;
+  int rc, p;
+  memset(out, 0, sizeof *out);
+  if ((rc = cur_open(&c, st, sample_id)))
+    goto end;
+  if (!(out->sample_id = rescue_strdup(sample_id)) ||
+      !(out->coders = rescue_calloc((size_t)c.K + 1, sizeof *out->coders)) ||
+      !(out->rows = rescue_calloc((size_t)c.gv.n + 1, sizeof *out->rows))) {
+    rc = nomem(st);
+    goto end;
+  }
+  out->rowset_id = c.gv.rowset_id;
+  for (int i = 0; i < c.K; i++) {
+    out->coders[i].name = rescue_strdup(c.c[i].name);
+    out->coders[i].kind = rescue_strdup(c.c[i].kind);
+    out->n_coders++;
+    if (!out->coders[i].name || !out->coders[i].kind) {
+      rc = nomem(st);
+      goto end;
+    }
+  }
+  for (p = 1; p <= c.gv.n && !rc; p++) {
+    if (!(rc = row_state(&c, p, 0)))
+      rc = row_out(&c, p, out, &out->rows[out->n_rows++]);
+  }
+end:
+  cur_free(&c);
+  return rc;
+}
+
+void rescue_curate_state_clear(rescue_curate_state *s) {
+  int i, j, k;
+  for (i = 0; i < s->n_rows; i++) {
+    rescue_curate_row *r = &s->rows[i];
+    for (j = 0; j < r->n_values; j++) {
+      rescue_curate_value_set *v = &r->values[j];
+      rescue_free(v->path);
+      rescue_free(v->gold);
+      rescue_free(v->prov.how);
+      rescue_free(v->prov.policy);
+      rescue_free(v->prov.from);
+      rescue_free(v->prov.by);
+      rescue_free(v->prov.at);
+      for (k = 0; k < v->n_values; k++)
+        rescue_free(v->values[k].value);
+      rescue_free(v->values);
+    }
+    rescue_free(r->values);
+    rescue_lint_result_clear(&r->lint);
+  }
+  rescue_free(s->rows);
+  for (i = 0; i < s->n_coders; i++) {
+    rescue_free(s->coders[i].name);
+    rescue_free(s->coders[i].kind);
+  }
+  rescue_free(s->coders);
+  rescue_free(s->sample_id);
+  memset(s, 0, sizeof *s);
+}
+
+static void raw_or_null(rescue_jw *w, const char *v) {
+  if (v)
+    rescue_jw_raw(w, v, strlen(v));
+  else
+    rescue_jw_null(w);
+}
+
+static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
+  rescue_buf f = RESCUE_BUF_INIT;
+  int j, k;
+  rescue_jw_obj(w);
+  rescue_jw_key(w, "row");
+  rescue_jw_int(w, r->position);
+  rescue_jw_key(w, "row_id");
+  rescue_jw_int(w, r->row_id);
+  rescue_jw_key(w, "version");
+  rescue_jw_int(w, r->version);
+  rescue_jw_key(w, "gold_version");
+  if (r->gold_version)
+    rescue_jw_int(w, r->gold_version);
+  else
+    rescue_jw_null(w);
+  rescue_jw_key(w, "undecided");
+  rescue_jw_int(w, r->undecided);
+  rescue_jw_key(w, "findings");
+  rescue_jw_arr(w);
+  for (j = 0; j < r->lint.n; j++) {
+    const rescue_lint_finding *x = &r->lint.findings[j];
+    char rule[8];
+    snprintf(rule, sizeof rule, "R%02d", x->rule);
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "rule");
+    rescue_jw_str(w, rule);
+    rescue_jw_key(w, "severity");
+    rescue_jw_str(w, x->severity == RESCUE_LINT_ERROR ? "error" : "warning");
+    rescue_jw_key(w, "field");
+    rescue_jw_str_or_null(w, x->field);
+    rescue_jw_key(w, "reason");
+    rescue_jw_str(w, x->reason);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+  rescue_jw_key(w, "values");
+  rescue_jw_arr(w);
+  for (j = 0; j < r->n_values; j++) {
+    const rescue_curate_value_set *v = &r->values[j];
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "path");
+    rescue_jw_str(w, v->path);
+    rescue_jw_key(w, "field");
+    {
+      const char *e = strchr(v->path + 1, '/');
+      rescue_buf_reset(&f);
+      rescue_buf_putn(&f, v->path + 1, e ? (size_t)(e - v->path - 1) : strlen(v->path + 1));
+      rescue_jw_strn(w, f.s ? f.s : "", f.len);
+    }
+    rescue_jw_key(w, "decided");
+    rescue_jw_bool(w, v->decided);
+    rescue_jw_key(w, "differ");
+    rescue_jw_bool(w, v->differ);
+    rescue_jw_key(w, "gold");
+    raw_or_null(w, v->gold);
+    rescue_jw_key(w, "provenance");
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "how");
+    rescue_jw_str(w, v->prov.how);
+    rescue_jw_key(w, "policy");
+    rescue_jw_str_or_null(w, v->prov.policy);
+    rescue_jw_key(w, "from");
+    rescue_jw_str_or_null(w, v->prov.from);
+    rescue_jw_key(w, "by");
+    rescue_jw_str_or_null(w, v->prov.by);
+    rescue_jw_key(w, "at");
+    rescue_jw_str_or_null(w, v->prov.at);
+    rescue_jw_end(w);
+    rescue_jw_key(w, "coders");
+    rescue_jw_arr(w);
+    for (k = 0; k < v->n_values; k++) {
+      rescue_jw_obj(w);
+      rescue_jw_key(w, "coder");
+      rescue_jw_str(w, v->values[k].coder);
+      rescue_jw_key(w, "value");
+      raw_or_null(w, v->values[k].value);
+      rescue_jw_key(w, "present");
+      rescue_jw_bool(w, v->values[k].value != NULL);
+      rescue_jw_key(w, "has_row");
+      rescue_jw_bool(w, v->values[k].has_row);
+      rescue_jw_end(w);
+    }
+    rescue_jw_end(w);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+  rescue_jw_end(w);
+  rescue_buf_clear(&f);
+}
+
+void rescue_curate_state_json(const rescue_curate_state *s, int only_row, rescue_buf *out) {
+  rescue_jw w;
+  int i;
+  rescue_jw_init(&w, out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "sample_id");
+  rescue_jw_str(&w, s->sample_id);
+  rescue_jw_key(&w, "rowset");
+  rescue_jw_int(&w, s->rowset_id);
+  rescue_jw_key(&w, "coders");
+  rescue_jw_arr(&w);
+  for (i = 0; i < s->n_coders; i++) {
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "name");
+    rescue_jw_str(&w, s->coders[i].name);
+    rescue_jw_key(&w, "kind");
+    rescue_jw_str(&w, s->coders[i].kind);
+    rescue_jw_end(&w);
+  }
+  rescue_jw_end(&w);
+  rescue_jw_key(&w, "values");
+  rescue_jw_int(&w, s->values);
+  rescue_jw_key(&w, "decided");
+  rescue_jw_int(&w, s->decided);
+  rescue_jw_key(&w, "rows");
+  rescue_jw_arr(&w);
+  for (i = 0; i < s->n_rows; i++)
+    if (only_row <= 0 || s->rows[i].position == only_row)
+      put_row_json(&w, &s->rows[i]);
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+}
+
+int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_samples");
+  char **ids = NULL;
+  int n = 0, cap = 0, rc, i;
+  rescue_jw w;
+  if (!s)
+    return rescue_store_err(st)->code;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (RESCUE_ALLOC_GROW(ids, n + 1, cap) || !(ids[n] = dup_col(s, 0))) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    n++;
+  }
+  sqlite3_reset(s);
+  rc = rc == SQLITE_DONE ? 0 : rc == SQLITE_NOMEM ? nomem(st) : rescue_store_sqlerr(st, "samples");
+  rescue_jw_init(&w, out);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "samples");
+  rescue_jw_arr(&w);
+  for (i = 0; i < n && !rc; i++) {
+    rescue_curate_state cs;
+    long gold = 0, undecided = 0;
+    if ((rc = rescue_curate_load(st, ids[i], &cs)) == 0) {
+      for (int r = 0; r < cs.n_rows; r++) {
+        gold += cs.rows[r].gold_version != 0;
+        undecided += cs.rows[r].undecided;
+      }
+      if (!open_only || undecided) {
+        rescue_jw_obj(&w);
+        rescue_jw_key(&w, "sample_id");
+        rescue_jw_str(&w, ids[i]);
+        rescue_jw_key(&w, "rows");
+        rescue_jw_int(&w, cs.n_rows);
+        rescue_jw_key(&w, "gold_rows");
+        rescue_jw_int(&w, gold);
+        rescue_jw_key(&w, "values");
+        rescue_jw_int(&w, cs.values);
+        rescue_jw_key(&w, "undecided");
+        rescue_jw_int(&w, undecided);
+        rescue_jw_key(&w, "coders");
+        rescue_jw_arr(&w);
+        for (int k = 0; k < cs.n_coders; k++)
+          rescue_jw_str(&w, cs.coders[k].name);
+        rescue_jw_end(&w);
+        rescue_jw_end(&w);
+      }
+    }
+    rescue_curate_state_clear(&cs);
+  }
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+  for (i = 0; i < n; i++)
+    rescue_free(ids[i]);
+  rescue_free(ids);
+  if (!rc && !rescue_buf_ok(out))
+    rc = nomem(st);
+  return rc;
+}
+
+/* ---- deciding ---- */
+
+/* The lead: a registered annotator with role lead. */
+static int lead_of(rescue_store *st, const char *lead, int64_t *id) {
+  const char *role = NULL;
+  int rc;
+  if (!lead)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "decisions are a lead's: name one");
+  if ((rc = rescue_annotator_lookup(st, lead, id, &role, NULL)))
+    return rc;
+  if (strcmp(role, "lead") != 0)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "'%s' is not a lead (role %s): decisions are a lead's", lead, role);
+  return 0;
+}
+
+/* Write a gold version of the row the leaves make, with every value's provenance. */
+static int write_gold(cur *c, int p, const char *now, int64_t *gold_version) {
+  rescue_buf text = RESCUE_BUF_INIT, src = RESCUE_BUF_INIT;
+  rescue_row_input in;
+  rescue_jerror je;
+  const rescue_jnode *root, *bad;
+  sqlite3_stmt *s;
+  int64_t adj, vid = 0;
+  int rc, i, n = 0;
+  memset(&in, 0, sizeof in);
+  if ((rc = build_row(c, 0, &text)))
+    goto end;
+  if (c->gold_text && strcmp(c->gold_text, text.s) == 0)
+    goto end;
+  if (!(root = rescue_jparse(c->doc, text.s, text.len, &je))) {
+    rc =
+        rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "gold does not parse: %s", je.msg);
+    goto end;
+  }
+  if ((rc = rescue_row_input_from_json(rescue_store_scheme(c->st), root, &in, &bad,
+                                       rescue_store_err(c->st))) ||
+      (rc = rescue_annotator_id(c->st, RESCUE_ADJUDICATION_ANNOTATOR, "lead", 1, &adj)))
+    goto end;
+  rescue_buf_putc(&src, '[');
+  for (i = 0; i < c->K; i++)
+    if (c->c[i].person && c->c[i].row)
+      rescue_buf_printf(&src, "%s%lld", n++ ? ", " : "", (long long)c->c[i].version);
+  rescue_buf_putc(&src, ']');
+  if (!rescue_buf_ok(&src)) {
+    rc = nomem(c->st);
+    goto end;
+  }
+  if ((rc = rescue_store_add_row_version(c->st, c->gv.row_ids[p - 1], adj, "gold", &in,
+                                         RESCUE_CURATE_POLICY, src.s, &vid)))
+    goto end;
+  if (!(s = rescue_store_stmt(c->st, "curate_provenance_insert"))) {
+    rc = rescue_store_err(c->st)->code;
+    goto end;
+  }
+  for (i = 0; i < c->n && !rc; i++) {
+    const leaf *l = &c->lv[i];
+    ccoder *from = l->from ? coder_named(c, l->from) : NULL;
+    int64_t by = 0;
+    rescue_bind_int(s, ":version_id", vid);
+    rescue_bind_text(s, ":path", l->path, -1);
+    rescue_bind_text(s, ":how", how_names[l->how], -1);
+    rescue_bind_text(s, ":policy", l->policy, -1);
+    if (from)
+      rescue_bind_int(s, ":coder_id", from->id);
+    else
+      rescue_bind_null(s, ":coder_id");
+    if (l->by && rescue_annotator_id(c->st, l->by, NULL, 0, &by) == 0)
+      rescue_bind_int(s, ":decided_by", by);
+    else
+      rescue_bind_null(s, ":decided_by");
+    if (l->decision_id)
+      rescue_bind_int(s, ":decision_id", l->decision_id);
+    else
+      rescue_bind_null(s, ":decision_id");
+    rescue_bind_text(s, ":at", l->at ? l->at : now, -1);
+    if (sqlite3_step(s) != SQLITE_DONE)
+      rc = rescue_store_sqlerr(c->st, "recording provenance");
+    sqlite3_reset(s);
+  }
+  *gold_version = vid;
+end:
+  rescue_row_input_clear(&in);
+  rescue_buf_clear(&text);
+  rescue_buf_clear(&src);
+  return rc;
+}
+
+/* Record the decision (value NULL: absent). */
+static int record(cur *c, int64_t row_id, char *const tok[3], int n, const char *path,
+                  const char *value, const ccoder *take, int64_t lead_id, const char *how,
+                  int64_t undoes, const char *now) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_decision_insert");
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  rescue_bind_text(s, ":field", tok[0], -1);
+  rescue_bind_text(s, ":value", value, -1);
+  if (take)
+    rescue_bind_int(s, ":take_id", take->id);
+  else
+    rescue_bind_null(s, ":take_id");
+  rescue_bind_int(s, ":lead_id", lead_id);
+  rescue_bind_text(s, ":now", now, -1);
+  rescue_bind_text(s, ":path", n > 1 ? path : NULL, -1);
+  rescue_bind_text(s, ":how", how, -1);
+  if (undoes)
+    rescue_bind_int(s, ":undoes", undoes);
+  else
+    rescue_bind_null(s, ":undoes");
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    sqlite3_reset(s);
+    return rescue_store_sqlerr(c->st, "recording a decision");
+  }
+  sqlite3_reset(s);
+  return 0;
+}
+
+/* 1 when any coder's row, or the leaves, know the path. */
+static int known_path(cur *c, const char *path, char *const tok[3], int n) {
+  int i;
+  for (i = 0; i < c->n; i++)
+    if (strcmp(c->lv[i].path, path) == 0 || inside(c->lv[i].path, path) ||
+        inside(path, c->lv[i].path))
+      return 1;
+  for (i = 0; i < c->K; i++)
+    if (resolve(c->c[i].row, tok, n))
+      return 1;
+  return 0;
+}
+
+/* The canonical path of a field name or pointer into out; tok filled. The count or -1. */
+static int norm_path(const char *field, char *tok[3], rescue_buf *out) {
+  int n = split_path(field, tok), i;
+  rescue_buf_reset(out);
+  for (i = 0; i < n; i++) {
+    rescue_buf_putc(out, '/');
+    put_token(out, tok[i]);
+  }
+  return rescue_buf_ok(out) ? n : -1;
+}
+
+/*
+** The value coder d->take has at the path (tok, n) into *value (NULL: absent there), the
+** coder into *take. RESCUE_EBADINPUT for a name that is no coder of the sample or a coder
+** whose row set lacks the row.
+*/
+static int taken_value(cur *c, const rescue_curate_decision *d, char *const tok[3], int n,
+                       ccoder **take, char **value) {
+  rescue_error *err = rescue_store_err(c->st);
+  int64_t id;
+  if (!d->take || !(*take = coder_named(c, d->take))) {
+    if (d->take && strcmp(d->take, "draft") != 0 &&
+        rescue_annotator_lookup(c->st, d->take, &id, NULL, NULL)) {
+      char msg[400]; /* the lookup's message names the closest names */
+      snprintf(msg, sizeof msg, "%s", rescue_store_errmsg(c->st));
+      return rescue_seterr(err, RESCUE_EBADINPUT, "%s", msg);
+    }
+    return rescue_seterr(err, RESCUE_EBADINPUT, "'%s' has no version of sample '%s'",
+                         d->take ? d->take : "", d->sample_id);
+  }
+  if (!(*take)->row)
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "%s's row set has no row %d of the gold row set (they resegmented it)",
+                         (*take)->name, d->row);
+  *value = canon(resolve((*take)->row, tok, n));
+  return 0;
+}
+
+/* The value d gives, canonical, into *value; RESCUE_EBADINPUT when it is not JSON. */
+static int given_value(cur *c, const rescue_curate_decision *d, char **value) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jerror je;
+  const rescue_jnode *j = NULL;
+  rescue_buf_putc(&b, '['); /* a value of any type, parsed as the one item of a list */
+  if (d->value)
+    rescue_buf_putn(&b, d->value, d->value_len);
+  rescue_buf_putc(&b, ']');
+  if (d->value && rescue_buf_ok(&b) && (j = rescue_jparse(c->doc, b.s, b.len, &je)))
+    j = j->len == 1 ? j->child : NULL;
+  if (j && !(*value = canon(j))) {
+    rescue_buf_clear(&b);
+    return nomem(c->st);
+  }
+  rescue_buf_clear(&b);
+  return j ? 0 : rescue_seterr(rescue_store_err(c->st), RESCUE_EBADINPUT, "the value is not JSON");
+}
+
+/*
+** RESCUE_EBADINPUT (the rule's reason on the handle) when the row as it would be (lint
+** `after`) has an error on row p that it had not before (pre), or one under field; else 0.
+*/
+static int lint_refuses(cur *c, int p, const rescue_lint_result *pre,
+                        const rescue_lint_result *after, const char *field) {
+  int i, j;
+  for (i = 0; i < after->n; i++) {
+    const rescue_lint_finding *f = &after->findings[i];
+    int old = 0;
+    if (f->severity != RESCUE_LINT_ERROR || f->row != p)
+      continue;
+    for (j = 0; j < pre->n && !old; j++)
+      old = pre->findings[j].rule == f->rule && same_text(pre->findings[j].field, f->field);
+    if (!old || finding_under(f, field))
+      return rescue_seterr(rescue_store_err(c->st), RESCUE_EBADINPUT, "R%02d %s: %s", f->rule,
+                           f->field ? f->field : "", f->reason);
+  }
+  return 0;
+}
+
+/*
+** One decision inside the caller's transaction (the API's and the decisions file's): the
+** version and the path checked, the value found, the row linted before and after, the
+** decision recorded, gold written when nothing is left undecided. A refusal is
+** RESCUE_EBADINPUT or RESCUE_ECONFLICT with the reason on the handle; out->lint holds the
+** findings when lint refused.
+*/
+static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
+                      const rescue_curate_decision *d, const char *now,
+                      rescue_curate_outcome *out) {
+  cur c;
+  char *tok[3] = {0}, *value = NULL;
+  rescue_buf path = RESCUE_BUF_INIT, before = RESCUE_BUF_INIT, after = RESCUE_BUF_INIT;
+  rescue_lint_result pre;
+  rescue_error *err = rescue_store_err(st);
+  ccoder *take = NULL;
+  int64_t row_id, v, undoes = 0;
+  int rc, n, i;
+  memset(&pre, 0, sizeof pre);
+  if ((rc = cur_open(&c, st, d->sample_id)))
+    goto end;
+  if (d->row < 1 || d->row > c.gv.n) {
+    rc = rescue_seterr(err, RESCUE_ENOTFOUND, "sample '%s' has no row %d", d->sample_id, d->row);
+    goto end;
+  }
+  row_id = c.gv.row_ids[d->row - 1];
+  if ((rc = row_version(&c, row_id, &v)))
+    goto end;
+  if (d->base_version >= 0 && d->base_version != v) {
+    rc = rescue_seterr(err, RESCUE_ECONFLICT,
+                       "row %d was decided since (version %lld, you saw %lld): look again", d->row,
+                       (long long)v, (long long)d->base_version);
+    goto end;
+  }
+  if ((n = norm_path(d->field ? d->field : "", tok, &path)) < 1) {
+    rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                       "'%s' is not a field name or a pointer /field[/item[/part]]",
+                       d->field ? d->field : "");
+    goto end;
+  }
+  if ((rc = row_state(&c, d->row, 0)))
+    goto end;
+  if (!known_path(&c, path.s, tok, n)) {
+    rc = rescue_seterr(err, RESCUE_EBADINPUT, "row %d has no %s '%s'", d->row,
+                       n == 1   ? "field"
+                       : n == 2 ? "item"
+                                : "part",
+                       path.s);
+    goto end;
+  }
+  if ((rc = build_row(&c, 1, &before)) || (rc = lint_text(&c, d->row, &before, &pre)))
+    goto end;
+  switch (d->op) {
+  case RESCUE_CURATE_TAKE: rc = taken_value(&c, d, tok, n, &take, &value); break;
+  case RESCUE_CURATE_VALUE: rc = given_value(&c, d, &value); break;
+  case RESCUE_CURATE_UNDO:
+    for (i = c.n_dec - 1; i >= 0 && !undoes; i--)
+      if (!c.dec[i].undone && !c.dec[i].undoes && strcmp(c.dec[i].path, path.s) == 0)
+        undoes = c.dec[i].id;
+    if (!undoes)
+      rc = rescue_seterr(err, RESCUE_EBADINPUT, "row %d has no decision on '%s' to undo", d->row,
+                         path.s);
+    break;
+  }
+  if (rc)
+    goto end;
+  if (d->op == RESCUE_CURATE_UNDO) {
+    if ((rc = row_state(&c, d->row, undoes)))
+      goto end;
+  } else {
+    leaf with = {0};
+    char why[300];
+    with.val = value;
+    with.how = take ? HOW_TAKEN : HOW_EDITED;
+    with.from = take ? take->name : NULL;
+    with.by = (char *)lead;
+    with.at = (char *)now;
+    if ((rc = put_value(&c, path.s, tok, n, &with, why, sizeof why))) {
+      if (rc == RESCUE_EBADINPUT)
+        rescue_seterr(err, RESCUE_EBADINPUT, "%s", why);
+      goto end;
+    }
+  }
+  if ((rc = build_row(&c, 1, &after)) || (rc = lint_text(&c, d->row, &after, &out->lint)))
+    goto end;
+  if (d->op != RESCUE_CURATE_UNDO && (rc = lint_refuses(&c, d->row, &pre, &out->lint, tok[0])))
+    goto end;
+  if ((rc = record(&c, row_id, tok, n, path.s, value, take, lead_id,
+                   d->op == RESCUE_CURATE_TAKE    ? "take"
+                   : d->op == RESCUE_CURATE_VALUE ? "value"
+                                                  : "undo",
+                   undoes, now)))
+    goto end;
+  if ((rc = row_state(&c, d->row, 0)))
+    goto end;
+  for (i = 0; i < c.n && c.lv[i].how != HOW_UNDECIDED; i++)
+    ;
+  if (i == c.n && c.n && (rc = write_gold(&c, d->row, now, &out->gold_version)))
+    goto end;
+  rc = row_version(&c, row_id, &out->version);
+end:
+  free_tokens(tok);
+  rescue_free(value);
+  rescue_buf_clear(&path);
+  rescue_buf_clear(&before);
+  rescue_buf_clear(&after);
+  rescue_lint_result_clear(&pre);
+  cur_free(&c);
+  return rc;
+}
+
+int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate_decision *d,
+                         rescue_curate_outcome *out) {
+  int64_t lead_id;
+  char now[32];
+  int rc;
+  memset(out, 0, sizeof *out);
+  if ((rc = lead_of(st, lead, &lead_id)) || (rc = rescue_store_begin(st)))
+    return rc;
+  rescue_now_iso(now);
+  if ((rc = decide_one(st, lead_id, lead, d, now, out))) {
+    rescue_store_rollback(st);
+    return rc;
+  }
+  return rescue_store_commit(st);
+}
+
+void rescue_curate_outcome_clear(rescue_curate_outcome *o) {
+  rescue_lint_result_clear(&o->lint);
+  memset(o, 0, sizeof *o);
+}
+
+int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *sample_id,
+                               const char *from) {
+  cur c;
+  ccoder *k;
+  int64_t lead_id;
+  int rc;
+  if ((rc = lead_of(st, lead, &lead_id)))
+    return rc;
+  if ((rc = cur_open(&c, st, sample_id)))
+    goto end;
+  if (!from || !(k = coder_named(&c, from))) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "'%s' has no version of sample '%s'",
+                       from ? from : "", sample_id);
+    goto end;
+  }
+  if (k->vs.rowset_id != c.gv.rowset_id) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
+                       "%s's row set differs from the sample's base row set: a gold row set "
+                       "from another segmentation is made by adjudicating the segmentation",
+                       k->name);
+    goto end;
+  }
+  {
+    rescue_audit_entry e = {0};
+    char detail[300];
+    snprintf(detail, sizeof detail, "gold segmentation of %s: the base row set, as %s's", sample_id,
+             k->name);
+    e.action = "adjudicate";
+    e.annotator = lead;
+    e.detail = detail;
+    rc = rescue_audit_add(st, &e);
+  }
+end:
+  cur_free(&c);
+  return rc;
+}
+
+/* ---- the provenance of gold a policy wrote (curate_int.h) ---- */
+
+int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_t row_id,
+                                    const rescue_jnode *gold, const rescue_jnode *const *rows,
+                                    int n, const char *policy, int64_t lead_id) {
+  sqlite3_stmt *dq = rescue_store_stmt(st, "curate_decision_in_force");
+  sqlite3_stmt *ins = rescue_store_stmt(st, "curate_provenance_insert");
+  rescue_buf path = RESCUE_BUF_INIT;
+  const rescue_jnode *m;
+  char now[32];
+  int rc = 0;
+  if (!dq || !ins)
+    return rescue_store_err(st)->code;
+  rescue_now_iso(now);
+  for (m = gold->child; m && !rc; m = m->next) {
+    char *g = canon(m), *at = NULL;
+    int64_t did = 0, take = 0, lead = 0;
+    const char *how = "policy";
+    int i, agreed = n > 0, step;
+    rescue_bind_int(dq, ":row_id", row_id);
+    rescue_bind_text(dq, ":field", m->key, -1);
+    if ((step = sqlite3_step(dq)) == SQLITE_ROW) {
+      did = sqlite3_column_int64(dq, 0);
+      take = sqlite3_column_int64(dq, 2);
+      lead = sqlite3_column_int64(dq, 3);
+      at = dup_col(dq, 4);
+      how = take ? "taken" : "edited";
+    }
+    sqlite3_reset(dq);
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+      rc = rescue_store_sqlerr(st, "reading decisions");
+    for (i = 0; i < n && agreed && !did; i++) {
+      char *v = canon(rescue_jget(rows[i], m->key));
+      agreed = same_text(v, g);
+      rescue_free(v);
+    }
+    if (!did && agreed)
+      how = "agreed";
+    rescue_buf_reset(&path);
+    rescue_buf_putc(&path, '/');
+    put_token(&path, m->key);
+    if (!rc && (!g || !rescue_buf_ok(&path)))
+      rc = nomem(st);
+    if (!rc) {
+      int policy_how = strcmp(how, "policy") == 0;
+      rescue_bind_int(ins, ":version_id", version_id);
+      rescue_bind_text(ins, ":path", path.s, -1);
+      rescue_bind_text(ins, ":how", how, -1);
+      rescue_bind_text(ins, ":policy", policy_how ? policy : NULL, -1);
+      if (take)
+        rescue_bind_int(ins, ":coder_id", take);
+      else
+        rescue_bind_null(ins, ":coder_id");
+      if (did || (policy_how && lead_id))
+        rescue_bind_int(ins, ":decided_by", did ? lead : lead_id);
+      else
+        rescue_bind_null(ins, ":decided_by");
+      if (did)
+        rescue_bind_int(ins, ":decision_id", did);
+      else
+        rescue_bind_null(ins, ":decision_id");
+      rescue_bind_text(ins, ":at", at ? at : now, -1);
+      if (sqlite3_step(ins) != SQLITE_DONE)
+        rc = rescue_store_sqlerr(st, "recording provenance");
+      sqlite3_reset(ins);
+    }
+    rescue_free(g);
+    rescue_free(at);
+  }
+  rescue_buf_clear(&path);
+  return rc;
+}
+
+/* ---- a decisions file (rescue adjudicate --decide) ---- */
+
+/* "file:line:col: " + the message on the handle, as bad input. */
+static int bad_line(rescue_store *st, const char *path, long line, const rescue_jnode *at,
+                    const char *msg) {
+  char m[600];
+  snprintf(m, sizeof m, "%s", msg);
+  return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s:%ld:%ld: %s", path, line,
+                       at ? (long)at->offset + 1 : 1L, m);
+}
+
+/*
+** Read one line's decision into *d (pointing into the parse) and *at (the member a
+** refusal points at). 0, or RESCUE_EBADINPUT with the reason on the handle.
+*/
+static int read_line(rescue_store *st, const rescue_jnode *root, rescue_curate_decision *d,
+                     const rescue_jnode **at) {
+  const rescue_jnode *sid = rescue_jget(root, "sample_id"), *ri = rescue_jget(root, "row_index");
+  const rescue_jnode *fld = rescue_jget(root, "field"), *value = rescue_jget(root, "value");
+  const rescue_jnode *take = rescue_jget(root, "take"), *undo = rescue_jget(root, "undo");
+  rescue_error *err = rescue_store_err(st);
+  memset(d, 0, sizeof *d);
+  *at = root;
+  if (!sid || sid->type != RESCUE_JSTRING)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "\"sample_id\" must be a string");
+  *at = ri ? ri : root;
+  if (!ri || ri->type != RESCUE_JNUMBER || !ri->is_int || ri->num < 1 || ri->num > 1e9)
+    return rescue_seterr(err, RESCUE_EBADINPUT, "\"row_index\" must be a row position (1, 2, ...)");
+  *at = fld ? fld : root;
+  if (!fld || fld->type != RESCUE_JSTRING || !fld->len)
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "\"field\" must name a field of the row (or a pointer into it)");
+  *at = root;
+  if (!!value + !!take + !!undo != 1)
+    return rescue_seterr(err, RESCUE_EBADINPUT,
+                         "give one of \"value\", \"take\" (a coder's name) or \"undo\": true");
+  if (take && take->type != RESCUE_JSTRING) {
+    *at = take;
+    return rescue_seterr(err, RESCUE_EBADINPUT, "\"take\" must be a coder's name");
+  }
+  if (undo && undo->type != RESCUE_JTRUE) {
+    *at = undo;
+    return rescue_seterr(err, RESCUE_EBADINPUT, "\"undo\" must be true");
+  }
+  d->sample_id = sid->s;
+  d->row = (int)ri->num;
+  d->field = fld->s;
+  d->base_version = -1;
+  d->op = take ? RESCUE_CURATE_TAKE : value ? RESCUE_CURATE_VALUE : RESCUE_CURATE_UNDO;
+  d->take = take ? take->s : NULL;
+  *at = value ? value : take ? take : fld;
+  return 0;
+}
+
+/* Add sample id sid to list (once). */
+static int touch(rescue_store *st, char ***list, int *n, int *cap, const char *sid) {
+  for (int i = 0; i < *n; i++)
+    if (strcmp((*list)[i], sid) == 0)
+      return 0;
+  if (RESCUE_ALLOC_GROW(*list, *n + 1, *cap) || !((*list)[*n] = rescue_strdup(sid)))
+    return nomem(st);
+  (*n)++;
+  return 0;
+}
+
+/* Decide every line of f inside the open transaction; counts into res. */
+static int decide_lines(rescue_store *st, FILE *f, const char *path, int64_t lead_id,
+                        const char *lead, rescue_adjudicate_result *res) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_buf val = RESCUE_BUF_INIT;
+  char *line = NULL, now[32], **touched = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  long lineno = 0;
+  int rc = 0, n_touched = 0, cap_touched = 0, i;
+  if (!doc)
+    return nomem(st);
+  rescue_now_iso(now);
+  while (!rc && (len = getline(&line, &cap, f)) >= 0) {
+    rescue_curate_decision d;
+    rescue_curate_outcome out;
+    const rescue_jnode *root, *at;
+    rescue_jerror je;
+    int64_t ref;
+    lineno++;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = 0;
+    if (len == 0 || strspn(line, " \t") == (size_t)len)
+      continue;
+    if (!(root = rescue_jparse(doc, line, (size_t)len, &je))) {
+      long lc, cc;
+      rescue_jposition(line, (size_t)len, je.offset, &lc, &cc);
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s:%ld:%ld: %s", path, lineno, cc,
+                         je.msg);
+      break;
+    }
+    if (root->type != RESCUE_JOBJECT) {
+      rc = bad_line(st, path, lineno, root, "a decision is a JSON object");
+      break;
+    }
+    if ((rc = read_line(st, root, &d, &at))) {
+      rc = bad_line(st, path, lineno, at, rescue_store_errmsg(st));
+      break;
+    }
+    if (d.op == RESCUE_CURATE_VALUE) {
+      rescue_buf_reset(&val);
+      rescue_jwrite(&val, rescue_jget(root, "value"));
+      if (!rescue_buf_ok(&val)) {
+        rc = nomem(st);
+        break;
+      }
+      d.value = val.s;
+      d.value_len = val.len;
+    }
+    if (rescue_sample_ref(st, d.sample_id, &ref)) {
+      char m[300];
+      snprintf(m, sizeof m, "sample '%s' has no row %d: there is no such sample", d.sample_id,
+               d.row);
+      rc = bad_line(st, path, lineno, rescue_jget(root, "sample_id"), m);
+      break;
+    }
+    memset(&out, 0, sizeof out);
+    rc = decide_one(st, lead_id, lead, &d, now, &out);
+    if (rc == RESCUE_EBADINPUT || rc == RESCUE_ENOTFOUND || rc == RESCUE_ECONFLICT)
+      rc = bad_line(st, path, lineno, rc == RESCUE_ENOTFOUND ? rescue_jget(root, "row_index") : at,
+                    rescue_store_errmsg(st));
+    if (!rc) {
+      res->decisions++;
+      res->fields_decided++;
+      res->written += out.gold_version != 0;
+      rc = touch(st, &touched, &n_touched, &cap_touched, d.sample_id);
+    }
+    rescue_curate_outcome_clear(&out);
+  }
+  if (!rc && !res->decisions)
+    rc =
+        rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s: no decisions in the file", path);
+  res->samples = n_touched;
+  for (i = 0; i < n_touched; i++)
+    rescue_free(touched[i]);
+  rescue_free(touched);
+  free(line);
+  rescue_buf_clear(&val);
+  rescue_jdoc_free(&doc);
+  return rc;
+}
+
+/*
+** The lead's decisions of a file, one rescue_curate decision per line, all in one
+** transaction: the first bad line refuses the file and nothing is written. A dry run
+** writes nothing, the audit log included. o->policy, o->samples and o->coders are not
+** used: a decision changes its own value only, never re-running a policy.
+*/
+int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lead,
+                             const rescue_adjudicate_opts *o, rescue_adjudicate_result *res) {
+  FILE *f = NULL;
+  int64_t lead_id;
+  int rc;
+  memset(res, 0, sizeof *res);
+  if ((rc = lead_of(st, lead, &lead_id)))
+    return rc;
+  if (!(f = fopen(path, "r")))
+    return rescue_seterr(rescue_store_err(st), RESCUE_EIO, "cannot read '%s'", path);
+  if ((rc = rescue_store_begin(st)))
+    goto end;
+  if ((rc = decide_lines(st, f, path, lead_id, lead, res)) || o->dry_run) {
+    rescue_store_rollback(st);
+    goto end;
+  }
+  {
+    rescue_audit_entry e = {0};
+    char detail[200];
+    snprintf(detail, sizeof detail, "%ld decisions by %s: %ld gold versions written",
+             res->decisions, lead, res->written);
+    e.action = "adjudicate";
+    e.annotator = lead;
+    e.detail = detail;
+    if ((rc = rescue_audit_write(st, &e)) || (rc = rescue_store_commit(st))) {
+      rescue_store_rollback(st);
+      goto end;
+    }
+  }
+end:
+  fclose(f);
+  if (!rc && !(res->lead = rescue_strdup(lead)))
+    rc = nomem(st);
+  if (rc)
+    rescue_adjudicate_result_clear(res);
+  return rc;
+}

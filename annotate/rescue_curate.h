@@ -1,0 +1,145 @@
+/*
+** rescue_curate.h: a lead settling one sample into gold, value by value (public). The
+** state of a sample's curation: its gold row set, per gold row and value each coder's
+** value (people, the draft and models, marked as such), the gold value with its
+** provenance, lint findings and the row's curation version; and the decisions that
+** change it (take a coder's value, give a value, undo), each linted before it is stored.
+** The review server's curation routes and `rescue adjudicate --decide` both decide here.
+**
+** Values are addressed by a field name ("target") or a JSON pointer into the row: one item
+** of a list field keyed by its person ("/internal_emotion/Alan"; viewpoints by
+** "source>target", "/viewpoints_attitudes/Alan>Beth"; a second item of the same person
+** "Alan#2", an item without a person "#3", its position) or one part of an item
+** ("/internal_emotion/Alan/intensity"). Where the coders differ on a list field, the
+** undecided values are its items, or the parts of an item every coder has.
+*/
+#ifndef RESCUE_CURATE_H
+#define RESCUE_CURATE_H
+
+#include "rescue_buf.h"
+#include "rescue_lint.h"
+#include "rescue_store.h"
+
+/* The policy name of gold versions written by curation (row_version.gold_policy). */
+#define RESCUE_CURATE_POLICY "curate"
+
+/* One coder's value at a path: canonical JSON, or NULL when their row has none there. */
+typedef struct rescue_curate_value {
+  const char *coder; /* the state's coder name */
+  char *value;
+  int has_row; /* 0: the coder's row set has no such row (they resegmented it) */
+} rescue_curate_value;
+
+/* Where a gold value came from. */
+typedef struct rescue_curate_prov {
+  char *how;    /* agreed | policy | taken | edited | undecided */
+  char *policy; /* how = policy: its name */
+  char *from;   /* how = taken: the coder */
+  char *by;     /* taken, edited: the lead */
+  char *at;     /* when (UTC ISO-8601); NULL when unknown */
+} rescue_curate_prov;
+
+typedef struct rescue_curate_value_set {
+  char *path;  /* JSON pointer ("/target", "/internal_emotion/Alan/intensity") */
+  char *gold;  /* the gold value (canonical JSON), NULL when absent or undecided */
+  int decided; /* 0: the coders differ and nobody decided yet */
+  int differ;  /* the coders' values are not all the same */
+  rescue_curate_prov prov;
+  int n_values;
+  rescue_curate_value *values; /* one per coder, in the state's coder order */
+} rescue_curate_value_set;
+
+typedef struct rescue_curate_row {
+  int position;         /* 1-based, in the gold row set */
+  int64_t row_id;       /* row.id */
+  int64_t version;      /* the row's curation version (base_version of a decision) */
+  int64_t gold_version; /* the row's latest gold row_version.id, 0 when none */
+  int undecided;        /* values still undecided */
+  int n_values;
+  rescue_curate_value_set *values; /* in row order */
+  rescue_lint_result lint;         /* findings on the decided values */
+} rescue_curate_row;
+
+typedef struct rescue_curate_coder {
+  char *name;
+  char *kind; /* annotator | lead | model | draft */
+} rescue_curate_coder;
+
+typedef struct rescue_curate_state {
+  char *sample_id;
+  int64_t rowset_id; /* the gold row set (today: the sample's base row set) */
+  int n_coders;
+  rescue_curate_coder *coders;
+  int n_rows;
+  rescue_curate_row *rows;
+  long values, decided; /* over all rows */
+} rescue_curate_state;
+
+/*
+** Load sample_id's curation state into *out (cleared with rescue_curate_state_clear, also
+** after a failure). RESCUE_ENOTFOUND for an unknown sample; errors on the store handle.
+*/
+int rescue_curate_load(rescue_store *st, const char *sample_id, rescue_curate_state *out);
+void rescue_curate_state_clear(rescue_curate_state *s);
+/*
+** {"sample_id", "rowset", "coders": [{"name", "kind"}], "values", "decided",
+**  "rows": [{"row", "row_id", "version", "gold_version", "undecided", "findings",
+**  "values": [{"path", "field", "decided", "differ", "gold", "provenance": {"how", "policy",
+**  "from", "by", "at"}, "coders": [{"coder", "value", "present", "has_row"}]}]}]}
+** only_row > 0: that row alone.
+*/
+void rescue_curate_state_json(const rescue_curate_state *s, int only_row, rescue_buf *out);
+
+/*
+** The queue: every sample not discarded with its rows, rows with gold, values and undecided
+** values, as {"samples": [{"sample_id", "rows", "gold_rows", "values", "undecided",
+** "coders"}]}; open_only: only samples with undecided values.
+*/
+int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out);
+
+typedef enum rescue_curate_op {
+  RESCUE_CURATE_TAKE,  /* the coder's value (absent there: absent in gold) */
+  RESCUE_CURATE_VALUE, /* the value given */
+  RESCUE_CURATE_UNDO   /* take back the latest decision in force at the path */
+} rescue_curate_op;
+
+typedef struct rescue_curate_decision {
+  const char *sample_id;
+  int row;           /* 1-based position in the gold row set */
+  const char *field; /* a field name or a JSON pointer */
+  rescue_curate_op op;
+  const char *take;     /* RESCUE_CURATE_TAKE: a coder's name, or "draft" */
+  const char *value;    /* RESCUE_CURATE_VALUE: JSON text */
+  size_t value_len;     /*   its length */
+  int64_t base_version; /* the row's curation version the lead saw; -1: not checked */
+} rescue_curate_decision;
+
+typedef struct rescue_curate_outcome {
+  int64_t version;         /* the row's curation version after the decision */
+  int64_t gold_version;    /* a gold version written by it, else 0 */
+  rescue_lint_result lint; /* refused by lint: the findings (errors among them) */
+} rescue_curate_outcome;
+
+/*
+** Decide one value of one row as the lead `lead` (a registered annotator with role lead),
+** in its own transaction. The decision is linted with the row as it would be: an error on
+** the value decided, or one it would add, refuses it (RESCUE_EBADINPUT, findings in
+** out->lint). An unknown field, item or coder, or a coder without a version of the sample,
+** is RESCUE_EBADINPUT; a base_version that is not the row's current one RESCUE_ECONFLICT.
+** Nothing else of the row changes. When the row has no undecided value left a gold version
+** is written at once (out->gold_version), with the provenance of every value.
+*/
+int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate_decision *d,
+                         rescue_curate_outcome *out);
+void rescue_curate_outcome_clear(rescue_curate_outcome *o);
+
+/*
+** Choose the gold row set of a sample: "draft" or a coder whose row set is the sample's
+** base row set (recorded in the audit log with the lead). A coder without a version of the
+** sample: RESCUE_EBADINPUT; one with a row set of their own: RESCUE_ECONFLICT (a gold
+** segmentation from another row set is made by adjudication, not here).
+*/
+int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *sample_id,
+                               const char *from);
+
+#endif

@@ -1,0 +1,762 @@
+/*
+** check_curate.c: curation (annotate/curate.c) with two coders and a lead: the state of a
+** sample (each coder's value, the draft marked, undecided values down to one part of a
+** list item), decisions through the API (200, 400 with lint findings or an unknown
+** field, item or coder, 409 with the newer state, 403 for anyone but a lead), undo, gold
+** written when the last value is decided with the provenance of every value, the gold row
+** set choice; and `adjudicate --decide` under the same rules (exit 1 with the file's line,
+** the store unchanged; one decision changes one value; --dry-run writes nothing).
+*/
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "serve.h"
+#include "testutil.h"
+
+#define SAMPLE "maya_and_daniel/001_s01e01_segment01"
+#define CPATH "/api/curate/" SAMPLE
+
+/* ---- the corpus: the demo's first sample as the draft, ann's and bob's versions ---- */
+
+static char *db, *dir;
+static char tok_ann[65], tok_bob[65], tok_lea[65];
+
+/* s with the first occurrence of a replaced by b (caller frees). */
+static char *replace1(const char *s, const char *a, const char *b) {
+  const char *p = strstr(s, a);
+  char *out;
+  ck_assert_msg(p != NULL, "no '%s' to replace", a);
+  out = malloc(strlen(s) + strlen(b) + 1);
+  memcpy(out, s, (size_t)(p - s));
+  strcpy(out + (p - s), b);
+  strcat(out, p + strlen(a));
+  return out;
+}
+
+/* Write the draft with the replacements pairs[0..n) (a, b, a, b, ...) into dir/name. */
+static void variant(const char *name, const char *const *pairs, int n) {
+  char path[4096], *text, *next;
+  int i;
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  text = tu_read(path, NULL);
+  ck_assert_ptr_nonnull(text);
+  for (i = 0; i + 1 < n; i += 2) {
+    next = replace1(text, pairs[i], pairs[i + 1]);
+    free(text);
+    text = next;
+  }
+  tu_write(tu_path(dir, name), text);
+  free(text);
+}
+
+static void add(const char *name, const char *role, char tok[65]) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  int existed;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_msg(rescue_annotator_add(st, name, role, tok, &existed) == 0, "%s",
+                rescue_store_errmsg(st));
+  rescue_store_close(&st);
+}
+
+/*
+** ann and bob differ on row 1 in utterance_type, tone_of_voice and the intensity of Maya's
+** internal emotion (its description they share); every other value they share. carl is
+** registered but annotated nothing; lea is the lead.
+*/
+static void make_corpus(void) {
+  static const char *const ann[] = {"\"tone_of_voice\": \"tight, frustrated\"",
+                                    "\"tone_of_voice\": \"tight\""};
+  static const char *const bob[] = {"\"utterance_type\": \"accusation\"",
+                                    "\"utterance_type\": \"disclosure\"", "\"intensity\": 6",
+                                    "\"intensity\": 7"};
+  char path[4096], tok[65];
+  db = tu_new_corpus();
+  dir = strdup(db);
+  *strrchr(dir, '/') = 0;
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  add("ann", NULL, tok_ann);
+  add("bob", NULL, tok_bob);
+  add("carl", NULL, tok);
+  add("lea", "lead", tok_lea);
+  variant("ann.jsonl", ann, 2);
+  variant("bob.jsonl", bob, 4);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "ann", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "bob", NULL),
+      0);
+}
+
+static void drop_corpus(void) {
+  free(db);
+  free(dir);
+  db = dir = NULL;
+}
+
+/* A count from the corpus. */
+static long count(const char *sql) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  long n = -1;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+  if (sqlite3_step(q) == SQLITE_ROW)
+    n = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return n;
+}
+
+/* One text from the corpus (caller frees), or NULL. */
+static char *text_of(const char *sql) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  char *s = NULL;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+  if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+    s = strdup((const char *)sqlite3_column_text(q, 0));
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return s;
+}
+
+#define GOLD_OF(pos)                                                                               \
+  "SELECT v.content FROM row_version v JOIN row_in r ON r.id = v.row_id JOIN sample s ON "         \
+  "s.rowset_id = r.rowset_id WHERE v.kind = 'gold' AND r.position = " #pos                         \
+  " ORDER BY v.id DESC LIMIT 1"
+
+/* ---- the library ---- */
+
+/* The value set at path in row `pos` of the state, or NULL. */
+static const rescue_curate_value_set *value_at(const rescue_curate_state *s, int pos,
+                                               const char *path) {
+  for (int i = 0; i < s->rows[pos - 1].n_values; i++)
+    if (strcmp(s->rows[pos - 1].values[i].path, path) == 0)
+      return &s->rows[pos - 1].values[i];
+  return NULL;
+}
+
+START_TEST(state_of_two_coders) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  const rescue_curate_value_set *v;
+  int i, undecided = 0;
+  static const char *const gpt[] = {"\"tone_of_voice\": \"low, guarded\"",
+                                    "\"tone_of_voice\": \"bored\""};
+  char tok[65];
+  make_corpus();
+  /* a model's draft is shown beside the people, marked, and never votes */
+  add("gpt", "model", tok);
+  variant("gpt.jsonl", gpt, 2);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "gpt.jsonl"), "--annotator", "gpt", NULL),
+      0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_msg(rescue_curate_load(st, SAMPLE, &s) == 0, "%s", rescue_store_errmsg(st));
+  /* coders: the two people, the model, the draft, marked; carl annotated nothing */
+  ck_assert_int_eq(s.n_coders, 4);
+  ck_assert_str_eq(s.coders[0].name, "ann");
+  ck_assert_str_eq(s.coders[1].name, "bob");
+  ck_assert_str_eq(s.coders[2].name, "gpt");
+  ck_assert_str_eq(s.coders[2].kind, "model");
+  ck_assert_str_eq(s.coders[3].name, "draft");
+  ck_assert_str_eq(s.coders[3].kind, "draft");
+  v = value_at(&s, 2, "/tone_of_voice");
+  ck_assert(v->decided && !v->differ);
+  ck_assert_str_eq(v->values[2].value, "\"bored\"");
+  ck_assert_int_eq(s.n_rows, 9);
+  for (i = 0; i < s.n_rows; i++)
+    undecided += s.rows[i].undecided;
+  ck_assert_int_eq(undecided, 3);
+  ck_assert_int_eq(s.rows[0].undecided, 3);
+  /* the internal emotion is undecided in its intensity only; its description is agreed */
+  v = value_at(&s, 1, "/internal_emotion/Maya/intensity");
+  ck_assert_ptr_nonnull(v);
+  ck_assert(!v->decided && v->differ);
+  ck_assert_str_eq(v->values[0].value, "6");
+  ck_assert_str_eq(v->values[1].value, "7");
+  ck_assert_str_eq(v->prov.how, "undecided");
+  v = value_at(&s, 1, "/internal_emotion/Maya/emotion_description");
+  ck_assert_ptr_nonnull(v);
+  ck_assert(v->decided && !v->differ);
+  ck_assert_str_eq(v->prov.how, "agreed");
+  v = value_at(&s, 1, "/utterance_type");
+  ck_assert(!v->decided);
+  ck_assert_str_eq(v->values[1].value, "\"disclosure\"");
+  ck_assert_str_eq(v->values[3].value, "\"accusation\"");
+  v = value_at(&s, 1, "/target");
+  ck_assert(v->decided);
+  ck_assert_str_eq(v->gold, "[\"Therapist\"]");
+  rescue_curate_state_clear(&s);
+  /* a decision changes its own value only; a refused one nothing */
+  {
+    rescue_curate_decision d = {.sample_id = SAMPLE,
+                                .row = 1,
+                                .field = "/internal_emotion/Maya/intensity",
+                                .op = RESCUE_CURATE_TAKE,
+                                .take = "bob",
+                                .base_version = -1};
+    rescue_curate_outcome o;
+    ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+    ck_assert_int_eq(o.gold_version, 0);
+    ck_assert_int_eq(o.version, 1);
+    rescue_curate_outcome_clear(&o);
+    d.field = "utterance_type";
+    d.op = RESCUE_CURATE_VALUE;
+    d.value = "\"nonsense\"";
+    d.value_len = strlen(d.value);
+    ck_assert_int_eq(rescue_curate_decide(st, "lea", &d, &o), RESCUE_EBADINPUT);
+    ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "R06"));
+    ck_assert_int_gt(o.lint.errors, 0);
+    rescue_curate_outcome_clear(&o);
+    /* only a lead decides */
+    d.value = "\"request\"";
+    d.value_len = strlen(d.value);
+    ck_assert_int_eq(rescue_curate_decide(st, "ann", &d, &o), RESCUE_EINVAL);
+    rescue_curate_outcome_clear(&o);
+  }
+  ck_assert_msg(rescue_curate_load(st, SAMPLE, &s) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(s.rows[0].undecided, 2);
+  v = value_at(&s, 1, "/internal_emotion/Maya/intensity");
+  ck_assert(v->decided);
+  ck_assert_str_eq(v->gold, "7");
+  ck_assert_str_eq(v->prov.how, "taken");
+  ck_assert_str_eq(v->prov.from, "bob");
+  ck_assert_str_eq(v->prov.by, "lea");
+  ck_assert_ptr_nonnull(v->prov.at);
+  ck_assert(!value_at(&s, 1, "/utterance_type")->decided);
+  ck_assert_int_eq(s.rows[0].version, 1);
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  drop_corpus();
+}
+END_TEST
+
+/* ---- the API ---- */
+
+typedef struct resp {
+  int status;
+  char *body;
+} resp;
+
+/* One request on a fresh connection; the body of the answer. */
+static resp http(int port, const char *method, const char *path, const char *tok,
+                 const char *body) {
+  struct sockaddr_in a;
+  rescue_buf req = RESCUE_BUF_INIT, in = RESCUE_BUF_INIT;
+  resp r = {0};
+  char buf[65536], *sep;
+  size_t off = 0;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  rescue_buf_printf(&req,
+                    "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                    "Authorization: Bearer %s\r\n",
+                    method, path, tok);
+  if (body)
+    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n",
+                      strlen(body));
+  rescue_buf_puts(&req, "\r\n");
+  if (body)
+    rescue_buf_puts(&req, body);
+  while (off < req.len) {
+    ssize_t n = send(fd, req.s + off, req.len - off, MSG_NOSIGNAL);
+    if (n <= 0)
+      break;
+    off += (size_t)n;
+  }
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0)
+      break;
+    rescue_buf_putn(&in, buf, (size_t)n);
+  }
+  close(fd);
+  rescue_buf_clear(&req);
+  ck_assert_msg(in.len > 12, "no response to %s %s", method, path);
+  r.status = atoi(in.s + 9);
+  sep = strstr(in.s, "\r\n\r\n");
+  ck_assert_ptr_nonnull(sep);
+  r.body = strdup(sep + 4);
+  rescue_buf_clear(&in);
+  return r;
+}
+
+#define expect(r, want)                                                                            \
+  ck_assert_msg((r).status == (want), "status %d, want %d: %s", (r).status, (want), (r).body)
+
+/* The value object at path in row 1 of a state (or of {"state": ...}). */
+static json_t *row_value(json_t *j, const char *path) {
+  json_t *s = json_object_get(j, "state") ? json_object_get(j, "state") : j;
+  json_t *vals = json_object_get(json_array_get(json_object_get(s, "rows"), 0), "values");
+  for (size_t i = 0; i < json_array_size(vals); i++)
+    if (strcmp(json_string_value(json_object_get(json_array_get(vals, i), "path")), path) == 0)
+      return json_array_get(vals, i);
+  return NULL;
+}
+
+/* The row-1 version of a state (or of {"state": ...}). */
+static long long row_version(json_t *j) {
+  json_t *s = json_object_get(j, "state") ? json_object_get(j, "state") : j;
+  return json_integer_value(
+      json_object_get(json_array_get(json_object_get(s, "rows"), 0), "version"));
+}
+
+/* PUT one decision on row 1 as tok; the parsed answer in *j (caller decrefs). */
+static resp decide(int port, const char *tok, const char *body, json_t **j) {
+  json_error_t je;
+  resp r = http(port, "PUT", CPATH "/rows/1", tok, body);
+  *j = json_loads(r.body, 0, &je);
+  ck_assert_msg(*j != NULL, "not JSON: %s", r.body);
+  return r;
+}
+
+START_TEST(api_statuses) {
+  rescue_server *srv = NULL;
+  rescue_serve_opts so = {0};
+  rescue_error err = RESCUE_ERROR_INIT;
+  json_error_t je;
+  json_t *j, *v;
+  resp r;
+  char body[600], *gold;
+  long long ver;
+  int port;
+  make_corpus();
+  so.db = db;
+  so.listen = "127.0.0.1:0";
+  ck_assert_msg(rescue_serve_start(&so, &srv, &err) == 0, "%s", err.msg);
+  port = rescue_serve_port(srv);
+
+  /* the queue: 403 for an annotator; the sample with its 3 undecided values for the lead */
+  r = http(port, "GET", "/api/curate", tok_ann, NULL);
+  expect(r, 403);
+  free(r.body);
+  r = http(port, "GET", "/api/curate?open=1", tok_lea, NULL);
+  expect(r, 200);
+  j = json_loads(r.body, 0, &je);
+  v = json_array_get(json_object_get(j, "samples"), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(v, "sample_id")), SAMPLE);
+  ck_assert_int_eq(json_integer_value(json_object_get(v, "undecided")), 3);
+  json_decref(j);
+  free(r.body);
+
+  /* the sample: 403 for an annotator; each coder's value for the lead */
+  r = http(port, "GET", CPATH, tok_bob, NULL);
+  expect(r, 403);
+  free(r.body);
+  r = http(port, "GET", CPATH, tok_lea, NULL);
+  expect(r, 200);
+  j = json_loads(r.body, 0, &je);
+  ck_assert_str_eq(
+      json_string_value(json_object_get(json_array_get(json_object_get(j, "coders"), 2), "kind")),
+      "draft");
+  v = row_value(j, "/internal_emotion/Maya/intensity");
+  ck_assert_ptr_nonnull(v);
+  ck_assert(json_is_false(json_object_get(v, "decided")));
+  ver = row_version(j);
+  json_decref(j);
+  free(r.body);
+
+  /* 403: an annotator may not decide */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
+           "\"take\": \"bob\"}",
+           ver);
+  r = decide(port, tok_ann, body, &j);
+  expect(r, 403);
+  json_decref(j);
+  free(r.body);
+
+  /* 400: an unknown field, an unknown item, a coder without a version, an unknown name */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"utterance_typo\", "
+           "\"take\": \"bob\"}",
+           ver);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 400);
+  ck_assert_ptr_nonnull(strstr(r.body, "has no field '/utterance_typo'"));
+  json_decref(j);
+  free(r.body);
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": "
+           "\"/internal_emotion/Zed/intensity\", \"value\": 3}",
+           ver);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 400);
+  ck_assert_ptr_nonnull(strstr(r.body, "has no part"));
+  json_decref(j);
+  free(r.body);
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
+           "\"take\": \"carl\"}",
+           ver);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 400);
+  ck_assert_ptr_nonnull(strstr(r.body, "'carl' has no version of sample"));
+  json_decref(j);
+  free(r.body);
+
+  /* 400 with lint findings: an out-of-set label; a target holding the speaker */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
+           "\"value\": \"grumble\"}",
+           ver);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 400);
+  ck_assert_int_gt((int)json_array_size(json_object_get(j, "findings")), 0);
+  ck_assert_ptr_nonnull(strstr(r.body, "R06"));
+  json_decref(j);
+  free(r.body);
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"target\", "
+           "\"value\": [\"Maya\"]}",
+           ver);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 400);
+  ck_assert_ptr_nonnull(strstr(r.body, "R05"));
+  json_decref(j);
+  free(r.body);
+  ck_assert_int_eq(count("SELECT count(*) FROM field_decision"), 0);
+
+  /* 200: one part of a list item, taken from bob */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": "
+           "\"/internal_emotion/Maya/intensity\", \"take\": \"bob\"}",
+           ver);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 200);
+  ck_assert(json_is_null(json_object_get(j, "gold_version")));
+  v = row_value(j, "/internal_emotion/Maya/intensity");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "provenance"), "from")),
+                   "bob");
+  ck_assert_int_eq(json_integer_value(json_object_get(v, "gold")), 7);
+  ck_assert_int_eq(row_version(j), ver + 1);
+  json_decref(j);
+  free(r.body);
+
+  /* 409: the version the lead saw is no longer the row's, with the newer state */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
+           "\"take\": \"bob\"}",
+           ver);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 409);
+  ck_assert_int_eq(row_version(j), ver + 1);
+  json_decref(j);
+  free(r.body);
+  ver++;
+
+  /* the last two values: gold is written when the last one is decided, not before */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
+           "\"take\": \"bob\"}",
+           ver++);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 200);
+  ck_assert(json_is_null(json_object_get(j, "gold_version")));
+  json_decref(j);
+  free(r.body);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
+           "\"value\": \"clipped\"}",
+           ver++);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 200);
+  ck_assert(json_is_integer(json_object_get(j, "gold_version")));
+  json_decref(j);
+  free(r.body);
+  ver++; /* the gold version */
+  gold = text_of(GOLD_OF(1));
+  ck_assert_ptr_nonnull(strstr(gold, "\"utterance_type\": \"disclosure\""));
+  ck_assert_ptr_nonnull(strstr(gold, "\"tone_of_voice\": \"clipped\""));
+  ck_assert_ptr_nonnull(strstr(gold, "\"intensity\": 7"));
+  ck_assert_ptr_nonnull(
+      strstr(gold, "\"emotion_description\": \"feels shut out when money comes up\""));
+  free(gold);
+  /* every value's provenance is in the store */
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance p JOIN annotator a ON a.id = "
+                         "p.decided_by WHERE p.path = '/tone_of_voice' AND p.how = 'edited' AND "
+                         "a.name = 'lea'"),
+                   1);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance p JOIN annotator a ON a.id = "
+                         "p.coder_id WHERE p.path = '/utterance_type' AND p.how = 'taken' AND "
+                         "a.name = 'bob'"),
+                   1);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE path = '/target' AND how = "
+                         "'agreed'"),
+                   1);
+
+  /* undo: back to undecided, the gold already written stays as it was */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
+           "\"undo\": true}",
+           ver++);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 200);
+  v = row_value(j, "/tone_of_voice");
+  ck_assert(json_is_false(json_object_get(v, "decided")));
+  json_decref(j);
+  free(r.body);
+  /* taking ann's tone decides the row again: a new gold version at once */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
+           "\"take\": \"ann\"}",
+           ver++);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 200);
+  ck_assert(json_is_integer(json_object_get(j, "gold_version")));
+  json_decref(j);
+  free(r.body);
+  ver++;
+  gold = text_of(GOLD_OF(1));
+  ck_assert_ptr_nonnull(strstr(gold, "\"tone_of_voice\": \"tight\""));
+  ck_assert_ptr_nonnull(strstr(gold, "\"utterance_type\": \"disclosure\""));
+  free(gold);
+  /* a row already gold: an edit of an agreed value writes a new gold version at once */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": "
+           "\"/body_posture/Maya/description\", \"value\": \"arms crossed\"}",
+           ver++);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 200);
+  ck_assert(json_is_integer(json_object_get(j, "gold_version")));
+  json_decref(j);
+  free(r.body);
+  gold = text_of(GOLD_OF(1));
+  ck_assert_ptr_nonnull(strstr(
+      gold, "\"body_posture\": [{\"person\": \"Maya\", \"description\": \"arms crossed\"}]"));
+  ck_assert_ptr_nonnull(strstr(gold, "\"tone_of_voice\": \"tight\""));
+  free(gold);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 3);
+
+  /* the gold row set: ann's is the base one; carl has none; 403 for an annotator */
+  r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"ann\"}");
+  expect(r, 200);
+  free(r.body);
+  r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"carl\"}");
+  expect(r, 400);
+  free(r.body);
+  r = http(port, "PUT", CPATH "/segmentation", tok_ann, "{\"from\": \"ann\"}");
+  expect(r, 403);
+  free(r.body);
+  /* bob splits a row: his row set is no longer the base one (409) */
+  r = http(port, "POST", "/api/samples/" SAMPLE "/segmentation", tok_bob,
+           "{\"op\": \"split\", \"row\": 9, \"at\": 25.0, \"base_version\": 0}");
+  if (r.status == 409 || r.status == 400) {
+    /* the split needs the version bob sees */
+    json_t *s;
+    resp g = http(port, "GET", "/api/samples/" SAMPLE, tok_bob, NULL);
+    long long bv;
+    double a, b;
+    free(r.body);
+    s = json_loads(g.body, 0, &je);
+    v = json_array_get(json_object_get(s, "rows"), 8);
+    bv = json_integer_value(json_object_get(v, "version"));
+    a = json_number_value(json_object_get(json_object_get(v, "row"), "start_time"));
+    b = json_number_value(json_object_get(json_object_get(v, "row"), "end_time"));
+    snprintf(body, sizeof body,
+             "{\"op\": \"split\", \"row\": 9, \"at\": %.3f, \"base_version\": %lld}", (a + b) / 2,
+             bv);
+    json_decref(s);
+    free(g.body);
+    r = http(port, "POST", "/api/samples/" SAMPLE "/segmentation", tok_bob, body);
+  }
+  expect(r, 200);
+  free(r.body);
+  r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"bob\"}");
+  expect(r, 409);
+  ck_assert_ptr_nonnull(strstr(r.body, "differs from the sample's base row set"));
+  free(r.body);
+  rescue_serve_stop(&srv);
+  drop_corpus();
+}
+END_TEST
+
+/* ---- the command line ---- */
+
+/* Run adjudicate --decide with the file text as lea; exit status, stdout and stderr. */
+static int run_decide(const char *text, char **out, char **errs, const char *extra) {
+  tu_write(tu_path(dir, "decisions.jsonl"), text);
+  return tu_rescue(out, errs, "adjudicate", db, "--decide", tu_path(dir, "decisions.jsonl"),
+                   "--lead", "lea", extra, NULL);
+}
+
+#define LINE(row, rest) "{\"sample_id\": \"" SAMPLE "\", \"row_index\": " #row ", " rest "}\n"
+
+/* A refused file: exit 1, the message names line `line` and holds what; the store as it was. */
+static void refused(const char *text, int line, const char *what) {
+  char copy[4200], want[64], *bytes, *out = NULL, *errs = NULL;
+  size_t n;
+  bytes = tu_read(db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(run_decide(text, &out, &errs, NULL), 1);
+  snprintf(want, sizeof want, "decisions.jsonl:%d:", line);
+  ck_assert_msg(strstr(errs, want) != NULL, "no '%s' in: %s", want, errs);
+  ck_assert_msg(strstr(errs, what) != NULL, "no '%s' in: %s", what, errs);
+  ck_assert_msg(strncmp(errs, "rescue: adjudicate: ", 20) == 0, "%s", errs);
+  ck_assert(tu_same_file(db, copy));
+  free(out);
+  free(errs);
+}
+
+START_TEST(cli_same_rules) {
+  static const char *ok = LINE(1, "\"field\": \"utterance_type\", \"take\": \"bob\"");
+  char text[2000], *out = NULL, *errs = NULL, *before, *after;
+  make_corpus();
+  /* an unknown field, after a good line: nothing of the file is written */
+  snprintf(text, sizeof text, "%s%s", ok,
+           LINE(1, "\"field\": \"utterance_typo\", \"value\": \"request\""));
+  refused(text, 2, "has no field '/utterance_typo'");
+  /* a coder without a version of the sample */
+  refused(LINE(1, "\"field\": \"utterance_type\", \"take\": \"carl\""), 1,
+          "'carl' has no version of sample");
+  /* an out-of-set label, a target holding the speaker, a type on a therapist row */
+  refused(LINE(1, "\"field\": \"utterance_type\", \"value\": \"grumble\""), 1, "R06");
+  refused(LINE(1, "\"field\": \"target\", \"value\": [\"Maya\"]"), 1, "R05");
+  refused(LINE(4, "\"field\": \"utterance_type\", \"value\": \"defense\""), 1, "R06");
+  /* --dry-run writes nothing, the log included */
+  {
+    char copy[4200], *bytes;
+    size_t n;
+    bytes = tu_read(db, &n);
+    snprintf(copy, sizeof copy, "%s.copy", db);
+    tu_write_n(copy, bytes, n);
+    free(bytes);
+    ck_assert_int_eq(run_decide(ok, &out, &errs, "--dry-run"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "(dry run: nothing written) 1 decision by lea checked"));
+    ck_assert(tu_same_file(db, copy));
+    free(out);
+    free(errs);
+  }
+  /* a policy run, then one decision: only that value of that row changes */
+  ck_assert_int_eq(tu_rescue(&out, &errs, "adjudicate", db, "--policy", "majority", NULL), 0);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  /* the policy's gold records its provenance: every value of rows 2..9 agreed */
+  ck_assert_int_eq(count("SELECT count(DISTINCT version_id) FROM gold_provenance"), 8);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE how <> 'agreed'"), 0);
+  before = text_of(GOLD_OF(2));
+  ck_assert_int_eq(
+      run_decide(LINE(2, "\"field\": \"tone_of_voice\", \"value\": \"flat\""), &out, &errs, NULL),
+      0);
+  ck_assert_ptr_nonnull(
+      strstr(out, "1 decision by lea recorded in 1 sample: 1 gold version written"));
+  free(out);
+  free(errs);
+  after = text_of(GOLD_OF(2));
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 9);
+  {
+    char *expect_after =
+        replace1(before, "\"tone_of_voice\": \"low, guarded\"", "\"tone_of_voice\": \"flat\"");
+    ck_assert_str_eq(after, expect_after);
+    free(expect_after);
+  }
+  free(before);
+  free(after);
+  /* the log records the decisions, not a policy run */
+  ck_assert_int_eq(
+      count("SELECT count(*) FROM audit WHERE detail = '1 decisions by lea: 1 gold versions "
+            "written'"),
+      1);
+  drop_corpus();
+}
+END_TEST
+
+/*
+** After `--policy lead` made the lead's whole version gold, one decision on another row
+** re-ran majority over the sample on main: here row 1 keeps the lead's value.
+*/
+START_TEST(cli_no_policy_rerun) {
+  static const char *const lea[] = {"\"utterance_type\": \"accusation\"",
+                                    "\"utterance_type\": \"request\""};
+  char *out = NULL, *errs = NULL, *g1;
+  make_corpus();
+  variant("lea.jsonl", lea, 2);
+  /* ann and bob agree on row 1's type here: bob's file said disclosure, so re-import */
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "bob", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "lea.jsonl"), "--annotator", "lea", NULL),
+      0);
+  ck_assert_int_eq(
+      tu_rescue(&out, &errs, "adjudicate", db, "--policy", "lead", "--lead", "lea", NULL), 0);
+  free(out);
+  free(errs);
+  g1 = text_of(GOLD_OF(1));
+  ck_assert_ptr_nonnull(strstr(g1, "\"utterance_type\": \"request\""));
+  ck_assert_int_eq(
+      run_decide(LINE(2, "\"field\": \"tone_of_voice\", \"value\": \"flat\""), &out, &errs, NULL),
+      0);
+  free(out);
+  free(errs);
+  {
+    char *g1b = text_of(GOLD_OF(1));
+    ck_assert_str_eq(g1b, g1);
+    free(g1b);
+  }
+  /* the lead policy's choice is recorded as such, with the lead; agreed values as agreed */
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance p JOIN annotator a ON a.id = "
+                         "p.decided_by WHERE p.path = '/utterance_type' AND p.how = 'policy' "
+                         "AND p.policy = 'lead' AND a.name = 'lea'"),
+                   1);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE path = '/target' AND how = "
+                         "'agreed'"),
+                   10); /* the policy's 9 rows and row 2's new gold */
+  /* and the curation state shows it; the decided tone as edited by lea */
+  {
+    rescue_store *st = NULL;
+    rescue_error err = RESCUE_ERROR_INIT;
+    rescue_curate_state s;
+    const rescue_curate_value_set *v;
+    ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+    ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+    v = value_at(&s, 1, "/utterance_type");
+    ck_assert_str_eq(v->prov.how, "policy");
+    ck_assert_str_eq(v->prov.policy, "lead");
+    ck_assert_str_eq(v->prov.by, "lea");
+    v = value_at(&s, 2, "/tone_of_voice");
+    ck_assert_str_eq(v->prov.how, "edited");
+    ck_assert_str_eq(v->gold, "\"flat\"");
+    ck_assert_int_eq(s.rows[1].undecided, 0);
+    rescue_curate_state_clear(&s);
+    rescue_store_close(&st);
+  }
+  free(g1);
+  drop_corpus();
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("curate");
+  TCase *t = tcase_create("curate");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, state_of_two_coders);
+  tcase_add_test(t, api_statuses);
+  tcase_add_test(t, cli_same_rules);
+  tcase_add_test(t, cli_no_policy_rerun);
+  suite_add_tcase(s, t);
+  return tu_run_suite(s);
+}
