@@ -774,9 +774,13 @@ SELECT gold_policy FROM row_version WHERE id = :id;
 -- name: prov_annotator
 SELECT name, role FROM annotator WHERE id = :id;
 
--- The lead whose decision on a row came last (rescue adjudicate --decide), if any.
+-- The lead whose decision on a row came last (rescue adjudicate --decide, the curation
+-- page), if any; undo records and undone decisions do not count.
 -- name: prov_gold_lead
-SELECT lead_id FROM field_decision WHERE row_id = :row_id ORDER BY id DESC LIMIT 1;
+SELECT lead_id FROM field_decision d
+ WHERE d.row_id = :row_id AND coalesce(d.how, '') <> 'undo'
+   AND NOT EXISTS (SELECT 1 FROM field_decision u WHERE u.undoes = d.id)
+ ORDER BY d.id DESC LIMIT 1;
 
 -- The versions a gold version was decided from: how many, how many distinct contents, and
 -- the lead who wrote one of them (NULL: none).
