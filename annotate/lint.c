@@ -884,9 +884,35 @@ static int by_row_rule(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
-                       const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
-                       const rescue_lint_media *media, rescue_lint_result *res) {
+/*
+** The time facts a skipped row (not in `only`) still gives the rows after it: the latest
+** end (R03) and the start the next row is compared with (R17).
+*/
+static void track_times(const rescue_jnode *const *rows, int i, int p, int *last_end,
+                        double *prev_start, int *prev_pos) {
+  const rescue_jnode *st, *et;
+  if (rows[i]->type != RESCUE_JOBJECT)
+    return;
+  st = rescue_jget(rows[i], "start_time");
+  et = rescue_jget(rows[i], "end_time");
+  if (et && et->type == RESCUE_JNUMBER &&
+      (*last_end < 0 || et->num > rescue_jget(rows[*last_end], "end_time")->num))
+    *last_end = i;
+  if (st && st->type == RESCUE_JNUMBER) {
+    *prev_start = st->num;
+    *prev_pos = p;
+  }
+}
+
+/*
+** rescue_lint_sample, with the row rules run only on rows i where only[i] is set (only
+** NULL: every row); the sample-level rules (R03, R14, R19 and the entity set) always see
+** every row.
+*/
+static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                     const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
+                     const rescue_lint_media *media, const unsigned char *only,
+                     rescue_lint_result *res) {
   linter L;
   int i, last_end = -1;
   double prev_start = NAN;
@@ -905,6 +931,10 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
     const rescue_jnode *row = rows[i], *st, *et, *ri, *dc;
     int p = pos ? pos[i] : i + 1, therapist;
     char *speaker, sh[64];
+    if (only && !only[i]) {
+      track_times(rows, i, p, &last_end, &prev_start, &prev_pos);
+      continue;
+    }
     r01(&L, row, p);
     if (row->type != RESCUE_JOBJECT)
       continue;
@@ -981,6 +1011,115 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
   rescue_buf_clear(&L.a);
   rescue_buf_clear(&L.b);
   return L.oom ? RESCUE_ENOMEM : 0;
+}
+
+int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                       const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
+                       const rescue_lint_media *media, rescue_lint_result *res) {
+  return lint_rows(sc, sample_id, sample, rows, pos, n, n_rows, media, NULL, res);
+}
+
+/*
+** The sample's entity set and scenario as the linter derives them from rows (what R04 and
+** R20 judge every row by), as one string in *out: the names in order, NUL-separated.
+*/
+static int entity_key(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                      const rescue_jnode *const *rows, int n, int n_rows, rescue_buf *out) {
+  rescue_lint_result scratch;
+  linter L;
+  int i, oom;
+  memset(&L, 0, sizeof L);
+  memset(&scratch, 0, sizeof scratch);
+  L.sc = sc;
+  L.res = &scratch;
+  L.sample_id = sample_id;
+  L.partial = n < n_rows;
+  sample_level(&L, sample, rows, n);
+  rescue_buf_puts(out, L.scenario);
+  for (i = 0; i < L.n_ents; i++) {
+    rescue_buf_putc(out, 0);
+    rescue_buf_puts(out, L.ents[i]);
+  }
+  oom = L.oom || !rescue_buf_ok(out);
+  ents_clear(&L);
+  rescue_free(L.ents);
+  rescue_buf_clear(&L.a);
+  rescue_buf_clear(&L.b);
+  rescue_lint_result_clear(&scratch);
+  return oom ? RESCUE_ENOMEM : 0;
+}
+
+/* The cleaned primary_speaker of row (a JSON object or not) into b; "" when none. */
+static const char *speaker_of(rescue_buf *b, const rescue_jnode *row) {
+  rescue_buf_reset(b);
+  if (row && row->type == RESCUE_JOBJECT)
+    rescue_jclean(b, rescue_jget(row, "primary_speaker"));
+  rescue_buf_putc(b, 0);
+  return rescue_buf_ok(b) ? b->s : "";
+}
+
+/*
+** Mark in only[] the rows after index at whose time rules (R17, R18) look back at row at:
+** up to the first later row with a numeric start, and the first later row of speaker
+** `was` and of speaker `now`.
+*/
+static void mark_followers(const rescue_jnode *const *rows, int n, int at, const char *was,
+                           const char *now, unsigned char *only) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  int j, need_start = 1, need_was = *was != 0, need_now = *now != 0;
+  for (j = at + 1; j < n && (need_start || need_was || need_now); j++) {
+    const rescue_jnode *st;
+    const char *sp;
+    if (rows[j]->type != RESCUE_JOBJECT)
+      continue;
+    st = rescue_jget(rows[j], "start_time");
+    sp = speaker_of(&b, rows[j]);
+    if (need_start)
+      only[j] = 1;
+    if (st && st->type == RESCUE_JNUMBER)
+      need_start = 0;
+    if (need_was && strcmp(sp, was) == 0)
+      only[j] = 1, need_was = 0;
+    if (need_now && strcmp(sp, now) == 0)
+      only[j] = 1, need_now = 0;
+  }
+  rescue_buf_clear(&b);
+}
+
+int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
+                           const rescue_jnode *sample, const rescue_jnode **rows, int n, int n_rows,
+                           int at, const rescue_jnode *old_row, const rescue_lint_media *media,
+                           rescue_lint_result *res) {
+  rescue_buf before = RESCUE_BUF_INIT, after = RESCUE_BUF_INIT, was = RESCUE_BUF_INIT,
+             now = RESCUE_BUF_INIT;
+  const rescue_jnode *edited = rows[at];
+  unsigned char *only = NULL;
+  int rc, all;
+  rows[at] = old_row;
+  rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &before);
+  rows[at] = edited;
+  if (rc || (rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &after)))
+    goto done;
+  /* a name the edit brings or takes away changes what R04 and R20 say of every row */
+  all = before.len != after.len || memcmp(before.s, after.s, before.len) != 0;
+  if (!all) {
+    if (!(only = rescue_calloc((size_t)n, 1))) {
+      rc = RESCUE_ENOMEM;
+      goto done;
+    }
+    only[at] = 1;
+    speaker_of(&was, old_row);
+    speaker_of(&now, edited);
+    mark_followers(rows, n, at, was.s ? was.s : "", now.s ? now.s : "", only);
+  }
+  rc = lint_rows(sc, sample_id, sample, rows, NULL, n, n_rows, media, only, res);
+done:
+  rescue_free(only);
+  rescue_buf_clear(&before);
+  rescue_buf_clear(&after);
+  rescue_buf_clear(&was);
+  rescue_buf_clear(&now);
+  return rc;
 }
 
 void rescue_lint_result_clear(rescue_lint_result *res) {

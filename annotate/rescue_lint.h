@@ -77,6 +77,20 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
                        const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
                        const rescue_lint_media *media, rescue_lint_result *res);
 
+/*
+** Lint the sample after one edit: rows[0..n) hold the edited row at index `at`, which
+** replaced old_row (rows[at] is swapped for old_row while the call runs, then put back). The row rules run on that row and
+** on the rows whose time rules look back at it (R17, R18); the sample-level rules (R03,
+** R14, R19) on the whole sample; and when the edit changes the sample's entity set or
+** scenario (a new name, a case slip), every row is checked, since R04 and R20 then judge
+** every row differently. The findings are those a full rescue_lint_sample of the edited
+** sample gives on those rows and on the sample. Returns 0 or RESCUE_ENOMEM.
+*/
+int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
+                           const rescue_jnode *sample, const rescue_jnode **rows, int n, int n_rows,
+                           int at, const rescue_jnode *old_row, const rescue_lint_media *media,
+                           rescue_lint_result *res);
+
 typedef struct rescue_lint_opts {
   rescue_view view;           /* corpus view by default (zeroed) */
   const char *const *samples; /* only these (discarded ones are linted when named) */
