@@ -1417,8 +1417,85 @@ static int waiver_audit(rescue_store *st, const char *action, int rule, const ch
   return rescue_audit_write(st, &e);
 }
 
+/*
+** Refuse a waiver that would hide nothing: rule must have a finding on sample_id's row in
+** the corpus view (what `rescue lint` checks by default). The message lists the findings
+** the row does have.
+*/
+static int waiver_finding(rescue_store *st, int rule, const char *sample_id, int row) {
+  rescue_lint_opts o;
+  rescue_lint_result res;
+  rescue_buf have = RESCUE_BUF_INIT;
+  const char *only[1] = {sample_id};
+  char one[200];
+  int rc, i, found = 0;
+  memset(&o, 0, sizeof o);
+  o.samples = only;
+  o.n_samples = 1;
+  if ((rc = rescue_lint(st, &o, &res)))
+    goto done;
+  for (i = 0; i < res.n; i++) {
+    const rescue_lint_finding *f = &res.findings[i];
+    if (f->row != row)
+      continue;
+    found |= f->rule == rule;
+    snprintf(one, sizeof one, "R%02d %s", f->rule, f->field);
+    if (!have.len || !strstr(have.s, one)) /* each rule and field once */
+      rescue_buf_printf(&have, "%s%s", have.len ? ", " : "", one);
+  }
+  if (!found)
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND,
+                       "no R%02d finding on '%s' %s%.0d to waive (%s%s); nothing was recorded",
+                       rule, sample_id, row ? "row " : "the sample as a whole", row,
+                       have.len ? "its findings: " : "it has no findings", have.len ? have.s : "");
+done:
+  rescue_buf_clear(&have);
+  rescue_lint_result_clear(&res);
+  return rc;
+}
+
+/* Append a waive or unwaive to the waiver history, inside its transaction. */
+static int waiver_history(rescue_store *st, const char *action, int rule, int64_t ref, int row,
+                          const char *reason, const char *by) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_waiver_history_put");
+  char now[32];
+  int rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_now_iso(now);
+  rescue_bind_int(s, ":rule", rule);
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":row", row);
+  rescue_bind_text(s, ":action", action, -1);
+  if (reason)
+    rescue_bind_text(s, ":reason", reason, -1);
+  rescue_bind_text(s, ":by", by, -1);
+  rescue_bind_text(s, ":at", now, -1);
+  rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "recording the waiver history");
+}
+
+/* The waiver a new one replaces, as "<by> on <date>: <reason>", into replaced. */
+static int waiver_current(rescue_store *st, int rule, int64_t ref, int row, rescue_buf *replaced) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_waiver_current");
+  int rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":rule", rule);
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":row", row);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW && replaced)
+    rescue_buf_printf(replaced, "%s on %.10s: %s", (const char *)sqlite3_column_text(s, 1),
+                      (const char *)sqlite3_column_text(s, 2),
+                      (const char *)sqlite3_column_text(s, 0));
+  sqlite3_reset(s);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading a waiver");
+}
+
 int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row,
-                      const char *reason, const char *by) {
+                      const char *reason, const char *by, rescue_buf *replaced) {
   sqlite3_stmt *s;
   int64_t ref;
   char now[32];
@@ -1427,7 +1504,9 @@ int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "a waiver needs a reason");
   if ((rc = rescue_store_begin(st)))
     return rc;
-  if ((rc = waiver_target(st, rule, sample_id, row, &ref)))
+  if ((rc = waiver_target(st, rule, sample_id, row, &ref)) ||
+      (rc = waiver_finding(st, rule, sample_id, row)) ||
+      (rc = waiver_current(st, rule, ref, row, replaced)))
     goto fail;
   if (!(s = rescue_store_stmt(st, "lint_waiver_put"))) {
     rc = rescue_store_err(st)->code;
@@ -1446,7 +1525,8 @@ int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row
     rc = rescue_store_sqlerr(st, "recording a waiver");
     goto fail;
   }
-  if ((rc = waiver_audit(st, "waive", rule, sample_id, row, by, reason)))
+  if ((rc = waiver_history(st, "waive", rule, ref, row, reason, by)) ||
+      (rc = waiver_audit(st, "waive", rule, sample_id, row, by, reason)))
     goto fail;
   return rescue_store_commit(st);
 fail:
@@ -1454,7 +1534,8 @@ fail:
   return rc;
 }
 
-int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row) {
+int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row,
+                        const char *by) {
   sqlite3_stmt *s;
   int64_t ref;
   int rc;
@@ -1480,12 +1561,45 @@ int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int r
                        rule, sample_id, row);
     goto fail;
   }
-  if ((rc = waiver_audit(st, "unwaive", rule, sample_id, row, NULL, NULL)))
+  if ((rc = waiver_history(st, "unwaive", rule, ref, row, NULL, by)) ||
+      (rc = waiver_audit(st, "unwaive", rule, sample_id, row, by, NULL)))
     goto fail;
   return rescue_store_commit(st);
 fail:
   rescue_store_rollback(st);
   return rc;
+}
+
+int rescue_lint_waiver_history(rescue_store *st, const char *sample_id, rescue_buf *out) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_waiver_history_table");
+  int rc, have;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rc = sqlite3_step(s);
+  have = rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 0;
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "looking for the waiver history");
+  if (!have) /* a corpus opened read-only before its upgrade: no history yet */
+    return 0;
+  if (!(s = rescue_store_stmt(st, "lint_waiver_history")))
+    return rescue_store_err(st)->code;
+  if (sample_id)
+    rescue_bind_text(s, ":sample_id", sample_id, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *action = (const char *)sqlite3_column_text(s, 1);
+    int row = sqlite3_column_int(s, 4);
+    rescue_buf_printf(out, "%s  %-7s R%02d %s:%d  by %s", (const char *)sqlite3_column_text(s, 0),
+                      action, sqlite3_column_int(s, 2), (const char *)sqlite3_column_text(s, 3),
+                      row, (const char *)sqlite3_column_text(s, 5));
+    if (sqlite3_column_type(s, 6) != SQLITE_NULL)
+      rescue_buf_printf(out, ": %s", (const char *)sqlite3_column_text(s, 6));
+    rescue_buf_putc(out, '\n');
+  }
+  sqlite3_reset(s);
+  if (!rescue_buf_ok(out))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading the waiver history");
 }
 
 int rescue_lint_waiver_parse(const char *spec, int *rule, char **sample_id, int *row,

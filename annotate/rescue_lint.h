@@ -109,15 +109,24 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
 void rescue_lint_result_clear(rescue_lint_result *res);
 
 /*
-** Record a waiver for findings of `rule` on sample_id's row (0: the sample as a whole),
-** replacing the reason, author and time of an existing one. The sample must exist, the
-** rule be 1..RESCUE_LINT_RULES and the row 0..its row count (RESCUE_EINVAL or
-** RESCUE_ENOTFOUND otherwise, with the message on the handle). `by` is who waives it.
+** Record a waiver for findings of `rule` on sample_id's row (0: the sample as a whole). The
+** sample must exist, the rule be 1..RESCUE_LINT_RULES and the row 0..its row count
+** (RESCUE_EINVAL or RESCUE_ENOTFOUND otherwise), and the rule must have a finding there in
+** the corpus view (RESCUE_ENOTFOUND, the message naming the findings the row does have).
+** An existing waiver of the same finding is replaced: its author, date and reason are
+** appended to replaced (when not NULL) and stay in the waiver history. `by` is who waives
+** it. Messages on the handle; nothing is recorded on a failure.
 */
 int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row,
-                      const char *reason, const char *by);
-/* Remove a waiver; RESCUE_ENOTFOUND when there is none. */
-int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row);
+                      const char *reason, const char *by, rescue_buf *replaced);
+/* Remove a waiver, by `by` (kept in the history); RESCUE_ENOTFOUND when there is none. */
+int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row, const char *by);
+/*
+** Append the waiver history (every waive and unwaive, oldest first; of sample_id only when
+** not NULL) to out, one line each: "<when>  waive|unwaive R13 <sample>:<row>  by <who>[:
+** <reason>]".
+*/
+int rescue_lint_waiver_history(rescue_store *st, const char *sample_id, rescue_buf *out);
 /*
 ** Parse "<rule>:<sample_id>:<row>" ("R13:alan_and_evelyn/003:2"; the rule as R13 or 13):
 ** *sample_id points into a copy the caller frees with rescue_free. RESCUE_EINVAL with a

@@ -389,3 +389,18 @@ CREATE VIEW row_in(id, rowset_id, position) AS
 -- Clips follow rows: the row (row.id) a clip was cut for. NULL: recorded before this
 -- column existed (a clip whose span still matches its position is taken as that row's).
 ALTER TABLE clip ADD COLUMN row_id INTEGER REFERENCES row(id);
+
+-- @migration 9
+
+-- Waiver history (`rescue lint --waive`, `--unwaive`): every waiver given, replaced or
+-- removed, by whom and when, kept after lint_waiver forgets it.
+CREATE TABLE lint_waiver_history(
+  id          INTEGER PRIMARY KEY,
+  rule        INTEGER NOT NULL,
+  sample_ref  INTEGER NOT NULL REFERENCES sample(id),
+  row         INTEGER NOT NULL,
+  action      TEXT NOT NULL CHECK (action IN ('waive', 'unwaive')),
+  reason      TEXT,                                 -- why (NULL for an unwaive)
+  by_name     TEXT NOT NULL,                        -- who
+  at          TEXT NOT NULL                         -- when, UTC ISO-8601
+);

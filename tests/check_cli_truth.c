@@ -236,13 +236,13 @@ START_TEST(test_log_records_every_change) {
       tu_rescue(NULL, NULL, "status", db, id, "in_review", "--annotator", "lena", NULL), 0);
   ck_assert_msg(tu_rescue(&out, &err, "lint", db, "--waive",
                           "R13:alan_and_evelyn/"
-                          "001_s01e01_ct25_segment04:0",
+                          "003_s01e02_ct81_segment02:2",
                           "--reason", "checked by the lead", "--by", "lena", NULL) == 0,
                 "%s", err);
   free(out);
   free(err);
   ck_assert_msg(tu_rescue(&out, &err, "lint", db, "--unwaive",
-                          "R13:alan_and_evelyn/001_s01e01_ct25_segment04:0", NULL) == 0,
+                          "R13:alan_and_evelyn/003_s01e02_ct81_segment02:2", NULL) == 0,
                 "%s", err);
   free(out);
   free(err);
@@ -273,7 +273,7 @@ START_TEST(test_log_records_every_change) {
   ck_assert_ptr_nonnull(find_event(events, "annotator", "unretired 'noor'"));
   ck_assert_ptr_nonnull(find_event(events, "assign", "to noor,lena"));
   ck_assert_ptr_nonnull(find_event(events, "split", "(seed 3, ratios 0,0,1"));
-  e = find_event(events, "waive", "R13 on alan_and_evelyn/001_s01e01_ct25_segment04 row 0");
+  e = find_event(events, "waive", "R13 on alan_and_evelyn/003_s01e02_ct81_segment02 row 2");
   ck_assert_msg(e != NULL, "the waiver is not logged");
   ck_assert_str_eq(json_string_value(json_object_get(e, "annotator")), "lena");
   ck_assert_ptr_nonnull(

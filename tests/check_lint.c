@@ -587,6 +587,120 @@ START_TEST(test_suggestions) {
 }
 END_TEST
 
+/* Run rescue and expect status; the output and error (caller frees). */
+static void run_expect(int status, char **out, char **err, const char *const *argv) {
+  int rc = tu_rescue_argv(argv, out, err);
+  ck_assert_msg(rc == status, "rescue %s %s: exit %d, not %d: %s", argv[0], argv[2] ? argv[2] : "",
+                rc, status, *err);
+}
+
+/*
+** Waivers that hide nothing are refused (a rule with no finding on the row, a --by nobody
+** registered), leaving the corpus as it was; two leads waive the same finding one after
+** the other, the second replacing the first, one removes it, and the history keeps all
+** three with who and when.
+*/
+START_TEST(test_waiver_refusals_and_history) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, copy[4096];
+  const char *in, *id = "ann_and_bo/s01_segment01";
+  char spec[200], none[200];
+  *strrchr(dir, '/') = 0;
+  in = tu_path(dir, "s.jsonl");
+  {
+    json_error_t je;
+    json_t *x = json_loads(base, JSON_PRESERVE_ORDER, &je);
+    char *t;
+    m_evidence(x, json_object_get(x, "rows"));
+    t = json_dumps(x, JSON_PRESERVE_ORDER);
+    tu_write(in, t);
+    free(t);
+    json_decref(x);
+  }
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, in, NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lena", "--role", "lead", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "omar", "--role", "lead", NULL),
+                   0);
+  snprintf(spec, sizeof spec, "R13:%s:3", id);
+  snprintf(none, sizeof none, "R05:%s:3", id);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  {
+    size_t n;
+    char *bytes = tu_read(db, &n);
+    tu_write_n(copy, bytes, n);
+    free(bytes);
+  }
+  /* a rule with no finding on that row: refused, naming the findings the row has */
+  {
+    const char *a[] = {"lint", db, "--waive", none, "--reason", "r", "--by", "lena", NULL};
+    run_expect(1, &out, &err, a);
+  }
+  ck_assert_msg(strstr(err, "no R05 finding on 'ann_and_bo/s01_segment01' row 3 to waive (its "
+                            "findings: R13 relation_pattern_evidence_rows)") &&
+                    strstr(err, "nothing was recorded"),
+                "%s", err);
+  ck_assert_msg(!strstr(err, "usage:"), "%s", err);
+  free(out);
+  free(err);
+  /* --by someone who is not registered: refused */
+  {
+    const char *a[] = {"lint", db, "--waive", spec, "--reason", "r", "--by", "mallory", NULL};
+    run_expect(1, &out, &err, a);
+  }
+  ck_assert_msg(strstr(err, "--by mallory: ") && strstr(err, "nothing was recorded"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+  {
+    const char *a[] = {"lint", db, "--waiver-history", NULL};
+    run_expect(0, &out, &err, a);
+  }
+  ck_assert_str_eq(out, "no waiver was ever recorded\n");
+  free(out);
+  free(err);
+
+  /* lena waives, omar waives the same finding again (told whose waiver he replaces) */
+  {
+    const char *a[] = {"lint",         db,     "--waive", spec, "--reason",
+                       "as published", "--by", "lena",    NULL};
+    run_expect(0, &out, &err, a);
+  }
+  free(out);
+  free(err);
+  {
+    const char *a[] = {"lint",          db,     "--waive", spec, "--reason",
+                       "checked twice", "--by", "omar",    NULL};
+    run_expect(0, &out, &err, a);
+  }
+  ck_assert_msg(strstr(out, "(replacing the waiver by lena on ") && strstr(out, ": as published;"),
+                "%s", out);
+  free(out);
+  free(err);
+  {
+    const char *a[] = {"lint", db, "--unwaive", spec, "--by", "lena", NULL};
+    run_expect(0, &out, &err, a);
+  }
+  free(out);
+  free(err);
+  {
+    const char *a[] = {"lint", db, "--waiver-history", "--samples", id, NULL};
+    run_expect(0, &out, &err, a);
+  }
+  {
+    const char *w1 = strstr(out, "waive   R13 ann_and_bo/s01_segment01:3  by lena: as published\n");
+    const char *w2 =
+        strstr(out, "waive   R13 ann_and_bo/s01_segment01:3  by omar: checked twice\n");
+    const char *u = strstr(out, "unwaive R13 ann_and_bo/s01_segment01:3  by lena\n");
+    ck_assert_msg(w1 && w2 && u && w1 < w2 && w2 < u, "%s", out);
+  }
+  free(out);
+  free(err);
+  rescue_remove_tree(dir);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* Waivers: recorded in the corpus, reported apart, not failing the run; refusals. */
 START_TEST(test_waivers) {
   char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, copy[4096];
@@ -608,6 +722,8 @@ START_TEST(test_waivers) {
   ck_assert_int_eq(tu_rescue(&out, &err, "import", db, in, NULL), 0);
   free(out);
   free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lena", "--role", "lead", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
   ck_assert_msg(strstr(out, "2 errors"), "%s", out);
   free(out);
@@ -706,6 +822,7 @@ int main(void) {
   tcase_add_test(tc, test_finding_details);
   tcase_add_test(tc, test_suggestions);
   tcase_add_test(tc, test_waivers);
+  tcase_add_test(tc, test_waiver_refusals_and_history);
   tcase_add_test(tc, test_media_rules);
   tcase_add_test(tc, test_cli);
   tcase_add_test(tc, test_scheme_driven);
