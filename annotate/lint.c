@@ -73,6 +73,11 @@ typedef struct linter {
   int oom;
   rescue_buf a, b; /* cleaning scratch */
   char sugg[256];  /* suggestions for the next finding ("" when none) */
+  struct {
+    char *name; /* a speaker written like the therapist or a group label (R20) */
+    int row;    /* the first row with it */
+  } * slips;
+  int n_slips, cap_slips;
 } linter;
 
 /* Record a finding. */
@@ -100,6 +105,7 @@ static void add(linter *L, int rule, int row, const char *field, const char *fmt
   f->reason = rescue_strdup(reason);
   f->suggestions = L->sugg[0] ? rescue_strdup(L->sugg) : NULL;
   f->waiver = 0;
+  f->cause_rule = f->cause_row = 0;
   if (!f->sample_id || !f->field || !f->reason || (L->sugg[0] && !f->suggestions)) {
     rescue_free(f->sample_id);
     rescue_free(f->field);
@@ -874,6 +880,53 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
   rescue_free(dp);
 }
 
+/*
+** One slip, one root: when row p's speaker is a reserved name written differently (R20:
+** 'therapist'), the row is judged a client row, so its R06 and R11 findings (added from
+** index first on) are consequences of that R20; the name is kept for mark_slip_r19.
+*/
+static void mark_slip(linter *L, const char *speaker, int p, int first) {
+  const char *twin = fold_twin(L, speaker);
+  int k;
+  if (!twin || !rescue_scheme_is_reserved(L->sc, twin))
+    return;
+  for (k = first; k < L->res->n; k++) {
+    rescue_lint_finding *f = &L->res->findings[k];
+    if (f->row == p && (f->rule == 6 || f->rule == 11)) {
+      f->cause_rule = 20;
+      f->cause_row = p;
+    }
+  }
+  for (k = 0; k < L->n_slips; k++)
+    if (strcmp(L->slips[k].name, speaker) == 0)
+      return;
+  if (RESCUE_ALLOC_GROW(L->slips, L->n_slips + 1, L->cap_slips) ||
+      !(L->slips[L->n_slips].name = rescue_strdup(speaker))) {
+    L->oom = 1;
+    return;
+  }
+  L->slips[L->n_slips++].row = p;
+}
+
+/* R19 naming a slipped name among the participants is a consequence of its R20 too. */
+static void mark_slip_r19(linter *L) {
+  char quoted[80];
+  int i, k;
+  for (i = L->first; i < L->res->n; i++) {
+    rescue_lint_finding *f = &L->res->findings[i];
+    if (f->rule != 19 || f->row != 0 || strcmp(f->field, "participants") != 0)
+      continue;
+    for (k = 0; k < L->n_slips; k++) {
+      snprintf(quoted, sizeof quoted, "'%s'", L->slips[k].name);
+      if (strstr(f->reason, quoted)) {
+        f->cause_rule = 20;
+        f->cause_row = L->slips[k].row;
+        break;
+      }
+    }
+  }
+}
+
 /* Findings of this sample in row, then rule order (stable). */
 static int by_row_rule(const void *a, const void *b) {
   const rescue_lint_finding *x = a, *y = b;
@@ -914,7 +967,7 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
                      const rescue_lint_media *media, const unsigned char *only,
                      rescue_lint_result *res) {
   linter L;
-  int i, last_end = -1;
+  int i, last_end = -1, first_of_row;
   double prev_start = NAN;
   int prev_pos = 0;
   memset(&L, 0, sizeof L);
@@ -944,6 +997,7 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
       break;
     }
     therapist = strcmp(speaker, sc->therapist) == 0;
+    first_of_row = res->n;
     r04(&L, row, p);
     labels(&L, row, p, therapist);
     guideline(&L, row, p, speaker, therapist);
@@ -992,8 +1046,11 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
         break;
       }
     }
+    if (*speaker && !therapist)
+      mark_slip(&L, speaker, p, first_of_row);
     rescue_free(speaker);
   }
+  mark_slip_r19(&L);
   /* R03 */
   if (media && !isnan(media->duration) && last_end >= 0) {
     const rescue_jnode *et = rescue_jget(rows[last_end], "end_time");
@@ -1010,6 +1067,9 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
   rescue_free(L.ents);
   rescue_buf_clear(&L.a);
   rescue_buf_clear(&L.b);
+  for (i = 0; i < L.n_slips; i++)
+    rescue_free(L.slips[i].name);
+  rescue_free(L.slips);
   return L.oom ? RESCUE_ENOMEM : 0;
 }
 
@@ -1147,9 +1207,13 @@ void rescue_lint_finding_text(const rescue_lint_finding *f, rescue_buf *out) {
   rescue_buf_puts(out, f->sample_id);
   if (f->row)
     rescue_buf_printf(out, ":%d", f->row);
-  rescue_buf_printf(out, ": %s: R%02d %s: %s\n",
+  rescue_buf_printf(out, ": %s: R%02d %s: %s",
                     f->severity == RESCUE_LINT_ERROR ? "error" : "warning", f->rule, f->field,
                     f->reason);
+  if (f->cause_rule)
+    rescue_buf_printf(out, " (follows from R%02d on row %d: fix that first)", f->cause_rule,
+                      f->cause_row);
+  rescue_buf_putc(out, '\n');
 }
 
 /* One finding as a JSON object (with its waiver when waived). */
@@ -1184,6 +1248,16 @@ static void finding_json(const rescue_lint_result *res, const rescue_lint_findin
         break;
       p = q + 2;
     }
+    rescue_jw_end(w);
+  }
+  if (f->cause_rule) {
+    snprintf(id, sizeof id, "R%02d", f->cause_rule);
+    rescue_jw_key(w, "follows_from");
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "rule");
+    rescue_jw_str(w, id);
+    rescue_jw_key(w, "row");
+    rescue_jw_int(w, f->cause_row);
     rescue_jw_end(w);
   }
   if (f->waiver) {

@@ -27,6 +27,9 @@ typedef struct rescue_lint_finding {
   char *suggestions; /* out-of-set values: the closest allowed ones, ", "-separated
                                     (NULL when none) */
   int waiver;        /* 1 + index in the result's waivers when waived, else 0 */
+  int cause_rule;    /* a consequence of another finding (R06 and R11 of a speaker written
+                        'therapist', R19 listing that name): its rule and row; 0 for a root */
+  int cause_row;
 } rescue_lint_finding;
 
 /* An accepted finding (`rescue lint --waive`): rule, sample and row (0: the sample). */

@@ -587,6 +587,84 @@ START_TEST(test_suggestions) {
 }
 END_TEST
 
+/*
+** One slip, one root (issue 26 item 8): the therapist's row written 'therapist' gives R20,
+** and the R06, R11 (the row read as a client's) and R19 (the name not listed) it causes
+** say that they follow from it, in text and JSON; other findings stay roots.
+*/
+START_TEST(test_slip_consequences) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, path[4096], *line;
+  const char *in;
+  json_t *x, *rows, *r, *j, *f;
+  json_error_t je;
+  size_t i;
+  FILE *fp;
+  char buf[65536];
+  *strrchr(dir, '/') = 0;
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  fp = fopen(path, "r");
+  ck_assert_ptr_nonnull(fp);
+  line = fgets(buf, sizeof buf, fp);
+  fclose(fp);
+  ck_assert_ptr_nonnull(line);
+  x = json_loads(buf, JSON_PRESERVE_ORDER, &je);
+  rows = json_object_get(x, "rows");
+  json_array_foreach(rows, i, r) {
+    if (strcmp(json_string_value(json_object_get(r, "primary_speaker")), "Therapist") == 0) {
+      json_object_set_new(r, "primary_speaker", json_string("therapist"));
+      break;
+    }
+  }
+  ck_assert_int_eq((int)i, 3); /* row 4 */
+  {
+    char *t = json_dumps(x, JSON_PRESERVE_ORDER);
+    in = tu_path(dir, "slip.jsonl");
+    tu_write(in, t);
+    free(t);
+  }
+  json_decref(x);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, in, NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
+  ck_assert_msg(strstr(out, ": error: R19 participants: participants differ from the rows' "
+                            "speakers and targets: not listed 'therapist' (follows from R20 on "
+                            "row 4: fix that first)\n") &&
+                    strstr(out, ":4: error: R06 utterance_type: utterance_type is empty on a "
+                                "client row (follows from R20 on row 4: fix that first)\n") &&
+                    strstr(out, ":4: error: R11 support_strategy: support_strategy on a client "
+                                "row (therapist rows only) (follows from R20 on row 4: fix that "
+                                "first)\n") &&
+                    strstr(out, ":4: error: R20 primary_speaker: 'therapist' differs from "
+                                "'Therapist' only by case or spacing\n"),
+                "%s", out);
+  /* a finding the slip does not cause is not marked */
+  ck_assert_msg(strstr(out, ":7: error: R10 viewpoints_attitudes[1].target: source and target "
+                            "are both 'Daniel'\n"),
+                "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--json", NULL), 1);
+  j = json_loads(out, 0, &je);
+  ck_assert_ptr_nonnull(j);
+  json_array_foreach(json_object_get(j, "findings"), i, f) {
+    const char *rule = json_string_value(json_object_get(f, "rule"));
+    json_t *from = json_object_get(f, "follows_from");
+    if (!strcmp(rule, "R06") || !strcmp(rule, "R11") || !strcmp(rule, "R19")) {
+      ck_assert_msg(from != NULL, "%s has no follows_from", rule);
+      ck_assert_str_eq(json_string_value(json_object_get(from, "rule")), "R20");
+      ck_assert_int_eq(json_integer_value(json_object_get(from, "row")), 4);
+    } else {
+      ck_assert_msg(from == NULL, "%s marked as a consequence", rule);
+    }
+  }
+  json_decref(j);
+  free(out);
+  free(err);
+  rescue_remove_tree(dir);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* Run rescue and expect status; the output and error (caller frees). */
 static void run_expect(int status, char **out, char **err, const char *const *argv) {
   int rc = tu_rescue_argv(argv, out, err);
@@ -823,6 +901,7 @@ int main(void) {
   tcase_add_test(tc, test_suggestions);
   tcase_add_test(tc, test_waivers);
   tcase_add_test(tc, test_waiver_refusals_and_history);
+  tcase_add_test(tc, test_slip_consequences);
   tcase_add_test(tc, test_media_rules);
   tcase_add_test(tc, test_cli);
   tcase_add_test(tc, test_scheme_driven);
