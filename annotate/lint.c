@@ -73,6 +73,11 @@ typedef struct linter {
   int oom;
   rescue_buf a, b; /* cleaning scratch */
   char sugg[256];  /* suggestions for the next finding ("" when none) */
+  struct {
+    char *name; /* a speaker written like the therapist or a group label (R20) */
+    int row;    /* the first row with it */
+  } * slips;
+  int n_slips, cap_slips;
 } linter;
 
 /* Record a finding. */
@@ -100,6 +105,7 @@ static void add(linter *L, int rule, int row, const char *field, const char *fmt
   f->reason = rescue_strdup(reason);
   f->suggestions = L->sugg[0] ? rescue_strdup(L->sugg) : NULL;
   f->waiver = 0;
+  f->cause_rule = f->cause_row = 0;
   if (!f->sample_id || !f->field || !f->reason || (L->sugg[0] && !f->suggestions)) {
     rescue_free(f->sample_id);
     rescue_free(f->field);
@@ -874,6 +880,53 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
   rescue_free(dp);
 }
 
+/*
+** One slip, one root: when row p's speaker is a reserved name written differently (R20:
+** 'therapist'), the row is judged a client row, so its R06 and R11 findings (added from
+** index first on) are consequences of that R20; the name is kept for mark_slip_r19.
+*/
+static void mark_slip(linter *L, const char *speaker, int p, int first) {
+  const char *twin = fold_twin(L, speaker);
+  int k;
+  if (!twin || !rescue_scheme_is_reserved(L->sc, twin))
+    return;
+  for (k = first; k < L->res->n; k++) {
+    rescue_lint_finding *f = &L->res->findings[k];
+    if (f->row == p && (f->rule == 6 || f->rule == 11)) {
+      f->cause_rule = 20;
+      f->cause_row = p;
+    }
+  }
+  for (k = 0; k < L->n_slips; k++)
+    if (strcmp(L->slips[k].name, speaker) == 0)
+      return;
+  if (RESCUE_ALLOC_GROW(L->slips, L->n_slips + 1, L->cap_slips) ||
+      !(L->slips[L->n_slips].name = rescue_strdup(speaker))) {
+    L->oom = 1;
+    return;
+  }
+  L->slips[L->n_slips++].row = p;
+}
+
+/* R19 naming a slipped name among the participants is a consequence of its R20 too. */
+static void mark_slip_r19(linter *L) {
+  char quoted[80];
+  int i, k;
+  for (i = L->first; i < L->res->n; i++) {
+    rescue_lint_finding *f = &L->res->findings[i];
+    if (f->rule != 19 || f->row != 0 || strcmp(f->field, "participants") != 0)
+      continue;
+    for (k = 0; k < L->n_slips; k++) {
+      snprintf(quoted, sizeof quoted, "'%s'", L->slips[k].name);
+      if (strstr(f->reason, quoted)) {
+        f->cause_rule = 20;
+        f->cause_row = L->slips[k].row;
+        break;
+      }
+    }
+  }
+}
+
 /* Findings of this sample in row, then rule order (stable). */
 static int by_row_rule(const void *a, const void *b) {
   const rescue_lint_finding *x = a, *y = b;
@@ -884,11 +937,37 @@ static int by_row_rule(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
-                       const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
-                       const rescue_lint_media *media, rescue_lint_result *res) {
+/*
+** The time facts a skipped row (not in `only`) still gives the rows after it: the latest
+** end (R03) and the start the next row is compared with (R17).
+*/
+static void track_times(const rescue_jnode *const *rows, int i, int p, int *last_end,
+                        double *prev_start, int *prev_pos) {
+  const rescue_jnode *st, *et;
+  if (rows[i]->type != RESCUE_JOBJECT)
+    return;
+  st = rescue_jget(rows[i], "start_time");
+  et = rescue_jget(rows[i], "end_time");
+  if (et && et->type == RESCUE_JNUMBER &&
+      (*last_end < 0 || et->num > rescue_jget(rows[*last_end], "end_time")->num))
+    *last_end = i;
+  if (st && st->type == RESCUE_JNUMBER) {
+    *prev_start = st->num;
+    *prev_pos = p;
+  }
+}
+
+/*
+** rescue_lint_sample, with the row rules run only on rows i where only[i] is set (only
+** NULL: every row); the sample-level rules (R03, R14, R19 and the entity set) always see
+** every row.
+*/
+static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                     const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
+                     const rescue_lint_media *media, const unsigned char *only,
+                     rescue_lint_result *res) {
   linter L;
-  int i, last_end = -1;
+  int i, last_end = -1, first_of_row;
   double prev_start = NAN;
   int prev_pos = 0;
   memset(&L, 0, sizeof L);
@@ -905,6 +984,10 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
     const rescue_jnode *row = rows[i], *st, *et, *ri, *dc;
     int p = pos ? pos[i] : i + 1, therapist;
     char *speaker, sh[64];
+    if (only && !only[i]) {
+      track_times(rows, i, p, &last_end, &prev_start, &prev_pos);
+      continue;
+    }
     r01(&L, row, p);
     if (row->type != RESCUE_JOBJECT)
       continue;
@@ -914,6 +997,7 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
       break;
     }
     therapist = strcmp(speaker, sc->therapist) == 0;
+    first_of_row = res->n;
     r04(&L, row, p);
     labels(&L, row, p, therapist);
     guideline(&L, row, p, speaker, therapist);
@@ -962,8 +1046,11 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
         break;
       }
     }
+    if (*speaker && !therapist)
+      mark_slip(&L, speaker, p, first_of_row);
     rescue_free(speaker);
   }
+  mark_slip_r19(&L);
   /* R03 */
   if (media && !isnan(media->duration) && last_end >= 0) {
     const rescue_jnode *et = rescue_jget(rows[last_end], "end_time");
@@ -980,7 +1067,119 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
   rescue_free(L.ents);
   rescue_buf_clear(&L.a);
   rescue_buf_clear(&L.b);
+  for (i = 0; i < L.n_slips; i++)
+    rescue_free(L.slips[i].name);
+  rescue_free(L.slips);
   return L.oom ? RESCUE_ENOMEM : 0;
+}
+
+int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                       const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
+                       const rescue_lint_media *media, rescue_lint_result *res) {
+  return lint_rows(sc, sample_id, sample, rows, pos, n, n_rows, media, NULL, res);
+}
+
+/*
+** The sample's entity set and scenario as the linter derives them from rows (what R04 and
+** R20 judge every row by), as one string in *out: the names in order, NUL-separated.
+*/
+static int entity_key(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                      const rescue_jnode *const *rows, int n, int n_rows, rescue_buf *out) {
+  rescue_lint_result scratch;
+  linter L;
+  int i, oom;
+  memset(&L, 0, sizeof L);
+  memset(&scratch, 0, sizeof scratch);
+  L.sc = sc;
+  L.res = &scratch;
+  L.sample_id = sample_id;
+  L.partial = n < n_rows;
+  sample_level(&L, sample, rows, n);
+  rescue_buf_puts(out, L.scenario);
+  for (i = 0; i < L.n_ents; i++) {
+    rescue_buf_putc(out, 0);
+    rescue_buf_puts(out, L.ents[i]);
+  }
+  oom = L.oom || !rescue_buf_ok(out);
+  ents_clear(&L);
+  rescue_free(L.ents);
+  rescue_buf_clear(&L.a);
+  rescue_buf_clear(&L.b);
+  rescue_lint_result_clear(&scratch);
+  return oom ? RESCUE_ENOMEM : 0;
+}
+
+/* The cleaned primary_speaker of row (a JSON object or not) into b; "" when none. */
+static const char *speaker_of(rescue_buf *b, const rescue_jnode *row) {
+  rescue_buf_reset(b);
+  if (row && row->type == RESCUE_JOBJECT)
+    rescue_jclean(b, rescue_jget(row, "primary_speaker"));
+  rescue_buf_putc(b, 0);
+  return rescue_buf_ok(b) ? b->s : "";
+}
+
+/*
+** Mark in only[] the rows after index at whose time rules (R17, R18) look back at row at:
+** up to the first later row with a numeric start, and the first later row of speaker
+** `was` and of speaker `now`.
+*/
+static void mark_followers(const rescue_jnode *const *rows, int n, int at, const char *was,
+                           const char *now, unsigned char *only) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  int j, need_start = 1, need_was = *was != 0, need_now = *now != 0;
+  for (j = at + 1; j < n && (need_start || need_was || need_now); j++) {
+    const rescue_jnode *st;
+    const char *sp;
+    if (rows[j]->type != RESCUE_JOBJECT)
+      continue;
+    st = rescue_jget(rows[j], "start_time");
+    sp = speaker_of(&b, rows[j]);
+    if (need_start)
+      only[j] = 1;
+    if (st && st->type == RESCUE_JNUMBER)
+      need_start = 0;
+    if (need_was && strcmp(sp, was) == 0)
+      only[j] = 1, need_was = 0;
+    if (need_now && strcmp(sp, now) == 0)
+      only[j] = 1, need_now = 0;
+  }
+  rescue_buf_clear(&b);
+}
+
+int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
+                           const rescue_jnode *sample, const rescue_jnode **rows, int n, int n_rows,
+                           int at, const rescue_jnode *old_row, const rescue_lint_media *media,
+                           rescue_lint_result *res) {
+  rescue_buf before = RESCUE_BUF_INIT, after = RESCUE_BUF_INIT, was = RESCUE_BUF_INIT,
+             now = RESCUE_BUF_INIT;
+  const rescue_jnode *edited = rows[at];
+  unsigned char *only = NULL;
+  int rc, all;
+  rows[at] = old_row;
+  rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &before);
+  rows[at] = edited;
+  if (rc || (rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &after)))
+    goto done;
+  /* a name the edit brings or takes away changes what R04 and R20 say of every row */
+  all = before.len != after.len || memcmp(before.s, after.s, before.len) != 0;
+  if (!all) {
+    if (!(only = rescue_calloc((size_t)n, 1))) {
+      rc = RESCUE_ENOMEM;
+      goto done;
+    }
+    only[at] = 1;
+    speaker_of(&was, old_row);
+    speaker_of(&now, edited);
+    mark_followers(rows, n, at, was.s ? was.s : "", now.s ? now.s : "", only);
+  }
+  rc = lint_rows(sc, sample_id, sample, rows, NULL, n, n_rows, media, only, res);
+done:
+  rescue_free(only);
+  rescue_buf_clear(&before);
+  rescue_buf_clear(&after);
+  rescue_buf_clear(&was);
+  rescue_buf_clear(&now);
+  return rc;
 }
 
 void rescue_lint_result_clear(rescue_lint_result *res) {
@@ -1008,9 +1207,13 @@ void rescue_lint_finding_text(const rescue_lint_finding *f, rescue_buf *out) {
   rescue_buf_puts(out, f->sample_id);
   if (f->row)
     rescue_buf_printf(out, ":%d", f->row);
-  rescue_buf_printf(out, ": %s: R%02d %s: %s\n",
+  rescue_buf_printf(out, ": %s: R%02d %s: %s",
                     f->severity == RESCUE_LINT_ERROR ? "error" : "warning", f->rule, f->field,
                     f->reason);
+  if (f->cause_rule)
+    rescue_buf_printf(out, " (follows from R%02d on row %d: fix that first)", f->cause_rule,
+                      f->cause_row);
+  rescue_buf_putc(out, '\n');
 }
 
 /* One finding as a JSON object (with its waiver when waived). */
@@ -1045,6 +1248,16 @@ static void finding_json(const rescue_lint_result *res, const rescue_lint_findin
         break;
       p = q + 2;
     }
+    rescue_jw_end(w);
+  }
+  if (f->cause_rule) {
+    snprintf(id, sizeof id, "R%02d", f->cause_rule);
+    rescue_jw_key(w, "follows_from");
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "rule");
+    rescue_jw_str(w, id);
+    rescue_jw_key(w, "row");
+    rescue_jw_int(w, f->cause_row);
     rescue_jw_end(w);
   }
   if (f->waiver) {
@@ -1278,8 +1491,85 @@ static int waiver_audit(rescue_store *st, const char *action, int rule, const ch
   return rescue_audit_write(st, &e);
 }
 
+/*
+** Refuse a waiver that would hide nothing: rule must have a finding on sample_id's row in
+** the corpus view (what `rescue lint` checks by default). The message lists the findings
+** the row does have.
+*/
+static int waiver_finding(rescue_store *st, int rule, const char *sample_id, int row) {
+  rescue_lint_opts o;
+  rescue_lint_result res;
+  rescue_buf have = RESCUE_BUF_INIT;
+  const char *only[1] = {sample_id};
+  char one[200];
+  int rc, i, found = 0;
+  memset(&o, 0, sizeof o);
+  o.samples = only;
+  o.n_samples = 1;
+  if ((rc = rescue_lint(st, &o, &res)))
+    goto done;
+  for (i = 0; i < res.n; i++) {
+    const rescue_lint_finding *f = &res.findings[i];
+    if (f->row != row)
+      continue;
+    found |= f->rule == rule;
+    snprintf(one, sizeof one, "R%02d %s", f->rule, f->field);
+    if (!have.len || !strstr(have.s, one)) /* each rule and field once */
+      rescue_buf_printf(&have, "%s%s", have.len ? ", " : "", one);
+  }
+  if (!found)
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND,
+                       "no R%02d finding on '%s' %s%.0d to waive (%s%s); nothing was recorded",
+                       rule, sample_id, row ? "row " : "the sample as a whole", row,
+                       have.len ? "its findings: " : "it has no findings", have.len ? have.s : "");
+done:
+  rescue_buf_clear(&have);
+  rescue_lint_result_clear(&res);
+  return rc;
+}
+
+/* Append a waive or unwaive to the waiver history, inside its transaction. */
+static int waiver_history(rescue_store *st, const char *action, int rule, int64_t ref, int row,
+                          const char *reason, const char *by) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_waiver_history_put");
+  char now[32];
+  int rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_now_iso(now);
+  rescue_bind_int(s, ":rule", rule);
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":row", row);
+  rescue_bind_text(s, ":action", action, -1);
+  if (reason)
+    rescue_bind_text(s, ":reason", reason, -1);
+  rescue_bind_text(s, ":by", by, -1);
+  rescue_bind_text(s, ":at", now, -1);
+  rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "recording the waiver history");
+}
+
+/* The waiver a new one replaces, as "<by> on <date>: <reason>", into replaced. */
+static int waiver_current(rescue_store *st, int rule, int64_t ref, int row, rescue_buf *replaced) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_waiver_current");
+  int rc;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":rule", rule);
+  rescue_bind_int(s, ":sample_ref", ref);
+  rescue_bind_int(s, ":row", row);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW && replaced)
+    rescue_buf_printf(replaced, "%s on %.10s: %s", (const char *)sqlite3_column_text(s, 1),
+                      (const char *)sqlite3_column_text(s, 2),
+                      (const char *)sqlite3_column_text(s, 0));
+  sqlite3_reset(s);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading a waiver");
+}
+
 int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row,
-                      const char *reason, const char *by) {
+                      const char *reason, const char *by, rescue_buf *replaced) {
   sqlite3_stmt *s;
   int64_t ref;
   char now[32];
@@ -1288,7 +1578,9 @@ int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "a waiver needs a reason");
   if ((rc = rescue_store_begin(st)))
     return rc;
-  if ((rc = waiver_target(st, rule, sample_id, row, &ref)))
+  if ((rc = waiver_target(st, rule, sample_id, row, &ref)) ||
+      (rc = waiver_finding(st, rule, sample_id, row)) ||
+      (rc = waiver_current(st, rule, ref, row, replaced)))
     goto fail;
   if (!(s = rescue_store_stmt(st, "lint_waiver_put"))) {
     rc = rescue_store_err(st)->code;
@@ -1307,7 +1599,8 @@ int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row
     rc = rescue_store_sqlerr(st, "recording a waiver");
     goto fail;
   }
-  if ((rc = waiver_audit(st, "waive", rule, sample_id, row, by, reason)))
+  if ((rc = waiver_history(st, "waive", rule, ref, row, reason, by)) ||
+      (rc = waiver_audit(st, "waive", rule, sample_id, row, by, reason)))
     goto fail;
   return rescue_store_commit(st);
 fail:
@@ -1315,7 +1608,8 @@ fail:
   return rc;
 }
 
-int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row) {
+int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row,
+                        const char *by) {
   sqlite3_stmt *s;
   int64_t ref;
   int rc;
@@ -1341,12 +1635,45 @@ int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int r
                        rule, sample_id, row);
     goto fail;
   }
-  if ((rc = waiver_audit(st, "unwaive", rule, sample_id, row, NULL, NULL)))
+  if ((rc = waiver_history(st, "unwaive", rule, ref, row, NULL, by)) ||
+      (rc = waiver_audit(st, "unwaive", rule, sample_id, row, by, NULL)))
     goto fail;
   return rescue_store_commit(st);
 fail:
   rescue_store_rollback(st);
   return rc;
+}
+
+int rescue_lint_waiver_history(rescue_store *st, const char *sample_id, rescue_buf *out) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "lint_waiver_history_table");
+  int rc, have;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rc = sqlite3_step(s);
+  have = rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 0;
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rescue_store_sqlerr(st, "looking for the waiver history");
+  if (!have) /* a corpus opened read-only before its upgrade: no history yet */
+    return 0;
+  if (!(s = rescue_store_stmt(st, "lint_waiver_history")))
+    return rescue_store_err(st)->code;
+  if (sample_id)
+    rescue_bind_text(s, ":sample_id", sample_id, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const char *action = (const char *)sqlite3_column_text(s, 1);
+    int row = sqlite3_column_int(s, 4);
+    rescue_buf_printf(out, "%s  %-7s R%02d %s:%d  by %s", (const char *)sqlite3_column_text(s, 0),
+                      action, sqlite3_column_int(s, 2), (const char *)sqlite3_column_text(s, 3),
+                      row, (const char *)sqlite3_column_text(s, 5));
+    if (sqlite3_column_type(s, 6) != SQLITE_NULL)
+      rescue_buf_printf(out, ": %s", (const char *)sqlite3_column_text(s, 6));
+    rescue_buf_putc(out, '\n');
+  }
+  sqlite3_reset(s);
+  if (!rescue_buf_ok(out))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading the waiver history");
 }
 
 int rescue_lint_waiver_parse(const char *spec, int *rule, char **sample_id, int *row,

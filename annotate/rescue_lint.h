@@ -27,6 +27,9 @@ typedef struct rescue_lint_finding {
   char *suggestions; /* out-of-set values: the closest allowed ones, ", "-separated
                                     (NULL when none) */
   int waiver;        /* 1 + index in the result's waivers when waived, else 0 */
+  int cause_rule;    /* a consequence of another finding (R06 and R11 of a speaker written
+                        'therapist', R19 listing that name): its rule and row; 0 for a root */
+  int cause_row;
 } rescue_lint_finding;
 
 /* An accepted finding (`rescue lint --waive`): rule, sample and row (0: the sample). */
@@ -77,6 +80,20 @@ int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const res
                        const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
                        const rescue_lint_media *media, rescue_lint_result *res);
 
+/*
+** Lint the sample after one edit: rows[0..n) hold the edited row at index `at`, which
+** replaced old_row (rows[at] is swapped for old_row while the call runs, then put back). The row rules run on that row and
+** on the rows whose time rules look back at it (R17, R18); the sample-level rules (R03,
+** R14, R19) on the whole sample; and when the edit changes the sample's entity set or
+** scenario (a new name, a case slip), every row is checked, since R04 and R20 then judge
+** every row differently. The findings are those a full rescue_lint_sample of the edited
+** sample gives on those rows and on the sample. Returns 0 or RESCUE_ENOMEM.
+*/
+int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
+                           const rescue_jnode *sample, const rescue_jnode **rows, int n, int n_rows,
+                           int at, const rescue_jnode *old_row, const rescue_lint_media *media,
+                           rescue_lint_result *res);
+
 typedef struct rescue_lint_opts {
   rescue_view view;           /* corpus view by default (zeroed) */
   const char *const *samples; /* only these (discarded ones are linted when named) */
@@ -95,15 +112,24 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
 void rescue_lint_result_clear(rescue_lint_result *res);
 
 /*
-** Record a waiver for findings of `rule` on sample_id's row (0: the sample as a whole),
-** replacing the reason, author and time of an existing one. The sample must exist, the
-** rule be 1..RESCUE_LINT_RULES and the row 0..its row count (RESCUE_EINVAL or
-** RESCUE_ENOTFOUND otherwise, with the message on the handle). `by` is who waives it.
+** Record a waiver for findings of `rule` on sample_id's row (0: the sample as a whole). The
+** sample must exist, the rule be 1..RESCUE_LINT_RULES and the row 0..its row count
+** (RESCUE_EINVAL or RESCUE_ENOTFOUND otherwise), and the rule must have a finding there in
+** the corpus view (RESCUE_ENOTFOUND, the message naming the findings the row does have).
+** An existing waiver of the same finding is replaced: its author, date and reason are
+** appended to replaced (when not NULL) and stay in the waiver history. `by` is who waives
+** it. Messages on the handle; nothing is recorded on a failure.
 */
 int rescue_lint_waive(rescue_store *st, int rule, const char *sample_id, int row,
-                      const char *reason, const char *by);
-/* Remove a waiver; RESCUE_ENOTFOUND when there is none. */
-int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row);
+                      const char *reason, const char *by, rescue_buf *replaced);
+/* Remove a waiver, by `by` (kept in the history); RESCUE_ENOTFOUND when there is none. */
+int rescue_lint_unwaive(rescue_store *st, int rule, const char *sample_id, int row, const char *by);
+/*
+** Append the waiver history (every waive and unwaive, oldest first; of sample_id only when
+** not NULL) to out, one line each: "<when>  waive|unwaive R13 <sample>:<row>  by <who>[:
+** <reason>]".
+*/
+int rescue_lint_waiver_history(rescue_store *st, const char *sample_id, rescue_buf *out);
 /*
 ** Parse "<rule>:<sample_id>:<row>" ("R13:alan_and_evelyn/003:2"; the rule as R13 or 13):
 ** *sample_id points into a copy the caller frees with rescue_free. RESCUE_EINVAL with a

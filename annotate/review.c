@@ -256,29 +256,37 @@ void rescue_progress_clear(rescue_progress *p) {
 
 /* ---- lint while reviewing ---- */
 
+/* The sample's subtitle cues as the linter takes them into *media (*lc to free). */
+static void review_media(rescue_store *st, const char *sample_id, rescue_cues *cues,
+                         rescue_lint_cue **lc, rescue_lint_media *media) {
+  int i;
+  memset(cues, 0, sizeof *cues);
+  *lc = NULL;
+  media->duration = NAN;
+  media->n_cues = 0;
+  media->cues = NULL;
+  if (rescue_sample_cues(st, sample_id, cues) == 0 && cues->n > 0) {
+    *lc = rescue_calloc((size_t)cues->n, sizeof **lc);
+    if (*lc) {
+      for (i = 0; i < cues->n; i++) {
+        (*lc)[i].seq = i + 1;
+        (*lc)[i].start = cues->v[i].start;
+        (*lc)[i].end = cues->v[i].end;
+        (*lc)[i].text = cues->v[i].text;
+      }
+      media->n_cues = cues->n;
+      media->cues = *lc;
+    }
+  }
+}
+
 int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_view_sample *vs,
                        rescue_lint_result *res) {
   rescue_cues cues;
-  rescue_lint_cue *lc = NULL;
+  rescue_lint_cue *lc;
   rescue_lint_media media;
-  int i, rc;
-  memset(&cues, 0, sizeof cues);
-  media.duration = NAN;
-  media.n_cues = 0;
-  media.cues = NULL;
-  if (rescue_sample_cues(st, sample_id, &cues) == 0 && cues.n > 0) {
-    lc = rescue_calloc((size_t)cues.n, sizeof *lc);
-    if (lc) {
-      for (i = 0; i < cues.n; i++) {
-        lc[i].seq = i + 1;
-        lc[i].start = cues.v[i].start;
-        lc[i].end = cues.v[i].end;
-        lc[i].text = cues.v[i].text;
-      }
-      media.n_cues = cues.n;
-      media.cues = lc;
-    }
-  }
+  int rc;
+  review_media(st, sample_id, &cues, &lc, &media);
   rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, vs->sample, vs->rows, NULL, vs->n,
                           vs->n_rows, &media, res);
   rescue_free(lc);
@@ -286,19 +294,25 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
   return rc;
 }
 
-/* Lint `row` as row `position` of the loaded view (with the row before it). */
+/*
+** Lint `row` as row `position` of the loaded view: that row, the rows whose time rules
+** look back at it, and the sample-level rules (rescue_lint_row_change).
+*/
 static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
                         int position, const rescue_jnode *row, rescue_lint_result *res) {
-  const rescue_jnode *rows[2];
-  int pos[2], n = 0;
-  if (position > 1) {
-    rows[n] = L->rows[position - 2];
-    pos[n++] = position - 1;
-  }
-  rows[n] = row;
-  pos[n++] = position;
-  return rescue_lint_sample(rescue_store_scheme(st), sample_id, L->sample, rows, pos, n, L->n_rows,
-                            NULL, res);
+  rescue_cues cues;
+  rescue_lint_cue *lc;
+  rescue_lint_media media;
+  const rescue_jnode *old = L->rows[position - 1];
+  int rc;
+  review_media(st, sample_id, &cues, &lc, &media);
+  L->rows[position - 1] = row;
+  rc = rescue_lint_row_change(rescue_store_scheme(st), sample_id, L->sample, L->rows, L->n,
+                              L->n_rows, position - 1, old, &media, res);
+  L->rows[position - 1] = old;
+  rescue_free(lc);
+  rescue_cues_clear(&cues);
+  return rc;
 }
 
 int rescue_review_check_row(rescue_store *st, const char *sample_id, int position,

@@ -763,6 +763,23 @@ SELECT w.rule, s.sample_id, w.row, w.reason, w.waived_by, w.created_at
   FROM lint_waiver w JOIN sample s ON s.id = w.sample_ref
  ORDER BY s.sort_key, w.row, w.rule;
 
+-- name: lint_waiver_history_put
+INSERT INTO lint_waiver_history(rule, sample_ref, row, action, reason, by_name, at)
+  VALUES (:rule, :sample_ref, :row, :action, :reason, :by, :at);
+
+-- name: lint_waiver_current
+SELECT reason, waived_by, created_at FROM lint_waiver
+ WHERE rule = :rule AND sample_ref = :sample_ref AND row = :row;
+
+-- name: lint_waiver_history
+SELECT h.at, h.action, h.rule, s.sample_id, h.row, h.by_name, h.reason
+  FROM lint_waiver_history h JOIN sample s ON s.id = h.sample_ref
+ WHERE :sample_id IS NULL OR s.sample_id = :sample_id
+ ORDER BY h.id;
+
+-- name: lint_waiver_history_table
+SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lint_waiver_history';
+
 -- name: lint_waiver_table
 -- 1 when the corpus has the waiver table (a corpus opened read-only is not migrated).
 SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'lint_waiver';

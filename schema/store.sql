@@ -419,3 +419,18 @@ CREATE TABLE gold_provenance(
   decided_at   TEXT NOT NULL,
   PRIMARY KEY (version_id, path)
 ) WITHOUT ROWID;
+
+-- @migration 10
+
+-- Waiver history (`rescue lint --waive`, `--unwaive`): every waiver given, replaced or
+-- removed, by whom and when, kept after lint_waiver forgets it.
+CREATE TABLE lint_waiver_history(
+  id          INTEGER PRIMARY KEY,
+  rule        INTEGER NOT NULL,
+  sample_ref  INTEGER NOT NULL REFERENCES sample(id),
+  row         INTEGER NOT NULL,
+  action      TEXT NOT NULL CHECK (action IN ('waive', 'unwaive')),
+  reason      TEXT,                                 -- why (NULL for an unwaive)
+  by_name     TEXT NOT NULL,                        -- who
+  at          TEXT NOT NULL                         -- when, UTC ISO-8601
+);

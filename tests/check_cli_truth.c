@@ -236,13 +236,13 @@ START_TEST(test_log_records_every_change) {
       tu_rescue(NULL, NULL, "status", db, id, "in_review", "--annotator", "lena", NULL), 0);
   ck_assert_msg(tu_rescue(&out, &err, "lint", db, "--waive",
                           "R13:alan_and_evelyn/"
-                          "001_s01e01_ct25_segment04:0",
+                          "003_s01e02_ct81_segment02:2",
                           "--reason", "checked by the lead", "--by", "lena", NULL) == 0,
                 "%s", err);
   free(out);
   free(err);
   ck_assert_msg(tu_rescue(&out, &err, "lint", db, "--unwaive",
-                          "R13:alan_and_evelyn/001_s01e01_ct25_segment04:0", NULL) == 0,
+                          "R13:alan_and_evelyn/003_s01e02_ct81_segment02:2", NULL) == 0,
                 "%s", err);
   free(out);
   free(err);
@@ -273,7 +273,7 @@ START_TEST(test_log_records_every_change) {
   ck_assert_ptr_nonnull(find_event(events, "annotator", "unretired 'noor'"));
   ck_assert_ptr_nonnull(find_event(events, "assign", "to noor,lena"));
   ck_assert_ptr_nonnull(find_event(events, "split", "(seed 3, ratios 0,0,1"));
-  e = find_event(events, "waive", "R13 on alan_and_evelyn/001_s01e01_ct25_segment04 row 0");
+  e = find_event(events, "waive", "R13 on alan_and_evelyn/003_s01e02_ct81_segment02 row 2");
   ck_assert_msg(e != NULL, "the waiver is not logged");
   ck_assert_str_eq(json_string_value(json_object_get(e, "annotator")), "lena");
   ck_assert_ptr_nonnull(
@@ -506,8 +506,42 @@ START_TEST(test_demo_leads_to_the_review_page) {
 }
 END_TEST
 
+/*
+** Item 9: on the real samples (two groups: one couple, one family), a 0.2 overlap for two
+** annotators shares nothing and leaves one of them without work, and 0.8/0.1/0.1 ratios
+** leave a split empty: each result comes with a warning that says why (exit 0: the run
+** is recorded as asked).
+*/
+START_TEST(test_useless_results_warn) {
+  char *dir, *db = real_corpus(&dir), *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "noor", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lena", "--role", "lead", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "assign", db, "--annotators", "noor,lena", "--overlap",
+                             "0.2", "--seed", "1", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "0 samples (0 groups) reviewed twice"), "%s", out);
+  ck_assert_msg(strstr(err, "warning: --overlap 0.2 gave 0 samples reviewed twice: each couple's "
+                            "or family's samples are shared together, and 0.2 of 4 samples in 2 "
+                            "groups rounds to no group"),
+                "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "split", db, "--ratios", "0.8,0.1,0.1", "--seed", "1", NULL), 0);
+  ck_assert_msg(strstr(err, "is empty although its ratio is 0.1: the corpus has 2 groups "
+                            "(couples and families, each kept whole in one split)"),
+                "%s", err);
+  free(out);
+  free(err);
+  rescue_remove_tree(dir);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 int main(void) {
-  const TTest *fixture_tests[] = {test_eaf_import_names_the_owner,
+  const TTest *fixture_tests[] = {test_useless_results_warn, test_eaf_import_names_the_owner,
                                   test_eaf_import_reports_what_it_left_out,
                                   test_log_records_every_change, test_card_warns_about_thin_data};
   int n_fixture_tests = (int)(sizeof fixture_tests / sizeof fixture_tests[0]), i;

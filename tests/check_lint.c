@@ -587,6 +587,198 @@ START_TEST(test_suggestions) {
 }
 END_TEST
 
+/*
+** One slip, one root (issue 26 item 8): the therapist's row written 'therapist' gives R20,
+** and the R06, R11 (the row read as a client's) and R19 (the name not listed) it causes
+** say that they follow from it, in text and JSON; other findings stay roots.
+*/
+START_TEST(test_slip_consequences) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, path[4096], *line;
+  const char *in;
+  json_t *x, *rows, *r, *j, *f;
+  json_error_t je;
+  size_t i;
+  FILE *fp;
+  char buf[65536];
+  *strrchr(dir, '/') = 0;
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  fp = fopen(path, "r");
+  ck_assert_ptr_nonnull(fp);
+  line = fgets(buf, sizeof buf, fp);
+  fclose(fp);
+  ck_assert_ptr_nonnull(line);
+  x = json_loads(buf, JSON_PRESERVE_ORDER, &je);
+  rows = json_object_get(x, "rows");
+  json_array_foreach(rows, i, r) {
+    if (strcmp(json_string_value(json_object_get(r, "primary_speaker")), "Therapist") == 0) {
+      json_object_set_new(r, "primary_speaker", json_string("therapist"));
+      break;
+    }
+  }
+  ck_assert_int_eq((int)i, 3); /* row 4 */
+  {
+    char *t = json_dumps(x, JSON_PRESERVE_ORDER);
+    in = tu_path(dir, "slip.jsonl");
+    tu_write(in, t);
+    free(t);
+  }
+  json_decref(x);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, in, NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
+  ck_assert_msg(strstr(out, ": error: R19 participants: participants differ from the rows' "
+                            "speakers and targets: not listed 'therapist' (follows from R20 on "
+                            "row 4: fix that first)\n") &&
+                    strstr(out, ":4: error: R06 utterance_type: utterance_type is empty on a "
+                                "client row (follows from R20 on row 4: fix that first)\n") &&
+                    strstr(out, ":4: error: R11 support_strategy: support_strategy on a client "
+                                "row (therapist rows only) (follows from R20 on row 4: fix that "
+                                "first)\n") &&
+                    strstr(out, ":4: error: R20 primary_speaker: 'therapist' differs from "
+                                "'Therapist' only by case or spacing\n"),
+                "%s", out);
+  /* a finding the slip does not cause is not marked */
+  ck_assert_msg(strstr(out, ":7: error: R10 viewpoints_attitudes[1].target: source and target "
+                            "are both 'Daniel'\n"),
+                "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, "--json", NULL), 1);
+  j = json_loads(out, 0, &je);
+  ck_assert_ptr_nonnull(j);
+  json_array_foreach(json_object_get(j, "findings"), i, f) {
+    const char *rule = json_string_value(json_object_get(f, "rule"));
+    json_t *from = json_object_get(f, "follows_from");
+    if (!strcmp(rule, "R06") || !strcmp(rule, "R11") || !strcmp(rule, "R19")) {
+      ck_assert_msg(from != NULL, "%s has no follows_from", rule);
+      ck_assert_str_eq(json_string_value(json_object_get(from, "rule")), "R20");
+      ck_assert_int_eq(json_integer_value(json_object_get(from, "row")), 4);
+    } else {
+      ck_assert_msg(from == NULL, "%s marked as a consequence", rule);
+    }
+  }
+  json_decref(j);
+  free(out);
+  free(err);
+  rescue_remove_tree(dir);
+  free(db);
+  free(dir);
+}
+END_TEST
+
+/* Run rescue and expect status; the output and error (caller frees). */
+static void run_expect(int status, char **out, char **err, const char *const *argv) {
+  int rc = tu_rescue_argv(argv, out, err);
+  ck_assert_msg(rc == status, "rescue %s %s: exit %d, not %d: %s", argv[0], argv[2] ? argv[2] : "",
+                rc, status, *err);
+}
+
+/*
+** Waivers that hide nothing are refused (a rule with no finding on the row, a --by nobody
+** registered), leaving the corpus as it was; two leads waive the same finding one after
+** the other, the second replacing the first, one removes it, and the history keeps all
+** three with who and when.
+*/
+START_TEST(test_waiver_refusals_and_history) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, copy[4096];
+  const char *in, *id = "ann_and_bo/s01_segment01";
+  char spec[200], none[200];
+  *strrchr(dir, '/') = 0;
+  in = tu_path(dir, "s.jsonl");
+  {
+    json_error_t je;
+    json_t *x = json_loads(base, JSON_PRESERVE_ORDER, &je);
+    char *t;
+    m_evidence(x, json_object_get(x, "rows"));
+    t = json_dumps(x, JSON_PRESERVE_ORDER);
+    tu_write(in, t);
+    free(t);
+    json_decref(x);
+  }
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, in, NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lena", "--role", "lead", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "omar", "--role", "lead", NULL),
+                   0);
+  snprintf(spec, sizeof spec, "R13:%s:3", id);
+  snprintf(none, sizeof none, "R05:%s:3", id);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  {
+    size_t n;
+    char *bytes = tu_read(db, &n);
+    tu_write_n(copy, bytes, n);
+    free(bytes);
+  }
+  /* a rule with no finding on that row: refused, naming the findings the row has */
+  {
+    const char *a[] = {"lint", db, "--waive", none, "--reason", "r", "--by", "lena", NULL};
+    run_expect(1, &out, &err, a);
+  }
+  ck_assert_msg(strstr(err, "no R05 finding on 'ann_and_bo/s01_segment01' row 3 to waive (its "
+                            "findings: R13 relation_pattern_evidence_rows)") &&
+                    strstr(err, "nothing was recorded"),
+                "%s", err);
+  ck_assert_msg(!strstr(err, "usage:"), "%s", err);
+  free(out);
+  free(err);
+  /* --by someone who is not registered: refused */
+  {
+    const char *a[] = {"lint", db, "--waive", spec, "--reason", "r", "--by", "mallory", NULL};
+    run_expect(1, &out, &err, a);
+  }
+  ck_assert_msg(strstr(err, "--by mallory: ") && strstr(err, "nothing was recorded"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert(tu_same_file(db, copy));
+  {
+    const char *a[] = {"lint", db, "--waiver-history", NULL};
+    run_expect(0, &out, &err, a);
+  }
+  ck_assert_str_eq(out, "no waiver was ever recorded\n");
+  free(out);
+  free(err);
+
+  /* lena waives, omar waives the same finding again (told whose waiver he replaces) */
+  {
+    const char *a[] = {"lint",         db,     "--waive", spec, "--reason",
+                       "as published", "--by", "lena",    NULL};
+    run_expect(0, &out, &err, a);
+  }
+  free(out);
+  free(err);
+  {
+    const char *a[] = {"lint",          db,     "--waive", spec, "--reason",
+                       "checked twice", "--by", "omar",    NULL};
+    run_expect(0, &out, &err, a);
+  }
+  ck_assert_msg(strstr(out, "(replacing the waiver by lena on ") && strstr(out, ": as published;"),
+                "%s", out);
+  free(out);
+  free(err);
+  {
+    const char *a[] = {"lint", db, "--unwaive", spec, "--by", "lena", NULL};
+    run_expect(0, &out, &err, a);
+  }
+  free(out);
+  free(err);
+  {
+    const char *a[] = {"lint", db, "--waiver-history", "--samples", id, NULL};
+    run_expect(0, &out, &err, a);
+  }
+  {
+    const char *w1 = strstr(out, "waive   R13 ann_and_bo/s01_segment01:3  by lena: as published\n");
+    const char *w2 =
+        strstr(out, "waive   R13 ann_and_bo/s01_segment01:3  by omar: checked twice\n");
+    const char *u = strstr(out, "unwaive R13 ann_and_bo/s01_segment01:3  by lena\n");
+    ck_assert_msg(w1 && w2 && u && w1 < w2 && w2 < u, "%s", out);
+  }
+  free(out);
+  free(err);
+  rescue_remove_tree(dir);
+  free(db);
+  free(dir);
+}
+END_TEST
+
 /* Waivers: recorded in the corpus, reported apart, not failing the run; refusals. */
 START_TEST(test_waivers) {
   char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, copy[4096];
@@ -608,6 +800,8 @@ START_TEST(test_waivers) {
   ck_assert_int_eq(tu_rescue(&out, &err, "import", db, in, NULL), 0);
   free(out);
   free(err);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lena", "--role", "lead", NULL),
+                   0);
   ck_assert_int_eq(tu_rescue(&out, &err, "lint", db, NULL), 1);
   ck_assert_msg(strstr(out, "2 errors"), "%s", out);
   free(out);
@@ -706,6 +900,8 @@ int main(void) {
   tcase_add_test(tc, test_finding_details);
   tcase_add_test(tc, test_suggestions);
   tcase_add_test(tc, test_waivers);
+  tcase_add_test(tc, test_waiver_refusals_and_history);
+  tcase_add_test(tc, test_slip_consequences);
   tcase_add_test(tc, test_media_rules);
   tcase_add_test(tc, test_cli);
   tcase_add_test(tc, test_scheme_driven);

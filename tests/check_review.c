@@ -394,6 +394,132 @@ START_TEST(test_check_row) {
 }
 END_TEST
 
+/* row_json with the value of key replaced by the JSON text raw (caller frees). */
+static char *with_value(const char *row_json, const char *key, const char *raw) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jerror je;
+  const rescue_jnode *row = rescue_jparse(doc, row_json, strlen(row_json), &je), *m;
+  rescue_jw w;
+  ck_assert_ptr_nonnull(row);
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  for (m = row->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, key) == 0)
+      rescue_jw_raw(&w, raw, strlen(raw));
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  rescue_jdoc_free(&doc);
+  return rescue_buf_detach(&b);
+}
+
+/* Does res hold a finding equal to f (rule, row, field and reason)? */
+static int holds(const rescue_lint_result *res, const rescue_lint_finding *f) {
+  int i;
+  for (i = 0; i < res->n; i++)
+    if (res->findings[i].rule == f->rule && res->findings[i].row == f->row &&
+        strcmp(res->findings[i].field, f->field) == 0 &&
+        strcmp(res->findings[i].reason, f->reason) == 0)
+      return 1;
+  return 0;
+}
+
+/*
+** The full lint of who's view of COUPLE with row pos replaced by edit (written as a save
+** writes it), into *full.
+*/
+static void full_lint(int64_t who, int pos, const char *edit, rescue_lint_result *full) {
+  rescue_view_sample L;
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_buf text = RESCUE_BUF_INIT;
+  rescue_jerror je;
+  const rescue_jnode *row;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  row = rescue_jparse(doc, edit, strlen(edit), &je);
+  rescue_row_write_like(&text, row, L.rows[pos - 1], pos);
+  L.rows[pos - 1] = rescue_jparse(doc, text.s, text.len, &je);
+  ck_assert_ptr_nonnull(L.rows[pos - 1]);
+  memset(full, 0, sizeof *full);
+  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, full), 0);
+  rescue_view_sample_clear(&L);
+  rescue_buf_clear(&text);
+  rescue_jdoc_free(&doc);
+}
+
+/*
+** The check before a save re-lints only the saved row, the rows whose time rules look back
+** at it and the sample as a whole, yet finds what a full lint of the edited sample finds
+** there: for two annotators whose views differ, every row, and edits that move a row in
+** time, change its speaker, or slip the case of a name.
+*/
+START_TEST(test_check_row_matches_full_lint) {
+  static const char *const edits[][2] = {{NULL, NULL},
+                                         {"start_time", "1000.0"},
+                                         {"end_time", "0.5"},
+                                         {"primary_speaker", "\"maya\""},
+                                         {"primary_speaker", "\"Daniel\""},
+                                         {"primary_speaker", "\"therapist\""}};
+  int64_t who[2] = {ann, bob}, v, nv;
+  int w, pos, e, n_rows = 9, seen_next = 0, seen_sample = 0;
+  char *row;
+  /* bob's view differs from ann's: he moved row 4 before row 3 */
+  row = row_text(4, &v);
+  {
+    char *moved = with_value(row, "start_time", "1.0");
+    ck_assert_int_eq(rescue_row_save(st, COUPLE, 4, bob, v, moved, strlen(moved), &nv, NULL), 0);
+    free(moved);
+  }
+  free(row);
+  for (w = 0; w < 2; w++)
+    for (pos = 1; pos <= n_rows; pos++)
+      for (e = 0; e < (int)(sizeof edits / sizeof edits[0]); e++) {
+        rescue_view_sample L;
+        rescue_buf cur = RESCUE_BUF_INIT;
+        rescue_lint_result inc, full, base;
+        char *edit;
+        int i, rc;
+        ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who[w], &L), 0);
+        rescue_jwrite(&cur, L.rows[pos - 1]);
+        rescue_view_sample_clear(&L);
+        edit = edits[e][0] ? with_value(cur.s, edits[e][0], edits[e][1]) : strdup(cur.s);
+        memset(&inc, 0, sizeof inc);
+        rc = rescue_review_check_row(st, COUPLE, pos, who[w], edit, strlen(edit), &inc);
+        ck_assert_msg(rc == 0 || rc == RESCUE_EBADINPUT, "%s", rescue_store_errmsg(st));
+        full_lint(who[w], pos, edit, &full);
+        full_lint(who[w], pos, cur.s, &base);
+        /* what the check finds, a full lint finds */
+        for (i = 0; i < inc.n; i++)
+          ck_assert_msg(holds(&full, &inc.findings[i]), "%s row %d edit %d: R%02d on row %d: %s",
+                        w ? "bob" : "ann", pos, e, inc.findings[i].rule, inc.findings[i].row,
+                        inc.findings[i].reason);
+        /* and everything a full lint finds on the row and the sample, and every finding
+           the edit brings about elsewhere (a later row's time rules, a name) */
+        for (i = 0; i < full.n; i++) {
+          const rescue_lint_finding *f = &full.findings[i];
+          int concerns = f->row == pos || f->row == 0 || !holds(&base, f);
+          if (!concerns)
+            continue;
+          ck_assert_msg(holds(&inc, f), "%s row %d edit %d: check misses R%02d on row %d: %s",
+                        w ? "bob" : "ann", pos, e, f->rule, f->row, f->reason);
+          seen_next += f->row != pos && f->row != 0;
+          seen_sample += f->row == 0;
+        }
+        rescue_lint_result_clear(&inc);
+        rescue_lint_result_clear(&full);
+        rescue_lint_result_clear(&base);
+        rescue_buf_clear(&cur);
+        free(edit);
+      }
+  /* the cases that matter were there: a finding the edit brought about on another row, and
+     a sample-level one */
+  ck_assert_int_gt(seen_next, 0);
+  ck_assert_int_gt(seen_sample, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("review");
   TCase *tc = tcase_create("review");
@@ -405,6 +531,7 @@ int main(void) {
   tcase_add_test(tc, test_work_list_and_assignment);
   tcase_add_test(tc, test_progress_and_reviewers);
   tcase_add_test(tc, test_check_row);
+  tcase_add_test(tc, test_check_row_matches_full_lint);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -88,6 +88,27 @@ end:
   return rc;
 }
 
+/*
+** Warn where the assignment will not serve its purpose: an overlap that gave no sample
+** reviewed twice, an annotator who got nothing (samples of one couple or family go to
+** one annotator together, so a small corpus has few units to deal).
+*/
+static void assign_warnings(const rescue_assign_result *res, double share, const char *const *who,
+                            int n) {
+  int i;
+  if (share > 0 && res->double_samples == 0)
+    cli_warn("--overlap %g gave 0 samples reviewed twice: each couple's or family's samples "
+             "are shared together, and %g of %ld sample%s in %ld group%s rounds to no group; "
+             "raise --overlap or assign more samples, or there is no agreement to measure",
+             share, share, res->samples, res->samples == 1 ? "" : "s", res->groups,
+             res->groups == 1 ? "" : "s");
+  for (i = 0; i < n; i++)
+    if (res->per_annotator[i] == 0)
+      cli_warn("%s got 0 samples: %ld group%s dealt to %d annotators (a couple's or family's "
+               "samples go to one annotator together); assign fewer annotators or more samples",
+               who[i], res->groups, res->groups == 1 ? "" : "s", n);
+}
+
 int cmd_assign(int argc, char **argv) {
   int rc = 2, first, n, i, dealing;
   rescue_store *st = NULL;
@@ -139,6 +160,7 @@ int cmd_assign(int argc, char **argv) {
   for (i = 0; i < n; i++)
     printf("  %-20s %5ld sample%s (%ld shared)\n", names.v[i], res.per_annotator[i],
            res.per_annotator[i] == 1 ? " " : "s", res.shared_per_annotator[i]);
+  assign_warnings(&res, overlap, (const char *const *)names.v, n);
   rc = cli_finish(0);
 end:
   rescue_assign_result_clear(&res);

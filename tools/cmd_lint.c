@@ -19,13 +19,16 @@ static const char description[] =
     "A finding that is known and accepted can be waived: --waive R13:<sample_id>:2\n"
     "--reason '...' records who, when and why in the corpus (row 0: the sample as a whole).\n"
     "Waived findings are listed apart, after the others, and never fail the run;\n"
-    "--unwaive removes the waiver.\n"
+    "--unwaive removes the waiver. A waiver needs a finding to cover (the row's findings are\n"
+    "named otherwise); --by must name a registered annotator or lead. Waiving the same\n"
+    "finding again replaces the waiver and says whose it was; every waive and unwaive is\n"
+    "kept, and --waiver-history lists them (of --samples only when given).\n"
     "\n"
     "rules:\n"
     "";
 
 static const char *view_spec, *waive, *unwaive, *reason, *by;
-static int json;
+static int json, history;
 static cli_list samples;
 static const cli_option options[] = {
     CLI_SAMPLES_HELP(&samples, "only these samples (comma-separated; discarded samples are\n"
@@ -41,19 +44,23 @@ static const cli_option options[] = {
      .help = "record a waiver <rule>:<sample_id>:<row> (needs --reason)",
      .group = 1},
     CLI_STRING(0, "reason", &reason, "<text>", "why the finding is accepted"),
-    CLI_STRING(0, "by", &by, "<name>", "who waives it (default: the login name, $USER)"),
+    CLI_STRING(0, "by", &by, "<name>",
+               "who waives or unwaives it, a registered annotator or lead\n"
+               "(default: the login name, $USER)"),
     {.type = CLI_OPT_STRING,
      .long_name = "unwaive",
      .value = &unwaive,
      .argh = "<w>",
      .help = "remove a waiver",
      .group = 1},
+    CLI_FLAG(0, "waiver-history", &history, "every waive and unwaive, oldest first"),
     CLI_END};
 static cli_spec spec = {
     .synopsis =
         "rescue lint <db> [--samples <id>,...] [--view gold|latest|annotator:<name>] [--json]\n"
         "   or: rescue lint <db> --waive <rule>:<sample_id>:<row> --reason <text> [--by <name>]\n"
-        "   or: rescue lint <db> --unwaive <rule>:<sample_id>:<row>",
+        "   or: rescue lint <db> --unwaive <rule>:<sample_id>:<row> [--by <name>]\n"
+        "   or: rescue lint <db> --waiver-history [--samples <id>]",
     .options = options,
     .min_args = 1,
     .max_args = 1,
@@ -74,13 +81,28 @@ static void describe_rules(void) {
   spec.description = text;
 }
 
+/* Refuse a --by that names nobody registered, or a model account (its message on st). */
+static int registered(rescue_store *st, const char *name) {
+  const char *role = NULL;
+  int64_t id;
+  int rc = rescue_annotator_lookup(st, name, &id, &role, NULL);
+  if (rc == RESCUE_ENOANNOTATOR)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOANNOTATOR,
+                         "--by %s: %s; nothing was recorded", name, rescue_store_errmsg(st));
+  if (rc == 0 && strcmp(role, "model") == 0)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "--by %s is a model account; a waiver is a person's decision", name);
+  return rc;
+}
+
 /* --waive / --unwaive: change the corpus's waivers and say what was done. */
 static int waiver_command(const char *db, int lint_opts) {
   rescue_store *st = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
+  rescue_buf replaced = RESCUE_BUF_INIT;
   char *sample = NULL;
   const char *why;
-  int rule, row, rc;
+  int rule, row, rc, given_by;
   if (!waive == !unwaive)
     return cli_spec_error(&spec, waive ? "give --waive or --unwaive, not both"
                                        : "--reason and --by go with --waive");
@@ -89,8 +111,9 @@ static int waiver_command(const char *db, int lint_opts) {
                           "--samples, --view and --json do not apply to --waive or --unwaive");
   if (waive && (!reason || !*reason))
     return cli_spec_error(&spec, "--waive needs --reason <text> (why the finding is accepted)");
-  if (unwaive && (reason || by))
-    return cli_spec_error(&spec, "--reason and --by go with --waive");
+  if (unwaive && reason)
+    return cli_spec_error(&spec, "--reason goes with --waive");
+  given_by = by != NULL;
   if (!by)
     by = getenv("USER") && *getenv("USER") ? getenv("USER") : "unknown";
   if ((why = rescue_annotator_name_invalid(by)) != NULL)
@@ -104,9 +127,10 @@ static int waiver_command(const char *db, int lint_opts) {
     rescue_free(sample);
     return rc;
   }
-  rc = waive ? rescue_lint_waive(st, rule, sample, row, reason, by)
-             : rescue_lint_unwaive(st, rule, sample, row);
-  if (rc) {
+  if (given_by && (rc = registered(st, by)) != 0) {
+    rc = cli_fail(rescue_store_err(st));
+  } else if ((rc = waive ? rescue_lint_waive(st, rule, sample, row, reason, by, &replaced)
+                         : rescue_lint_unwaive(st, rule, sample, row, by))) {
     rc = cli_fail(rescue_store_err(st));
   } else {
     if (row)
@@ -115,10 +139,35 @@ static int waiver_command(const char *db, int lint_opts) {
     else
       printf("%s R%02d on %s (the sample as a whole)\n", waive ? "waived" : "removed the waiver of",
              rule, sample);
+    if (replaced.len)
+      printf("  (replacing the waiver by %s; kept in --waiver-history)\n", replaced.s);
     rc = cli_finish(0);
   }
+  rescue_buf_clear(&replaced);
   rescue_store_close(&st);
   rescue_free(sample);
+  return rc;
+}
+
+/* --waiver-history: every waive and unwaive, of the --samples when given. */
+static int history_command(const char *db) {
+  rescue_store *st = NULL;
+  rescue_buf out = RESCUE_BUF_INIT;
+  int rc;
+  if (waive || unwaive || reason || by || view_spec || json || samples.n > 1)
+    return cli_spec_error(&spec, "--waiver-history takes at most one sample (--samples <id>)");
+  if ((rc = cli_open_store(db, RESCUE_OPEN_READONLY, &st)))
+    return rc;
+  rc = rescue_lint_waiver_history(st, samples.n ? samples.v[0] : NULL, &out);
+  if (rc)
+    rc = cli_fail(rescue_store_err(st));
+  else {
+    if (!out.len)
+      rescue_buf_puts(&out, "no waiver was ever recorded\n");
+    rc = cli_print(&out);
+  }
+  rescue_buf_clear(&out);
+  rescue_store_close(&st);
   return rc;
 }
 
@@ -134,6 +183,10 @@ int cmd_lint(int argc, char **argv) {
   describe_rules();
   if ((rc = cli_parse(argc, argv, &spec, &first)) != CLI_PARSED)
     goto end;
+  if (history) {
+    rc = history_command(argv[first]);
+    goto end;
+  }
   if (waive || unwaive || reason || by) {
     rc = waiver_command(argv[first], samples.n || view_spec || json);
     goto end;

@@ -36,6 +36,22 @@ static const cli_spec spec = {
     .max_args = 1,
     .arg_name = "<db>"};
 
+/*
+** Warn about each split that was given a share but got no group: groups (a couple, a
+** family) are kept whole, so a corpus with few of them cannot fill every split.
+*/
+static void split_warnings(const rescue_split_result *res, const double *share) {
+  long total = 0;
+  int sp;
+  for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+    total += res->groups[sp];
+  for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
+    if (share[sp] > 0 && res->groups[sp] == 0)
+      cli_warn("%s is empty although its ratio is %g: the corpus has %ld group%s (couples and "
+               "families, each kept whole in one split); add data, or give it ratio 0",
+               rescue_split_name(sp), share[sp], total, total == 1 ? "" : "s");
+}
+
 int cmd_split(int argc, char **argv) {
   rescue_split_opts o = {0};
   rescue_split_result res;
@@ -63,6 +79,7 @@ int cmd_split(int argc, char **argv) {
     printf("  %-10s %5ld group%s (%ld couple, %ld family), %ld sample%s\n", rescue_split_name(sp),
            res.groups[sp], res.groups[sp] == 1 ? " " : "s", res.scenario_groups[0][sp],
            res.scenario_groups[1][sp], res.samples[sp], res.samples[sp] == 1 ? "" : "s");
+  split_warnings(&res, o.ratios);
   rescue_store_close(&st);
   return cli_finish(0);
 }

@@ -6,9 +6,14 @@
 ** saves/s, p50/p99 save latency, lost writes (successful saves minus the versions counted
 ** in the store afterwards) and errors. The reference run, in the same process, does the
 ** same cycles single-threaded straight through the library (rescue_row_save), so the ratio
-** shows what HTTP, JSON and the server add.
+** shows what HTTP, JSON and the server add. Then the same with S clients (default 32,
+** SRV_PER_ADDRESS in tools/serve/serve_impl.h), the saturation throughput; then the save
+** latency of one client alone on a 16-row sample (the reference) and on a 432-row one,
+** which should be about the same (a save re-checks the row and what depends on it,
+** rescue_lint_row_change in annotate/rescue_lint.h). The load average is printed before
+** and after: on a shared machine compare the ratios.
 **
-** usage: bench_serve [--clients C] [--seconds D] [--dir DIR]
+** usage: bench_serve [--clients C] [--saturation S] [--seconds D] [--dir DIR]
 */
 #define _GNU_SOURCE /* strcasestr */
 #include <arpa/inet.h>
@@ -263,39 +268,156 @@ static void reference(const char *db, const char *sample, int64_t annotator, dou
   rescue_store_close(&st);
 }
 
-int main(int argc, char **argv) {
-  int clients = 20, i, made_dir = 0;
-  double seconds = 30, t0, elapsed, *all = NULL, ref_p50 = 0, ref_p99 = 0;
-  const char *dir = NULL;
-  char tmpl[] = "/tmp/bench_serve.XXXXXX", db[4096], jsonl[4096];
-  char *args[8];
+/* What one phase of client threads did. */
+typedef struct phase {
+  int clients;
+  double elapsed;
+  long saves, errors, unchanged;
+  double p50, p99; /* save latency, seconds */
+} phase;
+
+/* Run clients cs[0..n) for `seconds`, each on its own sample, into *ph. */
+static void run_phase(client *cs, int n, double seconds, phase *ph) {
+  pthread_t *th = calloc((size_t)n, sizeof *th);
+  double *all, t0;
+  long n_all = 0;
+  int i;
+  memset(ph, 0, sizeof *ph);
+  ph->clients = n;
+  for (i = 0; i < n; i++) {
+    cs[i].saves = cs[i].errors = cs[i].unchanged = cs[i].n_lat = 0;
+    cs[i].first_error[0] = 0;
+  }
+  t0 = bench_now();
+  t_end = t0 + seconds;
+  for (i = 0; i < n; i++)
+    pthread_create(&th[i], NULL, run_client, &cs[i]);
+  for (i = 0; i < n; i++)
+    pthread_join(th[i], NULL);
+  ph->elapsed = bench_now() - t0;
+  for (i = 0; i < n; i++) {
+    ph->saves += cs[i].saves;
+    ph->errors += cs[i].errors;
+    ph->unchanged += cs[i].unchanged;
+    n_all += cs[i].n_lat;
+  }
+  all = malloc((size_t)(n_all ? n_all : 1) * sizeof *all);
+  n_all = 0;
+  for (i = 0; i < n; i++) {
+    memcpy(all + n_all, cs[i].lat, (size_t)cs[i].n_lat * sizeof *all);
+    n_all += cs[i].n_lat;
+  }
+  qsort(all, (size_t)n_all, sizeof *all, cmp_double);
+  if (n_all) {
+    ph->p50 = all[n_all / 2];
+    ph->p99 = all[(long)(n_all * 0.99)];
+  }
+  for (i = 0; i < n; i++)
+    if (cs[i].first_error[0]) {
+      printf("  first error (client %d): %s\n", i, cs[i].first_error);
+      break;
+    }
+  free(all);
+  free(th);
+}
+
+static void print_phase(const char *what, const phase *ph) {
+  printf("  %-11s %8.1f cycles/s   p50 %6.2f ms   p99 %6.2f ms   (%d clients, %ld saves, "
+         "%ld errors)\n",
+         what, ph->saves / ph->elapsed, ph->p50 * 1e3, ph->p99 * 1e3, ph->clients, ph->saves,
+         ph->errors);
+}
+
+/* The 1-, 5- and 15-minute load averages, to judge figures taken on a shared machine. */
+static void print_load(const char *when) {
+  char line[128] = "?";
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (!fgets(line, sizeof line, f))
+      snprintf(line, sizeof line, "?\n");
+    fclose(f);
+  }
+  printf("  load average %s: %s", when, line);
+}
+
+/* Write a JSONL corpus of samples 0..n-1 (generated) and the two sized ones to path. */
+static int write_corpus(const char *path, int n, int small_rows, int big_rows) {
   rescue_buf b = RESCUE_BUF_INIT;
+  FILE *f;
+  int i, ok;
+  for (i = 0; i < n; i++) {
+    bench_gen_sample(&b, i, 0);
+    rescue_buf_putc(&b, '\n');
+  }
+  /* couple ids (k % 11 != 10), after every generated one in store order */
+  bench_gen_sample_rows(&b, 1000001, 0, small_rows);
+  rescue_buf_putc(&b, '\n');
+  bench_gen_sample_rows(&b, 1000002, 0, big_rows);
+  rescue_buf_putc(&b, '\n');
+  f = fopen(path, "w");
+  ok = f && rescue_buf_ok(&b) && fwrite(b.s, 1, b.len, f) == b.len;
+  if (f && fclose(f))
+    ok = 0;
+  rescue_buf_clear(&b);
+  return ok ? 0 : -1;
+}
+
+/* Versions the clients saved, counted in the store. */
+static long stored_versions(const char *db) {
+  sqlite3 *h = NULL;
+  sqlite3_stmt *s = NULL;
+  long versions = -1;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(h,
+                         "SELECT count(*) FROM row_version v JOIN annotator a ON "
+                         "a.id = v.annotator_id WHERE v.kind = 'edit' AND a.name LIKE 'client%'",
+                         -1, &s, NULL) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    versions = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return versions;
+}
+
+int main(int argc, char **argv) {
+  int clients = 20, saturation = 32, small_rows = 16, big_rows = 432, i, n_cs, made_dir = 0;
+  double seconds = 30, t0, elapsed, ref_p50 = 0, ref_p99 = 0, ref_secs, lat_secs;
+  const char *dir = NULL;
+  char tmpl[] = "/tmp/bench_serve.XXXXXX", db[4096], jsonl[4096], ref_sample[256] = "";
+  char *args[8];
   rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   rescue_server *srv = NULL;
   rescue_serve_opts o;
   client *cs;
-  pthread_t *th;
-  long saves = 0, errors = 0, unchanged = 0, n_all = 0, versions = 0, ref_saves = 0;
+  phase ph20, phsat, phsmall, phbig;
+  long saves, unchanged, versions, ref_saves = 0;
   int64_t ref_annotator = 0;
-  FILE *f;
 
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--clients") && i + 1 < argc)
       clients = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--saturation") && i + 1 < argc)
+      saturation = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
       seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
       dir = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_serve [--clients C] [--seconds D] [--dir DIR]\n");
+      fprintf(stderr, "usage: bench_serve [--clients C] [--saturation S] [--seconds D] "
+                      "[--dir DIR]\n");
       return 2;
     }
   }
-  if (clients < 1 || clients > 500 || seconds <= 0) {
-    fprintf(stderr, "bench_serve: --clients 1..500 and --seconds > 0\n");
+  /* the server takes 32 connections per address (SRV_PER_ADDRESS), and every client
+     here comes from 127.0.0.1 */
+  if (clients < 1 || clients > 32 || saturation < 1 || saturation > 32 || seconds <= 0) {
+    fprintf(stderr, "bench_serve: --clients and --saturation 1..32 (the server's connections "
+                    "per address), --seconds > 0\n");
     return 2;
   }
+  n_cs = (clients > saturation ? clients : saturation) + 2; /* + the two sized samples */
+  ref_secs = lat_secs = seconds / 10 > 2 ? seconds / 10 : 2;
   if (!dir) {
     dir = mkdtemp(tmpl);
     made_dir = 1;
@@ -303,13 +425,9 @@ int main(int argc, char **argv) {
   snprintf(db, sizeof db, "%s/bench.db", dir);
   snprintf(jsonl, sizeof jsonl, "%s/bench.jsonl", dir);
   unlink(db);
-  /* one generated sample per client (plus one for the reference run) */
-  for (i = 0; i <= clients; i++) {
-    bench_gen_sample(&b, i, 0);
-    rescue_buf_putc(&b, '\n');
-  }
-  f = fopen(jsonl, "w");
-  if (!f || fwrite(b.s, 1, b.len, f) != b.len || fclose(f)) {
+  /* one generated sample per client, one for the reference run, then the 16- and 432-row
+     samples for the save latency */
+  if (write_corpus(jsonl, n_cs - 1, small_rows, big_rows)) {
     fprintf(stderr, "bench_serve: cannot write %s\n", jsonl);
     return 1;
   }
@@ -325,29 +443,33 @@ int main(int argc, char **argv) {
   if (bench_run(args, &t0, &elapsed))
     return 1;
 
-  cs = calloc((size_t)clients, sizeof *cs);
-  th = calloc((size_t)clients, sizeof *th);
+  cs = calloc((size_t)n_cs, sizeof *cs);
   if (rescue_store_open(&st, db, 0, &err)) {
     fprintf(stderr, "bench_serve: %s\n", err.msg);
     return 1;
   }
   {
-    /* sample ids in store order: client k gets the k-th, the reference the last */
+    /* sample ids in store order: client k gets the k-th, the reference the one after the
+       clients' (n_cs - 2), the sized ones the last two (by their ids) */
     rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
     rescue_sample_iter *it = NULL;
     const rescue_sample *s;
     int k = 0;
     rescue_sample_iter_new(st, &v, NULL, 0, &it);
     while (rescue_sample_iter_next(it, &s) == 1) {
-      if (k < clients)
-        snprintf(cs[k].sample, sizeof cs[k].sample, "%s", s->sample_id);
-      else if (k == clients)
-        snprintf(jsonl, sizeof jsonl, "%s", s->sample_id); /* reused: the reference sample */
-      k++;
+      int rows = s->n;
+      if (strstr(s->sample_id, "group_142857/") && rows == big_rows)
+        snprintf(cs[n_cs - 1].sample, sizeof cs[0].sample, "%s", s->sample_id);
+      else if (strstr(s->sample_id, "group_142857/"))
+        snprintf(cs[n_cs - 2].sample, sizeof cs[0].sample, "%s", s->sample_id);
+      else if (k < n_cs - 2)
+        snprintf(cs[k++].sample, sizeof cs[0].sample, "%s", s->sample_id);
+      else if (!ref_sample[0])
+        snprintf(ref_sample, sizeof ref_sample, "%s", s->sample_id);
     }
     rescue_sample_iter_free(&it);
   }
-  for (i = 0; i < clients; i++) {
+  for (i = 0; i < n_cs; i++) {
     char name[32];
     int existed;
     cs[i].k = i;
@@ -364,10 +486,16 @@ int main(int argc, char **argv) {
     rescue_annotator_id(st, "reference", NULL, 0, &ref_annotator);
   }
   rescue_store_close(&st);
+  if (!cs[n_cs - 1].sample[0] || !cs[n_cs - 2].sample[0] || !ref_sample[0]) {
+    fprintf(stderr, "bench_serve: the generated samples were not all imported\n");
+    return 1;
+  }
 
+  printf("bench_serve: read-modify-save cycles (GET the sample, change one row, PUT it) on "
+         "distinct samples\n");
+  print_load("before");
   /* reference: the library alone, single-threaded, a tenth of the time (at least 2 s) */
-  reference(db, jsonl, ref_annotator, seconds / 10 > 2 ? seconds / 10 : 2, &ref_saves, &ref_p50,
-            &ref_p99);
+  reference(db, ref_sample, ref_annotator, ref_secs, &ref_saves, &ref_p50, &ref_p99);
 
   memset(&o, 0, sizeof o);
   o.db = db;
@@ -377,64 +505,35 @@ int main(int argc, char **argv) {
     return 1;
   }
   port = rescue_serve_port(srv);
-  t0 = bench_now();
-  t_end = t0 + seconds;
-  for (i = 0; i < clients; i++)
-    pthread_create(&th[i], NULL, run_client, &cs[i]);
-  for (i = 0; i < clients; i++)
-    pthread_join(th[i], NULL);
-  elapsed = bench_now() - t0;
+  run_phase(cs, clients, seconds, &ph20);
+  run_phase(cs, saturation, seconds, &phsat);
+  /* save latency by sample size: one client alone, the 16-row sample then the 432-row one */
+  run_phase(cs + n_cs - 2, 1, lat_secs, &phsmall);
+  run_phase(cs + n_cs - 1, 1, lat_secs, &phbig);
   rescue_serve_stop(&srv);
+  print_load("after");
 
-  for (i = 0; i < clients; i++) {
-    saves += cs[i].saves;
-    errors += cs[i].errors;
-    unchanged += cs[i].unchanged;
-    n_all += cs[i].n_lat;
-  }
-  all = malloc((size_t)(n_all ? n_all : 1) * sizeof *all);
-  n_all = 0;
-  for (i = 0; i < clients; i++) {
-    memcpy(all + n_all, cs[i].lat, (size_t)cs[i].n_lat * sizeof *all);
-    n_all += cs[i].n_lat;
-  }
-  qsort(all, (size_t)n_all, sizeof *all, cmp_double);
-  {
-    sqlite3 *h = NULL;
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(h,
-                           "SELECT count(*) FROM row_version v JOIN annotator a ON "
-                           "a.id = v.annotator_id WHERE v.kind = 'edit' AND a.name LIKE 'client%'",
-                           -1, &s, NULL) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-      versions = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(h);
-  }
-  printf("bench_serve: %d clients, read-modify-save on distinct rows for %.1f s\n", clients,
-         elapsed);
-  printf("  server:    %8.1f saves/s   p50 %6.2f ms   p99 %6.2f ms   (%ld saves)\n",
-         saves / elapsed, n_all ? all[n_all / 2] * 1e3 : 0,
-         n_all ? all[(long)(n_all * 0.99)] * 1e3 : 0, saves);
-  printf("  reference: %8.1f saves/s   p50 %6.2f ms   p99 %6.2f ms   (library, 1 thread, "
+  print_phase("server:", &ph20);
+  print_phase("saturation:", &phsat);
+  printf("  reference: %8.1f cycles/s   p50 %6.2f ms   p99 %6.2f ms   (library, 1 thread, "
          "read + save, no HTTP)\n",
-         ref_saves / (seconds / 10 > 2 ? seconds / 10 : 2), ref_p50 * 1e3, ref_p99 * 1e3);
+         ref_saves / ref_secs, ref_p50 * 1e3, ref_p99 * 1e3);
+  printf("  save, 1 client alone (PUT round trip):\n");
+  printf("    %3d rows:  p50 %6.2f ms   p99 %6.2f ms   (%ld saves, reference)\n", small_rows,
+         phsmall.p50 * 1e3, phsmall.p99 * 1e3, phsmall.saves);
+  printf("    %3d rows:  p50 %6.2f ms   p99 %6.2f ms   (%ld saves)   %.2fx the %d-row p50\n",
+         big_rows, phbig.p50 * 1e3, phbig.p99 * 1e3, phbig.saves,
+         phsmall.p50 > 0 ? phbig.p50 / phsmall.p50 : 0, small_rows);
+  saves = ph20.saves + phsat.saves + phsmall.saves + phbig.saves;
+  unchanged = ph20.unchanged + phsat.unchanged + phsmall.unchanged + phbig.unchanged;
+  versions = stored_versions(db);
   printf("  lost writes: %ld (saves answered 200 and not unchanged: %ld; versions in the store: "
          "%ld)\n",
          (saves - unchanged) - versions, saves - unchanged, versions);
-  printf("  errors: %ld\n", errors);
-  for (i = 0; i < clients; i++)
-    if (cs[i].first_error[0]) {
-      printf("  first error (client %d): %s\n", i, cs[i].first_error);
-      break;
-    }
-  for (i = 0; i < clients; i++)
+  printf("  errors: %ld\n", ph20.errors + phsat.errors + phsmall.errors + phbig.errors);
+  for (i = 0; i < n_cs; i++)
     rescue_free(cs[i].lat);
   free(cs);
-  free(th);
-  free(all);
-  rescue_buf_clear(&b);
   if (made_dir) {
     unlink(db);
     {
@@ -444,9 +543,11 @@ int main(int argc, char **argv) {
       snprintf(side, sizeof side, "%s-shm", db);
       unlink(side);
     }
-    snprintf(db, sizeof db, "%s/bench.jsonl", dir);
-    unlink(db);
+    unlink(jsonl);
     rmdir(dir);
   }
-  return errors || (saves - unchanged) != versions ? 1 : 0;
+  return ph20.errors + phsat.errors + phsmall.errors + phbig.errors ||
+                 (saves - unchanged) != versions
+             ? 1
+             : 0;
 }

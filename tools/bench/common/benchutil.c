@@ -71,9 +71,15 @@ static const char *family_ss[] = {"safeguard", "join",     "track",   "counterba
 #define N(v) (sizeof v / sizeof v[0])
 
 void bench_gen_sample(rescue_buf *b, long k, int release) {
+  bench_gen_sample_rows(b, k, release, 0);
+}
+
+void bench_gen_sample_rows(rescue_buf *b, long k, int release, int rows) {
   static const char *couple[] = {"Alex", "Sam"}, *family[] = {"Ana", "Ben", "Cleo"};
-  int fam = k % 11 == 10, n = fam ? 60 + (int)(bench_next() % 51) : 10 + (int)(bench_next() % 45),
-      i;
+  int fam = k % 11 == 10, i,
+      n = rows > 0 ? rows
+          : fam    ? 60 + (int)(bench_next() % 51)
+                   : 10 + (int)(bench_next() % 45);
   const char **people = fam ? family : couple;
   int np = fam ? 3 : 2;
   double t = 0;

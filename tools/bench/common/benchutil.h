@@ -24,6 +24,8 @@ void bench_person_items(rescue_jw *w, const char *person, int n);
 ** release = 0: sample_id and rows only, families under family_therapy/.
 */
 void bench_gen_sample(rescue_buf *b, long k, int release);
+/* bench_gen_sample with exactly `rows` rows (rows <= 0: as bench_gen_sample). */
+void bench_gen_sample_rows(rescue_buf *b, long k, int release, int rows);
 /* Monotonic seconds. */
 double bench_now(void);
 /*
