@@ -294,6 +294,7 @@ int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const 
                                  const char *const *coders, int n_coders, int *waits,
                                  rescue_buf *why) {
   int64_t ref, *ids = NULL;
+  rescue_buf none = RESCUE_BUF_INIT;
   char **names = NULL;
   int i, n = 0, rc, changed = 0;
   sqlite3_stmt *s;
@@ -336,7 +337,8 @@ int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const 
     rc = rescue_store_err(st)->code;
     goto end;
   }
-  rc = rescue_gold_seg_apply(st, ref, sample_id, from, ids, names, n, waits, &changed, why);
+  rc = rescue_gold_seg_apply(st, ref, sample_id, from, ids, names, n, waits, &changed,
+                             why ? why : &none);
   if (!rc && changed) {
     rescue_audit_entry e = {0};
     char detail[300];
@@ -355,5 +357,6 @@ end:
       rescue_free(names[i]);
   rescue_free(names);
   rescue_free(ids);
+  rescue_buf_clear(&none);
   return rc;
 }
