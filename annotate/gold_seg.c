@@ -205,7 +205,7 @@ static int pick_segmentation(rescue_store *st, int64_t ref, const char *sample_i
   if ((rc = saved_sample(st, ref, *who)) < 0)
     return rc;
   if (!rc)
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND,
                          "annotator '%s' has no version of sample '%s' to take its segmentation "
                          "from",
                          from, sample_id);
