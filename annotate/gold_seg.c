@@ -290,6 +290,54 @@ int rescue_gold_seg_apply(rescue_store *st, int64_t ref, const char *sample_id, 
   return make_gold_rowset(st, ref, rowset_id, who);
 }
 
+/* Add coder (id, name) to *ids and *names (n of them, room for *cap); 0 or RESCUE_ENOMEM. */
+static int add_coder(int64_t **ids, char ***names, int *n, int *cap, int64_t id, const char *name) {
+  int room = *cap;
+  if (RESCUE_ALLOC_GROW(*ids, *n + 1, *cap))
+    return RESCUE_ENOMEM;
+  if (*cap != room) {
+    char **nn = rescue_realloc(*names, (size_t)*cap * sizeof *nn);
+    if (!nn)
+      return RESCUE_ENOMEM;
+    *names = nn;
+  }
+  if (!((*names)[*n] = rescue_strdup(name)))
+    return RESCUE_ENOMEM;
+  (*ids)[(*n)++] = id;
+  return 0;
+}
+
+/*
+** The coders counted: those named (registered), else every annotator or lead with a saved
+** version. *ids and *names (copies) belong to the caller, n of them. 0 or an error.
+*/
+static int load_coders(rescue_store *st, const char *const *coders, int n_coders, int64_t **ids,
+                       char ***names, int *n) {
+  sqlite3_stmt *s;
+  int i, rc, cap = 0;
+  for (i = 0; i < n_coders; i++) {
+    int64_t id;
+    if ((rc = rescue_annotator_lookup(st, coders[i], &id, NULL, NULL)))
+      return rc;
+    if (add_coder(ids, names, n, &cap, id, coders[i]))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+  if (n_coders > 0)
+    return 0;
+  if (!(s = rescue_store_stmt(st, "default_coders")))
+    return rescue_store_err(st)->code;
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    if (add_coder(ids, names, n, &cap, sqlite3_column_int64(s, 0),
+                  (const char *)sqlite3_column_text(s, 1))) {
+      sqlite3_reset(s);
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    }
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading coders");
+}
+
 int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const char *from,
                                  const char *const *coders, int n_coders, int *waits,
                                  rescue_buf *why) {
@@ -297,48 +345,14 @@ int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const 
   rescue_buf none = RESCUE_BUF_INIT;
   char **names = NULL;
   int i, n = 0, rc, changed = 0;
-  sqlite3_stmt *s;
   *waits = 0;
   if ((rc = rescue_sample_ref(st, sample_id, &ref)))
     return rc;
   if ((rc = rescue_store_begin(st)))
     return rc;
-  if (n_coders > 0) {
-    ids = rescue_calloc((size_t)n_coders, sizeof *ids);
-    names = rescue_calloc((size_t)n_coders, sizeof *names);
-    if (!ids || !names) {
-      rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-      goto end;
-    }
-    for (n = 0; n < n_coders; n++) {
-      names[n] = (char *)coders[n];
-      if ((rc = rescue_annotator_lookup(st, coders[n], &ids[n], NULL, NULL)))
-        goto end;
-    }
-  } else if ((s = rescue_store_stmt(st, "default_coders"))) {
-    int cap = 0;
-    rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
-    rescue_bind_text(s, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      if (RESCUE_ALLOC_GROW(ids, n + 1, cap) ||
-          !(names = rescue_realloc(names, (size_t)cap * sizeof *names)) ||
-          !(names[n] = rescue_strdup((const char *)sqlite3_column_text(s, 1)))) {
-        sqlite3_reset(s);
-        rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-        goto end;
-      }
-      ids[n++] = sqlite3_column_int64(s, 0);
-    }
-    sqlite3_reset(s);
-    rc = rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading coders");
-    if (rc)
-      goto end;
-  } else {
-    rc = rescue_store_err(st)->code;
-    goto end;
-  }
-  rc = rescue_gold_seg_apply(st, ref, sample_id, from, ids, names, n, waits, &changed,
-                             why ? why : &none);
+  if (!(rc = load_coders(st, coders, n_coders, &ids, &names, &n)))
+    rc = rescue_gold_seg_apply(st, ref, sample_id, from, ids, names, n, waits, &changed,
+                               why ? why : &none);
   if (!rc && changed) {
     rescue_audit_entry e = {0};
     char detail[300];
@@ -347,14 +361,12 @@ int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const 
     e.detail = detail;
     rc = rescue_audit_write(st, &e);
   }
-end:
   if (rc || !changed)
     rescue_store_rollback(st);
   else
     rc = rescue_store_commit(st);
-  if (n_coders <= 0)
-    for (i = 0; i < n; i++)
-      rescue_free(names[i]);
+  for (i = 0; i < n; i++)
+    rescue_free(names[i]);
   rescue_free(names);
   rescue_free(ids);
   rescue_buf_clear(&none);

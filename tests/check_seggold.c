@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "rescue_adjudicate.h"
 #include "testutil.h"
 
 /* One row of a test sample; evidence (may be NULL) gives relation_pattern_evidence_rows. */
@@ -457,6 +458,46 @@ START_TEST(test_draft_resegment_starts_those_without_their_own) {
 }
 END_TEST
 
+START_TEST(test_library_call) {
+  /* rescue_gold_segmentation_set, as the server's curation route calls it */
+  char *db = make_corpus(0);
+  rescue_store *st = NULL;
+  rescue_error e = RESCUE_ERROR_INIT;
+  rescue_buf why = RESCUE_BUF_INIT;
+  rescue_view v = {.kind = RESCUE_VIEW_GOLD};
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  const char *two[] = {"ann1", "ann2"};
+  int waits = -1;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  ck_assert_int_eq(rescue_gold_segmentation_set(st, "g1/s1", "majority", NULL, 0, &waits, &why), 0);
+  ck_assert_int_eq(waits, 1);
+  ck_assert_ptr_nonnull(strstr(why.s, "no row set is shared by more coders than any other"));
+  ck_assert_int_ne(rescue_gold_segmentation_set(st, "g1/nope", "ann1", NULL, 0, &waits, NULL), 0);
+  ck_assert_int_ne(rescue_gold_segmentation_set(st, "g1/s1", "nobody", NULL, 0, &waits, NULL), 0);
+  /* two coders who differ: still no majority; ann3 alone is one */
+  ck_assert_int_eq(rescue_gold_segmentation_set(st, "g1/s1", "majority", two, 2, &waits, NULL), 0);
+  ck_assert_int_eq(waits, 1);
+  ck_assert_int_eq(rescue_gold_segmentation_set(st, "g1/s1", "majority", two + 1, 1, &waits, NULL),
+                   0);
+  ck_assert_int_eq(waits, 0);
+  /* the gold view now reads ann2's row set (4 rows), none of them gold yet */
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+  ck_assert_int_eq(smp->n_rows, 4);
+  ck_assert_int_eq(smp->n, 0);
+  rescue_sample_iter_free(&it);
+  ck_assert_int_eq(rescue_gold_segmentation_set(st, "g1/s1", "ann3", NULL, 0, &waits, NULL), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+  ck_assert_int_eq(smp->n_rows, 3);
+  rescue_sample_iter_free(&it);
+  rescue_buf_clear(&why);
+  rescue_store_close(&st);
+  free(db);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("seggold");
   TCase *tc = tcase_create("seggold");
@@ -468,6 +509,7 @@ int main(void) {
   tcase_add_test(tc, test_bad_input);
   tcase_add_test(tc, test_export_one_whole_view);
   tcase_add_test(tc, test_draft_resegment_starts_those_without_their_own);
+  tcase_add_test(tc, test_library_call);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
