@@ -940,8 +940,8 @@ static int seg_sample(adj *a, const rescue_sample *s, int named, int *done) {
   if (!differ)
     return 0;
   *done = 1;
-  rescue_buf_puts(&a->msg, "the coders' row sets differ and the sample has no gold segmentation: "
-                           "choose one with --segmentation <annotator>|draft|majority");
+  rescue_buf_puts(&a->msg, "the coders' row sets differ and the sample has no gold "
+                           "segmentation: a lead chooses a coder's, the draft's or the majority's");
   return seg_waits(a, s);
 }
 

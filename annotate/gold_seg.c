@@ -155,7 +155,7 @@ static int pick_majority(rescue_store *st, int64_t ref, const char *sample_id, c
     for (i = 0, j = 0; i < n; i++)
       if (group[i] >= 0)
         rescue_buf_printf(why, "%s%s: %d rows", j++ ? ", " : "", names[i], g[i].n);
-    rescue_buf_puts(why, "); a lead chooses one with --segmentation <annotator> or draft");
+    rescue_buf_puts(why, "); a lead chooses a coder's or the draft's");
   }
 end:
   for (i = 0; g && i < n; i++)
@@ -200,8 +200,9 @@ static int pick_segmentation(rescue_store *st, int64_t ref, const char *sample_i
   if ((rc = rescue_annotator_lookup(st, from, who, NULL, NULL)))
     return rc;
   if (strcmp(from, RESCUE_ADJUDICATION_ANNOTATOR) == 0 || strcmp(from, RESCUE_DRAFT_ANNOTATOR) == 0)
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
-                         "--segmentation takes a coder's name, draft or majority, not '%s'", from);
+    return rescue_seterr(
+        rescue_store_err(st), RESCUE_EINVAL,
+        "a gold segmentation comes from a coder, the draft or the majority, not '%s'", from);
   if ((rc = saved_sample(st, ref, *who)) < 0)
     return rc;
   if (!rc)

@@ -255,6 +255,7 @@ START_TEST(test_majority) {
   ck_assert_ptr_nonnull(strstr(out, "1 sample waits for a lead"));
   ck_assert_ptr_nonnull(strstr(out, "g1/s1: no row set is shared by more coders than any other "
                                     "(ann1: 5 rows, ann2: 4 rows, ann3: 3 rows)"));
+  ck_assert_ptr_nonnull(strstr(out, "choose with --segmentation <annotator>|draft|majority"));
   free(out);
   free(err);
   ck_assert_ptr_null(rows_in(db, "gold"));

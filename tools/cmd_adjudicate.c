@@ -123,6 +123,8 @@ static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_resu
     for (i = 0; i < res->n_undecided; i++)
       if (res->undecided[i].row == 0)
         rescue_buf_printf(out, "  %s: %s\n", res->undecided[i].sample_id, res->undecided[i].reason);
+    rescue_buf_puts(out, "choose with --segmentation <annotator>|draft|majority "
+                         "[--samples <id>,...]\n");
   }
   if (res->n_undecided > res->waiting)
     rescue_buf_puts(out, "\nundecided rows (left as they are):\n");
