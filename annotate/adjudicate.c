@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adjudicate_int.h"
+#include "agree_int.h"
 #include "rescue_adjudicate.h"
 #include "rescue_alloc.h"
 #include "rescue_annotators.h"
@@ -592,27 +594,379 @@ static int pick_coders(adj *a) {
   return 0;
 }
 
-/* Which coders saved a version of the row set's rows (or of the rows they came from). */
-static int coverage(adj *a, int64_t rowset_id) {
+/*
+** Which coders saved a version of the rows of their own row set (the one their view
+** shows: their own, else the base row set), or of the rows those came from.
+*/
+static int coverage(adj *a) {
   sqlite3_stmt *s = rescue_store_stmt(a->st, "rowset_coders");
-  int c, rc;
+  int c, rc = SQLITE_DONE;
   if (!s)
     return rescue_store_err(a->st)->code;
-  for (c = 0; c < a->K; c++)
+  for (c = 0; c < a->K; c++) {
     a->c[c].covers = 0;
-  rescue_bind_int(s, ":rowset_id", rowset_id);
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(s, 0);
-    for (c = 0; c < a->K; c++)
-      a->c[c].covers |= a->c[c].id == id;
+    rescue_bind_int(s, ":rowset_id", a->c[c].cur->rowset_id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+      a->c[c].covers |= a->c[c].id == sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+      break;
   }
-  sqlite3_reset(s);
   return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(a->st, "reading coders");
+}
+
+/* ---- gold segmentation first (issue 22, item 7) ---- */
+
+/* Index of key in a->keys, appended (undecided, no coder's value) when absent; or -1. */
+static int key_slot(adj *a, const char *key) {
+  int k;
+  for (k = 0; k < a->n_keys; k++)
+    if (strcmp(a->keys[k], key) == 0)
+      return k;
+  if (RESCUE_ALLOC_GROW(a->keys, a->n_keys + 1, a->cap_keys) ||
+      RESCUE_ALLOC_GROW(a->decided, a->n_keys + 1, a->cap_decided) ||
+      RESCUE_ALLOC_GROW(a->state, a->n_keys + 1, a->cap_state))
+    return -1;
+  a->keys[a->n_keys] = key;
+  a->state[a->n_keys] = 0;
+  return a->n_keys++;
+}
+
+/*
+** Take the segmentation's fields from the gold row set's own row grow (at gold position
+** `position`): they are decided whatever the coders say. Returns the number of other
+** fields still undecided, or a negative error.
+*/
+static int seg_fields_from(adj *a, const rescue_jnode *grow, int position) {
+  int i, k, open = 0;
+  for (i = 0; rescue_gold_seg_fields[i]; i++) {
+    const char *key = rescue_gold_seg_fields[i];
+    const rescue_jnode *v = rescue_jget(grow, key);
+    if (!v) {
+      for (k = 0; k < a->n_keys; k++)
+        if (strcmp(a->keys[k], key) == 0)
+          a->decided[k] = (size_t)-1, a->state[k] = 1;
+      continue;
+    }
+    if ((k = key_slot(a, v->key)) < 0)
+      return nomem(a);
+    a->decided[k] = a->vals.len;
+    if (strcmp(key, "row_index") == 0)
+      rescue_buf_printf(&a->vals, "%d", position);
+    else
+      rescue_jwrite(&a->vals, v);
+    rescue_buf_putc(&a->vals, 0);
+    a->state[k] = 1;
+  }
+  for (k = 0; k < a->n_keys; k++)
+    open += !a->state[k];
+  return rescue_buf_ok(&a->vals) ? open : nomem(a);
+}
+
+/* Decide every field as row's (one coder's whole version, or the gold row set's own). */
+static int take_row(adj *a, const rescue_jnode *row) {
+  const rescue_jnode *m;
+  int k;
+  a->n_keys = 0;
+  rescue_buf_reset(&a->vals);
+  rescue_buf_putc(&a->vals, 0);
+  for (m = row->child; m; m = m->next) {
+    if ((k = key_slot(a, m->key)) < 0)
+      return nomem(a);
+    a->decided[k] = a->vals.len;
+    a->state[k] = 1;
+    rescue_jwrite(&a->vals, m);
+    rescue_buf_putc(&a->vals, 0);
+  }
+  return rescue_buf_ok(&a->vals) ? 0 : nomem(a);
+}
+
+/*
+** Renumber the row references (fields of row numbers) of coder c's value to gold
+** positions: their row at position p goes to the gold row it is aligned with. A
+** reference to a row they do not have stays as it is (it never resolved); one to a row
+** without a gold partner is left out. cm: their rows' gold partners (index into g).
+*/
+static int remap_refs(adj *a, int c, const int *cm, const rescue_sample *g) {
+  const rescue_sample *cs = a->c[c].cur;
+  int k, i;
+  for (k = 0; k < a->n_keys; k++) {
+    const rescue_field *f = rescue_scheme_field(rescue_store_scheme(a->st), a->keys[k]);
+    const rescue_jnode *v = rescue_jget(a->c[c].row, a->keys[k]), *e;
+    int n = 0;
+    if (!f || f->type != RESCUE_F_INTS || !v || v->type != RESCUE_JARRAY)
+      continue;
+    a->voff[(size_t)k * (size_t)a->K + (size_t)c] = a->vals.len;
+    rescue_buf_putc(&a->vals, '[');
+    for (e = v->child; e; e = e->next) {
+      int j = -1;
+      if (e->type == RESCUE_JNUMBER && e->is_int)
+        for (i = 0; i < cs->n && j < 0; i++)
+          if (cs->rows[i].position == (int)e->num)
+            j = i;
+      if (j >= 0 && cm[j] < 0)
+        continue;
+      if (n++)
+        rescue_buf_puts(&a->vals, ", ");
+      if (j >= 0)
+        rescue_buf_printf(&a->vals, "%d", g->rows[cm[j]].position);
+      else
+        rescue_jwrite(&a->vals, e);
+    }
+    rescue_buf_puts(&a->vals, "]");
+    rescue_buf_putc(&a->vals, 0);
+  }
+  return rescue_buf_ok(&a->vals) ? 0 : nomem(a);
+}
+
+/* The alignment of one sample's coders to its gold row set. */
+typedef struct seg_align {
+  const rescue_sample *g; /* the gold row set, as its segmenter's view shows it */
+  int **gm;               /* per coder: per gold row, their aligned row (index) or -1 */
+  int **cm;               /* per coder: per row of theirs, the aligned gold row or -1 */
+  rescue_jdoc *gdoc;      /* the gold row set's own row being decided */
+} seg_align;
+
+/*
+** Each covering coder's aligned row to gold row gi, parsed (x->row, x->vrow; a split or
+** merged row they never saved votes no more than in gather_votes). Sets *lead and *n_view
+** as gather_votes does. Returns 0 or an error on the handle.
+*/
+static int aligned_votes(adj *a, const seg_align *al, int gi, const coder **lead, int *n_view) {
+  int c;
+  for (c = 0; c < a->K; c++) {
+    coder *x = &a->c[c];
+    const rescue_row *vr;
+    rescue_jerror je;
+    int j = x->covers && al->gm[c] ? al->gm[c][gi] : -1;
+    x->row = NULL;
+    x->vrow = NULL;
+    if (j < 0)
+      continue;
+    vr = &x->cur->rows[j];
+    if (vr->origin == RESCUE_ROW_SPLIT || vr->origin == RESCUE_ROW_MERGED)
+      continue;
+    if (!(x->row = rescue_jparse(x->doc, vr->content, vr->content_len, &je)))
+      return rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
+                           "sample '%s': stored content does not parse: %s", x->cur->sample_id,
+                           je.msg);
+    if (x->row->type != RESCUE_JOBJECT) {
+      x->row = NULL;
+      continue;
+    }
+    x->vrow = vr;
+    if (x->is_lead)
+      *lead = x;
+    else
+      (*n_view)++;
+  }
+  return 0;
+}
+
+/*
+** Decide gold row gi of the gold row set: its segmentation's fields from the row itself,
+** the others by the policy from the coders' aligned rows. Returns 0 or an error.
+*/
+static int decide_aligned_row(adj *a, const rescue_sample *s, const seg_align *al, int gi) {
+  const rescue_row *gr = &al->g->rows[gi];
+  const rescue_jnode *grow;
+  const coder *lead = NULL;
+  int64_t *src = NULL;
+  rescue_jerror je;
+  int c, rc = 0, n_view = 0, n_src = 0, open;
+  a->res->rows++;
+  if (!(grow = rescue_jparse(al->gdoc, gr->content, gr->content_len, &je)) ||
+      grow->type != RESCUE_JOBJECT)
+    return rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
+                         "sample '%s' row %d: stored content does not parse", s->sample_id,
+                         gr->position);
+  if ((rc = aligned_votes(a, al, gi, &lead, &n_view)))
+    return rc;
+  if (!(src = rescue_calloc((size_t)a->K + 2, sizeof *src)))
+    return nomem(a);
+  src[n_src++] = gr->version_id;
+  rescue_buf_reset(&a->msg);
+  if (a->o->policy == RESCUE_ADJ_LATEST || (lead && lead->vrow->annotator_id == a->lead_id)) {
+    const coder *best = lead;
+    for (c = 0; c < a->K && a->o->policy == RESCUE_ADJ_LATEST; c++)
+      if (a->c[c].vrow && (!best || a->c[c].vrow->version_id > best->vrow->version_id))
+        best = &a->c[c];
+    rc = take_row(a, best ? best->row : grow);
+    if (best)
+      src[n_src++] = best->vrow->version_id;
+  } else if (!n_view) {
+    rc = undecided(a, s->sample_id, gr->position,
+                   "no coder's row aligns with this row of the gold segmentation");
+    goto end;
+  } else {
+    for (c = 0; c < a->K && !rc; c++)
+      if (a->c[c].row && !a->c[c].is_lead)
+        src[n_src++] = a->c[c].vrow->version_id;
+    if (!(rc = collect_fields(a)))
+      for (c = 0; c < a->K && !rc; c++)
+        if (a->c[c].row && !a->c[c].is_lead)
+          rc = remap_refs(a, c, al->cm[c], al->g);
+    if (!rc && (open = decide_fields(a, gr->row_id)) < 0)
+      rc = open;
+  }
+  if (rc || (open = seg_fields_from(a, grow, gr->position)) < 0) {
+    rc = rc ? rc : open;
+    goto end;
+  }
+  if (open == 0) {
+    build_gold(a);
+    rc = rescue_buf_ok(&a->gold) ? write_gold(a, gr->row_id, a->gold.s, a->gold.len, src, n_src)
+                                 : nomem(a);
+  } else {
+    rc = leave_open(a, s, gr->position, open);
+  }
+end:
+  rescue_free(src);
+  return rc;
+}
+
+/* Free what align_coders allocated. */
+static void seg_align_clear(adj *a, seg_align *al) {
+  int c;
+  for (c = 0; c < a->K; c++) {
+    if (al->gm)
+      rescue_free(al->gm[c]);
+    if (al->cm)
+      rescue_free(al->cm[c]);
+  }
+  rescue_free(al->gm);
+  rescue_free(al->cm);
+  rescue_jdoc_free(&al->gdoc);
+}
+
+/* Align every covering coder's rows (their own row set) to the gold rows of al->g. */
+static int align_coders(adj *a, seg_align *al) {
+  const rescue_sample *g = al->g;
+  double *gs = NULL, *ge = NULL, *cs = NULL, *ce = NULL;
+  int c, i, rc = 0;
+  al->gm = rescue_calloc((size_t)a->K + 1, sizeof *al->gm);
+  al->cm = rescue_calloc((size_t)a->K + 1, sizeof *al->cm);
+  gs = rescue_calloc((size_t)g->n + 1, sizeof *gs);
+  ge = rescue_calloc((size_t)g->n + 1, sizeof *ge);
+  if (!al->gm || !al->cm || !gs || !ge || !(al->gdoc = rescue_jdoc_new())) {
+    rc = nomem(a);
+    goto end;
+  }
+  for (i = 0; i < g->n; i++)
+    gs[i] = g->rows[i].start_time, ge[i] = g->rows[i].end_time;
+  for (c = 0; c < a->K && !rc; c++) {
+    const rescue_sample *x = a->c[c].cur;
+    if (!a->c[c].covers)
+      continue;
+    rescue_free(cs);
+    rescue_free(ce);
+    cs = rescue_calloc((size_t)x->n + 1, sizeof *cs);
+    ce = rescue_calloc((size_t)x->n + 1, sizeof *ce);
+    al->gm[c] = rescue_calloc((size_t)g->n + 1, sizeof **al->gm);
+    al->cm[c] = rescue_calloc((size_t)x->n + 1, sizeof **al->cm);
+    if (!cs || !ce || !al->gm[c] || !al->cm[c]) {
+      rc = nomem(a);
+      break;
+    }
+    for (i = 0; i < x->n; i++)
+      cs[i] = x->rows[i].start_time, ce[i] = x->rows[i].end_time;
+    if (rescue_align_rows(gs, ge, g->n, cs, ce, x->n, al->gm[c], al->cm[c]) < 0)
+      rc = nomem(a);
+  }
+end:
+  rescue_free(gs);
+  rescue_free(ge);
+  rescue_free(cs);
+  rescue_free(ce);
+  return rc;
+}
+
+/*
+** Adjudicate sample s in its gold row set (gold_rowset, segmented by segmenter): the gold
+** rows as the segmenter's view shows them, each decided from the coders' aligned rows.
+*/
+static int run_aligned(adj *a, const rescue_sample *s, int64_t gold_rowset, int64_t segmenter) {
+  rescue_view v = {
+      .kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = segmenter, .rowset_id = gold_rowset};
+  rescue_sample_iter *it = NULL;
+  const char *one[1] = {s->sample_id};
+  seg_align al;
+  int rc, i;
+  memset(&al, 0, sizeof al);
+  if ((rc = rescue_sample_iter_new(a->st, &v, one, 1, &it)))
+    return rc;
+  if ((rc = rescue_sample_iter_next(it, &al.g)) != 1) {
+    rescue_sample_iter_free(&it);
+    return rc < 0 ? rc
+                  : rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
+                                  "sample '%s': no gold row set", s->sample_id);
+  }
+  rc = align_coders(a, &al);
+  for (i = 0; i < al.g->n && !rc; i++)
+    rc = decide_aligned_row(a, s, &al, i);
+  seg_align_clear(a, &al);
+  rescue_sample_iter_free(&it);
+  return rc;
+}
+
+/*
+** A sample that waits for a lead: an undecided entry with row 0 saying why (its coders'
+** row sets differ, and the reason in a->msg).
+*/
+static int seg_waits(adj *a, const rescue_sample *s) {
+  a->res->waiting++;
+  return rescue_buf_ok(&a->msg) ? undecided(a, s->sample_id, 0, a->msg.s) : nomem(a);
+}
+
+/*
+** Settle sample s's segmentation before its fields: set the gold row set when
+** o->segmentation asks for it (named samples, or samples whose coders' row sets differ),
+** then adjudicate in the gold row set when there is one (*done 1), else leave a sample
+** whose coders' row sets differ for a lead (*done 1); *done 0: the base row set as before.
+*/
+static int seg_sample(adj *a, const rescue_sample *s, int named, int *done) {
+  int64_t *ids = NULL, gold = 0, segmenter = 0;
+  char **names = NULL;
+  int c, rc, differ = 0, waits = 0, changed = 0;
+  *done = 0;
+  for (c = 0; c < a->K; c++)
+    differ |= a->c[c].covers && a->c[c].cur->rowset_id != s->rowset_id;
+  rescue_buf_reset(&a->msg);
+  if (a->o->segmentation && (named || differ)) {
+    ids = rescue_calloc((size_t)a->K + 1, sizeof *ids);
+    names = rescue_calloc((size_t)a->K + 1, sizeof *names);
+    for (c = 0; ids && names && c < a->K; c++)
+      ids[c] = a->c[c].id, names[c] = a->c[c].name;
+    rc = !ids || !names ? nomem(a)
+                        : rescue_gold_seg_apply(a->st, s->ref, s->sample_id, a->o->segmentation,
+                                                ids, names, a->K, &waits, &changed, &a->msg);
+    rescue_free(ids);
+    rescue_free(names);
+    if (rc)
+      return rc;
+    a->res->segmentations += changed;
+    if (waits) {
+      *done = 1;
+      return seg_waits(a, s);
+    }
+  }
+  if ((rc = rescue_gold_rowset(a->st, s->ref, &gold, &segmenter)) < 0)
+    return rc;
+  if (rc == 1) {
+    *done = 1;
+    return run_aligned(a, s, gold, segmenter);
+  }
+  if (!differ)
+    return 0;
+  *done = 1;
+  rescue_buf_puts(&a->msg, "the coders' row sets differ and the sample has no gold "
+                           "segmentation: a lead chooses a coder's, the draft's or the majority's");
+  return seg_waits(a, s);
 }
 
 /* Adjudicate the samples (all, or samples[0..n)) inside the caller's transaction. */
 static int run(adj *a, const char *const *samples, int n_samples) {
-  rescue_view latest = {.kind = RESCUE_VIEW_LATEST};
+  rescue_view latest = {.kind = RESCUE_VIEW_LATEST, .base = 1};
   const rescue_sample *s;
   int c, rc;
   if ((rc = rescue_sample_iter_new(a->st, &latest, samples, n_samples, &a->driver)))
@@ -623,7 +977,7 @@ static int run(adj *a, const char *const *samples, int n_samples) {
       return rc;
   }
   while ((rc = rescue_sample_iter_next(a->driver, &s)) == 1) {
-    int i, p, named = 0;
+    int i, p, named = 0, done = 0;
     for (c = 0; c < a->K; c++)
       if ((rc = rescue_sample_iter_next(a->c[c].it, &a->c[c].cur)) != 1)
         return rc < 0
@@ -634,8 +988,10 @@ static int run(adj *a, const char *const *samples, int n_samples) {
     if (strcmp(s->status, "discarded") == 0 && !named)
       continue;
     a->res->samples++;
-    if ((rc = coverage(a, s->rowset_id)))
+    if ((rc = coverage(a)) || (rc = seg_sample(a, s, named, &done)))
       return rc;
+    if (done)
+      continue;
     for (p = 1; p <= s->n_rows; p++) {
       const rescue_row *drv = NULL;
       for (i = 0; i < s->n && !drv; i++)
@@ -792,6 +1148,15 @@ void rescue_adjudicate_result_json(const rescue_adjudicate_opts *o,
   rescue_jw_int(&w, res->fields_decided);
   rescue_jw_key(&w, "decisions");
   rescue_jw_int(&w, res->decisions);
+  rescue_jw_key(&w, "segmentation");
+  if (o->segmentation)
+    rescue_jw_str(&w, o->segmentation);
+  else
+    rescue_jw_null(&w);
+  rescue_jw_key(&w, "segmentations");
+  rescue_jw_int(&w, res->segmentations);
+  rescue_jw_key(&w, "waiting");
+  rescue_jw_int(&w, res->waiting);
   rescue_jw_key(&w, "undecided");
   rescue_jw_arr(&w);
   for (i = 0; i < res->n_undecided; i++) {

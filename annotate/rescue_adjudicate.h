@@ -34,6 +34,12 @@ typedef struct rescue_adjudicate_opts {
                                      annotator or lead, not retired, with a saved version */
   int n_coders;
   int dry_run; /* decide and report, write nothing */
+  /*
+  ** Settle each sample's gold segmentation first (rescue_gold_segmentation_set): a coder's
+  ** name, "draft" or "majority", for the named samples, else for every sample whose
+  ** coders' row sets differ. NULL: keep the gold segmentation there is.
+  */
+  const char *segmentation;
 } rescue_adjudicate_opts;
 
 /* One coder's value of a field: canonical JSON, or NULL when their row lacks the key. */
@@ -65,6 +71,9 @@ typedef struct rescue_adjudicate_result {
   long fields_agreed;  /* fields decided because the coders agree */
   long fields_decided; /* fields decided by a lead's decision or by majority */
   long decisions;      /* decisions recorded (rescue_adjudicate_decide) */
+  long segmentations;  /* gold row sets set (o->segmentation) */
+  long waiting;        /* samples left for a lead: no majority, or row sets differ and no
+                          gold segmentation (each an undecided entry with row 0) */
   char **coders;       /* the coders used, in order */
   int n_coders;
   int n_undecided, cap_undecided;
@@ -83,6 +92,26 @@ int rescue_adjudicate(rescue_store *st, const rescue_adjudicate_opts *o,
 void rescue_adjudicate_result_clear(rescue_adjudicate_result *res);
 
 /*
+** Gold segmentation first (issue 22): gold rows live in a row set of their own, chosen
+** before any field is decided. Times, speaker, text and row_index of each gold row come
+** from the chosen row set; the other fields are decided by the policy, each coder's
+** value taken from their row aligned to the gold row (one to one by greatest overlap,
+** annotate/agree_align.c), their row references renumbered to gold positions.
+**
+** Make `from`'s row set the gold row set of sample_id, in its own transaction: `from` is
+** a coder's name (they must have saved a version of the sample), "draft" (the base row
+** set, the draft's) or "majority" (the row set shared by strictly more coders than any
+** other; two row sets are the same when every row's start and end agree within 10 ms).
+** coders (n_coders; NULL or 0: every annotator or lead with a saved version) are the ones
+** counted. No majority: *waits = 1, the reason appended to why (may be NULL), nothing
+** written. Bad input (no such sample or annotator, no version): an error on the handle,
+** nothing written. The server's curation route and `adjudicate --segmentation` call it.
+*/
+int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const char *from,
+                                 const char *const *coders, int n_coders, int *waits,
+                                 rescue_buf *why);
+
+/*
 ** Apply a lead's decisions from a JSONL file, one object per line:
 **   {"sample_id": "...", "row_index": n, "field": F, "value": <any JSON>}
 **   {"sample_id": "...", "row_index": n, "field": F, "take": "<coder>"}   ("draft": the draft)
@@ -99,8 +128,8 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
                              const rescue_adjudicate_opts *o, rescue_adjudicate_result *res);
 /*
 ** {"policy", "lead", "dry_run", "coders", "samples", "rows", "written", "unchanged",
-**  "fields_agreed", "fields_decided", "decisions",
-**  "undecided": [{"sample", "row", "reason", "fields": [{"field", "values":
+**  "fields_agreed", "fields_decided", "decisions", "segmentation", "segmentations",
+**  "waiting", "undecided" (row 0: a sample waiting for a gold segmentation): [{"sample", "row", "reason", "fields": [{"field", "values":
 **  [{"coder", "value"}]}]}]}
 */
 void rescue_adjudicate_result_json(const rescue_adjudicate_opts *o,

@@ -137,6 +137,16 @@ typedef enum rescue_view_kind {
 typedef struct rescue_view {
   rescue_view_kind kind;
   int64_t annotator_id; /* RESCUE_VIEW_ANNOTATOR */
+  /*
+  ** The row set shown. By default the annotator view shows the annotator's own row set
+  ** (else the base one); the gold view the gold row set adjudication chose (else the base
+  ** one); the corpus and latest views the gold row set, else, when annotators' row sets
+  ** differ, the whole view of the annotator who saved last (ties by name;
+  ** rescue_sample.view_of), else the base one. base: always the base row set. rowset_id
+  ** (one sample at a time): that row set.
+  */
+  int base;
+  int64_t rowset_id;
 } rescue_view;
 
 /* Parse "corpus", "gold", "latest" or "annotator:<name>" (NULL = corpus). */
@@ -191,6 +201,8 @@ typedef struct rescue_sample {
   int given_keys; /* RESCUE_GIVEN_* bits */
   int n;          /* rows shown (== n_rows when complete) */
   const rescue_row *rows;
+  int64_t view_of; /* corpus and latest views: the annotator whose whole view is shown (their
+                      row sets differ and there is no gold row set), else 0 */
 } rescue_sample;
 
 enum { RESCUE_GIVEN_SAMPLE_ID = 1, RESCUE_GIVEN_SCENARIO = 2, RESCUE_GIVEN_PARTICIPANTS = 4 };

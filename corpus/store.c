@@ -1088,11 +1088,64 @@ static size_t put_content(rescue_buf *b, sqlite3_stmt *s, int col, int position,
   return off;
 }
 
+/*
+** Which row set the current sample shows when it is not the one view_samples picked
+** (rescue_view): a row set given by the caller, or (corpus, gold and latest views) the
+** gold row set, or the whole view of the annotator who saved last. Sets it->cur.rowset_id
+** and n_rows, *who (that annotator, else left 0) and note (the row set's note). Returns 0
+** or an error code kept on the handle.
+*/
+static int pick_rowset(rescue_sample_iter *it, int64_t *who, char *note, size_t cap) {
+  rescue_store *st = it->st;
+  sqlite3_stmt *q;
+  int rc;
+  if (it->view.rowset_id) {
+    if (!(q = rescue_store_stmt(st, "rowset_info")))
+      return st->err.code;
+    rescue_bind_int(q, ":rowset_id", it->view.rowset_id);
+    if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+      it->cur.rowset_id = it->view.rowset_id;
+      it->cur.n_rows = sqlite3_column_int(q, 0);
+      snprintf(note, cap, "%s",
+               sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : "");
+    }
+    sqlite3_reset(q);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading row sets");
+  }
+  if (it->view.base || it->view.kind == RESCUE_VIEW_ANNOTATOR)
+    return 0;
+  if (!(q = rescue_store_stmt(st, "view_rowset_pick")))
+    return st->err.code;
+  rescue_bind_int(q, ":sample_ref", it->cur.ref);
+  rescue_bind_int(q, ":view", it->view.kind);
+  rescue_bind_text(q, ":adjudication", RESCUE_ADJUDICATION_ANNOTATOR, -1);
+  rescue_bind_text(q, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  if ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    /* columns 0-2: the gold row set; 3-6: the annotator whose whole view is shown */
+    int col = sqlite3_column_type(q, 0) != SQLITE_NULL   ? 0
+              : sqlite3_column_type(q, 3) != SQLITE_NULL ? 4
+                                                         : -1;
+    if (col == 4)
+      *who = sqlite3_column_int64(q, 3);
+    if (col >= 0) {
+      it->cur.rowset_id = sqlite3_column_int64(q, col);
+      it->cur.n_rows = sqlite3_column_int(q, col + 1);
+      snprintf(note, cap, "%s",
+               sqlite3_column_text(q, col + 2) ? (const char *)sqlite3_column_text(q, col + 2)
+                                               : "");
+    }
+  }
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading row sets");
+}
+
 int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   rescue_store *st = it->st;
   sqlite3_stmt *s = it->samples, *r;
   row_offsets *offs = NULL;
   size_t o_id, o_group, o_status, o_reason, o_head, o_tail;
+  int64_t who = 0;
+  char note[32];
   int rc, n = 0, cap = 0;
 
   *out = NULL;
@@ -1131,16 +1184,20 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   it->cur.has_rows = sqlite3_column_int(s, 10);
   it->cur.given_keys = sqlite3_column_int(s, 11);
 
-  if (it->view.kind == RESCUE_VIEW_ANNOTATOR) {
-    /* only a row set made by --resegment has rows to follow back */
-    const unsigned char *note = sqlite3_column_text(s, 12);
-    int reseg = note && (strcmp((const char *)note, "resegment") == 0 ||
-                         strcmp((const char *)note, "split") == 0 ||
-                         strcmp((const char *)note, "merge") == 0);
+  {
+    const unsigned char *c12 = sqlite3_column_text(s, 12);
+    snprintf(note, sizeof note, "%s", c12 ? (const char *)c12 : "");
+  }
+  if ((rc = pick_rowset(it, &who, note, sizeof note)))
+    return rc;
+  if (it->view.kind == RESCUE_VIEW_ANNOTATOR || who) {
+    /* only a row set made by --resegment (or chosen as gold) has rows to follow back */
+    int reseg = strcmp(note, "resegment") == 0 || strcmp(note, "split") == 0 ||
+                strcmp(note, "merge") == 0 || strcmp(note, "gold") == 0;
     r = rescue_store_stmt(st, reseg ? "view_rows_annotator" : "view_rows_annotator_flat");
     if (!r)
       return st->err.code;
-    rescue_bind_int(r, ":annotator_id", it->view.annotator_id);
+    rescue_bind_int(r, ":annotator_id", who ? who : it->view.annotator_id);
     rescue_bind_text(r, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
   } else {
     r = rescue_store_stmt(st, "view_rows");
@@ -1210,6 +1267,7 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
     it->cur.tail = "}";
   it->cur.n = n;
   it->cur.rows = it->rows;
+  it->cur.view_of = it->view.kind == RESCUE_VIEW_ANNOTATOR ? 0 : who;
   it->cur.complete = n == it->cur.n_rows;
   *out = &it->cur;
   return 1;

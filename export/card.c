@@ -306,6 +306,33 @@ static void thin_data_line(rescue_buf *b, const rescue_jnode *f) {
   rescue_buf_puts(b, ": read the interval as a rough guide only.\n");
 }
 
+/* The name of annotator id among the summary's annotators ("?" when unknown). */
+static const char *annotator_name(const tk_summary *s, int64_t id) {
+  int i;
+  for (i = 0; i < s->n_annotators; i++)
+    if (s->annotators[i].id == id && s->annotators[i].name)
+      return s->annotators[i].name;
+  return "?";
+}
+
+/* The samples shown whole from one annotator's view (rows of row sets never mix). */
+static void whole_views(const tk_summary *s, rescue_buf *b) {
+  long i;
+  if (!s->n_whole)
+    return;
+  rescue_buf_printf(b,
+                    " %ld sample%s without a gold segmentation, whose annotators' row sets "
+                    "differ, %s exported whole from the view of the annotator who saved last "
+                    "(ties by name), so rows of different row sets never mix:",
+                    s->n_whole, s->n_whole == 1 ? "" : "s", s->n_whole == 1 ? "is" : "are");
+  for (i = 0; i < s->n_whole; i++) {
+    rescue_buf_printf(b, "%s `", i ? "," : "");
+    rescue_buf_puts(b, s->whole[i].sample_id);
+    rescue_buf_printf(b, "` (%s)", annotator_name(s, s->whole[i].annotator_id));
+  }
+  rescue_buf_putc(b, '.');
+}
+
 /* Where the rows come from: gold or latest, policies, annotators, agreement. */
 static void provenance_section(const tk_summary *s, rescue_buf *b) {
   const rescue_tasks_result *r = s->res;
@@ -340,6 +367,7 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
       }
     rescue_buf_putc(b, '.');
   }
+  whole_views(s, b);
   rescue_buf_puts(b, "\n\n| annotator | role | rows annotated | rows shown | gold rows decided |\n"
                      "|---|---|---:|---:|---:|\n");
   for (i = 0; i < s->n_annotators; i++) {
@@ -611,6 +639,20 @@ static void manifest_provenance(rescue_jw *w, const tk_summary *s) {
     rescue_jw_str(w, s->agreement_note);
   else
     rescue_jw_null(w);
+  if (s->n_whole) {
+    long k;
+    rescue_jw_key(w, "whole_views");
+    rescue_jw_arr(w);
+    for (k = 0; k < s->n_whole; k++) {
+      rescue_jw_obj(w);
+      rescue_jw_key(w, "sample_id");
+      rescue_jw_str(w, s->whole[k].sample_id);
+      rescue_jw_key(w, "annotator");
+      rescue_jw_str(w, annotator_name(s, s->whole[k].annotator_id));
+      rescue_jw_end(w);
+    }
+    rescue_jw_end(w);
+  }
   rescue_jw_key(w, "missing_clips");
   rescue_jw_int(w, s->res->missing_clips);
   rescue_jw_key(w, "blind");

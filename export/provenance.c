@@ -98,6 +98,23 @@ static int gold_how(tk_summary *s, rescue_store *st, const rescue_row *r, int p)
   return 0;
 }
 
+/*
+** Note that smp is shown whole from one annotator's view (its annotators' row sets differ
+** and there is no gold row set), for the card. Returns 0 or RESCUE_ENOMEM.
+*/
+static int whole_view(tk_summary *s, const rescue_sample *smp) {
+  struct tk_whole_view *w;
+  if (RESCUE_ALLOC_GROW(s->whole, s->n_whole + 1, s->cap_whole) ||
+      !annotator_entry(s, smp->view_of))
+    return RESCUE_ENOMEM;
+  w = &s->whole[s->n_whole];
+  w->annotator_id = smp->view_of;
+  if (!(w->sample_id = rescue_strdup(smp->sample_id)))
+    return RESCUE_ENOMEM;
+  s->n_whole++;
+  return 0;
+}
+
 int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp) {
   rescue_error *err = rescue_store_err(st);
   sqlite3_stmt *q = rescue_store_stmt(st, "prov_sample_annotators");
@@ -121,6 +138,8 @@ int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *
   if (!(s->used_ids[s->n_used] = rescue_strdup(smp->sample_id)))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   s->n_used++;
+  if (smp->view_of && whole_view(s, smp))
+    return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   for (i = 0; i < smp->n; i++) {
     const rescue_row *r = &smp->rows[i];
     if (strcmp(r->kind, "gold") == 0) {
@@ -286,5 +305,10 @@ void rescue_tk_prov_clear(tk_summary *s) {
   rescue_free(s->used_ids);
   s->used_ids = NULL;
   s->n_used = s->cap_used = 0;
+  for (i = 0; i < s->n_whole; i++)
+    rescue_free(s->whole[i].sample_id);
+  rescue_free(s->whole);
+  s->whole = NULL;
+  s->n_whole = s->cap_whole = 0;
   rescue_buf_clear(&s->agreement);
 }

@@ -190,6 +190,13 @@ typedef struct tk_summary {
   char agreement_note[200]; /* why agreement is absent, or "" */
   char **used_ids;          /* sample ids used (agreement is computed over them) */
   long n_used, cap_used;
+  /* samples exported from one annotator's whole view: their row sets differ, no gold row
+     set (rescue_sample.view_of) */
+  struct tk_whole_view {
+    char *sample_id;
+    int64_t annotator_id;
+  } * whole;
+  long n_whole, cap_whole;
 } tk_summary;
 
 typedef struct tk_prov_annotator {

@@ -211,6 +211,42 @@ SELECT p.row_id, p.position, v.id, v.annotator_id, v.kind, v.content, v.start_ti
   FROM pick p JOIN row_version v ON v.id = p.vid
  ORDER BY p.position;
 
+-- name: view_rowset_pick
+-- The row set the corpus, gold and latest views show for one sample (store.c): the gold
+-- row set where adjudication chose one (columns 1-3), else, for the corpus and latest
+-- views (:view 0, 2) when some annotator works in a row set of their own that is not the
+-- base one, the whole view of the annotator who saved last, ties by name (columns 4-7:
+-- annotator, their row set, its size and note). NULLs: the base row set, as before.
+WITH gold AS (
+  SELECT ar.rowset_id AS id, rs.n_rows AS n
+    FROM annotator_rowset ar JOIN annotator a ON a.id = ar.annotator_id
+    JOIN rowset rs ON rs.id = ar.rowset_id
+   WHERE ar.sample_ref = :sample_ref AND a.name = :adjudication),
+last AS (
+  SELECT a.id AS id FROM annotator a
+    JOIN row_version v ON v.annotator_id = a.id
+    JOIN row r ON r.id = v.row_id JOIN rowset rs ON rs.id = r.rowset_id
+   WHERE (:view = 0 OR :view = 2) AND NOT EXISTS (SELECT 1 FROM gold)
+     AND EXISTS (SELECT 1 FROM annotator_rowset x JOIN annotator xa ON xa.id = x.annotator_id
+                   JOIN sample s ON s.id = x.sample_ref
+                  WHERE x.sample_ref = :sample_ref AND x.rowset_id <> s.rowset_id
+                    AND xa.retired = 0 AND xa.name <> :adjudication)
+     AND rs.sample_ref = :sample_ref AND v.kind <> 'gold' AND a.retired = 0
+     AND a.role <> 'model' AND a.name <> :draft AND a.name <> :adjudication
+   GROUP BY a.id ORDER BY max(v.created_at) DESC, a.name LIMIT 1),
+whole AS (
+  SELECT l.id AS annotator_id,
+         coalesce((SELECT x.rowset_id FROM annotator_rowset x
+                    WHERE x.sample_ref = :sample_ref AND x.annotator_id = l.id),
+                  (SELECT rowset_id FROM sample WHERE id = :sample_ref)) AS rowset_id
+    FROM last l)
+SELECT (SELECT id FROM gold), (SELECT n FROM gold), 'gold',
+       w.annotator_id, w.rowset_id, rs.n_rows, rs.note
+  FROM (SELECT 1) LEFT JOIN whole w LEFT JOIN rowset rs ON rs.id = w.rowset_id;
+
+-- name: rowset_info
+SELECT n_rows, note FROM rowset WHERE id = :rowset_id;
+
 -- name: sample_count
 SELECT count(*) FROM sample;
 
@@ -296,6 +332,36 @@ SELECT r.id, r.position, v.id, v.annotator_id, a.name, a.role, v.kind, v.content
   JOIN annotator a ON a.id = v.annotator_id
  WHERE r.rowset_id = :rowset_id
  ORDER BY r.position, v.id;
+
+-- name: gold_rowset
+-- The gold row set adjudication chose for a sample (annotate/gold_seg.c) and whose
+-- segmentation it is (rowset.annotator_id: the coder, or the draft's importer).
+SELECT ar.rowset_id, rs.annotator_id, rs.n_rows
+  FROM annotator_rowset ar JOIN annotator a ON a.id = ar.annotator_id
+  JOIN rowset rs ON rs.id = ar.rowset_id
+ WHERE ar.sample_ref = :sample_ref AND a.name = :adjudication;
+
+-- name: gold_rowset_maker
+SELECT annotator_id FROM rowset WHERE id = :rowset_id;
+
+-- name: sample_annotator_saved
+-- Did the annotator save a version (not gold) of any row of the sample?
+SELECT EXISTS (SELECT 1 FROM row_version v JOIN row r ON r.id = v.row_id
+                 JOIN rowset rs ON rs.id = r.rowset_id
+                WHERE rs.sample_ref = :sample_ref AND v.annotator_id = :annotator_id
+                  AND v.kind <> 'gold');
+
+-- name: rowset_same_members
+-- Do two row sets list the same rows in the same order?
+SELECT (SELECT count(*) FROM rowset_member WHERE rowset_id = :a) =
+       (SELECT count(*) FROM rowset_member WHERE rowset_id = :b)
+   AND NOT EXISTS (SELECT 1 FROM rowset_member x
+                     LEFT JOIN rowset_member y ON y.rowset_id = :b AND y.position = x.position
+                    WHERE x.rowset_id = :a AND (y.row_id IS NULL OR y.row_id <> x.row_id));
+
+-- name: rowset_member_copy
+INSERT INTO rowset_member(rowset_id, position, row_id)
+  SELECT :to_id, position, row_id FROM rowset_member WHERE rowset_id = :from_id;
 
 -- name: annotator_leads
 SELECT id, name FROM annotator WHERE role = 'lead' AND name <> :reserved ORDER BY name;

@@ -217,7 +217,8 @@ START_TEST(test_split_leaves_others_alone) {
   look(ann, &a1);
   ck_assert_ptr_null(strstr(a1.json, "bob"));
   /* ann saves a row her split moved (row 3 of the base row set is her row 4): her view
-     numbers it 4, the latest view of the base row set still 3 */
+     numbers it 4, the base row set still 3; the latest view, their row sets differing
+     and ann having saved last, is ann's whole view (issue 22 item 8) */
   save_text(ann, 4, "ann on a moved row");
   consecutive(ann);
   {
@@ -225,11 +226,21 @@ START_TEST(test_split_leaves_others_alone) {
     rescue_sample_iter *it = NULL;
     const rescue_sample *smp;
     ck_assert_int_eq(rescue_view_parse(st, "latest", &v), 0);
+    v.base = 1;
     ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
     ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
     ck_assert_int_eq(smp->n, b0.n);
     ck_assert_ptr_nonnull(strstr(smp->rows[2].content, "ann on a moved row"));
     ck_assert_ptr_nonnull(strstr(smp->rows[2].content, "\"row_index\": 3"));
+    rescue_sample_iter_free(&it);
+    v.base = 0;
+    ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+    ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+    ck_assert_int_eq(smp->n, b0.n + 1);
+    ck_assert(smp->view_of == ann);
+    ck_assert_ptr_nonnull(strstr(smp->rows[3].content, "ann on a moved row"));
+    ck_assert_ptr_nonnull(strstr(smp->rows[3].content, "\"row_index\": 4"));
+    ck_assert_ptr_null(strstr(smp->rows[3].content, "bob"));
     rescue_sample_iter_free(&it);
   }
   forget(&a0);

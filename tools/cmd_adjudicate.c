@@ -9,7 +9,7 @@
 
 static const char *const policies[] = {"lead", "majority", "latest", NULL};
 static int policy_index = -1, json;
-static const char *lead, *decide_file;
+static const char *lead, *decide_file, *segmentation;
 static int dry_run;
 static cli_list samples, coders;
 static const cli_option options[] = {
@@ -30,6 +30,9 @@ static const cli_option options[] = {
      .help = "the coders, comma-separated (registered, not retired)",
      .bad = "--coders needs at least one name"},
     CLI_SAMPLES_HELP(&samples, "only these samples (discarded ones are skipped unless named)"),
+    CLI_STRING(0, "segmentation", &segmentation, "<from>",
+               "settle each sample's gold row set first: <annotator>, draft or\n"
+               "majority (see above)"),
     CLI_STRING(0, "decide", &decide_file, "<file>", "apply a lead's decisions (see above)"),
     CLI_FLAG(0, "dry-run", &dry_run, "decide and report what would be written; write nothing"),
     CLI_JSON(&json, "one JSON document"),
@@ -37,6 +40,7 @@ static const cli_option options[] = {
 static const cli_spec spec = {
     .synopsis =
         "rescue adjudicate <db> --policy lead|majority|latest [--lead <name>]\n"
+        "                         [--segmentation <annotator>|draft|majority]\n"
         "                         [--coders <a>,<b>...] [--samples <id>,...] [--dry-run] [--json]\n"
         "       rescue adjudicate <db> --decide <decisions.jsonl> --lead <name>\n"
         "                         [--coders <a>,<b>...] [--dry-run] [--json]",
@@ -59,6 +63,19 @@ static const cli_spec spec = {
         "holds a half-decided row. Undecided rows are listed with each undecided field and\n"
         "every coder's value; that is a result, not a failure (exit 0). Running it again\n"
         "writes only what changed. Exports use gold where it exists.\n"
+        "\n"
+        "Segmentation comes first. Gold rows live in a row set of their own, chosen per\n"
+        "sample with --segmentation: an annotator's row set (they must have a version of the\n"
+        "sample), the draft's, or the majority's (the row set strictly more coders share than\n"
+        "any other; two row sets are the same when every row's start and end agree within\n"
+        "10 ms; with no majority the sample waits for a lead, and the report says so). Times,\n"
+        "speaker, text and row_index of gold rows come from that row set; the other fields\n"
+        "are decided as above, each coder's value taken from their row aligned to the gold\n"
+        "row (one to one by greatest overlap, at least half the shorter span), their row\n"
+        "references renumbered to gold rows. Without --segmentation a sample keeps its gold\n"
+        "row set, if any; a sample whose coders' row sets differ and that has none is left\n"
+        "out and listed, waiting for --segmentation. The option applies to the --samples\n"
+        "named, else to every sample whose coders' row sets differ.\n"
         "\n"
         "--decide applies a lead's decisions, one JSON object per line:\n"
         "  {\"sample_id\": \"...\", \"row_index\": 3, \"field\": \"utterance_type\", \"value\": "
@@ -112,10 +129,24 @@ static void report(const rescue_adjudicate_opts *o, const rescue_adjudicate_resu
     rescue_buf_puts(out, " none");
   rescue_buf_printf(out, "; fields agreed %ld, decided %ld\n", res->fields_agreed,
                     res->fields_decided);
-  if (res->n_undecided)
+  if (o->segmentation)
+    rescue_buf_printf(out, "gold segmentation (%s): %ld sample%s set\n", o->segmentation,
+                      res->segmentations, res->segmentations == 1 ? "" : "s");
+  if (res->waiting) {
+    rescue_buf_printf(out, "\n%ld sample%s wait%s for a lead (no gold segmentation):\n",
+                      res->waiting, res->waiting == 1 ? "" : "s", res->waiting == 1 ? "s" : "");
+    for (i = 0; i < res->n_undecided; i++)
+      if (res->undecided[i].row == 0)
+        rescue_buf_printf(out, "  %s: %s\n", res->undecided[i].sample_id, res->undecided[i].reason);
+    rescue_buf_puts(out, "choose with --segmentation <annotator>|draft|majority "
+                         "[--samples <id>,...]\n");
+  }
+  if (res->n_undecided > res->waiting)
     rescue_buf_puts(out, "\nundecided rows (left as they are):\n");
   for (i = 0; i < res->n_undecided; i++) {
     const rescue_adj_undecided *u = &res->undecided[i];
+    if (u->row == 0)
+      continue;
     rescue_buf_printf(out, "  %s:%d: %s\n", u->sample_id, u->row, u->reason);
     for (f = 0; f < u->n_fields; f++) {
       rescue_buf_printf(out, "      %s:", u->fields[f].field);
@@ -139,10 +170,15 @@ int cmd_adjudicate(int argc, char **argv) {
   rc = 2;
   o.lead = lead;
   o.dry_run = dry_run;
+  o.segmentation = segmentation;
+  if (segmentation && !*segmentation) {
+    cli_spec_error(&spec, "--segmentation needs an annotator's name, draft or majority");
+    goto end;
+  }
   if (decide_file) {
-    if (policy_index >= 0 || samples.n) {
-      cli_spec_error(&spec, "--decide does not go with --policy or --samples (the file says "
-                            "which rows)");
+    if (policy_index >= 0 || samples.n || segmentation) {
+      cli_spec_error(&spec, "--decide does not go with --policy, --samples or --segmentation "
+                            "(the file says which rows)");
       goto end;
     }
     if (!o.lead) {

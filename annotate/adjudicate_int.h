@@ -1,0 +1,47 @@
+/*
+** adjudicate_int.h: private to adjudication (annotate/adjudicate.c, annotate/gold_seg.c):
+** settling a sample's gold segmentation inside the caller's transaction.
+*/
+#ifndef RESCUE_ADJUDICATE_INT_H
+#define RESCUE_ADJUDICATE_INT_H
+
+#include <stdint.h>
+
+#include "rescue_buf.h"
+#include "rescue_store.h"
+
+/* private to the library: not exported from librescue.so */
+#pragma GCC visibility push(hidden)
+
+/*
+** Make the row set `from` names the gold row set of sample (ref, sample_id), inside the
+** caller's transaction: "draft" (the base row set), "majority" (the row set of strictly
+** more of the n coders ids[]/names[] who saved a version of the sample than of any
+** other; two row sets are the same when every row's start and end agree within 10 ms) or
+** a coder's name (their row set; they must have saved a version of the sample). The gold
+** row set lists the chosen rows in their order, made by the coder whose segmentation it
+** is (rowset.annotator_id: the first of a majority, or the draft's importer); the gold
+** pseudo-annotator's annotator_rowset points at it. Nothing is written when it already is
+** so (*changed 0). No majority: *waits 1, the reason in why, nothing written. Bad input
+** (unknown name, no version of the sample): RESCUE_EINVAL or RESCUE_ENOTFOUND on the
+** handle.
+*/
+int rescue_gold_seg_apply(rescue_store *st, int64_t ref, const char *sample_id, const char *from,
+                          const int64_t *ids, char *const *names, int n, int *waits, int *changed,
+                          rescue_buf *why);
+
+/*
+** The gold row set of sample ref: 1 with *rowset_id and *segmenter (whose segmentation it
+** is) set, 0 when adjudication chose none, or a negative error on the handle.
+*/
+int rescue_gold_rowset(rescue_store *st, int64_t ref, int64_t *rowset_id, int64_t *segmenter);
+
+/*
+** The fields of a row that its segmentation decides (times, speaker, text, row_index):
+** gold takes them from the gold row set's own row, never from a vote. NULL-terminated.
+*/
+extern const char *const rescue_gold_seg_fields[];
+
+#pragma GCC visibility pop
+
+#endif
