@@ -1633,22 +1633,22 @@ int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *s
                        from ? from : "", sample_id);
     goto end;
   }
-  if (k->vs.rowset_id != c.gv.rowset_id) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
-                       "%s's row set differs from the sample's base row set: a gold row set "
-                       "from another segmentation is made by adjudicating the segmentation",
-                       k->name);
-    goto end;
-  }
   {
-    rescue_audit_entry e = {0};
-    char detail[300];
-    snprintf(detail, sizeof detail, "gold segmentation of %s: the base row set, as %s's", sample_id,
-             k->name);
-    e.action = "adjudicate";
-    e.annotator = lead;
-    e.detail = detail;
-    rc = rescue_audit_add(st, &e);
+    /* the coder's (or the draft's) whole row set becomes gold's (annotate/gold_seg.c) */
+    rescue_buf why = RESCUE_BUF_INIT;
+    int waits = 0;
+    char *name = rescue_strdup(k->name);
+    cur_free(&c);
+    memset(&c, 0, sizeof c);
+    if (!name)
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    rc = rescue_gold_segmentation_set(st, sample_id, name, NULL, 0, &waits, &why);
+    if (!rc && waits)
+      rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT, "%s",
+                         why.s ? why.s : "no gold segmentation");
+    rescue_free(name);
+    rescue_buf_clear(&why);
+    return rc;
   }
 end:
   cur_free(&c);

@@ -582,10 +582,26 @@ START_TEST(api_statuses) {
   }
   expect(r, 200);
   free(r.body);
-  r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"bob\"}");
-  expect(r, 409);
-  ck_assert_ptr_nonnull(strstr(r.body, "differs from the sample's base row set"));
-  free(r.body);
+  /* the lead chooses bob's segmentation: gold rows are now bob's row set, one row more */
+  {
+    long before = count("SELECT count(*) FROM rowset_member WHERE rowset_id = "
+                        "(SELECT rowset_id FROM sample WHERE sample_id = '" SAMPLE "')");
+    long bobs = count("SELECT count(*) FROM rowset_member m JOIN annotator_rowset ar ON "
+                      "ar.rowset_id = m.rowset_id JOIN annotator a ON a.id = ar.annotator_id "
+                      "WHERE a.name = 'bob'");
+    json_t *s;
+    ck_assert_int_eq(bobs, before + 1);
+    r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"bob\"}");
+    expect(r, 200);
+    free(r.body);
+    r = http(port, "GET", CPATH, tok_lea, NULL);
+    expect(r, 200);
+    s = json_loads(r.body, 0, &je);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq((long)json_array_size(json_object_get(s, "rows")), bobs);
+    json_decref(s);
+    free(r.body);
+  }
   rescue_serve_stop(&srv);
   drop_corpus();
 }
