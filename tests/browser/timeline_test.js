@@ -140,7 +140,8 @@ async function playAndWatch(page, index) {
     check(JSON.stringify(g.lanes) === JSON.stringify(['Maya', 'Daniel', 'Therapist']), 'one lane per speaker: ' + g.lanes.join(', '));
     check(g.from === 0 && Math.abs(g.to - 55) < 0.2, 'the time line shows the whole sample (0-' + g.to.toFixed(2) + ' s)');
     // ink in the waveform band: none over the silent first 5 s, a tall band after
-    const ink = await page.evaluate(({ g }) => {
+    // (polled: the canvas is redrawn on the next animation frame after the peaks arrive)
+    const inkAt = () => page.evaluate(({ g }) => {
       const c = document.getElementById('timeline-canvas'), x = c.getContext('2d'), dpr = c.width / g.width;
       const column = (t) => {
         const px = Math.round(((t - g.from) / (g.to - g.from)) * g.width * dpr);
@@ -151,6 +152,11 @@ async function playAndWatch(page, index) {
       };
       return { silent: column(2.5), loud: column(30) };
     }, { g });
+    let ink = await inkAt();
+    for (let i = 0; i < 50 && !(ink.loud >= g.waveH * 0.55); i++) {
+      await page.waitForTimeout(100);
+      ink = await inkAt();
+    }
     check(ink.silent <= 2 && ink.loud >= g.waveH * 0.55, 'the waveform is flat where the sound is silent (' + ink.silent + ' px) and tall where it is loud (' + ink.loud + ' px)');
     const rowInk = await page.evaluate(({ g }) => {
       const c = document.getElementById('timeline-canvas'), x = c.getContext('2d'), dpr = c.width / g.width;

@@ -17,7 +17,7 @@ import { selectRow } from './rows.js';
 import { openSample } from './sample.js';
 import { state } from './state.js';
 
-const WAVE_H = 56, LANE_H = 18, AXIS_H = 16, GRAB_PX = 5, MIN_ROW = 0.05;
+const WAVE_H = 44, LANE_H = 17, AXIS_H = 16, GRAB_PX = 5, MIN_ROW = 0.05;
 
 const canvas = el('canvas', { id: 'timeline-canvas', tabindex: '-1' });
 const note = el('span', { id: 'timeline-note', class: 'muted' });
