@@ -22,6 +22,9 @@ void rescue_view_sample_clear(rescue_view_sample *vs) {
   rescue_free(vs->mine);
   rescue_free(vs->origin);
   rescue_free(vs->seg_changed);
+  for (int i = 0; vs->lost_refs && i < vs->n; i++)
+    rescue_free(vs->lost_refs[i]);
+  rescue_free(vs->lost_refs);
   rescue_free(vs->group);
   rescue_free(vs->head);
   rescue_free(vs->tail);
@@ -52,9 +55,10 @@ static int copy_sample(rescue_store *st, const rescue_sample *s, int64_t annotat
   L->mine = rescue_calloc(n, sizeof *L->mine);
   L->origin = rescue_calloc(n, sizeof *L->origin);
   L->seg_changed = rescue_calloc(n, sizeof *L->seg_changed);
+  L->lost_refs = rescue_calloc(n, sizeof *L->lost_refs);
   L->doc = rescue_jdoc_new();
   if (!L->rows || !L->versions || !L->row_ids || !L->mine || !L->origin || !L->seg_changed ||
-      !L->doc || !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
+      !L->lost_refs || !L->doc || !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   for (i = 0; i < s->n; i++) {
     L->versions[i] = s->rows[i].version_id;
@@ -62,6 +66,8 @@ static int copy_sample(rescue_store *st, const rescue_sample *s, int64_t annotat
     L->mine[i] = s->rows[i].annotator_id == annotator_id && s->rows[i].origin == RESCUE_ROW_OWN;
     L->origin[i] = s->rows[i].origin;
     L->seg_changed[i] = s->rows[i].seg_changed;
+    if (s->rows[i].lost_refs && !(L->lost_refs[i] = rescue_strdup(s->rows[i].lost_refs)))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   }
   return 0;
 }
@@ -95,6 +101,8 @@ int rescue_view_sample_load(rescue_store *st, const char *sample_id, int64_t ann
   for (i = 0, e = rows && rows->type == RESCUE_JARRAY ? rows->child : NULL; e && i < L->n;
        e = e->next, i++)
     L->rows[i] = e;
+  for (int k = i; k < L->n; k++) /* rows the JSON did not hold (never: kept to free) */
+    rescue_free(L->lost_refs[k]), L->lost_refs[k] = NULL;
   L->n = i;
   return 0;
 }
