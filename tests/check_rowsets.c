@@ -583,8 +583,18 @@ START_TEST(test_upgrade_from_v6) {
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0);
   ck_assert_str_eq(rescue_jget(L.rows[2], "dialogue_cleaned")->s, "second half");
   rescue_view_sample_clear(&L);
+  /* references as row ids (migration 9): each number of the six versions with evidence
+     rows names a row of the row set it was written in. ann's version of the old row 3
+     ([1, 2, 3] of the first row set) names both halves of bob's split; bob's own, written in
+     his row set, reads as written */
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM row_ref"), 15);
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  REFS(ann, 8, "[7, 8]");
+  REFS(bob, 4, "[1, 2, 3]");
+  REFS(bob, 8, "[6, 7]");
   /* and the upgraded corpus works the new way: ann's split is ann's alone */
   ck_assert_int_eq(do_split(ann, 1, 0), 11);
+  REFS(ann, 5, "[1, 2, 3, 4, 5]");
   look(ann, &a1);
   look(bob, &b1);
   ck_assert_str_eq(b1.json, b.json);
