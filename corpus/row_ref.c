@@ -7,7 +7,7 @@
 ** is written as its position there: a row that was split as both halves, rows that were
 ** merged as the merged row, a row that is in no form in the row set is left out and
 ** reported (lint R13). A list is rewritten only when a number changes, so a version shown
-** in the row set it was written in comes back byte for byte (corpus/FORMAT.md §5.3).
+** in the row set it was written in comes back byte for byte (corpus/FORMAT.md §4.1).
 */
 #include <limits.h>
 #include <stdio.h>

@@ -398,7 +398,7 @@ ALTER TABLE clip ADD COLUMN row_id INTEGER REFERENCES row(id);
 -- for byte); one line per number that named a row of the row set the version was written
 -- in. A number that named no row (0, or past the end) has no line and stays verbatim in
 -- every view. Readers write the numbers as positions of the row set shown (corpus/FORMAT.md
--- §5.3).
+-- §4.1).
 CREATE TABLE row_ref(
   version_id  INTEGER NOT NULL REFERENCES row_version(id),
   field       TEXT NOT NULL,          -- the ints field's key
