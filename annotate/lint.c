@@ -1745,6 +1745,45 @@ static int parse_stored(rescue_store *st, const rescue_sample *s, rescue_jdoc *d
   return 0;
 }
 
+int rescue_lint_lost_refs(const char *sample_id, int position, const char *lost_refs,
+                          rescue_lint_result *res) {
+  rescue_jdoc *doc;
+  const rescue_jnode *o, *f, *e;
+  rescue_jerror je;
+  linter L;
+  if (!lost_refs)
+    return 0;
+  if (!(doc = rescue_jdoc_new()))
+    return RESCUE_ENOMEM;
+  memset(&L, 0, sizeof L);
+  L.res = res;
+  L.sample_id = sample_id;
+  o = rescue_jparse(doc, lost_refs, strlen(lost_refs), &je);
+  for (f = o && o->type == RESCUE_JOBJECT ? o->child : NULL; f; f = f->next)
+    for (e = f->type == RESCUE_JARRAY ? f->child : NULL; e; e = e->next) {
+      const rescue_jnode *w = e->child, *id = w ? w->next : NULL;
+      if (w && id)
+        add(&L, 13, position, f->key,
+            "%s points at a row that is not in this row set (row %s where it was written, "
+            "row id %s): a resegmentation removed it",
+            f->key, w->s, id->s);
+    }
+  rescue_jdoc_free(&doc);
+  return L.oom ? RESCUE_ENOMEM : 0;
+}
+
+/*
+** R13 across row sets for every row of s (rescue_lint_lost_refs). Returns 0 or
+** RESCUE_ENOMEM, kept on the store handle.
+*/
+static int r13_lost(rescue_store *st, const rescue_sample *s, rescue_lint_result *res) {
+  int i;
+  for (i = 0; i < s->n; i++)
+    if (rescue_lint_lost_refs(s->sample_id, s->rows[i].position, s->rows[i].lost_refs, res))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
 /*
 ** R21: flag an annotator's rows of s that someone else's resegmentation changed. Returns 0
 ** or RESCUE_ENOMEM, kept on the store handle.
@@ -1836,8 +1875,9 @@ int rescue_lint(rescue_store *st, const rescue_lint_opts *o, rescue_lint_result 
       rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
       goto end;
     }
-    /* R21: an annotator's rows that someone else's resegmentation changed */
-    if ((rc = r21(st, s, res)))
+    /* R13 for references that no longer resolve; R21: an annotator's rows that someone
+       else's resegmentation changed */
+    if ((rc = r13_lost(st, s, res)) || (rc = r21(st, s, res)))
       goto end;
   }
   if (rc == 0)

@@ -70,6 +70,14 @@ typedef struct rescue_lint_media {
 } rescue_lint_media;
 
 /*
+** R13 for references a view could not follow (rescue_row.lost_refs, a JSON object {field:
+** [[number as written, row id], ...]}; NULL adds nothing): one error per reference, on row
+** `position` of sample_id. rescue_lint and rescue_review_lint call it; 0 or RESCUE_ENOMEM.
+*/
+int rescue_lint_lost_refs(const char *sample_id, int position, const char *lost_refs,
+                          rescue_lint_result *res);
+
+/*
 ** Check one sample given as JSON: `sample` is the sample object (its sample-level keys;
 ** may be NULL), rows[i] the rows at positions pos[i] (pos NULL: 1..n), n_rows the size of
 ** the row set (for evidence rows; n < n_rows, a partial view, skips R14 and R19).

@@ -289,6 +289,8 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
   review_media(st, sample_id, &cues, &lc, &media);
   rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, vs->sample, vs->rows, NULL, vs->n,
                           vs->n_rows, &media, res);
+  for (i = 0; !rc && vs->lost_refs && i < vs->n; i++)
+    rc = rescue_lint_lost_refs(sample_id, i + 1, vs->lost_refs[i], res);
   rescue_free(lc);
   rescue_cues_clear(&cues);
   return rc;

@@ -22,6 +22,9 @@ void rescue_view_sample_clear(rescue_view_sample *vs) {
   rescue_free(vs->mine);
   rescue_free(vs->origin);
   rescue_free(vs->seg_changed);
+  for (int i = 0; vs->lost_refs && i < vs->n; i++)
+    rescue_free(vs->lost_refs[i]);
+  rescue_free(vs->lost_refs);
   rescue_free(vs->group);
   rescue_free(vs->head);
   rescue_free(vs->tail);
@@ -52,9 +55,10 @@ static int copy_sample(rescue_store *st, const rescue_sample *s, int64_t annotat
   L->mine = rescue_calloc(n, sizeof *L->mine);
   L->origin = rescue_calloc(n, sizeof *L->origin);
   L->seg_changed = rescue_calloc(n, sizeof *L->seg_changed);
+  L->lost_refs = rescue_calloc(n, sizeof *L->lost_refs);
   L->doc = rescue_jdoc_new();
   if (!L->rows || !L->versions || !L->row_ids || !L->mine || !L->origin || !L->seg_changed ||
-      !L->doc || !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
+      !L->lost_refs || !L->doc || !L->group || !L->head || !L->tail || !rescue_buf_ok(&L->json))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   for (i = 0; i < s->n; i++) {
     L->versions[i] = s->rows[i].version_id;
@@ -62,6 +66,8 @@ static int copy_sample(rescue_store *st, const rescue_sample *s, int64_t annotat
     L->mine[i] = s->rows[i].annotator_id == annotator_id && s->rows[i].origin == RESCUE_ROW_OWN;
     L->origin[i] = s->rows[i].origin;
     L->seg_changed[i] = s->rows[i].seg_changed;
+    if (s->rows[i].lost_refs && !(L->lost_refs[i] = rescue_strdup(s->rows[i].lost_refs)))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   }
   return 0;
 }
@@ -95,6 +101,8 @@ int rescue_view_sample_load(rescue_store *st, const char *sample_id, int64_t ann
   for (i = 0, e = rows && rows->type == RESCUE_JARRAY ? rows->child : NULL; e && i < L->n;
        e = e->next, i++)
     L->rows[i] = e;
+  for (int k = i; k < L->n; k++) /* rows the JSON did not hold (never: kept to free) */
+    rescue_free(L->lost_refs[k]), L->lost_refs[k] = NULL;
   L->n = i;
   return 0;
 }
@@ -161,6 +169,27 @@ void rescue_row_write_like(rescue_buf *b, const rescue_jnode *row, const rescue_
       rescue_buf_printf(b, "%d", position);
     else
       write_like(b, c, old && old->type == RESCUE_JOBJECT ? rescue_jget(old, c->key) : NULL);
+  }
+  rescue_buf_putc(b, '}');
+}
+
+void rescue_row_write_with(rescue_buf *b, const rescue_jnode *row, const char *const *keys,
+                           const char *const *vals, int n) {
+  const rescue_jnode *c;
+  int first = 1, i;
+  rescue_buf_putc(b, '{');
+  for (c = row->child; c; c = c->next) {
+    if (!first)
+      rescue_buf_puts(b, ", ");
+    first = 0;
+    rescue_jwrite_string(b, c->key, c->keylen);
+    rescue_buf_puts(b, ": ");
+    for (i = 0; i < n && strcmp(c->key, keys[i]); i++)
+      ;
+    if (i < n)
+      rescue_buf_puts(b, vals[i]);
+    else
+      write_like(b, c, c);
   }
   rescue_buf_putc(b, '}');
 }
@@ -334,10 +363,11 @@ static int split_parent(rescue_store *st, int64_t row_id, int64_t *parent) {
 /*
 ** A new row made at `position` of rowset_id from the JSON text, with its first version by
 ** annotator_id and its lineage: parents[0..n_parents) with relation rel (parts in order).
+** The text's row references are positions of L's row set (the view it was copied from).
 */
-static int reseg_new_row(rescue_store *st, int64_t rowset_id, int position, int64_t annotator_id,
-                         const rescue_buf *text, const int64_t *parents, int n_parents,
-                         const char *rel, int64_t *row_id) {
+static int reseg_new_row(rescue_store *st, const rescue_view_sample *L, int64_t rowset_id,
+                         int position, int64_t annotator_id, const rescue_buf *text,
+                         const int64_t *parents, int n_parents, const char *rel, int64_t *row_id) {
   rescue_jdoc *rd = rescue_jdoc_new();
   rescue_row_input in;
   const rescue_jnode *rn, *bad = NULL;
@@ -369,6 +399,7 @@ static int reseg_new_row(rescue_store *st, int64_t rowset_id, int position, int6
     goto done;
   }
   *row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
+  in.ref_rowset_id = L->rowset_id;
   if ((rc = rescue_store_add_row_version(st, *row_id, annotator_id, "edit", &in, NULL, NULL, NULL)))
     goto done;
   for (i = 0; i < n_parents && !rc; i++) {
@@ -407,9 +438,9 @@ static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_s
     if (op->op == RESCUE_RESEG_SPLIT) {
       if ((rc = split_row(st, L->rows[i], op, texts, n + 1)))
         break;
-      if (!(rc = reseg_new_row(st, rowset_id, n + 1, annotator_id, &texts[0], &L->row_ids[i], 1,
+      if (!(rc = reseg_new_row(st, L, rowset_id, n + 1, annotator_id, &texts[0], &L->row_ids[i], 1,
                                "split", &ids[n])))
-        rc = reseg_new_row(st, rowset_id, n + 2, annotator_id, &texts[1], &L->row_ids[i], 1,
+        rc = reseg_new_row(st, L, rowset_id, n + 2, annotator_id, &texts[1], &L->row_ids[i], 1,
                            "split", &ids[n + 1]);
       n += 2;
     } else {
@@ -421,7 +452,7 @@ static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_s
         ids[n++] = p1; /* the two halves of one row: that row again */
       } else {
         merge_rows(L->rows[i], L->rows[i + 1], &texts[0], n + 1);
-        rc = reseg_new_row(st, rowset_id, n + 1, annotator_id, &texts[0], &L->row_ids[i], 2,
+        rc = reseg_new_row(st, L, rowset_id, n + 1, annotator_id, &texts[0], &L->row_ids[i], 2,
                            "merged", &ids[n]);
         n++;
       }

@@ -26,6 +26,7 @@ typedef struct rescue_view_sample {
   int *mine;                  /* n: that version is the annotator's own, of this row */
   int *origin;                /* n: RESCUE_ROW_OWN, _CARRIED, _SPLIT, _MERGED */
   int *seg_changed;           /* n: someone else's resegmentation changed the row */
+  char **lost_refs;           /* n: rescue_row.lost_refs, or NULL */
   int n, n_rows;              /* rows shown, rows in the row set */
   char status[16];            /* new | in_review | reviewed | discarded */
   char scenario[16];          /* couple | family (rescue_sample_scenario) */

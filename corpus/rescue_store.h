@@ -177,6 +177,12 @@ typedef struct rescue_row {
   int origin;
   /* Annotator views only: someone else's resegmentation changed this row's span. */
   int seg_changed;
+  /*
+  ** References of this version to rows the row set shown holds in no form (removed by a
+  ** resegmentation; left out of `content`): NULL, or a JSON object {field: [[number as
+  ** written, row id], ...]} (lint R13).
+  */
+  const char *lost_refs;
 } rescue_row;
 
 enum {

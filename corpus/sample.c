@@ -449,6 +449,7 @@ int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annot
   sqlite3_stmt *s = rescue_store_stmt(st, "row_version_insert");
   const char *x = in->extra.s, *speaker, *ents, *utt, *cyc, *pat;
   char now[32];
+  int64_t vid;
   if (!s)
     return rescue_store_err(st)->code;
   speaker = x;
@@ -473,9 +474,10 @@ int rescue_store_add_row_version(rescue_store *st, int64_t row_id, int64_t annot
   rescue_bind_text(s, ":gold_sources", gold_sources, -1);
   if (sqlite3_step(s) != SQLITE_DONE)
     return rescue_store_sqlerr(st, "writing a row version");
+  vid = sqlite3_last_insert_rowid(rescue_store_db(st));
   if (version_id)
-    *version_id = sqlite3_last_insert_rowid(rescue_store_db(st));
-  return 0;
+    *version_id = vid;
+  return rescue_store_put_refs(st, vid, row_id, annotator_id, in);
 }
 
 /* ---- row identity ---- */
@@ -680,13 +682,11 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
   int i, rc, n_old = 0;
   if (!s)
     return rescue_store_err(st)->code;
+  if (!(new_ids = rescue_calloc((size_t)in->n_rows + 1, sizeof *new_ids)))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   if (old_rowset) {
     if ((rc = load_spans(st, old_rowset, annotator_id, &old, &n_old)))
-      return rc;
-    if (!(new_ids = rescue_calloc((size_t)in->n_rows + 1, sizeof *new_ids))) {
-      rescue_free(old);
-      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    }
+      goto end;
     if (!(s = rescue_store_stmt(st, "rowset_insert"))) {
       rc = rescue_store_err(st)->code;
       goto end;
@@ -705,7 +705,6 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
   if ((rc = rescue_store_point_rowset(st, sample_ref, own ? annotator_id : 0, rowset_id)))
     goto end;
   for (i = 0; i < in->n_rows; i++) {
-    int64_t row_id;
     s = rescue_store_stmt(st, "row_insert");
     if (!s) {
       rc = rescue_store_err(st)->code;
@@ -717,12 +716,15 @@ static int new_rowset(rescue_store *st, int64_t sample_ref, const rescue_sample_
       rc = rescue_store_sqlerr(st, "writing a row");
       goto end;
     }
-    row_id = sqlite3_last_insert_rowid(rescue_store_db(st));
-    if ((rc = rescue_store_member_insert(st, rowset_id, i + 1, row_id)))
+    new_ids[i] = sqlite3_last_insert_rowid(rescue_store_db(st));
+    if ((rc = rescue_store_member_insert(st, rowset_id, i + 1, new_ids[i])))
       goto end;
-    if (new_ids)
-      new_ids[i] = row_id;
-    if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, kind, &in->rows[i], NULL, NULL,
+  }
+  /* every row is a member before the first version: a row may name a later one */
+  for (i = 0; i < in->n_rows; i++) {
+    rescue_row_input ri = in->rows[i]; /* shares the buffers: not cleared here */
+    ri.ref_rowset_id = rowset_id;
+    if ((rc = rescue_store_add_row_version(st, new_ids[i], annotator_id, kind, &ri, NULL, NULL,
                                            NULL)))
       goto end;
   }

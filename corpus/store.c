@@ -1042,7 +1042,7 @@ fail:
 
 /* Offsets into it->text, turned into pointers once the sample is complete. */
 typedef struct row_offsets {
-  size_t kind, content, speaker, entities, utt, cycle, pattern;
+  size_t kind, content, speaker, entities, utt, cycle, pattern, lost;
 } row_offsets;
 
 static size_t put_col(rescue_buf *b, sqlite3_stmt *s, int col) {
@@ -1137,6 +1137,49 @@ static int pick_rowset(rescue_sample_iter *it, int64_t *who, char *note, size_t 
   }
   sqlite3_reset(q);
   return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading row sets");
+}
+
+/*
+** References follow rows: each shown row's references (corpus/row_ref.c) as positions of
+** the row set shown. A content whose numbers change is appended rewritten to it->text and
+** offs[i].content moved to it; offs[i].lost gets what no longer resolves.
+*/
+static int refs_in_rowset(rescue_sample_iter *it, row_offsets *offs, int n) {
+  rescue_buf copy = RESCUE_BUF_INIT, out = RESCUE_BUF_INIT, lost = RESCUE_BUF_INIT;
+  int i, rc = 0;
+  for (i = 0; i < n && !rc; i++) {
+    rescue_row *row = &it->rows[i];
+    const char *c = at(&it->text, offs[i].content);
+    offs[i].lost = (size_t)-1;
+    if (!c || !rescue_refs_maybe(rescue_store_scheme(it->st), c))
+      continue;
+    rescue_buf_reset(&copy); /* it->text may move while it grows */
+    rescue_buf_putn(&copy, c, row->content_len);
+    rescue_buf_reset(&out);
+    rescue_buf_reset(&lost);
+    if (!rescue_buf_ok(&copy)) {
+      rc = rescue_seterr(&it->st->err, RESCUE_ENOMEM, NULL);
+      break;
+    }
+    if ((rc = rescue_store_refs_in(it->st, it->cur.rowset_id, row->version_id, copy.s, copy.len,
+                                   &out, &lost)))
+      break;
+    if (out.len) {
+      offs[i].content = it->text.len;
+      rescue_buf_putn(&it->text, out.s, out.len);
+      rescue_buf_putc(&it->text, 0);
+      row->content_len = out.len;
+    }
+    if (lost.len) {
+      offs[i].lost = it->text.len;
+      rescue_buf_putn(&it->text, lost.s, lost.len);
+      rescue_buf_putc(&it->text, 0);
+    }
+  }
+  rescue_buf_clear(&copy);
+  rescue_buf_clear(&out);
+  rescue_buf_clear(&lost);
+  return rc;
 }
 
 int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
@@ -1236,6 +1279,10 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
     rescue_free(offs);
     return rescue_store_sqlerr(st, "reading rows");
   }
+  if ((rc = refs_in_rowset(it, offs, n))) {
+    rescue_free(offs);
+    return rc;
+  }
   if (!rescue_buf_ok(&it->text)) {
     rescue_free(offs);
     return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
@@ -1249,6 +1296,7 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
     row->utterance_type = at(&it->text, offs[i].utt);
     row->relation_cycle_state = at(&it->text, offs[i].cycle);
     row->relation_pattern = at(&it->text, offs[i].pattern);
+    row->lost_refs = at(&it->text, offs[i].lost);
     if (!row->speaker)
       row->speaker = "";
     if (!row->entities)

@@ -91,6 +91,12 @@ typedef struct rescue_row_input {
   rescue_buf extra;   /* speaker\0entities\0utterance\0cycle\0pattern\0 */
   double start_time, end_time;
   int has_utterance, has_cycle, has_pattern;
+  /*
+  ** The row set whose positions the row-number lists (the scheme's ints fields) count in,
+  ** for storing them as row ids (corpus/row_ref.c); 0: the row set the writer works in
+  ** when it holds the row, else the one the row was made in.
+  */
+  int64_t ref_rowset_id;
 } rescue_row_input;
 
 /*
@@ -164,6 +170,36 @@ int rescue_store_member_insert(rescue_store *st, int64_t rowset_id, int position
 */
 int rescue_store_point_rowset(rescue_store *st, int64_t sample_ref, int64_t annotator_id,
                               int64_t rowset_id);
+
+/* ---- references follow rows (corpus/row_ref.c) ---- */
+
+/*
+** Might content (a row's JSON, NUL-terminated) hold a non-empty list in one of the scheme's
+** ints fields? A cheap look at the text: 0 means certainly not.
+*/
+int rescue_refs_maybe(const rescue_scheme *sc, const char *content);
+/*
+** Store, for version_id of row_id written by annotator_id from *in, the row id of every
+** number of its ints fields that names a row of in->ref_rowset_id (see there), inside the
+** caller's transaction. Numbers that name no row are not stored (they stay verbatim).
+*/
+int rescue_store_put_refs(rescue_store *st, int64_t version_id, int64_t row_id,
+                          int64_t annotator_id, const rescue_row_input *in);
+/*
+** The references of version_id, whose content is content[0..len) (NUL-terminated), as
+** positions of rowset_id: when any differs from the number written, *out gets the content
+** with those lists rewritten (each position once, numbers that never resolved verbatim);
+** otherwise *out is left empty. References to rows the row set holds in no form are left
+** out and described in *lost as a JSON object {field: [[number as written, row id], ...]}.
+*/
+int rescue_store_refs_in(rescue_store *st, int64_t rowset_id, int64_t version_id,
+                         const char *content, size_t len, rescue_buf *out, rescue_buf *lost);
+/*
+** Append row (an object) to out with its members keys[0..n) replaced by the raw JSON
+** vals[], every other member written with its original spelling (edit.c).
+*/
+void rescue_row_write_with(rescue_buf *out, const rescue_jnode *row, const char *const *keys,
+                           const char *const *vals, int n);
 
 #pragma GCC visibility pop
 

@@ -65,6 +65,39 @@ SELECT parent_id FROM row_origin o
  WHERE o.row_id = :row_id AND o.relation = 'split'
    AND NOT EXISTS (SELECT 1 FROM row_origin p WHERE p.row_id = o.row_id AND p.part <> o.part);
 
+-- name: ref_rowset_for
+-- The row set whose positions a new version of row_id by annotator_id counts in: the one
+-- the annotator works in (theirs, else the sample's base one) when it holds the row, else
+-- the one the row was made in.
+SELECT coalesce(
+  (SELECT m.rowset_id FROM row w
+     JOIN rowset rs ON rs.id = w.rowset_id
+     JOIN sample s ON s.id = rs.sample_ref
+     LEFT JOIN annotator_rowset ar ON ar.sample_ref = s.id AND ar.annotator_id = :annotator_id
+     JOIN rowset_member m ON m.rowset_id = coalesce(ar.rowset_id, s.rowset_id) AND m.row_id = w.id
+    WHERE w.id = :row_id),
+  (SELECT rowset_id FROM row WHERE id = :row_id));
+
+-- name: member_at
+SELECT row_id FROM rowset_member WHERE rowset_id = :rowset_id AND position = :position;
+
+-- name: member_position
+SELECT position FROM rowset_member WHERE row_id = :row_id AND rowset_id = :rowset_id;
+
+-- name: row_ref_insert
+INSERT INTO row_ref(version_id, field, ord, row_id) VALUES (:version_id, :field, :ord, :row_id);
+
+-- name: row_refs_of
+SELECT field, ord, row_id FROM row_ref WHERE version_id = :version_id ORDER BY field, ord;
+
+-- name: row_children
+-- The rows made from row_id by a resegmentation (split halves, the merged row, the same
+-- span in a new row set), in part order.
+SELECT row_id FROM row_origin WHERE parent_id = :row_id ORDER BY row_id;
+
+-- name: row_parents
+SELECT parent_id FROM row_origin WHERE row_id = :row_id ORDER BY part;
+
 -- name: sample_set_rowset
 UPDATE sample SET rowset_id = :rowset_id WHERE id = :id;
 

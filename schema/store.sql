@@ -434,3 +434,43 @@ CREATE TABLE lint_waiver_history(
   by_name     TEXT NOT NULL,                        -- who
   at          TEXT NOT NULL                         -- when, UTC ISO-8601
 );
+
+-- @migration 11
+
+-- References follow rows (issue 22): the rows a version's row-number lists (the scheme's
+-- `ints` fields, relation_pattern_evidence_rows and relation_cycle_evidence_rows) point at,
+-- as stable row ids. The content keeps the numbers verbatim (the release round-trips byte
+-- for byte); one line per number that named a row of the row set the version was written
+-- in. A number that named no row (0, or past the end) has no line and stays verbatim in
+-- every view. Readers write the numbers as positions of the row set shown (corpus/FORMAT.md
+-- §4.1).
+CREATE TABLE row_ref(
+  version_id  INTEGER NOT NULL REFERENCES row_version(id),
+  field       TEXT NOT NULL,          -- the ints field's key
+  ord         INTEGER NOT NULL,       -- 0-based index in the field's list
+  row_id      INTEGER NOT NULL REFERENCES row(id),  -- the row that number named
+  PRIMARY KEY (version_id, field, ord)
+) WITHOUT ROWID;
+
+-- Existing versions: a number names the row at that position of the row set its writer
+-- worked in when that set holds the row (their own, else the sample's base one), else of
+-- the row set the row was made in (the rule rescue_store_add_row_version applies).
+INSERT INTO row_ref(version_id, field, ord, row_id)
+  SELECT v.id, f.key, e.key, m.row_id
+    FROM row_version v
+    JOIN row w ON w.id = v.row_id
+    JOIN rowset rs ON rs.id = w.rowset_id
+    JOIN sample s ON s.id = rs.sample_ref
+    JOIN json_each(v.content) f
+    JOIN json_each(f.value) e
+    JOIN rowset_member m
+      ON m.position = e.value AND m.rowset_id = coalesce(
+         (SELECT x.rowset_id FROM rowset_member x
+           WHERE x.row_id = w.id AND x.rowset_id = coalesce(
+             (SELECT ar.rowset_id FROM annotator_rowset ar
+               WHERE ar.sample_ref = s.id AND ar.annotator_id = v.annotator_id), s.rowset_id)),
+         w.rowset_id)
+   WHERE json_valid(v.content) AND f.type = 'array' AND e.type = 'integer'
+     AND (f.key IN ('relation_pattern_evidence_rows', 'relation_cycle_evidence_rows')
+          OR instr(coalesce((SELECT value FROM meta WHERE key = 'scheme'), ''),
+                   'key="' || f.key || '" type="ints"') > 0);

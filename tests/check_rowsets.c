@@ -330,6 +330,207 @@ START_TEST(test_times_and_comments_by_id) {
 }
 END_TEST
 
+/* Save row `pos` of who's view with relation_pattern_evidence_rows set to refs (JSON). */
+static int64_t save_refs(int64_t who, int pos, const char *refs) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  const rescue_jnode *m;
+  int64_t base, v = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  base = L.versions[pos - 1];
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  for (m = L.rows[pos - 1]->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, "relation_pattern_evidence_rows") == 0)
+      rescue_jw_raw(&w, refs, strlen(refs));
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_row_save(st, COUPLE, pos, who, base, b.s, b.len, &v, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+  rescue_buf_clear(&b);
+  return v;
+}
+
+/* relation_pattern_evidence_rows of row pos of who's view, as written ("[1, 2]"). */
+static char *refs_of(int64_t who, int pos) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  char *r;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  ck_assert_int_le(pos, L.n);
+  rescue_jwrite(&b, rescue_jget(L.rows[pos - 1], "relation_pattern_evidence_rows"));
+  rescue_view_sample_clear(&L);
+  r = strdup(b.s);
+  rescue_buf_clear(&b);
+  return r;
+}
+
+#define REFS(who, pos, want)                                                                       \
+  do {                                                                                             \
+    char *got_ = refs_of(who, pos);                                                                \
+    ck_assert_msg(strcmp(got_, want) == 0, "row %d: %s, want %s", pos, got_, want);                \
+    free(got_);                                                                                    \
+  } while (0)
+
+/* relation_pattern_evidence_rows of row pos in the latest view (the base row set). */
+static char *latest_refs(int pos) {
+  rescue_view v;
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  rescue_buf b = RESCUE_BUF_INIT;
+  const rescue_jnode *row;
+  char *r;
+  ck_assert_int_eq(rescue_view_parse(st, "latest", &v), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+  row = rescue_jparse(d, smp->rows[pos - 1].content, smp->rows[pos - 1].content_len, &je);
+  ck_assert_ptr_nonnull(row);
+  rescue_jwrite(&b, rescue_jget(row, "relation_pattern_evidence_rows"));
+  r = strdup(b.s);
+  rescue_buf_clear(&b);
+  rescue_jdoc_free(&d);
+  rescue_sample_iter_free(&it);
+  return r;
+}
+
+/* R13 findings of who's view (what the page's lint shows). */
+static int r13_count(int64_t who) {
+  rescue_view_sample L;
+  rescue_lint_result lr;
+  int i, n = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  memset(&lr, 0, sizeof lr);
+  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
+  for (i = 0; i < lr.n; i++)
+    n += lr.findings[i].rule == 13;
+  rescue_lint_result_clear(&lr);
+  rescue_view_sample_clear(&L);
+  return n;
+}
+
+/*
+** References follow rows (issue 22 item 3). The draft's row 3 names rows [1, 2, 3] and row
+** 7 rows [6, 7]; bob (ann2) writes his own evidence rows on row 9. ann splits row 2, saves
+** references in her view, merges two rows, then merges the split back: her view writes every
+** reference as a position of her row set; bob's view, its references and lint never change;
+** the latest view (the base row set) writes ann's references as its own positions.
+*/
+START_TEST(test_references_follow_rows) {
+  seen b0, b1;
+  char *r;
+  save_refs(bob, 9, "[2, 3, 7]");
+  look(bob, &b0);
+  REFS(ann, 3, "[1, 2, 3]");
+  /* ann splits row 2 (5.4-9.86): both halves are named where row 2 was */
+  do_split(ann, 2, 7.0);
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  REFS(ann, 8, "[7, 8]");
+  consecutive(ann);
+  /* ann saves references in her view: rows 5 and 6 (the draft's 4 and 5) and 8 (its 7) */
+  save_refs(ann, 10, "[5, 6, 8]");
+  REFS(ann, 10, "[5, 6, 8]");
+  r = latest_refs(9);
+  ck_assert_str_eq(r, "[4, 5, 7]");
+  free(r);
+  /* ann merges her rows 5 and 6: both references name the merged row, once */
+  do_merge(ann, 5);
+  REFS(ann, 9, "[5, 7]");
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  REFS(ann, 7, "[6, 7]");
+  /* merging the halves back restores row 2: the draft's references as written */
+  do_merge(ann, 2);
+  REFS(ann, 3, "[1, 2, 3]");
+  REFS(ann, 8, "[4, 6]");
+  consecutive(ann);
+  ck_assert_int_eq(r13_count(ann), 0);
+  /* bob: his view, his references and his lint exactly as before */
+  look(bob, &b1);
+  ck_assert_str_eq(b1.json, b0.json);
+  ck_assert_int_eq(b1.errors, b0.errors);
+  ck_assert_int_eq(b1.warnings, b0.warnings);
+  REFS(bob, 9, "[2, 3, 7]");
+  REFS(bob, 3, "[1, 2, 3]");
+  ck_assert_int_eq(r13_count(bob), 0);
+  /* the base row set still reads ann's version in its own positions */
+  r = latest_refs(9);
+  ck_assert_str_eq(r, "[4, 5, 7]");
+  free(r);
+  forget(&b0);
+  forget(&b1);
+}
+END_TEST
+
+/*
+** A reference to a row that a resegmentation removed is an R13 finding, and is left out of
+** the list: ann names rows [1, 2] on row 3; the draft is imported again with --resegment
+** without row 2. ann's view carries her version to the new row 2 and reports the lost
+** reference (the page's lint and `rescue lint --view annotator:ann`); bob's view has none.
+*/
+START_TEST(test_reference_to_removed_row) {
+  rescue_view_sample L;
+  rescue_lint_result lr;
+  rescue_lint_opts o;
+  char *dir = tu_tmpdir(), path[4096], *err = NULL;
+  FILE *f;
+  size_t a, b;
+  int i, found = 0;
+  save_refs(ann, 3, "[1, 2]");
+  ck_assert_int_eq(r13_count(ann), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0); /* the draft's rows */
+  a = L.rows[1]->offset;
+  b = L.rows[2]->offset;
+  snprintf(path, sizeof path, "%s/without_row2.jsonl", dir);
+  ck_assert_ptr_nonnull(f = fopen(path, "w"));
+  fwrite(L.json.s, 1, a, f);
+  fwrite(L.json.s + b, 1, L.json.len - b, f);
+  fputc('\n', f);
+  fclose(f);
+  rescue_view_sample_clear(&L);
+  rescue_store_close(&st);
+  ck_assert_msg(tu_rescue(NULL, &err, "import", db, path, "--resegment", NULL) == 0, "%s", err);
+  free(err);
+  {
+    rescue_error e = RESCUE_ERROR_INIT;
+    ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  }
+  /* ann's row 2 is her version of the old row 3: row 1 followed, row 2 gone */
+  REFS(ann, 2, "[1]");
+  ck_assert_int_eq(r13_count(ann), 1);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  memset(&lr, 0, sizeof lr);
+  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
+  for (i = 0; i < lr.n; i++)
+    if (lr.findings[i].rule == 13) {
+      found = 1;
+      ck_assert_int_eq(lr.findings[i].row, 2);
+      ck_assert_str_eq(lr.findings[i].field, "relation_pattern_evidence_rows");
+      ck_assert_msg(strstr(lr.findings[i].reason, "not in this row set"), "%s",
+                    lr.findings[i].reason);
+    }
+  ck_assert(found);
+  rescue_lint_result_clear(&lr);
+  rescue_view_sample_clear(&L);
+  memset(&o, 0, sizeof o);
+  ck_assert_int_eq(rescue_view_parse(st, "annotator:ann", &o.view), 0);
+  memset(&lr, 0, sizeof lr);
+  ck_assert_int_eq(rescue_lint(st, &o, &lr), 0);
+  for (i = 0, found = 0; i < lr.n; i++)
+    found += lr.findings[i].rule == 13 && lr.findings[i].row == 2;
+  ck_assert_int_eq(found, 1);
+  rescue_lint_result_clear(&lr);
+  /* bob has no reference to the removed row */
+  ck_assert_int_eq(r13_count(bob), 0);
+  free(dir);
+}
+END_TEST
+
 /* One number from an SQL query on the corpus file. */
 static long long sql_num(const char *path, const char *sql) {
   sqlite3 *h;
@@ -393,8 +594,18 @@ START_TEST(test_upgrade_from_v6) {
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0);
   ck_assert_str_eq(rescue_jget(L.rows[2], "dialogue_cleaned")->s, "second half");
   rescue_view_sample_clear(&L);
+  /* references as row ids (migration 9): each number of the six versions with evidence
+     rows names a row of the row set it was written in. ann's version of the old row 3
+     ([1, 2, 3] of the first row set) names both halves of bob's split; bob's own, written in
+     his row set, reads as written */
+  ck_assert_int_eq(sql_num(db, "SELECT count(*) FROM row_ref"), 15);
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  REFS(ann, 8, "[7, 8]");
+  REFS(bob, 4, "[1, 2, 3]");
+  REFS(bob, 8, "[6, 7]");
   /* and the upgraded corpus works the new way: ann's split is ann's alone */
   ck_assert_int_eq(do_split(ann, 1, 0), 11);
+  REFS(ann, 5, "[1, 2, 3, 4, 5]");
   look(ann, &a1);
   look(bob, &b1);
   ck_assert_str_eq(b1.json, b.json);
@@ -419,6 +630,8 @@ int main(void) {
   tcase_add_test(tc, test_split_leaves_others_alone);
   tcase_add_test(tc, test_merge_back_restores_parent);
   tcase_add_test(tc, test_times_and_comments_by_id);
+  tcase_add_test(tc, test_references_follow_rows);
+  tcase_add_test(tc, test_reference_to_removed_row);
   suite_add_tcase(s, tc);
   tc = tcase_create("upgrade");
   tcase_set_timeout(tc, 120);

@@ -718,6 +718,137 @@ START_TEST(test_status_comments_segmentation) {
 }
 END_TEST
 
+/*
+** The save body for row `pos` as `tok` sees it with relation_pattern_evidence_rows set to
+** refs (raw JSON). Caller frees.
+*/
+static char *refs_body(const char *tok, int pos, const char *refs) {
+  resp r = http(port, "GET", SPATH, bearer(tok), NULL, 0);
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *root, *row, *m;
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  int i;
+  expect(&r, 200);
+  root = rescue_jparse(d, r.body, r.body_len, &je);
+  ck_assert_ptr_nonnull(root);
+  for (row = rescue_jget(root, "rows")->child, i = 1; i < pos; i++)
+    row = row->next;
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  rescue_jw_key(&w, "base_version");
+  rescue_jw_int(&w, (long long)rescue_jget(row, "version")->num);
+  rescue_jw_key(&w, "row");
+  rescue_jw_obj(&w);
+  for (m = rescue_jget(row, "row")->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, "relation_pattern_evidence_rows") == 0)
+      rescue_jw_raw(&w, refs, strlen(refs));
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  rescue_jw_end(&w);
+  rescue_jdoc_free(&d);
+  resp_free(&r);
+  return rescue_buf_detach(&b);
+}
+
+/* What the page shows `tok`: member `key` of the sample, or of row pos's row (pos > 0). */
+static char *page_part(const char *tok, int pos, const char *key) {
+  resp r = http(port, "GET", SPATH, bearer(tok), NULL, 0);
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *root, *row;
+  rescue_buf b = RESCUE_BUF_INIT;
+  int i;
+  expect(&r, 200);
+  root = rescue_jparse(d, r.body, r.body_len, &je);
+  ck_assert_ptr_nonnull(root);
+  if (pos > 0) {
+    for (row = rescue_jget(root, "rows")->child, i = 1; row && i < pos; i++)
+      row = row->next;
+    ck_assert_ptr_nonnull(row);
+    ck_assert_int_eq((int)rescue_jget(rescue_jget(row, "row"), "row_index")->num, pos);
+    root = rescue_jget(row, "row");
+  }
+  rescue_jwrite(&b, rescue_jget(root, key));
+  rescue_jdoc_free(&d);
+  resp_free(&r);
+  return rescue_buf_detach(&b);
+}
+
+#define PAGE_REFS(tok, pos, want)                                                                  \
+  do {                                                                                             \
+    char *got_ = page_part(tok, pos, "relation_pattern_evidence_rows");                            \
+    ck_assert_msg(strcmp(got_, want) == 0, "row %d: %s, want %s", pos, got_, want);                \
+    free(got_);                                                                                    \
+  } while (0)
+
+/* POST a split or merge through the page's API as tok, with the versions it shows. */
+static void page_reseg(const char *tok, const char *op, int row, double at) {
+  long long v1, v2 = 0;
+  char b[256];
+  resp r;
+  free(edit_body(tok, row, "x", &v1));
+  if (strcmp(op, "merge") == 0)
+    free(edit_body(tok, row + 1, "x", &v2));
+  snprintf(b, sizeof b,
+           "{\"op\": \"%s\", \"row\": %d, \"at\": %.3f, \"base_version\": %lld, "
+           "\"next_version\": %lld}",
+           op, row, at, v1, v2);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok), b, strlen(b));
+  expect(&r, 200);
+  resp_free(&r);
+}
+
+/*
+** References follow rows through the page's API (issue 22 item 3): bob (ann2) saves evidence
+** rows on row 9; ann splits row 2, saves references in her view, merges two rows and merges
+** the split back. ann's page writes every reference as a position of her row set; bob's
+** rows, references and lint are exactly as before.
+*/
+START_TEST(test_references_follow_rows) {
+  char *body, *bob_rows, *bob_lint, *x;
+  resp r;
+  body = refs_body(tok_bob, 9, "[2, 3, 7]");
+  ck_assert_int_eq(put_row(bearer(tok_bob), 9, body, &r), 200);
+  resp_free(&r);
+  free(body);
+  bob_rows = page_part(tok_bob, 0, "rows");
+  bob_lint = page_part(tok_bob, 0, "lint");
+  PAGE_REFS(tok_ann, 3, "[1, 2, 3]");
+  page_reseg(tok_ann, "split", 2, 7.0);
+  PAGE_REFS(tok_ann, 4, "[1, 2, 3, 4]");
+  PAGE_REFS(tok_ann, 8, "[7, 8]");
+  body = refs_body(tok_ann, 10, "[5, 6, 8]");
+  ck_assert_int_eq(put_row(bearer(tok_ann), 10, body, &r), 200);
+  resp_free(&r);
+  free(body);
+  PAGE_REFS(tok_ann, 10, "[5, 6, 8]");
+  page_reseg(tok_ann, "merge", 5, 0);
+  PAGE_REFS(tok_ann, 9, "[5, 7]");
+  PAGE_REFS(tok_ann, 4, "[1, 2, 3, 4]");
+  page_reseg(tok_ann, "merge", 2, 0);
+  PAGE_REFS(tok_ann, 3, "[1, 2, 3]");
+  PAGE_REFS(tok_ann, 8, "[4, 6]");
+  x = page_part(tok_ann, 0, "lint");
+  ck_assert_msg(!strstr(x, "\"R13\"") && !strstr(x, "\"rule\": 13"), "%s", x);
+  free(x);
+  /* bob: his rows and his lint exactly as before */
+  x = page_part(tok_bob, 0, "rows");
+  ck_assert_str_eq(x, bob_rows);
+  free(x);
+  x = page_part(tok_bob, 0, "lint");
+  ck_assert_str_eq(x, bob_lint);
+  free(x);
+  PAGE_REFS(tok_bob, 9, "[2, 3, 7]");
+  free(bob_rows);
+  free(bob_lint);
+}
+END_TEST
+
 START_TEST(test_clips) {
   resp r;
   char h[512];
@@ -1328,6 +1459,7 @@ int main(void) {
   tcase_add_test(tc, test_bad_bodies);
   tcase_add_test(tc, test_forbidden);
   tcase_add_test(tc, test_status_comments_segmentation);
+  tcase_add_test(tc, test_references_follow_rows);
   tcase_add_test(tc, test_clips);
   tcase_add_test(tc, test_route_table);
   tcase_add_test(tc, test_busy_waits_then_503);

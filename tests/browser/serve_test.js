@@ -2,7 +2,8 @@
 // playwright-core: the page's modules (each served as JavaScript with the CSP, each loaded
 // without a console error or CSP violation), sign in, open a sample, play a row's clip (an
 // H.264 segment made with ffmpeg, 10 s GOP), edit and save, reload, a conflicting save from
-// a second browser context, a lint error blocking a save, a split, keyboard navigation, and
+// a second browser context, a lint error blocking a save, a split, merges while another
+// context reviews, keyboard navigation, and
 // screenshots of the sample view and the dashboard. Exit 0 pass, 1 fail, 77 skipped (no
 // browser).
 //
@@ -387,6 +388,38 @@ async function selectRow(page, index) {
     for (const [i, from, to] of spans) {
       pl = await playAt(a, assets, CLIPS, i);
       check(pl !== null && /clips\/\d+\.mp4$/.test(pl.src) && inside(pl, from, to), 'after a re-clip row ' + i + ' plays a clip at ' + from + '-' + to + ' s (' + said(pl) + ')');
+    }
+    // ---- merges in one context while the other reviews: the halves back into one row,
+    // then two rows into one; each row plays its own span or nothing; bob sees what he saw ----
+    const rowTimes = (pg) => pg.$$eval('#rows tbody tr', (trs) => trs.map((tr) => tr.children[1].textContent));
+    await rv.reload();
+    await rv.waitForSelector('#rows tbody tr');
+    const bobBefore = await rowTimes(rv);
+    await selectRow(a, 2);
+    await a.click('#merge-btn');
+    await a.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length === 5);
+    let mt = await rowTimes(a);
+    check(mt[1] === '8.00–16.00' && mt[2] === '16.00–24.00',
+      'merging the halves back gives row 2 at 8-16 again (' + mt.join(', ') + ')');
+    await selectRow(a, 3);
+    await a.click('#merge-btn');
+    await a.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length === 4);
+    mt = await rowTimes(a);
+    check(mt[1] === '8.00–16.00' && mt[2] === '16.00–32.00' && mt[3] === '32.00–40.00',
+      'merging rows 3 and 4 gives one row at 16-32 (' + mt.join(', ') + ')');
+    for (const [i, from, to] of [[1, 0, 8], [2, 8, 16], [3, 16, 32], [4, 32, 40]]) {
+      pl = await playAt(a, assets, CLIPS, i);
+      check(pl === null || inside(pl, from, to), 'after the merges row ' + i + ' (' + from + '-' + to + ' s) plays its span or nothing (' + said(pl) + ')');
+    }
+    await rv.reload();
+    await rv.waitForSelector('#rows tbody tr');
+    const bobAfter = await rowTimes(rv);
+    check(JSON.stringify(bobAfter) === JSON.stringify(bobBefore),
+      "bob's rows are as before ann's merges (" + bobAfter.join(', ') + ')');
+    for (let i = 0; i < bobAfter.length; i++) {
+      const [from, to] = bobAfter[i].split('–').map(Number);
+      pl = await playAt(rv, assets, CLIPS, i + 1);
+      check(pl === null || inside(pl, from, to), "after ann's merges bob's row " + (i + 1) + ' (' + from + '-' + to + ' s) plays its span or nothing (' + said(pl) + ')');
     }
     await ctxR.close();
 
