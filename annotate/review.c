@@ -285,7 +285,7 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
   rescue_cues cues;
   rescue_lint_cue *lc;
   rescue_lint_media media;
-  int rc;
+  int rc, i;
   review_media(st, sample_id, &cues, &lc, &media);
   rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, vs->sample, vs->rows, NULL, vs->n,
                           vs->n_rows, &media, res);
