@@ -750,23 +750,6 @@ static int extract_sample(xctx *x) {
   return 0;
 }
 
-/* The duration of the sample's linked media (as export/stats.c reads it), or 0. */
-static int media_duration(rescue_store *st, int64_t ref, double *d) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "sample_media_duration");
-  int rc;
-  *d = 0;
-  if (!s)
-    return rescue_store_err(st)->code;
-  rescue_bind_int(s, ":sample_ref", ref);
-  rc = sqlite3_step(s);
-  if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-    *d = sqlite3_column_double(s, 0);
-  sqlite3_reset(s);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "reading media durations");
-  return 0;
-}
-
 /*
 ** The segmentation of the current sample: per coder pair both covering, the rows aligned
 ** and those without a partner; alpha-u of the primary speaker on its time line.
@@ -791,7 +774,8 @@ static int segment_sample(xctx *x, const rescue_sample *s0) {
       sp->unaligned_a += ca->n - rc;
       sp->unaligned_b += cb->n - rc;
     }
-  if ((rc = media_duration(x->st, s0->ref, &d)))
+  d = 0; /* the sample's linked media's duration, or 0 */
+  if ((rc = rescue_sample_media_duration(x->st, s0->ref, &d)) < 0)
     return rc;
   for (i = 0; i < x->K; i++) {
     x->set[i] = (unsigned char)(x->covers[i] != 0);

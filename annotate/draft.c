@@ -1348,9 +1348,43 @@ void rescue_draft_report_clear(rescue_draft_report *rep) {
   memset(rep, 0, sizeof *rep);
 }
 
+void draft_outcome_put(rescue_jw *w, const rescue_draft_outcome *o, const char *const *keys) {
+  int j;
+  for (; *keys; keys++) {
+    const char *k = *keys;
+    rescue_jw_key(w, k);
+    if (strcmp(k, "status") == 0)
+      rescue_jw_str(w, o->status);
+    else if (strcmp(k, "attempts") == 0)
+      rescue_jw_int(w, o->attempts);
+    else if (strcmp(k, "wall_ms") == 0)
+      rescue_jw_int(w, o->wall_ms);
+    else if (strcmp(k, "exit_status") == 0 && o->attempts)
+      rescue_jw_int(w, o->exit_status);
+    else if (strcmp(k, "exit_status") == 0)
+      rescue_jw_null(w);
+    else if (strcmp(k, "error") == 0)
+      rescue_jw_str_or_null(w, o->error);
+    else if (strcmp(k, "prompt_sha256") == 0)
+      rescue_jw_str(w, o->prompt_sha256 ? o->prompt_sha256 : "");
+    else if (strcmp(k, "tolerances") == 0)
+      rescue_jw_int(w, o->coerced);
+    else if (strcmp(k, "findings") == 0) {
+      rescue_jw_arr(w);
+      for (j = 0; j < o->n_findings; j++)
+        rescue_jw_str(w, o->findings[j]);
+      rescue_jw_end(w);
+    } else
+      rescue_jw_null(w); /* not a provenance key: a caller's slip, visible in the output */
+  }
+}
+
 void rescue_draft_report_json(const rescue_draft_report *rep, rescue_buf *out) {
+  static const char *const provenance[] = {"status", "attempts",      "wall_ms", "exit_status",
+                                           "error",  "prompt_sha256", NULL};
+  static const char *const checks[] = {"tolerances", "findings", NULL};
   rescue_jw w;
-  int i, j;
+  int i;
   rescue_jw_init(&w, out);
   rescue_jw_obj(&w);
   rescue_jw_key(&w, "model");
@@ -1380,34 +1414,14 @@ void rescue_draft_report_json(const rescue_draft_report *rep, rescue_buf *out) {
     rescue_jw_int(&w, o->row_from);
     rescue_jw_key(&w, "row_to");
     rescue_jw_int(&w, o->row_to);
-    rescue_jw_key(&w, "status");
-    rescue_jw_str(&w, o->status);
-    rescue_jw_key(&w, "attempts");
-    rescue_jw_int(&w, o->attempts);
-    rescue_jw_key(&w, "wall_ms");
-    rescue_jw_int(&w, o->wall_ms);
-    rescue_jw_key(&w, "exit_status");
-    if (o->attempts)
-      rescue_jw_int(&w, o->exit_status);
-    else
-      rescue_jw_null(&w);
-    rescue_jw_key(&w, "error");
-    rescue_jw_str_or_null(&w, o->error);
-    rescue_jw_key(&w, "prompt_sha256");
-    rescue_jw_str(&w, o->prompt_sha256 ? o->prompt_sha256 : "");
+    draft_outcome_put(&w, o, provenance);
     rescue_jw_key(&w, "rows_imported");
     rescue_jw_int(&w, o->rows_imported);
     rescue_jw_key(&w, "rows_kept_back");
     rescue_jw_int(&w, o->rows_kept_back);
     rescue_jw_key(&w, "rows_unchanged");
     rescue_jw_int(&w, o->rows_unchanged);
-    rescue_jw_key(&w, "tolerances");
-    rescue_jw_int(&w, o->coerced);
-    rescue_jw_key(&w, "findings");
-    rescue_jw_arr(&w);
-    for (j = 0; j < o->n_findings; j++)
-      rescue_jw_str(&w, o->findings[j]);
-    rescue_jw_end(&w);
+    draft_outcome_put(&w, o, checks);
     rescue_jw_end(&w);
   }
   rescue_jw_end(&w);

@@ -11,6 +11,7 @@
 
 #include "rescue_buf.h"
 #include "rescue_draft.h"
+#include "rescue_json.h"
 #include "rescue_store.h"
 
 /* private to the library: not exported from librescue.so */
@@ -80,6 +81,13 @@ void draft_free_samples(d_sample *list, int n);
 ** caller's transaction. 0 or an error kept on the store (the caller rolls back).
 */
 int draft_store_in_txn(rescue_store *st, d_run *R, int idx, int64_t model_id);
+/*
+** A request's provenance as members of the open object of w, in the order of keys (NULL
+** ends it): any of "status", "attempts", "wall_ms", "exit_status" (null before any attempt),
+** "error", "prompt_sha256", "tolerances", "findings". The report JSON (draft.c) and the
+** answers file (draft_shard.c) write them in orders of their own.
+*/
+void draft_outcome_put(rescue_jw *w, const rescue_draft_outcome *o, const char *const *keys);
 
 /* ---- annotate/draft_shard.c ---- */
 

@@ -72,11 +72,13 @@ static void put_rows(rescue_jw *w, const d_request *r) {
 }
 
 void draft_answers_put(const d_run *R, int idx) {
+  static const char *const provenance[] = {"prompt_sha256", "attempts", "wall_ms",
+                                           "exit_status",   "status",   "error",
+                                           "tolerances",    "findings", NULL};
   const d_request *r = &R->req[idx];
   const rescue_draft_outcome *o = &R->out[idx];
   rescue_jw w;
   char now[32];
-  int i;
   rescue_now_iso(now);
   rescue_jw_init(&w, R->o->answers);
   rescue_jw_obj(&w);
@@ -90,28 +92,7 @@ void draft_answers_put(const d_run *R, int idx) {
   rescue_jw_int(&w, r->from);
   rescue_jw_key(&w, "row_to");
   rescue_jw_int(&w, r->to);
-  rescue_jw_key(&w, "prompt_sha256");
-  rescue_jw_str(&w, o->prompt_sha256 ? o->prompt_sha256 : "");
-  rescue_jw_key(&w, "attempts");
-  rescue_jw_int(&w, o->attempts);
-  rescue_jw_key(&w, "wall_ms");
-  rescue_jw_int(&w, o->wall_ms);
-  rescue_jw_key(&w, "exit_status");
-  if (o->attempts)
-    rescue_jw_int(&w, o->exit_status);
-  else
-    rescue_jw_null(&w);
-  rescue_jw_key(&w, "status");
-  rescue_jw_str(&w, o->status);
-  rescue_jw_key(&w, "error");
-  rescue_jw_str_or_null(&w, o->error);
-  rescue_jw_key(&w, "tolerances");
-  rescue_jw_int(&w, o->coerced);
-  rescue_jw_key(&w, "findings");
-  rescue_jw_arr(&w);
-  for (i = 0; i < o->n_findings; i++)
-    rescue_jw_str(&w, o->findings[i]);
-  rescue_jw_end(&w);
+  draft_outcome_put(&w, o, provenance);
   rescue_jw_key(&w, "created_at");
   rescue_jw_str(&w, now);
   rescue_jw_key(&w, "rows");

@@ -1345,17 +1345,10 @@ void rescue_lint_result_json(const rescue_lint_result *res, rescue_buf *out) {
 
 /* The media duration of a sample (NAN when unknown). */
 static int media_duration(rescue_store *st, int64_t ref, double *out) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "sample_media_duration");
   int rc;
   *out = NAN;
-  if (!s)
-    return rescue_store_err(st)->code;
-  rescue_bind_int(s, ":sample_ref", ref);
-  rc = sqlite3_step(s);
-  if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-    *out = sqlite3_column_double(s, 0);
-  sqlite3_reset(s);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading media");
+  rc = rescue_sample_media_duration(st, ref, out);
+  return rc < 0 ? rc : 0;
 }
 
 /* The latest subtitle import's cues of a sample; texts kept in buf. */

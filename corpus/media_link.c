@@ -1,6 +1,7 @@
 /*
 ** media_link.c: `rescue media add` (sources and segment references, from the command
-** line or a TSV map) and `rescue media list` (what is linked, missing or changed).
+** line or a TSV map), `rescue media list` (what is linked, missing or changed) and the
+** duration of a sample's linked media (rescue_sample_media_duration).
 */
 #include <errno.h>
 #include <math.h>
@@ -620,4 +621,24 @@ int rescue_media_list(rescue_store *st, int (*fn)(void *arg, const rescue_media_
   rescue_buf_clear(&resolved);
   rescue_buf_clear(&detail);
   return rc;
+}
+
+/* ---- durations ---- */
+
+/* rescue_sample_media_duration: see store_int.h. */
+int rescue_sample_media_duration(rescue_store *st, int64_t sample_ref, double *d) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "sample_media_duration");
+  int rc, found = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":sample_ref", sample_ref);
+  rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+    *d = sqlite3_column_double(s, 0);
+    found = 1;
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading media durations");
+  return found;
 }

@@ -80,6 +80,14 @@ void rescue_store_bulk_end(rescue_store *st, int bulk);
 int rescue_sample_reopen(rescue_store *st, const char *sample_id, int64_t annotator_id,
                          int *reopened);
 
+/*
+** The duration in seconds of the media linked to a sample (its segment's span, else its
+** source's duration; the latest link counts), into *d: 1 when known, 0 when the sample has
+** no linked media or no known duration (*d untouched), a negative code on an SQLite error
+** ("reading media durations"). corpus/media_link.c.
+*/
+int rescue_sample_media_duration(rescue_store *st, int64_t sample_ref, double *d);
+
 /* Current UTC time as ISO-8601 with milliseconds ("2026-11-29T19:04:18.123Z"). */
 void rescue_now_iso(char out[32]);
 

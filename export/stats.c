@@ -24,23 +24,6 @@ static long distinct_speakers(const rescue_sample *s) {
   return n;
 }
 
-static int media_duration(rescue_store *st, int64_t ref, double *d) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "sample_media_duration");
-  int rc, found = 0;
-  if (!s)
-    return rescue_store_err(st)->code;
-  rescue_bind_int(s, ":sample_ref", ref);
-  rc = sqlite3_step(s);
-  if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-    *d = sqlite3_column_double(s, 0);
-    found = 1;
-  }
-  sqlite3_reset(s);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "reading media durations");
-  return found;
-}
-
 static void add(rescue_table3_col *c, const rescue_table3_col *x) {
   c->samples += x->samples;
   c->turns += x->turns;
@@ -75,7 +58,7 @@ int rescue_stats_table3(rescue_store *st, const rescue_view *view, rescue_table3
     for (i = 0; i < s->n; i++)
       one.therapist_turns += strcmp(s->rows[i].speaker, sc->therapist) == 0;
     one.speakers = distinct_speakers(s);
-    m = media_duration(st, s->ref, &d);
+    m = rescue_sample_media_duration(st, s->ref, &d);
     if (m < 0) {
       rc = m;
       break;

@@ -25,98 +25,18 @@
 #include "serve.h"
 #include "store_int.h"
 #include "testutil.h"
+#include "testutil_http.h"
 
 #define SAMPLE "maya_and_daniel/001_s01e01_segment01"
 #define SPATH "/api/samples/" SAMPLE
 
-typedef struct resp {
-  int status;
-  char *head; /* status line and headers */
-  char *body;
-  size_t body_len;
-} resp;
-
-static void resp_free(resp *r) {
-  free(r->head);
-  free(r->body);
-  memset(r, 0, sizeof *r);
-}
-
-/*
-** One HTTP/1.1 request on a fresh connection ("Connection: close"); extra headers are
-** "Name: value\r\n" lines. The whole response is read until the server closes.
-*/
-static resp http(int port, const char *method, const char *path, const char *headers,
-                 const char *body, size_t blen) {
-  struct sockaddr_in a;
-  rescue_buf req = RESCUE_BUF_INIT, in = RESCUE_BUF_INIT;
-  resp r;
-  char buf[65536], *sep;
-  size_t off = 0;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  memset(&r, 0, sizeof r);
-  ck_assert_int_ge(fd, 0);
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s", method,
-                    path, headers ? headers : "");
-  if (body)
-    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n", blen);
-  rescue_buf_puts(&req, "\r\n");
-  if (body)
-    rescue_buf_putn(&req, body, blen);
-  while (off < req.len) {
-    ssize_t n = send(fd, req.s + off, req.len - off, MSG_NOSIGNAL);
-    if (n <= 0)
-      break; /* the server may answer (413) and close before the body is sent */
-    off += (size_t)n;
-  }
-  for (;;) {
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0)
-      break;
-    rescue_buf_putn(&in, buf, (size_t)n);
-  }
-  close(fd);
-  rescue_buf_clear(&req);
-  ck_assert_msg(in.len > 12, "no response to %s %s", method, path);
-  r.status = atoi(in.s + 9);
-  sep = strstr(in.s, "\r\n\r\n");
-  ck_assert_ptr_nonnull(sep);
-  r.head = strndup(in.s, (size_t)(sep - in.s) + 2);
-  r.body_len = in.len - (size_t)(sep + 4 - in.s);
-  r.body = malloc(r.body_len + 1);
-  memcpy(r.body, sep + 4, r.body_len);
-  r.body[r.body_len] = 0;
-  rescue_buf_clear(&in);
-  return r;
-}
-
-/* Value of header `name` in r (case-insensitive), in a static buffer; NULL if absent. */
-static const char *header(const resp *r, const char *name) {
-  static char val[512];
-  const char *p = r->head;
-  size_t n = strlen(name);
-  while ((p = strstr(p, "\r\n")) != NULL) {
-    p += 2;
-    if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
-      const char *e = strstr(p, "\r\n");
-      p += n + 1;
-      while (*p == ' ')
-        p++;
-      snprintf(val, sizeof val, "%.*s", (int)(e - p), p);
-      return val;
-    }
-  }
-  return NULL;
-}
-
-/* The status must be `want`; the body is shown when it is not. */
-#define expect(r, want)                                                                            \
-  ck_assert_msg((r)->status == (want), "status %d, want %d: %s", (r)->status, (want), (r)->body)
+/* The shared client (tests/testutil_http.h) under the names the tests below use. */
+typedef tu_resp resp;
+#define resp_free tu_resp_free
+#define http tu_http
+#define header(r, name) tu_http_header((r)->head, name)
+#define expect TU_EXPECT
+#define bearer tu_bearer
 
 /* ---- the world: a corpus, annotators, clips, a server ---- */
 
@@ -169,15 +89,6 @@ static void teardown(void) {
   rescue_serve_stop(&srv);
   free(db);
   free(dir);
-}
-
-/* The header line for a token (a ring of thread-local buffers: the writers run at once). */
-static _Thread_local char auth_buf[4][128];
-static const char *bearer(const char *tok) {
-  static _Thread_local int k;
-  k = (k + 1) % 4;
-  snprintf(auth_buf[k], sizeof auth_buf[k], "Authorization: Bearer %s\r\n", tok);
-  return auth_buf[k];
 }
 
 /* A member of a JSON body as an integer (-1 when absent). */

@@ -23,6 +23,7 @@
 
 #include "serve.h"
 #include "testutil.h"
+#include "testutil_http.h"
 
 #define SAMPLE "maya_and_daniel/001_s01e01_segment01"
 #define SPATH "/api/samples/" SAMPLE
@@ -32,112 +33,24 @@ static char tok_ann[65], tok_lead[65];
 static rescue_server *srv;
 static int port;
 
-/* A TCP connection to the server from source address `from` (127.0.0.x), with timeouts
-   of `secs` on sends and receives; -1 when refused. */
-static int dial(const char *from, int secs) {
-  struct sockaddr_in a;
-  struct timeval tv = {secs, 0};
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  if (from) {
-    inet_pton(AF_INET, from, &a.sin_addr);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  }
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
+/* The shared client (tests/testutil_http.h) under the names the tests below use. */
+#define send_all tu_http_send_all
+#define status_of tu_http_status
+#define header tu_http_header
+#define bearer tu_bearer
 
-/* Send all of s; 0 when the peer closed or the send timed out. */
-static int send_all(int fd, const char *s, size_t n) {
-  while (n) {
-    ssize_t k = send(fd, s, n, MSG_NOSIGNAL);
-    if (k <= 0)
-      return 0;
-    s += k;
-    n -= (size_t)k;
-  }
-  return 1;
-}
+/* A connection from `from` (127.0.0.x) with timeouts of `secs`; -1 when refused. */
+static int dial(const char *from, int secs) { return tu_http_dial(port, from, secs); }
 
-/*
-** Read until the server closes or the timeout: the response, NUL-terminated (caller frees);
-** *closed (may be NULL) says whether the server closed the connection (not a timeout).
-*/
-static char *read_until(int fd, int *closed) {
-  rescue_buf in = RESCUE_BUF_INIT;
-  char buf[16384];
-  ssize_t n;
-  while ((n = recv(fd, buf, sizeof buf, 0)) > 0)
-    rescue_buf_putn(&in, buf, (size_t)n);
-  if (closed)
-    *closed = n == 0 || errno == ECONNRESET;
-  rescue_buf_puts(&in, "");
-  return rescue_buf_detach(&in);
-}
+/* Read until the server closes or the timeout; *closed (may be NULL): the server closed. */
+static char *read_until(int fd, int *closed) { return tu_http_read(fd, NULL, closed); }
 
 static char *read_all(int fd) { return read_until(fd, NULL); }
 
-/* The status of a response text, -1 when there is none (no answer before the timeout). */
-static int status_of(const char *resp) {
-  return strncmp(resp, "HTTP/1.", 7) == 0 ? atoi(resp + 9) : -1;
-}
-
-/*
-** One request with Host 127.0.0.1 unless headers give one ("Connection: close"), answered
-** within `secs`: the response text (caller frees; "" when none came).
-*/
+/* One request answered within `secs`: the response text (caller frees; "" when none came). */
 static char *request(int secs, const char *method, const char *path, const char *headers,
                      const char *body) {
-  rescue_buf req = RESCUE_BUF_INIT;
-  int fd = dial(NULL, secs);
-  char *out;
-  ck_assert_int_ge(fd, 0);
-  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\n%sConnection: close\r\n%s", method, path,
-                    headers && strstr(headers, "Host:") ? "" : "Host: 127.0.0.1\r\n",
-                    headers ? headers : "");
-  if (body)
-    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n",
-                      strlen(body));
-  rescue_buf_printf(&req, "\r\n%s", body ? body : "");
-  send_all(fd, req.s, req.len);
-  rescue_buf_clear(&req);
-  out = read_all(fd);
-  close(fd);
-  return out;
-}
-
-static const char *bearer(const char *tok) {
-  static _Thread_local char b[128];
-  snprintf(b, sizeof b, "Authorization: Bearer %s\r\n", tok);
-  return b;
-}
-
-/* The value of header `name` in a response text (static buffer), NULL when absent. */
-static const char *header(const char *resp, const char *name) {
-  static char val[512];
-  const char *p = resp, *end = strstr(resp, "\r\n\r\n");
-  size_t n = strlen(name);
-  while ((p = strstr(p, "\r\n")) && (!end || p < end)) {
-    p += 2;
-    if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
-      const char *e = strstr(p, "\r\n");
-      p += n + 1;
-      while (*p == ' ')
-        p++;
-      snprintf(val, sizeof val, "%.*s", (int)(e - p), p);
-      return val;
-    }
-  }
-  return NULL;
+  return tu_http_request(port, secs, method, path, headers, body, body ? strlen(body) : 0, NULL);
 }
 
 #define expect(resp, want)                                                                         \

@@ -20,6 +20,7 @@
 #include "rescue_waveform.h"
 #include "serve.h"
 #include "testutil.h"
+#include "testutil_http.h"
 
 #define SAMPLE "maya_and_daniel/001_s01e01_segment01"
 #define OTHER "family_therapy/demo01/merged"
@@ -115,35 +116,11 @@ END_TEST
 
 /* One GET with a bearer token on a fresh connection: the status; the body into *body. */
 static int get(int port, const char *path, const char *tok, char **body) {
-  struct sockaddr_in a;
-  rescue_buf req = RESCUE_BUF_INIT, in = RESCUE_BUF_INIT;
-  char buf[65536], *sep;
-  int fd = socket(AF_INET, SOCK_STREAM, 0), status;
-  ck_assert_int_ge(fd, 0);
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  rescue_buf_printf(&req,
-                    "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                    "Authorization: Bearer %s\r\n\r\n",
-                    path, tok);
-  ck_assert_int_eq(send(fd, req.s, req.len, MSG_NOSIGNAL), (ssize_t)req.len);
-  for (;;) {
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0)
-      break;
-    rescue_buf_putn(&in, buf, (size_t)n);
-  }
-  close(fd);
-  rescue_buf_clear(&req);
-  ck_assert_msg(in.len > 12, "no response to %s", path);
-  status = atoi(in.s + 9);
-  sep = strstr(in.s, "\r\n\r\n");
-  ck_assert_ptr_nonnull(sep);
-  *body = strdup(sep + 4);
-  rescue_buf_clear(&in);
+  tu_resp r = tu_http(port, "GET", path, tu_bearer(tok), NULL, 0);
+  int status = r.status;
+  *body = r.body;
+  r.body = NULL;
+  tu_resp_free(&r);
   return status;
 }
 

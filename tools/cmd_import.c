@@ -100,10 +100,16 @@ typedef struct notes {
   int n_warn, n_cues, open_cue;
 } notes;
 
-/* A "not_imported" note: a warning line, or an entry of the JSON warnings. */
-static void note_not_imported(notes *N, const rescue_import_note *n) {
+/*
+** A warning note, a "typo" (a key that resembles one of the scheme's) or a "not_imported"
+** (annotations of an ELAN tier left out): a warning line, or an entry of the JSON warnings.
+*/
+static void note_warning(notes *N, const rescue_import_note *n) {
+  int typo = strcmp(n->kind, "typo") == 0;
   if (!N->json) {
-    if (strcmp(n->was, "times") == 0)
+    if (typo)
+      cli_warn("%s:%ld:%ld: %s", n->file, n->line, n->col, n->message);
+    else if (strcmp(n->was, "times") == 0)
       cli_warn("%s:%ld: tier '%s': the times of %ld annotation%s not imported: %s", n->file,
                n->line, n->key, n->count, n->count == 1 ? "" : "s", n->message);
     else
@@ -118,14 +124,23 @@ static void note_not_imported(notes *N, const rescue_import_note *n) {
   rescue_jw_str(&N->ww, n->file);
   rescue_jw_key(&N->ww, "line");
   rescue_jw_int(&N->ww, n->line);
+  if (typo) {
+    rescue_jw_key(&N->ww, "column");
+    rescue_jw_int(&N->ww, n->col);
+  }
   rescue_jw_key(&N->ww, "sample_id");
   rescue_jw_str(&N->ww, n->sample_id ? n->sample_id : "");
-  rescue_jw_key(&N->ww, "tier");
+  rescue_jw_key(&N->ww, typo ? "key" : "tier");
   rescue_jw_str(&N->ww, n->key);
-  rescue_jw_key(&N->ww, "annotations");
-  rescue_jw_int(&N->ww, n->count);
-  rescue_jw_key(&N->ww, "not_imported");
-  rescue_jw_str(&N->ww, n->was);
+  if (typo) {
+    rescue_jw_key(&N->ww, "resembles");
+    rescue_jw_str(&N->ww, n->resembles);
+  } else {
+    rescue_jw_key(&N->ww, "annotations");
+    rescue_jw_int(&N->ww, n->count);
+    rescue_jw_key(&N->ww, "not_imported");
+    rescue_jw_str(&N->ww, n->was);
+  }
   rescue_jw_key(&N->ww, "message");
   rescue_jw_str(&N->ww, n->message);
   rescue_jw_end(&N->ww);
@@ -134,34 +149,8 @@ static void note_not_imported(notes *N, const rescue_import_note *n) {
 
 static void on_note(void *arg, const rescue_import_note *n) {
   notes *N = arg;
-  if (strcmp(n->kind, "not_imported") == 0) {
-    note_not_imported(N, n);
-    return;
-  }
-  if (strcmp(n->kind, "typo") == 0) {
-    if (!N->json) {
-      cli_warn("%s:%ld:%ld: %s", n->file, n->line, n->col, n->message);
-      return;
-    }
-    rescue_jw_obj(&N->ww);
-    rescue_jw_key(&N->ww, "kind");
-    rescue_jw_str(&N->ww, n->kind);
-    rescue_jw_key(&N->ww, "file");
-    rescue_jw_str(&N->ww, n->file);
-    rescue_jw_key(&N->ww, "line");
-    rescue_jw_int(&N->ww, n->line);
-    rescue_jw_key(&N->ww, "column");
-    rescue_jw_int(&N->ww, n->col);
-    rescue_jw_key(&N->ww, "sample_id");
-    rescue_jw_str(&N->ww, n->sample_id ? n->sample_id : "");
-    rescue_jw_key(&N->ww, "key");
-    rescue_jw_str(&N->ww, n->key);
-    rescue_jw_key(&N->ww, "resembles");
-    rescue_jw_str(&N->ww, n->resembles);
-    rescue_jw_key(&N->ww, "message");
-    rescue_jw_str(&N->ww, n->message);
-    rescue_jw_end(&N->ww);
-    N->n_warn++;
+  if (strcmp(n->kind, "not_imported") == 0 || strcmp(n->kind, "typo") == 0) {
+    note_warning(N, n);
     return;
   }
   if (!N->json) {
