@@ -80,7 +80,7 @@ async function loadLanes(id, mine) {
   for (const c of cur.state.coders) {
     let rows = null;
     if (c.kind === 'draft') {
-      if (mine && !mine.rows.some((r) => r.origin === 'own')) rows = spans(mine.rows);
+      if (mine && !mine.rows.some((r) => r.mine)) rows = spans(mine.rows);
     } else {
       const v = await api('GET', '/api/samples/' + encPath(id) + '?view=' + encodeURIComponent(c.name));
       if (v.status === 200) rows = spans(v.data.rows);

@@ -107,7 +107,7 @@ function focus(i, path) {
   if (moved) play();
 }
 
-function progress() {
+export function progress() {
   let values = 0, undecided = 0, goldRows = 0;
   for (const r of cur.state.rows) { values += r.values.length; undecided += r.undecided; goldRows += r.gold_version ? 1 : 0; }
   const bar = document.querySelector('#cur-progress .progress > span');
@@ -154,9 +154,9 @@ function goldCell(r, v) {
     td.append(input);
     editor = input;
   } else {
-    td.append(el('div', { class: 'val', text: v.decided ? show(v.gold) : 'undecided' }));
+    td.append(el('div', { class: 'val', text: v.decided ? show(v.gold) : 'undecided', title: v.decided ? show(v.gold) : '' }));
   }
-  td.append(el('div', { class: 'prov', text: provText(v.provenance) }));
+  if (v.differ || !v.decided || (v.provenance && v.provenance.how !== 'agreed')) td.append(el('div', { class: 'prov', text: provText(v.provenance) }));
   const why = cur.refused[r.row + ' ' + v.path];
   if (why) td.append(el('div', { class: 'cur-refusal lint-msg', role: 'alert', text: why }));
   td.addEventListener('dblclick', () => { focus(cur.row, v.path); cur.editing = true; draw(); });
@@ -189,8 +189,13 @@ function draw() {
   drawComments(r);
   progress();
   if (editor) { editor.focus(); editor.select(); editor = null; }
-  const f = $('cur-table').querySelector('tr.focus');
-  if (f && f.scrollIntoView) f.scrollIntoView({ block: 'nearest' });
+  // the focused line in view inside the table's own scroller (the page stays put)
+  const f = $('cur-table').querySelector('tr.focus'), wrap = $('cur-table-wrap');
+  if (f) {
+    const head = $('cur-table').tHead.offsetHeight, top = f.offsetTop - head, bottom = f.offsetTop + f.offsetHeight;
+    if (top < wrap.scrollTop) wrap.scrollTop = top;
+    else if (bottom > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = bottom - wrap.clientHeight;
+  }
 }
 
 function say(text, ok) {

@@ -7,9 +7,9 @@
 
 import { api } from './api.js';
 import { $, el, encPath, sv } from './dom.js';
-import { cur, gold, playerSample } from './curate_grid.js';
+import { cur, gold, playerSample, progress } from './curate_grid.js';
 
-const LANE_H = 24, LABEL_W = 150, AXIS_H = 18;
+const LANE_H = 24, LABEL_W = 170, AXIS_H = 18;
 const COLORS = ['#2f6fb0', '#b05a2f', '#4f8a3a', '#7a4fb0', '#9a6700', '#2f9aa0'];
 let done = null;
 
@@ -26,27 +26,32 @@ function draw() {
   for (const l of lanes) for (const r of l.rows || []) T = Math.max(T, r.end);
   const speakers = [];
   for (const l of lanes) for (const r of l.rows || []) if (!speakers.includes(r.speaker)) speakers.push(r.speaker);
+  const gs = cur.state.rows.map((r) => ({ start: Number(gold(r, '/start_time')), end: Number(gold(r, '/end_time')) }));
   const x = (t) => LABEL_W + (t / T) * (w - LABEL_W - 8), h = lanes.length * LANE_H + AXIS_H;
   const svg = sv('svg', { width: w, height: h, viewBox: '0 0 ' + w + ' ' + h, id: 'cur-lanes-svg' });
   lanes.forEach((l, i) => {
     const y = i * LANE_H, g = sv('g', { class: 'cur-lane' + (isGold(l) ? ' gold' : ''), 'data-coder': l.name });
     g.append(sv('rect', { x: 0, y: y + 1, width: w, height: LANE_H - 2, class: 'lane-bg' }));
-    const label = (i + 1) + ' ' + l.name + (l.kind === 'draft' ? ' (draft)' : l.kind === 'model' ? ' (model)' : '') +
+    const label = (i + 1) + ' ' + l.name + (l.kind === 'model' ? ' (model)' : '') +
       (l.rows ? ' · ' + l.rows.length : '') + (isGold(l) ? ' · gold' : '');
     g.append(sv('text', { x: 4, y: y + 16 }, label));
     for (const r of l.rows || []) {
+      // a row the gold row set does not have (times within 10 ms) is outlined
+      const other = !gs.some((g) => Math.abs(g.start - r.start) < 0.011 && Math.abs(g.end - r.end) < 0.011);
       const box = sv('rect', { x: x(r.start), y: y + 4, width: Math.max(1, x(r.end) - x(r.start) - 1), height: LANE_H - 8,
-        fill: COLORS[speakers.indexOf(r.speaker) % COLORS.length], class: 'seg-row' });
+        fill: COLORS[speakers.indexOf(r.speaker) % COLORS.length], class: 'seg-row' + (other ? ' seg-diff' : '') });
       box.append(sv('title', {}, r.speaker + ' ' + r.start.toFixed(2) + '–' + r.end.toFixed(2) + ' s'));
       g.append(box);
     }
-    if (!l.rows) g.append(sv('text', { x: LABEL_W, y: y + 16, class: 'muted' }, l.kind === 'draft' ? 'shown through your own view: you saved rows of your own' : 'no rows to show'));
+    if (!l.rows) g.append(sv('text', { x: LABEL_W, y: y + 16, class: 'muted' }, l.kind === 'draft' ? 'not shown: your own view holds rows you saved' : 'no rows to show'));
     g.addEventListener('click', () => choose(i));
     svg.append(g);
   });
   for (let t = 0; t <= T; t += T > 120 ? 30 : 10)
     svg.append(sv('text', { x: x(t), y: h - 4 }, Math.floor(t / 60) + ':' + String(Math.round(t % 60)).padStart(2, '0')));
-  $('cur-lanes').replaceChildren(svg, el('p', { class: 'muted', text: 'Speakers: ' + speakers.join(', ') + '. The gold row set now has ' + cur.state.rows.length + ' rows.' }));
+  $('cur-lanes').replaceChildren(svg, el('p', { class: 'muted', text: 'Speakers: ' + speakers.map((n, i) => n + ' (' + ['blue', 'orange', 'green', 'purple', 'brown', 'teal'][i % 6] + ')').join(', ') +
+    '. Rows outlined in red are not in the gold row set, which has ' + cur.state.rows.length + ' rows now.' }));
+  progress();
 }
 
 async function choose(i) {
