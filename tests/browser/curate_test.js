@@ -168,6 +168,9 @@ const CHANGES = {
     await page.selectOption('#cq-status', 'open');
     await page.locator('#cq-status').blur();
     await page.screenshot({ path: path.join(shots, 'curate-queue-1366.png') });
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.screenshot({ path: path.join(shots, 'curate-queue-1920.png') });
+    await page.setViewportSize({ width: 1366, height: 768 });
 
     const keys = { take: 0, edit: 0, typed: 0, move: 0, other: 0 };
     const press = async (k, kind) => { keys[kind]++; await page.keyboard.press(k); };

@@ -65,7 +65,7 @@ function play() {
 const show = (v) => (v === undefined ? '' : v === null ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const label = (path) => path.slice(1).split('/').join(' › ');
-const coderHead = (c, i) => (i < 9 ? i + 1 + ' ' : '') + c.name + (c.kind === 'draft' ? ' (draft)' : c.kind === 'model' ? ' (model)' : c.kind === 'lead' ? ' (lead)' : '');
+const coderHead = (c, i) => (i < 9 ? i + 1 + ' ' : '') + (c.kind === 'draft' ? 'the draft' : c.name + (c.kind === 'model' ? ' (model)' : c.kind === 'lead' ? ' (lead)' : ''));
 
 function provText(p, by) {
   if (!p) return '';
