@@ -25,6 +25,7 @@ export async function showQueue() {
   queue = r.data.samples;
   cur.id = null;
   state.sample = null;
+  $('player').pause();
   $('cur-queue').hidden = false;
   $('cur-sample').hidden = true;
   show('curate');
@@ -41,7 +42,8 @@ function drawQueue() {
   const rows = shown();
   qsel = Math.max(0, Math.min(qsel, rows.length - 1));
   $('cq-count').textContent = rows.length + ' of ' + queue.length + ' samples';
-  $('cq').tBodies[0].replaceChildren(...rows.map((s, i) => el('tr', { 'data-sample': s.sample_id, class: i === qsel ? 'selected' : '' },
+  $('cq').tBodies[0].replaceChildren(...rows.map((s, i) => el('tr', { 'data-sample': s.sample_id, class: i === qsel ? 'selected' : '',
+    onclick: () => { location.hash = '#/curate/' + encPath(s.sample_id); } },
     el('td', {}, el('a', { href: '#/curate/' + encPath(s.sample_id), text: s.sample_id })),
     el('td', { text: String(s.rows) }),
     el('td', { text: String(s.gold_rows) }),
