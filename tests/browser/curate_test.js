@@ -209,6 +209,11 @@ const CHANGES = {
     await press('p', 'move');
     const f2 = await focused();
     check(f0.path !== f1.path && f2.path === f0.path && f2.row === f0.row, 'n moves to the next disagreement, p back (' + f0.row + ' ' + f0.path + ' -> ' + f1.row + ' ' + f1.path + ')');
+    const marks = await page.evaluate(() => [...document.querySelectorAll('#cur-table tbody tr')].map((tr) =>
+      ({ path: tr.dataset.path, differ: tr.classList.contains('differ'), off: tr.querySelectorAll('td.coder-val.off').length })));
+    const im = marks.find((m) => m.path === '/internal_emotion/Alan/intensity'), desc = marks.find((m) => m.path === '/internal_emotion/Alan/emotion_description');
+    check(im && im.differ && im.off === 4 && desc && !desc.differ && desc.off === 0 && marks.length > 15,
+      'row 1: one line per value, the intensity part highlighted in every coder, its agreed description not');
     await page.screenshot({ path: path.join(shots, 'curate-grid-1366.png') });
     await page.setViewportSize({ width: 1920, height: 1080 });
     await page.screenshot({ path: path.join(shots, 'curate-grid-1920.png') });
@@ -324,6 +329,21 @@ const CHANGES = {
     rescue('export', db, '--format', 'tasks', '--view', 'gold', '--out', path.join(dir, 'tasks'));
     const card = fs.readFileSync(path.join(dir, 'tasks', 'README.md'), 'utf8');
     check(/decided by lead lea/.test(card), 'the dataset card names the lead\'s decisions: ' + (card.match(/.*decided by lead.*/) || ['none'])[0].trim());
+    // the coders' comments on a row, as the state carries them per row (injected here into
+    // the state the page reads, so their display is checked whatever the server sends)
+    await page.route('**/api/curate/' + enc(SAMPLE), async (route) => {
+      const res = await route.fetch(), body = await res.json();
+      body.rows[1].comments = [{ annotator: 'bob', text: 'defense, not accusation: she attacks first', created_at: '2026-12-01T10:00:00Z' }];
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    await page.waitForSelector('#cur-seg:not([hidden]) #cur-lanes-svg');
+    await page.keyboard.press('Enter');
+    await page.click('.cur-rowbtn:nth-child(2)');
+    await page.waitForSelector('#cur-comments:not([hidden])');
+    const ctext = await page.textContent('#cur-comments');
+    check(/she attacks first/.test(ctext) && /bob/.test(ctext), 'row 2 shows the coders\' comments: ' + ctext.replace(/\s+/g, ' ').trim());
+    await page.unroute('**/api/curate/' + enc(SAMPLE));
     check(errors.length === 0, 'no page error' + (errors.length ? ': ' + errors.join(' | ') : ''));
     await ctx.close();
   } catch (e) {
