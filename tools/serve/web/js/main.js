@@ -2,6 +2,7 @@
 // hash to a view. Importing the other modules wires their controls.
 
 import { api, csrf } from './api.js';
+import { openCurate, showQueue } from './curate.js';
 import { showDashboard } from './dashboard.js';
 import { $ } from './dom.js';
 import { clearDrafts } from './drafts.js';
@@ -49,6 +50,9 @@ async function route() {
     await leadControls();
     if (!state.viewName) state.viewName = state.me.name;
     await openSample(id, state.sample && state.sample.sample_id === id);
+  } else if (h === '/curate' || h.startsWith('/curate/')) {
+    if (h === '/curate') await showQueue();
+    else await openCurate(h.slice(8).split('/').map(decodeURIComponent).join('/'));
   } else if (h === '/dashboard') {
     await showDashboard();
   } else {

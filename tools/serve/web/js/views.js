@@ -1,5 +1,6 @@
-// views.js: which view is on screen (sign-in, my work, a sample, the dashboard) and the
-// header that goes with it (navigation, who is signed in, sign-out).
+// views.js: which view is on screen (sign-in, my work, a sample, the dashboard, curation)
+// and the header that goes with it (navigation, who is signed in, sign-out). The player
+// moves into the shown view's .player-dock (the sample view's, the curation grid's).
 
 import { $ } from './dom.js';
 import { state } from './state.js';
@@ -11,4 +12,7 @@ export function show(name) {
   $('signout').hidden = !signed;
   $('who').textContent = signed ? state.me.name + ' (' + state.me.role + ')' : '';
   $('nav-dashboard').hidden = !(signed && state.me.role === 'lead');
+  $('nav-curate').hidden = !(signed && state.me.role === 'lead');
+  const dock = document.querySelector('#view-' + name + ' .player-dock');
+  if (dock && !dock.contains($('player'))) dock.prepend($('player'), $('player-tools'), $('no-media'), $('cues'));
 }
