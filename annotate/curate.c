@@ -963,6 +963,32 @@ static int prov_fill(rescue_curate_prov *p, const leaf *l) {
          (!l->at || p->at);
 }
 
+/* Everyone's comments on row r (its row_id set) into r, in time order. */
+static int row_comments(cur *c, rescue_curate_row *r) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_row_comments");
+  int rc, cap = 0;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":row_id", r->row_id);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    rescue_curate_comment *k;
+    if (RESCUE_ALLOC_GROW(r->comments, r->n_comments + 1, cap)) {
+      sqlite3_reset(s);
+      return nomem(c->st);
+    }
+    k = &r->comments[r->n_comments++];
+    k->annotator = dup_col(s, 0);
+    k->text = dup_col(s, 1);
+    k->created_at = dup_col(s, 2);
+    if ((sqlite3_column_type(s, 0) != SQLITE_NULL && !k->annotator) || !k->text || !k->created_at) {
+      sqlite3_reset(s);
+      return nomem(c->st);
+    }
+  }
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(c->st, "reading comments");
+}
+
 /* The state of row p (the leaves built) into r. */
 static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) {
   rescue_buf text = RESCUE_BUF_INIT;
@@ -972,7 +998,7 @@ static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) 
   r->position = p;
   r->row_id = c->gv.row_ids[p - 1];
   r->gold_version = c->gold_id;
-  if ((rc = row_version(c, r->row_id, &r->version)))
+  if ((rc = row_version(c, r->row_id, &r->version)) || (rc = row_comments(c, r)))
     return rc;
   if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)))
     return nomem(c->st);
@@ -1076,6 +1102,12 @@ void rescue_curate_state_clear(rescue_curate_state *s) {
     }
     rescue_free(r->values);
     rescue_lint_result_clear(&r->lint);
+    for (j = 0; j < r->n_comments; j++) {
+      rescue_free(r->comments[j].annotator);
+      rescue_free(r->comments[j].text);
+      rescue_free(r->comments[j].created_at);
+    }
+    rescue_free(r->comments);
   }
   rescue_free(s->rows);
   for (i = 0; i < s->n_coders; i++) {
@@ -1126,6 +1158,19 @@ static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
     rescue_jw_str_or_null(w, x->field);
     rescue_jw_key(w, "reason");
     rescue_jw_str(w, x->reason);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+  rescue_jw_key(w, "comments");
+  rescue_jw_arr(w);
+  for (j = 0; j < r->n_comments; j++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "annotator");
+    rescue_jw_str_or_null(w, r->comments[j].annotator);
+    rescue_jw_key(w, "text");
+    rescue_jw_str(w, r->comments[j].text);
+    rescue_jw_key(w, "created_at");
+    rescue_jw_str(w, r->comments[j].created_at);
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
@@ -1395,6 +1440,33 @@ static int record(cur *c, int64_t row_id, char *const tok[3], int n, const char 
   return 0;
 }
 
+/*
+** Undo `undo_id` left a value of row_id undecided: the gold versions curation wrote since
+** the row's last policy gold no longer match the decisions. They are retired (kept in
+** gold_retired, deleted from row_version with their provenance and references), so the
+** row shows the policy's gold, or none. 0 or an error on the handle.
+*/
+static int retire_gold(cur *c, int64_t row_id, int64_t undo_id, const char *now) {
+  static const char *const steps[] = {"curate_retire_gold", "curate_retired_provenance",
+                                      "curate_retired_refs", "curate_retired_versions"};
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    sqlite3_stmt *s = rescue_store_stmt(c->st, steps[i]);
+    int rc;
+    if (!s)
+      return rescue_store_err(c->st)->code;
+    rescue_bind_int(s, ":undo_id", undo_id);
+    if (i == 0) {
+      rescue_bind_int(s, ":row_id", row_id);
+      rescue_bind_text(s, ":now", now, -1);
+    }
+    rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+      return rescue_store_sqlerr(c->st, "retiring a gold version");
+  }
+  return 0;
+}
+
 /* 1 when any coder's row, or the leaves, know the path. */
 static int known_path(cur *c, const char *path, char *const tok[3], int n) {
   int i;
@@ -1502,7 +1574,7 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
   rescue_lint_result pre;
   rescue_error *err = rescue_store_err(st);
   ccoder *take = NULL;
-  int64_t row_id, v, undoes = 0;
+  int64_t row_id, v, undoes = 0, undo_id;
   int rc, n, i;
   memset(&pre, 0, sizeof pre);
   if ((rc = cur_open(&c, st, d->sample_id)))
@@ -1579,11 +1651,15 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
                                                   : "undo",
                    undoes, now)))
     goto end;
+  undo_id = d->op == RESCUE_CURATE_UNDO ? sqlite3_last_insert_rowid(rescue_store_db(st)) : 0;
   if ((rc = row_state(&c, d->row, 0)))
     goto end;
   for (i = 0; i < c.n && c.lv[i].how != HOW_UNDECIDED; i++)
     ;
   if (i == c.n && c.n && (rc = write_gold(&c, d->row, now, &out->gold_version)))
+    goto end;
+  /* an undo that reopens the row takes back the gold its decisions no longer make */
+  if (i < c.n && undo_id && (rc = retire_gold(&c, row_id, undo_id, now)))
     goto end;
   rc = row_version(&c, row_id, &out->version);
 end:
@@ -1725,6 +1801,52 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
     rescue_free(at);
   }
   rescue_buf_clear(&path);
+  return rc;
+}
+
+int rescue_curate_decisions_live(rescue_store *st, int64_t row_id, int *n) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_decisions_live");
+  int rc;
+  *n = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    *n = sqlite3_column_int(s, 0);
+  sqlite3_reset(s);
+  return rc == SQLITE_ROW ? 0 : rescue_store_sqlerr(st, "reading decisions");
+}
+
+int rescue_curate_keep_decisions(rescue_store *st, int64_t row_id, int *written) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_sample_of_row");
+  char *sample_id = NULL, now[32];
+  int64_t vid = 0;
+  cur c;
+  int rc, p, i;
+  *written = 0;
+  memset(&c, 0, sizeof c);
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW && !(sample_id = dup_col(s, 0)))
+    rc = SQLITE_NOMEM;
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rc == SQLITE_NOMEM ? nomem(st) : rescue_store_sqlerr(st, "reading a row's sample");
+  if ((rc = cur_open(&c, st, sample_id)))
+    goto end;
+  for (p = 1; p <= c.gv.n && c.gv.row_ids[p - 1] != row_id; p++)
+    ;
+  if (p > c.gv.n || (rc = row_state(&c, p, 0)))
+    goto end; /* a row outside the gold row set has no curation state */
+  for (i = 0; i < c.n && c.lv[i].how != HOW_UNDECIDED; i++)
+    ;
+  rescue_now_iso(now);
+  if (i == c.n && c.n && (rc = write_gold(&c, p, now, &vid)) == 0)
+    *written = vid != 0;
+end:
+  cur_free(&c);
+  rescue_free(sample_id);
   return rc;
 }
 

@@ -49,6 +49,13 @@ typedef struct rescue_curate_value_set {
   rescue_curate_value *values; /* one per coder, in the state's coder order */
 } rescue_curate_value_set;
 
+/* A coder's comment on a row (the comment table). */
+typedef struct rescue_curate_comment {
+  char *annotator; /* who wrote it; NULL: not given */
+  char *text;
+  char *created_at;
+} rescue_curate_comment;
+
 typedef struct rescue_curate_row {
   int position;         /* 1-based, in the gold row set */
   int64_t row_id;       /* row.id */
@@ -58,6 +65,8 @@ typedef struct rescue_curate_row {
   int n_values;
   rescue_curate_value_set *values; /* in row order */
   rescue_lint_result lint;         /* findings on the decided values */
+  int n_comments;
+  rescue_curate_comment *comments; /* everyone's comments on the row id, in time order */
 } rescue_curate_row;
 
 typedef struct rescue_curate_coder {
