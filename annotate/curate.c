@@ -726,18 +726,11 @@ static int build_row(cur *c, int fill, rescue_buf *out) {
 
 /* ---- loading ---- */
 
-/* The sample's coders and their views, and the gold row set's view. */
-static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
+/* The coders of sample ref (c->st set), in the state's order, into c. */
+static int cur_coders(cur *c, int64_t ref) {
+  rescue_store *st = c->st;
   sqlite3_stmt *s;
-  int64_t ref, adj = 0;
   int rc;
-  memset(c, 0, sizeof *c);
-  c->st = st;
-  c->sample_id = sample_id;
-  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
-    return rc;
-  if (!(c->doc = rescue_jdoc_new()))
-    return nomem(st);
   if (!(s = rescue_store_stmt(st, "curate_coders")))
     return rescue_store_err(st)->code;
   rescue_bind_int(s, ":sample_ref", ref);
@@ -764,8 +757,22 @@ static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
     }
   }
   sqlite3_reset(s);
-  if (rc != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "reading coders");
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading coders");
+}
+
+/* The sample's coders and their views, and the gold row set's view. */
+static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
+  int64_t ref, adj = 0;
+  int rc;
+  memset(c, 0, sizeof *c);
+  c->st = st;
+  c->sample_id = sample_id;
+  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
+    return rc;
+  if (!(c->doc = rescue_jdoc_new()))
+    return nomem(st);
+  if ((rc = cur_coders(c, ref)))
+    return rc;
   for (int i = 0; i < c->K; i++)
     if ((rc = rescue_view_sample_load(st, sample_id, c->c[i].id, &c->c[i].vs)))
       return rc;
@@ -1262,18 +1269,121 @@ void rescue_curate_state_json(const rescue_curate_state *s, int only_row, rescue
   rescue_jw_end(&w);
 }
 
+/* One sample of the queue: its counts as rescue_curate_load gives them, without lint. */
+typedef struct queue_counts {
+  long rows, gold, values, undecided;
+} queue_counts;
+
+/*
+** Annotator id's view of row set rowset_id, read flat (view_rows_annotator_flat, the query
+** the sample iterator runs for such a row set) into *vs: row ids, versions and the rows,
+** parsed as one array into vs->doc. 0 or an error on the handle.
+*/
+static int flat_view(cur *c, int64_t rowset_id, int64_t id, rescue_view_sample *vs) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "view_rows_annotator_flat");
+  const rescue_jnode *arr, *e;
+  rescue_jerror je;
+  int rc, i, cap = 0, cap2 = 0;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  rescue_bind_int(s, ":annotator_id", id);
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_buf_putc(&vs->json, '[');
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (RESCUE_ALLOC_GROW(vs->row_ids, vs->n + 1, cap) ||
+        RESCUE_ALLOC_GROW(vs->versions, vs->n + 1, cap2)) {
+      sqlite3_reset(s);
+      return nomem(c->st);
+    }
+    vs->row_ids[vs->n] = sqlite3_column_int64(s, 0);
+    vs->versions[vs->n] = sqlite3_column_int64(s, 2);
+    if (vs->n++)
+      rescue_buf_putc(&vs->json, ',');
+    if (sqlite3_column_text(s, 5))
+      rescue_buf_putn(&vs->json, sqlite3_column_text(s, 5), (size_t)sqlite3_column_bytes(s, 5));
+    else
+      rescue_buf_puts(&vs->json, "null");
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(c->st, "reading rows");
+  rescue_buf_putc(&vs->json, ']');
+  vs->rowset_id = rowset_id;
+  vs->n_rows = vs->n;
+  if (!rescue_buf_ok(&vs->json) || !(vs->doc = rescue_jdoc_new()) ||
+      !(vs->rows = rescue_calloc((size_t)vs->n + 1, sizeof *vs->rows)))
+    return nomem(c->st);
+  if (!(arr = rescue_jparse(vs->doc, vs->json.s, vs->json.len, &je)))
+    return rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "stored rows: %s", je.msg);
+  for (i = 0, e = arr->child; e && i < vs->n; e = e->next, i++)
+    vs->rows[i] = e->type == RESCUE_JOBJECT ? e : NULL;
+  return 0;
+}
+
+/* cur_open for a sample whose rows read flat (curate_queue_samples), views flat_view's. */
+static int cur_open_flat(cur *c, rescue_store *st, const char *sample_id, int64_t ref,
+                         int64_t rowset_id) {
+  int64_t adj = 0;
+  int rc;
+  memset(c, 0, sizeof *c);
+  c->st = st;
+  c->sample_id = sample_id;
+  if (!(c->doc = rescue_jdoc_new()))
+    return nomem(st);
+  if ((rc = cur_coders(c, ref)))
+    return rc;
+  for (int i = 0; i < c->K; i++)
+    if ((rc = flat_view(c, rowset_id, c->c[i].id, &c->c[i].vs)))
+      return rc;
+  if (rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, NULL, 0, &adj))
+    adj = 0;
+  if ((rc = flat_view(c, rowset_id, adj, &c->gv)))
+    return rc;
+  c->gv.ref = ref;
+  return 0;
+}
+
+/*
+** The counts of sample_id for the queue: the leaves of each row of the gold row set (as
+** rescue_curate_load builds them) counted, without the lint, the coders' values per leaf
+** or the comments the state carries. flat: its rows read flat (rowset_id the base one).
+*/
+static int queue_sample(rescue_store *st, const char *sample_id, int64_t ref, int64_t rowset_id,
+                        int flat, queue_counts *q, cur *c) {
+  int rc, p, i;
+  memset(q, 0, sizeof *q);
+  if ((rc = flat ? cur_open_flat(c, st, sample_id, ref, rowset_id) : cur_open(c, st, sample_id)))
+    return rc;
+  q->rows = c->gv.n;
+  for (p = 1; p <= c->gv.n && !rc; p++) {
+    if ((rc = row_state(c, p, 0)))
+      break;
+    q->gold += c->gold_id != 0;
+    q->values += c->n;
+    for (i = 0; i < c->n; i++)
+      q->undecided += c->lv[i].how == HOW_UNDECIDED;
+  }
+  return rc;
+}
+
 int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "curate_samples");
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_queue_samples");
   char **ids = NULL;
-  int n = 0, cap = 0, rc, i;
+  int64_t *refs = NULL; /* per sample: ref, base row set, rows read flat */
+  int n = 0, cap = 0, cap_r = 0, rc, i;
   rescue_jw w;
   if (!s)
     return rescue_store_err(st)->code;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (RESCUE_ALLOC_GROW(ids, n + 1, cap) || !(ids[n] = dup_col(s, 0))) {
+    if (RESCUE_ALLOC_GROW(ids, n + 1, cap) || RESCUE_ALLOC_GROW(refs, 3 * (n + 1), cap_r) ||
+        !(ids[n] = dup_col(s, 1))) {
       rc = SQLITE_NOMEM;
       break;
     }
+    refs[3 * n] = sqlite3_column_int64(s, 0);
+    refs[3 * n + 1] = sqlite3_column_int64(s, 2);
+    refs[3 * n + 2] = sqlite3_column_int64(s, 3);
     n++;
   }
   sqlite3_reset(s);
@@ -1283,40 +1393,37 @@ int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out) {
   rescue_jw_key(&w, "samples");
   rescue_jw_arr(&w);
   for (i = 0; i < n && !rc; i++) {
-    rescue_curate_state cs;
-    long gold = 0, undecided = 0;
-    if ((rc = rescue_curate_load(st, ids[i], &cs)) == 0) {
-      for (int r = 0; r < cs.n_rows; r++) {
-        gold += cs.rows[r].gold_version != 0;
-        undecided += cs.rows[r].undecided;
-      }
-      if (!open_only || undecided) {
-        rescue_jw_obj(&w);
-        rescue_jw_key(&w, "sample_id");
-        rescue_jw_str(&w, ids[i]);
-        rescue_jw_key(&w, "rows");
-        rescue_jw_int(&w, cs.n_rows);
-        rescue_jw_key(&w, "gold_rows");
-        rescue_jw_int(&w, gold);
-        rescue_jw_key(&w, "values");
-        rescue_jw_int(&w, cs.values);
-        rescue_jw_key(&w, "undecided");
-        rescue_jw_int(&w, undecided);
-        rescue_jw_key(&w, "coders");
-        rescue_jw_arr(&w);
-        for (int k = 0; k < cs.n_coders; k++)
-          rescue_jw_str(&w, cs.coders[k].name);
-        rescue_jw_end(&w);
-        rescue_jw_end(&w);
-      }
+    queue_counts q;
+    cur c;
+    if ((rc = queue_sample(st, ids[i], refs[3 * i], refs[3 * i + 1], (int)refs[3 * i + 2], &q,
+                           &c)) == 0 &&
+        (!open_only || q.undecided)) {
+      rescue_jw_obj(&w);
+      rescue_jw_key(&w, "sample_id");
+      rescue_jw_str(&w, ids[i]);
+      rescue_jw_key(&w, "rows");
+      rescue_jw_int(&w, q.rows);
+      rescue_jw_key(&w, "gold_rows");
+      rescue_jw_int(&w, q.gold);
+      rescue_jw_key(&w, "values");
+      rescue_jw_int(&w, q.values);
+      rescue_jw_key(&w, "undecided");
+      rescue_jw_int(&w, q.undecided);
+      rescue_jw_key(&w, "coders");
+      rescue_jw_arr(&w);
+      for (int k = 0; k < c.K; k++)
+        rescue_jw_str(&w, c.c[k].name);
+      rescue_jw_end(&w);
+      rescue_jw_end(&w);
     }
-    rescue_curate_state_clear(&cs);
+    cur_free(&c);
   }
   rescue_jw_end(&w);
   rescue_jw_end(&w);
   for (i = 0; i < n; i++)
     rescue_free(ids[i]);
   rescue_free(ids);
+  rescue_free(refs);
   if (!rc && !rescue_buf_ok(out))
     rc = nomem(st);
   return rc;

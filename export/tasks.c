@@ -508,8 +508,9 @@ static int prov_sample(exporter *x, const rescue_sample *s) {
 
 /*
 ** Finish the provenance (rescue_tk_prov_finish) on the store it was counted in; a
-** pseudonymised copy's card names the real store's annotators "person 1", "person 2", ...
-** in table order (the draft stays the draft). Errors on x->err.
+** pseudonymised copy's card names the real store's people (annotators and leads) "person
+** 1", "person 2", ... in table order (the draft, the adjudication and models keep their
+** names). Errors on x->err.
 */
 static int prov_finish(exporter *x) {
   rescue_store *st = x->ps ? x->ps->st : x->st;
@@ -519,8 +520,9 @@ static int prov_finish(exporter *x) {
   for (i = 0; x->ps && i < x->sum.n_annotators; i++) {
     tk_prov_annotator *a = &x->sum.annotators[i];
     char name[32];
-    if (a->name && strcmp(a->name, RESCUE_DRAFT_ANNOTATOR) == 0)
-      continue;
+    if (!a->name || !a->role || strcmp(a->name, RESCUE_DRAFT_ANNOTATOR) == 0 ||
+        strcmp(a->name, RESCUE_ADJUDICATION_ANNOTATOR) == 0 || strcmp(a->role, "model") == 0)
+      continue; /* not a person: the draft, the adjudication, a model */
     snprintf(name, sizeof name, "person %d", ++k);
     rescue_free(a->name);
     if (!(a->name = rescue_strdup(name)))

@@ -217,7 +217,7 @@ int rescue_tk_answers_apart(const char *answers, const char *out, rescue_error *
 /*
 ** Where a pseudonymised copy's rows came from: the real store and view it was made from
 ** and the copy's sample ids (pseudo[i]) with their real ones (real[i]). Its export's card
-** counts the real store's gold, decisions and agreement, annotators named "person N".
+** counts the real store's gold, decisions and agreement, people named "person N".
 */
 typedef struct tk_prov_source {
   rescue_store *st;

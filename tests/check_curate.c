@@ -337,7 +337,7 @@ START_TEST(api_statuses) {
   json_t *j, *v;
   resp r;
   char body[600], *gold;
-  long long ver;
+  long long ver, queue_values;
   int port;
   make_corpus();
   so.db = db;
@@ -355,6 +355,8 @@ START_TEST(api_statuses) {
   v = json_array_get(json_object_get(j, "samples"), 0);
   ck_assert_str_eq(json_string_value(json_object_get(v, "sample_id")), SAMPLE);
   ck_assert_int_eq(json_integer_value(json_object_get(v, "undecided")), 3);
+  ck_assert_int_eq(json_integer_value(json_object_get(v, "rows")), 9);
+  queue_values = json_integer_value(json_object_get(v, "values"));
   json_decref(j);
   free(r.body);
 
@@ -396,6 +398,7 @@ START_TEST(api_statuses) {
   v = row_value(j, "/internal_emotion/Maya/intensity");
   ck_assert_ptr_nonnull(v);
   ck_assert(json_is_false(json_object_get(v, "decided")));
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "values")), queue_values);
   ver = row_version(j);
   json_decref(j);
   free(r.body);
@@ -634,7 +637,8 @@ START_TEST(api_statuses) {
     long bobs = count("SELECT count(*) FROM rowset_member m JOIN annotator_rowset ar ON "
                       "ar.rowset_id = m.rowset_id JOIN annotator a ON a.id = ar.annotator_id "
                       "WHERE a.name = 'bob'");
-    json_t *s;
+    json_t *s, *q;
+    resp r2;
     ck_assert_int_eq(bobs, before + 1);
     r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"bob\"}");
     expect(r, 200);
@@ -644,6 +648,19 @@ START_TEST(api_statuses) {
     s = json_loads(r.body, 0, &je);
     ck_assert_ptr_nonnull(s);
     ck_assert_int_eq((long)json_array_size(json_object_get(s, "rows")), bobs);
+    /* the queue's counts (read without the sample's full state) are the state's */
+    r2 = http(port, "GET", "/api/curate", tok_lea, NULL);
+    expect(r2, 200);
+    q = json_loads(r2.body, 0, &je);
+    v = json_array_get(json_object_get(q, "samples"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "values")),
+                     json_integer_value(json_object_get(s, "values")));
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "undecided")),
+                     json_integer_value(json_object_get(s, "values")) -
+                         json_integer_value(json_object_get(s, "decided")));
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "rows")), bobs);
+    json_decref(q);
+    free(r2.body);
     json_decref(s);
     free(r.body);
   }

@@ -232,6 +232,7 @@ START_TEST(test_card_counts_decisions) {
   }
   ck_assert_msg(strstr(card, "| the draft (the imported file) | draft | 69 | 0 | 0 |\n"), "%s",
                 card);
+  ck_assert_msg(strstr(card, "| adjudication | lead | 0 | 69 | 0 |\n"), "%s", card);
   ck_assert_msg(!strstr(card, "lena") && !strstr(card, "alice") && !strstr(card, "bob"), "%s",
                 card);
   ck_assert_msg(!strstr(card, "not computed"), "%s", card); /* agreement of alice and bob */
