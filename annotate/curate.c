@@ -3,7 +3,9 @@
 ** state is a list of values ("leaves"), each addressed by a JSON pointer: first the
 ** baseline (the latest gold a policy wrote, else what every coder shares, the rest
 ** undecided), then the lead's decisions in force replayed in order. A decision changes
-** its own value only; a gold version is written once no value is undecided.
+** its own value only; a gold version is written once no value is undecided, and retired
+** when an undo reopens the row. Policy runs replay the decisions over their gold
+** (rescue_curate_keep_decisions, curate_int.h).
 */
 #include <stdio.h>
 #include <stdlib.h>

@@ -102,7 +102,9 @@ void rescue_curate_state_json(const rescue_curate_state *s, int only_row, rescue
 /*
 ** The queue: every sample not discarded with its rows, rows with gold, values and undecided
 ** values, as {"samples": [{"sample_id", "rows", "gold_rows", "values", "undecided",
-** "coders"}]}; open_only: only samples with undecided values.
+** "coders"}]}; open_only: only samples with undecided values. The counts are the state's
+** (rescue_curate_load), built without lint; a sample nobody resegmented has its rows read
+** with one query per coder.
 */
 int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out);
 
@@ -136,7 +138,9 @@ typedef struct rescue_curate_outcome {
 ** out->lint). An unknown field, item or coder, or a coder without a version of the sample,
 ** is RESCUE_EBADINPUT; a base_version that is not the row's current one RESCUE_ECONFLICT.
 ** Nothing else of the row changes. When the row has no undecided value left a gold version
-** is written at once (out->gold_version), with the provenance of every value.
+** is written at once (out->gold_version), with the provenance of every value. An undo that
+** leaves a value undecided retires the gold versions curation wrote since the row's last
+** policy gold (kept in gold_retired): the row shows that gold, or none.
 */
 int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate_decision *d,
                          rescue_curate_outcome *out);

@@ -5,7 +5,9 @@
 ** field, item or coder, 409 with the newer state, 403 for anyone but a lead), undo, gold
 ** written when the last value is decided with the provenance of every value, the gold row
 ** set choice; and `adjudicate --decide` under the same rules (exit 1 with the file's line,
-** the store unchanged; one decision changes one value; --dry-run writes nothing).
+** the store unchanged; one decision changes one value; --dry-run writes nothing). Also:
+** the coders' comments in the state, the queue's counts equal to the state's, an undo that
+** reopens a row retiring its gold, and a part decision kept by a later policy run.
 */
 #include <arpa/inet.h>
 #include <jansson.h>
