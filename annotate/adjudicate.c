@@ -148,17 +148,23 @@ static int gold_provenance(adj *a, int64_t vid, int64_t row_id, const rescue_jno
 
 /*
 ** Write a gold version of row_id with content text[0..len) unless the current gold already
-** is it. src: the versions it was decided from.
+** is it (with lead decisions in force: unless the last gold a policy wrote is it, the
+** decisions then replayed over it). src: the versions it was decided from.
 */
 static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int64_t *src,
                       int n_src) {
-  sqlite3_stmt *s = rescue_store_stmt(a->st, "gold_of_row");
+  sqlite3_stmt *s;
   const rescue_jnode *root, *bad;
   rescue_jerror je;
   rescue_error *err = rescue_store_err(a->st);
   int64_t vid = 0;
-  int i, rc, same = 0;
-  if (!s)
+  int i, rc, same = 0, parts = 0, kept = 0;
+  /* a row with lead decisions in force (a field, an item, a part; whatever the policy): the
+     policy's gold is compared with the last one a policy wrote, and the decisions are
+     replayed over it (rescue_curate_keep_decisions) */
+  if ((rc = rescue_curate_decisions_live(a->st, row_id, &parts)))
+    return rc;
+  if (!(s = rescue_store_stmt(a->st, parts ? "gold_baseline_of_row" : "gold_of_row")))
     return err->code;
   rescue_bind_int(s, ":row_id", row_id);
   rc = sqlite3_step(s);
@@ -170,7 +176,7 @@ static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int6
     return rescue_store_sqlerr(a->st, "reading gold");
   if (same) {
     a->res->unchanged++;
-    return 0;
+    return parts ? rescue_curate_keep_decisions(a->st, row_id, &kept) : 0;
   }
   root = rescue_jparse(a->gdoc, text, len, &je);
   if (!root)
@@ -191,7 +197,7 @@ static int write_gold(adj *a, int64_t row_id, const char *text, size_t len, int6
       (rc = gold_provenance(a, vid, row_id, root)))
     return rc;
   a->res->written++;
-  return 0;
+  return parts ? rescue_curate_keep_decisions(a->st, row_id, &kept) : 0;
 }
 
 /* The lead's latest decision on (row_id, field): 1 and *off set (or -1: key left out), 0 none. */

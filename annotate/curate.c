@@ -3,7 +3,9 @@
 ** state is a list of values ("leaves"), each addressed by a JSON pointer: first the
 ** baseline (the latest gold a policy wrote, else what every coder shares, the rest
 ** undecided), then the lead's decisions in force replayed in order. A decision changes
-** its own value only; a gold version is written once no value is undecided.
+** its own value only; a gold version is written once no value is undecided, and retired
+** when an undo reopens the row. Policy runs replay the decisions over their gold
+** (rescue_curate_keep_decisions, curate_int.h).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -726,18 +728,11 @@ static int build_row(cur *c, int fill, rescue_buf *out) {
 
 /* ---- loading ---- */
 
-/* The sample's coders and their views, and the gold row set's view. */
-static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
+/* The coders of sample ref (c->st set), in the state's order, into c. */
+static int cur_coders(cur *c, int64_t ref) {
+  rescue_store *st = c->st;
   sqlite3_stmt *s;
-  int64_t ref, adj = 0;
   int rc;
-  memset(c, 0, sizeof *c);
-  c->st = st;
-  c->sample_id = sample_id;
-  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
-    return rc;
-  if (!(c->doc = rescue_jdoc_new()))
-    return nomem(st);
   if (!(s = rescue_store_stmt(st, "curate_coders")))
     return rescue_store_err(st)->code;
   rescue_bind_int(s, ":sample_ref", ref);
@@ -764,8 +759,22 @@ static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
     }
   }
   sqlite3_reset(s);
-  if (rc != SQLITE_DONE)
-    return rescue_store_sqlerr(st, "reading coders");
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading coders");
+}
+
+/* The sample's coders and their views, and the gold row set's view. */
+static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
+  int64_t ref, adj = 0;
+  int rc;
+  memset(c, 0, sizeof *c);
+  c->st = st;
+  c->sample_id = sample_id;
+  if ((rc = rescue_sample_ref(st, sample_id, &ref)))
+    return rc;
+  if (!(c->doc = rescue_jdoc_new()))
+    return nomem(st);
+  if ((rc = cur_coders(c, ref)))
+    return rc;
   for (int i = 0; i < c->K; i++)
     if ((rc = rescue_view_sample_load(st, sample_id, c->c[i].id, &c->c[i].vs)))
       return rc;
@@ -963,6 +972,32 @@ static int prov_fill(rescue_curate_prov *p, const leaf *l) {
          (!l->at || p->at);
 }
 
+/* Everyone's comments on row r (its row_id set) into r, in time order. */
+static int row_comments(cur *c, rescue_curate_row *r) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_row_comments");
+  int rc, cap = 0;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":row_id", r->row_id);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    rescue_curate_comment *k;
+    if (RESCUE_ALLOC_GROW(r->comments, r->n_comments + 1, cap)) {
+      sqlite3_reset(s);
+      return nomem(c->st);
+    }
+    k = &r->comments[r->n_comments++];
+    k->annotator = dup_col(s, 0);
+    k->text = dup_col(s, 1);
+    k->created_at = dup_col(s, 2);
+    if ((sqlite3_column_type(s, 0) != SQLITE_NULL && !k->annotator) || !k->text || !k->created_at) {
+      sqlite3_reset(s);
+      return nomem(c->st);
+    }
+  }
+  sqlite3_reset(s);
+  return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(c->st, "reading comments");
+}
+
 /* The state of row p (the leaves built) into r. */
 static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) {
   rescue_buf text = RESCUE_BUF_INIT;
@@ -972,7 +1007,7 @@ static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) 
   r->position = p;
   r->row_id = c->gv.row_ids[p - 1];
   r->gold_version = c->gold_id;
-  if ((rc = row_version(c, r->row_id, &r->version)))
+  if ((rc = row_version(c, r->row_id, &r->version)) || (rc = row_comments(c, r)))
     return rc;
   if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)))
     return nomem(c->st);
@@ -1076,6 +1111,12 @@ void rescue_curate_state_clear(rescue_curate_state *s) {
     }
     rescue_free(r->values);
     rescue_lint_result_clear(&r->lint);
+    for (j = 0; j < r->n_comments; j++) {
+      rescue_free(r->comments[j].annotator);
+      rescue_free(r->comments[j].text);
+      rescue_free(r->comments[j].created_at);
+    }
+    rescue_free(r->comments);
   }
   rescue_free(s->rows);
   for (i = 0; i < s->n_coders; i++) {
@@ -1126,6 +1167,19 @@ static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
     rescue_jw_str_or_null(w, x->field);
     rescue_jw_key(w, "reason");
     rescue_jw_str(w, x->reason);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+  rescue_jw_key(w, "comments");
+  rescue_jw_arr(w);
+  for (j = 0; j < r->n_comments; j++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "annotator");
+    rescue_jw_str_or_null(w, r->comments[j].annotator);
+    rescue_jw_key(w, "text");
+    rescue_jw_str(w, r->comments[j].text);
+    rescue_jw_key(w, "created_at");
+    rescue_jw_str(w, r->comments[j].created_at);
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
@@ -1217,18 +1271,121 @@ void rescue_curate_state_json(const rescue_curate_state *s, int only_row, rescue
   rescue_jw_end(&w);
 }
 
+/* One sample of the queue: its counts as rescue_curate_load gives them, without lint. */
+typedef struct queue_counts {
+  long rows, gold, values, undecided;
+} queue_counts;
+
+/*
+** Annotator id's view of row set rowset_id, read flat (view_rows_annotator_flat, the query
+** the sample iterator runs for such a row set) into *vs: row ids, versions and the rows,
+** parsed as one array into vs->doc. 0 or an error on the handle.
+*/
+static int flat_view(cur *c, int64_t rowset_id, int64_t id, rescue_view_sample *vs) {
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "view_rows_annotator_flat");
+  const rescue_jnode *arr, *e;
+  rescue_jerror je;
+  int rc, i, cap = 0, cap2 = 0;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":rowset_id", rowset_id);
+  rescue_bind_int(s, ":annotator_id", id);
+  rescue_bind_text(s, ":draft", RESCUE_DRAFT_ANNOTATOR, -1);
+  rescue_buf_putc(&vs->json, '[');
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (RESCUE_ALLOC_GROW(vs->row_ids, vs->n + 1, cap) ||
+        RESCUE_ALLOC_GROW(vs->versions, vs->n + 1, cap2)) {
+      sqlite3_reset(s);
+      return nomem(c->st);
+    }
+    vs->row_ids[vs->n] = sqlite3_column_int64(s, 0);
+    vs->versions[vs->n] = sqlite3_column_int64(s, 2);
+    if (vs->n++)
+      rescue_buf_putc(&vs->json, ',');
+    if (sqlite3_column_text(s, 5))
+      rescue_buf_putn(&vs->json, sqlite3_column_text(s, 5), (size_t)sqlite3_column_bytes(s, 5));
+    else
+      rescue_buf_puts(&vs->json, "null");
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return rescue_store_sqlerr(c->st, "reading rows");
+  rescue_buf_putc(&vs->json, ']');
+  vs->rowset_id = rowset_id;
+  vs->n_rows = vs->n;
+  if (!rescue_buf_ok(&vs->json) || !(vs->doc = rescue_jdoc_new()) ||
+      !(vs->rows = rescue_calloc((size_t)vs->n + 1, sizeof *vs->rows)))
+    return nomem(c->st);
+  if (!(arr = rescue_jparse(vs->doc, vs->json.s, vs->json.len, &je)))
+    return rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "stored rows: %s", je.msg);
+  for (i = 0, e = arr->child; e && i < vs->n; e = e->next, i++)
+    vs->rows[i] = e->type == RESCUE_JOBJECT ? e : NULL;
+  return 0;
+}
+
+/* cur_open for a sample whose rows read flat (curate_queue_samples), views flat_view's. */
+static int cur_open_flat(cur *c, rescue_store *st, const char *sample_id, int64_t ref,
+                         int64_t rowset_id) {
+  int64_t adj = 0;
+  int rc;
+  memset(c, 0, sizeof *c);
+  c->st = st;
+  c->sample_id = sample_id;
+  if (!(c->doc = rescue_jdoc_new()))
+    return nomem(st);
+  if ((rc = cur_coders(c, ref)))
+    return rc;
+  for (int i = 0; i < c->K; i++)
+    if ((rc = flat_view(c, rowset_id, c->c[i].id, &c->c[i].vs)))
+      return rc;
+  if (rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, NULL, 0, &adj))
+    adj = 0;
+  if ((rc = flat_view(c, rowset_id, adj, &c->gv)))
+    return rc;
+  c->gv.ref = ref;
+  return 0;
+}
+
+/*
+** The counts of sample_id for the queue: the leaves of each row of the gold row set (as
+** rescue_curate_load builds them) counted, without the lint, the coders' values per leaf
+** or the comments the state carries. flat: its rows read flat (rowset_id the base one).
+*/
+static int queue_sample(rescue_store *st, const char *sample_id, int64_t ref, int64_t rowset_id,
+                        int flat, queue_counts *q, cur *c) {
+  int rc, p, i;
+  memset(q, 0, sizeof *q);
+  if ((rc = flat ? cur_open_flat(c, st, sample_id, ref, rowset_id) : cur_open(c, st, sample_id)))
+    return rc;
+  q->rows = c->gv.n;
+  for (p = 1; p <= c->gv.n && !rc; p++) {
+    if ((rc = row_state(c, p, 0)))
+      break;
+    q->gold += c->gold_id != 0;
+    q->values += c->n;
+    for (i = 0; i < c->n; i++)
+      q->undecided += c->lv[i].how == HOW_UNDECIDED;
+  }
+  return rc;
+}
+
 int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out) {
-  sqlite3_stmt *s = rescue_store_stmt(st, "curate_samples");
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_queue_samples");
   char **ids = NULL;
-  int n = 0, cap = 0, rc, i;
+  int64_t *refs = NULL; /* per sample: ref, base row set, rows read flat */
+  int n = 0, cap = 0, cap_r = 0, rc, i;
   rescue_jw w;
   if (!s)
     return rescue_store_err(st)->code;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (RESCUE_ALLOC_GROW(ids, n + 1, cap) || !(ids[n] = dup_col(s, 0))) {
+    if (RESCUE_ALLOC_GROW(ids, n + 1, cap) || RESCUE_ALLOC_GROW(refs, 3 * (n + 1), cap_r) ||
+        !(ids[n] = dup_col(s, 1))) {
       rc = SQLITE_NOMEM;
       break;
     }
+    refs[3 * n] = sqlite3_column_int64(s, 0);
+    refs[3 * n + 1] = sqlite3_column_int64(s, 2);
+    refs[3 * n + 2] = sqlite3_column_int64(s, 3);
     n++;
   }
   sqlite3_reset(s);
@@ -1238,40 +1395,37 @@ int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out) {
   rescue_jw_key(&w, "samples");
   rescue_jw_arr(&w);
   for (i = 0; i < n && !rc; i++) {
-    rescue_curate_state cs;
-    long gold = 0, undecided = 0;
-    if ((rc = rescue_curate_load(st, ids[i], &cs)) == 0) {
-      for (int r = 0; r < cs.n_rows; r++) {
-        gold += cs.rows[r].gold_version != 0;
-        undecided += cs.rows[r].undecided;
-      }
-      if (!open_only || undecided) {
-        rescue_jw_obj(&w);
-        rescue_jw_key(&w, "sample_id");
-        rescue_jw_str(&w, ids[i]);
-        rescue_jw_key(&w, "rows");
-        rescue_jw_int(&w, cs.n_rows);
-        rescue_jw_key(&w, "gold_rows");
-        rescue_jw_int(&w, gold);
-        rescue_jw_key(&w, "values");
-        rescue_jw_int(&w, cs.values);
-        rescue_jw_key(&w, "undecided");
-        rescue_jw_int(&w, undecided);
-        rescue_jw_key(&w, "coders");
-        rescue_jw_arr(&w);
-        for (int k = 0; k < cs.n_coders; k++)
-          rescue_jw_str(&w, cs.coders[k].name);
-        rescue_jw_end(&w);
-        rescue_jw_end(&w);
-      }
+    queue_counts q;
+    cur c;
+    if ((rc = queue_sample(st, ids[i], refs[3 * i], refs[3 * i + 1], (int)refs[3 * i + 2], &q,
+                           &c)) == 0 &&
+        (!open_only || q.undecided)) {
+      rescue_jw_obj(&w);
+      rescue_jw_key(&w, "sample_id");
+      rescue_jw_str(&w, ids[i]);
+      rescue_jw_key(&w, "rows");
+      rescue_jw_int(&w, q.rows);
+      rescue_jw_key(&w, "gold_rows");
+      rescue_jw_int(&w, q.gold);
+      rescue_jw_key(&w, "values");
+      rescue_jw_int(&w, q.values);
+      rescue_jw_key(&w, "undecided");
+      rescue_jw_int(&w, q.undecided);
+      rescue_jw_key(&w, "coders");
+      rescue_jw_arr(&w);
+      for (int k = 0; k < c.K; k++)
+        rescue_jw_str(&w, c.c[k].name);
+      rescue_jw_end(&w);
+      rescue_jw_end(&w);
     }
-    rescue_curate_state_clear(&cs);
+    cur_free(&c);
   }
   rescue_jw_end(&w);
   rescue_jw_end(&w);
   for (i = 0; i < n; i++)
     rescue_free(ids[i]);
   rescue_free(ids);
+  rescue_free(refs);
   if (!rc && !rescue_buf_ok(out))
     rc = nomem(st);
   return rc;
@@ -1395,6 +1549,33 @@ static int record(cur *c, int64_t row_id, char *const tok[3], int n, const char 
   return 0;
 }
 
+/*
+** Undo `undo_id` left a value of row_id undecided: the gold versions curation wrote since
+** the row's last policy gold no longer match the decisions. They are retired (kept in
+** gold_retired, deleted from row_version with their provenance and references), so the
+** row shows the policy's gold, or none. 0 or an error on the handle.
+*/
+static int retire_gold(cur *c, int64_t row_id, int64_t undo_id, const char *now) {
+  static const char *const steps[] = {"curate_retire_gold", "curate_retired_provenance",
+                                      "curate_retired_refs", "curate_retired_versions"};
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    sqlite3_stmt *s = rescue_store_stmt(c->st, steps[i]);
+    int rc;
+    if (!s)
+      return rescue_store_err(c->st)->code;
+    rescue_bind_int(s, ":undo_id", undo_id);
+    if (i == 0) {
+      rescue_bind_int(s, ":row_id", row_id);
+      rescue_bind_text(s, ":now", now, -1);
+    }
+    rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+      return rescue_store_sqlerr(c->st, "retiring a gold version");
+  }
+  return 0;
+}
+
 /* 1 when any coder's row, or the leaves, know the path. */
 static int known_path(cur *c, const char *path, char *const tok[3], int n) {
   int i;
@@ -1502,7 +1683,7 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
   rescue_lint_result pre;
   rescue_error *err = rescue_store_err(st);
   ccoder *take = NULL;
-  int64_t row_id, v, undoes = 0;
+  int64_t row_id, v, undoes = 0, undo_id;
   int rc, n, i;
   memset(&pre, 0, sizeof pre);
   if ((rc = cur_open(&c, st, d->sample_id)))
@@ -1579,11 +1760,15 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
                                                   : "undo",
                    undoes, now)))
     goto end;
+  undo_id = d->op == RESCUE_CURATE_UNDO ? sqlite3_last_insert_rowid(rescue_store_db(st)) : 0;
   if ((rc = row_state(&c, d->row, 0)))
     goto end;
   for (i = 0; i < c.n && c.lv[i].how != HOW_UNDECIDED; i++)
     ;
   if (i == c.n && c.n && (rc = write_gold(&c, d->row, now, &out->gold_version)))
+    goto end;
+  /* an undo that reopens the row takes back the gold its decisions no longer make */
+  if (i < c.n && undo_id && (rc = retire_gold(&c, row_id, undo_id, now)))
     goto end;
   rc = row_version(&c, row_id, &out->version);
 end:
@@ -1725,6 +1910,52 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
     rescue_free(at);
   }
   rescue_buf_clear(&path);
+  return rc;
+}
+
+int rescue_curate_decisions_live(rescue_store *st, int64_t row_id, int *n) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_decisions_live");
+  int rc;
+  *n = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    *n = sqlite3_column_int(s, 0);
+  sqlite3_reset(s);
+  return rc == SQLITE_ROW ? 0 : rescue_store_sqlerr(st, "reading decisions");
+}
+
+int rescue_curate_keep_decisions(rescue_store *st, int64_t row_id, int *written) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_sample_of_row");
+  char *sample_id = NULL, now[32];
+  int64_t vid = 0;
+  cur c;
+  int rc, p, i;
+  *written = 0;
+  memset(&c, 0, sizeof c);
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW && !(sample_id = dup_col(s, 0)))
+    rc = SQLITE_NOMEM;
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rc == SQLITE_NOMEM ? nomem(st) : rescue_store_sqlerr(st, "reading a row's sample");
+  if ((rc = cur_open(&c, st, sample_id)))
+    goto end;
+  for (p = 1; p <= c.gv.n && c.gv.row_ids[p - 1] != row_id; p++)
+    ;
+  if (p > c.gv.n || (rc = row_state(&c, p, 0)))
+    goto end; /* a row outside the gold row set has no curation state */
+  for (i = 0; i < c.n && c.lv[i].how != HOW_UNDECIDED; i++)
+    ;
+  rescue_now_iso(now);
+  if (i == c.n && c.n && (rc = write_gold(&c, p, now, &vid)) == 0)
+    *written = vid != 0;
+end:
+  cur_free(&c);
+  rescue_free(sample_id);
   return rc;
 }
 

@@ -49,6 +49,13 @@ typedef struct rescue_curate_value_set {
   rescue_curate_value *values; /* one per coder, in the state's coder order */
 } rescue_curate_value_set;
 
+/* A coder's comment on a row (the comment table). */
+typedef struct rescue_curate_comment {
+  char *annotator; /* who wrote it; NULL: not given */
+  char *text;
+  char *created_at;
+} rescue_curate_comment;
+
 typedef struct rescue_curate_row {
   int position;         /* 1-based, in the gold row set */
   int64_t row_id;       /* row.id */
@@ -58,6 +65,8 @@ typedef struct rescue_curate_row {
   int n_values;
   rescue_curate_value_set *values; /* in row order */
   rescue_lint_result lint;         /* findings on the decided values */
+  int n_comments;
+  rescue_curate_comment *comments; /* everyone's comments on the row id, in time order */
 } rescue_curate_row;
 
 typedef struct rescue_curate_coder {
@@ -93,7 +102,9 @@ void rescue_curate_state_json(const rescue_curate_state *s, int only_row, rescue
 /*
 ** The queue: every sample not discarded with its rows, rows with gold, values and undecided
 ** values, as {"samples": [{"sample_id", "rows", "gold_rows", "values", "undecided",
-** "coders"}]}; open_only: only samples with undecided values.
+** "coders"}]}; open_only: only samples with undecided values. The counts are the state's
+** (rescue_curate_load), built without lint; a sample nobody resegmented has its rows read
+** with one query per coder.
 */
 int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out);
 
@@ -127,7 +138,9 @@ typedef struct rescue_curate_outcome {
 ** out->lint). An unknown field, item or coder, or a coder without a version of the sample,
 ** is RESCUE_EBADINPUT; a base_version that is not the row's current one RESCUE_ECONFLICT.
 ** Nothing else of the row changes. When the row has no undecided value left a gold version
-** is written at once (out->gold_version), with the provenance of every value.
+** is written at once (out->gold_version), with the provenance of every value. An undo that
+** leaves a value undecided retires the gold versions curation wrote since the row's last
+** policy gold (kept in gold_retired): the row shows that gold, or none.
 */
 int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate_decision *d,
                          rescue_curate_outcome *out);

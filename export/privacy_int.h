@@ -59,9 +59,21 @@ int pv_reserved(const rescue_scheme *sc, const char *s, size_t len);
 int pv_map_of_view(rescue_store *st, const rescue_view *v, const char *const *samples, int n,
                    rescue_pseudonym_map *m);
 
-/* rescue_pseudo_corpus with the map m (pv_map_of_view) to pseudonymise by. */
+/* The sample ids of a pseudonymised copy: the real real[i] is the copy's pseudo[i]. */
+typedef struct pv_id_pairs {
+  char **real, **pseudo;
+  long n, cap;
+} pv_id_pairs;
+
+/* Free the pairs, leaving the list empty; accepts an empty list. */
+void pv_id_pairs_clear(pv_id_pairs *p);
+
+/*
+** rescue_pseudo_corpus with the map m (pv_map_of_view) to pseudonymise by; ids (NULL: not
+** wanted) receives the sample ids of the copy with their real ones.
+*/
 int pv_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const rescue_pseudonym_map *m,
-                     const char *dest_db, rescue_error *err);
+                     const char *dest_db, pv_id_pairs *ids, rescue_error *err);
 
 /* rescue_leakcheck for the real names of map m. */
 int pv_leakcheck(rescue_store *st, const rescue_pseudonym_map *m, const char *path,

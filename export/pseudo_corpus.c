@@ -130,6 +130,7 @@ typedef struct pctx {
   rescue_buf missing; /* "Name in group, ..." without a pseudonym, each once */
   char *missed;       /* per map entry: listed in missing already */
   int n_missing;
+  pv_id_pairs *ids; /* the copy's sample ids with their real ones, or NULL */
 } pctx;
 
 /*
@@ -209,6 +210,28 @@ static int copy_clips(pctx *P, const rescue_sample *s, const gctx *g, rescue_buf
   return rc;
 }
 
+/* Note that sample real is the copy's pseudo in p; 0 or RESCUE_ENOMEM. */
+static int id_pair_add(pv_id_pairs *p, const char *real, const char *pseudo) {
+  long cap = p->cap;
+  if (RESCUE_ALLOC_GROW(p->real, p->n + 1, cap) || RESCUE_ALLOC_GROW(p->pseudo, p->n + 1, p->cap))
+    return RESCUE_ENOMEM;
+  p->real[p->n] = rescue_strdup(real);
+  p->pseudo[p->n] = rescue_strdup(pseudo);
+  p->n++;
+  return p->real[p->n - 1] && p->pseudo[p->n - 1] ? 0 : RESCUE_ENOMEM;
+}
+
+void pv_id_pairs_clear(pv_id_pairs *p) {
+  long i;
+  for (i = 0; i < p->n; i++) {
+    rescue_free(p->real[i]);
+    rescue_free(p->pseudo[i]);
+  }
+  rescue_free(p->real);
+  rescue_free(p->pseudo);
+  memset(p, 0, sizeof *p);
+}
+
 /* What phase 1's step needs (pseudo_one): the run and its scratch buffers. */
 typedef struct pseudo_loop {
   pctx *P;
@@ -241,7 +264,9 @@ static int pseudo_one(void *arg, const rescue_sample *s) {
     rescue_jw_init(&w, &P->jsonl);
     pseudo_value(&g, obj, &w, 1);
     rescue_buf_putc(&P->jsonl, '\n');
-    if (P->o->media_dir)
+    if (P->ids && id_pair_add(P->ids, s->sample_id, g.sample_ps))
+      rc = rescue_seterr(P->err, RESCUE_ENOMEM, NULL);
+    if (!rc && P->o->media_dir)
       rc = copy_clips(P, s, &g, &l->path);
   }
   l->step_failed = rc != 0;
@@ -416,7 +441,7 @@ static void remove_corpus(const char *db) {
 }
 
 int pv_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const rescue_pseudonym_map *m,
-                     const char *dest_db, rescue_error *err) {
+                     const char *dest_db, pv_id_pairs *ids, rescue_error *err) {
   pctx P;
   rescue_store *dst = NULL;
   int rc, made = 0;
@@ -425,6 +450,7 @@ int pv_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const rescue
   P.o = o;
   P.err = err;
   P.m = *m; /* borrowed: the caller clears it */
+  P.ids = ids;
   if (!(P.doc = rescue_jdoc_new()))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   if (!(P.r = rescue_calloc((size_t)P.m.n + 1, sizeof *P.r)) ||
@@ -466,7 +492,7 @@ int rescue_pseudo_corpus(rescue_store *st, const rescue_pseudo_opts *o, const ch
   int rc;
   if ((rc = pv_map_of_view(st, &o->view, o->samples, o->n_samples, &m)))
     return rescue_seterr(err, rc, "%s", rescue_store_errmsg(st));
-  rc = pv_pseudo_corpus(st, o, &m, dest_db, err);
+  rc = pv_pseudo_corpus(st, o, &m, dest_db, NULL, err);
   rescue_pseudonym_map_clear(&m);
   return rc;
 }

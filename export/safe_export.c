@@ -64,7 +64,8 @@ static char *work_dir(const char *out) {
 ** message is copied onto st.
 */
 static int export_copy(rescue_store *st, const char *db, const char *outp, const char *answersp,
-                       const rescue_safe_export_opts *o, rescue_safe_export_result *res) {
+                       const pv_id_pairs *ids, const rescue_safe_export_opts *o,
+                       rescue_safe_export_result *res) {
   rescue_store *cp = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
   rescue_view corpus;
@@ -102,7 +103,11 @@ static int export_copy(rescue_store *st, const char *db, const char *outp, const
     to.answers_out = to.blind ? answersp : NULL;   /* leak-checked too before placing */
     to.progress = o->progress;
     to.progress_arg = o->progress_arg;
-    rc = rescue_export_tasks(cp, outp, &to, &res->tasks);
+    {
+      /* the card counts the real store's gold and decisions, not the copy's import */
+      tk_prov_source ps = {st, &o->view, ids->real, ids->pseudo, ids->n};
+      rc = rescue_tk_export(cp, outp, &to, &res->tasks, &ps);
+    }
     break;
   }
   case RESCUE_SAFE_EAF: {
@@ -211,6 +216,7 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
       o->format == RESCUE_SAFE_TASKS && o->tasks && o->tasks->blind ? o->tasks->answers_out : NULL;
   rescue_pseudo_opts po = {0};
   rescue_pseudonym_map m = {0, NULL, 0};
+  pv_id_pairs ids = {0};
   char *work = NULL, db[4096], media[4096], outp[4096], answersp[4096];
   int rc, is_dir = o->format != RESCUE_SAFE_SAMPLES;
   memset(res, 0, sizeof *res);
@@ -242,8 +248,8 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
   po.media_dir = o->with_media ? media : NULL;
   /* one map, of the versions exported, for the copy and for its leak check */
   if ((rc = pv_map_of_view(st, &o->view, o->samples, o->n_samples, &m)) ||
-      (rc = pv_pseudo_corpus(st, &po, &m, db, err)) ||
-      (rc = export_copy(st, db, outp, answersp, o, res)))
+      (rc = pv_pseudo_corpus(st, &po, &m, db, &ids, err)) ||
+      (rc = export_copy(st, db, outp, answersp, &ids, o, res)))
     goto end;
   if (o->with_media) {
     char dest[4200];
@@ -275,6 +281,7 @@ int rescue_export_pseudonymised(rescue_store *st, const char *out, const rescue_
   log_export(st, out, o, res);
 end:
   rescue_pseudonym_map_clear(&m);
+  pv_id_pairs_clear(&ids);
   rescue_output_abort(&oo);
   if (work) {
     rescue_remove_tree(work);

@@ -64,6 +64,7 @@ typedef struct exporter {
   const char *dir;  /* the temporary output folder */
   const char *adir; /* --blind: the temporary answers folder */
   tk_summary sum;
+  const tk_prov_source *ps; /* a pseudonymised copy's real provenance, or NULL */
   rescue_tasks_result *res;
   int slot;            /* split slot of the current sample */
   int family;          /* the current sample is a family sample */
@@ -467,6 +468,70 @@ static int open_output(void *arg) {
 }
 
 /*
+** Count where sample s's rows come from (rescue_tk_prov_sample): in the exported store, or,
+** for a pseudonymised copy, in the real store x->ps on the real sample s was made from (a
+** whole-view note keeps the copy's id). Errors on x->err.
+*/
+static int prov_sample(exporter *x, const rescue_sample *s) {
+  const tk_prov_source *ps = x->ps;
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *real = NULL;
+  const char *id;
+  long i, whole = x->sum.n_whole;
+  int rc;
+  if (!ps)
+    return rescue_tk_prov_sample(&x->sum, x->st, s);
+  for (i = 0; i < ps->n && strcmp(ps->pseudo[i], s->sample_id) != 0; i++)
+    ;
+  if (i == ps->n)
+    return rescue_seterr(x->err, RESCUE_EINTERNAL, "sample '%s' of the copy has no real sample",
+                         s->sample_id);
+  id = ps->real[i];
+  if ((rc = rescue_sample_iter_new(ps->st, ps->view, &id, 1, &it)) == 0) {
+    rc = rescue_sample_iter_next(it, &real);
+    rc = rc == 1   ? rescue_tk_prov_sample(&x->sum, ps->st, real)
+         : rc == 0 ? rescue_seterr(rescue_store_err(ps->st), RESCUE_ENOTFOUND, "no sample '%s'", id)
+                   : rc;
+  }
+  rescue_sample_iter_free(&it);
+  if (rc)
+    return rescue_seterr(x->err, rc < 0 ? RESCUE_EINTERNAL : rc, "%s", rescue_store_errmsg(ps->st));
+  if (x->sum.n_whole > whole) {
+    char *p = rescue_strdup(ps->pseudo[i]);
+    if (!p)
+      return rescue_seterr(x->err, RESCUE_ENOMEM, NULL);
+    rescue_free(x->sum.whole[whole].sample_id);
+    x->sum.whole[whole].sample_id = p;
+  }
+  return 0;
+}
+
+/*
+** Finish the provenance (rescue_tk_prov_finish) on the store it was counted in; a
+** pseudonymised copy's card names the real store's people (annotators and leads) "person
+** 1", "person 2", ... in table order (the draft, the adjudication and models keep their
+** names). Errors on x->err.
+*/
+static int prov_finish(exporter *x) {
+  rescue_store *st = x->ps ? x->ps->st : x->st;
+  int rc, i, k = 0;
+  if ((rc = rescue_tk_prov_finish(&x->sum, st, rescue_store_err(st))))
+    return st == x->st ? rc : rescue_seterr(x->err, rc, "%s", rescue_store_errmsg(st));
+  for (i = 0; x->ps && i < x->sum.n_annotators; i++) {
+    tk_prov_annotator *a = &x->sum.annotators[i];
+    char name[32];
+    if (!a->name || !a->role || strcmp(a->name, RESCUE_DRAFT_ANNOTATOR) == 0 ||
+        strcmp(a->name, RESCUE_ADJUDICATION_ANNOTATOR) == 0 || strcmp(a->role, "model") == 0)
+      continue; /* not a person: the draft, the adjudication, a model */
+    snprintf(name, sizeof name, "person %d", ++k);
+    rescue_free(a->name);
+    if (!(a->name = rescue_strdup(name)))
+      return rescue_seterr(x->err, RESCUE_ENOMEM, NULL);
+  }
+  return 0;
+}
+
+/*
 ** One kept sample of the export (the loop's step): skipped (RESCUE_EXPORT_SKIP) when outside
 ** the split run's active splits; else prepared and every selected task's records built
 ** (emitted through l->sink) from l->ts, x->ts.
@@ -496,8 +561,7 @@ static int export_sample(void *arg, const rescue_sample *s) {
       return RESCUE_EXPORT_SKIP;
     }
   }
-  if ((rc = rescue_tk_sample_prepare(ts, st, s, o->clip_root, err)) ||
-      (rc = rescue_tk_prov_sample(&x->sum, st, s)))
+  if ((rc = rescue_tk_sample_prepare(ts, st, s, o->clip_root, err)) || (rc = prov_sample(x, s)))
     return rc;
   x->family = strcmp(ts->scenario, "family") == 0;
   x->sum.samples[x->slot][x->family]++;
@@ -544,7 +608,7 @@ static int finish_files(exporter *x, rescue_buf *text) {
   for (sp = 0; sp < RESCUE_SPLIT_COUNT; sp++)
     if ((rc = file_close(x, &x->sum.splits[sp])))
       return rc;
-  if ((rc = rescue_tk_prov_finish(&x->sum, x->st, err)))
+  if ((rc = prov_finish(x)))
     return rc;
   rescue_buf_reset(text);
   rescue_tk_card(&x->sum, text);
@@ -568,6 +632,11 @@ static int finish_files(exporter *x, rescue_buf *text) {
 
 int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_opts *o,
                         rescue_tasks_result *res) {
+  return rescue_tk_export(st, out, o, res, NULL);
+}
+
+int rescue_tk_export(rescue_store *st, const char *out, const rescue_tasks_opts *o,
+                     rescue_tasks_result *res, const tk_prov_source *ps) {
   rescue_error *err = rescue_store_err(st);
   rescue_tasks_result dummy;
   rescue_output *dest = NULL, *adest = NULL;
@@ -597,6 +666,7 @@ int rescue_export_tasks(rescue_store *st, const char *out, const rescue_tasks_op
   rescue_tk_sample_init(&ts, rescue_store_scheme(st));
   x.st = st;
   x.err = err;
+  x.ps = ps;
   x.res = res;
   x.sum.o = o;
   x.sum.sc = rescue_store_scheme(st);

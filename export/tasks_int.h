@@ -214,6 +214,22 @@ typedef struct tk_prov_annotator {
 */
 int rescue_tk_answers_apart(const char *answers, const char *out, rescue_error *err);
 
+/*
+** Where a pseudonymised copy's rows came from: the real store and view it was made from
+** and the copy's sample ids (pseudo[i]) with their real ones (real[i]). Its export's card
+** counts the real store's gold, decisions and agreement, people named "person N".
+*/
+typedef struct tk_prov_source {
+  rescue_store *st;
+  const rescue_view *view;
+  char *const *real, *const *pseudo;
+  long n;
+} tk_prov_source;
+
+/* rescue_export_tasks with the provenance of the rows taken from ps (NULL: from st). */
+int rescue_tk_export(rescue_store *st, const char *out, const rescue_tasks_opts *o,
+                     rescue_tasks_result *res, const tk_prov_source *ps);
+
 /* Count where the rows of a used sample come from (gold or not, policy, annotator). */
 int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp);
 /* Names of the annotators and agreement per field (rows of the store's coders). */

@@ -812,9 +812,37 @@ INSERT INTO field_decision(row_id, field, value, take_id, lead_id, created_at, p
   VALUES (:row_id, :field, :value, :take_id, :lead_id, :now, :path, :how, :undoes);
 
 -- name: curate_version
--- A row's curation state version: its decisions and gold versions so far.
+-- A row's curation state version: its decisions and gold versions so far (retired ones
+-- included, so that it only grows).
 SELECT (SELECT count(*) FROM field_decision WHERE row_id = :row_id) +
-       (SELECT count(*) FROM row_version WHERE row_id = :row_id AND kind = 'gold');
+       (SELECT count(*) FROM row_version WHERE row_id = :row_id AND kind = 'gold') +
+       (SELECT count(*) FROM gold_retired WHERE row_id = :row_id);
+
+-- name: curate_retire_gold
+-- The gold versions curation wrote since the row's last policy gold, kept as retired by
+-- undo :undo_id (then deleted from row_version by curate_retired_*).
+INSERT INTO gold_retired(version_id, row_id, annotator_id, created_at, content, gold_policy,
+                         gold_sources, retired_at, undo_id)
+  SELECT v.id, v.row_id, v.annotator_id, v.created_at, v.content, v.gold_policy,
+         v.gold_sources, :now, :undo_id
+    FROM row_version v
+   WHERE v.row_id = :row_id AND v.kind = 'gold' AND v.gold_policy = 'curate'
+     AND v.id > coalesce((SELECT max(p.id) FROM row_version p
+                           WHERE p.row_id = :row_id AND p.kind = 'gold'
+                             AND coalesce(p.gold_policy, '') <> 'curate'), 0)
+   ORDER BY v.id;
+
+-- name: curate_retired_provenance
+DELETE FROM gold_provenance
+ WHERE version_id IN (SELECT version_id FROM gold_retired WHERE undo_id = :undo_id);
+
+-- name: curate_retired_refs
+DELETE FROM row_ref
+ WHERE version_id IN (SELECT version_id FROM gold_retired WHERE undo_id = :undo_id);
+
+-- name: curate_retired_versions
+DELETE FROM row_version
+ WHERE id IN (SELECT version_id FROM gold_retired WHERE undo_id = :undo_id);
 
 -- name: curate_gold
 -- The row's latest gold version, and the latest one a policy wrote (the curation baseline).
@@ -842,8 +870,44 @@ SELECT p.how, p.policy, c.name, b.name, p.decided_at FROM gold_provenance p
   LEFT JOIN annotator b ON b.id = p.decided_by
  WHERE p.version_id = :version_id AND p.path = :path;
 
+-- name: curate_decisions_live
+-- Lead decisions in force on the row (fields, items, parts): policy runs replay them over
+-- their gold (rescue_curate_keep_decisions).
+SELECT count(*) FROM field_decision d
+ WHERE d.row_id = :row_id AND coalesce(d.how, '') <> 'undo'
+   AND NOT EXISTS (SELECT 1 FROM field_decision u WHERE u.undoes = d.id);
+
+-- name: curate_sample_of_row
+SELECT s.sample_id FROM row r JOIN rowset rs ON rs.id = r.rowset_id
+  JOIN sample s ON s.id = rs.sample_ref
+ WHERE r.id = :row_id;
+
+-- name: gold_baseline_of_row
+-- The content of the row's latest gold version a policy wrote (not curation).
+SELECT content FROM row_version
+ WHERE row_id = :row_id AND kind = 'gold' AND coalesce(gold_policy, '') <> 'curate'
+ ORDER BY id DESC LIMIT 1;
+
+-- name: curate_row_comments
+-- Everyone's comments on a row, in time order.
+SELECT a.name, c.text, c.created_at FROM comment c
+  LEFT JOIN annotator a ON a.id = c.annotator_id
+ WHERE c.row_id = :row_id
+ ORDER BY c.created_at, c.id;
+
 -- name: curate_samples
 SELECT s.sample_id FROM sample s WHERE s.status <> 'discarded' ORDER BY s.sort_key;
+
+-- name: curate_queue_samples
+-- The queue's samples, each with its base row set and whether its rows can be read flat
+-- (rescue_curate_queue_json): nobody has a row set of their own and every row is still
+-- where it was made, so each coder's view is view_rows_annotator_flat verbatim.
+SELECT s.id, s.sample_id, s.rowset_id,
+       NOT EXISTS (SELECT 1 FROM annotator_rowset x WHERE x.sample_ref = s.id)
+       AND NOT EXISTS (SELECT 1 FROM rowset_member m JOIN row w ON w.id = m.row_id
+                        WHERE m.rowset_id = s.rowset_id
+                          AND (w.rowset_id <> m.rowset_id OR w.position <> m.position))
+  FROM sample s WHERE s.status <> 'discarded' ORDER BY s.sort_key;
 -- ---------------------------------------------------------------------------------
 -- lint waivers (annotate/lint.c)
 

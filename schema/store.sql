@@ -474,3 +474,23 @@ INSERT INTO row_ref(version_id, field, ord, row_id)
      AND (f.key IN ('relation_pattern_evidence_rows', 'relation_cycle_evidence_rows')
           OR instr(coalesce((SELECT value FROM meta WHERE key = 'scheme'), ''),
                    'key="' || f.key || '" type="ints"') > 0);
+
+-- @migration 12
+
+-- Undo reopens a row (issue 23): when the undo of a lead's decision leaves a value of a
+-- row undecided, the gold versions curation wrote since the row's last policy gold no
+-- longer match the decisions; they leave row_version (so the row shows the policy's gold,
+-- or none) and are kept here with the undo that retired them.
+CREATE TABLE gold_retired(
+  id            INTEGER PRIMARY KEY,
+  version_id    INTEGER NOT NULL,   -- the row_version id it had (ids may be given again)
+  row_id        INTEGER NOT NULL REFERENCES row(id),
+  annotator_id  INTEGER NOT NULL REFERENCES annotator(id),
+  created_at    TEXT NOT NULL,
+  content       TEXT NOT NULL,
+  gold_policy   TEXT,
+  gold_sources  TEXT,
+  retired_at    TEXT NOT NULL,
+  undo_id       INTEGER REFERENCES field_decision(id)  -- the undo record that retired it
+);
+CREATE INDEX gold_retired_by_row ON gold_retired(row_id, id);

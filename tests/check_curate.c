@@ -5,7 +5,9 @@
 ** field, item or coder, 409 with the newer state, 403 for anyone but a lead), undo, gold
 ** written when the last value is decided with the provenance of every value, the gold row
 ** set choice; and `adjudicate --decide` under the same rules (exit 1 with the file's line,
-** the store unchanged; one decision changes one value; --dry-run writes nothing).
+** the store unchanged; one decision changes one value; --dry-run writes nothing). Also:
+** the coders' comments in the state, the queue's counts equal to the state's, an undo that
+** reopens a row retiring its gold, and a part decision kept by a later policy run.
 */
 #include <arpa/inet.h>
 #include <jansson.h>
@@ -337,7 +339,7 @@ START_TEST(api_statuses) {
   json_t *j, *v;
   resp r;
   char body[600], *gold;
-  long long ver;
+  long long ver, queue_values;
   int port;
   make_corpus();
   so.db = db;
@@ -355,7 +357,23 @@ START_TEST(api_statuses) {
   v = json_array_get(json_object_get(j, "samples"), 0);
   ck_assert_str_eq(json_string_value(json_object_get(v, "sample_id")), SAMPLE);
   ck_assert_int_eq(json_integer_value(json_object_get(v, "undecided")), 3);
+  ck_assert_int_eq(json_integer_value(json_object_get(v, "rows")), 9);
+  queue_values = json_integer_value(json_object_get(v, "values"));
   json_decref(j);
+  free(r.body);
+
+  /* the coders' comments on row 1 (bob's, then ann's), not the sample's nor row 2's */
+  r = http(port, "POST", "/api/samples/" SAMPLE "/comments", tok_bob,
+           "{\"text\": \"disclosure, she is opening up\", \"row\": 1}");
+  expect(r, 200);
+  free(r.body);
+  r = http(port, "POST", "/api/samples/" SAMPLE "/comments", tok_ann,
+           "{\"text\": \"sounds like an accusation to me\", \"row\": 1}");
+  expect(r, 200);
+  free(r.body);
+  r = http(port, "POST", "/api/samples/" SAMPLE "/comments", tok_ann,
+           "{\"text\": \"noisy audio\"}");
+  expect(r, 200);
   free(r.body);
 
   /* the sample: 403 for an annotator; each coder's value for the lead */
@@ -365,12 +383,24 @@ START_TEST(api_statuses) {
   r = http(port, "GET", CPATH, tok_lea, NULL);
   expect(r, 200);
   j = json_loads(r.body, 0, &je);
+  {
+    json_t *rows = json_object_get(j, "rows");
+    json_t *c1 = json_object_get(json_array_get(rows, 0), "comments");
+    ck_assert_int_eq((int)json_array_size(c1), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c1, 0), "annotator")), "bob");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c1, 0), "text")),
+                     "disclosure, she is opening up");
+    ck_assert(json_is_string(json_object_get(json_array_get(c1, 0), "created_at")));
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c1, 1), "annotator")), "ann");
+    ck_assert_int_eq((int)json_array_size(json_object_get(json_array_get(rows, 1), "comments")), 0);
+  }
   ck_assert_str_eq(
       json_string_value(json_object_get(json_array_get(json_object_get(j, "coders"), 2), "kind")),
       "draft");
   v = row_value(j, "/internal_emotion/Maya/intensity");
   ck_assert_ptr_nonnull(v);
   ck_assert(json_is_false(json_object_get(v, "decided")));
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "values")), queue_values);
   ver = row_version(j);
   json_decref(j);
   free(r.body);
@@ -505,7 +535,9 @@ START_TEST(api_statuses) {
                          "'agreed'"),
                    1);
 
-  /* undo: back to undecided, the gold already written stays as it was */
+  /* undo of the decision that completed the row: back to undecided, and its gold version
+     is retired (kept in gold_retired), so gold matches the decisions again; on the
+     previous main it stayed */
   snprintf(body, sizeof body,
            "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
            "\"undo\": true}",
@@ -514,6 +546,24 @@ START_TEST(api_statuses) {
   expect(r, 200);
   v = row_value(j, "/tone_of_voice");
   ck_assert(json_is_false(json_object_get(v, "decided")));
+  ck_assert(json_is_null(json_object_get(
+      json_array_get(json_object_get(json_object_get(j, "state"), "rows"), 0), "gold_version")));
+  ck_assert_int_eq(row_version(j), ver); /* the version still grows */
+  json_decref(j);
+  free(r.body);
+  ck_assert_ptr_null(text_of(GOLD_OF(1)));
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_retired WHERE content LIKE "
+                         "'%\"tone_of_voice\": \"clipped\"%' AND undo_id IS NOT NULL"),
+                   1);
+  /* a stale client (the version before the undo) is told so */
+  snprintf(body, sizeof body,
+           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
+           "\"take\": \"ann\"}",
+           ver - 1);
+  r = decide(port, tok_lea, body, &j);
+  expect(r, 409);
   json_decref(j);
   free(r.body);
   /* taking ann's tone decides the row again: a new gold version at once */
@@ -546,7 +596,7 @@ START_TEST(api_statuses) {
       gold, "\"body_posture\": [{\"person\": \"Maya\", \"description\": \"arms crossed\"}]"));
   ck_assert_ptr_nonnull(strstr(gold, "\"tone_of_voice\": \"tight\""));
   free(gold);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 3);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 2);
 
   /* the gold row set: ann's is the base one; carl has none; 403 for an annotator */
   r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"ann\"}");
@@ -589,7 +639,8 @@ START_TEST(api_statuses) {
     long bobs = count("SELECT count(*) FROM rowset_member m JOIN annotator_rowset ar ON "
                       "ar.rowset_id = m.rowset_id JOIN annotator a ON a.id = ar.annotator_id "
                       "WHERE a.name = 'bob'");
-    json_t *s;
+    json_t *s, *q;
+    resp r2;
     ck_assert_int_eq(bobs, before + 1);
     r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"bob\"}");
     expect(r, 200);
@@ -599,6 +650,19 @@ START_TEST(api_statuses) {
     s = json_loads(r.body, 0, &je);
     ck_assert_ptr_nonnull(s);
     ck_assert_int_eq((long)json_array_size(json_object_get(s, "rows")), bobs);
+    /* the queue's counts (read without the sample's full state) are the state's */
+    r2 = http(port, "GET", "/api/curate", tok_lea, NULL);
+    expect(r2, 200);
+    q = json_loads(r2.body, 0, &je);
+    v = json_array_get(json_object_get(q, "samples"), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "values")),
+                     json_integer_value(json_object_get(s, "values")));
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "undecided")),
+                     json_integer_value(json_object_get(s, "values")) -
+                         json_integer_value(json_object_get(s, "decided")));
+    ck_assert_int_eq(json_integer_value(json_object_get(v, "rows")), bobs);
+    json_decref(q);
+    free(r2.body);
     json_decref(s);
     free(r.body);
   }
@@ -644,9 +708,13 @@ START_TEST(cli_same_rules) {
   snprintf(text, sizeof text, "%s%s", ok,
            LINE(1, "\"field\": \"utterance_typo\", \"value\": \"request\""));
   refused(text, 2, "has no field '/utterance_typo'");
-  /* a coder without a version of the sample */
+  /* a coder without a version of the sample, a name nobody has, an item nobody has */
   refused(LINE(1, "\"field\": \"utterance_type\", \"take\": \"carl\""), 1,
           "'carl' has no version of sample");
+  refused(LINE(1, "\"field\": \"utterance_type\", \"take\": \"zed\""), 1, "zed");
+  snprintf(text, sizeof text, "%s%s", ok,
+           LINE(1, "\"field\": \"/internal_emotion/Zoe/intensity\", \"value\": 3"));
+  refused(text, 2, "has no part '/internal_emotion/Zoe/intensity'");
   /* an out-of-set label, a target holding the speaker, a type on a therapist row */
   refused(LINE(1, "\"field\": \"utterance_type\", \"value\": \"grumble\""), 1, "R06");
   refused(LINE(1, "\"field\": \"target\", \"value\": [\"Maya\"]"), 1, "R05");
@@ -765,6 +833,68 @@ START_TEST(cli_no_policy_rerun) {
 }
 END_TEST
 
+/*
+** A lead's decision on one part of a list item survives a later policy run: lea takes
+** ann's intensity of Maya's internal emotion, then `adjudicate --policy majority` (bob and
+** carl outvote ann) writes gold with ann's intensity and bob's other values. On the
+** previous main the policy's gold had bob's intensity. A second run writes nothing.
+*/
+START_TEST(policy_keeps_part_decision) {
+  char *out = NULL, *errs = NULL, *g;
+  make_corpus();
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "carl", NULL),
+      0);
+  ck_assert_int_eq(run_decide(LINE(1, "\"field\": \"/internal_emotion/Maya/intensity\", "
+                                      "\"take\": \"ann\""),
+                              &out, &errs, NULL),
+                   0);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(tu_rescue(&out, &errs, "adjudicate", db, "--policy", "majority", NULL), 0);
+  free(out);
+  free(errs);
+  g = text_of(GOLD_OF(1));
+  ck_assert_ptr_nonnull(g);
+  ck_assert_msg(strstr(g, "\"intensity\": 6"), "%s", g);
+  ck_assert_msg(strstr(g, "\"utterance_type\": \"disclosure\""), "%s", g); /* majority */
+  ck_assert_msg(strstr(g, "\"tone_of_voice\": \"tight, frustrated\""), "%s", g);
+  free(g);
+  /* the curation state agrees: the part taken from ann by lea, nothing undecided */
+  {
+    rescue_store *st = NULL;
+    rescue_error err = RESCUE_ERROR_INIT;
+    rescue_curate_state s;
+    const rescue_curate_value_set *v;
+    ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+    ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+    v = value_at(&s, 1, "/internal_emotion/Maya/intensity");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_str_eq(v->gold, "6");
+    ck_assert_str_eq(v->prov.how, "taken");
+    ck_assert_str_eq(v->prov.from, "ann");
+    ck_assert_str_eq(v->prov.by, "lea");
+    ck_assert_int_eq(s.rows[0].undecided, 0);
+    ck_assert_int_eq(s.rows[0].gold_version,
+                     count("SELECT max(id) FROM row_version WHERE kind = 'gold' AND "
+                           "gold_policy = 'curate'"));
+    rescue_curate_state_clear(&s);
+    rescue_store_close(&st);
+  }
+  /* 9 rows of policy gold, row 1 once more with the decision */
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 10);
+  ck_assert_int_eq(tu_rescue(&out, &errs, "adjudicate", db, "--policy", "majority", NULL), 0);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 10);
+  g = text_of(GOLD_OF(1));
+  ck_assert_msg(strstr(g, "\"intensity\": 6"), "%s", g);
+  free(g);
+  drop_corpus();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("curate");
   TCase *t = tcase_create("curate");
@@ -773,6 +903,7 @@ int main(void) {
   tcase_add_test(t, api_statuses);
   tcase_add_test(t, cli_same_rules);
   tcase_add_test(t, cli_no_policy_rerun);
+  tcase_add_test(t, policy_keeps_part_decision);
   suite_add_tcase(s, t);
   return tu_run_suite(s);
 }

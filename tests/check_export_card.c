@@ -146,6 +146,8 @@ END_TEST
 ** agree; the one row they differ on decided by lena, the lead, by policy lead), lena in the
 ** annotator table, the draft named as the draft. On the previous main the card said
 ** "majority 68, lead 1", left lena out and listed the draft as an annotator "import".
+** The pseudonymised export's card states the same counts with the people as "person N"
+** (it said "nothing is adjudicated", being written from the copy's import).
 */
 START_TEST(test_card_counts_decisions) {
   char *text, *db = fixture_corpus(&text), *out = NULL, *err = NULL, *dir = tu_tmpdir(), *card;
@@ -204,6 +206,36 @@ START_TEST(test_card_counts_decisions) {
   }
   ck_assert_int_eq(lena, 1);
   json_decref(m);
+  free(card);
+  /* the pseudonymised export's card counts the same decisions, the people pseudonymised */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  snprintf(exp, sizeof exp, "%s/p", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp,
+                             "--pseudonymise", NULL),
+                   0);
+  free(out);
+  free(err);
+  card = tu_read(tu_path(exp, "README.md"), NULL);
+  ck_assert_msg(!strstr(card, "nothing is adjudicated"), "%s", card);
+  ck_assert_msg(strstr(card, "of the samples used, 69 (100.0%) are adjudicated gold"), "%s", card);
+  ck_assert_msg(strstr(card, "Gold rows by how they were decided: agreed by all coders 68, "
+                             "decided by lead person "),
+                "%s", card);
+  hit = strstr(card, "decided by lead person ");
+  ck_assert_ptr_nonnull(hit);
+  {
+    char row[64];
+    int k = atoi(hit + strlen("decided by lead person "));
+    ck_assert_int_gt(k, 0);
+    snprintf(row, sizeof row, "| person %d | lead | 16 | 0 | 1 |\n", k);
+    ck_assert_msg(strstr(card, row), "%s", card);
+  }
+  ck_assert_msg(strstr(card, "| the draft (the imported file) | draft | 69 | 0 | 0 |\n"), "%s",
+                card);
+  ck_assert_msg(strstr(card, "| adjudication | lead | 0 | 69 | 0 |\n"), "%s", card);
+  ck_assert_msg(!strstr(card, "lena") && !strstr(card, "alice") && !strstr(card, "bob"), "%s",
+                card);
+  ck_assert_msg(!strstr(card, "not computed"), "%s", card); /* agreement of alice and bob */
   free(card);
   free(bob);
   free(text);
