@@ -205,7 +205,9 @@ SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, 
 -- draft version (the import pseudo-annotator or a model; never another person's). The
 -- origin column says how it got here (0 this row, 1 same span, 2 split, 3 merged: the
 -- strongest change on the line); seg_changed marks rows that someone else's
--- resegmentation split, merged or added.
+-- resegmentation split, merged or added. A version carried from another row keeps its
+-- labels, but its segmentation (times, speaker, text) is this row's: the last four columns
+-- are the row's own draft version when the shown version is carried (store.c).
 WITH RECURSIVE line(row_id, anc_id, depth, rel) AS (
   SELECT id, id, 0, 0 FROM row_in WHERE rowset_id = :rowset_id
   UNION ALL
@@ -240,8 +242,13 @@ SELECT p.row_id, p.position, v.id, v.annotator_id, v.kind, v.content, v.start_ti
                AND NOT EXISTS (SELECT 1 FROM row_origin o WHERE o.row_id = p.row_id
                                   AND o.part = 1 AND o.relation = 'same')
           FROM rowset rs WHERE rs.id = :rowset_id),
-       (SELECT position FROM row WHERE id = v.row_id) -- a carried version: its row's
+       (SELECT position FROM row WHERE id = v.row_id), -- a carried version: its row's
+       sv.content, sv.start_time, sv.end_time, sv.speaker
   FROM pick p JOIN row_version v ON v.id = p.vid
+  LEFT JOIN row_version sv ON v.row_id <> p.row_id AND sv.id = (
+    SELECT max(x.id) FROM row_version x JOIN annotator d ON d.id = x.annotator_id
+     WHERE x.row_id = p.row_id AND x.kind <> 'gold' AND d.retired = 0
+       AND (d.name = :draft OR d.role = 'model'))
  ORDER BY p.position;
 
 -- name: view_rowset_pick
