@@ -133,11 +133,13 @@ INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_t
           :relation_pattern, :gold_policy, :gold_sources);
 
 -- name: rows_mine
-SELECT r.id, r.position,
-       (SELECT v.content FROM row_version v WHERE v.id = (
-          SELECT max(id) FROM row_version
-           WHERE row_id = r.id AND annotator_id = :annotator_id))
-  FROM row_in r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+-- Each row of a row set, the annotator's latest version of it, the position the row was
+-- made at (a version's row_index, corpus/FORMAT.md §4) and that version's id.
+SELECT r.id, r.position, v.content, (SELECT position FROM row WHERE id = r.id), v.id
+  FROM row_in r
+  LEFT JOIN row_version v ON v.id = (SELECT max(id) FROM row_version
+                                      WHERE row_id = r.id AND annotator_id = :annotator_id)
+ WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- name: view_samples
 -- In the annotator view (3) the row set is the annotator's own, else the base one.
@@ -593,8 +595,8 @@ SELECT * FROM (
 
 -- name: row_save_mine
 -- A row of the sample's current row set and the annotator's latest version of it (NULL
--- when they have none) with its content.
-SELECT r.id, v.id, v.content
+-- when they have none) with its content, and that row set.
+SELECT r.id, v.id, v.content, r.rowset_id
   FROM sample s
   JOIN row_in r ON r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = :annotator_id), s.rowset_id)
                 AND r.position = :position
@@ -927,14 +929,15 @@ SELECT v.annotator_id, count(DISTINCT v.row_id)
 -- ---- edits through the import path (rescue_import_edits) ----
 
 -- The version an annotator sees of each row of a row set (the annotator view): their
--- latest, else the row's first version.
+-- latest, else the row's first version; the position the row was made at; the version's id.
 -- name: rows_seen
-SELECT r.id, r.position,
-       (SELECT v.content FROM row_version v WHERE v.id = coalesce(
+SELECT r.id, r.position, v.content, (SELECT position FROM row WHERE id = r.id), v.id
+  FROM row_in r
+  LEFT JOIN row_version v ON v.id = coalesce(
           (SELECT max(id) FROM row_version
             WHERE row_id = r.id AND annotator_id = :annotator_id),
-          (SELECT min(id) FROM row_version WHERE row_id = r.id)))
-  FROM row_in r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+          (SELECT min(id) FROM row_version WHERE row_id = r.id))
+ WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- The sample-level keys an annotator sees: their latest sample version, else the first.
 -- name: sample_version_seen

@@ -11,6 +11,7 @@
 
 #include "rescue_annotators.h"
 #include "rescue_edit.h"
+#include "rescue_import.h"
 #include "rescue_review.h"
 #include "rescue_workflow.h"
 #include <jansson.h>
@@ -710,6 +711,106 @@ START_TEST(test_draft_resegment_keeps_labels_on_new_spans) {
 }
 END_TEST
 
+/*
+** Re-saving a row whose references a split renumbered, unchanged, is not a new version:
+** ann names rows [1, 2, 3] on row 3, splits row 2 (her row 4 now shows [1, 2, 3, 4]) and
+** saves that row as shown; bob's save of his unchanged draft row is his first version.
+*/
+START_TEST(test_resave_renumbered_is_noop) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  int64_t v1, v2 = 0;
+  int unchanged = 0;
+  v1 = save_refs(ann, 3, "[1, 2, 3]");
+  do_split(ann, 2, 7.0);
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert(L.versions[3] == v1);
+  rescue_jwrite(&b, L.rows[3]);
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_row_save(st, COUPLE, 4, ann, v1, b.s, b.len, &v2, &unchanged) == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(unchanged, 1);
+  ck_assert(v2 == v1);
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  /* a real change after it is a new version, its references as shown */
+  ck_assert(save_refs(ann, 4, "[1, 2, 4]") != v1);
+  REFS(ann, 4, "[1, 2, 4]");
+  rescue_buf_clear(&b);
+}
+END_TEST
+
+/* row_index of row pos (1-based) of the base row set in the latest view. */
+static int latest_row_index(int pos) {
+  rescue_view v;
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *row;
+  int r;
+  ck_assert_int_eq(rescue_view_parse(st, "latest", &v), 0);
+  v.base = 1;
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+  row = rescue_jparse(d, smp->rows[pos - 1].content, smp->rows[pos - 1].content_len, &je);
+  ck_assert_ptr_nonnull(row);
+  r = (int)rescue_jget(row, "row_index")->num;
+  rescue_jdoc_free(&d);
+  rescue_sample_iter_free(&it);
+  return r;
+}
+
+/*
+** An edit file imported into ann's own row set (rescue_import_edits, as ann): she split row
+** 2, so her row 4 is the base row set's row 3. Her export with tone_of_voice changed on
+** row 4 is stored numbered where the row was made: her view numbers it 4, the base row set
+** 3 (not the file's 4 in both); importing the same file again adds nothing; bob's view is
+** as before.
+*/
+START_TEST(test_edit_import_into_own_rowset) {
+  rescue_view_sample L;
+  rescue_import_opts io;
+  rescue_import_result ir;
+  rescue_buf b = RESCUE_BUF_INIT;
+  char *dir = tu_tmpdir(), path[4096];
+  const char *paths[1] = {path};
+  const char *key = "\"tone_of_voice\": \"";
+  seen b0, b1;
+  char *at;
+  look(bob, &b0);
+  do_split(ann, 2, 7.0);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_int_eq(L.n, 10);
+  rescue_buf_putn(&b, L.json.s, L.json.len);
+  /* row 4's tone of voice, in the file's own text */
+  at = strstr(b.s + L.rows[3]->offset, key);
+  ck_assert_ptr_nonnull(at);
+  memcpy(at + strlen(key), "ANN", 3);
+  rescue_view_sample_clear(&L);
+  snprintf(path, sizeof path, "%s/ann.json", dir);
+  tu_write(path, b.s);
+  memset(&io, 0, sizeof io);
+  io.annotator = "ann";
+  memset(&ir, 0, sizeof ir);
+  ck_assert_msg(rescue_import_edits(st, paths, 1, &io, &ir) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(ir.put.row_versions, 1);
+  consecutive(ann);
+  ck_assert_int_eq(latest_row_index(3), 3);
+  ck_assert_ptr_nonnull(strstr(member_of(ann, 4, "tone_of_voice"), "ANN"));
+  /* the same file again: nothing new */
+  memset(&ir, 0, sizeof ir);
+  ck_assert_msg(rescue_import_edits(st, paths, 1, &io, &ir) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(ir.put.row_versions, 0);
+  look(bob, &b1);
+  ck_assert_str_eq(b1.json, b0.json);
+  forget(&b0);
+  forget(&b1);
+  rescue_buf_clear(&b);
+  free(dir);
+}
+END_TEST
+
 /* One number from an SQL query on the corpus file. */
 static long long sql_num(const char *path, const char *sql) {
   sqlite3 *h;
@@ -812,6 +913,8 @@ int main(void) {
   tcase_add_test(tc, test_references_follow_rows);
   tcase_add_test(tc, test_reference_to_removed_row);
   tcase_add_test(tc, test_draft_resegment_keeps_labels_on_new_spans);
+  tcase_add_test(tc, test_resave_renumbered_is_noop);
+  tcase_add_test(tc, test_edit_import_into_own_rowset);
   suite_add_tcase(s, tc);
   tc = tcase_create("upgrade");
   tcase_set_timeout(tc, 120);
