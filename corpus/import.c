@@ -219,6 +219,28 @@ static void on_typo(void *arg, const rescue_jnode *v, const char *key, const cha
 }
 
 /*
+** The rows of sample id in the row set annotator_id works in (their own, else the base
+** one; 0: the base one): *n_rows, or RESCUE_ENOTFOUND for a sample not in the store.
+*/
+static int rowcount_for(rescue_store *st, const char *id, int64_t annotator_id, int *n_rows) {
+  sqlite3_stmt *q;
+  int rc;
+  if (!annotator_id)
+    return rescue_sample_rowcount(st, id, n_rows);
+  if (!(q = rescue_store_stmt(st, "sample_find_for")))
+    return rescue_store_err(st)->code;
+  rescue_bind_text(q, ":sample_id", id, -1);
+  rescue_bind_int(q, ":annotator_id", annotator_id);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW)
+    *n_rows = sqlite3_column_int(q, 2);
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW    ? 0
+         : rc == SQLITE_DONE ? RESCUE_ENOTFOUND
+                             : rescue_store_sqlerr(st, "looking up a sample");
+}
+
+/*
 ** The checking pass over one sample object (after its id checks): rows must be a list
 ** of rows with the structural types import refuses, and an existing sample must keep
 ** its row count unless --resegment.
@@ -267,7 +289,7 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id, 
   }
   im->res->samples++;
   im->res->rows += n;
-  rc = rescue_sample_rowcount(im->st, id, &have);
+  rc = rowcount_for(im->st, id, im->check_annotator, &have);
   if (rc == RESCUE_ENOTFOUND)
     return 0;
   if (rc) {

@@ -172,7 +172,9 @@ typedef struct rescue_row {
   /*
   ** Annotator views only: how the shown version reached this row. RESCUE_ROW_OWN: the
   ** annotator's own version of it, or the draft's; otherwise it was carried over from the
-  ** row set before a resegmentation (the annotator's version of the old row).
+  ** row set before a resegmentation: the annotator's version of the old row with its
+  ** labels, and this row's times, speaker and text (those of its draft version, where it
+  ** has one: the halves of a split row keep their own times).
   */
   int origin;
   /* Annotator views only: someone else's resegmentation changed this row's span. */
@@ -188,7 +190,7 @@ typedef struct rescue_row {
 enum {
   RESCUE_ROW_OWN = 0, /* this row's own version (the annotator's or the draft) */
   RESCUE_ROW_CARRIED, /* the same span in the previous row set */
-  RESCUE_ROW_SPLIT,   /* from the row it was split from (its times are the parent's) */
+  RESCUE_ROW_SPLIT,   /* from the row it was split from */
   RESCUE_ROW_MERGED   /* from the first of the rows merged into it */
 };
 

@@ -14,10 +14,12 @@
 ** The annotator's current version of a row: their own latest version of it, else what
 ** their view shows (the draft, or a version carried over a resegmentation) inside whatever transaction is open:
 ** *row_id, *version, whether that version is their own, and its content (appended when
-** content is not NULL).
+** content is not NULL): as stored, with *rowset_id the row set their view shows, or
+** already as that view shows it, with *rowset_id 0.
 */
 static int current(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
-                   int64_t *row_id, int64_t *version, rescue_buf *content, int *mine) {
+                   int64_t *row_id, int64_t *version, rescue_buf *content, int *mine,
+                   int64_t *rowset_id) {
   rescue_view v = {.kind = RESCUE_VIEW_ANNOTATOR, .annotator_id = annotator_id};
   rescue_sample_iter *it = NULL;
   const rescue_sample *s = NULL;
@@ -41,6 +43,8 @@ static int current(rescue_store *st, const char *sample_id, int position, int64_
       *mine = 1;
     if (content)
       rescue_buf_putn(content, sqlite3_column_text(q, 2), (size_t)sqlite3_column_bytes(q, 2));
+    if (rowset_id)
+      *rowset_id = sqlite3_column_int64(q, 3);
     sqlite3_reset(q);
     return 0;
   }
@@ -65,6 +69,8 @@ static int current(rescue_store *st, const char *sample_id, int position, int64_
     *mine = r->annotator_id == annotator_id && r->origin == RESCUE_ROW_OWN;
   if (content)
     rescue_buf_putn(content, r->content, r->content_len);
+  if (rowset_id) /* 0: the content is already as the view shows it */
+    *rowset_id = 0;
   rc = 0;
 done:
   rescue_sample_iter_free(&it);
@@ -73,7 +79,7 @@ done:
 
 int rescue_row_current(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
                        int64_t *version, rescue_buf *content) {
-  return current(st, sample_id, position, annotator_id, NULL, version, content, NULL);
+  return current(st, sample_id, position, annotator_id, NULL, version, content, NULL, NULL);
 }
 
 /*
@@ -169,8 +175,8 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
   rescue_jdoc *doc = NULL;
   const rescue_jnode *root = NULL;
   rescue_row_input in;
-  rescue_buf cur = RESCUE_BUF_INIT;
-  int64_t row_id = 0, cur_version = 0;
+  rescue_buf cur = RESCUE_BUF_INIT, shown = RESCUE_BUF_INIT, lost = RESCUE_BUF_INIT;
+  int64_t row_id = 0, cur_version = 0, rowset_id = 0;
   int rc, mine = 0, is_new = 0, made;
 
   memset(&in, 0, sizeof in);
@@ -180,7 +186,8 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
     goto done;
   if ((rc = rescue_store_begin(st)))
     goto done;
-  if ((rc = current(st, sample_id, position, annotator_id, &row_id, &cur_version, &cur, &mine)))
+  if ((rc = current(st, sample_id, position, annotator_id, &row_id, &cur_version, &cur, &mine,
+                    &rowset_id)))
     goto rollback;
   if (!rescue_buf_ok(&cur)) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
@@ -199,7 +206,19 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
       (rc = row_like_current(st, root, &cur, made, &in)) ||
       (rc = sample_is_new(st, sample_id, &is_new)))
     goto rollback;
-  if (mine && cur.len == in.content.len && memcmp(cur.s, in.content.s, cur.len) == 0) {
+  /* unchanged: the row as their view shows their version (its references renumbered
+     after a resegmentation, corpus/row_ref.c) */
+  if (mine && rowset_id &&
+      (rc = rescue_store_refs_in(st, rowset_id, cur_version, cur.s ? cur.s : "", cur.len, &shown,
+                                 &lost)))
+    goto rollback;
+  if (!shown.len && cur.len)
+    rescue_buf_putn(&shown, cur.s, cur.len);
+  if (!rescue_buf_ok(&shown)) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto rollback;
+  }
+  if (mine && shown.len == in.content.len && memcmp(shown.s, in.content.s, shown.len) == 0) {
     *version = cur_version;
     if (unchanged)
       *unchanged = 1;
@@ -220,6 +239,8 @@ rollback:
   rescue_store_rollback(st);
 done:
   rescue_buf_clear(&cur);
+  rescue_buf_clear(&shown);
+  rescue_buf_clear(&lost);
   rescue_row_input_clear(&in);
   rescue_jdoc_free(&doc);
   return rc;

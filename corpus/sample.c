@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rescue_alloc.h"
+#include "rescue_edit.h"
 #include "rescue_store.h"
 #include "span_int.h"
 #include "store_int.h"
@@ -845,17 +846,45 @@ static int put_new_sample(rescue_store *st, const rescue_sample_input *in, int64
 }
 
 /*
+** Into out (reset first), ri's content with its numeric row_index written as `made`, the
+** position its row was made at, as a save stores it (corpus/row_save.c): 1 when that
+** changed it, else 0 and out untouched.
+*/
+static int renumbered(const rescue_row_input *ri, int made, rescue_buf *out) {
+  rescue_jdoc *doc = rescue_jdoc_new();
+  const rescue_jnode *row, *ix;
+  rescue_jerror je;
+  int r = 0;
+  rescue_buf_reset(out);
+  if (!doc) {
+    out->oom = 1;
+    return 0;
+  }
+  row = rescue_jparse(doc, ri->content.s, ri->content.len, &je);
+  if (row && row->type == RESCUE_JOBJECT && (ix = rescue_jget(row, "row_index")) &&
+      ix->type == RESCUE_JNUMBER && ix->num != made) {
+    rescue_row_write_like(out, row, row, made);
+    r = 1;
+  }
+  rescue_jdoc_free(&doc);
+  return r;
+}
+
+/*
 ** Add a row version for every row of the sample's rowset rowset_id (n_rows rows) whose
 ** content differs from what the annotator has (with RESCUE_PUT_EDIT in flags: what they
-** see). *changed set to 1 when any was added. 0 or a negative error code with the message
-** on st.
+** see). In the annotator's own row set (own_set) a row's row_index is stored as the
+** position its row was made at, which the view turns into its position there, whatever
+** the file said. *changed set to 1 when any was added. 0 or a negative error code with the
+** message on st.
 */
 static int put_changed_rows(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
-                            const char *kind, int flags, int64_t rowset_id, int n_rows,
+                            const char *kind, int flags, int64_t rowset_id, int own_set, int n_rows,
                             rescue_put_stats *stats, int *changed) {
   sqlite3_stmt *s;
+  rescue_buf fix = RESCUE_BUF_INIT, shown = RESCUE_BUF_INIT, lost = RESCUE_BUF_INIT;
   int64_t *todo;
-  int *pos, nt = 0, i, rc;
+  int *pos, *made, nt = 0, i, rc;
 
   s = rescue_store_stmt(st, (flags & RESCUE_PUT_EDIT) ? "rows_seen" : "rows_mine");
   if (!s)
@@ -865,38 +894,59 @@ static int put_changed_rows(rescue_store *st, const rescue_sample_input *in, int
   /* Collect row ids whose content differs first: the insert statement is separate. */
   todo = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *todo);
   pos = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *pos);
-  if (!todo || !pos) {
-    rescue_free(todo);
-    rescue_free(pos);
+  made = rescue_calloc((size_t)(n_rows ? n_rows : 1), sizeof *made);
+  if (!todo || !pos || !made) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     sqlite3_reset(s);
-    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
   }
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    int p = sqlite3_column_int(s, 1);
+    int p = sqlite3_column_int(s, 1), at = sqlite3_column_int(s, 3);
     const rescue_row_input *ri;
     const char *mine = (const char *)sqlite3_column_text(s, 2);
-    if (p < 1 || p > in->n_rows)
+    size_t n_mine = (size_t)sqlite3_column_bytes(s, 2);
+    const rescue_buf *c;
+    if (p < 1 || p > in->n_rows || nt >= n_rows)
       continue;
     ri = &in->rows[p - 1];
-    if (mine && (size_t)sqlite3_column_bytes(s, 2) == ri->content.len &&
-        memcmp(mine, ri->content.s, ri->content.len) == 0)
+    c = own_set && renumbered(ri, at, &fix) ? &fix : &ri->content;
+    /* in their own row set, compared as their view shows it: references renumbered */
+    rescue_buf_reset(&shown);
+    rescue_buf_reset(&lost);
+    if (mine && own_set &&
+        (rc = rescue_store_refs_in(st, rowset_id, sqlite3_column_int64(s, 4), mine, n_mine, &shown,
+                                   &lost)))
+      break;
+    if (shown.len)
+      mine = shown.s, n_mine = shown.len;
+    if (mine && n_mine == c->len && memcmp(mine, c->s, c->len) == 0)
       continue;
     todo[nt] = sqlite3_column_int64(s, 0);
+    made[nt] = at;
     pos[nt++] = p;
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) {
-    rescue_free(todo);
-    rescue_free(pos);
-    return rescue_store_sqlerr(st, "reading rows");
+    if (rc >= 0) /* else rescue_store_refs_in failed, its message on st */
+      rc = rescue_store_sqlerr(st, "reading rows");
+    goto done;
   }
   rc = 0;
-  for (i = 0; i < nt; i++)
-    if ((rc = rescue_store_add_row_version(st, todo[i], annotator_id, kind, &in->rows[pos[i] - 1],
-                                           NULL, NULL, NULL)))
-      break;
+  for (i = 0; i < nt && !rc; i++) {
+    rescue_row_input r = in->rows[pos[i] - 1]; /* shallow: only its content may change */
+    if (own_set && renumbered(&r, made[i], &fix))
+      r.content = fix;
+    rc = rescue_buf_ok(&fix)
+             ? rescue_store_add_row_version(st, todo[i], annotator_id, kind, &r, NULL, NULL, NULL)
+             : rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  }
+done:
+  rescue_buf_clear(&fix);
+  rescue_buf_clear(&shown);
+  rescue_buf_clear(&lost);
   rescue_free(todo);
   rescue_free(pos);
+  rescue_free(made);
   if (rc)
     return rc;
   stats->row_versions += nt;
@@ -931,7 +981,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
   rescue_put_stats dummy = {0};
   char now[32];
   int64_t ref, rowset_id;
-  int rc, n_rows, added = 0, changed = 0, resegment, own = 0;
+  int rc, n_rows, added = 0, changed = 0, resegment, own = 0, own_set;
 
   if (!stats)
     stats = &dummy;
@@ -955,6 +1005,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
   ref = sqlite3_column_int64(s, 0);
   rowset_id = sqlite3_column_int64(s, 1);
   n_rows = sqlite3_column_int(s, 2);
+  own_set = sqlite3_column_int(s, 3);
   sqlite3_reset(s);
 
   /* same row count: an edit when the rows line up, else a resegmentation or a refusal */
@@ -976,7 +1027,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
       return rc;
     changed = 1;
   } else {
-    if ((rc = put_changed_rows(st, in, annotator_id, kind, flags, rowset_id, n_rows, stats,
+    if ((rc = put_changed_rows(st, in, annotator_id, kind, flags, rowset_id, own_set, n_rows, stats,
                                &changed)) ||
         (changed && (rc = own_rowset_wanted(st, annotator_id, kind, &own))))
       return rc;

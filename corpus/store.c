@@ -1056,33 +1056,73 @@ static size_t put_col(rescue_buf *b, sqlite3_stmt *s, int col) {
 
 static const char *at(rescue_buf *b, size_t off) { return off == (size_t)-1 ? NULL : b->s + off; }
 
+/* The members of a row that are its segmentation, not its labels. */
+static int seg_member(const char *key) {
+  return strcmp(key, "start_time") == 0 || strcmp(key, "end_time") == 0 ||
+         strcmp(key, "primary_speaker") == 0 || strcmp(key, "dialogue_cleaned") == 0;
+}
+
+/*
+** Append `row` with its numeric row_index written as `position` and each segmentation
+** member (seg_member) that `seg` also has written as seg's; the other members as they are.
+*/
+static void write_segmented(rescue_buf *b, const rescue_jnode *row, const rescue_jnode *seg,
+                            int position) {
+  const rescue_jnode *c, *d;
+  rescue_buf_putc(b, '{');
+  for (c = row->child; c; c = c->next) {
+    if (c != row->child)
+      rescue_buf_putn(b, ", ", 2);
+    rescue_jwrite_string(b, c->key, c->keylen);
+    rescue_buf_putn(b, ": ", 2);
+    if (strcmp(c->key, "row_index") == 0 && c->type == RESCUE_JNUMBER)
+      rescue_buf_printf(b, "%d", position);
+    else if (seg_member(c->key) && (d = rescue_jget(seg, c->key)))
+      rescue_jwrite(b, d);
+    else
+      rescue_jwrite(b, c);
+  }
+  rescue_buf_putc(b, '}');
+}
+
 /*
 ** The content of column col for a row at `position` of a row set: verbatim, or, for a
 ** version written for another position (made, column col + 10: the position its row was
 ** made at, which a split or merge in another row set moves, or a version carried over a
-** resegmentation from another row), with its row_index rewritten to that position.
+** resegmentation from another row), with its row_index rewritten to that position. A
+** carried version whose row has a draft version of its own (column seg, or -1: that
+** version's content) keeps its labels and takes that version's segmentation: a half of a
+** split row has the half's times and text, not the parent's.
 ** Appended NUL-terminated to b like put_col; *len gets the content's length.
 */
-static size_t put_content(rescue_buf *b, sqlite3_stmt *s, int col, int position, size_t *len) {
+static size_t put_content(rescue_buf *b, sqlite3_stmt *s, int col, int seg, int position,
+                          size_t *len) {
   int made = sqlite3_column_int(s, col + 10);
   const char *text = (const char *)sqlite3_column_text(s, col);
+  const char *stext = seg < 0 ? NULL : (const char *)sqlite3_column_text(s, seg);
   size_t off = b->len, n = (size_t)sqlite3_column_bytes(s, col);
-  rescue_jdoc *doc;
-  const rescue_jnode *row;
+  rescue_jdoc *doc, *sdoc = NULL;
+  const rescue_jnode *row, *srow = NULL;
   rescue_jerror je;
   *len = n;
-  if (!text || sqlite3_column_type(s, col + 10) == SQLITE_NULL || made == position)
+  if (!text || (!stext && (sqlite3_column_type(s, col + 10) == SQLITE_NULL || made == position)))
     return put_col(b, s, col);
-  if (!(doc = rescue_jdoc_new())) {
+  if (!(doc = rescue_jdoc_new()) || (stext && !(sdoc = rescue_jdoc_new()))) {
+    rescue_jdoc_free(&doc);
     b->oom = 1;
     return (size_t)-1;
   }
   row = rescue_jparse(doc, text, n, &je);
-  if (row && row->type == RESCUE_JOBJECT && rescue_jget(row, "row_index"))
+  if (stext) /* a document holds one tree at a time: its own for the segmentation */
+    srow = rescue_jparse(sdoc, stext, (size_t)sqlite3_column_bytes(s, seg), &je);
+  if (row && row->type == RESCUE_JOBJECT && srow && srow->type == RESCUE_JOBJECT)
+    write_segmented(b, row, srow, position);
+  else if (row && row->type == RESCUE_JOBJECT && rescue_jget(row, "row_index"))
     rescue_row_write_like(b, row, row, position);
   else
     rescue_buf_putn(b, text, n);
   rescue_jdoc_free(&doc);
+  rescue_jdoc_free(&sdoc);
   *len = b->len - off;
   rescue_buf_putc(b, 0);
   return off;
@@ -1189,7 +1229,7 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
   size_t o_id, o_group, o_status, o_reason, o_head, o_tail;
   int64_t who = 0;
   char note[32];
-  int rc, n = 0, cap = 0;
+  int rc, n = 0, cap = 0, seg;
 
   *out = NULL;
   if (it->done)
@@ -1261,11 +1301,13 @@ int rescue_sample_iter_next(rescue_sample_iter *it, const rescue_sample **out) {
     row->position = sqlite3_column_int(r, 1);
     row->version_id = sqlite3_column_int64(r, 2);
     row->annotator_id = sqlite3_column_int64(r, 3);
+    /* columns 16-19 (view_rows_annotator): a carried version's segmentation, else NULL */
+    seg = sqlite3_column_count(r) > 19 && sqlite3_column_type(r, 16) != SQLITE_NULL ? 16 : -1;
     offs[n].kind = put_col(&it->text, r, 4);
-    offs[n].content = put_content(&it->text, r, 5, row->position, &row->content_len);
-    row->start_time = sqlite3_column_double(r, 6);
-    row->end_time = sqlite3_column_double(r, 7);
-    offs[n].speaker = put_col(&it->text, r, 8);
+    offs[n].content = put_content(&it->text, r, 5, seg, row->position, &row->content_len);
+    row->start_time = sqlite3_column_double(r, seg < 0 ? 6 : 17);
+    row->end_time = sqlite3_column_double(r, seg < 0 ? 7 : 18);
+    offs[n].speaker = put_col(&it->text, r, seg < 0 ? 8 : 19);
     offs[n].entities = put_col(&it->text, r, 9);
     offs[n].utt = put_col(&it->text, r, 10);
     offs[n].cycle = put_col(&it->text, r, 11);

@@ -133,11 +133,13 @@ INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_t
           :relation_pattern, :gold_policy, :gold_sources);
 
 -- name: rows_mine
-SELECT r.id, r.position,
-       (SELECT v.content FROM row_version v WHERE v.id = (
-          SELECT max(id) FROM row_version
-           WHERE row_id = r.id AND annotator_id = :annotator_id))
-  FROM row_in r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+-- Each row of a row set, the annotator's latest version of it, the position the row was
+-- made at (a version's row_index, corpus/FORMAT.md §4) and that version's id.
+SELECT r.id, r.position, v.content, (SELECT position FROM row WHERE id = r.id), v.id
+  FROM row_in r
+  LEFT JOIN row_version v ON v.id = (SELECT max(id) FROM row_version
+                                      WHERE row_id = r.id AND annotator_id = :annotator_id)
+ WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- name: view_samples
 -- In the annotator view (3) the row set is the annotator's own, else the base one.
@@ -205,7 +207,9 @@ SELECT r.id, r.position, v.id, v.annotator_id, v.kind, v.content, v.start_time, 
 -- draft version (the import pseudo-annotator or a model; never another person's). The
 -- origin column says how it got here (0 this row, 1 same span, 2 split, 3 merged: the
 -- strongest change on the line); seg_changed marks rows that someone else's
--- resegmentation split, merged or added.
+-- resegmentation split, merged or added. A version carried from another row keeps its
+-- labels, but its segmentation (times, speaker, text) is this row's: the last four columns
+-- are the row's own draft version when the shown version is carried (store.c).
 WITH RECURSIVE line(row_id, anc_id, depth, rel) AS (
   SELECT id, id, 0, 0 FROM row_in WHERE rowset_id = :rowset_id
   UNION ALL
@@ -240,8 +244,13 @@ SELECT p.row_id, p.position, v.id, v.annotator_id, v.kind, v.content, v.start_ti
                AND NOT EXISTS (SELECT 1 FROM row_origin o WHERE o.row_id = p.row_id
                                   AND o.part = 1 AND o.relation = 'same')
           FROM rowset rs WHERE rs.id = :rowset_id),
-       (SELECT position FROM row WHERE id = v.row_id) -- a carried version: its row's
+       (SELECT position FROM row WHERE id = v.row_id), -- a carried version: its row's
+       sv.content, sv.start_time, sv.end_time, sv.speaker
   FROM pick p JOIN row_version v ON v.id = p.vid
+  LEFT JOIN row_version sv ON v.row_id <> p.row_id AND sv.id = (
+    SELECT max(x.id) FROM row_version x JOIN annotator d ON d.id = x.annotator_id
+     WHERE x.row_id = p.row_id AND x.kind <> 'gold' AND d.retired = 0
+       AND (d.name = :draft OR d.role = 'model'))
  ORDER BY p.position;
 
 -- name: view_rowset_pick
@@ -586,8 +595,8 @@ SELECT * FROM (
 
 -- name: row_save_mine
 -- A row of the sample's current row set and the annotator's latest version of it (NULL
--- when they have none) with its content.
-SELECT r.id, v.id, v.content
+-- when they have none) with its content, and that row set.
+SELECT r.id, v.id, v.content, r.rowset_id
   FROM sample s
   JOIN row_in r ON r.rowset_id = coalesce((SELECT x.rowset_id FROM annotator_rowset x WHERE x.sample_ref = s.id AND x.annotator_id = :annotator_id), s.rowset_id)
                 AND r.position = :position
@@ -984,14 +993,15 @@ SELECT v.annotator_id, count(DISTINCT v.row_id)
 -- ---- edits through the import path (rescue_import_edits) ----
 
 -- The version an annotator sees of each row of a row set (the annotator view): their
--- latest, else the row's first version.
+-- latest, else the row's first version; the position the row was made at; the version's id.
 -- name: rows_seen
-SELECT r.id, r.position,
-       (SELECT v.content FROM row_version v WHERE v.id = coalesce(
+SELECT r.id, r.position, v.content, (SELECT position FROM row WHERE id = r.id), v.id
+  FROM row_in r
+  LEFT JOIN row_version v ON v.id = coalesce(
           (SELECT max(id) FROM row_version
             WHERE row_id = r.id AND annotator_id = :annotator_id),
-          (SELECT min(id) FROM row_version WHERE row_id = r.id)))
-  FROM row_in r WHERE r.rowset_id = :rowset_id ORDER BY r.position;
+          (SELECT min(id) FROM row_version WHERE row_id = r.id))
+ WHERE r.rowset_id = :rowset_id ORDER BY r.position;
 
 -- The sample-level keys an annotator sees: their latest sample version, else the first.
 -- name: sample_version_seen

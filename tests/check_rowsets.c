@@ -11,8 +11,10 @@
 
 #include "rescue_annotators.h"
 #include "rescue_edit.h"
+#include "rescue_import.h"
 #include "rescue_review.h"
 #include "rescue_workflow.h"
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "testutil.h"
@@ -531,6 +533,284 @@ START_TEST(test_reference_to_removed_row) {
 }
 END_TEST
 
+/* Save row `pos` of who's view with member key set to the raw JSON val. */
+static int64_t save_member(int64_t who, int pos, const char *key, const char *val) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  const rescue_jnode *m;
+  int64_t base, v = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  base = L.versions[pos - 1];
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  for (m = L.rows[pos - 1]->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, key) == 0)
+      rescue_jw_raw(&w, val, strlen(val));
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_row_save(st, COUPLE, pos, who, base, b.s, b.len, &v, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+  rescue_buf_clear(&b);
+  return v;
+}
+
+/* Member key of row pos of who's view, as written (JSON). */
+static char *member_of(int64_t who, int pos, const char *key) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  char *r;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  ck_assert_int_le(pos, L.n);
+  rescue_jwrite(&b, rescue_jget(L.rows[pos - 1], key));
+  rescue_view_sample_clear(&L);
+  r = strdup(b.s);
+  rescue_buf_clear(&b);
+  return r;
+}
+
+#define MEMBER(who, pos, key, want)                                                                \
+  do {                                                                                             \
+    char *got_ = member_of(who, pos, key);                                                         \
+    ck_assert_msg(strcmp(got_, want) == 0, "row %d %s: %s, want %s", pos, key, got_, want);        \
+    free(got_);                                                                                    \
+  } while (0)
+
+/* Findings of rule `rule` in who's view: the page's lint and `rescue lint --view`. */
+static int rule_count(int64_t who, int rule) {
+  rescue_view_sample L;
+  rescue_lint_result lr;
+  rescue_lint_opts o;
+  char view[64];
+  int i, n = 0, m = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  memset(&lr, 0, sizeof lr);
+  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
+  for (i = 0; i < lr.n; i++)
+    n += lr.findings[i].rule == rule;
+  rescue_lint_result_clear(&lr);
+  rescue_view_sample_clear(&L);
+  memset(&o, 0, sizeof o);
+  snprintf(view, sizeof view, "annotator:%s", who == ann ? "ann" : "bob");
+  ck_assert_int_eq(rescue_view_parse(st, view, &o.view), 0);
+  memset(&lr, 0, sizeof lr);
+  ck_assert_int_eq(rescue_lint(st, &o, &lr), 0);
+  for (i = 0; i < lr.n; i++)
+    m += lr.findings[i].rule == rule;
+  rescue_lint_result_clear(&lr);
+  ck_assert_int_eq(m, n);
+  return n;
+}
+
+/*
+** The draft imported again with --resegment (`rescue import --resegment`, no annotator;
+** tests/data/couple_resegmented.jsonl) splits row 2 (5.4-9.86) at 7.5 and merges rows 4
+** and 5 (14.2-21.05, 21.05-25.3). ann, who has no row set of her own, had saved her
+** tone of voice on rows 2, 4 and 5; bob saved nothing. ann's view: both halves carry her
+** label with the halves' own times and text (not the parent's), the merged row her label
+** with the merged times and text, row_index 1..9, no R16 overlap; bob's view is the new
+** draft's rows; the exports (default and ann's view) hold one row set, times increasing.
+*/
+START_TEST(test_draft_resegment_keeps_labels_on_new_spans) {
+  rescue_view_sample L;
+  char path[4096], *err = NULL, *out = NULL;
+  json_t *ex, *rows;
+  json_error_t je;
+  size_t i;
+  int view;
+  save_member(ann, 2, "tone_of_voice", "\"ann: guarded\"");
+  save_member(ann, 4, "tone_of_voice", "\"ann: calm\"");
+  save_member(ann, 5, "tone_of_voice", "\"ann: rueful\"");
+  snprintf(path, sizeof path, "%s/tests/data/couple_resegmented.jsonl", RESCUE_SOURCE_DIR);
+  rescue_store_close(&st);
+  ck_assert_msg(tu_rescue(NULL, &err, "import", db, path, "--resegment", NULL) == 0, "%s", err);
+  free(err);
+  {
+    rescue_error e = RESCUE_ERROR_INIT;
+    ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  }
+  /* ann: her labels on the new spans */
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_int_eq(L.n, 9);
+  ck_assert_int_eq(L.origin[1], RESCUE_ROW_SPLIT);
+  ck_assert_int_eq(L.origin[2], RESCUE_ROW_SPLIT);
+  ck_assert_int_eq(L.origin[4], RESCUE_ROW_MERGED);
+  rescue_view_sample_clear(&L);
+  consecutive(ann);
+  MEMBER(ann, 2, "start_time", "5.4");
+  MEMBER(ann, 2, "end_time", "7.5");
+  MEMBER(ann, 2, "dialogue_cleaned", "\"I go quiet\"");
+  MEMBER(ann, 2, "tone_of_voice", "\"ann: guarded\"");
+  MEMBER(ann, 3, "start_time", "7.5");
+  MEMBER(ann, 3, "end_time", "9.86");
+  MEMBER(ann, 3, "dialogue_cleaned", "\"because it always turns into a fight.\"");
+  MEMBER(ann, 3, "tone_of_voice", "\"ann: guarded\"");
+  MEMBER(ann, 5, "start_time", "14.2");
+  MEMBER(ann, 5, "end_time", "25.3");
+  MEMBER(ann, 5, "tone_of_voice", "\"ann: calm\"");
+  MEMBER(ann, 5, "primary_speaker", "\"Therapist\"");
+  {
+    char *d = member_of(ann, 5, "dialogue_cleaned");
+    ck_assert_msg(strstr(d, "familiar? Yeah. That's pretty much every Sunday."), "%s", d);
+    free(d);
+  }
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  ck_assert_int_eq(rule_count(ann, 16), 0);
+  ck_assert_int_eq(rule_count(ann, 13), 0);
+  /* the iterator's row times (lint, agreement, exports read them) are the halves' too */
+  {
+    rescue_view v;
+    rescue_sample_iter *it = NULL;
+    const rescue_sample *smp;
+    ck_assert_int_eq(rescue_view_parse(st, "annotator:ann", &v), 0);
+    ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+    ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+    ck_assert_int_eq(smp->n, 9);
+    ck_assert(smp->rows[1].start_time == 5.4 && smp->rows[1].end_time == 7.5);
+    ck_assert(smp->rows[2].start_time == 7.5 && smp->rows[2].end_time == 9.86);
+    ck_assert(smp->rows[4].start_time == 14.2 && smp->rows[4].end_time == 25.3);
+    ck_assert_str_eq(smp->rows[4].speaker, "Therapist");
+    rescue_sample_iter_free(&it);
+  }
+  /* bob: the new draft's rows, nothing of ann's */
+  consecutive(bob);
+  MEMBER(bob, 2, "end_time", "7.5");
+  MEMBER(bob, 3, "start_time", "7.5");
+  MEMBER(bob, 2, "tone_of_voice", "\"low, guarded\"");
+  MEMBER(bob, 5, "end_time", "25.3");
+  MEMBER(bob, 5, "tone_of_voice", "\"calm, steady\"");
+  ck_assert_int_eq(rule_count(bob, 16), 0);
+  /* exports: one row set per sample, each row at its own time */
+  for (view = 0; view < 2; view++) {
+    int rc = view ? tu_rescue(&out, &err, "export", db, "--format", "samples", "--view",
+                              "annotator:ann", "--out", "-", NULL)
+                  : tu_rescue(&out, &err, "export", db, "--format", "samples", "--out", "-", NULL);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_ptr_nonnull(ex = json_loads(out, JSON_DISABLE_EOF_CHECK, &je));
+    rows = json_object_get(ex, "rows");
+    ck_assert_int_eq(json_array_size(rows), 9);
+    for (i = 0; i < 9; i++) {
+      json_t *r = json_array_get(rows, i);
+      ck_assert_int_eq(json_integer_value(json_object_get(r, "row_index")), (json_int_t)i + 1);
+      if (i > 0)
+        ck_assert(json_number_value(json_object_get(r, "start_time")) >=
+                  json_number_value(json_object_get(json_array_get(rows, i - 1), "end_time")));
+    }
+    ck_assert(json_number_value(json_object_get(json_array_get(rows, 1), "end_time")) == 7.5);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rows, 2), "tone_of_voice")),
+                     view ? "ann: guarded" : "low, guarded");
+    json_decref(ex);
+    free(out);
+    free(err);
+    out = err = NULL;
+  }
+}
+END_TEST
+
+/*
+** Re-saving a row whose references a split renumbered, unchanged, is not a new version:
+** ann names rows [1, 2, 3] on row 3, splits row 2 (her row 4 now shows [1, 2, 3, 4]) and
+** saves that row as shown; bob's save of his unchanged draft row is his first version.
+*/
+START_TEST(test_resave_renumbered_is_noop) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  int64_t v1, v2 = 0;
+  int unchanged = 0;
+  v1 = save_refs(ann, 3, "[1, 2, 3]");
+  do_split(ann, 2, 7.0);
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert(L.versions[3] == v1);
+  rescue_jwrite(&b, L.rows[3]);
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_row_save(st, COUPLE, 4, ann, v1, b.s, b.len, &v2, &unchanged) == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(unchanged, 1);
+  ck_assert(v2 == v1);
+  REFS(ann, 4, "[1, 2, 3, 4]");
+  /* a real change after it is a new version, its references as shown */
+  ck_assert(save_refs(ann, 4, "[1, 2, 4]") != v1);
+  REFS(ann, 4, "[1, 2, 4]");
+  rescue_buf_clear(&b);
+}
+END_TEST
+
+/* row_index of row pos (1-based) of the base row set in the latest view. */
+static int latest_row_index(int pos) {
+  rescue_view v;
+  rescue_sample_iter *it = NULL;
+  const rescue_sample *smp;
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  const rescue_jnode *row;
+  int r;
+  ck_assert_int_eq(rescue_view_parse(st, "latest", &v), 0);
+  v.base = 1;
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
+  row = rescue_jparse(d, smp->rows[pos - 1].content, smp->rows[pos - 1].content_len, &je);
+  ck_assert_ptr_nonnull(row);
+  r = (int)rescue_jget(row, "row_index")->num;
+  rescue_jdoc_free(&d);
+  rescue_sample_iter_free(&it);
+  return r;
+}
+
+/*
+** An edit file imported into ann's own row set (rescue_import_edits, as ann): she split row
+** 2, so her row 4 is the base row set's row 3. Her export with tone_of_voice changed on
+** row 4 is stored numbered where the row was made: her view numbers it 4, the base row set
+** 3 (not the file's 4 in both); importing the same file again adds nothing; bob's view is
+** as before.
+*/
+START_TEST(test_edit_import_into_own_rowset) {
+  rescue_view_sample L;
+  rescue_import_opts io;
+  rescue_import_result ir;
+  rescue_buf b = RESCUE_BUF_INIT;
+  char *dir = tu_tmpdir(), path[4096];
+  const char *paths[1] = {path};
+  const char *key = "\"tone_of_voice\": \"";
+  seen b0, b1;
+  char *at;
+  look(bob, &b0);
+  do_split(ann, 2, 7.0);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_int_eq(L.n, 10);
+  rescue_buf_putn(&b, L.json.s, L.json.len);
+  /* row 4's tone of voice, in the file's own text */
+  at = strstr(b.s + L.rows[3]->offset, key);
+  ck_assert_ptr_nonnull(at);
+  memcpy(at + strlen(key), "ANN", 3);
+  rescue_view_sample_clear(&L);
+  snprintf(path, sizeof path, "%s/ann.json", dir);
+  tu_write(path, b.s);
+  memset(&io, 0, sizeof io);
+  io.annotator = "ann";
+  memset(&ir, 0, sizeof ir);
+  ck_assert_msg(rescue_import_edits(st, paths, 1, &io, &ir) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(ir.put.row_versions, 1);
+  consecutive(ann);
+  ck_assert_int_eq(latest_row_index(3), 3);
+  ck_assert_ptr_nonnull(strstr(member_of(ann, 4, "tone_of_voice"), "ANN"));
+  /* the same file again: nothing new */
+  memset(&ir, 0, sizeof ir);
+  ck_assert_msg(rescue_import_edits(st, paths, 1, &io, &ir) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(ir.put.row_versions, 0);
+  look(bob, &b1);
+  ck_assert_str_eq(b1.json, b0.json);
+  forget(&b0);
+  forget(&b1);
+  rescue_buf_clear(&b);
+  free(dir);
+}
+END_TEST
+
 /* One number from an SQL query on the corpus file. */
 static long long sql_num(const char *path, const char *sql) {
   sqlite3 *h;
@@ -632,6 +912,9 @@ int main(void) {
   tcase_add_test(tc, test_times_and_comments_by_id);
   tcase_add_test(tc, test_references_follow_rows);
   tcase_add_test(tc, test_reference_to_removed_row);
+  tcase_add_test(tc, test_draft_resegment_keeps_labels_on_new_spans);
+  tcase_add_test(tc, test_resave_renumbered_is_noop);
+  tcase_add_test(tc, test_edit_import_into_own_rowset);
   suite_add_tcase(s, tc);
   tc = tcase_create("upgrade");
   tcase_set_timeout(tc, 120);

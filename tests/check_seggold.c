@@ -429,8 +429,9 @@ START_TEST(test_draft_resegment_starts_those_without_their_own) {
   for (i = 0; i < 5; i++)
     ck_assert_int_eq(
         (int)json_integer_value(json_object_get(json_array_get(r, (size_t)i), "row_index")), i + 1);
-  /* (a known limit: the halves of row 1 carry ann2's version of the parent, its times
-     included; the rows after them are the new draft's) */
+  /* the halves of row 1 carry ann2's version of the parent on their own times */
+  ck_assert(fabs(start_of(r, 1) - 1) < 1e-9);
+  ck_assert(fabs(json_number_value(json_object_get(json_array_get(r, 0), "end_time")) - 1) < 1e-9);
   ck_assert(fabs(start_of(r, 2) - 2) < 1e-9);
   ck_assert(fabs(start_of(r, 4) - 6) < 1e-9);
   json_decref(r);

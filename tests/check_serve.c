@@ -760,6 +760,74 @@ START_TEST(test_references_follow_rows) {
 }
 END_TEST
 
+/* Member key of row pos of what the page shows tok, compared with want (JSON as written). */
+#define PAGE_MEMBER(tok, pos, key, want)                                                           \
+  do {                                                                                             \
+    char *got_ = page_part(tok, pos, key);                                                         \
+    ck_assert_msg(strcmp(got_, want) == 0, "row %d %s: %s, want %s", pos, key, got_, want);        \
+    free(got_);                                                                                    \
+  } while (0)
+
+/*
+** A draft imported again with `rescue import --resegment` (tests/data/couple_resegmented.jsonl:
+** row 2, 5.4-9.86, split at 7.5; rows 4 and 5 merged into 14.2-25.3) while the server runs.
+** ann had saved her tone of voice on rows 2, 4 and 5 through the page; bob saved nothing.
+** ann's page: both halves with her label and their own times and text, the merged row with
+** her label and the merged span, rows numbered 1..9, no R16; bob's page: the new draft.
+*/
+START_TEST(test_draft_resegment_through_page) {
+  char *body, path[4096], *err = NULL, *x;
+  long long base;
+  int pos;
+  resp r;
+  static const int rows[3] = {2, 4, 5};
+  static const char *const tones[3] = {"ann: guarded", "ann: calm", "ann: rueful"};
+  for (pos = 0; pos < 3; pos++) {
+    body = edit_body(tok_ann, rows[pos], tones[pos], &base);
+    ck_assert_int_eq(put_row(bearer(tok_ann), rows[pos], body, &r), 200);
+    resp_free(&r);
+    free(body);
+  }
+  snprintf(path, sizeof path, "%s/tests/data/couple_resegmented.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_msg(tu_rescue(NULL, &err, "import", db, path, "--resegment", NULL) == 0, "%s", err);
+  free(err);
+  for (pos = 1; pos <= 9; pos++) /* page_part checks row_index == pos */
+    free(page_part(tok_ann, pos, "row_index"));
+  PAGE_MEMBER(tok_ann, 2, "start_time", "5.4");
+  PAGE_MEMBER(tok_ann, 2, "end_time", "7.5");
+  PAGE_MEMBER(tok_ann, 2, "dialogue_cleaned", "\"I go quiet\"");
+  PAGE_MEMBER(tok_ann, 2, "tone_of_voice", "\"ann: guarded\"");
+  PAGE_MEMBER(tok_ann, 3, "start_time", "7.5");
+  PAGE_MEMBER(tok_ann, 3, "end_time", "9.86");
+  PAGE_MEMBER(tok_ann, 3, "tone_of_voice", "\"ann: guarded\"");
+  PAGE_MEMBER(tok_ann, 5, "start_time", "14.2");
+  PAGE_MEMBER(tok_ann, 5, "end_time", "25.3");
+  PAGE_MEMBER(tok_ann, 5, "tone_of_voice", "\"ann: calm\"");
+  PAGE_REFS(tok_ann, 4, "[1, 2, 3, 4]");
+  x = page_part(tok_ann, 0, "lint");
+  ck_assert_msg(!strstr(x, "\"R16\"") && !strstr(x, "\"R13\""), "%s", x);
+  free(x);
+  /* ann saves a half: her new version keeps the half's span */
+  body = edit_body(tok_ann, 3, "ann: second half", &base);
+  ck_assert_int_eq(put_row(bearer(tok_ann), 3, body, &r), 200);
+  resp_free(&r);
+  free(body);
+  PAGE_MEMBER(tok_ann, 3, "start_time", "7.5");
+  PAGE_MEMBER(tok_ann, 3, "tone_of_voice", "\"ann: second half\"");
+  PAGE_MEMBER(tok_ann, 2, "tone_of_voice", "\"ann: guarded\"");
+  /* bob: the new draft */
+  for (pos = 1; pos <= 9; pos++)
+    free(page_part(tok_bob, pos, "row_index"));
+  PAGE_MEMBER(tok_bob, 2, "end_time", "7.5");
+  PAGE_MEMBER(tok_bob, 2, "tone_of_voice", "\"low, guarded\"");
+  PAGE_MEMBER(tok_bob, 5, "end_time", "25.3");
+  PAGE_MEMBER(tok_bob, 5, "tone_of_voice", "\"calm, steady\"");
+  x = page_part(tok_bob, 0, "lint");
+  ck_assert_msg(!strstr(x, "\"R16\""), "%s", x);
+  free(x);
+}
+END_TEST
+
 START_TEST(test_clips) {
   resp r;
   char h[512];
@@ -1371,6 +1439,7 @@ int main(void) {
   tcase_add_test(tc, test_forbidden);
   tcase_add_test(tc, test_status_comments_segmentation);
   tcase_add_test(tc, test_references_follow_rows);
+  tcase_add_test(tc, test_draft_resegment_through_page);
   tcase_add_test(tc, test_clips);
   tcase_add_test(tc, test_route_table);
   tcase_add_test(tc, test_busy_waits_then_503);
