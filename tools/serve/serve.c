@@ -2,9 +2,10 @@
 ** serve.c: the review server's HTTP side (libmicrohttpd): the listen address, the Host
 ** check, request heads (a deadline) and bodies (1 MiB at most), the workers that run API
 ** requests with their store connections while the connections wait suspended, bounded
-** waits for the store, the built-in page, the security headers on every response, TLS,
-** starting and stopping. Routes are in serve_routes.c, signing in in
-** serve_auth.c, clips in serve_clips.c, the API's resources in serve_<resource>.c.
+** waits for the store, writes committed in groups (one sync for the saves waiting at
+** once), the built-in page, the security headers on every response, TLS, starting and
+** stopping. Routes are in serve_routes.c, signing in in serve_auth.c, clips in
+** serve_clips.c, the API's resources in serve_<resource>.c.
 */
 #include <arpa/inet.h>
 #include <errno.h>
