@@ -75,6 +75,18 @@ const char *rescue_store_errmsg(const rescue_store *st);
 ** wait with it.
 */
 void rescue_store_busy_timeout(rescue_store *st, int ms);
+/*
+** Group commit (a server's writer): open a transaction on st in which every later write
+** through st nests (each call's own transaction becomes a savepoint: a refused or failed
+** write undoes only itself), then commit them all at once with rescue_store_group_commit:
+** one sync of the log for many writes, none of them stored before it returns 0. When it
+** fails nothing of the group is stored. Waits for another process's writer like any write
+** (rescue_store_busy_timeout).
+*/
+int rescue_store_group_begin(rescue_store *st);
+int rescue_store_group_commit(rescue_store *st);
+/* Undo the whole group (nothing of it is stored). */
+void rescue_store_group_rollback(rescue_store *st);
 /* The error record itself (to pass to helpers that take a rescue_error *). */
 rescue_error *rescue_store_err(rescue_store *st);
 /* The path given to open. */

@@ -46,6 +46,9 @@ struct rescue_store {
   named_stmt *stmts;
   int n_stmts;
   int in_txn;
+  int depth;                   /* open transactions: 1 the outer one, more for nested savepoints */
+  int broken;                  /* SQLite rolled the outer transaction back under a nested one */
+  sqlite3_stmt *spare_samples; /* view_samples, prepared, kept by the last iterator freed */
   char *audit_command, *audit_os_user; /* rescue_store_set_audit; NULL: none set */
   const char *cache_name[STMT_CACHE];  /* name literal last looked up in this slot */
   int cache_idx[STMT_CACHE];
@@ -236,27 +239,80 @@ void rescue_bind_null(sqlite3_stmt *s, const char *name) { sqlite3_bind_null(s, 
 
 /* ---- transactions ---- */
 
+/*
+** A transaction nests as a savepoint inside an open one (rescue_store_group_begin): its
+** commit releases the savepoint, its rollback undoes only what it wrote. When SQLite
+** rolled the whole transaction back under a nested one (a full disk), the handle is
+** marked broken and the outer commit fails, so no write of the group is reported stored.
+*/
 int rescue_store_begin(rescue_store *st) {
+  if (st->depth > 0) {
+    if (sqlite3_get_autocommit(st->db)) {
+      st->broken = 1;
+      return rescue_seterr(&st->err, RESCUE_EIO, "the open transaction was rolled back");
+    }
+    if (sqlite3_exec(st->db, "SAVEPOINT rescue_nested", NULL, NULL, NULL) != SQLITE_OK)
+      return rescue_store_sqlerr(st, "starting a write");
+    st->depth++;
+    return 0;
+  }
   if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
     return rescue_store_sqlerr(st, "starting a write");
   st->in_txn = 1;
+  st->depth = 1;
+  st->broken = 0;
   return 0;
 }
 
 int rescue_store_commit(rescue_store *st) {
+  if (st->depth > 1) {
+    if (sqlite3_get_autocommit(st->db) ||
+        sqlite3_exec(st->db, "RELEASE rescue_nested", NULL, NULL, NULL) != SQLITE_OK) {
+      int rc = rescue_store_sqlerr(st, "committing");
+      st->broken = 1;
+      st->depth--;
+      return rc ? rc : RESCUE_EIO;
+    }
+    st->depth--;
+    return 0;
+  }
+  if (st->broken) {
+    rescue_store_rollback(st);
+    return rescue_seterr(&st->err, RESCUE_EIO,
+                         "a write of this transaction failed and SQLite rolled it back");
+  }
   if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
     int rc = rescue_store_sqlerr(st, "committing");
     rescue_store_rollback(st);
     return rc;
   }
   st->in_txn = 0;
+  st->depth = 0;
   return 0;
 }
 
 void rescue_store_rollback(rescue_store *st) {
+  if (st->depth > 1) {
+    if (sqlite3_get_autocommit(st->db) ||
+        sqlite3_exec(st->db, "ROLLBACK TO rescue_nested; RELEASE rescue_nested", NULL, NULL,
+                     NULL) != SQLITE_OK)
+      st->broken = 1;
+    st->depth--;
+    return;
+  }
   if (sqlite3_get_autocommit(st->db) == 0)
     sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
   st->in_txn = 0;
+  st->depth = 0;
+}
+
+int rescue_store_group_begin(rescue_store *st) { return rescue_store_begin(st); }
+
+int rescue_store_group_commit(rescue_store *st) { return rescue_store_commit(st); }
+
+void rescue_store_group_rollback(rescue_store *st) {
+  st->depth = st->depth > 0 ? 1 : 0;
+  rescue_store_rollback(st);
 }
 
 /* Run a PRAGMA that returns the journal mode; 1 when the result equals want. */
@@ -448,6 +504,7 @@ static void store_free(rescue_store *st) {
   if (!st)
     return;
   atomic_fetch_add(&param_gen, 1);
+  sqlite3_finalize(st->spare_samples);
   for (i = 0; i < st->n_stmts; i++)
     sqlite3_finalize(st->stmts[i].stmt);
   rescue_free(st->stmts);
@@ -465,7 +522,7 @@ void rescue_store_close(rescue_store **st) {
   if (!st || !*st)
     return;
   if ((*st)->in_txn)
-    rescue_store_rollback(*st);
+    rescue_store_group_rollback(*st);
   store_free(*st);
   *st = NULL;
 }
@@ -1020,8 +1077,12 @@ int rescue_sample_iter_new(rescue_store *st, const rescue_view *view, const char
         it->refs[it->n_refs++] = ref;
     }
   }
-  if (sqlite3_prepare_v2(st->db, find_named_sql(st, "view_samples"), -1, &it->samples, NULL) !=
-      SQLITE_OK) {
+  /* view_samples is long to prepare: an iterator takes the one the last left, if any */
+  if (st->spare_samples) {
+    it->samples = st->spare_samples;
+    st->spare_samples = NULL;
+  } else if (sqlite3_prepare_v2(st->db, find_named_sql(st, "view_samples"), -1, &it->samples,
+                                NULL) != SQLITE_OK) {
     rc = rescue_store_sqlerr(st, "reading samples");
     goto fail;
   }
@@ -1368,9 +1429,16 @@ void rescue_sample_iter_free(rescue_sample_iter **itp) {
   if (!itp || !*itp)
     return;
   it = *itp;
-  sqlite3_finalize(it->samples);
-  /* a statement prepared later may reuse this one's address: drop cached parameter indexes */
-  atomic_fetch_add(&param_gen, 1);
+  if (it->samples && !it->st->spare_samples) { /* kept for the next iterator */
+    sqlite3_reset(it->samples);
+    sqlite3_clear_bindings(it->samples);
+    it->st->spare_samples = it->samples;
+  } else if (it->samples) {
+    sqlite3_finalize(it->samples);
+    /* a statement prepared later may reuse this one's address: drop cached parameter
+       indexes */
+    atomic_fetch_add(&param_gen, 1);
+  }
   rescue_free(it->refs);
   rescue_free(it->rows);
   rescue_buf_clear(&it->text);

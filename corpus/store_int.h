@@ -40,7 +40,8 @@ int rescue_store_sqlerr(rescue_store *st, const char *what);
 
 /*
 ** Writers: BEGIN IMMEDIATE (waiting up to the busy timeout, then RESCUE_EBUSY),
-** COMMIT, ROLLBACK. Nested calls are not supported.
+** COMMIT, ROLLBACK. Inside an open transaction they nest as savepoints (see
+** rescue_store_group_begin in rescue_store.h).
 */
 int rescue_store_begin(rescue_store *st);
 /*

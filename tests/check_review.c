@@ -2,7 +2,8 @@
 ** check_review.c: the review calls any client can make (corpus/rescue_edit.h,
 ** annotate/rescue_review.h) and the save rules of rescue_row_save, through the library
 ** alone: a sample through a view, saving with a number spelled differently, the first
-** save starting the review, a save reopening a reviewed sample (two people), resegmenting,
+** save starting the review, a save reopening a reviewed sample (two people), saves
+** committed as a group, resegmenting,
 ** the work list, who may write, progress figures, and lint before a save.
 */
 #include <stdio.h>
@@ -148,6 +149,47 @@ static const char *last_status(void) {
   rescue_status_history_free(&h, n);
   return line;
 }
+
+/*
+** Group commit (rescue_store_group_begin): ann's and bob's saves in one transaction, a
+** refused save inside it undoing only itself; nothing is visible to another connection
+** before the group commits, everything after; a group rolled back stores nothing.
+*/
+START_TEST(test_group_commit) {
+  rescue_store *other = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  int64_t base1, base2, base3, va = 0, vb = 0, cur = 0, seen = 0;
+  char *r1 = row_text(1, &base1), *r2 = row_text(2, &base2), *r3 = row_text(3, &base3);
+  ck_assert_int_eq(rescue_store_open(&other, db, 0, &err), 0);
+  replace(&r1, "\"tone_of_voice\": \"", "\"tone_of_voice\": \"ann in a group ");
+  replace(&r2, "\"tone_of_voice\": \"", "\"tone_of_voice\": \"bob in a group ");
+  ck_assert_int_eq(rescue_store_group_begin(st), 0);
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, base1, r1, strlen(r1), &va, NULL), 0);
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 2, bob, base2, r2, strlen(r2), &vb, NULL), 0);
+  /* ann again from the version she started from: refused, the group goes on */
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, base1, r1, strlen(r1), &cur, NULL),
+                   RESCUE_ECONFLICT);
+  ck_assert_int_eq(cur, va);
+  ck_assert_int_eq(rescue_row_current(other, COUPLE, 1, ann, &seen, NULL), 0);
+  ck_assert_int_eq(seen, base1); /* not committed yet */
+  ck_assert_int_eq(rescue_store_group_commit(st), 0);
+  ck_assert_int_eq(rescue_row_current(other, COUPLE, 1, ann, &seen, NULL), 0);
+  ck_assert_int_eq(seen, va);
+  ck_assert_int_eq(rescue_row_current(other, COUPLE, 2, bob, &seen, NULL), 0);
+  ck_assert_int_eq(seen, vb);
+  /* a group rolled back stores nothing of it */
+  replace(&r3, "\"tone_of_voice\": \"", "\"tone_of_voice\": \"never ");
+  ck_assert_int_eq(rescue_store_group_begin(st), 0);
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 3, bob, base3, r3, strlen(r3), &cur, NULL), 0);
+  rescue_store_group_rollback(st);
+  ck_assert_int_eq(rescue_row_current(st, COUPLE, 3, bob, &seen, NULL), 0);
+  ck_assert_int_eq(seen, base3);
+  rescue_store_close(&other);
+  free(r1);
+  free(r2);
+  free(r3);
+}
+END_TEST
 
 /*
 ** Two people: a lead marks the sample reviewed (or discards it), then an annotator's save
@@ -527,6 +569,7 @@ int main(void) {
   tcase_add_test(tc, test_view_sample);
   tcase_add_test(tc, test_row_save_rules);
   tcase_add_test(tc, test_save_reopens);
+  tcase_add_test(tc, test_group_commit);
   tcase_add_test(tc, test_resegment);
   tcase_add_test(tc, test_work_list_and_assignment);
   tcase_add_test(tc, test_progress_and_reviewers);

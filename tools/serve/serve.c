@@ -2,9 +2,10 @@
 ** serve.c: the review server's HTTP side (libmicrohttpd): the listen address, the Host
 ** check, request heads (a deadline) and bodies (1 MiB at most), the workers that run API
 ** requests with their store connections while the connections wait suspended, bounded
-** waits for the store, the built-in page, the security headers on every response, TLS,
-** starting and stopping. Routes are in serve_routes.c, signing in in
-** serve_auth.c, clips in serve_clips.c, the API's resources in serve_<resource>.c.
+** waits for the store, writes committed in groups (one sync for the saves waiting at
+** once), the built-in page, the security headers on every response, TLS, starting and
+** stopping. Routes are in serve_routes.c, signing in in serve_auth.c, clips in
+** serve_clips.c, the API's resources in serve_<resource>.c.
 */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -257,25 +258,92 @@ static int corpus_busy(srv_req *r) {
   return 0;
 }
 
-int srv_write_lock(srv_req *r) {
+/* The time left before the request's deadline, in milliseconds. */
+static long long ms_left(const srv_req *r) {
   struct timespec now;
-  long long ms;
-  if (pthread_mutex_timedlock(&r->srv->write_mu, &r->deadline) != 0)
-    return corpus_busy(r);
   clock_gettime(CLOCK_REALTIME, &now);
-  ms = (long long)(r->deadline.tv_sec - now.tv_sec) * 1000 +
-       (r->deadline.tv_nsec - now.tv_nsec) / 1000000;
-  if (ms <= 0) {
-    pthread_mutex_unlock(&r->srv->write_mu);
+  return (long long)(r->deadline.tv_sec - now.tv_sec) * 1000 +
+         (r->deadline.tv_nsec - now.tv_nsec) / 1000000;
+}
+
+int srv_write_lock(srv_req *r) {
+  rescue_server *s = r->srv;
+  rescue_store *w = s->pool[0];
+  long long ms;
+  int rc;
+  __atomic_add_fetch(&s->write_waiting, 1, __ATOMIC_SEQ_CST);
+  rc = pthread_mutex_timedlock(&s->write_mu, &r->deadline);
+  __atomic_sub_fetch(&s->write_waiting, 1, __ATOMIC_SEQ_CST);
+  if (rc != 0) {
+    pthread_cond_broadcast(&s->commit_cv); /* a group left open for this writer commits */
     return corpus_busy(r);
   }
-  rescue_store_busy_timeout(r->st, (int)ms);
+  if ((ms = ms_left(r)) <= 0) {
+    pthread_mutex_unlock(&s->write_mu);
+    pthread_cond_broadcast(&s->commit_cv);
+    return corpus_busy(r);
+  }
+  rescue_store_busy_timeout(w, (int)ms);
+  if (!s->group_open && rescue_store_group_begin(w) != 0) {
+    rescue_store_busy_timeout(w, 0);
+    pthread_mutex_unlock(&s->write_mu);
+    pthread_cond_broadcast(&s->commit_cv);
+    return corpus_busy(r);
+  }
+  s->group_open = 1;
+  r->own_st = r->st;
+  r->st = w;
   return 1;
 }
 
+/*
+** Commit the open group (under write_mu): one sync of the log for every write it holds;
+** each request of it learns whether its write is stored.
+*/
+static void group_commit(rescue_server *s) {
+  srv_req *q, *next;
+  int rc = rescue_store_group_commit(s->pool[0]);
+  if (rc)
+    fprintf(stderr, "rescue serve: a commit failed, %s: its saves were answered 503\n",
+            rescue_store_errmsg(s->pool[0]));
+  for (q = s->group; q; q = next) {
+    next = q->group_next;
+    q->group_next = NULL;
+    q->in_group = 0;
+    q->committed = 1;
+    q->commit_failed |= rc != 0;
+  }
+  s->group = NULL;
+  s->group_open = 0;
+  rescue_store_busy_timeout(s->pool[0], 0);
+  pthread_cond_broadcast(&s->commit_cv);
+}
+
 void srv_write_unlock(srv_req *r) {
-  rescue_store_busy_timeout(r->st, 0); /* back to the store's own wait for other writes */
-  pthread_mutex_unlock(&r->srv->write_mu);
+  rescue_server *s = r->srv;
+  struct timespec t;
+  *rescue_store_err(r->own_st) = *rescue_store_err(r->st); /* the handler reads it after */
+  r->st = r->own_st;
+  r->own_st = NULL;
+  r->committed = 0;
+  if (!r->in_group) {
+    r->group_next = s->group;
+    s->group = r;
+    r->in_group = 1;
+  }
+  /* the last writer of a burst commits; the others wait for it */
+  if (!__atomic_load_n(&s->write_waiting, __ATOMIC_SEQ_CST))
+    group_commit(s);
+  while (!r->committed) {
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += 20 * 1000000; /* a writer that gave up waiting sends no signal in time */
+    if (t.tv_nsec >= 1000000000)
+      t.tv_sec++, t.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&s->commit_cv, &s->write_mu, &t);
+    if (!r->committed && !__atomic_load_n(&s->write_waiting, __ATOMIC_SEQ_CST))
+      group_commit(s);
+  }
+  pthread_mutex_unlock(&s->write_mu);
 }
 
 /*
@@ -310,6 +378,14 @@ static void *worker_main(void *arg) {
       r->st = w->s->pool[w->store];
       srv_dispatch(r);
       r->st = NULL; /* a clip streams after this, holding no store connection */
+      if (r->commit_failed) {
+        if (r->resp)
+          MHD_destroy_response(r->resp), r->resp = NULL;
+        r->retry_after = 2;
+        srv_error(r, 503,
+                  "the write could not be committed: nothing of it was stored; try "
+                  "again");
+      }
     }
     r->done = 1;
     MHD_resume_connection(r->c);
@@ -621,6 +697,7 @@ static void server_free(rescue_server *s) {
   srv_wave_drop(s);
   pthread_mutex_destroy(&s->wave_mu);
   pthread_mutex_destroy(&s->write_mu);
+  pthread_cond_destroy(&s->commit_cv);
   pthread_mutex_destroy(&s->sess_mu);
   pthread_mutex_destroy(&s->conn_mu);
   pthread_cond_destroy(&s->conn_cv);
@@ -628,18 +705,19 @@ static void server_free(rescue_server *s) {
 }
 
 /*
-** Start the workers: writes go one at a time (write_mu), so two write workers (one
-** writing, one next) are enough; the other store connections serve reads.
+** Start the workers, each with a store connection of its own (pool[i + 1]): SRV_WRITERS
+** for writes (they check a save with their own connection, write through the group writer
+** one at a time and wait for the group's commit together), the others for reads.
 */
 static int workers_start(rescue_server *s, rescue_error *err) {
   int i;
-  s->n_workers = s->n_pool;
+  s->n_workers = s->n_pool - 1;
   if (!(s->workers = rescue_calloc((size_t)s->n_workers, sizeof *s->workers)))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
   for (i = 0; i < s->n_workers; i++) {
     s->workers[i].s = s;
-    s->workers[i].lane = i < 2 ? 1 : 0;
-    s->workers[i].store = i;
+    s->workers[i].lane = i < SRV_WRITERS ? 1 : 0;
+    s->workers[i].store = i + 1;
     if (pthread_create(&s->workers[i].th, NULL, worker_main, &s->workers[i]) != 0)
       return rescue_seterr(err, RESCUE_EIO, "cannot start the server's worker threads");
     s->n_started++;
@@ -745,6 +823,7 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
     pthread_cond_init(&s->lane[i].cv, NULL);
   }
   pthread_mutex_init(&s->write_mu, NULL);
+  pthread_cond_init(&s->commit_cv, NULL);
   pthread_mutex_init(&s->wave_mu, NULL);
   pthread_mutex_init(&s->sess_mu, NULL);
   pthread_mutex_init(&s->conn_mu, NULL);
@@ -757,7 +836,8 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   }
   if (o->assets && (rc = assets_open(s, o->assets, err)))
     goto fail;
-  s->n_pool = o->connections > 2 ? o->connections : 8;
+  /* the group writer, the write workers', the read workers' */
+  s->n_pool = 1 + SRV_WRITERS + (o->connections > 0 ? o->connections : 6);
   s->pool = rescue_calloc((size_t)s->n_pool, sizeof *s->pool);
   if (!s->db || !s->pool) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);

@@ -17,8 +17,9 @@ typedef struct rescue_serve_opts {
   const char *listen; /* "host:port", "[v6]:port" or ":port" (NULL: 127.0.0.1:8080; port 0:
                           any free port, see rescue_serve_port) */
   const char *assets; /* folder served under /clips/ (clip output), or NULL */
-  int connections;    /* store connections, one per worker: 2 for writes, the rest for
-                          reads (0 or less than 3: 8) */
+  int connections;    /* workers for reads, each with its own store connection (0: 6);
+                          writes have SRV_WRITERS more (tools/serve/serve_impl.h) and one
+                          connection that commits them in groups */
   const char *tls_cert, *tls_key; /* PEM files: serve HTTPS (both or neither) */
   const char *public_hosts;       /* names (comma-separated) the Host header may carry
                                      beside loopback names when listening on loopback; the

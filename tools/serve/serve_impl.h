@@ -30,6 +30,10 @@
 /* The longest a request waits for the store (a worker, the write lock, SQLite's lock) before
    503 "corpus busy" with Retry-After. */
 #define SRV_WAIT_S 10
+/* Workers that run writes (each with a store connection of its own for the checks before
+   the write; the writes themselves go one at a time through the group writer, so this is
+   how many saves one commit can acknowledge at once). */
+#define SRV_WRITERS 16
 
 /* libmicrohttpd's threads (each an epoll loop over many connections; none waits for the
    store), its connection cap, the cap per client address, and the seconds of silence after
@@ -81,7 +85,8 @@ struct rescue_server {
   int loopback;       /* listening on a loopback address */
   char *public_hosts; /* --public-host names, comma-separated, or NULL */
   int tls;            /* serving HTTPS */
-  /* store connections, one per worker: worker i uses pool[i] */
+  /* store connections: pool[0] is the group writer (every write of the server goes
+     through it, under write_mu), worker i uses pool[i + 1] */
   rescue_store **pool;
   int n_pool;
   /* the workers that run API requests while their connections are suspended (so the
@@ -98,6 +103,13 @@ struct rescue_server {
   /* writes from this process go one at a time: SQLite allows one writer, and waiting on
      a mutex is fairer and faster than on SQLite's busy handler */
   pthread_mutex_t write_mu;
+  /* group commit (serve.c, under write_mu): writes join the transaction open on pool[0]
+     and wait for its commit; whoever finds no writer waiting commits it, so one sync of
+     the log acknowledges every write made while the previous commit ran */
+  pthread_cond_t commit_cv;
+  int write_waiting; /* workers waiting for write_mu to write (atomic) */
+  int group_open;    /* a transaction is open on pool[0] */
+  srv_req *group;    /* the requests whose writes it holds */
   /* sessions (in memory: a restart signs everyone out) */
   pthread_mutex_t sess_mu;
   srv_session *sessions;
@@ -184,7 +196,12 @@ struct srv_req {
   const char *method, *url;
   rescue_buf body;
   int too_big;
-  rescue_store *st;         /* the worker's store connection while the handler runs */
+  rescue_store *st;         /* the worker's store connection while the handler runs (the
+                               group writer between srv_write_lock and srv_write_unlock) */
+  rescue_store *own_st;     /* the worker's own, while st is the group writer */
+  srv_req *group_next;      /* in the server's commit group */
+  int in_group, committed;  /* waiting for the group's commit; it happened */
+  int commit_failed;        /* the commit of a write failed: answer 503, nothing stored */
   srv_req *next;            /* in a lane's queue */
   struct timespec deadline; /* CLOCK_REALTIME: the store waits end here (503) */
   int done;                 /* a worker answered: queue the response when resumed */
@@ -227,8 +244,10 @@ extern const char srv_csp[];
 void srv_security_headers(struct MHD_Response *resp);
 /*
 ** Take the server's write lock, waiting until the request's deadline at most, and bound
-** SQLite's wait for other processes' writers by what is left: 1 when held (release with
-** srv_write_unlock), 0 after setting 503 "corpus busy".
+** SQLite's wait for other processes' writers by what is left: 1 when held, with r->st the
+** group writer until srv_write_unlock, 0 after setting 503 "corpus busy". srv_write_unlock
+** returns once the write is committed (group commit); a failed commit makes the request's
+** answer 503.
 */
 int srv_write_lock(srv_req *r);
 void srv_write_unlock(srv_req *r);
