@@ -29,37 +29,27 @@ typedef struct fixture {
 } fixture;
 
 /*
-** The corpus every test starts from: `rescue init`, then good_line imported, made once by
-** main() (make_template) and copied byte for byte into each test's folder, which saves
-** each test two runs of the CLI (a third of a second each under the sanitizers).
+** The corpus every test starts from: `rescue init`, then good_line imported, made once per
+** run by the parent process (an unchecked fixture: make_template) and copied byte for byte
+** into each test's folder, which saves each test two runs of the CLI (a third of a second
+** each under the sanitizers).
 */
 static char template_db[4096];
 
-/*
-** Make template_db with the CLI in a folder of main()'s (removed when the suite ends).
-** Returns 0, or -1 with a message on stderr.
-*/
-static int make_template(void) {
+/* Make template_db with the CLI, in a folder removed when the suite ends. */
+static void make_template(void) {
   char *dir = tu_tmpdir(), *out = NULL, *err = NULL, wal[4200];
-  int rc;
   snprintf(template_db, sizeof template_db, "%s/c.db", dir);
   snprintf(wal, sizeof wal, "%s-wal", template_db);
   tu_write(tu_path(dir, "good.jsonl"), good_line);
-  rc = tu_rescue(NULL, &err, "init", template_db, NULL);
-  if (rc == 0) {
-    free(err);
-    rc = tu_rescue(&out, &err, "import", template_db, tu_path(dir, "good.jsonl"), NULL);
-  }
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "init", template_db, NULL), 0);
+  ck_assert_msg(tu_rescue(&out, &err, "import", template_db, tu_path(dir, "good.jsonl"), NULL) == 0,
+                "%s", err);
   /* the whole corpus is in the one file once the CLI has closed it */
-  if (rc == 0 && access(wal, F_OK) == 0) {
-    fprintf(stderr, "check_cli: %s was left behind\n", wal);
-    rc = -1;
-  } else if (rc != 0)
-    fprintf(stderr, "check_cli: cannot make the template corpus: exit %d: %s\n", rc, err);
+  ck_assert_msg(access(wal, F_OK) != 0, "%s was left behind", wal);
   free(out);
   free(err);
   free(dir);
-  return rc == 0 ? 0 : -1;
 }
 
 static void setup(fixture *f) {
@@ -1110,8 +1100,7 @@ int main(void) {
   tcase_add_test(tc, test_corpus_busy);
   tcase_add_test(tc, test_concurrent_imports);
   tcase_add_test(tc, test_writers_during_bulk_import);
+  tcase_add_unchecked_fixture(tc, make_template, NULL);
   suite_add_tcase(s, tc);
-  if (make_template() != 0)
-    return 1;
   return tu_run_suite(s);
 }
