@@ -18,15 +18,37 @@
 static const char *const real_names[] = {"alan",  "evelyn",          "maria", "joel",
                                          "laura", "alan_and_evelyn", NULL};
 
-/* A corpus with the four real fixture samples. */
-static char *fixture_corpus(char **dir) {
+/*
+** The corpus with the four real fixture samples, imported once per run by the parent
+** process (an unchecked fixture: make_template) and copied byte for byte into each test's
+** folder: one import fewer per test.
+*/
+static char template_db[4096];
+
+/* Make template_db: a new corpus, and the fixture files imported into it with the CLI. */
+static void make_template(void) {
   const char *fx = tu_fixtures();
-  char *db = tu_new_corpus(), couple[1024], family[1024];
+  char *db = tu_new_corpus(), couple[1024], family[1024], wal[4200], *err = NULL;
   snprintf(couple, sizeof couple, "%s/rescue-bench/couple-first3.jsonl", fx);
   snprintf(family, sizeof family, "%s/rescue-bench/family-first1.jsonl", fx);
-  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, couple, family, NULL), 0);
-  *dir = strdup(db);
-  *strrchr(*dir, '/') = 0;
+  ck_assert_msg(tu_rescue(NULL, &err, "import", db, couple, family, NULL) == 0, "%s", err);
+  /* the whole corpus is in the one file once the CLI has closed it */
+  snprintf(wal, sizeof wal, "%s-wal", db);
+  ck_assert_msg(access(wal, F_OK) != 0, "%s was left behind", wal);
+  snprintf(template_db, sizeof template_db, "%s", db);
+  free(err);
+  free(db);
+}
+
+/* A corpus with the four real fixture samples (a copy of the template), in a new folder. */
+static char *fixture_corpus(char **dir) {
+  size_t n;
+  char *bytes = tu_read(template_db, &n), *db;
+  ck_assert_ptr_nonnull(bytes);
+  *dir = tu_tmpdir();
+  db = strdup(tu_path(*dir, "c.db"));
+  tu_write_n(db, bytes, n);
+  free(bytes);
   return db;
 }
 
@@ -807,6 +829,7 @@ int main(int argc, char **argv) {
     return tu_run_suite(s);
   }
   tu_fixtures(); /* here, not in a forked test: a missing folder skips the suite */
+  tcase_add_unchecked_fixture(tc, make_template, NULL);
   tcase_add_test(tc, test_map_auto_and_set);
   tcase_add_test(tc, test_export_every_format_without_names);
   tcase_add_test(tc, test_names_in_text_and_new_samples);
