@@ -6,7 +6,7 @@
 
 import { $ } from './dom.js';
 import { state } from './state.js';
-import { stateText } from './rows.js';
+import { drawnRows, stateText } from './rows.js';
 
 const PREFIX = 'rescue.drafts.';
 let drafts = {}; // row_id -> {row, base, orig}: the edit, its base version, the row at that base
@@ -61,8 +61,9 @@ export function clearDrafts(name) {
 export function markDrafts() {
   const s = state.sample;
   if (!s) return;
-  for (const tr of $('rows').tBodies[0].rows) {
-    const r = s.rows.find((x) => x.index === Number(tr.dataset.index));
+  const byIndex = new Map(s.rows.map((x) => [x.index, x]));
+  for (const tr of drawnRows()) {
+    const r = byIndex.get(Number(tr.dataset.index));
     if (!r) continue;
     const td = tr.querySelector('td.state');
     td.textContent = stateText(r);
