@@ -2,7 +2,7 @@
 // of that row (by its stable row id) in the page and in localStorage, one entry per
 // annotator and sample, until it is saved or discarded: leaving the row, another sample, a
 // reload or a crash loses nothing. Sign-out clears the annotator's drafts (machines are
-// shared); leaving the page with drafts asks first.
+// shared); leaving the page with drafts of any sample asks first.
 
 import { $ } from './dom.js';
 import { state } from './state.js';
@@ -78,8 +78,20 @@ export function markDrafts() {
   if (r) $('form-title').textContent = 'Row ' + r.index + (mine ? ' (unsaved draft)' : r.mine ? ' (saved by ' + s.view + ')' : ' (draft)');
 }
 
+// Whether this annotator has unsaved drafts in this browser: of the open sample, or of any
+// other sample (kept in localStorage when its page was left).
+export function anyDrafts() {
+  if (draftCount()) return true;
+  if (!state.me) return false;
+  for (let i = 0; i < localStorage.length; i++) {
+    const k = localStorage.key(i);
+    if (k && k.startsWith(PREFIX + state.me.name + '|') && localStorage.getItem(k) !== '{}') return true;
+  }
+  return false;
+}
+
 window.addEventListener('beforeunload', (ev) => {
-  if (!draftCount()) return;
+  if (!anyDrafts()) return;
   ev.preventDefault();
   ev.returnValue = '';
 });

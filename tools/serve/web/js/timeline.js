@@ -4,7 +4,8 @@
 // (the buttons, or the wheel over it; shift+wheel pans), a click to seek, and row
 // boundaries to drag: a boundary two adjacent rows share moves both; a drop saves through
 // the segmentation API ("times", one call per row), under its rules (a row starts at 0 or
-// later and ends after it starts; a row saved since it was read is a conflict).
+// later and ends after it starts; a row saved since it was read is a conflict), and goes
+// on the undo stack (undo.js).
 //
 // It redraws from an animation-frame loop only when what it shows changed (the sample,
 // the selected row, the playhead, the view, its width), so other modules need not call it.
@@ -16,6 +17,7 @@ import { playRow, playhead, seekSample, video, wholeSample } from './player.js';
 import { selectRow } from './rows.js';
 import { openSample } from './sample.js';
 import { state } from './state.js';
+import { recordSeg } from './undo.js';
 
 const WAVE_H = 44, LANE_H = 17, AXIS_H = 16, GRAB_PX = 5, MIN_ROW = 0.05;
 
@@ -301,6 +303,7 @@ async function saveBoundary(d) {
     if (res.status !== 200) { err = 'row ' + r.index + ': ' + (res.data.error || res.status); break; }
   }
   tl.drag = null;
+  if (!err) recordSeg({ kind: 'boundary', from: d.t0, to: d.t, rows: d.rows.map((m) => ({ id: s.rows[m.i].row_id, key: m.key })) });
   note.textContent = err ? 'boundary not saved: ' + err : 'boundary moved to ' + d.t.toFixed(3) + ' s';
   note.className = err ? 'error' : 'muted';
   await openSample(s.sample_id, true);
