@@ -2,11 +2,11 @@
 // p95 of what an annotator waits for: a row selected until its first frame plays, a row
 // saved until the page says so, a 432-row sample opened until its table and form are drawn
 // (and the part of that its GET took), and a time-line boundary dropped until both rows are
-// saved and the sample is read again.
-// Row selection is measured twice: on the review copy `rescue clip --review-copy` writes
-// (1 s between keyframes) and, as the reference, on the segment alone (stream copy of a
-// source with 10 s between keyframes, what the page played before). Figures, not checks:
-// it exits 0 whatever they are.
+// saved and the sample is read again. Row selection (a click on any row) is measured
+// twice: on the review copy `rescue clip --review-copy` writes (1 s between keyframes) and,
+// as the reference, on the segment alone (stream copy of a source with 10 s between
+// keyframes, what the page played before); the next row (j, preloaded while a row plays)
+// once, on the review copy. Figures, not checks: it exits 0 whatever they are.
 //
 //   NODE_PATH=tests/browser/node_modules RESCUE_BIN=build/rescue node tools/bench/bench_page.js [runs]
 //
@@ -91,6 +91,33 @@ async function measureSelection(page, n) {
     await page.waitForTimeout(150);
   }
   await page.evaluate(() => document.getElementById('player').pause());
+  return out;
+}
+
+// The next row, as the review goes: row k plays for a moment, then j selects row k + 1 (which
+// the page preloaded while row k played); ms from the key until its first frame is presented.
+async function measureNext(page, n) {
+  const out = [];
+  for (let k = 0; k < n; k++) {
+    const from = 2 + (k % 6);
+    await page.click('#rows tbody tr[data-index="' + from + '"] td:nth-child(3)');
+    await page.waitForTimeout(600);
+    const ms = await page.evaluate((index) => new Promise((resolve) => {
+      const tr = document.querySelector('#rows tbody tr[data-index="' + index + '"]');
+      const start = Number(tr.children[1].textContent.split('–')[0]);
+      document.activeElement.blur();
+      const t0 = performance.now();
+      const give = setTimeout(() => resolve(NaN), 10000);
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
+      const cb = (now, md) => {
+        const p = document.getElementById('player');
+        if (!p.paused && md.mediaTime >= start - 0.1) { clearTimeout(give); resolve(performance.now() - t0); } else p.requestVideoFrameCallback(cb);
+      };
+      document.getElementById('player').requestVideoFrameCallback(cb);
+    }), from + 1);
+    if (!Number.isNaN(ms)) out.push(ms);
+    await page.evaluate(() => document.getElementById('player').pause());
+  }
   return out;
 }
 
@@ -220,6 +247,7 @@ async function measureDrag(page, n) {
       await page.waitForTimeout(500);
       process.stderr.write('bench_page: ' + kind + ': row selection...\n');
       res['select_' + kind] = await measureSelection(page, RUNS);
+      if (kind === 'review') res.next = await measureNext(page, Math.max(6, RUNS >> 1));
       if (kind === 'review') {
         process.stderr.write('bench_page: saves, boundary drags, opening the 432-row sample...\n');
         res.save = await measureSave(page, RUNS);
@@ -238,6 +266,7 @@ async function measureDrag(page, n) {
     const line2 = (what, xs, target) => console.log(what.padEnd(42) + String(xs.length).padStart(5) + '  ' + fmt(xs) + '   ' + target);
     line2('row selected -> first frame (review copy)', res.select_review, '< 150 ms');
     line2('  reference: segment only, 10 s GOP', res.select_ref, '(before)');
+    line2('next row (j, preloaded) -> first frame', res.next, '-');
     line2('save round trip (click -> "saved")', res.save, '< 50 ms');
     line2('open a 432-row sample (table + form)', res.open, '< 200 ms');
     line2('  of which its GET (server, 450 kB JSON)', res.get, '-');
