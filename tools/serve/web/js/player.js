@@ -15,7 +15,7 @@ import { $, el, clipUrl } from './dom.js';
 import { state } from './state.js';
 
 // what the player does now: the row's file span [from, to] (seconds of the file), or null
-const play = { from: 0, to: null, loop: false, timer: 0, fps: 25, last: null, step: 0.04 };
+const play = { from: 0, to: null, loop: false, timer: 0, fps: 25, last: null, step: 0.04, preload: 0 };
 
 // the controls under the video: context, loop, rate (made here, so index.html stays as it is)
 const ctx = el('select', { id: 'play-context', title: 'seconds played before and after the row' },
@@ -147,7 +147,10 @@ export function playRow() {
   p.playbackRate = Number(rate.value);
   if (p.currentTime !== play.from) p.currentTime = play.from; // a preloaded row is there already
   start(p);
-  preloadNext();
+  // the next row once this one shows its first frame: both seeks at once would share the CPU
+  clearTimeout(play.preload);
+  play.preload = setTimeout(preloadNext, 1000);
+  if (p.requestVideoFrameCallback) p.requestVideoFrameCallback(() => { clearTimeout(play.preload); preloadNext(); });
 }
 
 function start(p) {
