@@ -361,6 +361,28 @@ static int split_parent(rescue_store *st, int64_t row_id, int64_t *parent) {
 }
 
 /*
+** The two rows row_id was merged from, into p[0] and p[1], when splitting it at `at` gives
+** them back (row_merge_parents: unchanged since the merge, split where they met); else
+** both 0.
+*/
+static int merge_parents(rescue_store *st, int64_t row_id, double at, int64_t p[2]) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "row_merge_parents");
+  int rc;
+  p[0] = p[1] = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":row_id", row_id);
+  rescue_bind_double(q, ":at", at);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW) {
+    p[0] = sqlite3_column_int64(q, 0);
+    p[1] = sqlite3_column_int64(q, 1);
+  }
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading lineage");
+}
+
+/*
 ** A new row made at `position` of rowset_id from the JSON text, with its first version by
 ** annotator_id and its lineage: parents[0..n_parents) with relation rel (parts in order).
 ** The text's row references are positions of L's row set (the view it was copied from).
@@ -424,7 +446,9 @@ done:
 ** The row ids of the annotator's new row set after a SPLIT or MERGE (ids holds L->n + 1),
 ** new rows made as needed: a split row gives two new rows (lineage split); two halves of
 ** one split row merged back give the parent again (its id and versions); any other merge
-** gives a new row (lineage merged). Inside the caller's transaction.
+** gives a new row (lineage merged); a merged row not changed since, split where its two
+** rows met, gives those two again (their ids and versions: the merge undone). Inside the
+** caller's transaction.
 */
 static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_sample *L,
                      const rescue_resegment *op, int64_t rowset_id, int64_t *ids, int *n_out) {
@@ -436,6 +460,14 @@ static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_s
       continue;
     }
     if (op->op == RESCUE_RESEG_SPLIT) {
+      int64_t p[2];
+      if ((rc = merge_parents(st, L->row_ids[i], op->at, p)))
+        break;
+      if (p[0] && p[1]) { /* the merge undone: the two rows again */
+        ids[n++] = p[0];
+        ids[n++] = p[1];
+        continue;
+      }
       if ((rc = split_row(st, L->rows[i], op, texts, n + 1)))
         break;
       if (!(rc = reseg_new_row(st, L, rowset_id, n + 1, annotator_id, &texts[0], &L->row_ids[i], 1,

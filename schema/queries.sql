@@ -95,6 +95,18 @@ SELECT field, ord, row_id FROM row_ref WHERE version_id = :version_id ORDER BY f
 -- span in a new row set), in part order.
 SELECT row_id FROM row_origin WHERE parent_id = :row_id ORDER BY row_id;
 
+-- name: row_merge_parents
+-- The two rows row_id was merged from (relation merged, parts 1 and 2, no third), when
+-- row_id has had no version since the merge and a version of the first one ended at :at
+-- (where a split of row_id gives them back), else nothing.
+SELECT a.parent_id, b.parent_id FROM row_origin a
+  JOIN row_origin b ON b.row_id = a.row_id AND b.part = 2 AND b.relation = 'merged'
+ WHERE a.row_id = :row_id AND a.part = 1 AND a.relation = 'merged'
+   AND NOT EXISTS (SELECT 1 FROM row_origin c WHERE c.row_id = a.row_id AND c.part > 2)
+   AND (SELECT count(*) FROM row_version v WHERE v.row_id = a.row_id) = 1
+   AND EXISTS (SELECT 1 FROM row_version v WHERE v.row_id = a.parent_id
+                AND abs(v.end_time - :at) < 0.0005);
+
 -- name: row_parents
 SELECT parent_id FROM row_origin WHERE row_id = :row_id ORDER BY part;
 

@@ -285,6 +285,57 @@ START_TEST(test_merge_back_restores_parent) {
 }
 END_TEST
 
+/*
+** A merged row split where its two rows met, before anyone saved it, gives those two rows
+** back with their ids and versions (the page's undo of a merge); bob's view stays as it
+** was. Split elsewhere, or saved since the merge, it gives new rows.
+*/
+START_TEST(test_split_undoes_merge) {
+  seen a0, a1, a2, b0, b1;
+  rescue_view_sample L;
+  double at;
+  int i;
+  save_text(ann, 3, "ann before the merge");
+  look(ann, &a0);
+  look(bob, &b0);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  at = rescue_jget(L.rows[2], "end_time")->num;
+  rescue_view_sample_clear(&L);
+  ck_assert_int_eq(do_merge(ann, 3), a0.n - 1);
+  ck_assert_int_eq(do_split(ann, 3, at), a0.n);
+  look(ann, &a1);
+  for (i = 0; i < a0.n; i++)
+    ck_assert(a1.ids[i] == a0.ids[i] && a1.versions[i] == a0.versions[i]);
+  ck_assert_str_eq(a1.json, a0.json);
+  ck_assert_int_eq(a1.rows_saved, a0.rows_saved);
+  consecutive(ann);
+  look(bob, &b1);
+  ck_assert_str_eq(b1.json, b0.json);
+  for (i = 0; i < b0.n; i++)
+    ck_assert(b1.ids[i] == b0.ids[i] && b1.versions[i] == b0.versions[i]);
+  forget(&a1);
+  /* split elsewhere: two new rows */
+  do_merge(ann, 3);
+  ck_assert_int_eq(do_split(ann, 3, at + 0.25), a0.n);
+  look(ann, &a1);
+  ck_assert(a1.ids[2] != a0.ids[2] && a1.ids[3] != a0.ids[3]);
+  ck_assert_int_eq(a1.ids[4], a0.ids[4]);
+  consecutive(ann);
+  /* merged again and saved since: split where they met, it makes new rows too */
+  do_merge(ann, 3);
+  save_text(ann, 3, "ann after the merge");
+  ck_assert_int_eq(do_split(ann, 3, at), a0.n);
+  look(ann, &a2);
+  ck_assert(a2.ids[2] != a0.ids[2] && a2.ids[2] != a1.ids[2] && a2.ids[3] != a0.ids[3]);
+  consecutive(ann);
+  forget(&a0);
+  forget(&a1);
+  forget(&a2);
+  forget(&b0);
+  forget(&b1);
+}
+END_TEST
+
 START_TEST(test_times_and_comments_by_id) {
   seen b0, b1, a0, a1;
   rescue_view_sample L;
@@ -909,6 +960,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_split_leaves_others_alone);
   tcase_add_test(tc, test_merge_back_restores_parent);
+  tcase_add_test(tc, test_split_undoes_merge);
   tcase_add_test(tc, test_times_and_comments_by_id);
   tcase_add_test(tc, test_references_follow_rows);
   tcase_add_test(tc, test_reference_to_removed_row);

@@ -1,11 +1,12 @@
 // bench_page.js: the review page measured in headless chromium (playwright-core), p50 and
 // p95 of what an annotator waits for: a row selected until its first frame plays, a row
-// saved until the page says so, a 432-row sample opened until its table and form are drawn,
-// and a time-line boundary dropped until both rows are saved and the sample is read again.
-// Row selection is measured twice: on the review copy `rescue clip --review-copy` writes
-// (1 s between keyframes) and, as the reference, on the segment alone (stream copy of a
-// source with 10 s between keyframes, what the page played before). Figures, not checks:
-// it exits 0 whatever they are.
+// saved until the page says so, a 432-row sample opened until its table and form are drawn
+// (and the part of that its GET took), and a time-line boundary dropped until both rows are
+// saved and the sample is read again. Row selection (a click on any row) is measured
+// twice: on the review copy `rescue clip --review-copy` writes (1 s between keyframes) and,
+// as the reference, on the segment alone (stream copy of a source with 10 s between
+// keyframes, what the page played before); the next row (j, preloaded while a row plays)
+// once, on the review copy. Figures, not checks: it exits 0 whatever they are.
 //
 //   NODE_PATH=tests/browser/node_modules RESCUE_BIN=build/rescue node tools/bench/bench_page.js [runs]
 //
@@ -93,6 +94,33 @@ async function measureSelection(page, n) {
   return out;
 }
 
+// The next row, as the review goes: row k plays for a moment, then j selects row k + 1 (which
+// the page preloaded while row k played); ms from the key until its first frame is presented.
+async function measureNext(page, n) {
+  const out = [];
+  for (let k = 0; k < n; k++) {
+    const from = 2 + (k % 6);
+    await page.click('#rows tbody tr[data-index="' + from + '"] td:nth-child(3)');
+    await page.waitForTimeout(600);
+    const ms = await page.evaluate((index) => new Promise((resolve) => {
+      const tr = document.querySelector('#rows tbody tr[data-index="' + index + '"]');
+      const start = Number(tr.children[1].textContent.split('–')[0]);
+      document.activeElement.blur();
+      const t0 = performance.now();
+      const give = setTimeout(() => resolve(NaN), 10000);
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
+      const cb = (now, md) => {
+        const p = document.getElementById('player');
+        if (!p.paused && md.mediaTime >= start - 0.1) { clearTimeout(give); resolve(performance.now() - t0); } else p.requestVideoFrameCallback(cb);
+      };
+      document.getElementById('player').requestVideoFrameCallback(cb);
+    }), from + 1);
+    if (!Number.isNaN(ms)) out.push(ms);
+    await page.evaluate(() => document.getElementById('player').pause());
+  }
+  return out;
+}
+
 // Save row 2 with a changed tone of voice: ms from the click until the page reports it.
 async function measureSave(page, n) {
   const out = [];
@@ -114,8 +142,10 @@ async function measureSave(page, n) {
   return out;
 }
 
-// Open the 432-row sample from the work list's URL: ms until its rows and form are drawn.
-async function measureOpen(page, base, n) {
+// Open the 432-row sample from the work list's URL: ms until its rows and form are drawn
+// (the table draws the rows in view: #rows data-rows counts the sample's rows), and how
+// much of it the sample's GET took (request to the response's last byte).
+async function measureOpen(page, base, n, get) {
   const out = [];
   for (let k = 0; k < n; k++) {
     await page.goto(base + '/#/');
@@ -123,14 +153,17 @@ async function measureOpen(page, base, n) {
     const ms = await page.evaluate((id) => new Promise((resolve) => {
       const t0 = performance.now();
       const poll = () => {
-        const rows = document.querySelectorAll('#rows tbody tr').length;
-        if (rows === 432 && !document.getElementById('view-sample').hidden && document.querySelector('#fields [data-path]')) resolve(performance.now() - t0);
-        else requestAnimationFrame(poll);
+        const rows = Number(document.getElementById('rows').dataset.rows);
+        if (rows === 432 && document.querySelector('#rows tbody tr') && !document.getElementById('view-sample').hidden && document.querySelector('#fields [data-path]')) {
+          const e = performance.getEntriesByType('resource').filter((x) => x.startTime >= t0 && /\/api\/samples\/[^?]*interview_432$/.test(x.name)).pop();
+          resolve([performance.now() - t0, e ? e.responseEnd - e.startTime : NaN]);
+        } else requestAnimationFrame(poll);
       };
       location.hash = '#/sample/' + id.split('/').map(encodeURIComponent).join('/');
       poll();
     }), BIG);
-    out.push(ms);
+    out.push(ms[0]);
+    if (!Number.isNaN(ms[1])) get.push(ms[1]);
   }
   return out;
 }
@@ -200,6 +233,7 @@ async function measureDrag(page, n) {
     rescue('clip', db, '--out', path.join(dir, 'ref'), '--samples', SAMPLE);
     rescue('clip', db, '--out', path.join(dir, 'review'), '--samples', SAMPLE, '--review-copy');
 
+    const load0 = os.loadavg()[0];
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
       args: ['--autoplay-policy=no-user-gesture-required', '--no-sandbox', '--mute-audio'] });
     const res = {};
@@ -213,24 +247,29 @@ async function measureDrag(page, n) {
       await page.waitForTimeout(500);
       process.stderr.write('bench_page: ' + kind + ': row selection...\n');
       res['select_' + kind] = await measureSelection(page, RUNS);
+      if (kind === 'review') res.next = await measureNext(page, Math.max(6, RUNS >> 1));
       if (kind === 'review') {
         process.stderr.write('bench_page: saves, boundary drags, opening the 432-row sample...\n');
         res.save = await measureSave(page, RUNS);
         res.drag = await measureDrag(page, Math.max(6, RUNS >> 1));
-        res.open = await measureOpen(page, base, Math.max(6, RUNS >> 1));
+        res.get = [];
+        res.open = await measureOpen(page, base, Math.max(6, RUNS >> 1), res.get);
       }
       await ctx.close();
       await stopServer(server);
       server = null;
     }
     const ver = browser.version();
-    console.log('bench_page: chromium ' + ver + ', 1366x768, ' + os.cpus().length + ' cores (' + os.cpus()[0].model.trim() + ')');
+    console.log('bench_page: chromium ' + ver + ', 1366x768, ' + os.cpus().length + ' cores (' + os.cpus()[0].model.trim() + '), load average ' +
+      load0.toFixed(1) + ' at the start, ' + os.loadavg()[0].toFixed(1) + ' at the end');
     console.log('measure                                       n      p50       p95     target (p50)');
     const line2 = (what, xs, target) => console.log(what.padEnd(42) + String(xs.length).padStart(5) + '  ' + fmt(xs) + '   ' + target);
     line2('row selected -> first frame (review copy)', res.select_review, '< 150 ms');
     line2('  reference: segment only, 10 s GOP', res.select_ref, '(before)');
+    line2('next row (j, preloaded) -> first frame', res.next, '-');
     line2('save round trip (click -> "saved")', res.save, '< 50 ms');
     line2('open a 432-row sample (table + form)', res.open, '< 200 ms');
+    line2('  of which its GET (server, 450 kB JSON)', res.get, '-');
     line2('boundary drop -> both rows saved', res.drag, '-');
   } finally {
     if (browser) await browser.close();

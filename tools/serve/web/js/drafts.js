@@ -2,11 +2,11 @@
 // of that row (by its stable row id) in the page and in localStorage, one entry per
 // annotator and sample, until it is saved or discarded: leaving the row, another sample, a
 // reload or a crash loses nothing. Sign-out clears the annotator's drafts (machines are
-// shared); leaving the page with drafts asks first.
+// shared); leaving the page with drafts of any sample asks first.
 
 import { $ } from './dom.js';
 import { state } from './state.js';
-import { stateText } from './rows.js';
+import { drawnRows, stateText } from './rows.js';
 
 const PREFIX = 'rescue.drafts.';
 let drafts = {}; // row_id -> {row, base, orig}: the edit, its base version, the row at that base
@@ -61,8 +61,9 @@ export function clearDrafts(name) {
 export function markDrafts() {
   const s = state.sample;
   if (!s) return;
-  for (const tr of $('rows').tBodies[0].rows) {
-    const r = s.rows.find((x) => x.index === Number(tr.dataset.index));
+  const byIndex = new Map(s.rows.map((x) => [x.index, x]));
+  for (const tr of drawnRows()) {
+    const r = byIndex.get(Number(tr.dataset.index));
     if (!r) continue;
     const td = tr.querySelector('td.state');
     td.textContent = stateText(r);
@@ -77,8 +78,20 @@ export function markDrafts() {
   if (r) $('form-title').textContent = 'Row ' + r.index + (mine ? ' (unsaved draft)' : r.mine ? ' (saved by ' + s.view + ')' : ' (draft)');
 }
 
+// Whether this annotator has unsaved drafts in this browser: of the open sample, or of any
+// other sample (kept in localStorage when its page was left).
+export function anyDrafts() {
+  if (draftCount()) return true;
+  if (!state.me) return false;
+  for (let i = 0; i < localStorage.length; i++) {
+    const k = localStorage.key(i);
+    if (k && k.startsWith(PREFIX + state.me.name + '|') && localStorage.getItem(k) !== '{}') return true;
+  }
+  return false;
+}
+
 window.addEventListener('beforeunload', (ev) => {
-  if (!draftCount()) return;
+  if (!anyDrafts()) return;
   ev.preventDefault();
   ev.returnValue = '';
 });

@@ -5,7 +5,7 @@
 import { $, el } from './dom.js';
 import { dropDraft } from './drafts.js';
 import { setMsg } from './form.js';
-import { drawRows, rowVisible, selectRow } from './rows.js';
+import { drawRows, markSelected, rowVisible, selectRow } from './rows.js';
 import { saveRow } from './save.js';
 import { state } from './state.js';
 
@@ -79,7 +79,7 @@ function applyFilter() {
   const f = { speaker: $('filter-speaker').value, text: $('filter-text').value.trim(), lint: $('filter-lint').checked, todo: $('filter-todo').checked };
   state.filter = f.speaker || f.text || f.lint || f.todo ? f : null;
   drawRows();
-  for (const tr of $('rows').tBodies[0].rows) tr.classList.toggle('selected', Number(tr.dataset.index) === state.sample.rows[state.sel].index);
+  markSelected();
 }
 $('filter-speaker').addEventListener('change', applyFilter);
 $('filter-text').addEventListener('input', applyFilter);

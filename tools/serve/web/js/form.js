@@ -165,7 +165,32 @@ export function drawRowText() {
     el('span', { class: 'txt', text: e.dialogue_cleaned || '' }));
 }
 
+// A form waiting to be drawn (drawFormSoon): its timer, and the form's last height.
+const soon = { timer: 0, waiting: false, height: 0 };
+if (window.ResizeObserver) new ResizeObserver((es) => { if (!soon.waiting) soon.height = es[es.length - 1].contentRect.height; }).observe($('fields'));
+
+// Draw the form once the row's first frame is shown on video v (or 250 ms later at most), so
+// that a row starts playing before the CPU goes to the form; the row's text shows at once,
+// the old form is taken away (its height kept, so the page does not jump), and a key or
+// anything else that needs the form draws it at once (flushForm).
+export function drawFormSoon(v) {
+  clearTimeout(soon.timer);
+  soon.waiting = true;
+  const box = $('fields');
+  if (soon.height) box.style.minHeight = soon.height + 'px';
+  box.replaceChildren();
+  drawRowText();
+  soon.timer = setTimeout(flushForm, 250);
+  if (v && v.requestVideoFrameCallback) v.requestVideoFrameCallback(() => flushForm());
+}
+export function flushForm() {
+  if (soon.waiting) drawForm();
+}
+
 export function drawForm() {
+  clearTimeout(soon.timer);
+  soon.waiting = false;
+  $('fields').style.minHeight = '';
   const row = state.edit, s = state.sample;
   const other = state.other && state.other.rows[state.sel] ? state.other.rows[state.sel].row : null;
   const box = $('fields');

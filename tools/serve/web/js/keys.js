@@ -7,7 +7,7 @@
 
 import { $ } from './dom.js';
 import { acceptAndNext, resume, stepRow } from './flow.js';
-import { LABEL_KEYS } from './form.js';
+import { LABEL_KEYS, flushForm } from './form.js';
 import { playhead, playRow } from './player.js';
 import { saveRow } from './save.js';
 import { splitAtPlayhead } from './segment.js';
@@ -45,6 +45,7 @@ function space() {
 
 document.addEventListener('keydown', (ev) => {
   if ($('view-sample').hidden || !state.sample) return;
+  flushForm(); // a key acts on the row's form: drawn now when it waits for the first frame
   const a = document.activeElement, tag = a && a.tagName;
   const typing = tag === 'TEXTAREA' || (tag === 'INPUT' && !/^(checkbox|radio|range|button|submit)$/.test(a.type));
   const inField = typing || tag === 'SELECT';

@@ -1,7 +1,8 @@
 // player.js: the video player of the sample view: which file it loads, playing one row's
 // span (with context before and after, looped, at a chosen rate) and stopping at its end
 // within one frame, seeking anywhere in the sample (the time line), preloading the next
-// row's clip, the playhead in sample time, and the subtitle cues under it.
+// row (its clip, or the same file seeked to its start), the playhead in sample time, and
+// the subtitle cues under it.
 //
 // A row plays the file the server names for it (GET /api/samples/<id>: media.path, span
 // start-end inside it, offset = the second of the sample at the file's start): the review
@@ -14,7 +15,7 @@ import { $, el, clipUrl } from './dom.js';
 import { state } from './state.js';
 
 // what the player does now: the row's file span [from, to] (seconds of the file), or null
-const play = { from: 0, to: null, loop: false, timer: 0, fps: 25, last: null, step: 0.04 };
+const play = { from: 0, to: null, loop: false, timer: 0, fps: 25, last: null, step: 0.04, preload: 0 };
 
 // the controls under the video: context, loop, rate (made here, so index.html stays as it is)
 const ctx = el('select', { id: 'play-context', title: 'seconds played before and after the row' },
@@ -78,12 +79,16 @@ function currentMedia() {
   return r ? r.media : null;
 }
 
-// Load path into the player: the preloaded spare when it holds it (swapped in), else the
-// player itself.
-function load(path) {
+// Load path into the player, to play from second `from` of it: the spare element when it
+// holds that file (a clip preloaded), or the same file already seeked to `from` with a
+// frame ready (the next row, preloaded): it is swapped in; else the player itself.
+function load(path, from) {
   const src = clipUrl(path), p = video();
-  if (state.media === path && p.src.endsWith(src)) return p;
-  if (spare && spare.dataset.path === path) {
+  const same = state.media === path && p.src.endsWith(src);
+  const warm = spare && spare.dataset.path === path &&
+    (!same || (Number(spare.dataset.at) === from && spare.readyState >= 2 && !spare.seeking));
+  if (same && !warm) return p;
+  if (warm) {
     const old = p;
     spare.id = 'player';
     spare.controls = true;
@@ -96,6 +101,7 @@ function load(path) {
     old.hidden = true;
     old.className = 'preload';
     old.controls = false;
+    old.preload = 'auto';
     spare = old;
     spare.dataset.path = '';
   } else {
@@ -105,16 +111,18 @@ function load(path) {
   return video();
 }
 
-// Warm the next row's file: with the same file (review copy, segment) there is nothing to
-// fetch; a clip is loaded into the spare element, swapped in when that row is selected.
+// Warm the next row: its clip is loaded into the spare element; when it plays from the
+// same file (review copy, segment) the spare loads that file and seeks to where the row
+// starts, so that selecting it (Enter, j) starts on a decoded frame (swapped in by load).
 function preloadNext() {
   const s = state.sample, n = s && s.rows[state.sel + 1], m = n && n.media;
-  if (!m || m.path === state.media) return;
-  const v = spareVideo();
-  if (v.dataset.path === m.path) return;
+  if (!m) return;
+  const v = spareVideo(), at = Math.max(0, (Number(m.start) || 0) - (Number(ctx.value) || 0));
+  if (v.dataset.path === m.path && Number(v.dataset.at) === at) return;
+  if (!v.src.endsWith(clipUrl(m.path))) v.src = clipUrl(m.path);
   v.dataset.path = m.path;
-  v.src = clipUrl(m.path);
-  v.currentTime = Number(m.start) || 0;
+  v.dataset.at = String(at);
+  v.currentTime = at;
 }
 
 // The row's media as the server chose it by span and row id (GET /api/samples/<id>): a file
@@ -130,16 +138,19 @@ export function playRow() {
     return;
   }
   $('no-media').hidden = true;
-  const p = load(m.path);
-  state.clipOffset = Number(m.offset) || 0;
   const c = Number(ctx.value) || 0, a = Number(m.start) || 0, b = Number(m.end);
+  const p = load(m.path, Math.max(0, a - c));
+  state.clipOffset = Number(m.offset) || 0;
   play.from = Math.max(0, a - c);
   play.to = b + c;
   play.loop = loop.checked;
   p.playbackRate = Number(rate.value);
-  p.currentTime = play.from;
+  if (p.currentTime !== play.from) p.currentTime = play.from; // a preloaded row is there already
   start(p);
-  preloadNext();
+  // the next row once this one shows its first frame: both seeks at once would share the CPU
+  clearTimeout(play.preload);
+  play.preload = setTimeout(preloadNext, 1000);
+  if (p.requestVideoFrameCallback) p.requestVideoFrameCallback(() => { clearTimeout(play.preload); preloadNext(); });
 }
 
 function start(p) {

@@ -33,11 +33,11 @@ export async function openSample(id, keepSel) {
   if (switched) { setupPlayer(); resetHistory(); fillSpeakers(); }
   loadDrafts();
   drawComments();
+  show('sample'); // first: the row table draws the rows its box shows
   drawRows();
   // a sample opens at the first row not reviewed yet (space then plays it)
   if (!keepSel || state.sel >= s.rows.length) state.sel = keepSel ? 0 : firstUnreviewed();
   selectRow(state.sel, false);
-  show('sample');
 }
 
 function drawComments() {

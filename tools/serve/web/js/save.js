@@ -27,7 +27,6 @@ export async function saveRow(base) {
     $('conflict').hidden = true;
     s.lint = s.lint.filter((x) => x.row !== r.index).concat(res.data.warnings || []);
     drawRows();
-    for (const tr of $('rows').tBodies[0].rows) tr.classList.toggle('selected', Number(tr.dataset.index) === r.index);
     showLint(res.data.warnings || []);
     setMsg(res.data.unchanged ? 'nothing changed' : 'saved (version ' + res.data.version + ')' +
       ((res.data.warnings || []).length ? ' with ' + res.data.warnings.length + ' warning(s)' : ''), true);

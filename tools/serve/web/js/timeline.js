@@ -4,7 +4,8 @@
 // (the buttons, or the wheel over it; shift+wheel pans), a click to seek, and row
 // boundaries to drag: a boundary two adjacent rows share moves both; a drop saves through
 // the segmentation API ("times", one call per row), under its rules (a row starts at 0 or
-// later and ends after it starts; a row saved since it was read is a conflict).
+// later and ends after it starts; a row saved since it was read is a conflict), and goes
+// on the undo stack (undo.js).
 //
 // It redraws from an animation-frame loop only when what it shows changed (the sample,
 // the selected row, the playhead, the view, its width), so other modules need not call it.
@@ -16,6 +17,7 @@ import { playRow, playhead, seekSample, video, wholeSample } from './player.js';
 import { selectRow } from './rows.js';
 import { openSample } from './sample.js';
 import { state } from './state.js';
+import { recordSeg } from './undo.js';
 
 const WAVE_H = 44, LANE_H = 17, AXIS_H = 16, GRAB_PX = 5, MIN_ROW = 0.05;
 
@@ -39,6 +41,7 @@ const tl = {
   fit: true,      // the view is the whole sample (follows its length once the file's is known)
   drag: null,     // {t0, t, rows: [{i, key}], lo, hi}
   sig: '',
+  version: 0,     // bumped for every sample object read (the drawn layer is redrawn)
 };
 
 // The sample's length: the waveform's file, else the last row's end.
@@ -73,7 +76,11 @@ function lanes() {
   return names;
 }
 
-const width = () => Math.max(200, canvas.clientWidth || box.clientWidth - 24);
+// the canvas's width in CSS pixels, followed by a ResizeObserver (reading it every frame
+// would force a layout in every frame while the page changes)
+let seenWidth = 0;
+if (window.ResizeObserver) new ResizeObserver((es) => { seenWidth = es[es.length - 1].contentRect.width; }).observe(canvas);
+const width = () => Math.max(200, seenWidth || canvas.clientWidth || box.clientWidth - 24);
 const xOf = (t) => ((t - tl.from) / (tl.to - tl.from)) * width();
 const tOf = (x) => tl.from + (x / width()) * (tl.to - tl.from);
 
@@ -102,6 +109,7 @@ function loadWave() {
 }
 
 function newSample(s) {
+  tl.version++;
   const keep = tl.sample && tl.sample.sample_id === s.sample_id;
   tl.sample = s;
   if (keep) return;
@@ -115,6 +123,12 @@ function newSample(s) {
   loadWave();
 }
 
+// Everything but the playhead is drawn into this canvas, again only when it changes; each
+// frame copies it and draws the playhead (the rows and the waveform cost too much to draw
+// at every frame while a row plays).
+const layer = document.createElement('canvas');
+let layerSig = '';
+
 function draw() {
   const s = state.sample, names = lanes(), w = width();
   const h = WAVE_H + names.length * LANE_H + AXIS_H, dpr = window.devicePixelRatio || 1;
@@ -123,7 +137,31 @@ function draw() {
     canvas.height = Math.round(h * dpr);
     canvas.style.height = h + 'px';
   }
+  let mine = 0, times = 0; // what a save may change in the rows drawn
+  for (const r of s.rows) { if (r.mine) mine++; times += Number(r.row.start_time) * 3 + Number(r.row.end_time); }
+  const sig = [s.sample_id, s.rows.length, mine, state.sel, tl.from, tl.to, w, dpr, names.join('|'), tl.drag ? tl.drag.t : '', tl.wave ? tl.waveFor : '', tl.version, times].join('/');
+  if (sig !== layerSig || layer.width !== canvas.width || layer.height !== canvas.height) {
+    layer.width = canvas.width;
+    layer.height = canvas.height;
+    drawLayer(layer.getContext('2d'), names, w, h, dpr);
+    layerSig = sig;
+  }
   const g = canvas.getContext('2d');
+  g.setTransform(1, 0, 0, 1, 0, 0);
+  g.clearRect(0, 0, canvas.width, canvas.height);
+  g.drawImage(layer, 0, 0);
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  // the playhead
+  if (!video().hidden && state.media) {
+    const x = xOf(playhead());
+    g.fillStyle = '#b3261e';
+    g.fillRect(x, 0, 1.5, WAVE_H + names.length * LANE_H);
+  }
+}
+
+// The waveform, the lanes with their rows and the axis, into g.
+function drawLayer(g, names, w, h, dpr) {
+  const s = state.sample;
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
   // the waveform
@@ -176,12 +214,6 @@ function draw() {
     const x = xOf(t);
     g.fillRect(x, ay, 1, 4);
     g.fillText(fmtT(t), x + 2, ay + 9);
-  }
-  // the playhead
-  if (!video().hidden && state.media) {
-    const x = xOf(playhead());
-    g.fillStyle = '#b3261e';
-    g.fillRect(x, 0, 1.5, ay);
   }
   canvas.dataset.geometry = JSON.stringify({ from: tl.from, to: tl.to, width: w, waveH: WAVE_H, laneH: LANE_H, lanes: names,
     wave: wv ? wv.min.length : 0 });
@@ -271,6 +303,7 @@ async function saveBoundary(d) {
     if (res.status !== 200) { err = 'row ' + r.index + ': ' + (res.data.error || res.status); break; }
   }
   tl.drag = null;
+  if (!err) recordSeg({ kind: 'boundary', from: d.t0, to: d.t, rows: d.rows.map((m) => ({ id: s.rows[m.i].row_id, key: m.key })) });
   note.textContent = err ? 'boundary not saved: ' + err : 'boundary moved to ' + d.t.toFixed(3) + ' s';
   note.className = err ? 'error' : 'muted';
   await openSample(s.sample_id, true);

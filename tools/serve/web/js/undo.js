@@ -1,13 +1,17 @@
 // undo.js: undo and redo for the open sample: edits of a row's fields (typing into one
-// field is one step), splits and merges. A split is undone by merging the two halves back,
-// which restores the parent row with its id and versions (corpus/edit.c); a merge is undone
-// by splitting the merged row where the boundary was. Every edit also updates the row's
-// draft (drafts.js).
+// field is one step), splits, merges and boundaries dragged on the time line. A split is
+// undone by merging the two halves back, which restores the parent row with its id and
+// versions (corpus/edit.c); a merge is undone by splitting the merged row where the
+// boundary was, which gives the two rows back with their ids and versions when nobody
+// saved the merged row since (corpus/edit.c); a dragged boundary is undone by setting the
+// moved rows' times back. Every edit also updates the row's draft (drafts.js).
 
-import { $ } from './dom.js';
+import { api } from './api.js';
+import { $, encPath } from './dom.js';
 import { noteEdit } from './drafts.js';
 import { drawForm, drawRowText, setMsg } from './form.js';
 import { selectRow } from './rows.js';
+import { openSample } from './sample.js';
 import { segment } from './segment.js';
 import { state } from './state.js';
 
@@ -66,7 +70,25 @@ function applyEdit(key, json) {
   return true;
 }
 
+// A dragged boundary (timeline.js) back (undo) or again: each moved row's start or end,
+// found by its row id, set through the segmentation API ("times") on its current version.
+async function applyTimes(e, undo) {
+  const s = state.sample;
+  let ok = true;
+  for (const m of e.rows) {
+    const r = s.rows.find((x) => x.row_id === m.id);
+    if (!r) { ok = false; break; }
+    const body = { op: 'times', row: r.index, base_version: r.version, start: Number(r.row.start_time), end: Number(r.row.end_time) };
+    body[m.key] = undo ? e.from : e.to;
+    const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/segmentation', body);
+    if (res.status !== 200) { ok = false; break; }
+  }
+  await openSample(s.sample_id, true);
+  return ok;
+}
+
 async function applySeg(e, undo) {
+  if (e.kind === 'boundary') return applyTimes(e, undo);
   const rows = state.sample.rows, a = rows[e.index - 1], b = rows[e.index];
   const merge = (e.kind === 'split') === undo;
   if (!a || (merge && !b)) return false;
