@@ -10,52 +10,10 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn, execFileSync } = require('child_process');
+const { CHROMIUM, src, chromium: launcher, check, fail, finish, rescue, tokenOf, startServer, stopServer } = require('./util');
 
-const CHROMIUM = '/usr/bin/chromium';
-const bin = process.env.RESCUE_BIN || path.resolve(__dirname, '../../build/rescue');
-const src = process.env.RESCUE_SOURCE_DIR || path.resolve(__dirname, '../..');
+const chromium = launcher();
 const SAMPLE = 'maya_and_daniel/001_s01e01_segment01', OTHER = 'maya_and_daniel/002_copy';
-
-function skip(why) {
-  if (process.env.RESCUE_REQUIRE_FIXTURES) {
-    console.error('browser tests cannot run: ' + why);
-    process.exit(1);
-  }
-  console.log('SKIPPED: ' + why);
-  process.exit(77);
-}
-let chromium;
-try {
-  ({ chromium } = require('playwright-core'));
-} catch (e) {
-  skip('playwright-core is not installed (npm ci in tests/browser)');
-}
-if (!fs.existsSync(CHROMIUM)) skip(CHROMIUM + ' is missing (apt-get install chromium)');
-
-let failures = 0, passes = 0;
-function check(cond, what) {
-  if (cond) { passes++; console.log('ok - ' + what); }
-  else { failures++; console.log('FAIL - ' + what); }
-}
-const rescue = (...args) => execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const tokenOf = (out) => /sign-in token: ([0-9a-f]{64})/.exec(out)[1];
-
-async function startServer(db, assets) {
-  const p = spawn(bin, ['serve', db, '--listen', '127.0.0.1:0', '--assets', assets], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const port = await new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('server did not start: ' + out)), 15000);
-    p.stdout.on('data', (d) => {
-      out += d;
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      if (m) { clearTimeout(t); resolve(Number(m[1])); }
-    });
-    p.stderr.on('data', (d) => { out += d; });
-    p.on('exit', (c) => reject(new Error('server exited ' + c + ': ' + out)));
-  });
-  return { p, port };
-}
 
 // The rows of SAMPLE as `tok` sees them (bearer token, no browser): [index, row_id, version, start, end].
 async function rowsOf(base, tok) {
@@ -156,16 +114,11 @@ async function at(page, t, lane) {
     check(await page.evaluate(() => !document.getElementById('draft-count').hidden), 'and the draft is still there in its sample');
     check(errors.length === 0, 'no script errors' + (errors.length ? ': ' + errors.join(' | ') : ''));
   } catch (e) {
-    failures++;
-    console.log('FAIL - ' + (e && e.stack ? e.stack : e));
+    fail(e);
   } finally {
     if (browser) await browser.close();
-    if (server) {
-      server.p.kill('SIGINT');
-      await new Promise((res) => server.p.on('exit', res));
-    }
+    await stopServer(server);
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  console.log(passes + ' passed, ' + failures + ' failed');
-  process.exit(failures ? 1 : 0);
+  finish();
 })();
