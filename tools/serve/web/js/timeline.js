@@ -303,10 +303,13 @@ async function saveBoundary(d) {
     if (res.status !== 200) { err = 'row ' + r.index + ': ' + (res.data.error || res.status); break; }
   }
   tl.drag = null;
-  if (!err) recordSeg({ kind: 'boundary', from: d.t0, to: d.t, rows: d.rows.map((m) => ({ id: s.rows[m.i].row_id, key: m.key })) });
+  const moved = d.rows.map((m) => ({ id: s.rows[m.i].row_id, key: m.key }));
+  // the sample is read again before the move is told and undoable: an undo right after
+  // must start from the rows' new versions
+  await openSample(s.sample_id, true);
+  if (!err) recordSeg({ kind: 'boundary', from: d.t0, to: d.t, rows: moved });
   note.textContent = err ? 'boundary not saved: ' + err : 'boundary moved to ' + d.t.toFixed(3) + ' s';
   note.className = err ? 'error' : 'muted';
-  await openSample(s.sample_id, true);
   tl.sig = '';
   return !err;
 }
