@@ -40,6 +40,7 @@ typedef struct ccoder {
   int person; /* annotator or lead: votes */
   rescue_view_sample vs;
   const rescue_jnode *row; /* their row for the row being curated, or NULL */
+  rescue_jdoc *rdoc;       /* owns row when as_gold rewrote it */
   int64_t version;
 } ccoder;
 
@@ -109,6 +110,7 @@ static void cur_free(cur *c) {
     rescue_free(c->c[i].name);
     rescue_free(c->c[i].kind);
     rescue_view_sample_clear(&c->c[i].vs);
+    rescue_jdoc_free(&c->c[i].rdoc);
   }
   rescue_free(c->c);
   rescue_view_sample_clear(&c->gv);
@@ -840,6 +842,76 @@ static ccoder *coder_named(cur *c, const char *name) {
   return NULL;
 }
 
+/*
+** Coder k's row as row p of the gold row set shows it: its row_index is p and its row-number
+** lists are the references its version stored (row_ref) as positions of the gold row set,
+** so that a coder who split a row earlier does not differ by position alone.
+*/
+static int as_gold(cur *c, ccoder *k, int p) {
+  const rescue_scheme *sc = rescue_store_scheme(c->st);
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_version_content");
+  rescue_buf out = RESCUE_BUF_INIT, lost = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+  rescue_buf vals[17];
+  const char *keys[17], *valp[17];
+  const rescue_jnode *stored = NULL, *m, *row;
+  rescue_jerror je;
+  char *content = NULL;
+  int n = 0, rc = 0, i;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":version_id", k->version);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    content = dup_col(s, 0);
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(c->st, "reading a version");
+  rc = 0;
+  if (content && rescue_refs_maybe(sc, content)) {
+    if ((rc = rescue_store_refs_in(c->st, c->gv.rowset_id, k->version, content, strlen(content),
+                                   &out, &lost)))
+      goto end;
+    stored = out.len ? rescue_jparse(c->doc, out.s, out.len, &je)
+                     : rescue_jparse(c->doc, content, strlen(content), &je);
+    if (!stored) {
+      rc = rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "a version: %s", je.msg);
+      goto end;
+    }
+  }
+  memset(vals, 0, sizeof vals);
+  for (m = k->row->child; m && n < 17; m = m->next) {
+    const rescue_field *f = sc ? rescue_scheme_field(sc, m->key) : NULL;
+    const rescue_jnode *w;
+    if (strcmp(m->key, "row_index") == 0 && m->type == RESCUE_JNUMBER)
+      rescue_buf_printf(&vals[n], "%d", p);
+    else if (f && f->type == RESCUE_F_INTS && stored && (w = rescue_jget(stored, m->key)))
+      rescue_jwrite(&vals[n], w);
+    else
+      continue;
+    keys[n] = m->key;
+    valp[n] = vals[n].s ? vals[n].s : "null";
+    n++;
+  }
+  if (n) {
+    rescue_row_write_with(&b, k->row, keys, valp, n);
+    if (!rescue_buf_ok(&b))
+      rc = nomem(c->st);
+    else if (!k->rdoc && !(k->rdoc = rescue_jdoc_new()))
+      rc = nomem(c->st);
+    else if (!(row = rescue_jparse(k->rdoc, b.s, b.len, &je)))
+      rc = rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "a coder's row: %s", je.msg);
+    else
+      k->row = row;
+  }
+  for (i = 0; i < n; i++)
+    rescue_buf_clear(&vals[i]);
+end:
+  rescue_free(content);
+  rescue_buf_clear(&out);
+  rescue_buf_clear(&lost);
+  rescue_buf_clear(&b);
+  return rc;
+}
+
 /* Build the leaves of row position p (1-based): baseline, then the decisions in force. */
 static int row_state(cur *c, int p, int64_t skip_decision) {
   sqlite3_stmt *s;
@@ -860,6 +932,8 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
         k->row = k->vs.rows[j];
         k->version = k->vs.versions[j];
       }
+    if (k->row && (rc = as_gold(c, k, p)))
+      return rc;
   }
   if (!(s = rescue_store_stmt(c->st, "curate_gold")))
     return rescue_store_err(c->st)->code;
@@ -1705,6 +1779,12 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
     rc = rescue_seterr(err, RESCUE_EBADINPUT,
                        "'%s' is not a field name or a pointer /field[/item[/part]]",
                        d->field ? d->field : "");
+    goto end;
+  }
+  if (strcmp(tok[0], "row_index") == 0) {
+    rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                       "row_index is the row's position in the gold row set (%d), not a decision",
+                       d->row);
     goto end;
   }
   if ((rc = row_state(&c, d->row, 0)))

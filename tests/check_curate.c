@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "rescue_edit.h"
 #include "serve.h"
 #include "testutil.h"
 
@@ -243,6 +244,70 @@ START_TEST(state_of_two_coders) {
   rescue_curate_state_clear(&s);
   rescue_store_close(&st);
   ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  drop_corpus();
+}
+END_TEST
+
+/* bob splits row `row` of his view in the middle of its times (the library's call). */
+static void split_bob(rescue_store *st, int row) {
+  rescue_view_sample vs;
+  rescue_resegment op = {.op = RESCUE_RESEG_SPLIT, .row = row};
+  int64_t bob;
+  ck_assert_int_eq(rescue_annotator_id(st, "bob", NULL, 0, &bob), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, SAMPLE, bob, &vs), 0);
+  op.base_version = vs.versions[row - 1];
+  op.at = (rescue_jget(vs.rows[row - 1], "start_time")->num +
+           rescue_jget(vs.rows[row - 1], "end_time")->num) /
+          2;
+  rescue_view_sample_clear(&vs);
+  ck_assert_msg(rescue_sample_resegment(st, SAMPLE, bob, &op, NULL, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+}
+
+/*
+** bob splits row 3 and the lead chooses his row set: the rows after the split are no
+** disagreement (row_index is the gold position, the evidence rows of row 7, now 8, are
+** the same rows for both coders) and row_index is no decision.
+*/
+START_TEST(split_is_no_disagreement) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  const rescue_curate_value_set *v;
+  rescue_curate_outcome o;
+  rescue_curate_decision d = {.sample_id = SAMPLE,
+                              .row = 8,
+                              .field = "row_index",
+                              .op = RESCUE_CURATE_VALUE,
+                              .value = "8",
+                              .value_len = 1,
+                              .base_version = -1};
+  int p;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  split_bob(st, 3);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "bob") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_msg(rescue_curate_load(st, SAMPLE, &s) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(s.n_rows, 10);
+  for (p = 1; p <= s.n_rows; p++) {
+    v = value_at(&s, p, "/row_index");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_msg(v->decided && !v->differ, "row %d: row_index offered", p);
+    ck_assert_int_eq(atoi(v->gold), p);
+    if (p >= 5)
+      ck_assert_msg(s.rows[p - 1].undecided == 0, "row %d: %d undecided", p,
+                    s.rows[p - 1].undecided);
+  }
+  v = value_at(&s, 8, "/relation_pattern_evidence_rows");
+  ck_assert(v->decided && !v->differ);
+  ck_assert_str_eq(v->values[0].value, "[7, 8]");
+  ck_assert_str_eq(v->gold, "[7, 8]");
+  rescue_curate_state_clear(&s);
+  ck_assert_int_eq(rescue_curate_decide(st, "lea", &d, &o), RESCUE_EBADINPUT);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "position in the gold row set"));
+  rescue_curate_outcome_clear(&o);
+  rescue_store_close(&st);
   drop_corpus();
 }
 END_TEST
@@ -900,6 +965,7 @@ int main(void) {
   TCase *t = tcase_create("curate");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, state_of_two_coders);
+  tcase_add_test(t, split_is_no_disagreement);
   tcase_add_test(t, api_statuses);
   tcase_add_test(t, cli_same_rules);
   tcase_add_test(t, cli_no_policy_rerun);
