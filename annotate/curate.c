@@ -1862,16 +1862,46 @@ end:
   return rc;
 }
 
+/*
+** Write a gold version of every row of c's sample that has none and nothing undecided
+** (values agreed by all coders), inside the caller's transaction; *written counts them.
+*/
+static int gold_complete(cur *c, const char *now, int *written) {
+  int p, i, rc = 0;
+  for (p = 1; p <= c->gv.n && !rc; p++) {
+    int64_t vid = 0;
+    if ((rc = row_state(c, p, 0)) || c->gold_id || !c->n)
+      continue;
+    for (i = 0; i < c->n && c->lv[i].how != HOW_UNDECIDED; i++)
+      ;
+    if (i == c->n && !(rc = write_gold(c, p, now, &vid)) && vid)
+      ++*written;
+  }
+  return rc;
+}
+
+/* gold_complete for sample_id in its own cur. */
+static int gold_complete_sample(rescue_store *st, const char *sample_id, const char *now,
+                                int *written) {
+  cur c;
+  int rc = cur_open(&c, st, sample_id);
+  if (!rc)
+    rc = gold_complete(&c, now, written);
+  cur_free(&c);
+  return rc;
+}
+
 int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate_decision *d,
                          rescue_curate_outcome *out) {
   int64_t lead_id;
   char now[32];
-  int rc;
+  int rc, written = 0;
   memset(out, 0, sizeof *out);
   if ((rc = lead_of(st, lead, &lead_id)) || (rc = rescue_store_begin(st)))
     return rc;
   rescue_now_iso(now);
-  if ((rc = decide_one(st, lead_id, lead, d, now, out))) {
+  if ((rc = decide_one(st, lead_id, lead, d, now, out)) ||
+      (rc = gold_complete_sample(st, d->sample_id, now, &written))) {
     rescue_store_rollback(st);
     return rc;
   }
@@ -1907,10 +1937,25 @@ int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *s
     memset(&c, 0, sizeof c);
     if (!name)
       return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    char now[32];
+    int written = 0;
+    rescue_now_iso(now);
+    if (!name)
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    if ((rc = rescue_store_begin(st)))
+      goto seg_end;
     rc = rescue_gold_segmentation_set(st, sample_id, name, NULL, 0, &waits, &why);
     if (!rc && waits)
       rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT, "%s",
                          why.s ? why.s : "no gold segmentation");
+    /* rows every coder agrees on get their gold now: nothing is left to decide there */
+    if (!rc)
+      rc = gold_complete_sample(st, sample_id, now, &written);
+    if (rc)
+      rescue_store_rollback(st);
+    else
+      rc = rescue_store_commit(st);
+  seg_end:
     rescue_free(name);
     rescue_buf_clear(&why);
     return rc;

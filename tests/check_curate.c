@@ -243,7 +243,8 @@ START_TEST(state_of_two_coders) {
   ck_assert_int_eq(s.rows[0].version, 1);
   rescue_curate_state_clear(&s);
   rescue_store_close(&st);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"),
+                   8); /* the rows both agree on */
   drop_corpus();
 }
 END_TEST
@@ -307,6 +308,48 @@ START_TEST(split_is_no_disagreement) {
   ck_assert_int_eq(rescue_curate_decide(st, "lea", &d, &o), RESCUE_EBADINPUT);
   ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "position in the gold row set"));
   rescue_curate_outcome_clear(&o);
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
+/*
+** Rows every coder agrees on get gold when the lead keeps the segmentation (twice: the
+** second writes nothing new) or after any decision, with provenance "agreed".
+*/
+START_TEST(agreed_rows_get_gold) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  rescue_curate_outcome o;
+  rescue_curate_decision d = {.sample_id = SAMPLE,
+                              .row = 1,
+                              .field = "utterance_type",
+                              .op = RESCUE_CURATE_TAKE,
+                              .take = "bob",
+                              .base_version = -1};
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "draft") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "ann") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  ck_assert_int_eq(s.rows[0].gold_version, 0);
+  ck_assert_int_gt(s.rows[1].gold_version, 0);
+  ck_assert_str_eq(value_at(&s, 2, "/tone_of_voice")->prov.how, "agreed");
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  drop_corpus();
+  /* without the segmentation step: the first decision writes the agreed rows' gold */
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(o.gold_version, 0);
+  rescue_curate_outcome_clear(&o);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
   rescue_store_close(&st);
   drop_corpus();
 }
@@ -569,7 +612,8 @@ START_TEST(api_statuses) {
   ck_assert(json_is_null(json_object_get(j, "gold_version")));
   json_decref(j);
   free(r.body);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"),
+                   8); /* the agreed rows, not row 1 */
   snprintf(body, sizeof body,
            "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
            "\"value\": \"clipped\"}",
@@ -598,7 +642,7 @@ START_TEST(api_statuses) {
                    1);
   ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE path = '/target' AND how = "
                          "'agreed'"),
-                   1);
+                   9); /* row 1 and the 8 rows agreed throughout */
 
   /* undo of the decision that completed the row: back to undecided, and its gold version
      is retired (kept in gold_retired), so gold matches the decisions again; on the
@@ -617,8 +661,8 @@ START_TEST(api_statuses) {
   json_decref(j);
   free(r.body);
   ck_assert_ptr_null(text_of(GOLD_OF(1)));
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
-  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE how <> 'agreed'"), 0);
   ck_assert_int_eq(count("SELECT count(*) FROM gold_retired WHERE content LIKE "
                          "'%\"tone_of_voice\": \"clipped\"%' AND undo_id IS NOT NULL"),
                    1);
@@ -661,7 +705,7 @@ START_TEST(api_statuses) {
       gold, "\"body_posture\": [{\"person\": \"Maya\", \"description\": \"arms crossed\"}]"));
   ck_assert_ptr_nonnull(strstr(gold, "\"tone_of_voice\": \"tight\""));
   free(gold);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 2);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 10);
 
   /* the gold row set: ann's is the base one; carl has none; 403 for an annotator */
   r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"ann\"}");
@@ -966,6 +1010,7 @@ int main(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, state_of_two_coders);
   tcase_add_test(t, split_is_no_disagreement);
+  tcase_add_test(t, agreed_rows_get_gold);
   tcase_add_test(t, api_statuses);
   tcase_add_test(t, cli_same_rules);
   tcase_add_test(t, cli_no_policy_rerun);
