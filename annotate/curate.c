@@ -16,6 +16,7 @@
 #include "rescue_adjudicate.h"
 #include "rescue_audit.h"
 #include "rescue_curate.h"
+#include "adjudicate_int.h"
 #include "curate_int.h"
 #include "rescue_edit.h"
 #include "store_int.h"
@@ -64,6 +65,7 @@ typedef struct cur {
   int n_dec, cap_dec;
   int64_t gold_id; /* latest gold version of the row */
   char *gold_text;
+  int64_t segmenter; /* whose segmentation the chosen gold row set is; 0: none chosen */
 } cur;
 
 static int nomem(rescue_store *st) {
@@ -307,6 +309,18 @@ static int inside(const char *a, const char *p) {
   size_t n = strlen(p);
   return strncmp(a, p, n) == 0 && a[n] == '/';
 }
+
+/* Fields a gold row takes from the chosen segmentation (rescue_adjudicate.h). */
+static int seg_field(const char *key) {
+  static const char *const f[] = {"start_time", "end_time", "primary_speaker", "dialogue_cleaned"};
+  for (int i = 0; i < 4; i++)
+    if (strcmp(key, f[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* The policy name of values from the chosen segmentation (provenance "segmentation of X"). */
+#define SEG_POLICY "segmentation"
 
 /* The values of the voting coders at tok[0..n): *all_same, *all_present; values[k] owned. */
 static int votes(cur *c, char *const tok[3], int n, char **vals, int *all_same, int *all_present) {
@@ -782,6 +796,13 @@ static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
       return rc;
   if (rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, NULL, 0, &adj))
     adj = 0;
+  {
+    int64_t rs = 0;
+    if ((rc = rescue_gold_rowset(st, ref, &rs, &c->segmenter)) < 0)
+      return rc;
+    if (!rc)
+      c->segmenter = 0;
+  }
   return rescue_view_sample_load(st, sample_id, adj, &c->gv);
 }
 
@@ -912,6 +933,34 @@ end:
   return rc;
 }
 
+/*
+** Times, speaker and text of the row from the chosen segmentation's coder (when one was
+** chosen and has the row): policy "segmentation", from that coder.
+*/
+static int seg_values(cur *c) {
+  ccoder *k = NULL;
+  int i;
+  for (i = 0; i < c->K && c->segmenter; i++)
+    if (c->c[i].id == c->segmenter && c->c[i].row)
+      k = &c->c[i];
+  for (i = 0; k && i < c->n; i++) {
+    leaf *l = &c->lv[i];
+    char *v;
+    if (strchr(l->path + 1, '/') || !seg_field(l->path + 1))
+      continue;
+    if (!(v = canon(rescue_jget(k->row, l->path + 1))))
+      continue;
+    rescue_free(l->val);
+    rescue_free(l->policy);
+    l->val = v;
+    l->how = HOW_POLICY;
+    l->from = k->name;
+    if (!(l->policy = rescue_strdup(SEG_POLICY)))
+      return nomem(c->st);
+  }
+  return 0;
+}
+
 /* Build the leaves of row position p (1-based): baseline, then the decisions in force. */
 static int row_state(cur *c, int p, int64_t skip_decision) {
   sqlite3_stmt *s;
@@ -956,6 +1005,8 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
       return rescue_store_sqlerr(c->st, "reading gold");
   }
   rc = base ? baseline_gold(c, base_id, base, policy, at) : baseline_votes(c);
+  if (!rc && !base)
+    rc = seg_values(c);
   rescue_free(base);
   rescue_free(policy);
   rescue_free(at);
@@ -1967,6 +2018,30 @@ end:
 
 /* ---- the provenance of gold a policy wrote (curate_int.h) ---- */
 
+/* Whose segmentation the chosen gold row set of row_id's sample is into *who (0: none). */
+static int row_segmenter(rescue_store *st, int64_t row_id, int64_t *who) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_sample_of_row");
+  char *sid = NULL;
+  int64_t ref, rs;
+  int rc;
+  *who = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    sid = dup_col(s, 0);
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading a row's sample");
+  rc = sid ? rescue_sample_ref(st, sid, &ref) : nomem(st);
+  if (!rc && (rc = rescue_gold_rowset(st, ref, &rs, who)) > 0)
+    rc = 0;
+  else if (!rc)
+    *who = 0;
+  rescue_free(sid);
+  return rc;
+}
+
 int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_t row_id,
                                     const rescue_jnode *gold, const rescue_jnode *const *rows,
                                     int n, const char *policy, int64_t lead_id) {
@@ -1976,8 +2051,11 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
   const rescue_jnode *m;
   char now[32];
   int rc = 0;
+  int64_t segmenter = 0;
   if (!dq || !ins)
     return rescue_store_err(st)->code;
+  if ((rc = row_segmenter(st, row_id, &segmenter)))
+    return rc;
   rescue_now_iso(now);
   for (m = gold->child; m && !rc; m = m->next) {
     char *g = canon(m), *at = NULL;
@@ -2003,6 +2081,10 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
     }
     if (!did && agreed)
       how = "agreed";
+    if (!did && segmenter && seg_field(m->key)) {
+      how = "policy";
+      take = segmenter;
+    }
     rescue_buf_reset(&path);
     rescue_buf_putc(&path, '/');
     put_token(&path, m->key);
@@ -2013,12 +2095,12 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
       rescue_bind_int(ins, ":version_id", version_id);
       rescue_bind_text(ins, ":path", path.s, -1);
       rescue_bind_text(ins, ":how", how, -1);
-      rescue_bind_text(ins, ":policy", policy_how ? policy : NULL, -1);
+      rescue_bind_text(ins, ":policy", policy_how ? (take ? SEG_POLICY : policy) : NULL, -1);
       if (take)
         rescue_bind_int(ins, ":coder_id", take);
       else
         rescue_bind_null(ins, ":coder_id");
-      if (did || (policy_how && lead_id))
+      if (did || (policy_how && lead_id && !take))
         rescue_bind_int(ins, ":decided_by", did ? lead : lead_id);
       else
         rescue_bind_null(ins, ":decided_by");

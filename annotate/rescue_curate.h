@@ -33,8 +33,8 @@ typedef struct rescue_curate_value {
 /* Where a gold value came from. */
 typedef struct rescue_curate_prov {
   char *how;    /* agreed | policy | taken | edited | undecided */
-  char *policy; /* how = policy: its name */
-  char *from;   /* how = taken: the coder */
+  char *policy; /* how = policy: its name ("segmentation": times, speaker, text) */
+  char *from;   /* how = taken: the coder; policy "segmentation": whose segmentation */
   char *by;     /* taken, edited: the lead */
   char *at;     /* when (UTC ISO-8601); NULL when unknown */
 } rescue_curate_prov;

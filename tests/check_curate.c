@@ -308,6 +308,24 @@ START_TEST(split_is_no_disagreement) {
   ck_assert_int_eq(rescue_curate_decide(st, "lea", &d, &o), RESCUE_EBADINPUT);
   ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "position in the gold row set"));
   rescue_curate_outcome_clear(&o);
+  /* the split row's times are bob's, from his segmentation, in curation and after a policy */
+  for (p = 0; p < 2; p++) {
+    if (p) {
+      rescue_store_close(&st);
+      ck_assert_int_eq(tu_rescue(NULL, NULL, "adjudicate", db, "--policy", "majority", NULL), 0);
+      ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+    }
+    ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+    v = value_at(&s, 3, "/end_time");
+    ck_assert_msg(strcmp(v->prov.how, "policy") == 0 && v->prov.policy &&
+                      strcmp(v->prov.policy, "segmentation") == 0 && v->prov.from &&
+                      strcmp(v->prov.from, "bob") == 0,
+                  "end_time of the split row (%s): %s %s %s", p ? "after majority" : "curation",
+                  v->prov.how, v->prov.policy ? v->prov.policy : "-",
+                  v->prov.from ? v->prov.from : "-");
+    ck_assert_str_eq(value_at(&s, 2, "/start_time")->prov.policy, "segmentation");
+    rescue_curate_state_clear(&s);
+  }
   rescue_store_close(&st);
   drop_corpus();
 }
