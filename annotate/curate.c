@@ -1942,6 +1942,27 @@ static int gold_complete_sample(rescue_store *st, const char *sample_id, const c
   return rc;
 }
 
+/* Log decision d by lead in the audit log (inside the caller's transaction). */
+static int log_decision(rescue_store *st, const char *lead, const rescue_curate_decision *d) {
+  rescue_audit_entry e = {0};
+  rescue_buf detail = RESCUE_BUF_INIT;
+  int rc;
+  rescue_buf_printf(&detail, "%s row %d %s: ", d->sample_id, d->row, d->field ? d->field : "");
+  if (d->op == RESCUE_CURATE_TAKE)
+    rescue_buf_printf(&detail, "take %s", d->take ? d->take : "");
+  else if (d->op == RESCUE_CURATE_VALUE)
+    rescue_buf_printf(&detail, "value %.*s", (int)(d->value_len > 200 ? 200 : d->value_len),
+                      d->value ? d->value : "");
+  else
+    rescue_buf_puts(&detail, "undo");
+  e.action = "curate";
+  e.annotator = lead;
+  e.detail = detail.s;
+  rc = rescue_buf_ok(&detail) ? rescue_audit_write(st, &e) : nomem(st);
+  rescue_buf_clear(&detail);
+  return rc;
+}
+
 int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate_decision *d,
                          rescue_curate_outcome *out) {
   int64_t lead_id;
@@ -1952,7 +1973,8 @@ int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate
     return rc;
   rescue_now_iso(now);
   if ((rc = decide_one(st, lead_id, lead, d, now, out)) ||
-      (rc = gold_complete_sample(st, d->sample_id, now, &written))) {
+      (rc = gold_complete_sample(st, d->sample_id, now, &written)) ||
+      (rc = log_decision(st, lead, d))) {
     rescue_store_rollback(st);
     return rc;
   }
@@ -1995,7 +2017,7 @@ int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *s
       return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     if ((rc = rescue_store_begin(st)))
       goto seg_end;
-    rc = rescue_gold_segmentation_set(st, sample_id, name, NULL, 0, &waits, &why);
+    rc = rescue_gold_segmentation_set_by(st, sample_id, name, NULL, 0, lead, &waits, &why);
     if (!rc && waits)
       rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT, "%s",
                          why.s ? why.s : "no gold segmentation");

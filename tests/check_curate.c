@@ -331,6 +331,20 @@ START_TEST(split_is_no_disagreement) {
 }
 END_TEST
 
+/* The line of `rescue log` holding what, which must name who (1), or 0 without such a line. */
+static int logged_by(const char *what, const char *who) {
+  char *out = NULL, *line, *save = NULL;
+  int found = 0;
+  ck_assert_int_eq(tu_rescue(&out, NULL, "log", db, NULL), 0);
+  for (line = strtok_r(out, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save))
+    if (strstr(line, what)) {
+      ck_assert_msg(strstr(line, who) != NULL, "logged without %s: %s", who, line);
+      found = 1;
+    }
+  free(out);
+  return found;
+}
+
 /*
 ** Rows every coder agrees on get gold when the lead keeps the segmentation (twice: the
 ** second writes nothing new) or after any decision, with provenance "agreed".
@@ -360,6 +374,7 @@ START_TEST(agreed_rows_get_gold) {
   ck_assert_str_eq(value_at(&s, 2, "/tone_of_voice")->prov.how, "agreed");
   rescue_curate_state_clear(&s);
   rescue_store_close(&st);
+  ck_assert(logged_by("gold segmentation of", "lea"));
   drop_corpus();
   /* without the segmentation step: the first decision writes the agreed rows' gold */
   make_corpus();
@@ -369,6 +384,8 @@ START_TEST(agreed_rows_get_gold) {
   rescue_curate_outcome_clear(&o);
   ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
   rescue_store_close(&st);
+  /* the log names the lead for the decision (and, above, the segmentation) */
+  ck_assert(logged_by("row 1 utterance_type: take bob", "lea"));
   drop_corpus();
 }
 END_TEST
