@@ -35,6 +35,13 @@ int rescue_gold_seg_apply(rescue_store *st, int64_t ref, const char *sample_id, 
 ** is) set, 0 when adjudication chose none, or a negative error on the handle.
 */
 int rescue_gold_rowset(rescue_store *st, int64_t ref, int64_t *rowset_id, int64_t *segmenter);
+/*
+** rescue_gold_segmentation_set (rescue_adjudicate.h) by the lead `lead` (NULL: none), who
+** is recorded with the audit entry.
+*/
+int rescue_gold_segmentation_set_by(rescue_store *st, const char *sample_id, const char *from,
+                                    const char *const *coders, int n_coders, const char *lead,
+                                    int *waits, rescue_buf *why);
 
 /*
 ** The fields of a row that its segmentation decides (times, speaker, text, row_index):

@@ -16,6 +16,7 @@
 #include "rescue_adjudicate.h"
 #include "rescue_audit.h"
 #include "rescue_curate.h"
+#include "adjudicate_int.h"
 #include "curate_int.h"
 #include "rescue_edit.h"
 #include "store_int.h"
@@ -40,6 +41,7 @@ typedef struct ccoder {
   int person; /* annotator or lead: votes */
   rescue_view_sample vs;
   const rescue_jnode *row; /* their row for the row being curated, or NULL */
+  rescue_jdoc *rdoc;       /* owns row when as_gold rewrote it */
   int64_t version;
 } ccoder;
 
@@ -63,6 +65,7 @@ typedef struct cur {
   int n_dec, cap_dec;
   int64_t gold_id; /* latest gold version of the row */
   char *gold_text;
+  int64_t segmenter; /* whose segmentation the chosen gold row set is; 0: none chosen */
 } cur;
 
 static int nomem(rescue_store *st) {
@@ -109,6 +112,7 @@ static void cur_free(cur *c) {
     rescue_free(c->c[i].name);
     rescue_free(c->c[i].kind);
     rescue_view_sample_clear(&c->c[i].vs);
+    rescue_jdoc_free(&c->c[i].rdoc);
   }
   rescue_free(c->c);
   rescue_view_sample_clear(&c->gv);
@@ -305,6 +309,18 @@ static int inside(const char *a, const char *p) {
   size_t n = strlen(p);
   return strncmp(a, p, n) == 0 && a[n] == '/';
 }
+
+/* Fields a gold row takes from the chosen segmentation (rescue_adjudicate.h). */
+static int seg_field(const char *key) {
+  static const char *const f[] = {"start_time", "end_time", "primary_speaker", "dialogue_cleaned"};
+  for (int i = 0; i < 4; i++)
+    if (strcmp(key, f[i]) == 0)
+      return 1;
+  return 0;
+}
+
+/* The policy name of values from the chosen segmentation (provenance "segmentation of X"). */
+#define SEG_POLICY "segmentation"
 
 /* The values of the voting coders at tok[0..n): *all_same, *all_present; values[k] owned. */
 static int votes(cur *c, char *const tok[3], int n, char **vals, int *all_same, int *all_present) {
@@ -780,6 +796,13 @@ static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
       return rc;
   if (rescue_annotator_id(st, RESCUE_ADJUDICATION_ANNOTATOR, NULL, 0, &adj))
     adj = 0;
+  {
+    int64_t rs = 0;
+    if ((rc = rescue_gold_rowset(st, ref, &rs, &c->segmenter)) < 0)
+      return rc;
+    if (!rc)
+      c->segmenter = 0;
+  }
   return rescue_view_sample_load(st, sample_id, adj, &c->gv);
 }
 
@@ -840,6 +863,104 @@ static ccoder *coder_named(cur *c, const char *name) {
   return NULL;
 }
 
+/*
+** Coder k's row as row p of the gold row set shows it: its row_index is p and its row-number
+** lists are the references its version stored (row_ref) as positions of the gold row set,
+** so that a coder who split a row earlier does not differ by position alone.
+*/
+static int as_gold(cur *c, ccoder *k, int p) {
+  const rescue_scheme *sc = rescue_store_scheme(c->st);
+  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_version_content");
+  rescue_buf out = RESCUE_BUF_INIT, lost = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+  rescue_buf vals[17];
+  const char *keys[17], *valp[17];
+  const rescue_jnode *stored = NULL, *m, *row;
+  rescue_jerror je;
+  char *content = NULL;
+  int n = 0, rc = 0, i;
+  if (!s)
+    return rescue_store_err(c->st)->code;
+  rescue_bind_int(s, ":version_id", k->version);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    content = dup_col(s, 0);
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(c->st, "reading a version");
+  rc = 0;
+  if (content && rescue_refs_maybe(sc, content)) {
+    if ((rc = rescue_store_refs_in(c->st, c->gv.rowset_id, k->version, content, strlen(content),
+                                   &out, &lost)))
+      goto end;
+    stored = out.len ? rescue_jparse(c->doc, out.s, out.len, &je)
+                     : rescue_jparse(c->doc, content, strlen(content), &je);
+    if (!stored) {
+      rc = rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "a version: %s", je.msg);
+      goto end;
+    }
+  }
+  memset(vals, 0, sizeof vals);
+  for (m = k->row->child; m && n < 17; m = m->next) {
+    const rescue_field *f = sc ? rescue_scheme_field(sc, m->key) : NULL;
+    const rescue_jnode *w;
+    if (strcmp(m->key, "row_index") == 0 && m->type == RESCUE_JNUMBER)
+      rescue_buf_printf(&vals[n], "%d", p);
+    else if (f && f->type == RESCUE_F_INTS && stored && (w = rescue_jget(stored, m->key)))
+      rescue_jwrite(&vals[n], w);
+    else
+      continue;
+    keys[n] = m->key;
+    valp[n] = vals[n].s ? vals[n].s : "null";
+    n++;
+  }
+  if (n) {
+    rescue_row_write_with(&b, k->row, keys, valp, n);
+    if (!rescue_buf_ok(&b))
+      rc = nomem(c->st);
+    else if (!k->rdoc && !(k->rdoc = rescue_jdoc_new()))
+      rc = nomem(c->st);
+    else if (!(row = rescue_jparse(k->rdoc, b.s, b.len, &je)))
+      rc = rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "a coder's row: %s", je.msg);
+    else
+      k->row = row;
+  }
+  for (i = 0; i < n; i++)
+    rescue_buf_clear(&vals[i]);
+end:
+  rescue_free(content);
+  rescue_buf_clear(&out);
+  rescue_buf_clear(&lost);
+  rescue_buf_clear(&b);
+  return rc;
+}
+
+/*
+** Times, speaker and text of the row from the chosen segmentation's coder (when one was
+** chosen and has the row): policy "segmentation", from that coder.
+*/
+static int seg_values(cur *c) {
+  ccoder *k = NULL;
+  int i;
+  for (i = 0; i < c->K && c->segmenter; i++)
+    if (c->c[i].id == c->segmenter && c->c[i].row)
+      k = &c->c[i];
+  for (i = 0; k && i < c->n; i++) {
+    leaf *l = &c->lv[i];
+    char *v;
+    if (strchr(l->path + 1, '/') || !seg_field(l->path + 1))
+      continue;
+    if (!(v = canon(rescue_jget(k->row, l->path + 1))))
+      continue;
+    rescue_free(l->val);
+    rescue_free(l->policy);
+    l->val = v;
+    l->how = HOW_POLICY;
+    l->from = k->name;
+    if (!(l->policy = rescue_strdup(SEG_POLICY)))
+      return nomem(c->st);
+  }
+  return 0;
+}
+
 /* Build the leaves of row position p (1-based): baseline, then the decisions in force. */
 static int row_state(cur *c, int p, int64_t skip_decision) {
   sqlite3_stmt *s;
@@ -860,6 +981,8 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
         k->row = k->vs.rows[j];
         k->version = k->vs.versions[j];
       }
+    if (k->row && (rc = as_gold(c, k, p)))
+      return rc;
   }
   if (!(s = rescue_store_stmt(c->st, "curate_gold")))
     return rescue_store_err(c->st)->code;
@@ -882,6 +1005,8 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
       return rescue_store_sqlerr(c->st, "reading gold");
   }
   rc = base ? baseline_gold(c, base_id, base, policy, at) : baseline_votes(c);
+  if (!rc && !base)
+    rc = seg_values(c);
   rescue_free(base);
   rescue_free(policy);
   rescue_free(at);
@@ -1707,6 +1832,12 @@ static int decide_one(rescue_store *st, int64_t lead_id, const char *lead,
                        d->field ? d->field : "");
     goto end;
   }
+  if (strcmp(tok[0], "row_index") == 0) {
+    rc = rescue_seterr(err, RESCUE_EBADINPUT,
+                       "row_index is the row's position in the gold row set (%d), not a decision",
+                       d->row);
+    goto end;
+  }
   if ((rc = row_state(&c, d->row, 0)))
     goto end;
   if (!known_path(&c, path.s, tok, n)) {
@@ -1782,16 +1913,68 @@ end:
   return rc;
 }
 
+/*
+** Write a gold version of every row of c's sample that has none and nothing undecided
+** (values agreed by all coders), inside the caller's transaction; *written counts them.
+*/
+static int gold_complete(cur *c, const char *now, int *written) {
+  int p, i, rc = 0;
+  for (p = 1; p <= c->gv.n && !rc; p++) {
+    int64_t vid = 0;
+    if ((rc = row_state(c, p, 0)) || c->gold_id || !c->n)
+      continue;
+    for (i = 0; i < c->n && c->lv[i].how != HOW_UNDECIDED; i++)
+      ;
+    if (i == c->n && !(rc = write_gold(c, p, now, &vid)) && vid)
+      ++*written;
+  }
+  return rc;
+}
+
+/* gold_complete for sample_id in its own cur. */
+static int gold_complete_sample(rescue_store *st, const char *sample_id, const char *now,
+                                int *written) {
+  cur c;
+  int rc = cur_open(&c, st, sample_id);
+  if (!rc)
+    rc = gold_complete(&c, now, written);
+  cur_free(&c);
+  return rc;
+}
+
+/* Log decision d by lead in the audit log (inside the caller's transaction). */
+static int log_decision(rescue_store *st, const char *lead, const rescue_curate_decision *d) {
+  rescue_audit_entry e = {0};
+  rescue_buf detail = RESCUE_BUF_INIT;
+  int rc;
+  rescue_buf_printf(&detail, "%s row %d %s: ", d->sample_id, d->row, d->field ? d->field : "");
+  if (d->op == RESCUE_CURATE_TAKE)
+    rescue_buf_printf(&detail, "take %s", d->take ? d->take : "");
+  else if (d->op == RESCUE_CURATE_VALUE)
+    rescue_buf_printf(&detail, "value %.*s", (int)(d->value_len > 200 ? 200 : d->value_len),
+                      d->value ? d->value : "");
+  else
+    rescue_buf_puts(&detail, "undo");
+  e.action = "curate";
+  e.annotator = lead;
+  e.detail = detail.s;
+  rc = rescue_buf_ok(&detail) ? rescue_audit_write(st, &e) : nomem(st);
+  rescue_buf_clear(&detail);
+  return rc;
+}
+
 int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate_decision *d,
                          rescue_curate_outcome *out) {
   int64_t lead_id;
   char now[32];
-  int rc;
+  int rc, written = 0;
   memset(out, 0, sizeof *out);
   if ((rc = lead_of(st, lead, &lead_id)) || (rc = rescue_store_begin(st)))
     return rc;
   rescue_now_iso(now);
-  if ((rc = decide_one(st, lead_id, lead, d, now, out))) {
+  if ((rc = decide_one(st, lead_id, lead, d, now, out)) ||
+      (rc = gold_complete_sample(st, d->sample_id, now, &written)) ||
+      (rc = log_decision(st, lead, d))) {
     rescue_store_rollback(st);
     return rc;
   }
@@ -1827,10 +2010,25 @@ int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *s
     memset(&c, 0, sizeof c);
     if (!name)
       return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    rc = rescue_gold_segmentation_set(st, sample_id, name, NULL, 0, &waits, &why);
+    char now[32];
+    int written = 0;
+    rescue_now_iso(now);
+    if (!name)
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    if ((rc = rescue_store_begin(st)))
+      goto seg_end;
+    rc = rescue_gold_segmentation_set_by(st, sample_id, name, NULL, 0, lead, &waits, &why);
     if (!rc && waits)
       rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT, "%s",
                          why.s ? why.s : "no gold segmentation");
+    /* rows every coder agrees on get their gold now: nothing is left to decide there */
+    if (!rc)
+      rc = gold_complete_sample(st, sample_id, now, &written);
+    if (rc)
+      rescue_store_rollback(st);
+    else
+      rc = rescue_store_commit(st);
+  seg_end:
     rescue_free(name);
     rescue_buf_clear(&why);
     return rc;
@@ -1842,6 +2040,30 @@ end:
 
 /* ---- the provenance of gold a policy wrote (curate_int.h) ---- */
 
+/* Whose segmentation the chosen gold row set of row_id's sample is into *who (0: none). */
+static int row_segmenter(rescue_store *st, int64_t row_id, int64_t *who) {
+  sqlite3_stmt *s = rescue_store_stmt(st, "curate_sample_of_row");
+  char *sid = NULL;
+  int64_t ref, rs;
+  int rc;
+  *who = 0;
+  if (!s)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(s, ":row_id", row_id);
+  if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    sid = dup_col(s, 0);
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW)
+    return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading a row's sample");
+  rc = sid ? rescue_sample_ref(st, sid, &ref) : nomem(st);
+  if (!rc && (rc = rescue_gold_rowset(st, ref, &rs, who)) > 0)
+    rc = 0;
+  else if (!rc)
+    *who = 0;
+  rescue_free(sid);
+  return rc;
+}
+
 int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_t row_id,
                                     const rescue_jnode *gold, const rescue_jnode *const *rows,
                                     int n, const char *policy, int64_t lead_id) {
@@ -1851,8 +2073,11 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
   const rescue_jnode *m;
   char now[32];
   int rc = 0;
+  int64_t segmenter = 0;
   if (!dq || !ins)
     return rescue_store_err(st)->code;
+  if ((rc = row_segmenter(st, row_id, &segmenter)))
+    return rc;
   rescue_now_iso(now);
   for (m = gold->child; m && !rc; m = m->next) {
     char *g = canon(m), *at = NULL;
@@ -1878,6 +2103,10 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
     }
     if (!did && agreed)
       how = "agreed";
+    if (!did && segmenter && seg_field(m->key)) {
+      how = "policy";
+      take = segmenter;
+    }
     rescue_buf_reset(&path);
     rescue_buf_putc(&path, '/');
     put_token(&path, m->key);
@@ -1888,12 +2117,12 @@ int rescue_curate_policy_provenance(rescue_store *st, int64_t version_id, int64_
       rescue_bind_int(ins, ":version_id", version_id);
       rescue_bind_text(ins, ":path", path.s, -1);
       rescue_bind_text(ins, ":how", how, -1);
-      rescue_bind_text(ins, ":policy", policy_how ? policy : NULL, -1);
+      rescue_bind_text(ins, ":policy", policy_how ? (take ? SEG_POLICY : policy) : NULL, -1);
       if (take)
         rescue_bind_int(ins, ":coder_id", take);
       else
         rescue_bind_null(ins, ":coder_id");
-      if (did || (policy_how && lead_id))
+      if (did || (policy_how && lead_id && !take))
         rescue_bind_int(ins, ":decided_by", did ? lead : lead_id);
       else
         rescue_bind_null(ins, ":decided_by");

@@ -342,6 +342,12 @@ static int load_coders(rescue_store *st, const char *const *coders, int n_coders
 int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const char *from,
                                  const char *const *coders, int n_coders, int *waits,
                                  rescue_buf *why) {
+  return rescue_gold_segmentation_set_by(st, sample_id, from, coders, n_coders, NULL, waits, why);
+}
+
+int rescue_gold_segmentation_set_by(rescue_store *st, const char *sample_id, const char *from,
+                                    const char *const *coders, int n_coders, const char *lead,
+                                    int *waits, rescue_buf *why) {
   int64_t ref, *ids = NULL;
   rescue_buf none = RESCUE_BUF_INIT;
   char **names = NULL;
@@ -359,6 +365,7 @@ int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const 
     char detail[300];
     snprintf(detail, sizeof detail, "gold segmentation of '%s': %s", sample_id, from);
     e.action = "adjudicate";
+    e.annotator = lead;
     e.detail = detail;
     rc = rescue_audit_write(st, &e);
   }

@@ -33,8 +33,8 @@ typedef struct rescue_curate_value {
 /* Where a gold value came from. */
 typedef struct rescue_curate_prov {
   char *how;    /* agreed | policy | taken | edited | undecided */
-  char *policy; /* how = policy: its name */
-  char *from;   /* how = taken: the coder */
+  char *policy; /* how = policy: its name ("segmentation": times, speaker, text) */
+  char *from;   /* how = taken: the coder; policy "segmentation": whose segmentation */
   char *by;     /* taken, edited: the lead */
   char *at;     /* when (UTC ISO-8601); NULL when unknown */
 } rescue_curate_prov;
@@ -147,10 +147,12 @@ int rescue_curate_decide(rescue_store *st, const char *lead, const rescue_curate
 void rescue_curate_outcome_clear(rescue_curate_outcome *o);
 
 /*
-** Choose the gold row set of a sample: "draft" or a coder whose row set is the sample's
-** base row set (recorded in the audit log with the lead). A coder without a version of the
-** sample: RESCUE_EBADINPUT; one with a row set of their own: RESCUE_ECONFLICT (a gold
-** segmentation from another row set is made by adjudication, not here).
+** Choose the gold row set of a sample: "draft" or a coder's row set (their own split or
+** merged one included; rescue_gold_segmentation_set), recorded in the audit log with the
+** lead. Choosing the current one again keeps it. Either way every row with nothing
+** undecided and no gold yet gets a gold version (values agreed by all coders; times,
+** speaker and text from the chosen segmentation). A coder without a version of the
+** sample: RESCUE_EBADINPUT.
 */
 int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *sample_id,
                                const char *from);

@@ -16,7 +16,7 @@
 
 typedef struct rescue_audit_entry {
   const char *action;    /* "export", "import", "adjudicate", "draft", "pseudonyms", "status",
-                            "assign", "annotator", "split", "waive", "unwaive" */
+                            "assign", "annotator", "split", "waive", "unwaive", "curate" */
   const char *annotator; /* as given, or NULL */
   const char *command;   /* the command line; NULL: the handle's (rescue_store_set_audit) */
   const char *view;      /* or NULL */

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "rescue_edit.h"
 #include "serve.h"
 #include "testutil.h"
 
@@ -242,7 +243,149 @@ START_TEST(state_of_two_coders) {
   ck_assert_int_eq(s.rows[0].version, 1);
   rescue_curate_state_clear(&s);
   rescue_store_close(&st);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"),
+                   8); /* the rows both agree on */
+  drop_corpus();
+}
+END_TEST
+
+/* bob splits row `row` of his view in the middle of its times (the library's call). */
+static void split_bob(rescue_store *st, int row) {
+  rescue_view_sample vs;
+  rescue_resegment op = {.op = RESCUE_RESEG_SPLIT, .row = row};
+  int64_t bob;
+  ck_assert_int_eq(rescue_annotator_id(st, "bob", NULL, 0, &bob), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, SAMPLE, bob, &vs), 0);
+  op.base_version = vs.versions[row - 1];
+  op.at = (rescue_jget(vs.rows[row - 1], "start_time")->num +
+           rescue_jget(vs.rows[row - 1], "end_time")->num) /
+          2;
+  rescue_view_sample_clear(&vs);
+  ck_assert_msg(rescue_sample_resegment(st, SAMPLE, bob, &op, NULL, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+}
+
+/*
+** bob splits row 3 and the lead chooses his row set: the rows after the split are no
+** disagreement (row_index is the gold position, the evidence rows of row 7, now 8, are
+** the same rows for both coders) and row_index is no decision.
+*/
+START_TEST(split_is_no_disagreement) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  const rescue_curate_value_set *v;
+  rescue_curate_outcome o;
+  rescue_curate_decision d = {.sample_id = SAMPLE,
+                              .row = 8,
+                              .field = "row_index",
+                              .op = RESCUE_CURATE_VALUE,
+                              .value = "8",
+                              .value_len = 1,
+                              .base_version = -1};
+  int p;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  split_bob(st, 3);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "bob") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_msg(rescue_curate_load(st, SAMPLE, &s) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(s.n_rows, 10);
+  for (p = 1; p <= s.n_rows; p++) {
+    v = value_at(&s, p, "/row_index");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_msg(v->decided && !v->differ, "row %d: row_index offered", p);
+    ck_assert_int_eq(atoi(v->gold), p);
+    if (p >= 5)
+      ck_assert_msg(s.rows[p - 1].undecided == 0, "row %d: %d undecided", p,
+                    s.rows[p - 1].undecided);
+  }
+  v = value_at(&s, 8, "/relation_pattern_evidence_rows");
+  ck_assert(v->decided && !v->differ);
+  ck_assert_str_eq(v->values[0].value, "[7, 8]");
+  ck_assert_str_eq(v->gold, "[7, 8]");
+  rescue_curate_state_clear(&s);
+  ck_assert_int_eq(rescue_curate_decide(st, "lea", &d, &o), RESCUE_EBADINPUT);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "position in the gold row set"));
+  rescue_curate_outcome_clear(&o);
+  /* the split row's times are bob's, from his segmentation, in curation and after a policy */
+  for (p = 0; p < 2; p++) {
+    if (p) {
+      rescue_store_close(&st);
+      ck_assert_int_eq(tu_rescue(NULL, NULL, "adjudicate", db, "--policy", "majority", NULL), 0);
+      ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+    }
+    ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+    v = value_at(&s, 3, "/end_time");
+    ck_assert_msg(strcmp(v->prov.how, "policy") == 0 && v->prov.policy &&
+                      strcmp(v->prov.policy, "segmentation") == 0 && v->prov.from &&
+                      strcmp(v->prov.from, "bob") == 0,
+                  "end_time of the split row (%s): %s %s %s", p ? "after majority" : "curation",
+                  v->prov.how, v->prov.policy ? v->prov.policy : "-",
+                  v->prov.from ? v->prov.from : "-");
+    ck_assert_str_eq(value_at(&s, 2, "/start_time")->prov.policy, "segmentation");
+    rescue_curate_state_clear(&s);
+  }
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
+/* The line of `rescue log` holding what, which must name who (1), or 0 without such a line. */
+static int logged_by(const char *what, const char *who) {
+  char *out = NULL, *line, *save = NULL;
+  int found = 0;
+  ck_assert_int_eq(tu_rescue(&out, NULL, "log", db, NULL), 0);
+  for (line = strtok_r(out, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save))
+    if (strstr(line, what)) {
+      ck_assert_msg(strstr(line, who) != NULL, "logged without %s: %s", who, line);
+      found = 1;
+    }
+  free(out);
+  return found;
+}
+
+/*
+** Rows every coder agrees on get gold when the lead keeps the segmentation (twice: the
+** second writes nothing new) or after any decision, with provenance "agreed".
+*/
+START_TEST(agreed_rows_get_gold) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  rescue_curate_outcome o;
+  rescue_curate_decision d = {.sample_id = SAMPLE,
+                              .row = 1,
+                              .field = "utterance_type",
+                              .op = RESCUE_CURATE_TAKE,
+                              .take = "bob",
+                              .base_version = -1};
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "draft") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "ann") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  ck_assert_int_eq(s.rows[0].gold_version, 0);
+  ck_assert_int_gt(s.rows[1].gold_version, 0);
+  ck_assert_str_eq(value_at(&s, 2, "/tone_of_voice")->prov.how, "agreed");
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  ck_assert(logged_by("gold segmentation of", "lea"));
+  drop_corpus();
+  /* without the segmentation step: the first decision writes the agreed rows' gold */
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(o.gold_version, 0);
+  rescue_curate_outcome_clear(&o);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  rescue_store_close(&st);
+  /* the log names the lead for the decision (and, above, the segmentation) */
+  ck_assert(logged_by("row 1 utterance_type: take bob", "lea"));
   drop_corpus();
 }
 END_TEST
@@ -504,7 +647,8 @@ START_TEST(api_statuses) {
   ck_assert(json_is_null(json_object_get(j, "gold_version")));
   json_decref(j);
   free(r.body);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"),
+                   8); /* the agreed rows, not row 1 */
   snprintf(body, sizeof body,
            "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
            "\"value\": \"clipped\"}",
@@ -533,7 +677,7 @@ START_TEST(api_statuses) {
                    1);
   ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE path = '/target' AND how = "
                          "'agreed'"),
-                   1);
+                   9); /* row 1 and the 8 rows agreed throughout */
 
   /* undo of the decision that completed the row: back to undecided, and its gold version
      is retired (kept in gold_retired), so gold matches the decisions again; on the
@@ -552,8 +696,8 @@ START_TEST(api_statuses) {
   json_decref(j);
   free(r.body);
   ck_assert_ptr_null(text_of(GOLD_OF(1)));
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
-  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance"), 0);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE how <> 'agreed'"), 0);
   ck_assert_int_eq(count("SELECT count(*) FROM gold_retired WHERE content LIKE "
                          "'%\"tone_of_voice\": \"clipped\"%' AND undo_id IS NOT NULL"),
                    1);
@@ -596,7 +740,7 @@ START_TEST(api_statuses) {
       gold, "\"body_posture\": [{\"person\": \"Maya\", \"description\": \"arms crossed\"}]"));
   ck_assert_ptr_nonnull(strstr(gold, "\"tone_of_voice\": \"tight\""));
   free(gold);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 2);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 10);
 
   /* the gold row set: ann's is the base one; carl has none; 403 for an annotator */
   r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"ann\"}");
@@ -900,6 +1044,8 @@ int main(void) {
   TCase *t = tcase_create("curate");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, state_of_two_coders);
+  tcase_add_test(t, split_is_no_disagreement);
+  tcase_add_test(t, agreed_rows_get_gold);
   tcase_add_test(t, api_statuses);
   tcase_add_test(t, cli_same_rules);
   tcase_add_test(t, cli_no_policy_rerun);

@@ -72,6 +72,7 @@ function provText(p, by) {
   const at = p.at ? ' ' + p.at.replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z?$/, '$1') : '';
   if (p.how === 'taken') return 'taken from ' + p.from + (p.by ? ' by ' + p.by : '') + at;
   if (p.how === 'edited') return 'edited by ' + (p.by || by || '?') + at;
+  if (p.how === 'policy' && p.policy === 'segmentation') return 'segmentation of ' + (p.from || '?');
   if (p.how === 'policy') return 'policy ' + (p.policy || '') + at;
   if (p.how === 'agreed') return 'agreed by all coders';
   return p.how;
@@ -112,11 +113,11 @@ export function progress() {
   for (const r of cur.state.rows) { values += r.values.length; undecided += r.undecided; goldRows += r.gold_version ? 1 : 0; }
   const bar = document.querySelector('#cur-progress .progress > span');
   bar.style.width = (values ? Math.round((100 * (values - undecided)) / values) : 0) + '%';
-  // a row nobody disagrees on gets no decision, hence no gold version from here
+  // a row nobody disagrees on gets its gold when the segmentation is chosen or kept (s, Enter)
   const quiet = cur.state.rows.filter((r) => !r.gold_version && !r.undecided).length;
   $('cur-progress-text').textContent = (values - undecided) + ' of ' + values + ' values decided, ' + undecided + ' undecided · ' +
     goldRows + ' of ' + cur.state.rows.length + ' rows gold' +
-    (!undecided && quiet ? ' (' + quiet + ' rows the coders agree on entirely: `rescue adjudicate --policy majority` writes their gold)' : '');
+    (!undecided && quiet ? ' (' + quiet + ' rows the coders agree on entirely: s, then Enter, keeps the segmentation and writes their gold)' : '');
   $('cur-progress').dataset.undecided = String(undecided);
 }
 

@@ -2,7 +2,8 @@
 // draft's) drawn as a lane on one time line, in SVG, one box per row coloured by speaker,
 // the lane whose rows are the gold row set now marked gold. A key 1..9 (the coder's
 // number, as in the grid's columns) or a click on a lane makes that row set gold (PUT
-// /api/curate/<id>/segmentation); Enter keeps the gold row set there is; s in the grid
+// /api/curate/<id>/segmentation); Enter keeps the gold row set there is (the same PUT,
+// which writes the gold of the rows every coder agrees on); s in the grid
 // comes back to this step.
 
 import { api } from './api.js';
@@ -57,7 +58,7 @@ function draw() {
 async function choose(i) {
   const l = cur.lanes[i];
   if (!l) return;
-  if (isGold(l)) { done(); return; }
+  // choosing the gold row set again keeps it: the PUT writes the gold of agreed rows
   $('cur-msg').textContent = 'choosing ' + l.name + "'s rows…";
   const r = await api('PUT', '/api/curate/' + encPath(cur.id) + '/segmentation', { from: l.name });
   if (r.status !== 200) {
@@ -89,6 +90,6 @@ document.addEventListener('keydown', (ev) => {
   if (cur.step === 'grid' && k === 's' && !(a && /^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName))) { ev.preventDefault(); showSeg(done); return; }
   if (cur.step !== 'seg') return;
   if (k >= '1' && k <= '9') { ev.preventDefault(); choose(Number(k) - 1); }
-  else if (k === 'Enter') { ev.preventDefault(); done(); }
+  else if (k === 'Enter') { ev.preventDefault(); const g = cur.lanes.findIndex(isGold); if (g >= 0) choose(g); else done(); }
   else if (k === 'q') { ev.preventDefault(); location.hash = '#/curate'; }
 });
