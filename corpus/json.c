@@ -636,7 +636,7 @@ void rescue_jposition(const char *text, size_t len, size_t offset, long *line, l
 
 void rescue_jwrite_string(rescue_buf *b, const char *s, size_t len) {
   static const char hex[] = "0123456789abcdef";
-  const char *p = s, *end = s + len;
+  const char *p = s, *end = len ? s + len : s; /* s may be NULL when len is 0 */
   if (rescue_buf_grow(b, len + 2))
     return;
   rescue_buf_putc(b, '"');

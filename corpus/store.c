@@ -963,7 +963,7 @@ int rescue_annotator_lookup(rescue_store *st, const char *name, int64_t *id, con
 }
 
 int rescue_view_parse(rescue_store *st, const char *spec, rescue_view *out) {
-  out->annotator_id = 0;
+  memset(out, 0, sizeof *out); /* base and rowset_id too: callers set only what they need */
   if (!spec || strcmp(spec, "corpus") == 0) {
     out->kind = RESCUE_VIEW_CORPUS;
     return 0;
