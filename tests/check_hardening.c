@@ -499,18 +499,9 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("hardening");
   TCase *tc = tcase_create("hardening");
-  rescue_synth_opts o;
-  rescue_error e = RESCUE_ERROR_INIT;
-  static char tmpl[] = "/tmp/rescue-hard-XXXXXX";
-  rescue_media_quiet();
-  media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */
+  media_dir = tu_make_media("hard", 0, "src.mp4", NULL);
   if (!media_dir)
     return 1;
-  rescue_synth_defaults(&o);
-  if (rescue_synth_media(tu_path(media_dir, "src.mp4"), &o, &e)) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_media_add_special_files);
   tcase_add_test(tc, test_map_probes_once);
@@ -522,9 +513,5 @@ int main(void) {
   tcase_add_test(tc, test_tsv_bom_header);
   tcase_add_test(tc, test_force_refuses_foreign_files);
   suite_add_tcase(s, tc);
-  {
-    int rc = tu_run_suite(s);
-    rescue_remove_tree(media_dir);
-    return rc;
-  }
+  return tu_run_media_suite(s, media_dir); /* and removes the generated sources */
 }

@@ -326,26 +326,9 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("media");
   TCase *tc = tcase_create("media");
-  rescue_synth_opts o;
-  rescue_error e = RESCUE_ERROR_INIT;
-  static char tmpl[] = "/tmp/rescue-media-XXXXXX";
-  rescue_media_quiet();
-  media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */
+  media_dir = tu_make_media("media", 0, "src.mp4", "src.mkv", "src.ts", "voice.m4a", NULL);
   if (!media_dir)
     return 1;
-  rescue_synth_defaults(&o);
-  if (rescue_synth_media(tu_path(media_dir, "src.mp4"), &o, &e) ||
-      rescue_synth_media(tu_path(media_dir, "src.mkv"), &o, &e) ||
-      (o.start_offset = 10, rescue_synth_media(tu_path(media_dir, "src.ts"), &o, &e))) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
-  o.width = 0;
-  o.start_offset = 0;
-  if (rescue_synth_media(tu_path(media_dir, "voice.m4a"), &o, &e)) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_probe);
   tcase_add_test(tc, test_fingerprint);
@@ -353,5 +336,5 @@ int main(void) {
   tcase_add_test(tc, test_map);
   tcase_add_test(tc, test_media_root_moves);
   suite_add_tcase(s, tc);
-  return tu_run_suite(s);
+  return tu_run_media_suite(s, media_dir); /* and removes the generated sources */
 }

@@ -64,6 +64,18 @@ void tu_link_media(const char *db, const char *video, const char *sample, const 
 /* ffprobe's container duration of a media file, in seconds (-1 when it prints none). */
 double tu_ffprobe_duration(const char *path);
 
+/*
+** A suite's test media, made in main() before its tests run (Check's asserts work only
+** inside tests), with libav's messages quieted (rescue_media_quiet): a new folder
+** /tmp/rescue-<tag>-XXXXXX and in it the synthesizer's default source (rescue_synth_media)
+** written as each name of the NULL-terminated list: a ".ts" name starting 10 s in, a ".m4a"
+** one sound only. threads: the encoder's (0: automatic). The folder (tu_run_media_suite
+** removes and frees it), or NULL with the reason on stderr.
+*/
+char *tu_make_media(const char *tag, int threads, ...);
+/* tu_run_suite, then the tu_make_media folder removed with all it holds, and freed. */
+int tu_run_media_suite(Suite *s, char *media_dir);
+
 /* Run a suite and return the process exit status for main(). */
 int tu_run_suite(Suite *s);
 /*
