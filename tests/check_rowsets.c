@@ -111,42 +111,38 @@ static void consecutive(int64_t who) {
   rescue_view_sample_clear(&L);
 }
 
-static int do_split(int64_t who, int row, double at) {
+/*
+** Resegment who's view: split row `row` (at `at`, or mid-row when at <= 0) or merge it
+** with the next one, on the versions the view shows; the view's row count after.
+*/
+static int reseg(int64_t who, rescue_reseg_op kind, int row, double at) {
   rescue_view_sample L;
   rescue_resegment op;
   int n = 0;
   int64_t v = 0;
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
   memset(&op, 0, sizeof op);
-  op.op = RESCUE_RESEG_SPLIT;
+  op.op = kind;
   op.row = row;
   op.base_version = L.versions[row - 1];
-  op.at = at > 0 ? at
-                 : (rescue_jget(L.rows[row - 1], "start_time")->num +
-                    rescue_jget(L.rows[row - 1], "end_time")->num) /
-                       2;
+  if (kind == RESCUE_RESEG_MERGE)
+    op.next_version = L.versions[row];
+  else
+    op.at = at > 0 ? at
+                   : (rescue_jget(L.rows[row - 1], "start_time")->num +
+                      rescue_jget(L.rows[row - 1], "end_time")->num) /
+                         2;
   rescue_view_sample_clear(&L);
   ck_assert_msg(rescue_sample_resegment(st, COUPLE, who, &op, &n, &v) == 0, "%s",
                 rescue_store_errmsg(st));
   return n;
 }
 
-static int do_merge(int64_t who, int row) {
-  rescue_view_sample L;
-  rescue_resegment op;
-  int n = 0;
-  int64_t v = 0;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  memset(&op, 0, sizeof op);
-  op.op = RESCUE_RESEG_MERGE;
-  op.row = row;
-  op.base_version = L.versions[row - 1];
-  op.next_version = L.versions[row];
-  rescue_view_sample_clear(&L);
-  ck_assert_msg(rescue_sample_resegment(st, COUPLE, who, &op, &n, &v) == 0, "%s",
-                rescue_store_errmsg(st));
-  return n;
+static int do_split(int64_t who, int row, double at) {
+  return reseg(who, RESCUE_RESEG_SPLIT, row, at);
 }
+
+static int do_merge(int64_t who, int row) { return reseg(who, RESCUE_RESEG_MERGE, row, 0); }
 
 /* Save row `pos` of who's view with member key set to the raw JSON val; the new version. */
 static int64_t save_member(int64_t who, int pos, const char *key, const char *val) {

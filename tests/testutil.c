@@ -337,3 +337,20 @@ int tu_run_media_suite(Suite *s, char *media_dir) {
   free(media_dir);
   return rc;
 }
+
+void tu_snapshot(const char *db, char *copy, size_t n) {
+  size_t len;
+  char *bytes = tu_read(db, &len);
+  ck_assert_msg((size_t)snprintf(copy, n, "%s.before", db) < n, "path too long: %s", db);
+  ck_assert_ptr_nonnull(bytes);
+  tu_write_n(copy, bytes, len);
+  free(bytes);
+}
+
+char *tu_run_err(int want, const char *const *argv) {
+  char *out = NULL, *err = NULL;
+  int rc = tu_rescue_argv(argv, &out, &err);
+  ck_assert_msg(rc == want, "exit %d (want %d): %s%s", rc, want, out, err);
+  free(out);
+  return err;
+}

@@ -27,6 +27,9 @@ void tu_write_n(const char *path, const void *data, size_t len);
 int tu_same_corpus_except_log(const char *a, const char *b);
 /* 1 when the two files have the same bytes. */
 int tu_same_file(const char *a, const char *b);
+/* A copy of the store file at "<db>.before" (its path in copy), to compare after a refused
+   command. */
+void tu_snapshot(const char *db, char *copy, size_t n);
 
 /*
 ** The CLI tu_rescue runs: the shipped `rescue` (RESCUE_BIN) unless a suite sets it, before
@@ -41,6 +44,8 @@ extern const char *tu_rescue_bin;
 */
 int tu_rescue(char **out, char **err, ...);
 int tu_rescue_argv(const char *const *argv, char **out, char **err);
+/* Run tu_rescue_bin with argv, expecting exit status want; returns stderr (caller frees). */
+char *tu_run_err(int want, const char *const *argv);
 
 /* The fixtures folder; exits the suite with 77 (skip) when absent, or fails under
 ** RESCUE_REQUIRE_FIXTURES=1. */
