@@ -428,8 +428,8 @@ static char *latest_refs(int pos) {
   return r;
 }
 
-/* R13 findings of who's view (what the page's lint shows). */
-static int r13_count(int64_t who) {
+/* Findings of rule `rule` in who's view (what the page's lint shows). */
+static int view_rule_count(int64_t who, int rule) {
   rescue_view_sample L;
   rescue_lint_result lr;
   int i, n = 0;
@@ -437,7 +437,7 @@ static int r13_count(int64_t who) {
   memset(&lr, 0, sizeof lr);
   ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
   for (i = 0; i < lr.n; i++)
-    n += lr.findings[i].rule == 13;
+    n += lr.findings[i].rule == rule;
   rescue_lint_result_clear(&lr);
   rescue_view_sample_clear(&L);
   return n;
@@ -477,7 +477,7 @@ START_TEST(test_references_follow_rows) {
   REFS(ann, 3, "[1, 2, 3]");
   REFS(ann, 8, "[4, 6]");
   consecutive(ann);
-  ck_assert_int_eq(r13_count(ann), 0);
+  ck_assert_int_eq(view_rule_count(ann, 13), 0);
   /* bob: his view, his references and his lint exactly as before */
   look(bob, &b1);
   ck_assert_str_eq(b1.json, b0.json);
@@ -485,7 +485,7 @@ START_TEST(test_references_follow_rows) {
   ck_assert_int_eq(b1.warnings, b0.warnings);
   REFS(bob, 9, "[2, 3, 7]");
   REFS(bob, 3, "[1, 2, 3]");
-  ck_assert_int_eq(r13_count(bob), 0);
+  ck_assert_int_eq(view_rule_count(bob, 13), 0);
   /* the base row set still reads ann's version in its own positions */
   r = latest_refs(9);
   ck_assert_str_eq(r, "[4, 5, 7]");
@@ -510,7 +510,7 @@ START_TEST(test_reference_to_removed_row) {
   size_t a, b;
   int i, found = 0;
   save_member(ann, 3, EVIDENCE, "[1, 2]");
-  ck_assert_int_eq(r13_count(ann), 0);
+  ck_assert_int_eq(view_rule_count(ann, 13), 0);
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0); /* the draft's rows */
   a = L.rows[1]->offset;
   b = L.rows[2]->offset;
@@ -530,7 +530,7 @@ START_TEST(test_reference_to_removed_row) {
   }
   /* ann's row 2 is her version of the old row 3: row 1 followed, row 2 gone */
   REFS(ann, 2, "[1]");
-  ck_assert_int_eq(r13_count(ann), 1);
+  ck_assert_int_eq(view_rule_count(ann, 13), 1);
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
   memset(&lr, 0, sizeof lr);
   ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
@@ -554,25 +554,17 @@ START_TEST(test_reference_to_removed_row) {
   ck_assert_int_eq(found, 1);
   rescue_lint_result_clear(&lr);
   /* bob has no reference to the removed row */
-  ck_assert_int_eq(r13_count(bob), 0);
+  ck_assert_int_eq(view_rule_count(bob, 13), 0);
   free(dir);
 }
 END_TEST
 
 /* Findings of rule `rule` in who's view: the page's lint and `rescue lint --view`. */
 static int rule_count(int64_t who, int rule) {
-  rescue_view_sample L;
   rescue_lint_result lr;
   rescue_lint_opts o;
   char view[64];
-  int i, n = 0, m = 0;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  memset(&lr, 0, sizeof lr);
-  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
-  for (i = 0; i < lr.n; i++)
-    n += lr.findings[i].rule == rule;
-  rescue_lint_result_clear(&lr);
-  rescue_view_sample_clear(&L);
+  int i, n = view_rule_count(who, rule), m = 0;
   memset(&o, 0, sizeof o);
   snprintf(view, sizeof view, "annotator:%s", who == ann ? "ann" : "bob");
   ck_assert_int_eq(rescue_view_parse(st, view, &o.view), 0);
