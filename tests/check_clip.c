@@ -781,27 +781,9 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("clip");
   TCase *tc = tcase_create("clip");
-  rescue_synth_opts o;
-  rescue_error e = RESCUE_ERROR_INIT;
-  static char tmpl[] = "/tmp/rescue-clip-XXXXXX";
-  rescue_media_quiet();
-  media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */
+  media_dir = tu_make_media("clip", 1, "src.mp4", "src.mkv", "src.ts", "voice.m4a", NULL);
   if (!media_dir)
     return 1;
-  rescue_synth_defaults(&o);
-  o.threads = 1;
-  if (rescue_synth_media(tu_path(media_dir, "src.mp4"), &o, &e) ||
-      rescue_synth_media(tu_path(media_dir, "src.mkv"), &o, &e) ||
-      (o.start_offset = 10, rescue_synth_media(tu_path(media_dir, "src.ts"), &o, &e))) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
-  o.width = 0;
-  o.start_offset = 0;
-  if (rescue_synth_media(tu_path(media_dir, "voice.m4a"), &o, &e)) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_copy_mp4_with_span);
   tcase_add_test(tc, test_copy_mkv_and_ts);
@@ -817,12 +799,5 @@ int main(void) {
   tcase_add_test(tc, test_manifest_merge_bytes);
   tcase_add_test(tc, test_clips_name_rows);
   suite_add_tcase(s, tc);
-  {
-    int failed = tu_run_suite(s);
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", media_dir); /* the generated sources */
-    if (system(cmd) != 0)
-      fprintf(stderr, "could not remove %s\n", media_dir);
-    return failed;
-  }
+  return tu_run_media_suite(s, media_dir); /* and removes the generated sources */
 }

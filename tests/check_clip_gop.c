@@ -724,9 +724,7 @@ static int make_ffmpeg(const char *name, const char *args) {
 int main(void) {
   Suite *s = suite_create("clip_gop");
   TCase *tc = tcase_create("gop");
-  static char tmpl[] = "/tmp/rescue-clipgop-XXXXXX";
-  rescue_media_quiet();
-  media_dir = mkdtemp(tmpl);
+  media_dir = tu_make_media("clipgop", 0, NULL);
   if (!media_dir)
     return 1;
   if (make_synth("g1.mp4", 150, 25) || make_synth("g2.mp4", 150, 50) ||
@@ -779,12 +777,5 @@ int main(void) {
   tcase_add_test(tc, test_long_sample);
   tcase_add_test(tc, test_concurrent_runs_and_leftovers);
   suite_add_tcase(s, tc);
-  {
-    int failed = tu_run_suite(s);
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", media_dir); /* the generated sources */
-    if (system(cmd) != 0)
-      fprintf(stderr, "could not remove %s\n", media_dir);
-    return failed;
-  }
+  return tu_run_media_suite(s, media_dir); /* and removes the generated sources */
 }

@@ -9,19 +9,16 @@
 ** the coders' comments in the state, the queue's counts equal to the state's, an undo that
 ** reopens a row retiring its gold, and a part decision kept by a later policy run.
 */
-#include <arpa/inet.h>
 #include <jansson.h>
-#include <netinet/in.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "rescue_edit.h"
 #include "serve.h"
 #include "testutil.h"
+#include "testutil_http.h"
 
 #define SAMPLE "maya_and_daniel/001_s01e01_segment01"
 #define CPATH "/api/curate/" SAMPLE
@@ -69,6 +66,12 @@ static void add(const char *name, const char *role, char tok[65]) {
   rescue_store_close(&st);
 }
 
+/* `rescue import <db> dir/file --annotator who`, which must succeed. */
+static void import_as(const char *file, const char *who) {
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, file), "--annotator", who, NULL), 0);
+}
+
 /*
 ** ann and bob differ on row 1 in utterance_type, tone_of_voice and the intensity of Maya's
 ** internal emotion (its description they share); every other value they share. carl is
@@ -92,18 +95,33 @@ static void make_corpus(void) {
   add("lea", "lead", tok_lea);
   variant("ann.jsonl", ann, 2);
   variant("bob.jsonl", bob, 4);
-  ck_assert_int_eq(
-      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "ann", NULL),
-      0);
-  ck_assert_int_eq(
-      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "bob", NULL),
-      0);
+  import_as("ann.jsonl", "ann");
+  import_as("bob.jsonl", "bob");
 }
 
 static void drop_corpus(void) {
   free(db);
   free(dir);
   db = dir = NULL;
+}
+
+/* A copy of the corpus file, its path in copy, to compare with after a refused command. */
+static void copy_corpus(char *copy, size_t n) {
+  size_t len;
+  char *bytes = tu_read(db, &len);
+  ck_assert_ptr_nonnull(bytes);
+  snprintf(copy, n, "%s.copy", db);
+  tu_write_n(copy, bytes, len);
+  free(bytes);
+}
+
+/* The store opened on the corpus (caller closes) and SAMPLE's state in *s (caller clears). */
+static rescue_store *open_state(rescue_curate_state *s) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_msg(rescue_curate_load(st, SAMPLE, s) == 0, "%s", rescue_store_errmsg(st));
+  return st;
 }
 
 /* A count from the corpus. */
@@ -152,7 +170,6 @@ static const rescue_curate_value_set *value_at(const rescue_curate_state *s, int
 
 START_TEST(state_of_two_coders) {
   rescue_store *st = NULL;
-  rescue_error err = RESCUE_ERROR_INIT;
   rescue_curate_state s;
   const rescue_curate_value_set *v;
   int i, undecided = 0;
@@ -163,11 +180,8 @@ START_TEST(state_of_two_coders) {
   /* a model's draft is shown beside the people, marked, and never votes */
   add("gpt", "model", tok);
   variant("gpt.jsonl", gpt, 2);
-  ck_assert_int_eq(
-      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "gpt.jsonl"), "--annotator", "gpt", NULL),
-      0);
-  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
-  ck_assert_msg(rescue_curate_load(st, SAMPLE, &s) == 0, "%s", rescue_store_errmsg(st));
+  import_as("gpt.jsonl", "gpt");
+  st = open_state(&s);
   /* coders: the two people, the model, the draft, marked; carl annotated nothing */
   ck_assert_int_eq(s.n_coders, 4);
   ck_assert_str_eq(s.coders[0].name, "ann");
@@ -397,56 +411,24 @@ typedef struct resp {
   char *body;
 } resp;
 
-/* One request on a fresh connection; the body of the answer. */
+/* One request as tok on a fresh connection (tests/testutil_http.c); the body of the answer. */
 static resp http(int port, const char *method, const char *path, const char *tok,
                  const char *body) {
-  struct sockaddr_in a;
-  rescue_buf req = RESCUE_BUF_INIT, in = RESCUE_BUF_INIT;
-  resp r = {0};
-  char buf[65536], *sep;
-  size_t off = 0;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  rescue_buf_printf(&req,
-                    "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                    "Authorization: Bearer %s\r\n",
-                    method, path, tok);
-  if (body)
-    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n",
-                      strlen(body));
-  rescue_buf_puts(&req, "\r\n");
-  if (body)
-    rescue_buf_puts(&req, body);
-  while (off < req.len) {
-    ssize_t n = send(fd, req.s + off, req.len - off, MSG_NOSIGNAL);
-    if (n <= 0)
-      break;
-    off += (size_t)n;
-  }
-  for (;;) {
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n <= 0)
-      break;
-    rescue_buf_putn(&in, buf, (size_t)n);
-  }
-  close(fd);
-  rescue_buf_clear(&req);
-  ck_assert_msg(in.len > 12, "no response to %s %s", method, path);
-  r.status = atoi(in.s + 9);
-  sep = strstr(in.s, "\r\n\r\n");
-  ck_assert_ptr_nonnull(sep);
-  r.body = strdup(sep + 4);
-  rescue_buf_clear(&in);
+  tu_resp t = tu_http(port, method, path, tu_bearer(tok), body, body ? strlen(body) : 0);
+  resp r = {t.status, t.body};
+  free(t.head);
   return r;
 }
 
-#define expect(r, want)                                                                            \
-  ck_assert_msg((r).status == (want), "status %d, want %d: %s", (r).status, (want), (r).body)
+#define expect(r, want) TU_EXPECT(&(r), want)
+
+/* One request as tok whose status must be want; nothing kept of the answer. */
+static void call(int port, const char *method, const char *path, const char *tok, const char *body,
+                 int want) {
+  resp r = http(port, method, path, tok, body);
+  expect(r, want);
+  free(r.body);
+}
 
 /* The value object at path in row 1 of a state (or of {"state": ...}). */
 static json_t *row_value(json_t *j, const char *path) {
@@ -474,6 +456,25 @@ static resp decide(int port, const char *tok, const char *body, json_t **j) {
   return r;
 }
 
+/*
+** PUT {"base_version": ver, <fields>} on row 1 as tok; the status must be want. The parsed
+** answer (caller decrefs); its text in *text (caller frees) unless text is NULL.
+*/
+static json_t *decide_at(int port, const char *tok, long long ver, const char *fields, int want,
+                         char **text) {
+  char body[600];
+  json_t *j;
+  resp r;
+  snprintf(body, sizeof body, "{\"base_version\": %lld, %s}", ver, fields);
+  r = decide(port, tok, body, &j);
+  expect(r, want);
+  if (text)
+    *text = r.body;
+  else
+    free(r.body);
+  return j;
+}
+
 START_TEST(api_statuses) {
   rescue_server *srv = NULL;
   rescue_serve_opts so = {0};
@@ -481,7 +482,7 @@ START_TEST(api_statuses) {
   json_error_t je;
   json_t *j, *v;
   resp r;
-  char body[600], *gold;
+  char body[600], *gold, *text;
   long long ver, queue_values;
   int port;
   make_corpus();
@@ -491,9 +492,7 @@ START_TEST(api_statuses) {
   port = rescue_serve_port(srv);
 
   /* the queue: 403 for an annotator; the sample with its 3 undecided values for the lead */
-  r = http(port, "GET", "/api/curate", tok_ann, NULL);
-  expect(r, 403);
-  free(r.body);
+  call(port, "GET", "/api/curate", tok_ann, NULL, 403);
   r = http(port, "GET", "/api/curate?open=1", tok_lea, NULL);
   expect(r, 200);
   j = json_loads(r.body, 0, &je);
@@ -506,23 +505,15 @@ START_TEST(api_statuses) {
   free(r.body);
 
   /* the coders' comments on row 1 (bob's, then ann's), not the sample's nor row 2's */
-  r = http(port, "POST", "/api/samples/" SAMPLE "/comments", tok_bob,
-           "{\"text\": \"disclosure, she is opening up\", \"row\": 1}");
-  expect(r, 200);
-  free(r.body);
-  r = http(port, "POST", "/api/samples/" SAMPLE "/comments", tok_ann,
-           "{\"text\": \"sounds like an accusation to me\", \"row\": 1}");
-  expect(r, 200);
-  free(r.body);
-  r = http(port, "POST", "/api/samples/" SAMPLE "/comments", tok_ann,
-           "{\"text\": \"noisy audio\"}");
-  expect(r, 200);
-  free(r.body);
+  call(port, "POST", "/api/samples/" SAMPLE "/comments", tok_bob,
+       "{\"text\": \"disclosure, she is opening up\", \"row\": 1}", 200);
+  call(port, "POST", "/api/samples/" SAMPLE "/comments", tok_ann,
+       "{\"text\": \"sounds like an accusation to me\", \"row\": 1}", 200);
+  call(port, "POST", "/api/samples/" SAMPLE "/comments", tok_ann, "{\"text\": \"noisy audio\"}",
+       200);
 
   /* the sample: 403 for an annotator; each coder's value for the lead */
-  r = http(port, "GET", CPATH, tok_bob, NULL);
-  expect(r, 403);
-  free(r.body);
+  call(port, "GET", CPATH, tok_bob, NULL, 403);
   r = http(port, "GET", CPATH, tok_lea, NULL);
   expect(r, 200);
   j = json_loads(r.body, 0, &je);
@@ -549,73 +540,41 @@ START_TEST(api_statuses) {
   free(r.body);
 
   /* 403: an annotator may not decide */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
-           "\"take\": \"bob\"}",
-           ver);
-  r = decide(port, tok_ann, body, &j);
-  expect(r, 403);
-  json_decref(j);
-  free(r.body);
+  json_decref(
+      decide_at(port, tok_ann, ver, "\"field\": \"utterance_type\", \"take\": \"bob\"", 403, NULL));
 
   /* 400: an unknown field, an unknown item, a coder without a version, an unknown name */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"utterance_typo\", "
-           "\"take\": \"bob\"}",
-           ver);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 400);
-  ck_assert_ptr_nonnull(strstr(r.body, "has no field '/utterance_typo'"));
+  j = decide_at(port, tok_lea, ver, "\"field\": \"utterance_typo\", \"take\": \"bob\"", 400, &text);
+  ck_assert_ptr_nonnull(strstr(text, "has no field '/utterance_typo'"));
   json_decref(j);
-  free(r.body);
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": "
-           "\"/internal_emotion/Zed/intensity\", \"value\": 3}",
-           ver);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 400);
-  ck_assert_ptr_nonnull(strstr(r.body, "has no part"));
+  free(text);
+  j = decide_at(port, tok_lea, ver, "\"field\": \"/internal_emotion/Zed/intensity\", \"value\": 3",
+                400, &text);
+  ck_assert_ptr_nonnull(strstr(text, "has no part"));
   json_decref(j);
-  free(r.body);
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
-           "\"take\": \"carl\"}",
-           ver);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 400);
-  ck_assert_ptr_nonnull(strstr(r.body, "'carl' has no version of sample"));
+  free(text);
+  j = decide_at(port, tok_lea, ver, "\"field\": \"utterance_type\", \"take\": \"carl\"", 400,
+                &text);
+  ck_assert_ptr_nonnull(strstr(text, "'carl' has no version of sample"));
   json_decref(j);
-  free(r.body);
+  free(text);
 
   /* 400 with lint findings: an out-of-set label; a target holding the speaker */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
-           "\"value\": \"grumble\"}",
-           ver);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 400);
+  j = decide_at(port, tok_lea, ver, "\"field\": \"utterance_type\", \"value\": \"grumble\"", 400,
+                &text);
   ck_assert_int_gt((int)json_array_size(json_object_get(j, "findings")), 0);
-  ck_assert_ptr_nonnull(strstr(r.body, "R06"));
+  ck_assert_ptr_nonnull(strstr(text, "R06"));
   json_decref(j);
-  free(r.body);
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"target\", "
-           "\"value\": [\"Maya\"]}",
-           ver);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 400);
-  ck_assert_ptr_nonnull(strstr(r.body, "R05"));
+  free(text);
+  j = decide_at(port, tok_lea, ver, "\"field\": \"target\", \"value\": [\"Maya\"]", 400, &text);
+  ck_assert_ptr_nonnull(strstr(text, "R05"));
   json_decref(j);
-  free(r.body);
+  free(text);
   ck_assert_int_eq(count("SELECT count(*) FROM field_decision"), 0);
 
   /* 200: one part of a list item, taken from bob */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": "
-           "\"/internal_emotion/Maya/intensity\", \"take\": \"bob\"}",
-           ver);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 200);
+  j = decide_at(port, tok_lea, ver,
+                "\"field\": \"/internal_emotion/Maya/intensity\", \"take\": \"bob\"", 200, NULL);
   ck_assert(json_is_null(json_object_get(j, "gold_version")));
   v = row_value(j, "/internal_emotion/Maya/intensity");
   ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "provenance"), "from")),
@@ -623,41 +582,24 @@ START_TEST(api_statuses) {
   ck_assert_int_eq(json_integer_value(json_object_get(v, "gold")), 7);
   ck_assert_int_eq(row_version(j), ver + 1);
   json_decref(j);
-  free(r.body);
 
   /* 409: the version the lead saw is no longer the row's, with the newer state */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
-           "\"take\": \"bob\"}",
-           ver);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 409);
+  j = decide_at(port, tok_lea, ver, "\"field\": \"utterance_type\", \"take\": \"bob\"", 409, NULL);
   ck_assert_int_eq(row_version(j), ver + 1);
   json_decref(j);
-  free(r.body);
   ver++;
 
   /* the last two values: gold is written when the last one is decided, not before */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"utterance_type\", "
-           "\"take\": \"bob\"}",
-           ver++);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 200);
+  j = decide_at(port, tok_lea, ver++, "\"field\": \"utterance_type\", \"take\": \"bob\"", 200,
+                NULL);
   ck_assert(json_is_null(json_object_get(j, "gold_version")));
   json_decref(j);
-  free(r.body);
   ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"),
                    8); /* the agreed rows, not row 1 */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
-           "\"value\": \"clipped\"}",
-           ver++);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 200);
+  j = decide_at(port, tok_lea, ver++, "\"field\": \"tone_of_voice\", \"value\": \"clipped\"", 200,
+                NULL);
   ck_assert(json_is_integer(json_object_get(j, "gold_version")));
   json_decref(j);
-  free(r.body);
   ver++; /* the gold version */
   gold = text_of(GOLD_OF(1));
   ck_assert_ptr_nonnull(strstr(gold, "\"utterance_type\": \"disclosure\""));
@@ -682,19 +624,13 @@ START_TEST(api_statuses) {
   /* undo of the decision that completed the row: back to undecided, and its gold version
      is retired (kept in gold_retired), so gold matches the decisions again; on the
      previous main it stayed */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
-           "\"undo\": true}",
-           ver++);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 200);
+  j = decide_at(port, tok_lea, ver++, "\"field\": \"tone_of_voice\", \"undo\": true", 200, NULL);
   v = row_value(j, "/tone_of_voice");
   ck_assert(json_is_false(json_object_get(v, "decided")));
   ck_assert(json_is_null(json_object_get(
       json_array_get(json_object_get(json_object_get(j, "state"), "rows"), 0), "gold_version")));
   ck_assert_int_eq(row_version(j), ver); /* the version still grows */
   json_decref(j);
-  free(r.body);
   ck_assert_ptr_null(text_of(GOLD_OF(1)));
   ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
   ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE how <> 'agreed'"), 0);
@@ -702,39 +638,23 @@ START_TEST(api_statuses) {
                          "'%\"tone_of_voice\": \"clipped\"%' AND undo_id IS NOT NULL"),
                    1);
   /* a stale client (the version before the undo) is told so */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
-           "\"take\": \"ann\"}",
-           ver - 1);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 409);
-  json_decref(j);
-  free(r.body);
+  json_decref(decide_at(port, tok_lea, ver - 1, "\"field\": \"tone_of_voice\", \"take\": \"ann\"",
+                        409, NULL));
   /* taking ann's tone decides the row again: a new gold version at once */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": \"tone_of_voice\", "
-           "\"take\": \"ann\"}",
-           ver++);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 200);
+  j = decide_at(port, tok_lea, ver++, "\"field\": \"tone_of_voice\", \"take\": \"ann\"", 200, NULL);
   ck_assert(json_is_integer(json_object_get(j, "gold_version")));
   json_decref(j);
-  free(r.body);
   ver++;
   gold = text_of(GOLD_OF(1));
   ck_assert_ptr_nonnull(strstr(gold, "\"tone_of_voice\": \"tight\""));
   ck_assert_ptr_nonnull(strstr(gold, "\"utterance_type\": \"disclosure\""));
   free(gold);
   /* a row already gold: an edit of an agreed value writes a new gold version at once */
-  snprintf(body, sizeof body,
-           "{\"base_version\": %lld, \"field\": "
-           "\"/body_posture/Maya/description\", \"value\": \"arms crossed\"}",
-           ver++);
-  r = decide(port, tok_lea, body, &j);
-  expect(r, 200);
+  j = decide_at(port, tok_lea, ver++,
+                "\"field\": \"/body_posture/Maya/description\", \"value\": \"arms crossed\"", 200,
+                NULL);
   ck_assert(json_is_integer(json_object_get(j, "gold_version")));
   json_decref(j);
-  free(r.body);
   gold = text_of(GOLD_OF(1));
   ck_assert_ptr_nonnull(strstr(
       gold, "\"body_posture\": [{\"person\": \"Maya\", \"description\": \"arms crossed\"}]"));
@@ -743,15 +663,9 @@ START_TEST(api_statuses) {
   ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 10);
 
   /* the gold row set: ann's is the base one; carl has none; 403 for an annotator */
-  r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"ann\"}");
-  expect(r, 200);
-  free(r.body);
-  r = http(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"carl\"}");
-  expect(r, 400);
-  free(r.body);
-  r = http(port, "PUT", CPATH "/segmentation", tok_ann, "{\"from\": \"ann\"}");
-  expect(r, 403);
-  free(r.body);
+  call(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"ann\"}", 200);
+  call(port, "PUT", CPATH "/segmentation", tok_lea, "{\"from\": \"carl\"}", 400);
+  call(port, "PUT", CPATH "/segmentation", tok_ann, "{\"from\": \"ann\"}", 403);
   /* bob splits a row: his row set is no longer the base one (409) */
   r = http(port, "POST", "/api/samples/" SAMPLE "/segmentation", tok_bob,
            "{\"op\": \"split\", \"row\": 9, \"at\": 25.0, \"base_version\": 0}");
@@ -828,12 +742,8 @@ static int run_decide(const char *text, char **out, char **errs, const char *ext
 
 /* A refused file: exit 1, the message names line `line` and holds what; the store as it was. */
 static void refused(const char *text, int line, const char *what) {
-  char copy[4200], want[64], *bytes, *out = NULL, *errs = NULL;
-  size_t n;
-  bytes = tu_read(db, &n);
-  snprintf(copy, sizeof copy, "%s.copy", db);
-  tu_write_n(copy, bytes, n);
-  free(bytes);
+  char copy[4200], want[64], *out = NULL, *errs = NULL;
+  copy_corpus(copy, sizeof copy);
   ck_assert_int_eq(run_decide(text, &out, &errs, NULL), 1);
   snprintf(want, sizeof want, "decisions.jsonl:%d:", line);
   ck_assert_msg(strstr(errs, want) != NULL, "no '%s' in: %s", want, errs);
@@ -865,12 +775,8 @@ START_TEST(cli_same_rules) {
   refused(LINE(4, "\"field\": \"utterance_type\", \"value\": \"defense\""), 1, "R06");
   /* --dry-run writes nothing, the log included */
   {
-    char copy[4200], *bytes;
-    size_t n;
-    bytes = tu_read(db, &n);
-    snprintf(copy, sizeof copy, "%s.copy", db);
-    tu_write_n(copy, bytes, n);
-    free(bytes);
+    char copy[4200];
+    copy_corpus(copy, sizeof copy);
     ck_assert_int_eq(run_decide(ok, &out, &errs, "--dry-run"), 0);
     ck_assert_ptr_nonnull(strstr(out, "(dry run: nothing written) 1 decision by lea checked"));
     ck_assert(tu_same_file(db, copy));
@@ -923,12 +829,8 @@ START_TEST(cli_no_policy_rerun) {
   make_corpus();
   variant("lea.jsonl", lea, 2);
   /* ann and bob agree on row 1's type here: bob's file said disclosure, so re-import */
-  ck_assert_int_eq(
-      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "bob", NULL),
-      0);
-  ck_assert_int_eq(
-      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "lea.jsonl"), "--annotator", "lea", NULL),
-      0);
+  import_as("ann.jsonl", "bob");
+  import_as("lea.jsonl", "lea");
   ck_assert_int_eq(
       tu_rescue(&out, &errs, "adjudicate", db, "--policy", "lead", "--lead", "lea", NULL), 0);
   free(out);
@@ -955,12 +857,9 @@ START_TEST(cli_no_policy_rerun) {
                    10); /* the policy's 9 rows and row 2's new gold */
   /* and the curation state shows it; the decided tone as edited by lea */
   {
-    rescue_store *st = NULL;
-    rescue_error err = RESCUE_ERROR_INIT;
     rescue_curate_state s;
+    rescue_store *st = open_state(&s);
     const rescue_curate_value_set *v;
-    ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
-    ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
     v = value_at(&s, 1, "/utterance_type");
     ck_assert_str_eq(v->prov.how, "policy");
     ck_assert_str_eq(v->prov.policy, "lead");
@@ -986,9 +885,7 @@ END_TEST
 START_TEST(policy_keeps_part_decision) {
   char *out = NULL, *errs = NULL, *g;
   make_corpus();
-  ck_assert_int_eq(
-      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator", "carl", NULL),
-      0);
+  import_as("bob.jsonl", "carl");
   ck_assert_int_eq(run_decide(LINE(1, "\"field\": \"/internal_emotion/Maya/intensity\", "
                                       "\"take\": \"ann\""),
                               &out, &errs, NULL),
@@ -1007,12 +904,9 @@ START_TEST(policy_keeps_part_decision) {
   free(g);
   /* the curation state agrees: the part taken from ann by lea, nothing undecided */
   {
-    rescue_store *st = NULL;
-    rescue_error err = RESCUE_ERROR_INIT;
     rescue_curate_state s;
+    rescue_store *st = open_state(&s);
     const rescue_curate_value_set *v;
-    ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
-    ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
     v = value_at(&s, 1, "/internal_emotion/Maya/intensity");
     ck_assert_ptr_nonnull(v);
     ck_assert_str_eq(v->gold, "6");

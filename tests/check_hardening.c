@@ -22,25 +22,6 @@
 
 static char *media_dir; /* made once in main(): src.mp4 */
 
-/* A copy of the store file, to compare after a refused command. */
-static void snapshot(const char *db, char *copy, size_t n) {
-  size_t len;
-  char *bytes = tu_read(db, &len);
-  ck_assert_msg((size_t)snprintf(copy, n, "%s.before", db) < n, "path too long: %s", db);
-  ck_assert_ptr_nonnull(bytes);
-  tu_write_n(copy, bytes, len);
-  free(bytes);
-}
-
-/* Run `rescue` with argv, expecting exit status want; returns stderr (caller frees). */
-static char *run_err(int want, const char *const *argv) {
-  char *out = NULL, *err = NULL;
-  int rc = tu_rescue_argv(argv, &out, &err);
-  ck_assert_msg(rc == want, "exit %d (want %d): %s%s", rc, want, out, err);
-  free(out);
-  return err;
-}
-
 /* Make a listening-free Unix socket file at path. */
 static void make_socket(const char *path) {
   struct sockaddr_un a;
@@ -80,7 +61,7 @@ START_TEST(test_media_add_special_files) {
   snprintf(sock, sizeof sock, "/tmp/rescue-sock-%ld", (long)getpid());
   unlink(sock);
   make_socket(sock);
-  snapshot(db, copy, sizeof copy);
+  tu_snapshot(db, copy, sizeof copy);
   for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
     char video[4096];
     const char *argv[] = {"media", "add", db, video, "--sample", "g/x", NULL};
@@ -91,7 +72,7 @@ START_TEST(test_media_add_special_files) {
       snprintf(video, sizeof video, "%s", kinds[i].name);
     else
       snprintf(video, sizeof video, "%s", tu_path(dir, kinds[i].name));
-    err = run_err(1, argv);
+    err = tu_run_err(1, argv);
     ck_assert_msg(strstr(err, kinds[i].kind) && strstr(err, video), "%s: %s", kinds[i].kind, err);
     free(err);
     ck_assert_msg(tu_same_file(db, copy), "%s changed the store", kinds[i].kind);
@@ -101,13 +82,13 @@ START_TEST(test_media_add_special_files) {
       snprintf(line, sizeof line, "g/x\t%s\t\t\n", video);
       tu_write(tu_path(dir, "map.tsv"), line);
       margv[4] = tu_path(dir, "map.tsv");
-      err = run_err(1, margv);
+      err = tu_run_err(1, margv);
       ck_assert_msg(strstr(err, "map.tsv:1:5: ") && strstr(err, kinds[i].kind), "%s", err);
       free(err);
     }
     /* and as the map itself */
     margv[4] = video;
-    err = run_err(1, margv);
+    err = tu_run_err(1, margv);
     ck_assert_msg(strstr(err, kinds[i].kind), "map %s: %s", kinds[i].kind, err);
     free(err);
     ck_assert_msg(tu_same_file(db, copy), "%s changed the store", kinds[i].kind);
@@ -115,13 +96,13 @@ START_TEST(test_media_add_special_files) {
   /* import and init --scheme read files the same way */
   {
     const char *argv[] = {"import", db, fifo, "--format", "json", "--sample", "g/y", NULL};
-    err = run_err(2, argv); /* (refused with the reason as a usage error) */
+    err = tu_run_err(2, argv); /* (refused with the reason as a usage error) */
     ck_assert_msg(strstr(err, "pipe"), "%s", err);
     free(err);
   }
   {
     const char *argv[] = {"init", tu_path(dir, "d.db"), "--scheme", fifo, NULL};
-    err = run_err(1, argv);
+    err = tu_run_err(1, argv);
     ck_assert_msg(strstr(err, "named pipe"), "%s", err);
     free(err);
   }
@@ -247,7 +228,7 @@ START_TEST(test_values_past_the_limit) {
   ck_assert(rescue_buf_ok(&line) && rescue_buf_ok(&big));
   rescue_buf_clear(&line);
   rescue_buf_clear(&big);
-  snapshot(db, copy, sizeof copy);
+  tu_snapshot(db, copy, sizeof copy);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int rc = import_limited(db, tu_path(dir, cases[i].file), 100000, msg, sizeof msg);
     ck_assert_msg(rc == RESCUE_EBADINPUT, "%s: %d %s", cases[i].where, rc, msg);
@@ -289,7 +270,7 @@ START_TEST(test_id_rules) {
   free(err);
   db = strdup(tu_path(dir, "c.db"));
   tu_write(tu_path(dir, "ok.jsonl"), "{\"sample_id\": \"g/s1\", \"rows\": []}\n");
-  snapshot(db, copy, sizeof copy);
+  tu_snapshot(db, copy, sizeof copy);
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     const char *id = bad[i].id ? bad[i].id : long_id;
     char *line = malloc(strlen(id) + 64);
@@ -298,12 +279,12 @@ START_TEST(test_id_rules) {
     sprintf(line, "{\"sample_id\": \"%s\", \"rows\": []}\n", id);
     tu_write(tu_path(dir, "bad.jsonl"), line);
     free(line);
-    err = run_err(1, argv);
+    err = tu_run_err(1, argv);
     ck_assert_msg(strstr(err, "bad.jsonl:1:15: unsafe sample_id") && strstr(err, bad[i].why),
                   "%s: %s", id, err);
     free(err);
     ck_assert_msg(tu_same_file(db, copy), "%s changed the store", id);
-    err = run_err(1, margv);
+    err = tu_run_err(1, margv);
     ck_assert_msg(strstr(err, "unsafe sample_id") && strstr(err, bad[i].why), "%s: %s", id, err);
     free(err);
     ck_assert_msg(tu_same_file(db, copy), "%s changed the store", id);
@@ -499,18 +480,9 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("hardening");
   TCase *tc = tcase_create("hardening");
-  rescue_synth_opts o;
-  rescue_error e = RESCUE_ERROR_INIT;
-  static char tmpl[] = "/tmp/rescue-hard-XXXXXX";
-  rescue_media_quiet();
-  media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */
+  media_dir = tu_make_media("hard", 0, "src.mp4", NULL);
   if (!media_dir)
     return 1;
-  rescue_synth_defaults(&o);
-  if (rescue_synth_media(tu_path(media_dir, "src.mp4"), &o, &e)) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_media_add_special_files);
   tcase_add_test(tc, test_map_probes_once);
@@ -522,9 +494,5 @@ int main(void) {
   tcase_add_test(tc, test_tsv_bom_header);
   tcase_add_test(tc, test_force_refuses_foreign_files);
   suite_add_tcase(s, tc);
-  {
-    int rc = tu_run_suite(s);
-    rescue_remove_tree(media_dir);
-    return rc;
-  }
+  return tu_run_media_suite(s, media_dir); /* and removes the generated sources */
 }

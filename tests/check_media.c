@@ -16,25 +16,6 @@ static char *media_dir; /* made once in main(): src.mp4, src.mkv, src.ts, voice.
 
 static const char *media(const char *name) { return tu_path(media_dir, name); }
 
-/* A copy of the store file, to compare after a refused command. */
-static void snapshot(const char *db, char *copy, size_t n) {
-  size_t len;
-  char *bytes = tu_read(db, &len);
-  snprintf(copy, n, "%s.before", db);
-  ck_assert_ptr_nonnull(bytes);
-  tu_write_n(copy, bytes, len);
-  free(bytes);
-}
-
-/* Run `rescue` expecting exit status want; returns stderr (caller frees). */
-static char *run_err(int want, const char *const *argv) {
-  char *out = NULL, *err = NULL;
-  int rc = tu_rescue_argv(argv, &out, &err);
-  ck_assert_msg(rc == want, "exit %d (want %d): %s%s", rc, want, out, err);
-  free(out);
-  return err;
-}
-
 START_TEST(test_probe) {
   rescue_media_info mi;
   rescue_error e = RESCUE_ERROR_INIT;
@@ -179,23 +160,23 @@ START_TEST(test_add_and_list) {
   free(err);
 
   /* refusals: the store stays byte-identical */
-  snapshot(db, copy, sizeof copy);
+  tu_snapshot(db, copy, sizeof copy);
   {
     const char *a1[] = {"media",   "add", db,      video, "--sample", "c/s2",
                         "--start", "1",   "--end", "9",   NULL};
-    err = run_err(1, a1);
+    err = tu_run_err(1, a1);
     ck_assert_msg(strstr(err, "rescue: media add: end 9.000 s is past the end of"), "%s", err);
     free(err);
   }
   {
     const char *a2[] = {"media", "add", db, video, "--start", "1", "--end", "2", NULL};
-    err = run_err(2, a2);
+    err = tu_run_err(2, a2);
     ck_assert_msg(strstr(err, "--start and --end need --sample"), "%s", err);
     free(err);
   }
   {
     const char *a3[] = {"media", "add", db, video, "--sample", "c/s2", "--start", "1", NULL};
-    err = run_err(2, a3);
+    err = tu_run_err(2, a3);
     ck_assert_msg(strstr(err, "both --start and --end"), "%s", err);
     free(err);
   }
@@ -203,13 +184,13 @@ START_TEST(test_add_and_list) {
   {
     const char *a4[] = {"media",    "add",  db,  tu_path(dir, "videos/notes.mp4"),
                         "--sample", "c/s3", NULL};
-    err = run_err(1, a4);
+    err = tu_run_err(1, a4);
     ck_assert_msg(strstr(err, "notes.mp4' is not a media file"), "%s", err);
     free(err);
   }
   {
     const char *a5[] = {"media", "add", db, tu_path(dir, "videos/none.mp4"), NULL};
-    err = run_err(1, a5);
+    err = tu_run_err(1, a5);
     ck_assert_msg(strstr(err, "cannot open") && strstr(err, "none.mp4"), "%s", err);
     free(err);
   }
@@ -254,7 +235,7 @@ START_TEST(test_map) {
                 out);
   free(out);
 
-  snapshot(db, copy, sizeof copy);
+  tu_snapshot(db, copy, sizeof copy);
   {
     static const struct {
       const char *text, *msg;
@@ -276,7 +257,7 @@ START_TEST(test_map) {
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
       const char *argv[] = {"media", "add", db, "--map", map, NULL};
       tu_write(map, bad[i].text);
-      err = run_err(1, argv);
+      err = tu_run_err(1, argv);
       ck_assert_msg(strstr(err, bad[i].msg) && strncmp(err, "rescue: media add: ", 19) == 0,
                     "case %zu: %s", i, err);
       free(err);
@@ -326,26 +307,9 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("media");
   TCase *tc = tcase_create("media");
-  rescue_synth_opts o;
-  rescue_error e = RESCUE_ERROR_INIT;
-  static char tmpl[] = "/tmp/rescue-media-XXXXXX";
-  rescue_media_quiet();
-  media_dir = mkdtemp(tmpl); /* not tu_tmpdir: Check asserts only work inside tests */
+  media_dir = tu_make_media("media", 0, "src.mp4", "src.mkv", "src.ts", "voice.m4a", NULL);
   if (!media_dir)
     return 1;
-  rescue_synth_defaults(&o);
-  if (rescue_synth_media(tu_path(media_dir, "src.mp4"), &o, &e) ||
-      rescue_synth_media(tu_path(media_dir, "src.mkv"), &o, &e) ||
-      (o.start_offset = 10, rescue_synth_media(tu_path(media_dir, "src.ts"), &o, &e))) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
-  o.width = 0;
-  o.start_offset = 0;
-  if (rescue_synth_media(tu_path(media_dir, "voice.m4a"), &o, &e)) {
-    fprintf(stderr, "cannot make test media: %s\n", e.msg);
-    return 1;
-  }
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_probe);
   tcase_add_test(tc, test_fingerprint);
@@ -353,5 +317,5 @@ int main(void) {
   tcase_add_test(tc, test_map);
   tcase_add_test(tc, test_media_root_moves);
   suite_add_tcase(s, tc);
-  return tu_run_suite(s);
+  return tu_run_media_suite(s, media_dir); /* and removes the generated sources */
 }

@@ -111,45 +111,41 @@ static void consecutive(int64_t who) {
   rescue_view_sample_clear(&L);
 }
 
+/*
+** Resegment who's view: split row `row` (at `at`, or mid-row when at <= 0) or merge it
+** with the next one, on the versions the view shows; the view's row count after.
+*/
+static int reseg(int64_t who, rescue_reseg_op kind, int row, double at) {
+  rescue_view_sample L;
+  rescue_resegment op;
+  int n = 0;
+  int64_t v = 0;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  memset(&op, 0, sizeof op);
+  op.op = kind;
+  op.row = row;
+  op.base_version = L.versions[row - 1];
+  if (kind == RESCUE_RESEG_MERGE)
+    op.next_version = L.versions[row];
+  else
+    op.at = at > 0 ? at
+                   : (rescue_jget(L.rows[row - 1], "start_time")->num +
+                      rescue_jget(L.rows[row - 1], "end_time")->num) /
+                         2;
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(rescue_sample_resegment(st, COUPLE, who, &op, &n, &v) == 0, "%s",
+                rescue_store_errmsg(st));
+  return n;
+}
+
 static int do_split(int64_t who, int row, double at) {
-  rescue_view_sample L;
-  rescue_resegment op;
-  int n = 0;
-  int64_t v = 0;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  memset(&op, 0, sizeof op);
-  op.op = RESCUE_RESEG_SPLIT;
-  op.row = row;
-  op.base_version = L.versions[row - 1];
-  op.at = at > 0 ? at
-                 : (rescue_jget(L.rows[row - 1], "start_time")->num +
-                    rescue_jget(L.rows[row - 1], "end_time")->num) /
-                       2;
-  rescue_view_sample_clear(&L);
-  ck_assert_msg(rescue_sample_resegment(st, COUPLE, who, &op, &n, &v) == 0, "%s",
-                rescue_store_errmsg(st));
-  return n;
+  return reseg(who, RESCUE_RESEG_SPLIT, row, at);
 }
 
-static int do_merge(int64_t who, int row) {
-  rescue_view_sample L;
-  rescue_resegment op;
-  int n = 0;
-  int64_t v = 0;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  memset(&op, 0, sizeof op);
-  op.op = RESCUE_RESEG_MERGE;
-  op.row = row;
-  op.base_version = L.versions[row - 1];
-  op.next_version = L.versions[row];
-  rescue_view_sample_clear(&L);
-  ck_assert_msg(rescue_sample_resegment(st, COUPLE, who, &op, &n, &v) == 0, "%s",
-                rescue_store_errmsg(st));
-  return n;
-}
+static int do_merge(int64_t who, int row) { return reseg(who, RESCUE_RESEG_MERGE, row, 0); }
 
-/* Save row `pos` of who's view with its dialogue replaced by text; the new version. */
-static int64_t save_text(int64_t who, int pos, const char *text) {
+/* Save row `pos` of who's view with member key set to the raw JSON val; the new version. */
+static int64_t save_member(int64_t who, int pos, const char *key, const char *val) {
   rescue_view_sample L;
   rescue_buf b = RESCUE_BUF_INIT;
   rescue_jw w;
@@ -161,8 +157,8 @@ static int64_t save_text(int64_t who, int pos, const char *text) {
   rescue_jw_obj(&w);
   for (m = L.rows[pos - 1]->child; m; m = m->next) {
     rescue_jw_key(&w, m->key);
-    if (strcmp(m->key, "dialogue_cleaned") == 0)
-      rescue_jw_str(&w, text);
+    if (strcmp(m->key, key) == 0)
+      rescue_jw_raw(&w, val, strlen(val));
     else
       rescue_jw_node(&w, m);
   }
@@ -174,10 +170,35 @@ static int64_t save_text(int64_t who, int pos, const char *text) {
   return v;
 }
 
+/* Member key of row pos of who's view, as written (JSON). */
+static char *member_of(int64_t who, int pos, const char *key) {
+  rescue_view_sample L;
+  rescue_buf b = RESCUE_BUF_INIT;
+  char *r;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  ck_assert_int_le(pos, L.n);
+  rescue_jwrite(&b, rescue_jget(L.rows[pos - 1], key));
+  rescue_view_sample_clear(&L);
+  r = strdup(b.s);
+  rescue_buf_clear(&b);
+  return r;
+}
+
+#define MEMBER(who, pos, key, want)                                                                \
+  do {                                                                                             \
+    char *got_ = member_of(who, pos, key);                                                         \
+    ck_assert_msg(strcmp(got_, want) == 0, "row %d %s: %s, want %s", pos, key, got_, want);        \
+    free(got_);                                                                                    \
+  } while (0)
+
+/* The member that names a row's evidence rows ("[1, 2]"), as positions of the view. */
+#define EVIDENCE "relation_pattern_evidence_rows"
+#define REFS(who, pos, want) MEMBER(who, pos, EVIDENCE, want)
+
 START_TEST(test_split_leaves_others_alone) {
   seen b0, b1, a0, a1;
   int i;
-  save_text(bob, 1, "bob was here");
+  save_member(bob, 1, "dialogue_cleaned", "\"bob was here\"");
   look(bob, &b0);
   look(ann, &a0);
   ck_assert_int_eq(b0.rows_saved, 1);
@@ -209,7 +230,7 @@ START_TEST(test_split_leaves_others_alone) {
   ck_assert_int_eq(a1.mine, 2);
   ck_assert_int_eq(a1.errors, a0.errors);
   /* bob's saves go through as before, on his own rows */
-  save_text(bob, 3, "bob after ann's split");
+  save_member(bob, 3, "dialogue_cleaned", "\"bob after ann's split\"");
   forget(&b1);
   look(bob, &b1);
   ck_assert_int_eq(b1.n, b0.n);
@@ -221,7 +242,7 @@ START_TEST(test_split_leaves_others_alone) {
   /* ann saves a row her split moved (row 3 of the base row set is her row 4): her view
      numbers it 4, the base row set still 3; the latest view, their row sets differing
      and ann having saved last, is ann's whole view (issue 22 item 8) */
-  save_text(ann, 4, "ann on a moved row");
+  save_member(ann, 4, "dialogue_cleaned", "\"ann on a moved row\"");
   consecutive(ann);
   {
     rescue_view v;
@@ -256,7 +277,7 @@ START_TEST(test_merge_back_restores_parent) {
   seen a0, a1, a2;
   int64_t v;
   int i;
-  v = save_text(ann, 2, "ann's own words");
+  v = save_member(ann, 2, "dialogue_cleaned", "\"ann's own words\"");
   look(ann, &a0);
   ck_assert_int_eq(a0.versions[1], v);
   do_split(ann, 2, 0);
@@ -295,7 +316,7 @@ START_TEST(test_split_undoes_merge) {
   rescue_view_sample L;
   double at;
   int i;
-  save_text(ann, 3, "ann before the merge");
+  save_member(ann, 3, "dialogue_cleaned", "\"ann before the merge\"");
   look(ann, &a0);
   look(bob, &b0);
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
@@ -323,7 +344,7 @@ START_TEST(test_split_undoes_merge) {
   consecutive(ann);
   /* merged again and saved since: split where they met, it makes new rows too */
   do_merge(ann, 3);
-  save_text(ann, 3, "ann after the merge");
+  save_member(ann, 3, "dialogue_cleaned", "\"ann after the merge\"");
   ck_assert_int_eq(do_split(ann, 3, at), a0.n);
   look(ann, &a2);
   ck_assert(a2.ids[2] != a0.ids[2] && a2.ids[2] != a1.ids[2] && a2.ids[3] != a0.ids[3]);
@@ -383,53 +404,6 @@ START_TEST(test_times_and_comments_by_id) {
 }
 END_TEST
 
-/* Save row `pos` of who's view with relation_pattern_evidence_rows set to refs (JSON). */
-static int64_t save_refs(int64_t who, int pos, const char *refs) {
-  rescue_view_sample L;
-  rescue_buf b = RESCUE_BUF_INIT;
-  rescue_jw w;
-  const rescue_jnode *m;
-  int64_t base, v = 0;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  base = L.versions[pos - 1];
-  rescue_jw_init(&w, &b);
-  rescue_jw_obj(&w);
-  for (m = L.rows[pos - 1]->child; m; m = m->next) {
-    rescue_jw_key(&w, m->key);
-    if (strcmp(m->key, "relation_pattern_evidence_rows") == 0)
-      rescue_jw_raw(&w, refs, strlen(refs));
-    else
-      rescue_jw_node(&w, m);
-  }
-  rescue_jw_end(&w);
-  rescue_view_sample_clear(&L);
-  ck_assert_msg(rescue_row_save(st, COUPLE, pos, who, base, b.s, b.len, &v, NULL) == 0, "%s",
-                rescue_store_errmsg(st));
-  rescue_buf_clear(&b);
-  return v;
-}
-
-/* relation_pattern_evidence_rows of row pos of who's view, as written ("[1, 2]"). */
-static char *refs_of(int64_t who, int pos) {
-  rescue_view_sample L;
-  rescue_buf b = RESCUE_BUF_INIT;
-  char *r;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  ck_assert_int_le(pos, L.n);
-  rescue_jwrite(&b, rescue_jget(L.rows[pos - 1], "relation_pattern_evidence_rows"));
-  rescue_view_sample_clear(&L);
-  r = strdup(b.s);
-  rescue_buf_clear(&b);
-  return r;
-}
-
-#define REFS(who, pos, want)                                                                       \
-  do {                                                                                             \
-    char *got_ = refs_of(who, pos);                                                                \
-    ck_assert_msg(strcmp(got_, want) == 0, "row %d: %s, want %s", pos, got_, want);                \
-    free(got_);                                                                                    \
-  } while (0)
-
 /* relation_pattern_evidence_rows of row pos in the latest view (the base row set). */
 static char *latest_refs(int pos) {
   rescue_view v;
@@ -446,7 +420,7 @@ static char *latest_refs(int pos) {
   ck_assert_int_eq(rescue_sample_iter_next(it, &smp), 1);
   row = rescue_jparse(d, smp->rows[pos - 1].content, smp->rows[pos - 1].content_len, &je);
   ck_assert_ptr_nonnull(row);
-  rescue_jwrite(&b, rescue_jget(row, "relation_pattern_evidence_rows"));
+  rescue_jwrite(&b, rescue_jget(row, EVIDENCE));
   r = strdup(b.s);
   rescue_buf_clear(&b);
   rescue_jdoc_free(&d);
@@ -454,8 +428,8 @@ static char *latest_refs(int pos) {
   return r;
 }
 
-/* R13 findings of who's view (what the page's lint shows). */
-static int r13_count(int64_t who) {
+/* Findings of rule `rule` in who's view (what the page's lint shows). */
+static int view_rule_count(int64_t who, int rule) {
   rescue_view_sample L;
   rescue_lint_result lr;
   int i, n = 0;
@@ -463,7 +437,7 @@ static int r13_count(int64_t who) {
   memset(&lr, 0, sizeof lr);
   ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
   for (i = 0; i < lr.n; i++)
-    n += lr.findings[i].rule == 13;
+    n += lr.findings[i].rule == rule;
   rescue_lint_result_clear(&lr);
   rescue_view_sample_clear(&L);
   return n;
@@ -479,7 +453,7 @@ static int r13_count(int64_t who) {
 START_TEST(test_references_follow_rows) {
   seen b0, b1;
   char *r;
-  save_refs(bob, 9, "[2, 3, 7]");
+  save_member(bob, 9, EVIDENCE, "[2, 3, 7]");
   look(bob, &b0);
   REFS(ann, 3, "[1, 2, 3]");
   /* ann splits row 2 (5.4-9.86): both halves are named where row 2 was */
@@ -488,7 +462,7 @@ START_TEST(test_references_follow_rows) {
   REFS(ann, 8, "[7, 8]");
   consecutive(ann);
   /* ann saves references in her view: rows 5 and 6 (the draft's 4 and 5) and 8 (its 7) */
-  save_refs(ann, 10, "[5, 6, 8]");
+  save_member(ann, 10, EVIDENCE, "[5, 6, 8]");
   REFS(ann, 10, "[5, 6, 8]");
   r = latest_refs(9);
   ck_assert_str_eq(r, "[4, 5, 7]");
@@ -503,7 +477,7 @@ START_TEST(test_references_follow_rows) {
   REFS(ann, 3, "[1, 2, 3]");
   REFS(ann, 8, "[4, 6]");
   consecutive(ann);
-  ck_assert_int_eq(r13_count(ann), 0);
+  ck_assert_int_eq(view_rule_count(ann, 13), 0);
   /* bob: his view, his references and his lint exactly as before */
   look(bob, &b1);
   ck_assert_str_eq(b1.json, b0.json);
@@ -511,7 +485,7 @@ START_TEST(test_references_follow_rows) {
   ck_assert_int_eq(b1.warnings, b0.warnings);
   REFS(bob, 9, "[2, 3, 7]");
   REFS(bob, 3, "[1, 2, 3]");
-  ck_assert_int_eq(r13_count(bob), 0);
+  ck_assert_int_eq(view_rule_count(bob, 13), 0);
   /* the base row set still reads ann's version in its own positions */
   r = latest_refs(9);
   ck_assert_str_eq(r, "[4, 5, 7]");
@@ -535,8 +509,8 @@ START_TEST(test_reference_to_removed_row) {
   FILE *f;
   size_t a, b;
   int i, found = 0;
-  save_refs(ann, 3, "[1, 2]");
-  ck_assert_int_eq(r13_count(ann), 0);
+  save_member(ann, 3, EVIDENCE, "[1, 2]");
+  ck_assert_int_eq(view_rule_count(ann, 13), 0);
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, bob, &L), 0); /* the draft's rows */
   a = L.rows[1]->offset;
   b = L.rows[2]->offset;
@@ -556,7 +530,7 @@ START_TEST(test_reference_to_removed_row) {
   }
   /* ann's row 2 is her version of the old row 3: row 1 followed, row 2 gone */
   REFS(ann, 2, "[1]");
-  ck_assert_int_eq(r13_count(ann), 1);
+  ck_assert_int_eq(view_rule_count(ann, 13), 1);
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
   memset(&lr, 0, sizeof lr);
   ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
@@ -580,72 +554,17 @@ START_TEST(test_reference_to_removed_row) {
   ck_assert_int_eq(found, 1);
   rescue_lint_result_clear(&lr);
   /* bob has no reference to the removed row */
-  ck_assert_int_eq(r13_count(bob), 0);
+  ck_assert_int_eq(view_rule_count(bob, 13), 0);
   free(dir);
 }
 END_TEST
 
-/* Save row `pos` of who's view with member key set to the raw JSON val. */
-static int64_t save_member(int64_t who, int pos, const char *key, const char *val) {
-  rescue_view_sample L;
-  rescue_buf b = RESCUE_BUF_INIT;
-  rescue_jw w;
-  const rescue_jnode *m;
-  int64_t base, v = 0;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  base = L.versions[pos - 1];
-  rescue_jw_init(&w, &b);
-  rescue_jw_obj(&w);
-  for (m = L.rows[pos - 1]->child; m; m = m->next) {
-    rescue_jw_key(&w, m->key);
-    if (strcmp(m->key, key) == 0)
-      rescue_jw_raw(&w, val, strlen(val));
-    else
-      rescue_jw_node(&w, m);
-  }
-  rescue_jw_end(&w);
-  rescue_view_sample_clear(&L);
-  ck_assert_msg(rescue_row_save(st, COUPLE, pos, who, base, b.s, b.len, &v, NULL) == 0, "%s",
-                rescue_store_errmsg(st));
-  rescue_buf_clear(&b);
-  return v;
-}
-
-/* Member key of row pos of who's view, as written (JSON). */
-static char *member_of(int64_t who, int pos, const char *key) {
-  rescue_view_sample L;
-  rescue_buf b = RESCUE_BUF_INIT;
-  char *r;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  ck_assert_int_le(pos, L.n);
-  rescue_jwrite(&b, rescue_jget(L.rows[pos - 1], key));
-  rescue_view_sample_clear(&L);
-  r = strdup(b.s);
-  rescue_buf_clear(&b);
-  return r;
-}
-
-#define MEMBER(who, pos, key, want)                                                                \
-  do {                                                                                             \
-    char *got_ = member_of(who, pos, key);                                                         \
-    ck_assert_msg(strcmp(got_, want) == 0, "row %d %s: %s, want %s", pos, key, got_, want);        \
-    free(got_);                                                                                    \
-  } while (0)
-
 /* Findings of rule `rule` in who's view: the page's lint and `rescue lint --view`. */
 static int rule_count(int64_t who, int rule) {
-  rescue_view_sample L;
   rescue_lint_result lr;
   rescue_lint_opts o;
   char view[64];
-  int i, n = 0, m = 0;
-  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
-  memset(&lr, 0, sizeof lr);
-  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lr), 0);
-  for (i = 0; i < lr.n; i++)
-    n += lr.findings[i].rule == rule;
-  rescue_lint_result_clear(&lr);
-  rescue_view_sample_clear(&L);
+  int i, n = view_rule_count(who, rule), m = 0;
   memset(&o, 0, sizeof o);
   snprintf(view, sizeof view, "annotator:%s", who == ann ? "ann" : "bob");
   ck_assert_int_eq(rescue_view_parse(st, view, &o.view), 0);
@@ -773,7 +692,7 @@ START_TEST(test_resave_renumbered_is_noop) {
   rescue_buf b = RESCUE_BUF_INIT;
   int64_t v1, v2 = 0;
   int unchanged = 0;
-  v1 = save_refs(ann, 3, "[1, 2, 3]");
+  v1 = save_member(ann, 3, EVIDENCE, "[1, 2, 3]");
   do_split(ann, 2, 7.0);
   REFS(ann, 4, "[1, 2, 3, 4]");
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
@@ -786,7 +705,7 @@ START_TEST(test_resave_renumbered_is_noop) {
   ck_assert(v2 == v1);
   REFS(ann, 4, "[1, 2, 3, 4]");
   /* a real change after it is a new version, its references as shown */
-  ck_assert(save_refs(ann, 4, "[1, 2, 4]") != v1);
+  ck_assert(save_member(ann, 4, EVIDENCE, "[1, 2, 4]") != v1);
   REFS(ann, 4, "[1, 2, 4]");
   rescue_buf_clear(&b);
 }

@@ -296,3 +296,61 @@ double tu_ffprobe_duration(const char *path) {
   pclose(p);
   return d;
 }
+
+char *tu_make_media(const char *tag, int threads, ...) {
+  rescue_synth_opts o;
+  rescue_error e = RESCUE_ERROR_INIT;
+  char tmpl[4096], *dir;
+  const char *name, *ext;
+  va_list ap;
+  rescue_media_quiet();
+  snprintf(tmpl, sizeof tmpl, "/tmp/rescue-%s-XXXXXX", tag);
+  if (!mkdtemp(tmpl) || !(dir = strdup(tmpl))) {
+    fprintf(stderr, "cannot make a folder for test media: %s\n", strerror(errno));
+    return NULL;
+  }
+  va_start(ap, threads);
+  while ((name = va_arg(ap, const char *)) != NULL) {
+    rescue_synth_defaults(&o);
+    o.threads = threads;
+    ext = strrchr(name, '.');
+    if (ext && strcmp(ext, ".ts") == 0)
+      o.start_offset = 10;
+    if (ext && strcmp(ext, ".m4a") == 0)
+      o.width = 0;
+    if (rescue_synth_media(tu_path(dir, name), &o, &e)) {
+      fprintf(stderr, "cannot make test media %s: %s\n", name, e.msg);
+      va_end(ap);
+      rescue_remove_tree(dir);
+      free(dir);
+      return NULL;
+    }
+  }
+  va_end(ap);
+  return dir;
+}
+
+int tu_run_media_suite(Suite *s, char *media_dir) {
+  int rc = tu_run_suite(s);
+  if (rescue_remove_tree(media_dir) != 0)
+    fprintf(stderr, "could not remove %s\n", media_dir);
+  free(media_dir);
+  return rc;
+}
+
+void tu_snapshot(const char *db, char *copy, size_t n) {
+  size_t len;
+  char *bytes = tu_read(db, &len);
+  ck_assert_msg((size_t)snprintf(copy, n, "%s.before", db) < n, "path too long: %s", db);
+  ck_assert_ptr_nonnull(bytes);
+  tu_write_n(copy, bytes, len);
+  free(bytes);
+}
+
+char *tu_run_err(int want, const char *const *argv) {
+  char *out = NULL, *err = NULL;
+  int rc = tu_rescue_argv(argv, &out, &err);
+  ck_assert_msg(rc == want, "exit %d (want %d): %s%s", rc, want, out, err);
+  free(out);
+  return err;
+}

@@ -27,6 +27,9 @@ void tu_write_n(const char *path, const void *data, size_t len);
 int tu_same_corpus_except_log(const char *a, const char *b);
 /* 1 when the two files have the same bytes. */
 int tu_same_file(const char *a, const char *b);
+/* A copy of the store file at "<db>.before" (its path in copy), to compare after a refused
+   command. */
+void tu_snapshot(const char *db, char *copy, size_t n);
 
 /*
 ** The CLI tu_rescue runs: the shipped `rescue` (RESCUE_BIN) unless a suite sets it, before
@@ -41,6 +44,8 @@ extern const char *tu_rescue_bin;
 */
 int tu_rescue(char **out, char **err, ...);
 int tu_rescue_argv(const char *const *argv, char **out, char **err);
+/* Run tu_rescue_bin with argv, expecting exit status want; returns stderr (caller frees). */
+char *tu_run_err(int want, const char *const *argv);
 
 /* The fixtures folder; exits the suite with 77 (skip) when absent, or fails under
 ** RESCUE_REQUIRE_FIXTURES=1. */
@@ -63,6 +68,18 @@ void tu_link_media(const char *db, const char *video, const char *sample, const 
                    const char *end);
 /* ffprobe's container duration of a media file, in seconds (-1 when it prints none). */
 double tu_ffprobe_duration(const char *path);
+
+/*
+** A suite's test media, made in main() before its tests run (Check's asserts work only
+** inside tests), with libav's messages quieted (rescue_media_quiet): a new folder
+** /tmp/rescue-<tag>-XXXXXX and in it the synthesizer's default source (rescue_synth_media)
+** written as each name of the NULL-terminated list: a ".ts" name starting 10 s in, a ".m4a"
+** one sound only. threads: the encoder's (0: automatic). The folder (tu_run_media_suite
+** removes and frees it), or NULL with the reason on stderr.
+*/
+char *tu_make_media(const char *tag, int threads, ...);
+/* tu_run_suite, then the tu_make_media folder removed with all it holds, and freed. */
+int tu_run_media_suite(Suite *s, char *media_dir);
 
 /* Run a suite and return the process exit status for main(). */
 int tu_run_suite(Suite *s);

@@ -1,6 +1,7 @@
 /*
 ** testutil_http.h: the HTTP/1.1 client of the suites that talk to the review server on a
-** loopback port (check_serve.c, check_serve_auth.c, check_serve_net.c, check_waveform.c):
+** loopback port (check_serve.c, check_serve_auth.c, check_serve_net.c, check_waveform.c,
+** check_curate.c):
 ** one request per connection ("Connection: close"), read until the server closes.
 */
 #ifndef RESCUE_TESTUTIL_HTTP_H

@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "benchcorpus.h"
 #include "benchutil.h"
 #include "rescue.h"
 #include "serve.h"
@@ -381,10 +382,9 @@ static long stored_versions(const char *db) {
 
 int main(int argc, char **argv) {
   int clients = 20, saturation = 32, small_rows = 16, big_rows = 432, i, n_cs, made_dir = 0;
-  double seconds = 30, t0, elapsed, ref_p50 = 0, ref_p99 = 0, ref_secs, lat_secs;
+  double seconds = 30, ref_p50 = 0, ref_p99 = 0, ref_secs, lat_secs;
   const char *dir = NULL;
   char tmpl[] = "/tmp/bench_serve.XXXXXX", db[4096], jsonl[4096], ref_sample[256] = "";
-  char *args[8];
   rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   rescue_server *srv = NULL;
@@ -424,30 +424,16 @@ int main(int argc, char **argv) {
   }
   snprintf(db, sizeof db, "%s/bench.db", dir);
   snprintf(jsonl, sizeof jsonl, "%s/bench.jsonl", dir);
-  unlink(db);
   /* one generated sample per client, one for the reference run, then the 16- and 432-row
      samples for the save latency */
   if (write_corpus(jsonl, n_cs - 1, small_rows, big_rows)) {
     fprintf(stderr, "bench_serve: cannot write %s\n", jsonl);
     return 1;
   }
-  args[0] = (char *)RESCUE_BIN;
-  args[1] = "init";
-  args[2] = db;
-  args[3] = NULL;
-  if (bench_run(args, &t0, &elapsed))
-    return 1;
-  args[1] = "import";
-  args[3] = jsonl;
-  args[4] = NULL;
-  if (bench_run(args, &t0, &elapsed))
+  if (!(st = bench_corpus("bench_serve", db, jsonl)))
     return 1;
 
   cs = calloc((size_t)n_cs, sizeof *cs);
-  if (rescue_store_open(&st, db, 0, &err)) {
-    fprintf(stderr, "bench_serve: %s\n", err.msg);
-    return 1;
-  }
   {
     /* sample ids in store order: client k gets the k-th, the reference the one after the
        clients' (n_cs - 2), the sized ones the last two (by their ids) */
@@ -469,16 +455,10 @@ int main(int argc, char **argv) {
     }
     rescue_sample_iter_free(&it);
   }
-  for (i = 0; i < n_cs; i++) {
-    char name[32];
-    int existed;
+  for (i = 0; i < n_cs; i++)
     cs[i].k = i;
-    snprintf(name, sizeof name, "client%03d", i);
-    if (rescue_annotator_add(st, name, NULL, cs[i].token, &existed)) {
-      fprintf(stderr, "bench_serve: %s\n", rescue_store_errmsg(st));
-      return 1;
-    }
-  }
+  if (bench_annotators("bench_serve", st, "client%03d", 0, n_cs, cs[0].token, sizeof *cs))
+    return 1;
   {
     char tok[65];
     int existed;

@@ -27,6 +27,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "benchcorpus.h"
 #include "benchutil.h"
 #include "rescue.h"
 #include "serve.h"
@@ -141,13 +142,12 @@ int main(int argc, char **argv) {
   char tmpl[] = "/tmp/bench_serve_net.XXXXXX", db[4096], path[4200], jsonl[4200];
   char tok[3][65], body[256];
   const char *dir = NULL;
-  char *args[5];
   rescue_error err = RESCUE_ERROR_INIT;
   rescue_store *st = NULL;
   rescue_server *srv = NULL;
   rescue_serve_opts o;
-  int max = 1100, i, fd, existed, opened, fds[8], s1, s2;
-  double t0, secs, rss;
+  int max = 1100, i, fd, opened, fds[8], s1, s2;
+  double t0;
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--max") && i + 1 < argc)
       max = atoi(argv[++i]);
@@ -162,30 +162,9 @@ int main(int argc, char **argv) {
     return 1;
   snprintf(db, sizeof db, "%s/net.db", dir);
   snprintf(jsonl, sizeof jsonl, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
-  unlink(db);
-  args[0] = (char *)RESCUE_BIN;
-  args[1] = "init";
-  args[2] = db;
-  args[3] = NULL;
-  if (bench_run(args, &secs, &rss))
+  if (!(st = bench_corpus("bench_serve_net", db, jsonl)) ||
+      bench_annotators("bench_serve_net", st, "annotator%d", 1, 3, tok[0], sizeof tok[0]))
     return 1;
-  args[1] = "import";
-  args[3] = jsonl;
-  args[4] = NULL;
-  if (bench_run(args, &secs, &rss))
-    return 1;
-  if (rescue_store_open(&st, db, 0, &err)) {
-    fprintf(stderr, "bench_serve_net: %s\n", err.msg);
-    return 1;
-  }
-  for (i = 0; i < 3; i++) {
-    char name[16];
-    snprintf(name, sizeof name, "annotator%d", i + 1);
-    if (rescue_annotator_add(st, name, NULL, tok[i], &existed)) {
-      fprintf(stderr, "bench_serve_net: %s\n", rescue_store_errmsg(st));
-      return 1;
-    }
-  }
   rescue_store_close(&st);
   /* a 64 MiB clip (sparse): more than the kernel buffers of a client that stops reading */
   snprintf(path, sizeof path, "%s/assets", dir);
