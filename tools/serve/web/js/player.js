@@ -38,8 +38,29 @@ function spareVideo() {
     spare = el('video', { preload: 'auto', muted: true, class: 'preload' });
     spare.hidden = true;
     wire(spare);
+    video().after(spare); // in the page (hidden), where a test can find it
   }
   return spare;
+}
+
+// Let the spare go (its file, its decoder, its buffer) when the row it holds is not about
+// to be played: another sample opened, the sample view left, the tab hidden, a row
+// selected without playing. The next row played preloads again.
+export function releaseSpare() {
+  if (!spare || !spare.dataset.path && !spare.hasAttribute('src')) return;
+  spare.pause();
+  spare.removeAttribute('src');
+  spare.load();
+  spare.dataset.path = '';
+  spare.dataset.at = '';
+}
+document.addEventListener('visibilitychange', () => { if (document.hidden) releaseSpare(); });
+// A row selected without playing it (a save, the time line, undo): the spare is kept only
+// when it holds the row after it, as preloadNext left it.
+export function keepSpareForNext() {
+  const s = state.sample, n = s && s.rows[state.sel + 1], m = n && n.media;
+  const at = m ? Math.max(0, (Number(m.start) || 0) - (Number(ctx.value) || 0)) : -1;
+  if (!spare || !m || spare.dataset.path !== m.path || Number(spare.dataset.at) !== at) releaseSpare();
 }
 
 function wire(v) {
@@ -47,11 +68,15 @@ function wire(v) {
   v.addEventListener('playing', () => { if (v === video()) armStop(); });
   v.addEventListener('ratechange', () => { if (v === video()) armStop(); });
   v.addEventListener('seeked', () => { if (v === video()) armStop(); });
+  // the spare, once the next row's first frame is decoded, loads nothing more until it is
+  // swapped in and plays (Chromium stops loading a paused element set to preload=metadata)
+  v.addEventListener('seeked', () => { if (v !== video() && v.readyState >= 2) v.preload = 'metadata'; });
 }
 wire($('player'));
 
 export function setupPlayer() {
   const s = state.sample, p = video();
+  releaseSpare();
   state.clipOffset = 0;
   state.media = null;
   play.to = null;
@@ -95,13 +120,14 @@ function load(path, from) {
     spare.muted = old.muted;
     spare.className = old.className;
     spare.hidden = false;
+    spare.preload = 'auto';
     old.pause();
     old.replaceWith(spare);
+    spare.after(old);
     old.id = '';
     old.hidden = true;
     old.className = 'preload';
     old.controls = false;
-    old.preload = 'auto';
     spare = old;
     spare.dataset.path = '';
   } else {
@@ -119,6 +145,7 @@ function preloadNext() {
   if (!m) return;
   const v = spareVideo(), at = Math.max(0, (Number(m.start) || 0) - (Number(ctx.value) || 0));
   if (v.dataset.path === m.path && Number(v.dataset.at) === at) return;
+  v.preload = 'auto';
   if (!v.src.endsWith(clipUrl(m.path))) v.src = clipUrl(m.path);
   v.dataset.path = m.path;
   v.dataset.at = String(at);
