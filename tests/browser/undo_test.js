@@ -4,7 +4,8 @@
 // is undone and redone with Ctrl+Z / Ctrl+Y (both rows' times back, then moved again); a
 // merge undone gives the two rows back with their ids and versions; a row's end set to the
 // playhead with ] and its start with the Start = playhead button are undone and redone
-// (the preloaded next row is let go when the sample view is left); a draft left in one
+// (the preloaded next row is let go when another row is selected without playing or the
+// sample view is left); a draft left in one
 // sample makes the page ask before a reload while another sample is open; a sample linked
 // to the whole file plays its review copy; g goes to a row, u resumes, the row filter
 // (speaker, text, lint errors, not reviewed); drafts are per annotator (bob on the same
@@ -111,7 +112,7 @@ async function at(page, t, lane) {
       JSON.stringify(rows.slice(1, 3).map((r) => r.slice(1, 3))) + ', before ' + JSON.stringify(beforeMerge.slice(1, 3).map((r) => r.slice(1, 3))) + ')');
 
     // ---- a row's end and start set to the playhead (] and the button), undone, redone ----
-    const playAt = async (t) => { // a click on the time line in row 5 (Therapist lane) seeks there, paused
+    const playAt = async (t) => { // a click on the time line (Therapist lane, inside row 5's span) seeks there, paused
       await page.evaluate(() => document.getElementById('player').pause());
       const q = await at(page, t, 2);
       await page.mouse.click(q.x, q.y);
@@ -155,8 +156,16 @@ async function at(page, t, lane) {
     // ---- the preloaded next row: kept while the sample view is open, let go when it is left ----
     await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
     await page.waitForFunction(() => { const v = document.querySelector('video.preload'); return v && v.dataset.path && v.readyState >= 2; }, null, { timeout: 10000 });
-    check(await page.evaluate(() => document.querySelector('video.preload').preload === 'metadata'),
-      'the next row, preloaded to its first frame, loads nothing more (preload=metadata)');
+    const spare = await page.evaluate(() => { const v = document.querySelector('video.preload'); return { at: Number(v.dataset.at), t: v.currentTime, paused: v.paused }; });
+    check(spare.paused && spare.at === 9.86 && Math.abs(spare.t - 9.86) < 0.001, 'while row 2 plays, a paused spare holds row 3 at its start (' + JSON.stringify(spare) + ')');
+    // a row selected without playing it (a click on the time line), not followed by row 3
+    await page.evaluate(() => document.getElementById('player').pause());
+    const q7 = await at(page, 41, 0);
+    await page.mouse.click(q7.x, q7.y);
+    await page.waitForFunction(() => !document.querySelector('video.preload').getAttribute('src'), null, { timeout: 10000 }).catch(() => {});
+    check(await page.evaluate(() => !document.querySelector('video.preload').getAttribute('src')), 'selecting another row without playing it lets the spare go');
+    await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
+    await page.waitForFunction(() => !!document.querySelector('video.preload').getAttribute('src'), null, { timeout: 10000 });
     await page.click('#nav-work');
     await page.waitForSelector('#view-work:not([hidden])');
     check(await page.evaluate(() => { const v = document.querySelector('video.preload'); return !v.getAttribute('src') && v.networkState === HTMLMediaElement.NETWORK_EMPTY; }),

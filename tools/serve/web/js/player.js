@@ -68,9 +68,6 @@ function wire(v) {
   v.addEventListener('playing', () => { if (v === video()) armStop(); });
   v.addEventListener('ratechange', () => { if (v === video()) armStop(); });
   v.addEventListener('seeked', () => { if (v === video()) armStop(); });
-  // the spare, once the next row's first frame is decoded, loads nothing more until it is
-  // swapped in and plays (Chromium stops loading a paused element set to preload=metadata)
-  v.addEventListener('seeked', () => { if (v !== video() && v.readyState >= 2) v.preload = 'metadata'; });
 }
 wire($('player'));
 
@@ -120,7 +117,6 @@ function load(path, from) {
     spare.muted = old.muted;
     spare.className = old.className;
     spare.hidden = false;
-    spare.preload = 'auto';
     old.pause();
     old.replaceWith(spare);
     spare.after(old);
@@ -145,7 +141,6 @@ function preloadNext() {
   if (!m) return;
   const v = spareVideo(), at = Math.max(0, (Number(m.start) || 0) - (Number(ctx.value) || 0));
   if (v.dataset.path === m.path && Number(v.dataset.at) === at) return;
-  v.preload = 'auto';
   if (!v.src.endsWith(clipUrl(m.path))) v.src = clipUrl(m.path);
   v.dataset.path = m.path;
   v.dataset.at = String(at);
