@@ -185,12 +185,13 @@ async function measureDrag(page, n) {
   return out;
 }
 
-// The screenshots: the sample view with row 6 played for a moment, at 1366x768 (as opened,
+// The screenshots: the sample view with row 3 (an internal emotion with its intensity)
+// played for a moment, at 1366x768 (as opened,
 // and with the page scrolled to the form's end: the player and time line stay), then at
 // 1920x1080; the boxes of what must be seen without scrolling are printed with them.
 async function screenshots(page) {
   fs.mkdirSync(shots, { recursive: true });
-  await page.click('#rows tbody tr[data-index="6"] td:nth-child(3)');
+  await page.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
   await page.waitForTimeout(1500);
   await page.evaluate(() => document.getElementById('player').pause());
   const boxes = () => page.evaluate(() => {
@@ -240,9 +241,10 @@ async function screenshots(page) {
     fs.writeFileSync(path.join(dir, 'big.jsonl'), JSON.stringify({ ...line, sample_id: BIG, rows }) + '\n');
     rescue('import', db, path.join(dir, 'big.jsonl'));
     const ann = tokenOf(rescue('annotator', 'add', db, 'ann'));
-    // 640x360 at 25 fps with a keyframe every 10 s, as recordings often are
+    // 640x360 at 25 fps with a keyframe every 10 s, as recordings often are; a tone whose
+    // loudness rises and falls, for a waveform one can see in the screenshots
     execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25:duration=60',
-      '-f', 'lavfi', '-i', 'sine=frequency=440:duration=60', '-c:v', 'libx264', '-preset', 'veryfast', '-g', '250',
+      '-f', 'lavfi', '-i', "aevalsrc='(0.2+0.6*abs(sin(2*PI*t/9)))*sin(2*PI*440*t)':s=44100:d=60", '-c:v', 'libx264', '-preset', 'veryfast', '-g', '250',
       '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', path.join(dir, 'src.mp4')]);
     rescue('media', 'add', db, path.join(dir, 'src.mp4'), '--sample', SAMPLE, '--start', '0', '--end', '55');
     rescue('clip', db, '--out', path.join(dir, 'ref'), '--samples', SAMPLE);
