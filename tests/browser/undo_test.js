@@ -8,7 +8,7 @@
 // sample view is left); a draft left in one
 // sample makes the page ask before a reload while another sample is open; a sample linked
 // to the whole file plays its review copy; g goes to a row, u resumes, the row filter
-// (speaker, text, lint errors, not reviewed); drafts are per annotator (bob on the same
+// (speaker, text, lint errors, not reviewed); empty lists fold into one "add" line; drafts are per annotator (bob on the same
 // browser neither sees nor clears ann's; her sign-out does). Bob's view of the sample
 // stays as it was throughout. Exit 0 pass, 1 fail, 77 skipped (no browser).
 //
@@ -244,6 +244,18 @@ async function at(page, t, lane) {
     check(JSON.stringify(await shown()) === want((r) => !r.mine) && !(await shown()).includes(1) && !(await shown()).includes(2), 'the not-reviewed filter leaves out rows 1 and 2: ' + (await shown()).join(' '));
     await page.uncheck('#filter-todo');
     check((await shown()).length === ov.length, 'without a filter every row shows again');
+
+    // ---- empty lists fold into one "add" line; adding one unfolds it, undo folds it again ----
+    const foldedKeys = () => page.evaluate(() => [...document.querySelectorAll('#fields .field.folded button[data-add]')].map((b) => b.dataset.add));
+    const f0 = await foldedKeys(), emptyLists = ov[2].row ? Object.keys(ov[2].row).filter((k) => Array.isArray(ov[2].row[k]) && !ov[2].row[k].length) : [];
+    check(f0.length > 0 && f0.every((k) => emptyLists.includes(k)) && await page.evaluate((ks) => ks.every((k) => !document.querySelector('#fields .field[data-key="' + k + '"]')), f0),
+      'row 3\'s empty lists are one "add" line (' + f0.join(', ') + '), not fields');
+    await page.click('#fields .field.folded button[data-add="' + f0[0] + '"]');
+    check(!!(await page.$('#fields .field[data-key="' + f0[0] + '"]')) && !(await foldedKeys()).includes(f0[0]), 'its add button unfolds ' + f0[0] + ' into a field');
+    await page.evaluate(() => document.activeElement.blur());
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction((k) => [...document.querySelectorAll('#fields .field.folded button[data-add]')].some((b) => b.dataset.add === k), f0[0]);
+    check(true, 'Ctrl+Z folds it again');
 
     // ---- drafts are per annotator: bob on the same browser neither sees nor clears ann's ----
     const annKeys = (p) => p.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('rescue.drafts.ann|')).length);
