@@ -1,16 +1,17 @@
-// undo_test.js: what the review page's undo and leave warning cover (issue 24), in headless
-// Debian chromium driven by playwright-core, on a review copy `rescue clip --review-copy`
-// cut from a small H.264 file made with ffmpeg: a boundary dragged on the time line
-// is undone and redone with Ctrl+Z / Ctrl+Y (both rows' times back, then moved again); a
-// merge undone gives the two rows back with their ids and versions; a row's end set to the
-// playhead with ] and its start with the Start = playhead button are undone and redone
-// (the preloaded next row is let go when another row is selected without playing or the
-// sample view is left); a draft left in one
-// sample makes the page ask before a reload while another sample is open; a sample linked
-// to the whole file plays its review copy; g goes to a row, u resumes, the row filter
-// (speaker, text, lint errors, not reviewed); empty lists fold into one "add" line; drafts are per annotator (bob on the same
-// browser neither sees nor clears ann's; her sign-out does). Bob's view of the sample
-// stays as it was throughout. Exit 0 pass, 1 fail, 77 skipped (no browser).
+// undo_test.js: what the review page's undo, drafts and navigation cover (issue 24), in
+// headless Debian chromium driven by playwright-core, on review copies `rescue clip
+// --review-copy` cut from a small H.264 file made with ffmpeg: a boundary dragged on the
+// time line is undone and redone with Ctrl+Z / Ctrl+Y (both rows' times back, then moved
+// again), and a drag past the next row's end stops short of it; a merge undone gives the
+// two rows back with their ids and versions; a row's end set to the playhead with ] and
+// its start with the Start = playhead button are undone and redone; the preloaded next
+// row is let go when another row is selected without playing or the sample view is left;
+// a draft left in one sample makes the page ask before a reload while another sample is
+// open; a sample linked to the whole file plays its review copy; g goes to a row, u
+// resumes, the row filter (speaker, text, lint errors, not reviewed); empty lists fold
+// into one "add" line; drafts are per annotator (bob on the same browser neither sees nor
+// clears ann's; her sign-out does). Bob's view of the sample stays as it was throughout.
+// Exit 0 pass, 1 fail, 77 skipped (no browser).
 //
 // Environment: as serve_test.js (RESCUE_BIN, RESCUE_SOURCE_DIR, RESCUE_REQUIRE_FIXTURES).
 'use strict';
@@ -94,6 +95,22 @@ async function at(page, t, lane) {
     await undoMsg();
     rows = await rowsOf(base, ann);
     check(rows[3][4] === moved && rows[4][3] === moved, 'Ctrl+Y moves it again (' + rows[3][4] + ')');
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+
+    // ---- a drag past the next row's end stops short of it: row 5 keeps a span ----
+    const p2 = await at(page, 21.05, 2), far = await at(page, 29, 2);
+    await page.evaluate(() => { document.getElementById('timeline-note').textContent = ''; });
+    await page.mouse.move(p2.x, p2.y);
+    await page.mouse.down();
+    await page.mouse.move((p2.x + far.x) / 2, p2.y);
+    await page.mouse.move(far.x, p2.y);
+    await page.mouse.up();
+    await page.waitForFunction(() => /boundary moved|not saved/.test(document.getElementById('timeline-note').textContent), null, { timeout: 10000 });
+    rows = await rowsOf(base, ann);
+    check(rows[3][4] === rows[4][3] && rows[4][3] < 25.3 && rows[4][3] > 24 && rows[4][4] === 25.3,
+      'a drag to 29 s stops before row 5\'s end: rows 4 and 5 meet at ' + rows[4][3] + ', row 5 still ends at ' + rows[4][4]);
     await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
     await page.keyboard.press('Control+z');
     await undoMsg();
