@@ -10,10 +10,10 @@
 //
 //   NODE_PATH=tests/browser/node_modules RESCUE_BIN=build/rescue node tools/bench/bench_page.js [runs]
 //
-// It also writes the screenshots of the sample view (time line with its waveform, the
-// player that stays in view while the form scrolls, the compact form) at 1366x768 and
-// 1920x1080 into RESCUE_SCREENSHOTS (default: browser-screenshots next to the rescue
-// binary, in the build directory).
+// It also writes screenshots of the sample view (the time line with its waveform, the
+// player and time line that stay in view while the form scrolls, the compact form) at
+// 1366x768 and 1920x1080 into RESCUE_SCREENSHOTS (default: browser-screenshots next to
+// the rescue binary, in the build directory).
 //
 // Environment: RESCUE_BIN (the rescue binary), RESCUE_SOURCE_DIR (the source tree),
 // RESCUE_SCREENSHOTS (where the screenshots go).
@@ -186,9 +186,9 @@ async function measureDrag(page, n) {
 }
 
 // The screenshots: the sample view with row 3 (an internal emotion with its intensity)
-// played for a moment, at 1366x768 (as opened,
-// and with the page scrolled to the form's end: the player and time line stay), then at
-// 1920x1080; the boxes of what must be seen without scrolling are printed with them.
+// played for a moment, at 1366x768 (as opened, and with the page scrolled to the form's
+// end: the player and the time line stay), then at 1920x1080; the boxes of what must be
+// seen without scrolling are printed with them.
 async function screenshots(page) {
   fs.mkdirSync(shots, { recursive: true });
   await page.click('#rows tbody tr[data-index="3"] td:nth-child(3)');

@@ -124,6 +124,7 @@ function load(path, from) {
     old.hidden = true;
     old.className = 'preload';
     old.controls = false;
+    old.preload = 'auto';
     spare = old;
     spare.dataset.path = '';
   } else {
