@@ -2,11 +2,12 @@
 // headless Debian chromium driven by playwright-core, on review copies `rescue clip
 // --review-copy` cut from a small H.264 file made with ffmpeg: a boundary dragged on the
 // time line is undone and redone with Ctrl+Z / Ctrl+Y (both rows' times back, then moved
-// again), and a drag past the next row's end stops short of it; a merge undone gives the
-// two rows back with their ids and versions; a row's end set to the playhead with ] and
-// its start with the Start = playhead button are undone and redone; the preloaded next
-// row is let go when another row is selected without playing or the sample view is left;
-// a draft left in one sample makes the page ask before a reload while another sample is
+// again), and a drag past the next row's end stops short of it; on a sample bob marked
+// reviewed ann's merge is refused and her save reopens it; a merge undone gives the two
+// rows back with their ids and versions; a row's end set to the playhead with ] and its
+// start with the Start = playhead button are undone and redone; the preloaded next row is
+// let go when another row is selected without playing or the sample view is left; a
+// draft left in one sample makes the page ask before a reload while another sample is
 // open; a sample linked to the whole file plays its review copy; g goes to a row, u
 // resumes, the row filter (speaker, text, lint errors, not reviewed); empty lists fold
 // into one "add" line; drafts are per annotator (bob on the same browser neither sees nor
@@ -114,6 +115,27 @@ async function at(page, t, lane) {
     await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
     await page.keyboard.press('Control+z');
     await undoMsg();
+
+    // ---- bob marks the sample reviewed: ann's merge is refused (segmentation is open only
+    // while a sample is new or in review), ann's save reopens it, under her name ----
+    const marked = await fetch(base + '/api/samples/' + SAMPLE + '/status', { method: 'POST',
+      headers: { Authorization: 'Bearer ' + bob, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'reviewed' }) });
+    check(marked.status === 200, 'bob marks the sample reviewed (' + marked.status + ')');
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'reviewed', null, { timeout: 10000 });
+    await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
+    await page.evaluate(() => document.getElementById('player').pause());
+    await page.click('#merge-btn');
+    await page.waitForFunction(() => /segmentation is open only/.test(document.getElementById('save-msg').textContent), null, { timeout: 10000 });
+    check((await rowsOf(base, ann)).length === 9 && await page.textContent('#sample-status') === 'reviewed', 'on the reviewed sample ann\'s merge is refused: ' + await page.textContent('#save-msg'));
+    const tone2 = await page.inputValue('#fields [data-path="tone_of_voice"]');
+    await page.fill('#fields [data-path="tone_of_voice"]', tone2 + ', tired');
+    await page.keyboard.press('Control+s');
+    await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'in_review', null, { timeout: 10000 });
+    const hist = await (await fetch(base + '/api/samples/' + SAMPLE, { headers: { Authorization: 'Bearer ' + ann } })).json();
+    const reopened = hist.history.filter((h) => h.status === 'in_review' && h.annotator === 'ann' && /reopen/.test(h.reason || ''));
+    check(hist.status === 'in_review' && reopened.length === 1 && hist.rows[1].row.tone_of_voice === tone2 + ', tired',
+      'ann\'s save reopened it to in review, in its history under ann (' + JSON.stringify(hist.history.map((h) => [h.status, h.annotator, h.reason])) + ')');
 
     // ---- a merge undone: the two rows again, their ids and versions ----
     const beforeMerge = await rowsOf(base, ann);
