@@ -230,15 +230,17 @@ const rowCount = (page) => page.$eval('#rows', (t) => Number(t.dataset.rows)); /
     });
     check(bad.length === 0, same + ' accepted rows are stored unchanged and ' + fixes.size + ' corrected rows hold exactly the corrections' + (bad.length ? ': not rows ' + bad.join(' ') : ''));
 
-    // ---- sticky: scrolled down, the player and the row's text are still in view ----
+    // ---- sticky: scrolled down, the player, the time line and the row's text are still in view ----
     await a.keyboard.press('Escape');
     await a.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     const sticky = await a.evaluate(() => {
       const p = document.getElementById('player').getBoundingClientRect(), t = document.getElementById('row-text').getBoundingClientRect();
-      return { scrolled: window.scrollY, p: [p.top, p.bottom], t: [t.top, t.bottom] };
+      const l = document.getElementById('timeline').getBoundingClientRect();
+      return { scrolled: window.scrollY, p: [p.top, p.bottom], l: [l.top, l.bottom], t: [t.top, t.bottom] };
     });
     check(sticky.scrolled > 0, 'the page scrolls (' + sticky.scrolled + ' px)');
-    check(sticky.p[0] >= 0 && sticky.p[1] <= 768 && sticky.t[0] >= 0 && sticky.t[1] <= 768, 'scrolled, the player and the row\'s text stay in view (' + JSON.stringify(sticky) + ')');
+    check(sticky.p[0] >= 0 && sticky.p[1] <= 768 && sticky.t[0] >= 0 && sticky.t[1] <= 768 && sticky.l[0] >= 0 && sticky.l[1] <= sticky.t[0],
+      'scrolled, the player, the time line and the row\'s text (below the time line) stay in view (' + JSON.stringify(sticky) + ')');
     await a.screenshot({ path: path.join(shots, 'flow-1366-scrolled.png') });
     await a.evaluate(() => { window.scrollTo(0, 0); document.querySelector('.rows-wrap').scrollTop = 0; });
 

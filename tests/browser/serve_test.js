@@ -8,7 +8,7 @@
 // browser).
 //
 // Environment: RESCUE_BIN (the rescue binary), RESCUE_SOURCE_DIR, RESCUE_SCREENSHOTS (where
-// the screenshots go; default ./browser-screenshots), RESCUE_REQUIRE_FIXTURES (when set,
+// the screenshots go; default next to the rescue binary), RESCUE_REQUIRE_FIXTURES (when set,
 // a missing browser fails instead of skipping).
 'use strict';
 const fs = require('fs');

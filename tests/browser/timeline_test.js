@@ -4,8 +4,8 @@
 // that is silent for its first 5 s: the waveform is drawn (loud where the sound is, flat
 // where it is silent), one lane per speaker with the rows on it, a click on the time line
 // seeks, dragging a boundary two rows share moves both and saves them (a second annotator's
-// view stays as it was), and the player stops within one frame of a row's end, with context
-// and at another rate. Screenshots at 1366x768 and 1920x1080. Exit 0 pass, 1 fail, 77
+// view stays as it was), the player stops within one frame of a row's end, with 1 or 2 s
+// of context and at other rates, loops a row when asked, and the view zooms. Screenshots at 1366x768 and 1920x1080. Exit 0 pass, 1 fail, 77
 // skipped (no browser).
 //
 // Environment: as serve_test.js (RESCUE_BIN, RESCUE_SOURCE_DIR, RESCUE_SCREENSHOTS,
@@ -175,8 +175,39 @@ async function playAndWatch(page, index) {
     check(rate === 2, 'the rate menu sets 2x');
     check(Math.abs(w.start - 4.4) <= frame && w.first >= 4.4 - frame - 0.001 && w.last <= 9.86 + 1 + frame + 0.001 && w.last >= 9.86 + 1 - 4 * frame,
       'with 1 s of context row 2 plays from ' + w.start.toFixed(3) + ' to ' + w.last.toFixed(3) + ' s (4.4-10.86) and stops within one frame, at 2x');
+    // context 2 s; the rate menu's slowest
+    await page.selectOption('#play-context', '2');
+    w = await playAndWatch(page, 2);
+    check(Math.abs(w.start - 3.4) <= frame && w.last <= 9.86 + 2 + frame + 0.001 && w.last >= 9.86 + 2 - 4 * frame,
+      'with 2 s of context row 2 plays from ' + w.start.toFixed(3) + ' to ' + w.last.toFixed(3) + ' s (3.4-11.86) and stops within one frame');
+    await page.selectOption('#play-rate', '0.5');
+    check(await page.evaluate(() => document.getElementById('player').playbackRate) === 0.5, 'the rate menu sets 0.5x');
+    // loop row: at its end row 3 starts again instead of stopping
     await page.selectOption('#play-context', '0');
+    await page.selectOption('#play-rate', '2');
+    await page.check('#play-loop');
+    await page.evaluate(() => { window.seeks = []; });
+    await page.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
+    await page.waitForFunction(() => window.seeks.filter((t) => Math.abs(t - 9.86) < 0.001).length >= 2, null, { timeout: 30000 });
+    const looped = await page.evaluate(() => ({ paused: document.getElementById('player').paused, t: document.getElementById('player').currentTime, seeks: window.seeks }));
+    check(!looped.paused && looped.t >= 9.86 - frame && looped.t <= 14.2 + frame, 'loop row: at 14.2 s row 3 goes back to 9.86 s and plays on (seeks ' +
+      looped.seeks.map((t) => t.toFixed(2)).join(', ') + '; at ' + looped.t.toFixed(2) + ' s)');
+    await page.uncheck('#play-loop');
+    await page.evaluate(() => document.getElementById('player').pause());
     await page.selectOption('#play-rate', '1');
+
+    // ---- zoom: the wheel and the buttons narrow and widen the view ----
+    const span = () => page.evaluate(() => { const g = JSON.parse(document.getElementById('timeline-canvas').dataset.geometry); return [g.from, g.to]; });
+    const z0 = await span();
+    const cv = await page.locator('#timeline-canvas').boundingBox();
+    await page.mouse.move(cv.x + cv.width / 2, cv.y + 10);
+    await page.mouse.wheel(0, -100);
+    await page.waitForFunction((w0) => { const g = JSON.parse(document.getElementById('timeline-canvas').dataset.geometry); return g.to - g.from < w0 - 0.5; }, z0[1] - z0[0]);
+    const z1 = await span();
+    check(z1[1] - z1[0] < z0[1] - z0[0] && z1[0] >= z0[0] && z1[1] <= z0[1], 'the wheel zooms in (' + z0.map((t) => t.toFixed(1)).join('-') + ' s to ' + z1.map((t) => t.toFixed(1)).join('-') + ' s)');
+    await page.click('#timeline button[title="the whole sample"]');
+    await page.waitForFunction((w0) => { const g = JSON.parse(document.getElementById('timeline-canvas').dataset.geometry); return Math.abs(g.to - g.from - w0) < 0.01; }, z0[1] - z0[0]);
+    check(true, '"fit" shows the whole sample again');
 
     // ---- screenshots ----
     fs.mkdirSync(shots, { recursive: true });

@@ -1,15 +1,25 @@
-// undo_test.js: what the review page's undo and leave warning cover (issue 24), in headless
-// Debian chromium driven by playwright-core, no media: a boundary dragged on the time line
-// is undone and redone with Ctrl+Z / Ctrl+Y (both rows' times back, then moved again); a
-// merge undone gives the two rows back with their ids and versions; a draft left in one
-// sample makes the page ask before a reload while another sample is open. Bob's view of
-// the sample stays as it was throughout. Exit 0 pass, 1 fail, 77 skipped (no browser).
+// undo_test.js: what the review page's undo, drafts and navigation cover (issue 24), in
+// headless Debian chromium driven by playwright-core, on review copies `rescue clip
+// --review-copy` cut from a small H.264 file made with ffmpeg: a boundary dragged on the
+// time line is undone and redone with Ctrl+Z / Ctrl+Y (both rows' times back, then moved
+// again), and a drag past the next row's end stops short of it; on a sample bob marked
+// reviewed ann's merge is refused and her save reopens it; a merge undone gives the two
+// rows back with their ids and versions; a row's end set to the playhead with ] and its
+// start with the Start = playhead button are undone and redone; the preloaded next row is
+// let go when another row is selected without playing or the sample view is left; a
+// draft left in one sample makes the page ask before a reload while another sample is
+// open; a sample linked to the whole file plays its review copy; g goes to a row, u
+// resumes, the row filter (speaker, text, lint errors, not reviewed); empty lists fold
+// into one "add" line; drafts are per annotator (bob on the same browser neither sees nor
+// clears ann's; her sign-out does). Bob's view of the sample stays as it was throughout.
+// Exit 0 pass, 1 fail, 77 skipped (no browser).
 //
 // Environment: as serve_test.js (RESCUE_BIN, RESCUE_SOURCE_DIR, RESCUE_REQUIRE_FIXTURES).
 'use strict';
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { execFileSync } = require('child_process');
 const { CHROMIUM, src, chromium: launcher, check, fail, finish, rescue, tokenOf, startServer, stopServer } = require('./util');
 
 const chromium = launcher();
@@ -40,10 +50,17 @@ async function at(page, t, lane) {
     rescue('import', db, path.join(dir, 'other.jsonl'));
     const ann = tokenOf(rescue('annotator', 'add', db, 'ann'));
     const bob = tokenOf(rescue('annotator', 'add', db, 'bob'));
-    fs.mkdirSync(assets);
+    // 50 s at 10 fps, a keyframe every second, for the playhead the times are set to
+    execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x90:rate=10:duration=50',
+      '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10', '-pix_fmt', 'yuv420p', path.join(dir, 'src.mp4')]);
+    rescue('media', 'add', db, path.join(dir, 'src.mp4'), '--sample', SAMPLE, '--start', '0', '--end', '49.6');
+    // SAMPLE is a span of it (segment.mp4 and review.mp4); OTHER is linked to the whole
+    // file: no segment.mp4, its rows play the review copy
+    rescue('media', 'add', db, path.join(dir, 'src.mp4'), '--sample', OTHER);
+    rescue('clip', db, '--out', assets, '--review-copy');
     server = await startServer(db, assets);
     const base = 'http://127.0.0.1:' + server.port;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--mute-audio'] });
     const page = await (await browser.newContext({ viewport: { width: 1366, height: 768 } })).newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -83,6 +100,43 @@ async function at(page, t, lane) {
     await page.keyboard.press('Control+z');
     await undoMsg();
 
+    // ---- a drag past the next row's end stops short of it: row 5 keeps a span ----
+    const p2 = await at(page, 21.05, 2), far = await at(page, 29, 2);
+    await page.evaluate(() => { document.getElementById('timeline-note').textContent = ''; });
+    await page.mouse.move(p2.x, p2.y);
+    await page.mouse.down();
+    await page.mouse.move((p2.x + far.x) / 2, p2.y);
+    await page.mouse.move(far.x, p2.y);
+    await page.mouse.up();
+    await page.waitForFunction(() => /boundary moved|not saved/.test(document.getElementById('timeline-note').textContent), null, { timeout: 10000 });
+    rows = await rowsOf(base, ann);
+    check(rows[3][4] === rows[4][3] && rows[4][3] < 25.3 && rows[4][3] > 24 && rows[4][4] === 25.3,
+      'a drag to 29 s stops before row 5\'s end: rows 4 and 5 meet at ' + rows[4][3] + ', row 5 still ends at ' + rows[4][4]);
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+
+    // ---- bob marks the sample reviewed: ann's merge is refused (segmentation is open only
+    // while a sample is new or in review), ann's save reopens it, under her name ----
+    const marked = await fetch(base + '/api/samples/' + SAMPLE + '/status', { method: 'POST',
+      headers: { Authorization: 'Bearer ' + bob, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'reviewed' }) });
+    check(marked.status === 200, 'bob marks the sample reviewed (' + marked.status + ')');
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'reviewed', null, { timeout: 10000 });
+    await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
+    await page.evaluate(() => document.getElementById('player').pause());
+    await page.click('#merge-btn');
+    await page.waitForFunction(() => /segmentation is open only/.test(document.getElementById('save-msg').textContent), null, { timeout: 10000 });
+    check((await rowsOf(base, ann)).length === 9 && await page.textContent('#sample-status') === 'reviewed', 'on the reviewed sample ann\'s merge is refused: ' + await page.textContent('#save-msg'));
+    const tone2 = await page.inputValue('#fields [data-path="tone_of_voice"]');
+    await page.fill('#fields [data-path="tone_of_voice"]', tone2 + ', tired');
+    await page.keyboard.press('Control+s');
+    await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'in_review', null, { timeout: 10000 });
+    const hist = await (await fetch(base + '/api/samples/' + SAMPLE, { headers: { Authorization: 'Bearer ' + ann } })).json();
+    const reopened = hist.history.filter((h) => h.status === 'in_review' && h.annotator === 'ann' && /reopen/.test(h.reason || ''));
+    check(hist.status === 'in_review' && reopened.length === 1 && hist.rows[1].row.tone_of_voice === tone2 + ', tired',
+      'ann\'s save reopened it to in review, in its history under ann (' + JSON.stringify(hist.history.map((h) => [h.status, h.annotator, h.reason])) + ')');
+
     // ---- a merge undone: the two rows again, their ids and versions ----
     const beforeMerge = await rowsOf(base, ann);
     await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
@@ -95,7 +149,68 @@ async function at(page, t, lane) {
     rows = await rowsOf(base, ann);
     check(JSON.stringify(rows) === JSON.stringify(beforeMerge), 'undoing the merge gives rows 2 and 3 back with their ids and versions (' +
       JSON.stringify(rows.slice(1, 3).map((r) => r.slice(1, 3))) + ', before ' + JSON.stringify(beforeMerge.slice(1, 3).map((r) => r.slice(1, 3))) + ')');
-    check(JSON.stringify(await rowsOf(base, bob)) === bobBefore, "bob's view is unchanged by ann's drags, merge and undos");
+
+    // ---- a row's end and start set to the playhead (] and the button), undone, redone ----
+    const playAt = async (t) => { // a click on the time line (Therapist lane, inside row 5's span) seeks there, paused
+      await page.evaluate(() => document.getElementById('player').pause());
+      const q = await at(page, t, 2);
+      await page.mouse.click(q.x, q.y);
+      await page.waitForFunction((t) => Math.abs(document.getElementById('player').currentTime - t) < 0.2, t);
+      await page.evaluate(() => document.activeElement.blur());
+      return page.evaluate(() => Math.round(document.getElementById('player').currentTime * 1000) / 1000);
+    };
+    const t5 = await rowsOf(base, ann), end5 = t5[4][4];
+    await page.click('#rows tbody tr[data-index="5"] td:nth-child(3)');
+    const cut = await playAt(23.6);
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press(']');
+    await page.waitForFunction((e) => Number(document.querySelector('#rows tbody tr[data-index="5"]').children[1].textContent.split('–')[1]) !== e, end5, { timeout: 10000 });
+    rows = await rowsOf(base, ann);
+    check(Math.abs(rows[4][4] - cut) < 0.002 && rows[4][1] === t5[4][1], '] sets row 5\'s end to the playhead (' + rows[4][4] + ', playhead ' + cut + ')');
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+    rows = await rowsOf(base, ann);
+    check(rows[4][4] === end5 && rows[4][1] === t5[4][1], 'Ctrl+Z gives row 5 its end back (' + rows[4][4] + '; ' + await page.textContent('#save-msg') + ')');
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+y');
+    await undoMsg();
+    rows = await rowsOf(base, ann);
+    check(Math.abs(rows[4][4] - cut) < 0.002, 'Ctrl+Y sets it again (' + rows[4][4] + ')');
+    const start5 = rows[4][3], from = await playAt(22.4);
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.click('#set-start');
+    await page.waitForFunction((s) => Number(document.querySelector('#rows tbody tr[data-index="5"]').children[1].textContent.split('–')[0]) !== s, start5, { timeout: 10000 });
+    rows = await rowsOf(base, ann);
+    check(Math.abs(rows[4][3] - from) < 0.002, 'Start = playhead sets row 5\'s start to ' + rows[4][3] + ' (playhead ' + from + ')');
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+    rows = await rowsOf(base, ann);
+    check(rows[4][3] === start5 && rows[4][4] === end5 && rows[3][4] === start5, 'two undos give row 5 its start and end back (' + rows[4][3] + '–' + rows[4][4] + ')');
+    check(JSON.stringify(await rowsOf(base, bob)) === bobBefore, "bob's view is unchanged by ann's drags, merge, times and undos");
+
+    // ---- the preloaded next row: kept while the sample view is open, let go when it is left ----
+    await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
+    await page.waitForFunction(() => { const v = document.querySelector('video.preload'); return v && v.dataset.path && v.readyState >= 2; }, null, { timeout: 10000 });
+    const spare = await page.evaluate(() => { const v = document.querySelector('video.preload'); return { at: Number(v.dataset.at), t: v.currentTime, paused: v.paused }; });
+    check(spare.paused && spare.at === 9.86 && Math.abs(spare.t - 9.86) < 0.001, 'while row 2 plays, a paused spare holds row 3 at its start (' + JSON.stringify(spare) + ')');
+    // a row selected without playing it (a click on the time line), not followed by row 3
+    await page.evaluate(() => document.getElementById('player').pause());
+    const q7 = await at(page, 41, 0);
+    await page.mouse.click(q7.x, q7.y);
+    await page.waitForFunction(() => !document.querySelector('video.preload').getAttribute('src'), null, { timeout: 10000 }).catch(() => {});
+    check(await page.evaluate(() => !document.querySelector('video.preload').getAttribute('src')), 'selecting another row without playing it lets the spare go');
+    await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
+    await page.waitForFunction(() => !!document.querySelector('video.preload').getAttribute('src'), null, { timeout: 10000 });
+    await page.click('#nav-work');
+    await page.waitForSelector('#view-work:not([hidden])');
+    check(await page.evaluate(() => { const v = document.querySelector('video.preload'); return !v.getAttribute('src') && v.networkState === HTMLMediaElement.NETWORK_EMPTY; }),
+      'leaving the sample view lets the preloaded next row go (no source, nothing loading)');
+    await page.goto(base + '/#/sample/' + SAMPLE);
+    await page.waitForFunction((id) => document.getElementById('sample-title').textContent === id, SAMPLE);
 
     // ---- a draft of one sample: leaving the page from another asks first ----
     await page.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
@@ -112,6 +227,101 @@ async function at(page, t, lane) {
     await page.goto(base + '/#/sample/' + SAMPLE);
     await page.waitForFunction((id) => document.getElementById('sample-title').textContent === id, SAMPLE);
     check(await page.evaluate(() => !document.getElementById('draft-count').hidden), 'and the draft is still there in its sample');
+
+    // ---- a sample linked to the whole file (no segment.mp4) plays its review copy ----
+    await page.goto(base + '/#/sample/' + OTHER);
+    await page.waitForFunction((id) => document.getElementById('sample-title').textContent === id, OTHER);
+    const otherView = await (await fetch(base + '/api/samples/' + OTHER, { headers: { Authorization: 'Bearer ' + ann } })).json();
+    const om = otherView.rows[2].media;
+    check(!fs.existsSync(path.join(assets, OTHER, 'segment.mp4')) && om && om.kind === 'review' && /review\.mp4/.test(om.path),
+      'a sample linked to the whole file has no segment.mp4 and its rows play the review copy (' + JSON.stringify(om && om.kind) + ')');
+    await page.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
+    await page.waitForFunction(() => { const v = document.getElementById('player'); return !v.paused && v.currentTime > 9.8; }, null, { timeout: 20000 });
+    const op = await page.evaluate(() => { const v = document.getElementById('player'); v.pause(); return { src: v.currentSrc, t: v.currentTime }; });
+    check(/review\.mp4/.test(op.src) && op.t >= 9.86 - 0.1 && op.t <= 14.2 + 0.05, 'its row 3 plays from the review copy inside 9.86-14.2 s (at ' + op.t.toFixed(2) + ')');
+
+    // ---- go to a row, resume, the row filter (OTHER: nothing of ann's yet) ----
+    const selectedRow = () => page.evaluate(() => Number(document.querySelector('#rows tbody tr.selected').dataset.index));
+    await page.evaluate(() => document.activeElement.blur());
+    await page.keyboard.press('g');
+    await page.keyboard.type('7');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('#rows tbody tr.selected[data-index="7"]'));
+    check(await page.evaluate(() => document.activeElement.id !== 'goto-row'), 'g 7 Enter goes to row 7 and leaves the number field');
+    await page.evaluate(() => document.getElementById('player').pause());
+    await page.keyboard.press('u');
+    await page.waitForFunction(() => document.querySelector('#rows tbody tr.selected[data-index="1"]'));
+    await page.keyboard.press('Enter'); // accept row 1: the next unreviewed row, 2, plays
+    await page.waitForFunction(() => document.querySelector('#rows tbody tr.selected[data-index="2"]'));
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('#rows tbody tr.selected[data-index="3"]'));
+    await page.evaluate(() => document.getElementById('player').pause());
+    await page.keyboard.press('g');
+    await page.keyboard.type('1');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('#rows tbody tr.selected[data-index="1"]'));
+    await page.keyboard.press('u');
+    await page.waitForFunction(() => document.querySelector('#rows tbody tr.selected[data-index="3"]'));
+    check(await selectedRow() === 3, 'u resumes at row 3, the first row ann has not reviewed (rows 1 and 2 accepted)');
+    await page.evaluate(() => document.getElementById('player').pause());
+    const shown = () => page.evaluate(() => [...document.querySelectorAll('#rows tbody tr')].map((tr) => Number(tr.dataset.index)));
+    const ov = (await (await fetch(base + '/api/samples/' + OTHER, { headers: { Authorization: 'Bearer ' + ann } })).json()).rows;
+    const want = (f) => JSON.stringify(ov.filter(f).map((r) => r.index));
+    await page.selectOption('#filter-speaker', 'Daniel');
+    check(JSON.stringify(await shown()) === want((r) => r.row.primary_speaker === 'Daniel'), 'the speaker filter shows Daniel\'s rows: ' + (await shown()).join(' '));
+    await page.selectOption('#filter-speaker', '');
+    await page.keyboard.press('/');
+    await page.keyboard.type('fight');
+    check(JSON.stringify(await shown()) === want((r) => /fight/i.test(r.row.dialogue_cleaned)) && (await shown()).length > 0, 'the text filter (/) shows the rows saying "fight": ' + (await shown()).join(' '));
+    await page.fill('#filter-text', '');
+    await page.dispatchEvent('#filter-text', 'input');
+    await page.check('#filter-lint');
+    const lintShown = await shown(), marks = await page.evaluate(() => [...document.querySelectorAll('#rows tbody tr')].map((tr) => tr.lastElementChild.textContent.includes('✗')));
+    check(lintShown.length > 0 && lintShown.length < ov.length && marks.every(Boolean), 'the lint filter shows only rows with lint errors: ' + lintShown.join(' '));
+    await page.uncheck('#filter-lint');
+    await page.check('#filter-todo');
+    check(JSON.stringify(await shown()) === want((r) => !r.mine) && !(await shown()).includes(1) && !(await shown()).includes(2), 'the not-reviewed filter leaves out rows 1 and 2: ' + (await shown()).join(' '));
+    await page.uncheck('#filter-todo');
+    check((await shown()).length === ov.length, 'without a filter every row shows again');
+
+    // ---- empty lists fold into one "add" line; adding one unfolds it, undo folds it again ----
+    const foldedKeys = () => page.evaluate(() => [...document.querySelectorAll('#fields .field.folded button[data-add]')].map((b) => b.dataset.add));
+    const f0 = await foldedKeys(), emptyLists = ov[2].row ? Object.keys(ov[2].row).filter((k) => Array.isArray(ov[2].row[k]) && !ov[2].row[k].length) : [];
+    check(f0.length > 0 && f0.every((k) => emptyLists.includes(k)) && await page.evaluate((ks) => ks.every((k) => !document.querySelector('#fields .field[data-key="' + k + '"]')), f0),
+      'row 3\'s empty lists are one "add" line (' + f0.join(', ') + '), not fields');
+    await page.click('#fields .field.folded button[data-add="' + f0[0] + '"]');
+    check(!!(await page.$('#fields .field[data-key="' + f0[0] + '"]')) && !(await foldedKeys()).includes(f0[0]), 'its add button unfolds ' + f0[0] + ' into a field');
+    await page.evaluate(() => document.activeElement.blur());
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction((k) => [...document.querySelectorAll('#fields .field.folded button[data-add]')].some((b) => b.dataset.add === k), f0[0]);
+    check(true, 'Ctrl+Z folds it again');
+
+    // ---- drafts are per annotator: bob on the same browser neither sees nor clears ann's ----
+    const annKeys = (p) => p.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('rescue.drafts.ann|')).length);
+    const b2 = await page.context().newPage(); // a new tab of the same browser: it signs in again
+    await b2.goto(base + '/');
+    await b2.fill('#token', bob);
+    await b2.click('#signin-btn');
+    await b2.waitForSelector('#nav:not([hidden])');
+    await b2.goto(base + '/#/sample/' + SAMPLE);
+    await b2.waitForFunction((id) => document.getElementById('sample-title').textContent === id, SAMPLE);
+    await b2.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
+    await b2.evaluate(() => document.getElementById('player').pause());
+    check(await b2.evaluate(() => document.getElementById('draft-count').hidden) &&
+      (await b2.inputValue('#fields [data-path="tone_of_voice"]')) !== 'left as a draft', 'bob, signed in on the same browser, does not get ann\'s draft of row 3');
+    await b2.click('#signout');
+    await b2.waitForSelector('#view-signin:not([hidden])');
+    check(await annKeys(b2) === 1, 'bob\'s sign-out leaves ann\'s draft in the browser');
+    await b2.fill('#token', ann);
+    await b2.click('#signin-btn');
+    await b2.waitForSelector('#nav:not([hidden])');
+    await b2.goto(base + '/#/sample/' + SAMPLE);
+    // (the title is still there from bob's visit: wait for the draft itself)
+    await b2.waitForFunction(() => !document.getElementById('draft-count').hidden, null, { timeout: 10000 }).catch(() => {});
+    check(await b2.evaluate(() => !document.getElementById('draft-count').hidden), 'ann, signed in again, finds her draft');
+    await b2.click('#signout');
+    await b2.waitForSelector('#view-signin:not([hidden])');
+    check(await annKeys(b2) === 0, 'ann\'s sign-out clears her drafts');
     check(errors.length === 0, 'no script errors' + (errors.length ? ': ' + errors.join(' | ') : ''));
   } catch (e) {
     fail(e);

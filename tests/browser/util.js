@@ -1,11 +1,12 @@
-// util.js: what the browser tests (serve_test.js, flow_test.js, timeline_test.js) share:
-// where the rescue binary, the source tree and the screenshots are, playwright-core's
-// chromium (or a skip), the ok/FAIL tally and its summary, running the CLI, and a review
-// server on a port of its own.
+// util.js: what the browser tests (serve_test.js, flow_test.js, timeline_test.js, ...) and
+// tools/bench/bench_page.js share: where the rescue binary, the source tree and the
+// screenshots are, playwright-core's chromium (or a skip), the ok/FAIL tally and its
+// summary, running the CLI, and a review server on a port of its own.
 //
 // Environment: RESCUE_BIN (the rescue binary), RESCUE_SOURCE_DIR, RESCUE_SCREENSHOTS (where
-// the screenshots go; default ./browser-screenshots), RESCUE_REQUIRE_FIXTURES (when set,
-// a missing browser fails instead of skipping).
+// the screenshots go; default browser-screenshots next to the rescue binary, in the build
+// directory), RESCUE_REQUIRE_FIXTURES (when set, a missing browser fails instead of
+// skipping).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -14,7 +15,7 @@ const { spawn, execFileSync } = require('child_process');
 const CHROMIUM = '/usr/bin/chromium';
 const bin = process.env.RESCUE_BIN || path.resolve(__dirname, '../../build/rescue');
 const src = process.env.RESCUE_SOURCE_DIR || path.resolve(__dirname, '../..');
-const shots = process.env.RESCUE_SCREENSHOTS || path.resolve('browser-screenshots');
+const shots = process.env.RESCUE_SCREENSHOTS || path.join(path.dirname(bin), 'browser-screenshots');
 
 // Leave the test out (exit 77), or fail it (exit 1) under RESCUE_REQUIRE_FIXTURES.
 function skip(why) {

@@ -10,43 +10,24 @@
 //
 //   NODE_PATH=tests/browser/node_modules RESCUE_BIN=build/rescue node tools/bench/bench_page.js [runs]
 //
-// Environment: RESCUE_BIN (the rescue binary), RESCUE_SOURCE_DIR (the source tree).
+// It also writes screenshots of the sample view (the time line with its waveform, the
+// player and time line that stay in view while the form scrolls, the compact form) at
+// 1366x768 and 1920x1080 into RESCUE_SCREENSHOTS (default: browser-screenshots next to
+// the rescue binary, in the build directory).
+//
+// Environment: RESCUE_BIN (the rescue binary), RESCUE_SOURCE_DIR (the source tree),
+// RESCUE_SCREENSHOTS (where the screenshots go).
 'use strict';
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn, execFileSync } = require('child_process');
-const { chromium } = require('playwright-core');
+const { execFileSync } = require('child_process');
+const { CHROMIUM, src, shots, chromium: launcher, rescue, tokenOf, startServer, stopServer } = require('../../tests/browser/util');
 
-const CHROMIUM = '/usr/bin/chromium';
-const bin = process.env.RESCUE_BIN || path.resolve(__dirname, '../../build/rescue');
-const src = process.env.RESCUE_SOURCE_DIR || path.resolve(__dirname, '../..');
+const chromium = launcher();
 const RUNS = Number(process.argv[2]) || 20;
 const SAMPLE = 'maya_and_daniel/001_s01e01_segment01';
 const BIG = 'bench/interview_432';
-
-const rescue = (...args) => execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const tokenOf = (out) => /sign-in token: ([0-9a-f]{64})/.exec(out)[1];
-
-async function startServer(db, assets) {
-  const p = spawn(bin, ['serve', db, '--listen', '127.0.0.1:0', '--assets', assets], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const port = await new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('server did not start: ' + out)), 15000);
-    p.stdout.on('data', (d) => {
-      out += d;
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      if (m) { clearTimeout(t); resolve(Number(m[1])); }
-    });
-    p.stderr.on('data', (d) => { out += d; });
-    p.on('exit', (c) => reject(new Error('server exited ' + c + ': ' + out)));
-  });
-  return { p, port };
-}
-async function stopServer(s) {
-  s.p.kill('SIGINT');
-  await new Promise((res) => s.p.on('exit', res));
-}
 
 function pct(xs, q) {
   const s = xs.slice().sort((a, b) => a - b);
@@ -204,6 +185,41 @@ async function measureDrag(page, n) {
   return out;
 }
 
+// The screenshots: the sample view with row 3 (an internal emotion with its intensity)
+// played for a moment, at 1366x768 (as opened, and with the page scrolled to the form's
+// end: the player and the time line stay), then at 1920x1080; the boxes of what must be
+// seen without scrolling are printed with them.
+async function screenshots(page) {
+  fs.mkdirSync(shots, { recursive: true });
+  await page.click('#rows tbody tr[data-index="3"] td:nth-child(3)');
+  await page.waitForTimeout(1500);
+  await page.evaluate(() => document.getElementById('player').pause());
+  const boxes = () => page.evaluate(() => {
+    const out = {};
+    for (const [k, s] of [['player', '#player'], ['timeline', '#timeline-canvas'], ['text', '#row-text'],
+      ['utterance', '.field[data-key="utterance_type"]'], ['target', '.field[data-key="target"]'],
+      ['emotion', '.field[data-key="internal_emotion"]'], ['intensity', '[data-path="internal_emotion[1].intensity"]'],
+      ['strategy', '.field[data-key="support_strategy"]']]) {
+      const e = document.querySelector(s), r = e && e.getBoundingClientRect();
+      out[k] = r ? Math.round(r.top) + '-' + Math.round(r.bottom) + (r.top >= 0 && r.bottom <= innerHeight ? '' : ' (out of view)') : 'missing';
+    }
+    return JSON.stringify(out);
+  });
+  const shot = async (name) => {
+    await page.screenshot({ path: path.join(shots, name) });
+    process.stderr.write('bench_page: ' + path.join(shots, name) + ' ' + (await boxes()) + '\n');
+  };
+  await shot('page-1366x768.png');
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await page.waitForTimeout(300);
+  await shot('page-1366x768-scrolled.png');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.waitForTimeout(300);
+  await shot('page-1920x1080.png');
+  await page.setViewportSize({ width: 1366, height: 768 });
+}
+
 (async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rescue-bench-page-'));
   const db = path.join(dir, 'c.db');
@@ -225,9 +241,10 @@ async function measureDrag(page, n) {
     fs.writeFileSync(path.join(dir, 'big.jsonl'), JSON.stringify({ ...line, sample_id: BIG, rows }) + '\n');
     rescue('import', db, path.join(dir, 'big.jsonl'));
     const ann = tokenOf(rescue('annotator', 'add', db, 'ann'));
-    // 640x360 at 25 fps with a keyframe every 10 s, as recordings often are
+    // 640x360 at 25 fps with a keyframe every 10 s, as recordings often are; a tone whose
+    // loudness rises and falls, for a waveform one can see in the screenshots
     execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25:duration=60',
-      '-f', 'lavfi', '-i', 'sine=frequency=440:duration=60', '-c:v', 'libx264', '-preset', 'veryfast', '-g', '250',
+      '-f', 'lavfi', '-i', "aevalsrc='(0.2+0.6*abs(sin(2*PI*t/9)))*sin(2*PI*440*t)':s=44100:d=60", '-c:v', 'libx264', '-preset', 'veryfast', '-g', '250',
       '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', path.join(dir, 'src.mp4')]);
     rescue('media', 'add', db, path.join(dir, 'src.mp4'), '--sample', SAMPLE, '--start', '0', '--end', '55');
     rescue('clip', db, '--out', path.join(dir, 'ref'), '--samples', SAMPLE);
@@ -245,6 +262,7 @@ async function measureDrag(page, n) {
       await signIn(page, base, ann);
       await openSample(page, base, SAMPLE);
       await page.waitForTimeout(500);
+      if (kind === 'review') await screenshots(page);
       process.stderr.write('bench_page: ' + kind + ': row selection...\n');
       res['select_' + kind] = await measureSelection(page, RUNS);
       if (kind === 'review') res.next = await measureNext(page, Math.max(6, RUNS >> 1));

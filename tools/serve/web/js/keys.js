@@ -2,7 +2,8 @@
 // fields) or Ctrl+Enter (anywhere) accepts the row and plays the next unreviewed one;
 // j/k and the arrows move; u resumes; g goes to a row; / filters; f and Alt+arrows move
 // between fields; digits pick a label in a focused label field; Escape leaves a field;
-// Ctrl+Z/Ctrl+Y undo and redo; s splits at the playhead; r replays; space plays the row
+// Ctrl+Z/Ctrl+Y undo and redo; s splits at the playhead, [ and ] set the row's start and
+// end to it; r replays; space plays the row
 // (the first time) or pauses.
 
 import { $ } from './dom.js';
@@ -10,7 +11,7 @@ import { acceptAndNext, resume, stepRow } from './flow.js';
 import { LABEL_KEYS, flushForm } from './form.js';
 import { playhead, playRow } from './player.js';
 import { saveRow } from './save.js';
-import { splitAtPlayhead } from './segment.js';
+import { setTimeAtPlayhead, splitAtPlayhead } from './segment.js';
 import { state } from './state.js';
 import { redo, undo } from './undo.js';
 
@@ -73,5 +74,6 @@ document.addEventListener('keydown', (ev) => {
   else if (k === '/') { ev.preventDefault(); $('filter-text').focus(); }
   else if (k === 'f') { ev.preventDefault(); moveField(0); }
   else if (k === 's') { ev.preventDefault(); splitAtPlayhead(); }
+  else if (k === '[' || k === ']') { ev.preventDefault(); setTimeAtPlayhead(k === '[' ? 'start' : 'end'); }
   else if (k === ' ') { ev.preventDefault(); space(); }
 });

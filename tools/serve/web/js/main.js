@@ -32,6 +32,9 @@ $('signout').addEventListener('click', async () => {
   await api('POST', '/api/logout');
   csrf.clear();
   state.me = null;
+  // whose view was open (and compared) goes too: the next person signing in here opens
+  // their own
+  state.viewName = state.compareName = state.people = state.other = state.sample = null;
   location.hash = '#/';
   show('signin');
 });

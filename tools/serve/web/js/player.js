@@ -38,8 +38,29 @@ function spareVideo() {
     spare = el('video', { preload: 'auto', muted: true, class: 'preload' });
     spare.hidden = true;
     wire(spare);
+    video().after(spare); // in the page (hidden), where a test can find it
   }
   return spare;
+}
+
+// Let the spare go (its file, its decoder, its buffer) when the row it holds is not about
+// to be played: another sample opened, the sample view left, the tab hidden, a row
+// selected without playing. The next row played preloads again.
+export function releaseSpare() {
+  if (!spare || !spare.dataset.path && !spare.hasAttribute('src')) return;
+  spare.pause();
+  spare.removeAttribute('src');
+  spare.load();
+  spare.dataset.path = '';
+  spare.dataset.at = '';
+}
+document.addEventListener('visibilitychange', () => { if (document.hidden) releaseSpare(); });
+// A row selected without playing it (a save, the time line, undo): the spare is kept only
+// when it holds the row after it, as preloadNext left it.
+export function keepSpareForNext() {
+  const s = state.sample, n = s && s.rows[state.sel + 1], m = n && n.media;
+  const at = m ? Math.max(0, (Number(m.start) || 0) - (Number(ctx.value) || 0)) : -1;
+  if (!spare || !m || spare.dataset.path !== m.path || Number(spare.dataset.at) !== at) releaseSpare();
 }
 
 function wire(v) {
@@ -52,6 +73,7 @@ wire($('player'));
 
 export function setupPlayer() {
   const s = state.sample, p = video();
+  releaseSpare();
   state.clipOffset = 0;
   state.media = null;
   play.to = null;
@@ -97,6 +119,7 @@ function load(path, from) {
     spare.hidden = false;
     old.pause();
     old.replaceWith(spare);
+    spare.after(old);
     old.id = '';
     old.hidden = true;
     old.className = 'preload';

@@ -12,7 +12,7 @@ import { $, el, fmt } from './dom.js';
 import { draftOf, markDrafts } from './drafts.js';
 import { snapEdit } from './undo.js';
 import { drawForm, drawFormSoon } from './form.js';
-import { drawCues, playRow, video } from './player.js';
+import { drawCues, keepSpareForNext, playRow, video } from './player.js';
 import { state } from './state.js';
 
 const MARGIN = 30;  // rows drawn beyond each edge of the box
@@ -172,6 +172,7 @@ export function selectRow(i, play) {
   state.sel = Math.max(0, Math.min(s.rows.length - 1, i));
   const r = s.rows[state.sel];
   if (play) playRow(); // first: the seek runs while the table is drawn
+  else keepSpareForNext();
   revealRow(state.sel);
   markSelected();
   const d = draftOf(r);

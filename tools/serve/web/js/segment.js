@@ -30,15 +30,18 @@ $('merge-btn').addEventListener('click', async () => {
   const at = Number(r.row.end_time);
   if (await segment({ op: 'merge', row: r.index, base_version: r.version, next_version: n.version })) recordSeg({ kind: 'merge', index: r.index, at });
 });
-for (const [id, key] of [['set-start', 'start_time'], ['set-end', 'end_time']]) {
-  $(id).addEventListener('click', () => {
-    const r = state.sample.rows[state.sel];
-    const t = Math.round(playhead() * 1000) / 1000;
-    const body = { op: 'times', row: r.index, base_version: r.version, start: Number(r.row.start_time), end: Number(r.row.end_time) };
-    body[key === 'start_time' ? 'start' : 'end'] = t;
-    segment(body);
-  });
+// Set the selected row's start or end (key 'start' or 'end') to the playhead (buttons
+// Start/End = playhead, keys [ and ]); undone like a dragged boundary (undo.js).
+export async function setTimeAtPlayhead(key) {
+  const r = state.sample.rows[state.sel];
+  if (!r) return;
+  const t = Math.round(playhead() * 1000) / 1000, from = Number(r.row[key + '_time']);
+  const body = { op: 'times', row: r.index, base_version: r.version, start: Number(r.row.start_time), end: Number(r.row.end_time) };
+  body[key] = t;
+  if (await segment(body)) recordSeg({ kind: 'boundary', what: key + ' of row ' + r.index, from, to: t, rows: [{ id: r.row_id, key }] });
 }
+$('set-start').addEventListener('click', () => setTimeAtPlayhead('start'));
+$('set-end').addEventListener('click', () => setTimeAtPlayhead('end'));
 async function setStatus(status, reason) {
   const s = state.sample;
   const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/status', { status, reason });

@@ -7,7 +7,8 @@
 // later and ends after it starts; a row saved since it was read is a conflict), and goes
 // on the undo stack (undo.js).
 //
-// It redraws from an animation-frame loop only when what it shows changed (the sample,
+// It stays in view while the form scrolls (app.css: sticky, --timeline-h set here). It
+// redraws from an animation-frame loop only when what it shows changed (the sample,
 // the selected row, the playhead, the view, its width), so other modules need not call it.
 // The canvas carries its geometry in data-geometry (for the browser test and the benchmark).
 
@@ -30,6 +31,8 @@ const box = el('div', { id: 'timeline', class: 'card timeline' },
     zoomBtn('fit', 'the whole sample', () => { tl.fit = true; setView(0, total()); }), note),
   canvas);
 (document.getElementById('row-tools') || document.querySelector('#view-sample .rows-wrap')).before(box);
+// it sticks at the top of its column, the form's head below it (app.css): its height
+if (window.ResizeObserver) new ResizeObserver(() => document.documentElement.style.setProperty('--timeline-h', box.offsetHeight + 'px')).observe(box);
 
 const tl = {
   sample: null,   // the sample object drawn (a new GET is a new object)

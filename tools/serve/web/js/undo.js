@@ -3,8 +3,8 @@
 // undone by merging the two halves back, which restores the parent row with its id and
 // versions (corpus/edit.c); a merge is undone by splitting the merged row where the
 // boundary was, which gives the two rows back with their ids and versions when nobody
-// saved the merged row since (corpus/edit.c); a dragged boundary is undone by setting the
-// moved rows' times back. Every edit also updates the row's draft (drafts.js).
+// saved the merged row since (corpus/edit.c); a dragged boundary, or a start or end set to
+// the playhead (segment.js), is undone by setting the moved rows' times back. Every edit also updates the row's draft (drafts.js).
 
 import { api } from './api.js';
 import { $, encPath } from './dom.js';
@@ -70,7 +70,7 @@ function applyEdit(key, json) {
   return true;
 }
 
-// A dragged boundary (timeline.js) back (undo) or again: each moved row's start or end,
+// A dragged boundary (timeline.js) or a time set to the playhead (segment.js) back (undo) or again: each moved row's start or end,
 // found by its row id, set through the segmentation API ("times") on its current version.
 async function applyTimes(e, undo) {
   const s = state.sample;
@@ -103,7 +103,7 @@ async function step(from, to, undo) {
   const ok = e.kind === 'edit' ? applyEdit(e.key, undo ? e.before : e.after) : await applySeg(e, undo);
   if (!ok) { setMsg((undo ? 'cannot undo ' : 'cannot redo ') + 'this ' + e.kind + ': its row is gone', false); return; }
   to.push(e);
-  setMsg((undo ? 'undone: ' : 'redone: ') + (e.kind === 'edit' ? 'edit of ' + (e.path || 'the row') : e.kind), true);
+  setMsg((undo ? 'undone: ' : 'redone: ') + (e.kind === 'edit' ? 'edit of ' + (e.path || 'the row') : e.what || e.kind), true);
 }
 export const undo = () => step(undoStack, redoStack, true);
 export const redo = () => step(redoStack, undoStack, false);
