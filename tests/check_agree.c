@@ -809,7 +809,7 @@ START_TEST(test_cli_table) {
   free(err);
   /* readable report */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", path, "--level", "nominal", NULL), 0);
-  ck_assert_ptr_nonnull(strstr(out, "value (nominal): alpha 0.7434  ok"));
+  ck_assert_ptr_nonnull(strstr(out, "value (nominal): alpha 0.7434  tentative (status ok)"));
   free(out);
   free(err);
   /* usage errors */
@@ -1143,6 +1143,7 @@ START_TEST(test_report_for_a_lead) {
   /* the opening summary: thresholds, the field to fix first, its confusions */
   ck_assert_msg(strstr(out, "\nreliability (Krippendorff's guidelines for alpha: 0.800 or more "
                             "reliable, 0.667 up to 0.800 tentative, below 0.667 unreliable):\n"
+                            "  weakest: utterance_type (alpha 0.4516, unreliable): fix it first\n"
                             "  unreliable: utterance_type (0.4516)"),
                 "%.3000s", out);
   ck_assert_msg(strstr(out, "most confused values where agreement is short of reliable (pairs of "
@@ -1153,6 +1154,9 @@ START_TEST(test_report_for_a_lead) {
                             "             0.5556  unreliable  ok\n"),
                 "%.3000s", out);
   ck_assert_msg(strstr(out, "Fleiss' kappa 0.4194, Gwet's AC1 0.5142"), "%.3000s", out);
+  /* the field's own heading judges it too: never "ok" alone next to an unreliable alpha */
+  ck_assert_msg(strstr(out, "utterance_type (nominal): alpha 0.4516  unreliable (status ok)\n"),
+                "%.3000s", strstr(out, "per field:"));
   /* pairs that never met: one line each place, never a kappa of "-" per pair */
   ck_assert_msg(strstr(out, "  3 coder pairs never coded the same unit (no kappa): ann / dan, "
                             "bob / dan, cyd / dan\n"),
