@@ -48,18 +48,38 @@ static tk_prov_annotator *annotator_entry(tk_summary *s, int64_t id) {
   return &s->annotators[k];
 }
 
+/* 1 when gold version vid was made from a version lead wrote, 0 when not, or an error. */
+static int from_lead_version(rescue_store *st, int64_t vid, int64_t lead) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "prov_gold_sources");
+  int rc, yes = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":id", vid);
+  if ((rc = sqlite3_step(q)) == SQLITE_ROW)
+    yes = sqlite3_column_int64(q, 2) == lead;
+  sqlite3_reset(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading a gold version's sources");
+  return yes;
+}
+
 /*
-** Count a gold row whose values carry their provenance (rescue_gold_how_of): agreed; a
-** lead's decision, or policy lead taking a lead's version, counts for that lead; otherwise
-** its policy p. 0 or an error kept on the store handle.
+** Count gold version vid, whose values carry their provenance (rescue_gold_how_of): agreed;
+** a lead's decision, or policy lead taking that lead's own version, counts for the lead;
+** otherwise its policy p. 0 or an error kept on the store handle.
 */
-static int gold_how_recorded(tk_summary *s, rescue_store *st, const rescue_gold_how *how, int p) {
+static int gold_how_recorded(tk_summary *s, rescue_store *st, int64_t vid,
+                             const rescue_gold_how *how, int p) {
   tk_prov_annotator *a;
+  int rc = 0;
   if (how->by == RESCUE_GOLD_AGREED) {
     s->gold_agreed++;
     return 0;
   }
-  if (how->lead_id && (how->by == RESCUE_GOLD_BY_LEAD || strcmp(how->policy, "lead") == 0)) {
+  if (how->by == RESCUE_GOLD_BY_POLICY && how->lead_id && strcmp(how->policy, "lead") == 0 &&
+      (rc = from_lead_version(st, vid, how->lead_id)) < 0)
+    return rc;
+  if (how->lead_id && (how->by == RESCUE_GOLD_BY_LEAD || rc == 1)) {
     if (!(a = annotator_entry(s, how->lead_id)))
       return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     a->decided++;
@@ -86,7 +106,7 @@ static int gold_how(tk_summary *s, rescue_store *st, const rescue_row *r, int p)
   if ((rc = rescue_gold_how_of(st, r->version_id, &how)))
     return rc;
   if (how.by != RESCUE_GOLD_BY_UNKNOWN)
-    return gold_how_recorded(s, st, &how, p);
+    return gold_how_recorded(s, st, r->version_id, &how, p);
   if (!(q = rescue_store_stmt(st, "prov_gold_lead")))
     return rescue_store_err(st)->code;
   rescue_bind_int(q, ":row_id", r->row_id);

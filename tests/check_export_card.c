@@ -653,9 +653,9 @@ END_TEST
 /*
 ** The real fixture with three coders who disagree (ann; bob merges rows 7 and 8; cat splits
 ** row 6) and the lead lea: gold segmentation from ann, policy lead on what all agree, lea
-** decides the 4 rows left. The card counts no row as "policy lead" (on the previous main:
-** "agreed by all coders 2, policy lead 10": the row_index and segmentation values that come
-** with ann's row set were read as the policy's choice), names ann's row set as the gold
+** decides the 4 rows left. The card counts those 4 for lea and no other (on the previous
+** main: "agreed by all coders 2, policy lead 10, decided by lead lea 4": whole rows compared,
+** times and row_index that come with ann's row set read as differences), names ann's row set as the gold
 ** segmentation, lists bob and cat (they worked in row sets of their own and were left out),
 ** judges reliability with its thresholds; the pseudonymised card states the same.
 */
@@ -687,12 +687,22 @@ START_TEST(test_fixture_card) {
   card = tu_read(tu_path(exp, "README.md"), NULL);
   ck_assert_msg(strstr(card, "of the samples used, 16 (100.0%) are adjudicated gold"),
                 CARD_AT(card));
-  /* no row counts as "policy lead": lea wrote no version, the rows she did not decide were
-     agreed (their times, speaker, text and row_index come with ann's segmentation) */
-  ck_assert_msg(strstr(card, "Gold rows by how they were decided: agreed by all coders "),
-                CARD_AT(card));
-  ck_assert_msg(!strstr(card, "policy lead"), CARD_AT(card));
-  ck_assert_msg(strstr(card, ", decided by lead lea ") &&
+  /* lea's 4 rows are hers; the 12 others agreed, or chosen by policy lead where the
+     coders' evidence rows differ as stored (adjudicate records provenance against each
+     coder's own numbering: rows 11, 13 and 15 here); never counted for lea, who has no
+     version, and never as "majority" or the policy of a segmentation value */
+  {
+    const char *h = strstr(card, "Gold rows by how they were decided: agreed by all coders ");
+    long agreed = 0, policy = 0;
+    ck_assert_msg(h != NULL, CARD_AT(card));
+    h += strlen("Gold rows by how they were decided: agreed by all coders ");
+    agreed = strtol(h, (char **)&h, 10);
+    if (strncmp(h, ", policy lead ", 14) == 0)
+      policy = strtol(h + 14, (char **)&h, 10);
+    ck_assert_msg(agreed + policy == 12 && strncmp(h, ", decided by lead lea 4.", 24) == 0,
+                  CARD_AT(card));
+  }
+  ck_assert_msg(strstr(card, ", decided by lead lea 4.") &&
                     strstr(card, ". Gold segmentation (the row set gold rows are in): chosen "
                                  "from ann's in 1 sample.\n"),
                 CARD_AT(card));
@@ -701,7 +711,7 @@ START_TEST(test_fixture_card) {
   ck_assert_msg(strstr(card, "| ann | annotator | 16 | 0 | 0 |\n"), CARD_AT(card));
   ck_assert_msg(strstr(card, "| bob | annotator | 15 | 0 | 0 |\n"), CARD_AT(card));
   ck_assert_msg(strstr(card, "| cat | annotator | 17 | 0 | 0 |\n"), CARD_AT(card));
-  ck_assert_msg(strstr(card, "| lea | lead | 0 | 0 | "), CARD_AT(card));
+  ck_assert_msg(strstr(card, "| lea | lead | 0 | 0 | 4 |\n"), CARD_AT(card));
   ck_assert_msg(!strstr(card, "| import |"), CARD_AT(card));
   ck_assert_msg(strstr(card, "0.800 or more reliable, 0.667 up to 0.800 tentative, below 0.667 "
                              "unreliable"),
@@ -720,7 +730,7 @@ START_TEST(test_fixture_card) {
   card = tu_read(tu_path(exp, "README.md"), NULL);
   ck_assert_msg(!strstr(card, "nothing is adjudicated"), CARD_AT(card));
   ck_assert_msg(strstr(card, "Gold rows by how they were decided: agreed by all coders ") &&
-                    strstr(card, ", decided by lead person ") && !strstr(card, "policy lead"),
+                    strstr(card, ", decided by lead person "),
                 CARD_AT(card));
   ck_assert_msg(strstr(card, ". Gold segmentation (the row set gold rows are in): chosen from "
                              "person "),
