@@ -611,8 +611,12 @@ static void manifest_annotators(rescue_jw *w, const tk_summary *s) {
     rescue_jw_obj(w);
     rescue_jw_key(w, "name");
     rescue_jw_str(w, s->annotators[i].name ? s->annotators[i].name : "");
-    rescue_jw_key(w, "role");
-    rescue_jw_str(w, s->annotators[i].role ? s->annotators[i].role : "");
+    rescue_jw_key(w, "role"); /* the draft's is "draft", as in the card */
+    rescue_jw_str(w, s->annotators[i].name &&
+                             strcmp(s->annotators[i].name, RESCUE_DRAFT_ANNOTATOR) == 0
+                         ? "draft"
+                     : s->annotators[i].role ? s->annotators[i].role
+                                             : "");
     rescue_jw_key(w, "rows_annotated");
     rescue_jw_int(w, s->annotators[i].annotated);
     rescue_jw_key(w, "rows_shown");

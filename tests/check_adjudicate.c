@@ -477,6 +477,20 @@ START_TEST(test_fixture_decide) {
   fx_refused(db, FX_LINE(2, "\"field\": \"utterance_type\", \"take\": \"lea\""), 1,
              "'lea' has no version of sample '" FX "'");
   ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM field_decision"), 0);
+  /* a policy run as a dry run writes nothing, the log included */
+  bytes = tu_read(db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
+                             "--segmentation", "ann", "--dry-run", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "(dry run: nothing written) adjudicated 1 sample (16 rows) by policy "
+                            "lead (lead lea): 12 gold versions would be written"),
+                "%s", out);
+  ck_assert(tu_same_file(db, copy));
+  free(out);
+  free(err);
   /* the lead chooses ann's segmentation; policy lead settles what the coders agree on */
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
                              "--segmentation", "ann", NULL),

@@ -713,6 +713,19 @@ START_TEST(test_fixture_card) {
   ck_assert_msg(strstr(card, "| cat | annotator | 17 | 0 | 0 |\n"), CARD_AT(card));
   ck_assert_msg(strstr(card, "| lea | lead | 0 | 0 | 4 |\n"), CARD_AT(card));
   ck_assert_msg(!strstr(card, "| import |"), CARD_AT(card));
+  {
+    json_t *m = load_json(tu_path(exp, "manifest.json")), *an;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(json_object_get(json_object_get(m, "provenance"), "annotators"), i, an) {
+      if (!strcmp(tt_str(an, "name"), "import"))
+        ck_assert_str_eq(tt_str(an, "role"), "draft");
+      seen |= !strcmp(tt_str(an, "name"), "bob") << 0 | !strcmp(tt_str(an, "name"), "cat") << 1 |
+              (!strcmp(tt_str(an, "name"), "lea") && tt_int(an, "gold_rows_decided") == 4) << 2;
+    }
+    ck_assert_int_eq(seen, 7);
+    json_decref(m);
+  }
   ck_assert_msg(strstr(card, "0.800 or more reliable, 0.667 up to 0.800 tentative, below 0.667 "
                              "unreliable"),
                 CARD_AT(card));
