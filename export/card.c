@@ -356,11 +356,35 @@ static void gold_segmentations(const tk_summary *s, rescue_buf *b) {
   rescue_buf_putc(b, '.');
 }
 
+/* How the gold rows were decided (agreed, each policy, each lead); whose row sets they are in. */
+static void gold_rows_how(const tk_summary *s, rescue_buf *b) {
+  int i, first = 1;
+  rescue_buf_puts(b, " Gold rows by how they were decided: ");
+  if (s->gold_agreed) {
+    rescue_buf_printf(b, "agreed by all coders %ld", s->gold_agreed);
+    first = 0;
+  }
+  for (i = 0; i < 4; i++)
+    if (s->how_policy[i]) {
+      rescue_buf_printf(b, "%spolicy %s %ld", first ? "" : ", ", policy_names[i], s->how_policy[i]);
+      first = 0;
+    }
+  for (i = 0; i < s->n_annotators; i++)
+    if (s->annotators[i].decided) {
+      rescue_buf_printf(b, "%sdecided by lead ", first ? "" : ", ");
+      cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
+      rescue_buf_printf(b, " %ld", s->annotators[i].decided);
+      first = 0;
+    }
+  rescue_buf_putc(b, '.');
+  gold_segmentations(s, b);
+}
+
 /* Where the rows come from: gold or latest, policies, annotators, agreement. */
 static void provenance_section(const tk_summary *s, rescue_buf *b) {
   const rescue_tasks_result *r = s->res;
   long rows = r->rows_gold + r->rows_latest;
-  int i, first = 1;
+  int i;
   rescue_buf_printf(b,
                     "## Annotation provenance\n\nView `%s`. Of the %ld rows of the samples "
                     "used, %ld (%.1f%%) are adjudicated gold and %ld (%.1f%%) are the latest "
@@ -369,28 +393,8 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
                     rows ? 100.0 * (double)r->rows_gold / (double)rows : 0.0, r->rows_latest,
                     rows ? 100.0 * (double)r->rows_latest / (double)rows : 0.0,
                     r->rows_gold ? "not adjudicated" : "nothing is adjudicated");
-  if (r->rows_gold) {
-    rescue_buf_puts(b, " Gold rows by how they were decided: ");
-    if (s->gold_agreed) {
-      rescue_buf_printf(b, "agreed by all coders %ld", s->gold_agreed);
-      first = 0;
-    }
-    for (i = 0; i < 4; i++)
-      if (s->how_policy[i]) {
-        rescue_buf_printf(b, "%spolicy %s %ld", first ? "" : ", ", policy_names[i],
-                          s->how_policy[i]);
-        first = 0;
-      }
-    for (i = 0; i < s->n_annotators; i++)
-      if (s->annotators[i].decided) {
-        rescue_buf_printf(b, "%sdecided by lead ", first ? "" : ", ");
-        cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
-        rescue_buf_printf(b, " %ld", s->annotators[i].decided);
-        first = 0;
-      }
-    rescue_buf_putc(b, '.');
-    gold_segmentations(s, b);
-  }
+  if (r->rows_gold)
+    gold_rows_how(s, b);
   whole_views(s, b);
   rescue_buf_puts(b, "\n\n| annotator | role | rows annotated | rows shown | gold rows decided |\n"
                      "|---|---|---:|---:|---:|\n");

@@ -93,8 +93,10 @@ static int gold_how_recorded(tk_summary *s, rescue_store *st, int64_t vid,
 ** How gold row r was decided, counted in s: by a lead when the store holds a lead's decision
 ** on the row (the latest decision's lead, who also enters the annotator table); agreed when
 ** every version it was decided from (two or more) has the same content; under policy lead,
-** by the lead whose version was taken; otherwise by its policy p. The one place that classifies gold rows: a new kind of record (per-value
-** provenance) adds its case here. 0 or an error kept on the store handle.
+** by the lead whose version was taken; otherwise by its policy p. Gold whose values carry
+** their provenance is counted from it (rescue_gold_how_of, gold_how_recorded); the rules
+** after it are for gold written before provenance was recorded. 0 or an error kept on the
+** store handle.
 */
 static int gold_how(tk_summary *s, rescue_store *st, const rescue_row *r, int p) {
   sqlite3_stmt *q;

@@ -655,9 +655,10 @@ END_TEST
 ** row 6) and the lead lea: gold segmentation from ann, policy lead on what all agree, lea
 ** decides the 4 rows left. The card counts those 4 for lea and no other (on the previous
 ** main: "agreed by all coders 2, policy lead 10, decided by lead lea 4": whole rows compared,
-** times and row_index that come with ann's row set read as differences), names ann's row set as the gold
-** segmentation, lists bob and cat (they worked in row sets of their own and were left out),
-** judges reliability with its thresholds; the pseudonymised card states the same.
+** times and row_index that come with ann's row set read as differences), names ann's row
+** set as the gold segmentation, lists bob and cat (they worked in row sets of their own
+** and were left out), judges reliability with its thresholds; the pseudonymised card states
+** the same.
 */
 START_TEST(test_fixture_card) {
   char *db = tu_fixture_coders(), *dir = strdup(db), *out = NULL, *err = NULL, *card, exp[4200];
