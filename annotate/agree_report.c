@@ -497,7 +497,11 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
       rescue_buf_printf(out, " [%s, %s] (%g%%, %d %s replicates, seed %llu)", fmt4(b, r->ci_low),
                         fmt4(c, r->ci_high), r->ci_level * 100, r->ci_replicates, r->ci_scheme,
                         (unsigned long long)r->ci_seed);
-    rescue_buf_printf(out, "  %s\n", rescue_agree_status_name(r->status));
+    if (rescue_agree_reliability(r))
+      rescue_buf_printf(out, "  %s (status %s)\n", rescue_agree_reliability(r),
+                        rescue_agree_status_name(r->status));
+    else
+      rescue_buf_printf(out, "  %s\n", rescue_agree_status_name(r->status));
     if (r->level == RESCUE_LEVEL_MASI || r->level == RESCUE_LEVEL_JACCARD)
       rescue_buf_printf(out, "  alpha with %s distance %s\n",
                         r->level == RESCUE_LEVEL_MASI ? "Jaccard" : "MASI",
@@ -508,10 +512,10 @@ void rescue_agree_result_text(const rescue_agree_data *d, const rescue_agree_res
                       r->units, r->units == 1 ? "" : "s", r->pairable_values, r->units_single,
                       r->units_single == 1 ? "" : "s");
     rescue_buf_printf(out,
-                      "  percent agreement %s; Fleiss' kappa %s, Gwet's AC1 %s (%ld units "
+                      "  percent agreement %s; Fleiss' kappa %s, Gwet's AC1 %s (%ld unit%s "
                       "every coder coded)\n",
                       fmt4(a, r->percent_agreement), fmt4(b, r->fleiss_kappa), fmt4(c, r->gwet_ac1),
-                      r->complete_units);
+                      r->complete_units, r->complete_units == 1 ? "" : "s");
     if (r->pairs_left_out)
       rescue_buf_printf(out,
                         "  pairwise Cohen's kappas left out: %ld coder pairs are more than "
@@ -785,6 +789,22 @@ static int fields_judged(const rescue_agree_report *r, const char *verdict, resc
   return n;
 }
 
+/* "  weakest: f (alpha 0.5600, unreliable)": the field below reliable with the lowest alpha. */
+static void weakest_field(const rescue_agree_report *r, rescue_buf *out) {
+  const agree_field *w = NULL;
+  char a[32];
+  int i;
+  for (i = 0; i < r->n_fields; i++) {
+    const agree_field *f = &r->fields[i];
+    const char *v = f->data ? rescue_agree_reliability(&f->res) : NULL;
+    if (v && strcmp(v, "reliable") != 0 && (!w || f->res.alpha < w->res.alpha))
+      w = f;
+  }
+  if (w)
+    rescue_buf_printf(out, "  weakest: %s (alpha %s, %s): fix it first\n", w->name,
+                      fmt4(a, w->res.alpha), rescue_agree_reliability(&w->res));
+}
+
 /*
 ** The verdict a lead acts on: the thresholds, the fields below them (unreliable, then
 ** tentative), the reliable ones, those without an alpha to judge, and the most confused
@@ -798,6 +818,7 @@ static void reliability_text(const rescue_agree_report *r, rescue_buf *out) {
                     "\nreliability (Krippendorff's guidelines for alpha: %.3f or more reliable, "
                     "%.3f up to %.3f tentative, below %.3f unreliable):\n",
                     RELIABLE_FROM, TENTATIVE_FROM, RELIABLE_FROM, TENTATIVE_FROM);
+  weakest_field(r, out);
   for (i = 0; i < 3; i++) {
     rescue_buf_reset(&line);
     if (fields_judged(r, verdicts[i], &line) && line.s)

@@ -2199,6 +2199,15 @@ static int bad_line(rescue_store *st, const char *path, long line, const rescue_
                        at ? (long)at->offset + 1 : 1L, m);
 }
 
+/* 1 when key is a member a decision line may have. */
+static int decision_key(const char *key) {
+  static const char *const keys[] = {"sample_id", "row_index", "field", "value", "take", "undo"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strcmp(key, keys[i]) == 0)
+      return 1;
+  return 0;
+}
+
 /*
 ** Read one line's decision into *d (pointing into the parse) and *at (the member a
 ** refusal points at). 0, or RESCUE_EBADINPUT with the reason on the handle.
@@ -2210,6 +2219,12 @@ static int read_line(rescue_store *st, const rescue_jnode *root, rescue_curate_d
   const rescue_jnode *take = rescue_jget(root, "take"), *undo = rescue_jget(root, "undo");
   rescue_error *err = rescue_store_err(st);
   memset(d, 0, sizeof *d);
+  for (*at = root->child; *at; *at = (*at)->next)
+    if (!decision_key((*at)->key))
+      return rescue_seterr(err, RESCUE_EBADINPUT,
+                           "unknown key '%s' (a decision has sample_id, row_index, field and "
+                           "one of value, take, undo)",
+                           (*at)->key);
   *at = root;
   if (!sid || sid->type != RESCUE_JSTRING)
     return rescue_seterr(err, RESCUE_EBADINPUT, "\"sample_id\" must be a string");
@@ -2310,7 +2325,8 @@ static int decide_lines(rescue_store *st, FILE *f, const char *path, int64_t lea
       break;
     }
     memset(&out, 0, sizeof out);
-    rc = decide_one(st, lead_id, lead, &d, now, &out);
+    if (!(rc = decide_one(st, lead_id, lead, &d, now, &out)))
+      rc = log_decision(st, lead, &d);
     if (rc == RESCUE_EBADINPUT || rc == RESCUE_ENOTFOUND || rc == RESCUE_ECONFLICT)
       rc = bad_line(st, path, lineno, rc == RESCUE_ENOTFOUND ? rescue_jget(root, "row_index") : at,
                     rescue_store_errmsg(st));
@@ -2360,8 +2376,9 @@ int rescue_adjudicate_decide(rescue_store *st, const char *path, const char *lea
   {
     rescue_audit_entry e = {0};
     char detail[200];
-    snprintf(detail, sizeof detail, "%ld decisions by %s: %ld gold versions written",
-             res->decisions, lead, res->written);
+    snprintf(detail, sizeof detail, "%ld decision%s by %s: %ld gold version%s written",
+             res->decisions, res->decisions == 1 ? "" : "s", lead, res->written,
+             res->written == 1 ? "" : "s");
     e.action = "adjudicate";
     e.annotator = lead;
     e.detail = detail;

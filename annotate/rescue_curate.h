@@ -157,4 +157,35 @@ void rescue_curate_outcome_clear(rescue_curate_outcome *o);
 int rescue_curate_segmentation(rescue_store *st, const char *lead, const char *sample_id,
                                const char *from);
 
+/* How a gold version was decided, from the provenance of its values. */
+typedef enum rescue_gold_by {
+  RESCUE_GOLD_BY_UNKNOWN, /* no provenance recorded (gold written before it was) */
+  RESCUE_GOLD_AGREED,     /* every value agreed by all coders */
+  RESCUE_GOLD_BY_POLICY,  /* a policy chose a value the coders differed on */
+  RESCUE_GOLD_BY_LEAD     /* a lead decided a value (taken from a coder or edited) */
+} rescue_gold_by;
+
+typedef struct rescue_gold_how {
+  rescue_gold_by by;
+  char policy[16]; /* BY_POLICY: lead, majority or latest */
+  int64_t lead_id; /* BY_LEAD: the lead of the latest decision; BY_POLICY lead: the lead whose
+                      version the policy took (0: none) */
+} rescue_gold_how;
+
+/*
+** How gold version version_id was decided (rescue_gold_how), read from the provenance
+** adjudication and curation record with every value: a lead's decision on any value makes
+** it the lead's, else a policy's choice the policy's, else it was agreed. Returns 0 or an
+** error kept on the handle.
+*/
+int rescue_gold_how_of(rescue_store *st, int64_t version_id, rescue_gold_how *how);
+
+/*
+** Whose segmentation row set rowset_id is, when it is a gold row set (chosen with
+** `adjudicate --segmentation` or on the curation page): 1 with *segmenter the annotator
+** whose row set was chosen (the draft's id for the draft), 0 when it is not a gold row set,
+** or an error kept on the handle.
+*/
+int rescue_gold_segmenter(rescue_store *st, int64_t rowset_id, int64_t *segmenter);
+
 #endif

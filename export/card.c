@@ -333,11 +333,58 @@ static void whole_views(const tk_summary *s, rescue_buf *b) {
   rescue_buf_putc(b, '.');
 }
 
+/* Whose row sets the gold rows are in: each chosen one, and the one every coder shares. */
+static void gold_segmentations(const tk_summary *s, rescue_buf *b) {
+  int i, n = 0;
+  rescue_buf_puts(b, " Gold segmentation (the row set gold rows are in):");
+  for (i = 0; i < s->n_annotators; i++) {
+    const tk_prov_annotator *a = &s->annotators[i];
+    if (!a->segmented)
+      continue;
+    rescue_buf_printf(b, "%s chosen from ", n++ ? "," : "");
+    if (a->name && strcmp(a->name, RESCUE_DRAFT_ANNOTATOR) == 0)
+      rescue_buf_puts(b, "the draft's");
+    else {
+      cell(b, a->name ? a->name : "?");
+      rescue_buf_puts(b, "'s");
+    }
+    rescue_buf_printf(b, " in %ld sample%s", a->segmented, a->segmented == 1 ? "" : "s");
+  }
+  if (s->seg_base)
+    rescue_buf_printf(b, "%s the row set every coder shares in %ld sample%s", n ? "," : "",
+                      s->seg_base, s->seg_base == 1 ? "" : "s");
+  rescue_buf_putc(b, '.');
+}
+
+/* How the gold rows were decided (agreed, each policy, each lead); whose row sets they are in. */
+static void gold_rows_how(const tk_summary *s, rescue_buf *b) {
+  int i, first = 1;
+  rescue_buf_puts(b, " Gold rows by how they were decided: ");
+  if (s->gold_agreed) {
+    rescue_buf_printf(b, "agreed by all coders %ld", s->gold_agreed);
+    first = 0;
+  }
+  for (i = 0; i < 4; i++)
+    if (s->how_policy[i]) {
+      rescue_buf_printf(b, "%spolicy %s %ld", first ? "" : ", ", policy_names[i], s->how_policy[i]);
+      first = 0;
+    }
+  for (i = 0; i < s->n_annotators; i++)
+    if (s->annotators[i].decided) {
+      rescue_buf_printf(b, "%sdecided by lead ", first ? "" : ", ");
+      cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
+      rescue_buf_printf(b, " %ld", s->annotators[i].decided);
+      first = 0;
+    }
+  rescue_buf_putc(b, '.');
+  gold_segmentations(s, b);
+}
+
 /* Where the rows come from: gold or latest, policies, annotators, agreement. */
 static void provenance_section(const tk_summary *s, rescue_buf *b) {
   const rescue_tasks_result *r = s->res;
   long rows = r->rows_gold + r->rows_latest;
-  int i, first = 1;
+  int i;
   rescue_buf_printf(b,
                     "## Annotation provenance\n\nView `%s`. Of the %ld rows of the samples "
                     "used, %ld (%.1f%%) are adjudicated gold and %ld (%.1f%%) are the latest "
@@ -346,27 +393,8 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
                     rows ? 100.0 * (double)r->rows_gold / (double)rows : 0.0, r->rows_latest,
                     rows ? 100.0 * (double)r->rows_latest / (double)rows : 0.0,
                     r->rows_gold ? "not adjudicated" : "nothing is adjudicated");
-  if (r->rows_gold) {
-    rescue_buf_puts(b, " Gold rows by how they were decided: ");
-    if (s->gold_agreed) {
-      rescue_buf_printf(b, "agreed by all coders %ld", s->gold_agreed);
-      first = 0;
-    }
-    for (i = 0; i < 4; i++)
-      if (s->how_policy[i]) {
-        rescue_buf_printf(b, "%spolicy %s %ld", first ? "" : ", ", policy_names[i],
-                          s->how_policy[i]);
-        first = 0;
-      }
-    for (i = 0; i < s->n_annotators; i++)
-      if (s->annotators[i].decided) {
-        rescue_buf_printf(b, "%sdecided by lead ", first ? "" : ", ");
-        cell(b, s->annotators[i].name ? s->annotators[i].name : "?");
-        rescue_buf_printf(b, " %ld", s->annotators[i].decided);
-        first = 0;
-      }
-    rescue_buf_putc(b, '.');
-  }
+  if (r->rows_gold)
+    gold_rows_how(s, b);
   whole_views(s, b);
   rescue_buf_puts(b, "\n\n| annotator | role | rows annotated | rows shown | gold rows decided |\n"
                      "|---|---|---:|---:|---:|\n");
@@ -381,12 +409,15 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
                                 : "?",
                       a->annotated, a->rows, a->decided);
   }
-  rescue_buf_puts(b, "\nRows annotated: rows of the samples used with a version of their "
+  rescue_buf_puts(b, "\nRows annotated: rows of the samples used, in any row set (a coder "
+                     "who split or merged rows has one of their own), with a version of their "
                      "own (an import, a draft or an edit). Rows shown: rows whose exported "
                      "version they wrote (gold versions are written by the adjudication). Gold "
                      "rows decided: gold rows shown whose last decision was this lead's.\n");
   rescue_buf_puts(b, "\nAgreement between the coders over the samples used "
-                     "(Krippendorff's alpha, bootstrap interval over samples):\n\n");
+                     "(Krippendorff's alpha, bootstrap interval over samples; reliability by "
+                     "Krippendorff's guidelines: 0.800 or more reliable, 0.667 up to 0.800 "
+                     "tentative, below 0.667 unreliable):\n\n");
   if (s->agreement_note[0] || !s->agreement.len) {
     cell(b, s->agreement_note[0] ? s->agreement_note : "not computed");
     rescue_buf_puts(b, "\n\n");
@@ -396,15 +427,16 @@ static void provenance_section(const tk_summary *s, rescue_buf *b) {
     rescue_jdoc *doc = rescue_jdoc_new();
     const rescue_jnode *a = doc ? rescue_jparse(doc, s->agreement.s, s->agreement.len, NULL) : NULL,
                        *f;
-    rescue_buf_puts(b, "| field | level | status | units | alpha | interval |\n"
-                       "|---|---|---|---:|---:|---|\n");
+    rescue_buf_puts(b, "| field | level | status | reliability | units | alpha | interval |\n"
+                       "|---|---|---|---|---:|---:|---|\n");
     for (f = a ? a->child : NULL; f; f = f->next) {
       const rescue_jnode *al = rescue_jget(f, "alpha"), *lo = rescue_jget(f, "ci_low"),
                          *hi = rescue_jget(f, "ci_high"), *lv = rescue_jget(f, "ci_level");
-      rescue_buf_printf(b, "| %s | %s | %s | %s | ", rescue_jget(f, "field")->s,
-                        rescue_jget(f, "level")->s, rescue_jget(f, "status")->s,
-                        rescue_jget(f, "units")->type == RESCUE_JNUMBER ? rescue_jget(f, "units")->s
-                                                                        : "-");
+      const rescue_jnode *rel = rescue_jget(f, "reliability");
+      rescue_buf_printf(
+          b, "| %s | %s | %s | %s | %s | ", rescue_jget(f, "field")->s, rescue_jget(f, "level")->s,
+          rescue_jget(f, "status")->s, rel && rel->type == RESCUE_JSTRING ? rel->s : "-",
+          rescue_jget(f, "units")->type == RESCUE_JNUMBER ? rescue_jget(f, "units")->s : "-");
       if (al && al->type == RESCUE_JNUMBER)
         rescue_buf_printf(b, "%.3f", al->num);
       else
@@ -583,8 +615,12 @@ static void manifest_annotators(rescue_jw *w, const tk_summary *s) {
     rescue_jw_obj(w);
     rescue_jw_key(w, "name");
     rescue_jw_str(w, s->annotators[i].name ? s->annotators[i].name : "");
-    rescue_jw_key(w, "role");
-    rescue_jw_str(w, s->annotators[i].role ? s->annotators[i].role : "");
+    rescue_jw_key(w, "role"); /* the draft's is "draft", as in the card */
+    rescue_jw_str(w, s->annotators[i].name &&
+                             strcmp(s->annotators[i].name, RESCUE_DRAFT_ANNOTATOR) == 0
+                         ? "draft"
+                     : s->annotators[i].role ? s->annotators[i].role
+                                             : "");
     rescue_jw_key(w, "rows_annotated");
     rescue_jw_int(w, s->annotators[i].annotated);
     rescue_jw_key(w, "rows_shown");

@@ -9,6 +9,7 @@
 
 #include "rescue_agree.h"
 #include "rescue_alloc.h"
+#include "rescue_curate.h"
 #include "tasks_int.h"
 #include "store_int.h"
 
@@ -47,20 +48,68 @@ static tk_prov_annotator *annotator_entry(tk_summary *s, int64_t id) {
   return &s->annotators[k];
 }
 
+/* 1 when gold version vid was made from a version lead wrote, 0 when not, or an error. */
+static int from_lead_version(rescue_store *st, int64_t vid, int64_t lead) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "prov_gold_sources");
+  int rc, yes = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_int(q, ":id", vid);
+  if ((rc = sqlite3_step(q)) == SQLITE_ROW)
+    yes = sqlite3_column_int64(q, 2) == lead;
+  sqlite3_reset(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return rescue_store_sqlerr(st, "reading a gold version's sources");
+  return yes;
+}
+
+/*
+** Count gold version vid, whose values carry their provenance (rescue_gold_how_of): agreed;
+** a lead's decision, or policy lead taking that lead's own version, counts for the lead;
+** otherwise its policy p. 0 or an error kept on the store handle.
+*/
+static int gold_how_recorded(tk_summary *s, rescue_store *st, int64_t vid,
+                             const rescue_gold_how *how, int p) {
+  tk_prov_annotator *a;
+  int rc = 0;
+  if (how->by == RESCUE_GOLD_AGREED) {
+    s->gold_agreed++;
+    return 0;
+  }
+  if (how->by == RESCUE_GOLD_BY_POLICY && how->lead_id && strcmp(how->policy, "lead") == 0 &&
+      (rc = from_lead_version(st, vid, how->lead_id)) < 0)
+    return rc;
+  if (how->lead_id && (how->by == RESCUE_GOLD_BY_LEAD || rc == 1)) {
+    if (!(a = annotator_entry(s, how->lead_id)))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    a->decided++;
+    return 0;
+  }
+  s->how_policy[p]++;
+  return 0;
+}
+
 /*
 ** How gold row r was decided, counted in s: by a lead when the store holds a lead's decision
 ** on the row (the latest decision's lead, who also enters the annotator table); agreed when
 ** every version it was decided from (two or more) has the same content; under policy lead,
-** by the lead whose version was taken; otherwise by its policy p. The one place that classifies gold rows: a new kind of record (per-value
-** provenance) adds its case here. 0 or an error kept on the store handle.
+** by the lead whose version was taken; otherwise by its policy p. Gold whose values carry
+** their provenance is counted from it (rescue_gold_how_of, gold_how_recorded); the rules
+** after it are for gold written before provenance was recorded. 0 or an error kept on the
+** store handle.
 */
 static int gold_how(tk_summary *s, rescue_store *st, const rescue_row *r, int p) {
-  sqlite3_stmt *q = rescue_store_stmt(st, "prov_gold_lead");
+  sqlite3_stmt *q;
   tk_prov_annotator *a;
   int64_t lead = 0;
   long n = 0, distinct = 0;
   int rc;
-  if (!q)
+  rescue_gold_how how;
+  if ((rc = rescue_gold_how_of(st, r->version_id, &how)))
+    return rc;
+  if (how.by != RESCUE_GOLD_BY_UNKNOWN)
+    return gold_how_recorded(s, st, r->version_id, &how, p);
+  if (!(q = rescue_store_stmt(st, "prov_gold_lead")))
     return rescue_store_err(st)->code;
   rescue_bind_int(q, ":row_id", r->row_id);
   if ((rc = sqlite3_step(q)) == SQLITE_ROW)
@@ -115,6 +164,31 @@ static int whole_view(tk_summary *s, const rescue_sample *smp) {
   return 0;
 }
 
+/*
+** Count whose segmentation smp's gold rows are in: a gold row set chosen from an
+** annotator's (or the draft's) row set, or the row set every coder shares. Samples without
+** gold rows count nowhere. 0 or an error kept on the store handle.
+*/
+static int gold_segmentation(tk_summary *s, rescue_store *st, const rescue_sample *smp) {
+  tk_prov_annotator *a;
+  int64_t who;
+  int i, rc;
+  for (i = 0; i < smp->n && strcmp(smp->rows[i].kind, "gold") != 0; i++)
+    ;
+  if (i == smp->n)
+    return 0;
+  if ((rc = rescue_gold_segmenter(st, smp->rowset_id, &who)) < 0)
+    return rc;
+  if (!rc) {
+    s->seg_base++;
+    return 0;
+  }
+  if (!(a = annotator_entry(s, who)))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  a->segmented++;
+  return 0;
+}
+
 int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *smp) {
   rescue_error *err = rescue_store_err(st);
   sqlite3_stmt *q = rescue_store_stmt(st, "prov_sample_annotators");
@@ -140,6 +214,8 @@ int rescue_tk_prov_sample(tk_summary *s, rescue_store *st, const rescue_sample *
   s->n_used++;
   if (smp->view_of && whole_view(s, smp))
     return rescue_seterr(err, RESCUE_ENOMEM, NULL);
+  if ((rc = gold_segmentation(s, st, smp)))
+    return rc;
   for (i = 0; i < smp->n; i++) {
     const rescue_row *r = &smp->rows[i];
     if (strcmp(r->kind, "gold") == 0) {
@@ -166,7 +242,7 @@ static double num_of(const rescue_jnode *o, const char *key) {
 
 /* Keep, per field, the headline of the agreement report (parsed back from its JSON). */
 static int agreement_summary(tk_summary *s, const rescue_buf *report, rescue_error *err) {
-  static const char *const copy[] = {"field", "level", "status", "coders", "units"};
+  static const char *const copy[] = {"field", "level", "status", "reliability", "coders", "units"};
   rescue_jdoc *doc = rescue_jdoc_new();
   const rescue_jnode *root, *fields, *f;
   rescue_jerror je;

@@ -183,6 +183,8 @@ typedef struct tk_summary {
   ** decided by a lead (tk_prov_annotator.decided of that lead).
   */
   long gold_agreed, how_policy[4];
+  long seg_base; /* samples used with gold rows on the row set every coder shares (no gold row
+                    set chosen); the others count in tk_prov_annotator.segmented */
   struct tk_prov_annotator *annotators; /* whose versions the rows show, by rows */
   int n_annotators, cap_annotators;
   rescue_buf agreement;     /* per field: JSON array of {field, level, status, coders, units,
@@ -205,6 +207,7 @@ typedef struct tk_prov_annotator {
   long rows;      /* rows of the export showing this annotator's version */
   long annotated; /* rows of the samples used that this annotator versioned (not gold) */
   long decided;   /* gold rows shown whose last decision was this lead's */
+  long segmented; /* samples used whose gold row set was chosen from this one's */
 } tk_prov_annotator;
 
 /*

@@ -995,15 +995,40 @@ SELECT count(*), count(DISTINCT s.content),
  WHERE s.id IN (SELECT value FROM json_each((SELECT gold_sources FROM row_version
                                              WHERE id = :id)));
 
+-- How a gold version was decided, from its values' provenance (rescue_gold_how_of): values
+-- recorded; of the values that are not the segmentation's (times, speaker, text, row_index
+-- come with the gold row set): those a lead decided, and the lead of the latest such
+-- decision; those a policy chose, the policy, and the lead it names (policy lead).
+-- name: gold_how_of
+WITH p AS (SELECT * FROM gold_provenance
+            WHERE version_id = :version_id AND coalesce(policy, '') <> 'segmentation'
+              AND path NOT IN ('/start_time', '/end_time', '/primary_speaker',
+                               '/dialogue_cleaned', '/row_index'))
+SELECT (SELECT count(*) FROM gold_provenance WHERE version_id = :version_id),
+       (SELECT count(*) FROM p WHERE how IN ('taken', 'edited')),
+       (SELECT decided_by FROM p WHERE how IN ('taken', 'edited')
+         ORDER BY decided_at DESC, decision_id DESC LIMIT 1),
+       (SELECT count(*) FROM p WHERE how = 'policy'),
+       (SELECT policy FROM p WHERE how = 'policy' LIMIT 1),
+       (SELECT decided_by FROM p WHERE how = 'policy' AND decided_by IS NOT NULL LIMIT 1);
+
+-- A gold row set (note 'gold') and whose row set it was chosen from (rescue_gold_segmenter).
+-- name: gold_segmenter
+SELECT note = 'gold', annotator_id FROM rowset WHERE id = :rowset_id;
+
 -- name: prov_coder_count
 SELECT count(DISTINCT v.annotator_id)
   FROM row_version v JOIN annotator a ON a.id = v.annotator_id
  WHERE v.kind <> 'gold' AND a.role <> 'model';
 
+-- Who versioned rows of the sample of row set :rowset_id, in any of its row sets (a coder
+-- who split or merged rows works in a row set of their own), and how many rows.
 -- name: prov_sample_annotators
 SELECT v.annotator_id, count(DISTINCT v.row_id)
-  FROM row_version v JOIN row_in r ON r.id = v.row_id
- WHERE r.rowset_id = :rowset_id AND v.kind <> 'gold'
+  FROM row_version v
+ WHERE v.kind <> 'gold'
+   AND v.row_id IN (SELECT m.row_id FROM rowset_member m JOIN rowset rs ON rs.id = m.rowset_id
+                     WHERE rs.sample_ref = (SELECT sample_ref FROM rowset WHERE id = :rowset_id))
  GROUP BY v.annotator_id;
 -- ---- edits through the import path (rescue_import_edits) ----
 

@@ -393,6 +393,186 @@ START_TEST(test_refusals) {
 }
 END_TEST
 
+/* ---- the command-line route on the real fixture: three coders who disagree and a lead ---- */
+
+#define FX "alan_and_evelyn/001_s01e01_ct25_segment04"
+#define FX_LINE(row, rest) "{\"sample_id\": \"" FX "\", \"row_index\": " #row ", " rest "}\n"
+
+/* One number from the corpus. */
+static long fx_count(const char *db, const char *sql) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  long n = -1;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+  if (sqlite3_step(q) == SQLITE_ROW)
+    n = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return n;
+}
+
+/* Run `adjudicate --decide` on text as lea (extra: one more option or NULL); exit status. */
+static int fx_decide(const char *db, const char *text, const char *extra, char **out, char **err) {
+  char *dir = strdup(db);
+  int rc;
+  *strrchr(dir, '/') = 0;
+  tu_write(tu_path(dir, "decisions.jsonl"), text);
+  rc = tu_rescue(out, err, "adjudicate", db, "--decide", tu_path(dir, "decisions.jsonl"), "--lead",
+                 "lea", extra, NULL);
+  free(dir);
+  return rc;
+}
+
+/* A refused decisions file: exit 1, "decisions.jsonl:<line>:" and what; the corpus unchanged. */
+static void fx_refused(const char *db, const char *text, int line, const char *what) {
+  char copy[4200], want[64], *bytes, *out = NULL, *err = NULL;
+  size_t n;
+  bytes = tu_read(db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(fx_decide(db, text, NULL, &out, &err), 1);
+  snprintf(want, sizeof want, "decisions.jsonl:%d:", line);
+  ck_assert_msg(strncmp(err, "rescue: adjudicate: ", 20) == 0, "%s", err);
+  ck_assert_msg(strstr(err, want) && strstr(err, what), "want '%s' and '%s' in: %s", want, what,
+                err);
+  ck_assert_msg(tu_same_file(db, copy), "the corpus changed: %s", text);
+  free(out);
+  free(err);
+}
+
+#define FX_GOLD_IDS                                                                                \
+  "SELECT group_concat(id) FROM (SELECT max(v.id) AS id FROM row_version v WHERE v.kind = "        \
+  "'gold' GROUP BY v.row_id ORDER BY v.row_id)"
+
+/*
+** ann, bob (merges 7 and 8), cat (splits 6) and the lead lea on the real fixture, as a new
+** user would: every bad decision refused with the file's line and the rule, the corpus
+** unchanged; gold segmentation from ann and policy lead settle 12 rows; a dry run writes
+** nothing (the log included); one decision changes its row only; the log names lea and
+** each decision. On the previous main a misspelled key ("vlaue") was ignored and the log
+** held only "1 decisions by lea".
+*/
+START_TEST(test_fixture_decide) {
+  char *db = tu_fixture_coders(), *out = NULL, *err = NULL, *before, copy[4200], *bytes;
+  size_t n;
+  long gold;
+  /* lint first: an out-of-set label, a type on a therapist row, a target holding the speaker */
+  fx_refused(db, FX_LINE(2, "\"field\": \"utterance_type\", \"value\": \"grumble\""), 1,
+             "R06 utterance_type: 'grumble' is not a utterance_type label");
+  fx_refused(db, FX_LINE(3, "\"field\": \"utterance_type\", \"value\": \"defense\""), 1,
+             "R06 utterance_type: utterance_type is 'defense' on a therapist row");
+  fx_refused(db, FX_LINE(2, "\"field\": \"target\", \"value\": [\"Alan\"]"), 1,
+             "R05 target: target contains the speaker 'Alan'");
+  /* a misspelled field, a misspelled key, a lead who never annotated, after a good line */
+  fx_refused(db,
+             FX_LINE(5, "\"field\": \"tone_of_voice\", \"take\": \"ann\"")
+                 FX_LINE(2, "\"field\": \"utterance_typ\", \"value\": \"defense\""),
+             2, "row 2 has no field '/utterance_typ'");
+  fx_refused(db, FX_LINE(2, "\"field\": \"utterance_type\", \"take\": \"ann\", \"vlaue\": 3"), 1,
+             "unknown key 'vlaue'");
+  fx_refused(db, FX_LINE(2, "\"feild\": \"utterance_type\", \"take\": \"ann\""), 1,
+             "unknown key 'feild'");
+  fx_refused(db, FX_LINE(2, "\"field\": \"utterance_type\", \"take\": \"lea\""), 1,
+             "'lea' has no version of sample '" FX "'");
+  ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM field_decision"), 0);
+  /* a policy run as a dry run writes nothing, the log included */
+  bytes = tu_read(db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
+                             "--segmentation", "ann", "--dry-run", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "(dry run: nothing written) adjudicated 1 sample (16 rows) by policy "
+                            "lead (lead lea): 12 gold versions would be written"),
+                "%s", out);
+  ck_assert(tu_same_file(db, copy));
+  free(out);
+  free(err);
+  /* the lead chooses ann's segmentation; policy lead settles what the coders agree on */
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
+                             "--segmentation", "ann", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "12 gold versions written, 0 already gold, 4 undecided"), "%s", out);
+  free(out);
+  free(err);
+  before = NULL;
+  {
+    sqlite3 *h;
+    sqlite3_stmt *q;
+    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(h, FX_GOLD_IDS, -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    before = strdup((const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+  }
+  /* a dry run: nothing written, the log included */
+  bytes = tu_read(db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(
+      fx_decide(db, FX_LINE(5, "\"field\": \"tone_of_voice\", \"value\": \"inviting and open\""),
+                "--dry-run", &out, &err),
+      0);
+  ck_assert_msg(strstr(out, "(dry run: nothing written) 1 decision by lea checked"), "%s", out);
+  ck_assert(tu_same_file(db, copy));
+  free(out);
+  free(err);
+  /* one decision: row 5 gets gold; no other row's gold changes (no policy re-run) */
+  gold = fx_count(db, "SELECT count(*) FROM row_version WHERE kind = 'gold'");
+  ck_assert_int_eq(
+      fx_decide(db, FX_LINE(5, "\"field\": \"tone_of_voice\", \"value\": \"inviting and open\""),
+                NULL, &out, &err),
+      0);
+  ck_assert_msg(strstr(out, "1 decision by lea recorded in 1 sample: 1 gold version written"), "%s",
+                out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM row_version WHERE kind = 'gold'"), gold + 1);
+  {
+    sqlite3 *h;
+    sqlite3_stmt *q;
+    char *after, *p;
+    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(h, FX_GOLD_IDS, -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    after = strdup((const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    /* the same ids, one more at the end (row 5's first gold) */
+    p = strrchr(after, ',');
+    ck_assert_ptr_nonnull(p);
+    ck_assert_msg(strlen(before) < strlen(after), "%s / %s", before, after);
+    ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM row_version v WHERE v.kind = 'gold' AND "
+                                  "v.id > (SELECT max(id) FROM row_version WHERE kind = 'gold' "
+                                  "AND gold_policy = 'lead')"),
+                     1);
+    free(after);
+  }
+  ck_assert_int_eq(
+      fx_count(
+          db,
+          "SELECT count(*) FROM gold_provenance p JOIN annotator l ON l.id = p.decided_by WHERE "
+          "p.path = '/tone_of_voice' AND p.how = 'edited' AND l.name = 'lea'"),
+      1);
+  /* the log names the lead and each decision */
+  ck_assert_int_eq(tu_rescue(&out, &err, "log", db, NULL), 0);
+  ck_assert_msg(strstr(out, "curate      root (lea)  " FX
+                            " row 5 tone_of_voice: value \"inviting and open\""),
+                "%s", out);
+  ck_assert_msg(strstr(out, "(lea)  1 decision by lea: 1 gold version written"), "%s", out);
+  ck_assert_msg(!strstr(out, "checked"), "%s", out);
+  free(out);
+  free(err);
+  free(before);
+  free(db);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("adjudicate");
   TCase *tc = tcase_create("adjudicate");
@@ -401,6 +581,7 @@ int main(void) {
   tcase_add_test(tc, test_majority_policy);
   tcase_add_test(tc, test_latest_policy);
   tcase_add_test(tc, test_refusals);
+  tcase_add_test(tc, test_fixture_decide);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -809,7 +809,7 @@ START_TEST(test_cli_table) {
   free(err);
   /* readable report */
   ck_assert_int_eq(tu_rescue(&out, &err, "agree", "--input", path, "--level", "nominal", NULL), 0);
-  ck_assert_ptr_nonnull(strstr(out, "value (nominal): alpha 0.7434  ok"));
+  ck_assert_ptr_nonnull(strstr(out, "value (nominal): alpha 0.7434  tentative (status ok)"));
   free(out);
   free(err);
   /* usage errors */
@@ -1143,6 +1143,7 @@ START_TEST(test_report_for_a_lead) {
   /* the opening summary: thresholds, the field to fix first, its confusions */
   ck_assert_msg(strstr(out, "\nreliability (Krippendorff's guidelines for alpha: 0.800 or more "
                             "reliable, 0.667 up to 0.800 tentative, below 0.667 unreliable):\n"
+                            "  weakest: utterance_type (alpha 0.4516, unreliable): fix it first\n"
                             "  unreliable: utterance_type (0.4516)"),
                 "%.3000s", out);
   ck_assert_msg(strstr(out, "most confused values where agreement is short of reliable (pairs of "
@@ -1153,6 +1154,9 @@ START_TEST(test_report_for_a_lead) {
                             "             0.5556  unreliable  ok\n"),
                 "%.3000s", out);
   ck_assert_msg(strstr(out, "Fleiss' kappa 0.4194, Gwet's AC1 0.5142"), "%.3000s", out);
+  /* the field's own heading judges it too: never "ok" alone next to an unreliable alpha */
+  ck_assert_msg(strstr(out, "utterance_type (nominal): alpha 0.4516  unreliable (status ok)\n"),
+                "%.3000s", strstr(out, "per field:"));
   /* pairs that never met: one line each place, never a kappa of "-" per pair */
   ck_assert_msg(strstr(out, "  3 coder pairs never coded the same unit (no kappa): ann / dan, "
                             "bob / dan, cyd / dan\n"),
@@ -1395,6 +1399,48 @@ START_TEST(test_report_for_people) {
 }
 END_TEST
 
+/*
+** The report on the real fixture with three coders who disagree (ann; bob merges rows 7 and
+** 8; cat splits row 6): thresholds, the weakest field named and judged next to its alpha
+** (on the previous main its heading said "alpha 0.7993  ok"), the most confused labels,
+** Fleiss and Gwet over the 9 units all three coded, no line of pairs that never met (every
+** pair overlapped), and the segmentation agreement of each pair.
+*/
+START_TEST(test_fixture_three_coders) {
+  char *db = tu_fixture_coders(), *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(&out, &err, "agree", db, NULL), 0);
+  ck_assert_msg(strstr(out, "agreement between 3 coders (ann, bob, cat) over 1 sample"), "%s", out);
+  ck_assert_msg(strstr(out, "(Krippendorff's guidelines for alpha: 0.800 or more reliable, "
+                            "0.667 up to 0.800 tentative, below 0.667 unreliable):\n"
+                            "  weakest: utterance_type (alpha 0.7993, tentative): fix it first\n"
+                            "  tentative: utterance_type (0.7993)\n"),
+                "%.2500s", out);
+  ck_assert_msg(strstr(out, "  utterance_type: accusation / disclosure 2, disclosure / "
+                            "recollection 2\n"),
+                "%.2500s", out);
+  ck_assert_msg(strstr(out, "utterance_type (nominal): alpha 0.7993  tentative (status ok)\n"),
+                "%.2500s", strstr(out, "per field:"));
+  ck_assert_msg(strstr(out, "Fleiss' kappa 0.8013, Gwet's AC1 0.8559 (9 units every coder "
+                            "coded)"),
+                "%.2500s", strstr(out, "utterance_type (nominal)"));
+  ck_assert_msg(strstr(out, "(1 unit every coder coded)"), "%.2500s", out);
+  ck_assert_msg(!strstr(out, "never coded the same unit") && !strstr(out, "covered no sample"),
+                "%.2500s", out);
+  ck_assert_msg(strstr(out, "  ann / bob: 1 sample, 15 aligned pairs, rows without a partner: "
+                            "ann 1, bob 0\n") &&
+                    strstr(out, "  ann / cat: 1 sample, 16 aligned pairs, rows without a partner: "
+                                "ann 0, cat 1\n") &&
+                    strstr(out, "  bob / cat: 1 sample, 15 aligned pairs, rows without a partner: "
+                                "bob 0, cat 2\n"),
+                "%.2500s", strstr(out, "segmentation:"));
+  ck_assert_msg(strstr(out, "alpha-u of the primary speaker on the time line"), "%.2500s",
+                strstr(out, "segmentation:"));
+  free(out);
+  free(err);
+  free(db);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("agree");
   TCase *tc = tcase_create("agree");
@@ -1415,6 +1461,8 @@ int main(void) {
   tcase_add_test(tc, test_corpus_invalid_level);
   tcase_add_test(tc, test_report_for_a_lead);
   tcase_add_test(tc, test_model_rows_only);
+  if (tu_fixtures_if_present())
+    tcase_add_test(tc, test_fixture_three_coders);
   suite_add_tcase(s, tc);
-  return tu_run_suite(s);
+  return tu_run_suite_skipping(s, !tu_fixtures_if_present());
 }

@@ -811,7 +811,7 @@ START_TEST(cli_same_rules) {
   free(after);
   /* the log records the decisions, not a policy run */
   ck_assert_int_eq(
-      count("SELECT count(*) FROM audit WHERE detail = '1 decisions by lea: 1 gold versions "
+      count("SELECT count(*) FROM audit WHERE detail = '1 decision by lea: 1 gold version "
             "written'"),
       1);
   drop_corpus();

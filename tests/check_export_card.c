@@ -192,7 +192,8 @@ START_TEST(test_card_counts_decisions) {
   free(err);
   card = tu_read(tu_path(exp, "README.md"), NULL);
   ck_assert_msg(strstr(card, "Gold rows by how they were decided: agreed by all coders 68, "
-                             "decided by lead lena 1.\n"),
+                             "decided by lead lena 1. Gold segmentation (the row set gold rows are "
+                             "in): the row set every coder shares in 3 samples.\n"),
                 "%s", card);
   ck_assert_msg(strstr(card, "| lena | lead | 16 | 0 | 1 |\n"), "%s", card);
   ck_assert_msg(strstr(card, "| the draft (the imported file) | draft | 69 | 0 | 0 |\n"), "%s",
@@ -644,6 +645,119 @@ START_TEST(test_blind_answers_apart) {
 }
 END_TEST
 
+/* The card from its provenance section on, short enough for a test message. */
+#define CARD_AT(c) "%.1500s", strstr(c, "## Annotation") ? strstr(c, "## Annotation") : c
+#define FX "alan_and_evelyn/001_s01e01_ct25_segment04"
+#define FX_LINE(row, rest) "{\"sample_id\": \"" FX "\", \"row_index\": " #row ", " rest "}\n"
+
+/*
+** The real fixture with three coders who disagree (ann; bob merges rows 7 and 8; cat splits
+** row 6) and the lead lea: gold segmentation from ann, policy lead on what all agree, lea
+** decides the 4 rows left. The card counts those 4 for lea and no other (on the previous
+** main: "agreed by all coders 2, policy lead 10, decided by lead lea 4": whole rows compared,
+** times and row_index that come with ann's row set read as differences), names ann's row
+** set as the gold segmentation, lists bob and cat (they worked in row sets of their own
+** and were left out), judges reliability with its thresholds; the pseudonymised card states
+** the same.
+*/
+START_TEST(test_fixture_card) {
+  char *db = tu_fixture_coders(), *dir = strdup(db), *out = NULL, *err = NULL, *card, exp[4200];
+  *strrchr(dir, '/') = 0;
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
+                             "--segmentation", "ann", NULL),
+                   0);
+  free(out);
+  free(err);
+  tu_write(tu_path(dir, "d.jsonl"),
+           FX_LINE(2, "\"field\": \"utterance_type\", \"take\": \"ann\"")
+               FX_LINE(4, "\"field\": \"relation_pattern_evidence_rows\", \"take\": \"ann\"")
+                   FX_LINE(5, "\"field\": \"tone_of_voice\", \"value\": \"inviting and open\"")
+                       FX_LINE(9, "\"field\": \"utterance_type\", \"take\": \"ann\"")
+                           FX_LINE(9, "\"field\": \"relation_pattern_evidence_rows\", "
+                                      "\"value\": [8, 9, 10]"));
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--decide", tu_path(dir, "d.jsonl"),
+                             "--lead", "lea", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "4 gold versions written"), "%s", out);
+  free(out);
+  free(err);
+  snprintf(exp, sizeof exp, "%s/t", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp, NULL), 0);
+  free(out);
+  free(err);
+  card = tu_read(tu_path(exp, "README.md"), NULL);
+  ck_assert_msg(strstr(card, "of the samples used, 16 (100.0%) are adjudicated gold"),
+                CARD_AT(card));
+  /* lea's 4 rows are hers; the 12 others agreed, or chosen by policy lead where the
+     coders' evidence rows differ as stored (adjudicate records provenance against each
+     coder's own numbering: rows 11, 13 and 15 here); never counted for lea, who has no
+     version, and never as "majority" or the policy of a segmentation value */
+  {
+    const char *h = strstr(card, "Gold rows by how they were decided: agreed by all coders ");
+    long agreed = 0, policy = 0;
+    ck_assert_msg(h != NULL, CARD_AT(card));
+    h += strlen("Gold rows by how they were decided: agreed by all coders ");
+    agreed = strtol(h, (char **)&h, 10);
+    if (strncmp(h, ", policy lead ", 14) == 0)
+      policy = strtol(h + 14, (char **)&h, 10);
+    ck_assert_msg(agreed + policy == 12 && strncmp(h, ", decided by lead lea 4.", 24) == 0,
+                  CARD_AT(card));
+  }
+  ck_assert_msg(strstr(card, ", decided by lead lea 4.") &&
+                    strstr(card, ". Gold segmentation (the row set gold rows are in): chosen "
+                                 "from ann's in 1 sample.\n"),
+                CARD_AT(card));
+  ck_assert_msg(strstr(card, "| the draft (the imported file) | draft | 16 | 0 | 0 |\n"),
+                CARD_AT(card));
+  ck_assert_msg(strstr(card, "| ann | annotator | 16 | 0 | 0 |\n"), CARD_AT(card));
+  ck_assert_msg(strstr(card, "| bob | annotator | 15 | 0 | 0 |\n"), CARD_AT(card));
+  ck_assert_msg(strstr(card, "| cat | annotator | 17 | 0 | 0 |\n"), CARD_AT(card));
+  ck_assert_msg(strstr(card, "| lea | lead | 0 | 0 | 4 |\n"), CARD_AT(card));
+  ck_assert_msg(!strstr(card, "| import |"), CARD_AT(card));
+  {
+    json_t *m = load_json(tu_path(exp, "manifest.json")), *an;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(json_object_get(json_object_get(m, "provenance"), "annotators"), i, an) {
+      if (!strcmp(tt_str(an, "name"), "import"))
+        ck_assert_str_eq(tt_str(an, "role"), "draft");
+      seen |= !strcmp(tt_str(an, "name"), "bob") << 0 | !strcmp(tt_str(an, "name"), "cat") << 1 |
+              (!strcmp(tt_str(an, "name"), "lea") && tt_int(an, "gold_rows_decided") == 4) << 2;
+    }
+    ck_assert_int_eq(seen, 7);
+    json_decref(m);
+  }
+  ck_assert_msg(strstr(card, "0.800 or more reliable, 0.667 up to 0.800 tentative, below 0.667 "
+                             "unreliable"),
+                CARD_AT(card));
+  ck_assert_msg(strstr(card, "| utterance_type | nominal | ok | tentative | 10 | 0.799 |"),
+                CARD_AT(card));
+  free(card);
+  /* the pseudonymised export's card: the same provenance, the people as "person N" */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "pseudonyms", db, "--auto", NULL), 0);
+  snprintf(exp, sizeof exp, "%s/p", dir);
+  ck_assert_int_eq(tu_rescue(&out, &err, "export", db, "--format", "tasks", "--out", exp,
+                             "--pseudonymise", NULL),
+                   0);
+  free(out);
+  free(err);
+  card = tu_read(tu_path(exp, "README.md"), NULL);
+  ck_assert_msg(!strstr(card, "nothing is adjudicated"), CARD_AT(card));
+  ck_assert_msg(strstr(card, "Gold rows by how they were decided: agreed by all coders ") &&
+                    strstr(card, ", decided by lead person "),
+                CARD_AT(card));
+  ck_assert_msg(strstr(card, ". Gold segmentation (the row set gold rows are in): chosen from "
+                             "person "),
+                CARD_AT(card));
+  ck_assert_msg(!strstr(card, "| lea ") && !strstr(card, "lead lea") && !strstr(card, "| ann |") &&
+                    !strstr(card, "| bob |") && !strstr(card, "ann's"),
+                CARD_AT(card));
+  free(card);
+  free(dir);
+  free(db);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("export_card");
   TCase *t = tcase_create("core");
@@ -657,6 +771,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_blind);
   tcase_add_test(t, test_stream_split);
   tcase_add_test(t, test_blind_answers_apart);
+  tcase_add_test(t, test_fixture_card);
   suite_add_tcase(s, t);
   return s;
 }

@@ -3,6 +3,7 @@
 ** testutil.c: see testutil.h.
 */
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -353,4 +354,116 @@ char *tu_run_err(int want, const char *const *argv) {
   ck_assert_msg(rc == want, "exit %d (want %d): %s%s", rc, want, out, err);
   free(out);
   return err;
+}
+
+/* Renumber rows from 1 and map each row's evidence references through map (old -> new). */
+static void renumber(json_t *rows, int (*map)(int)) {
+  size_t i, k;
+  json_t *r, *e;
+  json_array_foreach(rows, i, r) {
+    json_t *ev = json_object_get(r, "relation_pattern_evidence_rows");
+    json_object_set_new(r, "row_index", json_integer((json_int_t)i + 1));
+    json_array_foreach(ev, k, e)
+        json_array_set_new(ev, k, json_integer(map((int)json_integer_value(e))));
+  }
+}
+
+static int merge_map(int x) { return x <= 7 ? x : x - 1; }
+static int split_map(int x) { return x <= 6 ? x : x + 1; }
+
+/* Set row `index` (1-based, after renumbering) key to a string. */
+static void set_str(json_t *rows, int index, const char *key, const char *value) {
+  json_object_set_new(json_array_get(rows, (size_t)index - 1), key, json_string(value));
+}
+
+/* Write sample s (one JSONL line) to dir/name. */
+static void write_sample(const char *dir, const char *name, json_t *s) {
+  char *text = json_dumps(s, JSON_PRESERVE_ORDER), *line = malloc(strlen(text) + 2);
+  sprintf(line, "%s\n", text);
+  tu_write(tu_path(dir, name), line);
+  free(line);
+  free(text);
+}
+
+char *tu_fixture_coders(void) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *text, *nl;
+  json_t *draft, *c, *rows, *a, *b;
+  json_error_t je;
+  *strrchr(dir, '/') = 0;
+  {
+    const char *fx = tu_fixtures();
+    char *path = malloc(strlen(fx) + 48);
+    sprintf(path, "%s/rescue-bench/couple-first3.jsonl", fx);
+    text = tu_read(path, NULL);
+    free(path);
+  }
+  ck_assert_ptr_nonnull(text);
+  if ((nl = strchr(text, '\n')))
+    *nl = 0;
+  draft = json_loads(text, JSON_DECODE_ANY, &je);
+  ck_assert_msg(draft != NULL, "%s", je.text);
+  free(text);
+  write_sample(dir, "draft.jsonl", draft);
+  /* ann: neither splits nor merges; relabels rows 2 and 9, retones row 5 */
+  c = json_deep_copy(draft);
+  rows = json_object_get(c, "rows");
+  set_str(rows, 2, "utterance_type", "disclosure");
+  set_str(rows, 5, "tone_of_voice", "flat");
+  set_str(rows, 9, "utterance_type", "recollection");
+  write_sample(dir, "ann.jsonl", c);
+  json_decref(c);
+  /* bob: merges rows 7 and 8 (both Evelyn's); row 9 (his 8) stays a disclosure */
+  c = json_deep_copy(draft);
+  rows = json_object_get(c, "rows");
+  a = json_array_get(rows, 6);
+  b = json_array_get(rows, 7);
+  json_object_set(a, "end_time", json_object_get(b, "end_time"));
+  {
+    char joined[4096];
+    snprintf(joined, sizeof joined, "%s %s",
+             json_string_value(json_object_get(a, "dialogue_cleaned")),
+             json_string_value(json_object_get(b, "dialogue_cleaned")));
+    json_object_set_new(a, "dialogue_cleaned", json_string(joined));
+  }
+  json_array_remove(rows, 7);
+  renumber(rows, merge_map);
+  write_sample(dir, "bob.jsonl", c);
+  json_decref(c);
+  /* cat: splits row 6 at 37.5 s; relabels rows 2 and 9 (her 10) as ann did */
+  c = json_deep_copy(draft);
+  rows = json_object_get(c, "rows");
+  a = json_array_get(rows, 5);
+  b = json_deep_copy(a);
+  json_object_set_new(a, "end_time", json_real(37.5));
+  json_object_set_new(b, "start_time", json_real(37.5));
+  {
+    const char *d = json_string_value(json_object_get(a, "dialogue_cleaned"));
+    const char *mid = strchr(d + strlen(d) / 2, ' ');
+    ck_assert_ptr_nonnull(mid);
+    json_object_set_new(b, "dialogue_cleaned", json_string(mid + 1));
+    json_object_set_new(a, "dialogue_cleaned", json_stringn(d, (size_t)(mid - d)));
+  }
+  json_array_insert_new(rows, 6, b);
+  renumber(rows, split_map);
+  set_str(rows, 2, "utterance_type", "disclosure");
+  set_str(rows, 10, "utterance_type", "recollection");
+  write_sample(dir, "cat.jsonl", c);
+  json_decref(c);
+  json_decref(draft);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "draft.jsonl"), NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "ann", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "bob", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "cat", NULL), 0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, "lea", "--role", "lead", NULL), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "import", db, tu_path(dir, "ann.jsonl"), "--annotator", "ann", NULL),
+      0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "bob.jsonl"), "--annotator",
+                             "bob", "--resegment", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "cat.jsonl"), "--annotator",
+                             "cat", "--resegment", NULL),
+                   0);
+  free(dir);
+  return db;
 }

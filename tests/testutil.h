@@ -81,6 +81,15 @@ char *tu_make_media(const char *tag, int threads, ...);
 /* tu_run_suite, then the tu_make_media folder removed with all it holds, and freed. */
 int tu_run_media_suite(Suite *s, char *media_dir);
 
+/*
+** A corpus made from the real fixture's first sample (tu_fixtures(), 16 rows) as the draft,
+** with three coders who disagree and a lead: ann neither splits nor merges (row 2 and 9
+** utterance types disclosure and recollection, row 5 tone "flat"), bob merges rows 7 and 8,
+** cat splits row 6 at 37.5 s (rows 2 and 9 as ann), lea is the lead and annotated nothing.
+** Returns the database path (caller frees); the coders' files are beside it.
+*/
+char *tu_fixture_coders(void);
+
 /* Run a suite and return the process exit status for main(). */
 int tu_run_suite(Suite *s);
 /*

@@ -89,10 +89,11 @@ static const cli_spec spec = {
         "list field, keyed by its person (\"source>target\" for viewpoints), or to one part of\n"
         "it. Each decision is linted with its row first and changes that value only: a row's\n"
         "gold is written once none of its values is undecided (a row already gold gets a new\n"
-        "gold version at once), with who decided each value, when and how. An unknown field,\n"
-        "item or coder, a coder without a version of the sample or a value lint refuses stops\n"
-        "the whole file (file:line:column) and writes nothing; --dry-run writes nothing, the\n"
-        "log included. The review server's curation page decides the same way.\n"
+        "gold version at once), with who decided each value, when and how; `rescue log` lists\n"
+        "each decision under the lead. An unknown key, field, item or coder, a coder without a\n"
+        "version of the sample or a value lint refuses stops the whole file (file:line:column)\n"
+        "and writes nothing; --dry-run writes nothing, the log included. The review server's\n"
+        "curation page decides the same way.\n"
         "",
     .options = options,
     .min_args = 1,
