@@ -7,6 +7,7 @@
 ** send timeout: a server that stops answering fails the test instead of hanging it.
 */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -408,19 +409,57 @@ START_TEST(test_headers_host_sizes) {
 }
 END_TEST
 
-/* The corpus and its journal, made by the CLI, are readable by their owner only. */
-START_TEST(test_file_modes) {
+/* Fail unless path and, for a folder, everything under it is its owner's alone. */
+static void owner_only(const char *path) {
   struct stat sb;
-  const char *made = tu_path(dir, "modes.db");
-  char *p = strdup(made);
-  char wal[4200];
+  DIR *d;
+  struct dirent *e;
+  ck_assert_msg(lstat(path, &sb) == 0, "%s is missing", path);
+  ck_assert_msg((sb.st_mode & 077) == 0, "%s has mode %o", path, (unsigned)(sb.st_mode & 0777));
+  if (!S_ISDIR(sb.st_mode))
+    return;
+  ck_assert_ptr_nonnull(d = opendir(path));
+  while ((e = readdir(d))) {
+    char sub[4200];
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    owner_only(sub);
+  }
+  closedir(d);
+}
+
+/*
+** The corpus and its journal, exports (a file and a folder) and backups the CLI makes are
+** readable by their owner only, whatever the mask of the process that runs it (this
+** test's, usually 022).
+*/
+START_TEST(test_file_modes) {
+  char p[4200], wal[4300], out[4200];
+  mode_t old = umask(022);
+  snprintf(p, sizeof p, "%s", tu_path(dir, "modes.db"));
   ck_assert_int_eq(tu_rescue(NULL, NULL, "init", p, NULL), 0);
-  ck_assert_int_eq(stat(p, &sb), 0);
-  ck_assert_msg((sb.st_mode & 077) == 0, "corpus mode %o", (unsigned)(sb.st_mode & 0777));
+  owner_only(p);
+  snprintf(out, sizeof out, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", p, out, NULL), 0);
+  owner_only(p);
   snprintf(wal, sizeof wal, "%s-wal", p);
-  if (stat(wal, &sb) == 0)
-    ck_assert_msg((sb.st_mode & 077) == 0, "journal mode %o", (unsigned)(sb.st_mode & 0777));
-  free(p);
+  if (access(wal, F_OK) == 0)
+    owner_only(wal);
+  snprintf(out, sizeof out, "%s", tu_path(dir, "export.jsonl"));
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", p, "--format", "samples", "--out", out, NULL),
+                   0);
+  owner_only(out);
+  snprintf(out, sizeof out, "%s", tu_path(dir, "tasks"));
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", p, "--format", "tasks", "--out", out, NULL), 0);
+  owner_only(out);
+  snprintf(out, sizeof out, "%s", tu_path(dir, "eaf"));
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "export", p, "--format", "eaf", "--out", out, NULL), 0);
+  owner_only(out);
+  snprintf(out, sizeof out, "%s", tu_path(dir, "backup.db"));
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "backup", p, out, NULL), 0);
+  owner_only(out);
+  umask(old);
 }
 END_TEST
 

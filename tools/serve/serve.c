@@ -848,7 +848,7 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
       goto fail;
   if ((rc = srv_watch_start(s, err)))
     goto fail;
-  if (srv_auth_start(s)) {
+  if (srv_auth_start(s, o)) {
     rc = rescue_seterr(err, RESCUE_EIO, "cannot start signing in (no entropy or threads)");
     goto fail;
   }
