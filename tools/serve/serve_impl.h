@@ -42,8 +42,8 @@
 #define SRV_MAX_CONNECTIONS 1000
 #define SRV_PER_ADDRESS 32
 #define SRV_IDLE_S 10
-/* The seconds a connection has to send a whole request head (a client that trickles it a
-   byte at a time, never silent for SRV_IDLE_S, is cut off after this). */
+/* The seconds a connection has to send a whole request, head and body (a client that
+   trickles it a byte at a time, never silent for SRV_IDLE_S, is cut off after this). */
 #define SRV_HEAD_S 20
 
 typedef struct srv_req srv_req;
