@@ -164,15 +164,14 @@ START_TEST(test_idle_and_slowloris) {
 END_TEST
 
 /*
-** A client that trickles its request head a byte every second (never silent long enough
-** for the inactivity timeout) is cut off once the head's deadline passes (20 s): within
-** 60 bytes.
+** Send start, then a byte every second (never silent long enough for the inactivity
+** timeout) for 60 s at most: 1 when the server cut the connection off meanwhile.
 */
-START_TEST(test_head_deadline) {
+static int cut_off_while_trickling(const char *start) {
   int fd = dial(NULL, 5), i, closed = 0;
   char c;
   ck_assert_int_ge(fd, 0);
-  ck_assert(send_all(fd, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", 33));
+  ck_assert(send_all(fd, start, strlen(start)));
   for (i = 0; i < 60 && !closed; i++) {
     ssize_t n;
     sleep(1);
@@ -182,7 +181,27 @@ START_TEST(test_head_deadline) {
       closed = 1;
   }
   close(fd);
-  ck_assert_msg(closed, "a head trickled for 60 s kept its connection");
+  return closed;
+}
+
+/*
+** A client that trickles its request head a byte every second is cut off once the
+** request's deadline passes (20 s): within 60 bytes.
+*/
+START_TEST(test_head_deadline) {
+  ck_assert_msg(cut_off_while_trickling("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"),
+                "a head trickled for 60 s kept its connection");
+}
+END_TEST
+
+/* The same for a body: the deadline covers the whole request (head and body). */
+START_TEST(test_body_deadline) {
+  char head[512];
+  snprintf(head, sizeof head,
+           "POST " SPATH "/comments HTTP/1.1\r\nHost: 127.0.0.1\r\n%sContent-Type: "
+           "application/json\r\nContent-Length: 1000\r\n\r\n{\"text\": \"",
+           bearer(tok_lead));
+  ck_assert_msg(cut_off_while_trickling(head), "a body trickled for 60 s kept its connection");
 }
 END_TEST
 
@@ -424,6 +443,25 @@ START_TEST(test_headers_host_sizes) {
   expect(r, 400);
   ck_assert_ptr_nonnull(strstr(r, "longer than 4000 bytes"));
   free(r);
+  /* a status reason past 4000 bytes (the issue's 900 kB one showed in every work list) */
+  memcpy(big, "{\"status\": \"discarded\", \"reason\": \"", 35);
+  memset(big + 35, 'a', 4500);
+  memcpy(big + 4535, "\"}", 3);
+  r = request(30, "POST", SPATH "/status", bearer(tok_lead), big);
+  expect(r, 400);
+  ck_assert_ptr_nonnull(strstr(r, "'reason' is longer than 4000 bytes"));
+  free(r);
+  /* a request head past 32 KiB: libmicrohttpd's own 431 (no security headers there in
+     0.9.75, and no user data), and nothing served */
+  {
+    static char pad[40 * 1024 + 32];
+    memcpy(pad, "X-Pad: ", 7);
+    memset(pad + 7, 'a', 40 * 1024);
+    memcpy(pad + 7 + 40 * 1024, "\r\n", 3);
+    r = request(30, "GET", "/api/me", pad, NULL);
+    expect(r, 431);
+    free(r);
+  }
   /* --public-host names */
   rescue_serve_stop(&srv);
   start("review.example.org,other.example.org");
@@ -583,6 +621,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_idle_and_slowloris);
   tcase_add_test(tc, test_head_deadline);
+  tcase_add_test(tc, test_body_deadline);
   tcase_add_test(tc, test_chunked_oversize);
   tcase_add_test(tc, test_slow_clips_signin);
   tcase_add_test(tc, test_long_cli_write);
