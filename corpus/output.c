@@ -25,6 +25,24 @@
 */
 #define OUTPUT_MARK ".rescue-output"
 
+/*
+** The process's file mode creation mask, read without changing it (umask() would set it
+** for every thread for a moment): from /proc/self/status, else 077 (the strictest).
+** mkstemp and mkdtemp make 0600 and 0700 whatever the mask; outputs get the modes an
+** ordinary open or mkdir would give them under it (the CLI's 077: owner only).
+*/
+static mode_t current_umask(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  unsigned m = 077;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Umask: %o", &m) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return (mode_t)(m & 0777);
+}
+
 struct rescue_output {
   char *final;
   char *tmp;
@@ -334,7 +352,7 @@ int rescue_output_begin(const char *path, int is_dir, int force, rescue_output *
       return rescue_seterr(err, RESCUE_EIO, "cannot create a file beside '%s': %s", path,
                            strerror(e));
     }
-    fchmod(fd, 0644);
+    fchmod(fd, 0666 & ~current_umask());
     close(fd);
   }
   *out = o;
@@ -381,7 +399,7 @@ int rescue_output_commit(rescue_output **op, rescue_error *err) {
   struct stat sb;
   int rc = 0;
   if (o->is_dir)
-    chmod(o->tmp, 0755);
+    chmod(o->tmp, 0777 & ~current_umask());
   if (sync_output(o->tmp, o->is_dir) != 0) {
     rc = rescue_seterr(err, RESCUE_EIO, "writing '%s' to disk: %s", o->final, strerror(errno));
     rescue_output_abort(op);

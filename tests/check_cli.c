@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rescue_annotators.h"
+#include "rescue_review.h"
 #include "testutil.h"
 #include "store_int.h"
 
@@ -996,6 +998,87 @@ START_TEST(test_hints) {
 }
 END_TEST
 
+/* `rescue annotator add <db> <name>` and the token it printed into tok. */
+static void add_with_token(const char *db, const char *name, char tok[65]) {
+  char *out = NULL, *p;
+  ck_assert_int_eq(tu_rescue(&out, NULL, "annotator", "add", db, name, NULL), 0);
+  ck_assert_ptr_nonnull(p = strstr(out, "sign-in token: "));
+  snprintf(tok, 65, "%.64s", p + 15);
+  free(out);
+}
+
+/* Whose token tok is in the corpus at db: their name into who ("" for nobody's). */
+static void token_owner(const char *db, const char *tok, char who[64]) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_reviewer rv;
+  int64_t id;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  who[0] = 0;
+  if (rescue_annotator_by_token(st, tok, &id) == 0 && rescue_reviewer_get(st, id, &rv) == 0)
+    snprintf(who, 64, "%.63s", rv.name);
+  rescue_store_close(&st);
+}
+
+/*
+** `rescue annotator token <db> <name> --rotate` with two annotators: an unknown name and a
+** retired annotator are refused (exit 1, saying why, the corpus as it was); rotating
+** ann's token ends hers and leaves bob's; unretiring gives bob no token back until his
+** is rotated.
+*/
+START_TEST(test_annotator_token_rotate) {
+  char *db = tu_new_corpus(), *dir = strdup(db), *out = NULL, *err = NULL, *copy, *p;
+  char ann[65], bob[65], ann2[65], bob2[65], who[64];
+  *strrchr(dir, '/') = 0;
+  copy = strdup(tu_path(dir, "before.db"));
+  add_with_token(db, "ann", ann);
+  add_with_token(db, "bob", bob);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "backup", db, copy, NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "annotator", "token", db, "zoe", "--rotate", NULL), 1);
+  ck_assert_msg(strstr(err, "no registered annotator named 'zoe'"), "%s", err);
+  ck_assert_str_eq(out, "");
+  free(out);
+  free(err);
+  ck_assert(tu_same_corpus_except_log(db, copy));
+  /* ann's token is replaced; bob's stays his */
+  ck_assert_int_eq(tu_rescue(&out, NULL, "annotator", "token", db, "ann", "--rotate", NULL), 0);
+  ck_assert_ptr_nonnull(p = strstr(out, "new sign-in token for 'ann': "));
+  snprintf(ann2, sizeof ann2, "%.64s", p + 29);
+  free(out);
+  ck_assert_str_ne(ann2, ann);
+  token_owner(db, ann, who);
+  ck_assert_str_eq(who, "");
+  token_owner(db, ann2, who);
+  ck_assert_str_eq(who, "ann");
+  token_owner(db, bob, who);
+  ck_assert_str_eq(who, "bob");
+  /* retired: refused until unretired, and then the old token is gone */
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", db, "bob", "--reason", "leak", NULL), 0);
+  unlink(copy);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "backup", db, copy, NULL), 0);
+  ck_assert_int_eq(tu_rescue(&out, &err, "annotator", "token", db, "bob", "--rotate", NULL), 1);
+  ck_assert_msg(strstr(err, "'bob' is retired") && strstr(err, "unretire"), "%s", err);
+  free(out);
+  free(err);
+  ck_assert(tu_same_corpus_except_log(db, copy));
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "unretire", db, "bob", NULL), 0);
+  token_owner(db, bob, who);
+  ck_assert_str_eq(who, "");
+  ck_assert_int_eq(tu_rescue(&out, NULL, "annotator", "token", db, "bob", "--rotate", NULL), 0);
+  ck_assert_ptr_nonnull(p = strstr(out, "new sign-in token for 'bob': "));
+  snprintf(bob2, sizeof bob2, "%.64s", p + 29);
+  free(out);
+  token_owner(db, bob2, who);
+  ck_assert_str_eq(who, "bob");
+  token_owner(db, ann2, who);
+  ck_assert_str_eq(who, "ann");
+  free(copy);
+  free(dir);
+  free(db);
+}
+END_TEST
+
 static void add_annotator(const char *db, const char *name) {
   ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", db, name, NULL), 0);
 }
@@ -1209,6 +1292,7 @@ int main(void) {
   tcase_add_test(tc, test_corpus_busy);
   tcase_add_test(tc, test_concurrent_imports);
   tcase_add_test(tc, test_writers_during_bulk_import);
+  tcase_add_test(tc, test_annotator_token_rotate);
   tcase_add_unchecked_fixture(tc, make_template, NULL);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

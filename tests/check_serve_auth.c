@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rescue_annotators.h"
@@ -172,7 +173,8 @@ typedef struct route_case {
   const char *path; /* "%s": the sample given by `which` */
   char which;       /* 'a': ann's sample, 'b': bob's, 0: none */
   const char *body;
-  int want[4]; /* ann, bob, lead, model */
+  int want[4]; /* ann, bob, lead, model (0: the handler ran: no 401 or 403; the clips
+                  here are no media, so a waveform gets the handler's error) */
 } route_case;
 
 /* clang-format off */
@@ -196,6 +198,12 @@ static const route_case cases[] = {
   {"HEAD", "/clips/%s/segment.mp4",            'a', NULL,                  {200, 403, 200, 403}},
   {"GET",  "/clips/%s/segment.mp4",            'b', NULL,                  {403, 200, 200, 403}},
   {"HEAD", "/clips/%s/segment.mp4",            'b', NULL,                  {403, 200, 200, 403}},
+  {"GET",  "/api/samples/%s/waveform",         'a', NULL,                  {0,   403, 0,   403}},
+  {"GET",  "/api/samples/%s/waveform",         'b', NULL,                  {403, 0,   0,   403}},
+  {"GET",  "/api/curate",                      0,   NULL,                  {403, 403, 200, 403}},
+  {"GET",  "/api/curate/%s",                   'a', NULL,                  {403, 403, 200, 403}},
+  {"PUT",  "/api/curate/%s/segmentation",      'a', "{}",                  {403, 403, 400, 403}},
+  {"PUT",  "/api/curate/%s/rows/1",            'b', "{}",                  {403, 403, 400, 403}},
   {"POST", "/api/logout",                      0,   NULL,                  {200, 200, 200, 403}},
 };
 /* clang-format on */
@@ -212,8 +220,9 @@ START_TEST(test_route_authorization) {
       resp r;
       snprintf(path, sizeof path, c->path, c->which == 'a' ? sample_a : sample_b);
       r = http(port, c->method, path, bearer(toks[who]), c->body);
-      ck_assert_msg(r.status == c->want[who], "%s %s as %s: %d, want %d: %s", c->method, path,
-                    names[who], r.status, c->want[who], r.body);
+      ck_assert_msg(c->want[who] ? r.status == c->want[who] : r.status != 401 && r.status != 403,
+                    "%s %s as %s: %d, want %d: %s", c->method, path, names[who], r.status,
+                    c->want[who], r.body);
       if (c->want[who] == 403 && strcmp(c->method, "HEAD") != 0)
         ck_assert_msg(!strstr(r.body, "clip of") && !strstr(r.body, "\"rows\""),
                       "a refusal shows nothing: %s", r.body);
@@ -408,7 +417,7 @@ START_TEST(test_signed_media) {
 END_TEST
 
 START_TEST(test_session_cap) {
-  session first = sign_in(port, tok_ann), last = first;
+  session b = sign_in(port, tok_bob), first = sign_in(port, tok_ann), last = first;
   resp r;
   int i;
   for (i = 0; i < 8; i++)
@@ -419,6 +428,82 @@ START_TEST(test_session_cap) {
   r = http(port, "GET", "/api/samples", last.hdr, NULL);
   expect(&r, 200);
   resp_free(&r);
+  /* the cap is per user: bob's session, older than all of ann's, goes on */
+  r = http(port, "GET", "/api/samples", b.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+}
+END_TEST
+
+/* Seconds on the monotonic clock. */
+static double mono_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Wait until the monotonic clock reads `until` (a lower bound: waiting longer is no harm). */
+static void wait_until(double until) {
+  double now;
+  while ((now = mono_s()) < until)
+    usleep((useconds_t)((until - now) * 1e6) + 1000);
+}
+
+/* A server of its own with session limits of idle and life seconds (0: the defaults). */
+static rescue_server *start_limits(int idle, int life, int *p) {
+  rescue_serve_opts o = {0};
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_server *s = NULL;
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  o.session_idle = idle;
+  o.session_life = life;
+  ck_assert_msg(rescue_serve_start(&o, &s, &err) == 0, "%s", err.msg);
+  *p = rescue_serve_port(s);
+  return s;
+}
+
+/*
+** The idle timeout and the absolute lifetime, each shortened to 3 s on a server of its own
+** (the defaults are 2 and 12 hours). Only lower bounds on time are relied on: a session is
+** checked once more than its limit has passed (whole seconds, so 2 s more), and the other
+** annotator's session, opened just before, shows the server still signs people in.
+*/
+START_TEST(test_session_limits) {
+  int p, k;
+  rescue_server *s = start_limits(3, 0, &p);
+  session a = sign_in(p, tok_ann), b;
+  double t;
+  resp r;
+  /* ann leaves her session unused for more than 3 s */
+  wait_until(mono_s() + 5);
+  b = sign_in(p, tok_bob);
+  r = http(p, "GET", "/api/samples", a.hdr, NULL);
+  expect(&r, 401);
+  resp_free(&r);
+  r = http(p, "GET", "/api/samples", b.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  rescue_serve_stop(&s);
+  /* a session in use all the time (never idle for an hour) still ends 3 s after sign-in */
+  s = start_limits(3600, 3, &p);
+  a = sign_in(p, tok_ann);
+  t = mono_s();
+  for (k = 0; mono_s() < t + 5; k++) {
+    r = http(p, "GET", "/api/me", a.hdr, NULL);
+    resp_free(&r);
+    wait_until(mono_s() + 0.25);
+  }
+  b = sign_in(p, tok_bob);
+  r = http(p, "GET", "/api/samples", a.hdr, NULL);
+  expect(&r, 401);
+  ck_assert_ptr_nonnull(strstr(r.body, "sign in again"));
+  resp_free(&r);
+  r = http(p, "GET", "/api/samples", b.hdr, NULL);
+  expect(&r, 200);
+  resp_free(&r);
+  ck_assert_int_gt(k, 1);
+  rescue_serve_stop(&s);
 }
 END_TEST
 
@@ -507,41 +592,86 @@ static char *captured(void) {
   return s;
 }
 
+/* One request from client address `from` (127.0.0.x), answered within 30 s: its status
+   (-1 when none came), the response text into *text when given (caller frees). */
+static int http_from(const char *from, const char *method, const char *path, const char *headers,
+                     const char *body, char **text) {
+  rescue_buf req = RESCUE_BUF_INIT;
+  int fd = tu_http_dial(port, from, 30), st;
+  char *in;
+  ck_assert_int_ge(fd, 0);
+  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s", method,
+                    path, headers ? headers : "");
+  if (body)
+    rescue_buf_printf(&req, "Content-Length: %zu\r\nContent-Type: application/json\r\n",
+                      strlen(body));
+  rescue_buf_printf(&req, "\r\n%s", body ? body : "");
+  ck_assert(tu_http_send_all(fd, req.s, req.len));
+  rescue_buf_clear(&req);
+  in = tu_http_read(fd, NULL, NULL);
+  close(fd);
+  st = tu_http_status(in);
+  if (text)
+    *text = in;
+  else
+    free(in);
+  return st;
+}
+
+/*
+** Wrong tokens, by the page's sign-in and by Bearer, from three addresses while a
+** command-line writer holds the corpus: each is refused at once (no wait on the writer),
+** said on stderr, held off per address after 10, and written to `rescue log` once the
+** writer lets go. Another address, and another person, signs in meanwhile.
+*/
 START_TEST(test_signin_failures) {
-  char body[128], *log = NULL, *err;
-  resp r;
+  char body[128], *log = NULL, *err, *text;
+  sqlite3 *h = NULL;
   int i;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
   capture_stderr();
-  for (i = 0; i < 10; i++) {
-    r = http(port, "POST", "/api/login", NULL, "{\"token\": \"guess\"}");
-    expect(&r, 401);
-    resp_free(&r);
-  }
-  /* the address is held off, even with a good token; another account's Bearer is not */
+  for (i = 0; i < 10; i++)
+    ck_assert_int_eq(
+        http_from("127.0.0.1", "POST", "/api/login", NULL, "{\"token\": \"guess\"}", NULL), 401);
+  /* the address is held off, even with a good token, by sign-in and Bearer alike */
   snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok_ann);
-  r = http(port, "POST", "/api/login", NULL, body);
-  expect(&r, 429);
-  ck_assert_ptr_nonnull(header(&r, "Retry-After"));
-  resp_free(&r);
-  r = http(port, "POST", "/api/login", NULL, "{\"token\": \"guess\"}");
-  expect(&r, 429);
-  resp_free(&r);
-  r = http(port, "POST", "/api/login", NULL, "{\"token\": \"moda\"}");
-  expect(&r, 429);
-  resp_free(&r);
+  ck_assert_int_eq(http_from("127.0.0.1", "POST", "/api/login", NULL, body, &text), 429);
+  ck_assert_ptr_nonnull(header(&(resp){.head = text}, "Retry-After"));
+  free(text);
+  ck_assert_int_eq(
+      http_from("127.0.0.1", "POST", "/api/login", NULL, "{\"token\": \"guess\"}", NULL), 429);
+  ck_assert_int_eq(http_from("127.0.0.1", "GET", "/api/samples", bearer(tok_ann), NULL, NULL), 429);
+  /* another address (bob's machine) is not */
+  snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok_bob);
+  ck_assert_int_eq(http_from("127.0.0.2", "POST", "/api/login", NULL, body, NULL), 200);
+  ck_assert_int_eq(http_from("127.0.0.2", "GET", "/api/samples", bearer(tok_bob), NULL, NULL), 200);
+  /* Bearer guesses count the same */
+  for (i = 0; i < 10; i++)
+    ck_assert_int_eq(http_from("127.0.0.3", "GET", "/api/samples", bearer("guess"), NULL, NULL),
+                     401);
+  ck_assert_int_eq(http_from("127.0.0.3", "GET", "/api/samples", bearer(tok_ann), NULL, NULL), 429);
+  ck_assert_int_eq(http_from("127.0.0.2", "GET", "/api/samples", bearer(tok_ann), NULL, NULL), 200);
   err = captured();
   ck_assert_ptr_nonnull(strstr(err, "sign-in refused from 127.0.0.1: unknown token"));
+  ck_assert_ptr_nonnull(strstr(err, "sign-in refused from 127.0.0.3: unknown Bearer token"));
+  ck_assert_ptr_null(strstr(err, "from 127.0.0.2"));
   free(err);
-  /* the log thread writes them to the audit trail (a bounded wait: it runs beside) */
+  ck_assert_int_eq(sqlite3_exec(h, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  /* the log thread writes them to the audit trail once it can (a bounded wait: it runs
+     beside, and retries each second while the corpus is busy) */
   for (i = 0; i < 300; i++) {
     free(log);
     log = NULL;
     ck_assert_int_eq(tu_rescue(&log, NULL, "log", db, NULL), 0);
-    if (strstr(log, "signin-failed") && strstr(log, "127.0.0.1"))
+    if (strstr(log, "127.0.0.1: unknown token") && strstr(log, "127.0.0.3: unknown Bearer"))
       break;
     usleep(100000);
   }
-  ck_assert_msg(strstr(log, "signin-failed") != NULL, "not in rescue log: %s", log);
+  ck_assert_msg(strstr(log, "signin-failed") && strstr(log, "127.0.0.1: unknown token") &&
+                    strstr(log, "127.0.0.3: unknown Bearer token"),
+                "not in rescue log: %s", log);
   free(log);
 }
 END_TEST
@@ -665,6 +795,7 @@ int main(void) {
   tcase_add_test(tc, test_signin_csrf);
   tcase_add_test(tc, test_signed_media);
   tcase_add_test(tc, test_session_cap);
+  tcase_add_test(tc, test_session_limits);
   tcase_add_test(tc, test_rotation_and_retiring);
   tcase_add_test(tc, test_signin_failures);
   tcase_add_test(tc, test_durable_open);

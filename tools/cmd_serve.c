@@ -21,7 +21,8 @@ static const cli_option options[] = {
     CLI_STRING(0, "public-host", &public_host, "<name,...>",
                "host names the browser uses to reach the server (the Host\n"
                "header is checked: on loopback any loopback name is\n"
-               "accepted, elsewhere only these)"),
+               "accepted, elsewhere only these, and beyond loopback it is\n"
+               "required)"),
     CLI_FLAG(0, "insecure-listen", &insecure_listen,
              "listen beyond loopback without TLS: sign-in tokens and\n"
              "session cookies travel in clear"),
@@ -46,7 +47,8 @@ static const cli_spec spec = {
 
 /*
 ** The options into *o: 0, or the usage error's exit status (a bad --listen, a non-loopback
-** address without TLS or --insecure-listen, half of the TLS pair).
+** address without TLS or --insecure-listen or without --public-host, half of the TLS
+** pair).
 */
 static int serve_opts(rescue_serve_opts *o, const char *db, int *loopback) {
   rescue_error err = RESCUE_ERROR_INIT;
@@ -67,6 +69,13 @@ static int serve_opts(rescue_serve_opts *o, const char *db, int *loopback) {
                           o->listen);
   if (!!tls_cert != !!tls_key)
     return cli_spec_error(&spec, "--tls-cert and --tls-key go together");
+  /* beyond loopback the Host header must be one of these names: without any, every
+     request would get 421 */
+  if (!*loopback && (!public_host || !*public_host))
+    return cli_spec_error(&spec,
+                          "--listen %s: give --public-host with the name(s) browsers use to "
+                          "reach the server (the Host header is checked; any other gets 421)",
+                          o->listen);
   return 0;
 }
 

@@ -437,7 +437,8 @@ static int serve_static(srv_req *r) {
 
 /* ---- the request head's deadline ---- */
 
-/* An open connection: since when it has been waiting for a request head (0: it has one). */
+/* An open connection: since when it has been waiting for a whole request, head and body
+   (0: it has one). */
 struct srv_conn {
   struct srv_conn *next, **prev;
   int fd;
@@ -451,7 +452,7 @@ static struct srv_conn *conn_of(struct MHD_Connection *c) {
   return ci ? (struct srv_conn *)ci->socket_context : NULL;
 }
 
-/* The connection has its request head (at == 0), or waits for the next one from at. */
+/* The connection has its whole request (at == 0), or waits for the next one from at. */
 static void conn_head(rescue_server *s, struct MHD_Connection *c, time_t at) {
   struct srv_conn *k = conn_of(c);
   if (!k)
@@ -495,8 +496,8 @@ static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_conte
 
 /*
 ** The reaper: once a second, shut down connections that have waited SRV_HEAD_S for a
-** request head (libmicrohttpd then closes them); the inactivity timeout alone would let a
-** client that sends a byte every few seconds keep a connection forever.
+** whole request, head and body (libmicrohttpd then closes them); the inactivity timeout
+** alone would let a client that sends a byte every few seconds keep a connection forever.
 */
 static void *reaper_main(void *arg) {
   rescue_server *s = arg;
@@ -590,7 +591,6 @@ static enum MHD_Result request_head(rescue_server *s, struct MHD_Connection *c, 
   r->method = method;
   r->url = url;
   *con_cls = r;
-  conn_head(s, c, 0);
   if (!host_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"))) {
     srv_error(r, 421, "this server does not answer to that Host name (see --public-host)");
     return send_response(r);
@@ -625,6 +625,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     rescue_buf_putn(&r->body, upload, n);
     return MHD_YES;
   }
+  conn_head(s, c, 0); /* the whole request is in: its deadline is over */
   if (r->status)
     return MHD_YES; /* answered already */
   if (!rescue_buf_ok(&r->body)) {
@@ -848,7 +849,7 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
       goto fail;
   if ((rc = srv_watch_start(s, err)))
     goto fail;
-  if (srv_auth_start(s)) {
+  if (srv_auth_start(s, o)) {
     rc = rescue_seterr(err, RESCUE_EIO, "cannot start signing in (no entropy or threads)");
     goto fail;
   }

@@ -25,6 +25,8 @@ typedef struct rescue_serve_opts {
                                      beside loopback names when listening on loopback; the
                                      only ones otherwise (NULL: none) */
   int insecure_listen;            /* allow a non-loopback address without TLS */
+  int session_idle, session_life; /* seconds a session lasts unused, and in all (0: 2 hours
+                                     and 12 hours, README "Reviewing in the browser") */
 } rescue_serve_opts;
 
 /*

@@ -34,6 +34,10 @@
 #define FAIL_MAX 10
 #define FAIL_WINDOW_SEC 60
 
+static void client_addr(srv_req *r, char out[64]);
+static int fail_wait(rescue_server *s, const char *addr);
+static void fail_note(rescue_server *s, const char *addr, const char *why);
+
 /* n random bytes into out; 0, or -1 when there is no entropy. */
 static int random_bytes(unsigned char *out, size_t n) {
   size_t got = 0;
@@ -68,9 +72,9 @@ static int secret_eq(const char *a, const char *b) {
   return d == 0;
 }
 
-/* 1 when session x has ended by idling or by age at time now. */
-static int session_over(const srv_session *x, time_t now) {
-  return now - x->last_used > SESSION_IDLE_SEC || now - x->created > SESSION_LIFE_SEC;
+/* 1 when session x of server s has ended by idling or by age at time now. */
+static int session_over(const rescue_server *s, const srv_session *x, time_t now) {
+  return now - x->last_used > s->session_idle || now - x->created > s->session_life;
 }
 
 /* Find a live session by id, refreshing it; copies it to *out. 1 when found. */
@@ -80,7 +84,7 @@ static int session_find(rescue_server *s, const char *id, srv_session *out) {
   pthread_mutex_lock(&s->sess_mu);
   for (i = 0; i < s->n_sessions; i++) {
     srv_session *x = &s->sessions[i];
-    if (session_over(x, now)) {
+    if (session_over(s, x, now)) {
       s->sessions[i--] = s->sessions[--s->n_sessions];
       continue;
     }
@@ -217,14 +221,23 @@ int srv_authenticate(srv_req *r, int proof) {
   srv_session ss;
   memset(&r->who, 0, sizeof r->who);
   if (auth) {
+    char addr[64];
     int64_t id;
-    int rc;
+    int rc, wait;
     if (strncmp(auth, "Bearer ", 7) != 0 || !auth[7]) {
       srv_error(r, 401, "the Authorization header must be 'Bearer <token>'");
       return 0;
     }
+    /* a Bearer token is a sign-in: guesses count, and are held off, like the page's */
+    client_addr(r, addr);
+    if ((wait = fail_wait(r->srv, addr)) > 0) {
+      r->retry_after = wait;
+      srv_error(r, 429, "too many failed sign-ins from %s: try again in %d s", addr, wait);
+      return 0;
+    }
     rc = rescue_annotator_by_token(r->st, auth + 7, &id);
     if (rc == RESCUE_ENOTFOUND) {
+      fail_note(r->srv, addr, "unknown Bearer token");
       srv_error(r, 401, "unknown token");
       return 0;
     }
@@ -417,11 +430,13 @@ static void *log_main(void *arg) {
   return NULL;
 }
 
-int srv_auth_start(rescue_server *s) {
+int srv_auth_start(rescue_server *s, const rescue_serve_opts *o) {
   char hex[65];
   pthread_mutex_init(&s->log_mu, NULL);
   pthread_cond_init(&s->log_cv, NULL);
   s->auth_init = 1;
+  s->session_idle = o->session_idle > 0 ? o->session_idle : SESSION_IDLE_SEC;
+  s->session_life = o->session_life > 0 ? o->session_life : SESSION_LIFE_SEC;
   if (random_bytes(s->key, sizeof s->key) || random_hex(hex))
     return -1;
   /* a name of this instance's own: two servers on one host keep their own sessions */
@@ -531,7 +546,7 @@ void api_login(srv_req *r) {
   }
   snprintf(r->set_cookie, sizeof r->set_cookie,
            "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d", r->srv->cookie, ss.id,
-           SESSION_LIFE_SEC);
+           r->srv->session_life);
   put_me(r, &ss);
 done:
   rescue_jdoc_free(&doc);

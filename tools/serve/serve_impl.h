@@ -42,8 +42,8 @@
 #define SRV_MAX_CONNECTIONS 1000
 #define SRV_PER_ADDRESS 32
 #define SRV_IDLE_S 10
-/* The seconds a connection has to send a whole request head (a client that trickles it a
-   byte at a time, never silent for SRV_IDLE_S, is cut off after this). */
+/* The seconds a connection has to send a whole request, head and body (a client that
+   trickles it a byte at a time, never silent for SRV_IDLE_S, is cut off after this). */
 #define SRV_HEAD_S 20
 
 typedef struct srv_req srv_req;
@@ -114,6 +114,8 @@ struct rescue_server {
   pthread_mutex_t sess_mu;
   srv_session *sessions;
   int n_sessions, cap_sessions;
+  /* the seconds a session lasts unused, and in all (serve_auth.c) */
+  int session_idle, session_life;
   char cookie[40];        /* this instance's session cookie name (serve_auth.c) */
   unsigned char key[32];  /* signs media URLs (serve_auth.c) */
   srv_failures *failures; /* sign-in failures per address (under sess_mu) */
@@ -277,8 +279,9 @@ int srv_authenticate(srv_req *r, int proof);
 void srv_media_sign(srv_req *r, const char *rel, rescue_buf *url);
 /* 1 when the request's exp and sig sign r->rest for the caller's session; 0 after 403. */
 int srv_media_check(srv_req *r);
-/* Session keys, the cookie name and the sign-in failure log's thread; 0 or -1. */
-int srv_auth_start(rescue_server *s);
+/* Session keys and limits (o's, else the defaults), the cookie name and the sign-in
+   failure log's thread; 0 or -1. */
+int srv_auth_start(rescue_server *s, const rescue_serve_opts *o);
 /* Flush the sign-in failure log and free what srv_auth_start made. */
 void srv_auth_stop(rescue_server *s);
 
