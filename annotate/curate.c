@@ -7,6 +7,7 @@
 ** when an undo reopens the row. Policy runs replay the decisions over their gold
 ** (rescue_curate_keep_decisions, curate_int.h).
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ typedef struct ccoder {
   const rescue_jnode *row; /* their row for the row being curated, or NULL */
   rescue_jdoc *rdoc;       /* owns row when as_gold rewrote it */
   int64_t version;
+  int *gm; /* per gold row: their row aligned to it (index into vs), or -1 */
+  int src; /* the index of row, or -1 */
 } ccoder;
 
 /* A stored decision. */
@@ -113,6 +116,7 @@ static void cur_free(cur *c) {
     rescue_free(c->c[i].kind);
     rescue_view_sample_clear(&c->c[i].vs);
     rescue_jdoc_free(&c->c[i].rdoc);
+    rescue_free(c->c[i].gm);
   }
   rescue_free(c->c);
   rescue_view_sample_clear(&c->gv);
@@ -778,6 +782,48 @@ static int cur_coders(cur *c, int64_t ref) {
   return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading coders");
 }
 
+/* The start and end times of row i of vs (NaN, aligned with nothing, where it has none). */
+static void row_times(const rescue_view_sample *vs, int i, double *start, double *end) {
+  const rescue_jnode *s = vs->rows[i] ? rescue_jget(vs->rows[i], "start_time") : NULL;
+  const rescue_jnode *e = vs->rows[i] ? rescue_jget(vs->rows[i], "end_time") : NULL;
+  *start = s && s->type == RESCUE_JNUMBER ? s->num : NAN;
+  *end = e && e->type == RESCUE_JNUMBER ? e->num : NAN;
+}
+
+/*
+** Align every coder's rows (their own row set) to the gold row set's rows as adjudication
+** does (rescue_gold_align, adjudicate_int.h): each k->gm.
+*/
+static int cur_align(cur *c) {
+  double *gs = rescue_calloc((size_t)c->gv.n + 1, sizeof *gs);
+  double *ge = rescue_calloc((size_t)c->gv.n + 1, sizeof *ge);
+  double *cs = NULL, *ce = NULL;
+  int i, k, rc = gs && ge ? 0 : nomem(c->st);
+  for (i = 0; i < c->gv.n && !rc; i++)
+    row_times(&c->gv, i, &gs[i], &ge[i]);
+  for (k = 0; k < c->K && !rc; k++) {
+    ccoder *x = &c->c[k];
+    int *cm = NULL;
+    cs = rescue_calloc((size_t)x->vs.n + 1, sizeof *cs);
+    ce = rescue_calloc((size_t)x->vs.n + 1, sizeof *ce);
+    if (!cs || !ce) {
+      rc = nomem(c->st);
+    } else {
+      for (i = 0; i < x->vs.n; i++)
+        row_times(&x->vs, i, &cs[i], &ce[i]);
+      if (rescue_gold_align(gs, ge, c->gv.n, cs, ce, x->vs.n, &x->gm, &cm))
+        rc = nomem(c->st);
+    }
+    rescue_free(cm);
+    rescue_free(cs);
+    rescue_free(ce);
+    cs = ce = NULL;
+  }
+  rescue_free(gs);
+  rescue_free(ge);
+  return rc;
+}
+
 /* The sample's coders and their views, and the gold row set's view. */
 static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
   int64_t ref, adj = 0;
@@ -803,7 +849,9 @@ static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
     if (!rc)
       c->segmenter = 0;
   }
-  return rescue_view_sample_load(st, sample_id, adj, &c->gv);
+  if ((rc = rescue_view_sample_load(st, sample_id, adj, &c->gv)))
+    return rc;
+  return cur_align(c);
 }
 
 /* The row's stored decisions, with those undone marked. */
@@ -961,7 +1009,11 @@ static int seg_values(cur *c) {
   return 0;
 }
 
-/* Build the leaves of row position p (1-based): baseline, then the decisions in force. */
+/*
+** Build the leaves of row position p (1-based): baseline, then the decisions in force.
+** Each coder's row is the one of their row set aligned to it (cur_align), as adjudication
+** counts it: a row they kept whole that gold split shows on the half it aligns to.
+*/
 static int row_state(cur *c, int p, int64_t skip_decision) {
   sqlite3_stmt *s;
   int64_t row_id = c->gv.row_ids[p - 1];
@@ -974,13 +1026,10 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
   c->gold_id = 0;
   for (i = 0; i < c->K; i++) {
     ccoder *k = &c->c[i];
-    k->row = NULL;
-    k->version = 0;
-    for (int j = 0; j < k->vs.n; j++)
-      if (k->vs.row_ids[j] == row_id) {
-        k->row = k->vs.rows[j];
-        k->version = k->vs.versions[j];
-      }
+    int j = k->gm ? k->gm[p - 1] : -1;
+    k->row = j >= 0 ? k->vs.rows[j] : NULL;
+    k->version = j >= 0 ? k->vs.versions[j] : 0;
+    k->src = k->row ? j : -1;
     if (k->row && (rc = as_gold(c, k, p)))
       return rc;
   }
@@ -1134,8 +1183,19 @@ static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) 
   r->gold_version = c->gold_id;
   if ((rc = row_version(c, r->row_id, &r->version)) || (rc = row_comments(c, r)))
     return rc;
-  if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)))
+  if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)) ||
+      !(r->sources = rescue_calloc((size_t)c->K + 1, sizeof *r->sources)))
     return nomem(c->st);
+  for (i = 0; i < c->K; i++) {
+    const ccoder *k = &c->c[i];
+    rescue_curate_source *x;
+    if (k->src < 0 || k->vs.row_ids[k->src] == r->row_id)
+      continue;
+    x = &r->sources[r->n_sources++];
+    x->coder = s->coders[i].name;
+    x->row_id = k->vs.row_ids[k->src];
+    row_times(&k->vs, k->src, &x->start_time, &x->end_time);
+  }
   for (i = 0; i < c->n; i++) {
     rescue_curate_value_set *v = &r->values[r->n_values++];
     char *tok[3] = {0}, **vals = rescue_calloc((size_t)c->K + 1, sizeof *vals);
@@ -1242,6 +1302,7 @@ void rescue_curate_state_clear(rescue_curate_state *s) {
       rescue_free(r->comments[j].created_at);
     }
     rescue_free(r->comments);
+    rescue_free(r->sources);
   }
   rescue_free(s->rows);
   for (i = 0; i < s->n_coders; i++) {
@@ -1305,6 +1366,21 @@ static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
     rescue_jw_str(w, r->comments[j].text);
     rescue_jw_key(w, "created_at");
     rescue_jw_str(w, r->comments[j].created_at);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+  rescue_jw_key(w, "aligned");
+  rescue_jw_arr(w);
+  for (j = 0; j < r->n_sources; j++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "coder");
+    rescue_jw_str(w, r->sources[j].coder);
+    rescue_jw_key(w, "row_id");
+    rescue_jw_int(w, r->sources[j].row_id);
+    rescue_jw_key(w, "start_time");
+    rescue_jw_double(w, r->sources[j].start_time);
+    rescue_jw_key(w, "end_time");
+    rescue_jw_double(w, r->sources[j].end_time);
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
@@ -1468,7 +1544,7 @@ static int cur_open_flat(cur *c, rescue_store *st, const char *sample_id, int64_
   if ((rc = flat_view(c, rowset_id, adj, &c->gv)))
     return rc;
   c->gv.ref = ref;
-  return 0;
+  return cur_align(c);
 }
 
 /*
@@ -1727,8 +1803,8 @@ static int norm_path(const char *field, char *tok[3], rescue_buf *out) {
 
 /*
 ** The value coder d->take has at the path (tok, n) into *value (NULL: absent there), the
-** coder into *take. RESCUE_EBADINPUT for a name that is no coder of the sample or a coder
-** whose row set lacks the row.
+** coder into *take (the value of their row aligned to it). RESCUE_EBADINPUT for a name
+** that is no coder of the sample or a coder without a row aligned to it.
 */
 static int taken_value(cur *c, const rescue_curate_decision *d, char *const tok[3], int n,
                        ccoder **take, char **value) {
@@ -1746,7 +1822,7 @@ static int taken_value(cur *c, const rescue_curate_decision *d, char *const tok[
   }
   if (!(*take)->row)
     return rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s's row set has no row %d of the gold row set (they resegmented it)",
+                         "no row of %s's row set aligns with row %d of the gold row set",
                          (*take)->name, d->row);
   *value = canon(resolve((*take)->row, tok, n));
   return 0;
