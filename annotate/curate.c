@@ -792,15 +792,26 @@ static void row_times(const rescue_view_sample *vs, int i, double *start, double
 
 /*
 ** Align every coder's rows (their own row set) to the gold row set's rows as adjudication
-** does (rescue_gold_align, adjudicate_int.h): each k->gm.
+** does (rescue_gold_align, adjudicate_int.h): each k->gm. The gold rows' times are those
+** the segmenter's view shows (as adjudication reads them: a row of a split has no gold
+** or draft version, so the gold view shows it with the times of the row it was split
+** from), else the gold view's.
 */
 static int cur_align(cur *c) {
+  const rescue_view_sample *g = &c->gv;
   double *gs = rescue_calloc((size_t)c->gv.n + 1, sizeof *gs);
   double *ge = rescue_calloc((size_t)c->gv.n + 1, sizeof *ge);
   double *cs = NULL, *ce = NULL;
   int i, k, rc = gs && ge ? 0 : nomem(c->st);
+  for (k = 0; k < c->K && c->segmenter; k++)
+    if (c->c[k].id == c->segmenter && c->c[k].vs.n == c->gv.n) {
+      for (i = 0; i < c->gv.n && c->c[k].vs.row_ids[i] == c->gv.row_ids[i]; i++)
+        ;
+      if (i == c->gv.n)
+        g = &c->c[k].vs; /* the same rows (the gold row set is a copy of theirs) */
+    }
   for (i = 0; i < c->gv.n && !rc; i++)
-    row_times(&c->gv, i, &gs[i], &ge[i]);
+    row_times(g, i, &gs[i], &ge[i]);
   for (k = 0; k < c->K && !rc; k++) {
     ccoder *x = &c->c[k];
     int *cm = NULL;
