@@ -69,6 +69,7 @@ typedef struct cur {
   int64_t gold_id; /* latest gold version of the row */
   char *gold_text;
   int64_t segmenter; /* whose segmentation the chosen gold row set is; 0: none chosen */
+  int64_t row_id;    /* the gold row row_state built */
 } cur;
 
 static int nomem(rescue_store *st) {
@@ -326,6 +327,18 @@ static int seg_field(const char *key) {
 /* The policy name of values from the chosen segmentation (provenance "segmentation of X"). */
 #define SEG_POLICY "segmentation"
 
+/*
+** 1 when coder i votes on field key of the row being curated: a person with a row there,
+** and for times, speaker and text that row itself (a row of theirs aligned to it that is
+** another row has its own span: the segmentation decides those, not a vote).
+*/
+static int votes_on(const cur *c, int i, const char *key) {
+  const ccoder *k = &c->c[i];
+  if (!k->person || !k->row)
+    return 0;
+  return !seg_field(key) || k->src < 0 || k->vs.row_ids[k->src] == c->row_id;
+}
+
 /* The values of the voting coders at tok[0..n): *all_same, *all_present; values[k] owned. */
 static int votes(cur *c, char *const tok[3], int n, char **vals, int *all_same, int *all_present) {
   int i, first = -1;
@@ -333,7 +346,7 @@ static int votes(cur *c, char *const tok[3], int n, char **vals, int *all_same, 
   *all_present = 1;
   for (i = 0; i < c->K; i++) {
     vals[i] = NULL;
-    if (!c->c[i].person || !c->c[i].row)
+    if (!votes_on(c, i, tok[0]))
       continue;
     vals[i] = canon(resolve(c->c[i].row, tok, n));
     if (!vals[i])
@@ -648,7 +661,7 @@ static char *first_vote(cur *c, const char *p) {
   char *v = NULL;
   int n = split_path(p, tok), i;
   for (i = 0; n > 0 && i < c->K && !v; i++)
-    if (c->c[i].person && c->c[i].row)
+    if (votes_on(c, i, tok[0]))
       v = canon(resolve(c->c[i].row, tok, n));
   free_tokens(tok);
   return v;
@@ -1031,6 +1044,7 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
   int i, rc;
   char *base = NULL, *policy = NULL, *at = NULL;
   int64_t base_id = 0;
+  c->row_id = row_id;
   leaves_clear(c);
   rescue_free(c->gold_text);
   c->gold_text = NULL;
@@ -1225,7 +1239,7 @@ static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) 
       x->coder = s->coders[k].name;
       x->has_row = c->c[k].row != NULL;
       x->value = canon(resolve(c->c[k].row, tok, n));
-      if (c->c[k].person && c->c[k].row) {
+      if (votes_on(c, k, tok[0])) {
         if (first < 0)
           first = k;
         else
