@@ -2426,6 +2426,12 @@ static int decide_lines(rescue_store *st, FILE *f, const char *path, int64_t lea
   if (!rc && !res->decisions)
     rc =
         rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s: no decisions in the file", path);
+  /* rows every coder agrees on get their gold, as after a decision in the browser */
+  for (i = 0; i < n_touched && !rc; i++) {
+    int written = 0;
+    rc = gold_complete_sample(st, touched[i], now, &written);
+    res->written += written;
+  }
   res->samples = n_touched;
   for (i = 0; i < n_touched; i++)
     rescue_free(touched[i]);

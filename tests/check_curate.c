@@ -995,7 +995,8 @@ START_TEST(policy_keeps_part_decision) {
                    0);
   free(out);
   free(errs);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  /* the 8 rows everyone agrees on (cli_decide_writes_agreed_rows) */
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
   ck_assert_int_eq(tu_rescue(&out, &errs, "adjudicate", db, "--policy", "majority", NULL), 0);
   free(out);
   free(errs);
@@ -1268,6 +1269,37 @@ START_TEST(halves_align_one_to_one) {
 }
 END_TEST
 
+/*
+** `adjudicate --decide` writes the gold of the rows every coder agrees on, as the browser
+** does after a decision (ann and bob agree on rows 2-9): provenance agreed, counted as
+** written; a dry run writes none of it.
+*/
+START_TEST(cli_decide_writes_agreed_rows) {
+  static const char *line = LINE(1, "\"field\": \"utterance_type\", \"take\": \"bob\"");
+  char *out = NULL, *errs = NULL;
+  make_corpus();
+  ck_assert_int_eq(run_decide(line, &out, &errs, "--dry-run"), 0);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(run_decide(line, &out, &errs, "--json"), 0);
+  ck_assert_msg(strstr(out, "\"written\": 8") || strstr(out, "\"written\":8"), "%s", out);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE path = '/target' AND how = "
+                         "'agreed'"),
+                   8);
+  /* row 1 still waits for its other two values; the second run writes nothing more */
+  ck_assert_int_eq(
+      run_decide(LINE(1, "\"field\": \"tone_of_voice\", \"take\": \"bob\""), &out, &errs, NULL), 0);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  drop_corpus();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("curate");
   TCase *t = tcase_create("curate");
@@ -1281,6 +1313,7 @@ int main(void) {
   tcase_add_test(t, policy_keeps_part_decision);
   tcase_add_test(t, whole_row_on_aligned_half);
   tcase_add_test(t, halves_align_one_to_one);
+  tcase_add_test(t, cli_decide_writes_agreed_rows);
   suite_add_tcase(s, t);
   return tu_run_suite(s);
 }
