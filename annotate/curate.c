@@ -1197,6 +1197,23 @@ static int row_comments(cur *c, rescue_curate_row *r) {
   return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(c->st, "reading comments");
 }
 
+/* The coders whose row aligned to row r (r->row_id set) is another row of theirs, into r. */
+static int row_sources(cur *c, const rescue_curate_state *s, rescue_curate_row *r) {
+  if (!(r->sources = rescue_calloc((size_t)c->K + 1, sizeof *r->sources)))
+    return nomem(c->st);
+  for (int i = 0; i < c->K; i++) {
+    const ccoder *k = &c->c[i];
+    rescue_curate_source *x;
+    if (k->src < 0 || k->vs.row_ids[k->src] == r->row_id)
+      continue;
+    x = &r->sources[r->n_sources++];
+    x->coder = s->coders[i].name;
+    x->row_id = k->vs.row_ids[k->src];
+    row_times(&k->vs, k->src, &x->start_time, &x->end_time);
+  }
+  return 0;
+}
+
 /* The state of row p (the leaves built) into r. */
 static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) {
   rescue_buf text = RESCUE_BUF_INIT;
@@ -1209,18 +1226,8 @@ static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) 
   if ((rc = row_version(c, r->row_id, &r->version)) || (rc = row_comments(c, r)))
     return rc;
   if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)) ||
-      !(r->sources = rescue_calloc((size_t)c->K + 1, sizeof *r->sources)))
-    return nomem(c->st);
-  for (i = 0; i < c->K; i++) {
-    const ccoder *k = &c->c[i];
-    rescue_curate_source *x;
-    if (k->src < 0 || k->vs.row_ids[k->src] == r->row_id)
-      continue;
-    x = &r->sources[r->n_sources++];
-    x->coder = s->coders[i].name;
-    x->row_id = k->vs.row_ids[k->src];
-    row_times(&k->vs, k->src, &x->start_time, &x->end_time);
-  }
+      (rc = row_sources(c, s, r)))
+    return rc ? rc : nomem(c->st);
   for (i = 0; i < c->n; i++) {
     rescue_curate_value_set *v = &r->values[r->n_values++];
     char *tok[3] = {0}, **vals = rescue_calloc((size_t)c->K + 1, sizeof *vals);
@@ -1346,6 +1353,25 @@ static void raw_or_null(rescue_jw *w, const char *v) {
     rescue_jw_null(w);
 }
 
+/* "aligned": the coders' other rows shown on row r (rescue_curate_source). */
+static void put_sources_json(rescue_jw *w, const rescue_curate_row *r) {
+  rescue_jw_key(w, "aligned");
+  rescue_jw_arr(w);
+  for (int j = 0; j < r->n_sources; j++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "coder");
+    rescue_jw_str(w, r->sources[j].coder);
+    rescue_jw_key(w, "row_id");
+    rescue_jw_int(w, r->sources[j].row_id);
+    rescue_jw_key(w, "start_time");
+    rescue_jw_double(w, r->sources[j].start_time);
+    rescue_jw_key(w, "end_time");
+    rescue_jw_double(w, r->sources[j].end_time);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
+}
+
 static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
   rescue_buf f = RESCUE_BUF_INIT;
   int j, k;
@@ -1394,21 +1420,7 @@ static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
-  rescue_jw_key(w, "aligned");
-  rescue_jw_arr(w);
-  for (j = 0; j < r->n_sources; j++) {
-    rescue_jw_obj(w);
-    rescue_jw_key(w, "coder");
-    rescue_jw_str(w, r->sources[j].coder);
-    rescue_jw_key(w, "row_id");
-    rescue_jw_int(w, r->sources[j].row_id);
-    rescue_jw_key(w, "start_time");
-    rescue_jw_double(w, r->sources[j].start_time);
-    rescue_jw_key(w, "end_time");
-    rescue_jw_double(w, r->sources[j].end_time);
-    rescue_jw_end(w);
-  }
-  rescue_jw_end(w);
+  put_sources_json(w, r);
   rescue_jw_key(w, "values");
   rescue_jw_arr(w);
   for (j = 0; j < r->n_values; j++) {
