@@ -1300,6 +1300,48 @@ START_TEST(cli_decide_writes_agreed_rows) {
 }
 END_TEST
 
+/*
+** A gold version an undo retires leaves row_version; its id is never given again: lea
+** settles row 1 (its gold the newest version), undoes one value (the gold retired), and
+** decides it again: the new gold version has a larger id than the retired one.
+*/
+START_TEST(retired_gold_id_not_reused) {
+  static const char *const fields[] = {"utterance_type", "tone_of_voice",
+                                       "/internal_emotion/Maya/intensity"};
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_outcome o;
+  rescue_curate_decision d = {
+      .sample_id = SAMPLE, .row = 1, .op = RESCUE_CURATE_TAKE, .take = "bob", .base_version = -1};
+  int64_t first = 0, retired;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  for (int i = 0; i < 3; i++) {
+    d.field = fields[i];
+    ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+    first = o.gold_version;
+    rescue_curate_outcome_clear(&o);
+  }
+  ck_assert_int_gt(first, 0);
+  ck_assert_int_eq(count("SELECT max(id) FROM row_version"), first);
+  d.op = RESCUE_CURATE_UNDO;
+  ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+  rescue_curate_outcome_clear(&o);
+  retired = count("SELECT max(version_id) FROM gold_retired");
+  ck_assert_int_eq(retired, first);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE id >= (SELECT max(version_id) "
+                         "FROM gold_retired)"),
+                   0);
+  d.op = RESCUE_CURATE_TAKE;
+  d.take = "ann";
+  ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_gt(o.gold_version, retired);
+  rescue_curate_outcome_clear(&o);
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("curate");
   TCase *t = tcase_create("curate");
@@ -1314,6 +1356,7 @@ int main(void) {
   tcase_add_test(t, whole_row_on_aligned_half);
   tcase_add_test(t, halves_align_one_to_one);
   tcase_add_test(t, cli_decide_writes_agreed_rows);
+  tcase_add_test(t, retired_gold_id_not_reused);
   suite_add_tcase(s, t);
   return tu_run_suite(s);
 }
