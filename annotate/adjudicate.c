@@ -845,6 +845,19 @@ static void seg_align_clear(adj *a, seg_align *al) {
   rescue_jdoc_free(&al->gdoc);
 }
 
+int rescue_gold_align(const double *gs, const double *ge, int ng, const double *cs,
+                      const double *ce, int nc, int **gm, int **cm) {
+  *gm = rescue_calloc((size_t)ng + 1, sizeof **gm);
+  *cm = rescue_calloc((size_t)nc + 1, sizeof **cm);
+  if (!*gm || !*cm || rescue_align_rows(gs, ge, ng, cs, ce, nc, *gm, *cm) < 0) {
+    rescue_free(*gm);
+    rescue_free(*cm);
+    *gm = *cm = NULL;
+    return RESCUE_ENOMEM;
+  }
+  return 0;
+}
+
 /* Align every covering coder's rows (their own row set) to the gold rows of al->g. */
 static int align_coders(adj *a, seg_align *al) {
   const rescue_sample *g = al->g;
@@ -868,15 +881,13 @@ static int align_coders(adj *a, seg_align *al) {
     rescue_free(ce);
     cs = rescue_calloc((size_t)x->n + 1, sizeof *cs);
     ce = rescue_calloc((size_t)x->n + 1, sizeof *ce);
-    al->gm[c] = rescue_calloc((size_t)g->n + 1, sizeof **al->gm);
-    al->cm[c] = rescue_calloc((size_t)x->n + 1, sizeof **al->cm);
-    if (!cs || !ce || !al->gm[c] || !al->cm[c]) {
+    if (!cs || !ce) {
       rc = nomem(a);
       break;
     }
     for (i = 0; i < x->n; i++)
       cs[i] = x->rows[i].start_time, ce[i] = x->rows[i].end_time;
-    if (rescue_align_rows(gs, ge, g->n, cs, ce, x->n, al->gm[c], al->cm[c]) < 0)
+    if (rescue_gold_align(gs, ge, g->n, cs, ce, x->n, &al->gm[c], &al->cm[c]))
       rc = nomem(a);
   }
 end:

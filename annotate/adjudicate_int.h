@@ -1,6 +1,7 @@
 /*
-** adjudicate_int.h: private to adjudication (annotate/adjudicate.c, annotate/gold_seg.c):
-** settling a sample's gold segmentation inside the caller's transaction.
+** adjudicate_int.h: private to adjudication (annotate/adjudicate.c, annotate/gold_seg.c)
+** and curation (annotate/curate.c): settling a sample's gold segmentation inside the
+** caller's transaction, and aligning a coder's rows to the gold rows.
 */
 #ifndef RESCUE_ADJUDICATE_INT_H
 #define RESCUE_ADJUDICATE_INT_H
@@ -48,6 +49,19 @@ int rescue_gold_segmentation_set_by(rescue_store *st, const char *sample_id, con
 ** gold takes them from the gold row set's own row, never from a vote. NULL-terminated.
 */
 extern const char *const rescue_gold_seg_fields[];
+
+/*
+** Align one coder's rows (their own row set: start and end times cs, ce; nc rows) to the
+** rows of the gold row set (gs, ge; ng rows), the one rule adjudication and curation
+** share: rows pair off one to one by greatest overlap among the pairs that overlap by at
+** least half of the shorter span (rescue_align_rows, annotate/agree_int.h). So a row a
+** coder kept whole that gold split goes to the half it overlaps most (the earlier on a
+** tie), and of rows gold merged the one overlapping it most goes to the merged row.
+** *gm (ng entries): per gold row the coder's row (index) or -1; *cm (nc): per coder row
+** the gold row or -1; the caller frees both. 0 or RESCUE_ENOMEM (nothing allocated).
+*/
+int rescue_gold_align(const double *gs, const double *ge, int ng, const double *cs,
+                      const double *ce, int nc, int **gm, int **cm);
 
 #pragma GCC visibility pop
 

@@ -7,6 +7,7 @@
 ** when an undo reopens the row. Policy runs replay the decisions over their gold
 ** (rescue_curate_keep_decisions, curate_int.h).
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ typedef struct ccoder {
   const rescue_jnode *row; /* their row for the row being curated, or NULL */
   rescue_jdoc *rdoc;       /* owns row when as_gold rewrote it */
   int64_t version;
+  int *gm; /* per gold row: their row aligned to it (index into vs), or -1 */
+  int src; /* the index of row, or -1 */
 } ccoder;
 
 /* A stored decision. */
@@ -66,6 +69,7 @@ typedef struct cur {
   int64_t gold_id; /* latest gold version of the row */
   char *gold_text;
   int64_t segmenter; /* whose segmentation the chosen gold row set is; 0: none chosen */
+  int64_t row_id;    /* the gold row row_state built */
 } cur;
 
 static int nomem(rescue_store *st) {
@@ -113,6 +117,7 @@ static void cur_free(cur *c) {
     rescue_free(c->c[i].kind);
     rescue_view_sample_clear(&c->c[i].vs);
     rescue_jdoc_free(&c->c[i].rdoc);
+    rescue_free(c->c[i].gm);
   }
   rescue_free(c->c);
   rescue_view_sample_clear(&c->gv);
@@ -322,6 +327,18 @@ static int seg_field(const char *key) {
 /* The policy name of values from the chosen segmentation (provenance "segmentation of X"). */
 #define SEG_POLICY "segmentation"
 
+/*
+** 1 when coder i votes on field key of the row being curated: a person with a row there,
+** and for times, speaker and text that row itself (a row of theirs aligned to it that is
+** another row has its own span: the segmentation decides those, not a vote).
+*/
+static int votes_on(const cur *c, int i, const char *key) {
+  const ccoder *k = &c->c[i];
+  if (!k->person || !k->row)
+    return 0;
+  return !seg_field(key) || k->src < 0 || k->vs.row_ids[k->src] == c->row_id;
+}
+
 /* The values of the voting coders at tok[0..n): *all_same, *all_present; values[k] owned. */
 static int votes(cur *c, char *const tok[3], int n, char **vals, int *all_same, int *all_present) {
   int i, first = -1;
@@ -329,7 +346,7 @@ static int votes(cur *c, char *const tok[3], int n, char **vals, int *all_same, 
   *all_present = 1;
   for (i = 0; i < c->K; i++) {
     vals[i] = NULL;
-    if (!c->c[i].person || !c->c[i].row)
+    if (!votes_on(c, i, tok[0]))
       continue;
     vals[i] = canon(resolve(c->c[i].row, tok, n));
     if (!vals[i])
@@ -644,7 +661,7 @@ static char *first_vote(cur *c, const char *p) {
   char *v = NULL;
   int n = split_path(p, tok), i;
   for (i = 0; n > 0 && i < c->K && !v; i++)
-    if (c->c[i].person && c->c[i].row)
+    if (votes_on(c, i, tok[0]))
       v = canon(resolve(c->c[i].row, tok, n));
   free_tokens(tok);
   return v;
@@ -778,6 +795,59 @@ static int cur_coders(cur *c, int64_t ref) {
   return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(st, "reading coders");
 }
 
+/* The start and end times of row i of vs (NaN, aligned with nothing, where it has none). */
+static void row_times(const rescue_view_sample *vs, int i, double *start, double *end) {
+  const rescue_jnode *s = vs->rows[i] ? rescue_jget(vs->rows[i], "start_time") : NULL;
+  const rescue_jnode *e = vs->rows[i] ? rescue_jget(vs->rows[i], "end_time") : NULL;
+  *start = s && s->type == RESCUE_JNUMBER ? s->num : NAN;
+  *end = e && e->type == RESCUE_JNUMBER ? e->num : NAN;
+}
+
+/*
+** Align every coder's rows (their own row set) to the gold row set's rows as adjudication
+** does (rescue_gold_align, adjudicate_int.h): each k->gm. The gold rows' times are those
+** the segmenter's view shows (as adjudication reads them: a row of a split has no gold
+** or draft version, so the gold view shows it with the times of the row it was split
+** from), else the gold view's.
+*/
+static int cur_align(cur *c) {
+  const rescue_view_sample *g = &c->gv;
+  double *gs = rescue_calloc((size_t)c->gv.n + 1, sizeof *gs);
+  double *ge = rescue_calloc((size_t)c->gv.n + 1, sizeof *ge);
+  double *cs = NULL, *ce = NULL;
+  int i, k, rc = gs && ge ? 0 : nomem(c->st);
+  for (k = 0; k < c->K && c->segmenter; k++)
+    if (c->c[k].id == c->segmenter && c->c[k].vs.n == c->gv.n) {
+      for (i = 0; i < c->gv.n && c->c[k].vs.row_ids[i] == c->gv.row_ids[i]; i++)
+        ;
+      if (i == c->gv.n)
+        g = &c->c[k].vs; /* the same rows (the gold row set is a copy of theirs) */
+    }
+  for (i = 0; i < c->gv.n && !rc; i++)
+    row_times(g, i, &gs[i], &ge[i]);
+  for (k = 0; k < c->K && !rc; k++) {
+    ccoder *x = &c->c[k];
+    int *cm = NULL;
+    cs = rescue_calloc((size_t)x->vs.n + 1, sizeof *cs);
+    ce = rescue_calloc((size_t)x->vs.n + 1, sizeof *ce);
+    if (!cs || !ce) {
+      rc = nomem(c->st);
+    } else {
+      for (i = 0; i < x->vs.n; i++)
+        row_times(&x->vs, i, &cs[i], &ce[i]);
+      if (rescue_gold_align(gs, ge, c->gv.n, cs, ce, x->vs.n, &x->gm, &cm))
+        rc = nomem(c->st);
+    }
+    rescue_free(cm);
+    rescue_free(cs);
+    rescue_free(ce);
+    cs = ce = NULL;
+  }
+  rescue_free(gs);
+  rescue_free(ge);
+  return rc;
+}
+
 /* The sample's coders and their views, and the gold row set's view. */
 static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
   int64_t ref, adj = 0;
@@ -803,7 +873,9 @@ static int cur_open(cur *c, rescue_store *st, const char *sample_id) {
     if (!rc)
       c->segmenter = 0;
   }
-  return rescue_view_sample_load(st, sample_id, adj, &c->gv);
+  if ((rc = rescue_view_sample_load(st, sample_id, adj, &c->gv)))
+    return rc;
+  return cur_align(c);
 }
 
 /* The row's stored decisions, with those undone marked. */
@@ -961,26 +1033,28 @@ static int seg_values(cur *c) {
   return 0;
 }
 
-/* Build the leaves of row position p (1-based): baseline, then the decisions in force. */
+/*
+** Build the leaves of row position p (1-based): baseline, then the decisions in force.
+** Each coder's row is the one of their row set aligned to it (cur_align), as adjudication
+** counts it: a row they kept whole that gold split shows on the half it aligns to.
+*/
 static int row_state(cur *c, int p, int64_t skip_decision) {
   sqlite3_stmt *s;
   int64_t row_id = c->gv.row_ids[p - 1];
   int i, rc;
   char *base = NULL, *policy = NULL, *at = NULL;
   int64_t base_id = 0;
+  c->row_id = row_id;
   leaves_clear(c);
   rescue_free(c->gold_text);
   c->gold_text = NULL;
   c->gold_id = 0;
   for (i = 0; i < c->K; i++) {
     ccoder *k = &c->c[i];
-    k->row = NULL;
-    k->version = 0;
-    for (int j = 0; j < k->vs.n; j++)
-      if (k->vs.row_ids[j] == row_id) {
-        k->row = k->vs.rows[j];
-        k->version = k->vs.versions[j];
-      }
+    int j = k->gm ? k->gm[p - 1] : -1;
+    k->row = j >= 0 ? k->vs.rows[j] : NULL;
+    k->version = j >= 0 ? k->vs.versions[j] : 0;
+    k->src = k->row ? j : -1;
     if (k->row && (rc = as_gold(c, k, p)))
       return rc;
   }
@@ -1123,6 +1197,23 @@ static int row_comments(cur *c, rescue_curate_row *r) {
   return rc == SQLITE_DONE ? 0 : rescue_store_sqlerr(c->st, "reading comments");
 }
 
+/* The coders whose row aligned to row r (r->row_id set) is another row of theirs, into r. */
+static int row_sources(cur *c, const rescue_curate_state *s, rescue_curate_row *r) {
+  if (!(r->sources = rescue_calloc((size_t)c->K + 1, sizeof *r->sources)))
+    return nomem(c->st);
+  for (int i = 0; i < c->K; i++) {
+    const ccoder *k = &c->c[i];
+    rescue_curate_source *x;
+    if (k->src < 0 || k->vs.row_ids[k->src] == r->row_id)
+      continue;
+    x = &r->sources[r->n_sources++];
+    x->coder = s->coders[i].name;
+    x->row_id = k->vs.row_ids[k->src];
+    row_times(&k->vs, k->src, &x->start_time, &x->end_time);
+  }
+  return 0;
+}
+
 /* The state of row p (the leaves built) into r. */
 static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) {
   rescue_buf text = RESCUE_BUF_INIT;
@@ -1134,8 +1225,9 @@ static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) 
   r->gold_version = c->gold_id;
   if ((rc = row_version(c, r->row_id, &r->version)) || (rc = row_comments(c, r)))
     return rc;
-  if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)))
-    return nomem(c->st);
+  if (!(r->values = rescue_calloc((size_t)c->n + 1, sizeof *r->values)) ||
+      (rc = row_sources(c, s, r)))
+    return rc ? rc : nomem(c->st);
   for (i = 0; i < c->n; i++) {
     rescue_curate_value_set *v = &r->values[r->n_values++];
     char *tok[3] = {0}, **vals = rescue_calloc((size_t)c->K + 1, sizeof *vals);
@@ -1154,7 +1246,7 @@ static int row_out(cur *c, int p, rescue_curate_state *s, rescue_curate_row *r) 
       x->coder = s->coders[k].name;
       x->has_row = c->c[k].row != NULL;
       x->value = canon(resolve(c->c[k].row, tok, n));
-      if (c->c[k].person && c->c[k].row) {
+      if (votes_on(c, k, tok[0])) {
         if (first < 0)
           first = k;
         else
@@ -1242,6 +1334,7 @@ void rescue_curate_state_clear(rescue_curate_state *s) {
       rescue_free(r->comments[j].created_at);
     }
     rescue_free(r->comments);
+    rescue_free(r->sources);
   }
   rescue_free(s->rows);
   for (i = 0; i < s->n_coders; i++) {
@@ -1258,6 +1351,25 @@ static void raw_or_null(rescue_jw *w, const char *v) {
     rescue_jw_raw(w, v, strlen(v));
   else
     rescue_jw_null(w);
+}
+
+/* "aligned": the coders' other rows shown on row r (rescue_curate_source). */
+static void put_sources_json(rescue_jw *w, const rescue_curate_row *r) {
+  rescue_jw_key(w, "aligned");
+  rescue_jw_arr(w);
+  for (int j = 0; j < r->n_sources; j++) {
+    rescue_jw_obj(w);
+    rescue_jw_key(w, "coder");
+    rescue_jw_str(w, r->sources[j].coder);
+    rescue_jw_key(w, "row_id");
+    rescue_jw_int(w, r->sources[j].row_id);
+    rescue_jw_key(w, "start_time");
+    rescue_jw_double(w, r->sources[j].start_time);
+    rescue_jw_key(w, "end_time");
+    rescue_jw_double(w, r->sources[j].end_time);
+    rescue_jw_end(w);
+  }
+  rescue_jw_end(w);
 }
 
 static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
@@ -1308,6 +1420,7 @@ static void put_row_json(rescue_jw *w, const rescue_curate_row *r) {
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
+  put_sources_json(w, r);
   rescue_jw_key(w, "values");
   rescue_jw_arr(w);
   for (j = 0; j < r->n_values; j++) {
@@ -1468,7 +1581,7 @@ static int cur_open_flat(cur *c, rescue_store *st, const char *sample_id, int64_
   if ((rc = flat_view(c, rowset_id, adj, &c->gv)))
     return rc;
   c->gv.ref = ref;
-  return 0;
+  return cur_align(c);
 }
 
 /*
@@ -1727,8 +1840,8 @@ static int norm_path(const char *field, char *tok[3], rescue_buf *out) {
 
 /*
 ** The value coder d->take has at the path (tok, n) into *value (NULL: absent there), the
-** coder into *take. RESCUE_EBADINPUT for a name that is no coder of the sample or a coder
-** whose row set lacks the row.
+** coder into *take (the value of their row aligned to it). RESCUE_EBADINPUT for a name
+** that is no coder of the sample or a coder without a row aligned to it.
 */
 static int taken_value(cur *c, const rescue_curate_decision *d, char *const tok[3], int n,
                        ccoder **take, char **value) {
@@ -1746,7 +1859,7 @@ static int taken_value(cur *c, const rescue_curate_decision *d, char *const tok[
   }
   if (!(*take)->row)
     return rescue_seterr(err, RESCUE_EBADINPUT,
-                         "%s's row set has no row %d of the gold row set (they resegmented it)",
+                         "no row of %s's row set aligns with row %d of the gold row set",
                          (*take)->name, d->row);
   *value = canon(resolve((*take)->row, tok, n));
   return 0;
@@ -2341,6 +2454,12 @@ static int decide_lines(rescue_store *st, FILE *f, const char *path, int64_t lea
   if (!rc && !res->decisions)
     rc =
         rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "%s: no decisions in the file", path);
+  /* rows every coder agrees on get their gold, as after a decision in the browser */
+  for (i = 0; i < n_touched && !rc; i++) {
+    int written = 0;
+    rc = gold_complete_sample(st, touched[i], now, &written);
+    res->written += written;
+  }
   res->samples = n_touched;
   for (i = 0; i < n_touched; i++)
     rescue_free(touched[i]);

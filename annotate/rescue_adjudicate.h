@@ -119,7 +119,8 @@ int rescue_gold_segmentation_set(rescue_store *st, const char *sample_id, const 
 ** F is a field name or a pointer into the row (rescue_curate.h). Each line is one
 ** rescue_curate decision by `lead` (a registered annotator with role lead), linted first,
 ** changing that value only (no policy is re-run); a row's gold is written once none of its
-** values is undecided. All lines in one transaction: the first refusal is RESCUE_EBADINPUT
+** values is undecided, and, as in the browser, every row of a sample the file touched that
+** has no gold and nothing undecided (every coder agrees) gets its gold. All lines in one transaction: the first refusal is RESCUE_EBADINPUT
 ** with "file:line:column: why" and nothing is written; o->dry_run writes nothing, the audit
 ** log included. res counts decisions, gold versions written (written) and samples touched.
 ** o->policy, o->samples and o->coders are not used (the file says which rows).

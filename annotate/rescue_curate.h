@@ -27,7 +27,7 @@
 typedef struct rescue_curate_value {
   const char *coder; /* the state's coder name */
   char *value;
-  int has_row; /* 0: the coder's row set has no such row (they resegmented it) */
+  int has_row; /* 0: no row of the coder's row set aligns with it (they resegmented) */
 } rescue_curate_value;
 
 /* Where a gold value came from. */
@@ -56,6 +56,18 @@ typedef struct rescue_curate_comment {
   char *created_at;
 } rescue_curate_comment;
 
+/*
+** A coder's row shown on a gold row although it is another row (their row set differs
+** from gold's there): the row of theirs aligned to it as adjudication aligns rows (greatest
+** overlap, at least half of the shorter span, one to one), e.g. a row they kept whole that
+** gold split, shown on the half it aligns to. Their values and "take" are that row's.
+*/
+typedef struct rescue_curate_source {
+  const char *coder; /* the state's coder name */
+  int64_t row_id;    /* their row's row.id */
+  double start_time, end_time;
+} rescue_curate_source;
+
 typedef struct rescue_curate_row {
   int position;         /* 1-based, in the gold row set */
   int64_t row_id;       /* row.id */
@@ -67,6 +79,8 @@ typedef struct rescue_curate_row {
   rescue_lint_result lint;         /* findings on the decided values */
   int n_comments;
   rescue_curate_comment *comments; /* everyone's comments on the row id, in time order */
+  int n_sources;
+  rescue_curate_source *sources; /* coders whose values come from another row of theirs */
 } rescue_curate_row;
 
 typedef struct rescue_curate_coder {
@@ -93,6 +107,7 @@ void rescue_curate_state_clear(rescue_curate_state *s);
 /*
 ** {"sample_id", "rowset", "coders": [{"name", "kind"}], "values", "decided",
 **  "rows": [{"row", "row_id", "version", "gold_version", "undecided", "findings",
+**  "aligned": [{"coder", "row_id", "start_time", "end_time"}] (rescue_curate_source),
 **  "values": [{"path", "field", "decided", "differ", "gold", "provenance": {"how", "policy",
 **  "from", "by", "at"}, "coders": [{"coder", "value", "present", "has_row"}]}]}]}
 ** only_row > 0: that row alone.

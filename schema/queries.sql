@@ -137,10 +137,15 @@ INSERT INTO rowset(sample_ref, annotator_id, created_at, n_rows, note)
 INSERT INTO row(rowset_id, position) VALUES (:rowset_id, :position);
 
 -- name: row_version_insert
-INSERT INTO row_version(row_id, annotator_id, created_at, kind, content, start_time, end_time,
-                        speaker, entities, utterance_type, relation_cycle_state,
+-- The id is one above every id row_version ever gave: the largest held, or the largest of
+-- a gold version an undo retired (gold_retired), which left the table and whose id must
+-- never be given again (SQLite's own choice is the largest held + 1).
+INSERT INTO row_version(id, row_id, annotator_id, created_at, kind, content, start_time,
+                        end_time, speaker, entities, utterance_type, relation_cycle_state,
                         relation_pattern, gold_policy, gold_sources)
-  VALUES (:row_id, :annotator_id, :now, :kind, :content, :start_time, :end_time,
+  VALUES (max(coalesce((SELECT max(id) FROM row_version), 0),
+              coalesce((SELECT max(version_id) FROM gold_retired), 0)) + 1,
+          :row_id, :annotator_id, :now, :kind, :content, :start_time, :end_time,
           :speaker, :entities, :utterance_type, :relation_cycle_state,
           :relation_pattern, :gold_policy, :gold_sources);
 

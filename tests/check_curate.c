@@ -892,7 +892,8 @@ START_TEST(policy_keeps_part_decision) {
                    0);
   free(out);
   free(errs);
-  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  /* the 8 rows everyone agrees on (cli_decide_writes_agreed_rows) */
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
   ck_assert_int_eq(tu_rescue(&out, &errs, "adjudicate", db, "--policy", "majority", NULL), 0);
   free(out);
   free(errs);
@@ -933,6 +934,308 @@ START_TEST(policy_keeps_part_decision) {
 }
 END_TEST
 
+/* ---- a coder's row aligned to a gold row of another row set ---- */
+
+/* who splits row `row` of their view at frac of its span (the library's call). */
+static void split_at(rescue_store *st, const char *who, int row, double frac) {
+  rescue_view_sample vs;
+  rescue_resegment op = {.op = RESCUE_RESEG_SPLIT, .row = row};
+  double a, b;
+  int64_t id;
+  ck_assert_int_eq(rescue_annotator_id(st, who, NULL, 0, &id), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, SAMPLE, id, &vs), 0);
+  op.base_version = vs.versions[row - 1];
+  a = rescue_jget(vs.rows[row - 1], "start_time")->num;
+  b = rescue_jget(vs.rows[row - 1], "end_time")->num;
+  op.at = a + frac * (b - a);
+  rescue_view_sample_clear(&vs);
+  ck_assert_msg(rescue_sample_resegment(st, SAMPLE, id, &op, NULL, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+}
+
+/* The coder's other row shown on row pos of s (rescue_curate_source), or NULL. */
+static const rescue_curate_source *source_of(const rescue_curate_state *s, int pos,
+                                             const char *coder) {
+  for (int i = 0; i < s->rows[pos - 1].n_sources; i++)
+    if (strcmp(s->rows[pos - 1].sources[i].coder, coder) == 0)
+      return &s->rows[pos - 1].sources[i];
+  return NULL;
+}
+
+/* The value object at path in row `row` (1-based) of a whole sample's state. */
+static json_t *row_value_at(json_t *j, int row, const char *path) {
+  json_t *vals =
+      json_object_get(json_array_get(json_object_get(j, "rows"), (size_t)row - 1), "values");
+  for (size_t i = 0; i < json_array_size(vals); i++)
+    if (strcmp(json_string_value(json_object_get(json_array_get(vals, i), "path")), path) == 0)
+      return json_array_get(vals, i);
+  return NULL;
+}
+
+/*
+** ann splits row 1 at 30% of its span and the lead takes her row set as gold; bob kept
+** row 1 whole (utterance_type "disclosure" where ann has "accusation", and two more
+** values). bob's row covers each half whole: both are the same row as his by the overlap
+** rule (at least half of the shorter span), and one to one the greater overlap wins: his values show on gold row 2 (the 70% half) and not on
+** row 1, and the state names his row (id and times). There they are disagreements; taking
+** bob's values through the API takes his row's; the gold row is lint-clean.
+*/
+START_TEST(whole_row_on_aligned_half) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_server *srv = NULL;
+  rescue_serve_opts so = {0};
+  rescue_curate_state s;
+  const rescue_curate_value_set *v;
+  const rescue_curate_source *src;
+  static const char *const paths[] = {"/utterance_type", "/tone_of_voice",
+                                      "/internal_emotion/Maya/intensity"};
+  json_error_t je;
+  json_t *j, *a;
+  resp r;
+  char body[400], *g;
+  int64_t bob_row1;
+  long long ver = 0;
+  int port, i;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  bob_row1 = count("SELECT r.id FROM row_in r JOIN sample s ON s.rowset_id = r.rowset_id "
+                   "WHERE r.position = 1");
+  split_at(st, "ann", 1, 0.3);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "ann") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_msg(rescue_curate_load(st, SAMPLE, &s) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(s.n_rows, 10);
+  ck_assert_str_eq(s.coders[1].name, "bob");
+  /* row 1 (the 30% half): no row of bob's; ann's values agreed */
+  v = value_at(&s, 1, "/utterance_type");
+  ck_assert(v->decided && !v->differ);
+  ck_assert_int_eq(v->values[1].has_row, 0);
+  ck_assert_ptr_null(v->values[1].value);
+  ck_assert_int_eq(s.rows[0].undecided, 0);
+  ck_assert_ptr_null(source_of(&s, 1, "bob"));
+  /* row 2 (the 70% half): bob's whole row, a disagreement on each of his three values */
+  v = value_at(&s, 2, "/utterance_type");
+  ck_assert(!v->decided && v->differ);
+  ck_assert_int_eq(v->values[1].has_row, 1);
+  ck_assert_str_eq(v->values[1].value, "\"disclosure\"");
+  ck_assert_str_eq(v->values[0].value, "\"accusation\"");
+  ck_assert_int_eq(s.rows[1].undecided, 3);
+  src = source_of(&s, 2, "bob");
+  ck_assert_ptr_nonnull(src);
+  ck_assert_int_eq(src->row_id, bob_row1);
+  ck_assert_int_ne(src->row_id, s.rows[1].row_id);
+  ck_assert_ptr_null(source_of(&s, 2, "ann")); /* her own row: the gold row itself */
+  for (i = 3; i <= s.n_rows; i++)
+    ck_assert_int_eq(s.rows[i - 1].undecided, 0);
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+
+  /* the API: the aligned row named with its times; bob's values taken on row 2 */
+  so.db = db;
+  so.listen = "127.0.0.1:0";
+  ck_assert_msg(rescue_serve_start(&so, &srv, &err) == 0, "%s", err.msg);
+  port = rescue_serve_port(srv);
+  r = http(port, "GET", CPATH, tok_lea, NULL);
+  expect(r, 200);
+  j = json_loads(r.body, 0, &je);
+  ck_assert_ptr_nonnull(j);
+  a = json_array_get(json_object_get(json_array_get(json_object_get(j, "rows"), 1), "aligned"), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(a, "coder")), "bob");
+  ck_assert_int_eq(json_integer_value(json_object_get(a, "row_id")), bob_row1);
+  ck_assert(json_real_value(json_object_get(a, "end_time")) >
+            json_real_value(json_object_get(a, "start_time")));
+  ck_assert_int_eq(
+      json_array_size(json_object_get(json_array_get(json_object_get(j, "rows"), 0), "aligned")),
+      0);
+  ck_assert_str_eq(
+      json_string_value(json_object_get(
+          json_array_get(json_object_get(row_value_at(j, 2, "/utterance_type"), "coders"), 1),
+          "value")),
+      "disclosure");
+  ver =
+      json_integer_value(json_object_get(json_array_get(json_object_get(j, "rows"), 1), "version"));
+  json_decref(j);
+  free(r.body);
+  for (i = 0; i < 3; i++) {
+    snprintf(body, sizeof body, "{\"base_version\": %lld, \"field\": \"%s\", \"take\": \"bob\"}",
+             ver, paths[i]);
+    r = http(port, "PUT", CPATH "/rows/2", tok_lea, body);
+    expect(r, 200);
+    j = json_loads(r.body, 0, &je);
+    ck_assert_ptr_nonnull(j);
+    ver = json_integer_value(json_object_get(j, "version"));
+    ck_assert_msg(i < 2 || json_integer_value(json_object_get(j, "gold_version")) > 0,
+                  "the last decision writes gold: %s", r.body);
+    json_decref(j);
+    free(r.body);
+  }
+  rescue_serve_stop(&srv);
+  /* every gold row has gold, the row's state has no finding, lint of gold passes */
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  snprintf(body, sizeof body, "SELECT content FROM row_version WHERE id = %lld",
+           (long long)s.rows[1].gold_version);
+  g = text_of(body);
+  ck_assert_ptr_nonnull(g);
+  ck_assert_msg(strstr(g, "\"utterance_type\": \"disclosure\""), "%s", g);
+  ck_assert_msg(strstr(g, "\"tone_of_voice\": \"tight, frustrated\""), "%s", g);
+  ck_assert_msg(strstr(g, "\"intensity\": 7"), "%s", g);
+  free(g);
+  for (i = 0; i < s.n_rows; i++) {
+    ck_assert_int_eq(s.rows[i].undecided, 0);
+    ck_assert_int_gt(s.rows[i].gold_version, 0);
+  }
+  ck_assert_int_eq(s.rows[1].lint.n, 0);
+  v = value_at(&s, 2, "/utterance_type");
+  ck_assert_str_eq(v->prov.how, "taken");
+  ck_assert_str_eq(v->prov.from, "bob");
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  {
+    /* the one finding is the demo draft's own (R10 on its row 7, gold row 8) */
+    char *out = NULL, *errs = NULL;
+    tu_rescue(&out, &errs, "lint", db, "--view", "gold", NULL);
+    ck_assert_msg(strstr(out, "1 error, 0 warnings") && strstr(out, SAMPLE ":8: error: R10"),
+                  "lint --view gold:\n%s%s", out, errs);
+    free(out);
+    free(errs);
+  }
+  drop_corpus();
+}
+END_TEST
+
+/*
+** The reverse: bob splits row 1 at 30% and his row set is gold; ann kept row 1 whole. Of
+** his two halves one aligns with her row, one to one: the 70% half, where her values
+** differ from his; on the other half she has no row, and taking hers there is refused.
+*/
+START_TEST(halves_align_one_to_one) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  rescue_curate_outcome o;
+  rescue_curate_decision d = {.sample_id = SAMPLE,
+                              .row = 1,
+                              .field = "utterance_type",
+                              .op = RESCUE_CURATE_TAKE,
+                              .take = "ann",
+                              .base_version = -1};
+  const rescue_curate_value_set *v;
+  int shown = 0, p;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  split_at(st, "bob", 1, 0.3);
+  ck_assert_msg(rescue_curate_segmentation(st, "lea", SAMPLE, "bob") == 0, "%s",
+                rescue_store_errmsg(st));
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  ck_assert_int_eq(s.n_rows, 10);
+  for (p = 1; p <= 2; p++)
+    shown += value_at(&s, p, "/utterance_type")->values[0].has_row;
+  ck_assert_int_eq(shown, 1);
+  v = value_at(&s, 2, "/utterance_type");
+  ck_assert_msg(v->values[0].has_row && !v->decided && v->differ, "ann %d %s bob %d %s: %d %d",
+                v->values[0].has_row, v->values[0].value ? v->values[0].value : "-",
+                v->values[1].has_row, v->values[1].value ? v->values[1].value : "-", v->decided,
+                v->differ);
+  ck_assert_str_eq(v->values[0].value, "\"accusation\"");
+  ck_assert_ptr_nonnull(source_of(&s, 2, "ann"));
+  ck_assert_ptr_null(source_of(&s, 1, "ann"));
+  ck_assert_int_eq(s.rows[0].undecided, 0);
+  ck_assert_int_eq(s.rows[1].undecided, 3);
+  rescue_curate_state_clear(&s);
+  /* ann has no row aligned with gold row 1: refused; on row 2 hers is taken */
+  ck_assert_int_eq(rescue_curate_decide(st, "lea", &d, &o), RESCUE_EBADINPUT);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "no row of ann's row set aligns"));
+  rescue_curate_outcome_clear(&o);
+  d.row = 2;
+  ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+  rescue_curate_outcome_clear(&o);
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  v = value_at(&s, 2, "/utterance_type");
+  ck_assert(v->decided);
+  ck_assert_str_eq(v->gold, "\"accusation\"");
+  ck_assert_str_eq(v->prov.from, "ann");
+  ck_assert_int_eq(s.rows[1].undecided, 2);
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
+/*
+** `adjudicate --decide` writes the gold of the rows every coder agrees on, as the browser
+** does after a decision (ann and bob agree on rows 2-9): provenance agreed, counted as
+** written; a dry run writes none of it.
+*/
+START_TEST(cli_decide_writes_agreed_rows) {
+  static const char *line = LINE(1, "\"field\": \"utterance_type\", \"take\": \"bob\"");
+  char *out = NULL, *errs = NULL;
+  make_corpus();
+  ck_assert_int_eq(run_decide(line, &out, &errs, "--dry-run"), 0);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 0);
+  ck_assert_int_eq(run_decide(line, &out, &errs, "--json"), 0);
+  ck_assert_msg(strstr(out, "\"written\": 8") || strstr(out, "\"written\":8"), "%s", out);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  ck_assert_int_eq(count("SELECT count(*) FROM gold_provenance WHERE path = '/target' AND how = "
+                         "'agreed'"),
+                   8);
+  /* row 1 still waits for its other two values; the second run writes nothing more */
+  ck_assert_int_eq(
+      run_decide(LINE(1, "\"field\": \"tone_of_voice\", \"take\": \"bob\""), &out, &errs, NULL), 0);
+  free(out);
+  free(errs);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE kind = 'gold'"), 8);
+  drop_corpus();
+}
+END_TEST
+
+/*
+** A gold version an undo retires leaves row_version; its id is never given again: lea
+** settles row 1 (its gold the newest version), undoes one value (the gold retired), and
+** decides it again: the new gold version has a larger id than the retired one.
+*/
+START_TEST(retired_gold_id_not_reused) {
+  static const char *const fields[] = {"utterance_type", "tone_of_voice",
+                                       "/internal_emotion/Maya/intensity"};
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_outcome o;
+  rescue_curate_decision d = {
+      .sample_id = SAMPLE, .row = 1, .op = RESCUE_CURATE_TAKE, .take = "bob", .base_version = -1};
+  int64_t first = 0, retired;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  for (int i = 0; i < 3; i++) {
+    d.field = fields[i];
+    ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+    first = o.gold_version;
+    rescue_curate_outcome_clear(&o);
+  }
+  ck_assert_int_gt(first, 0);
+  ck_assert_int_eq(count("SELECT max(id) FROM row_version"), first);
+  d.op = RESCUE_CURATE_UNDO;
+  ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+  rescue_curate_outcome_clear(&o);
+  retired = count("SELECT max(version_id) FROM gold_retired");
+  ck_assert_int_eq(retired, first);
+  ck_assert_int_eq(count("SELECT count(*) FROM row_version WHERE id >= (SELECT max(version_id) "
+                         "FROM gold_retired)"),
+                   0);
+  d.op = RESCUE_CURATE_TAKE;
+  d.take = "ann";
+  ck_assert_msg(rescue_curate_decide(st, "lea", &d, &o) == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_gt(o.gold_version, retired);
+  rescue_curate_outcome_clear(&o);
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("curate");
   TCase *t = tcase_create("curate");
@@ -944,6 +1247,10 @@ int main(void) {
   tcase_add_test(t, cli_same_rules);
   tcase_add_test(t, cli_no_policy_rerun);
   tcase_add_test(t, policy_keeps_part_decision);
+  tcase_add_test(t, whole_row_on_aligned_half);
+  tcase_add_test(t, halves_align_one_to_one);
+  tcase_add_test(t, cli_decide_writes_agreed_rows);
+  tcase_add_test(t, retired_gold_id_not_reused);
   suite_add_tcase(s, t);
   return tu_run_suite(s);
 }

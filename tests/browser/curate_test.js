@@ -145,9 +145,16 @@ const CHANGES = {
     const st0 = await (await client(base, tok.lea))('GET', '/api/curate/' + enc(SAMPLE));
     check(st0.data.rows.length === rows.length + 1, "3 made cat's row set gold (" + st0.data.rows.length + ' gold rows)');
     const D0 = st0.data.rows.reduce((n, r) => n + r.undecided, 0);
-    // row 1's intensity, row 2's tone and utterance type: the split and the rows after it
-    // are no disagreement (row_index and evidence rows compare as gold positions)
-    check(D0 === 3, D0 + ' values undecided when the grid opens');
+    // row 1's intensity, row 2's tone and utterance type, and on row 6 (the first half of
+    // cat's split) bob's utterance type and cat's attitude: the row ann, bob and the draft
+    // kept whole aligns with that half (equal overlaps: the earlier), as adjudication aligns
+    // it; the second half is cat's alone; the rows after the split are no disagreement
+    // (row_index and evidence rows compare as gold positions)
+    const g6 = st0.data.rows[5], bobAt6 = (g6.aligned || []).find((x) => x.coder === 'bob');
+    check(bobAt6 && Math.abs(bobAt6.start_time - rows[5].start_time) < 0.01 && Math.abs(bobAt6.end_time - rows[5].end_time) < 0.01 &&
+      !(st0.data.rows[6].aligned || []).some((x) => x.coder === 'bob'),
+      "the state names bob's whole row 6 (its id and times) on gold row 6 and not on row 7: " + JSON.stringify(g6.aligned));
+    check(D0 === 5, D0 + ' values undecided when the grid opens');
 
     // the row's media plays as on the review page
     await page.waitForFunction(() => { const p = document.getElementById('player'); return p.readyState >= 2 && !p.paused; }, null, { timeout: 20000 }).catch(() => {});
@@ -196,7 +203,7 @@ const CHANGES = {
       return decideKey('Enter', 'edit');
     };
     const lea2 = await client(base, tok.lea);
-    const done = { refused: 0, undo: 0, edit: 0, part: 0, conflict: 0, reload: 0 };
+    const done = { refused: 0, undo: 0, edit: 0, part: 0, conflict: 0, reload: 0, aligned: 0 };
     let guard = 0;
     while ((await undecidedLeft()) > 0 && guard++ < 120) {
       const f = await focused();
@@ -246,6 +253,17 @@ const CHANGES = {
         done.reload = 1;
         continue;
       }
+      if (f.row === 6 && f.path === '/utterance_type' && !done.aligned) {
+        // bob kept row 6 whole, cat split it: his value shows on the half it aligns with,
+        // his column names his row, and 2 takes it with one key
+        const heads = await page.$$eval('#cur-table thead th.coder.aligned', (ths) => ths.map((th) => th.textContent.replace(/\s+/g, ' ').trim()));
+        const head = heads.find((h) => /^2 bob/.test(h)) || heads.join(' | ');
+        check(/accusation/.test(f.cells[1]) && /^2 bob/.test(head) && /their row/.test(head),
+          "row 6: bob's utterance type from his whole row (" + f.cells[1] + '), his column marked: ' + head);
+        check(await decideKey('2', 'take') === 200, "2 takes bob's utterance type on row 6");
+        done.aligned = 1;
+        continue;
+      }
       // the rest follow cat, whose row set is gold (row_index, evidence rows), else the draft
       const k = f.cells[2] && !/^\((no row|none)\)$/.test(f.cells[2]) ? '3' : '4';
       const s = await decideKey(k, 'take');
@@ -273,6 +291,8 @@ const CHANGES = {
       check(val(1, '/internal_emotion/Alan/emotion_description').provenance.how === 'agreed', "row 1: Alan's emotion description stays agreed (a part decided alone)");
       check(tone.gold === 'bitter, defensive' && tone.provenance.how === 'edited' && tone.provenance.by === 'lea', 'row 2 tone: edited by lea ' + JSON.stringify(tone.provenance));
       check(ut.gold === 'defense' && ut.provenance.from === 'bob', 'row 2 utterance_type: bob\'s, decided by the second session');
+      const ut6 = val(6, '/utterance_type');
+      check(ut6.gold === 'accusation' && ut6.provenance.how === 'taken' && ut6.provenance.from === 'bob', "row 6 utterance_type: bob's, from his whole row " + JSON.stringify(ut6.provenance));
     };
     asDecided();
     // the rows nobody disagreed on got their gold from the page (no policy run)

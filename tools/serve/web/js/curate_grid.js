@@ -164,6 +164,16 @@ function goldCell(r, v) {
   return td;
 }
 
+// a coder's column head; where their values come from another row of theirs (aligned to
+// this gold row as adjudication aligns: greatest overlap, one to one), that row's times
+function coderTh(r, c, i) {
+  const al = (r.aligned || []).find((x) => x.coder === c.name);
+  if (!al) return el('th', { class: 'coder ' + c.kind, text: coderHead(c, i) });
+  const span = al.start_time.toFixed(2) + '–' + al.end_time.toFixed(2) + ' s';
+  return el('th', { class: 'coder aligned ' + c.kind, 'data-row-id': String(al.row_id), title: c.name + "'s row " + al.row_id + ' (' + span + '), aligned with this gold row' },
+    coderHead(c, i), el('div', { class: 'muted', text: 'their row ' + span }));
+}
+
 // the in-place editor drawn last (focused once it is in the page)
 let editor = null;
 
@@ -173,7 +183,7 @@ function draw() {
   if (!cur.path || !valueOf(r, cur.path)) cur.path = (r.values.find((v) => !v.decided) || r.values.find((v) => v.differ) || r.values[0]).path;
   drawRowHead(r);
   $('cur-table').tHead.replaceChildren(el('tr', {}, el('th', { text: 'Field' }), el('th', { text: 'Gold (where it came from)' }),
-    ...s.coders.map((c, i) => el('th', { class: 'coder ' + c.kind, text: coderHead(c, i) }))));
+    ...s.coders.map((c, i) => coderTh(r, c, i))));
   $('cur-table').tBodies[0].replaceChildren(...r.values.map((v) => {
     const tr = el('tr', { 'data-path': v.path, class: (v.differ ? 'differ' : 'agreed') + (v.decided ? '' : ' undecided') + (v.path === cur.path ? ' focus' : '') },
       el('td', { class: 'field-name', text: label(v.path) }), goldCell(r, v));
