@@ -1150,6 +1150,15 @@ int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
                            const rescue_jnode *sample, const rescue_jnode **rows, int n, int n_rows,
                            int at, const rescue_jnode *old_row, const rescue_lint_media *media,
                            rescue_lint_result *res) {
+  return rescue_lint_row_change_rows(sc, sample_id, sample, rows, n, n_rows, at, old_row, media,
+                                     res, NULL);
+}
+
+int rescue_lint_row_change_rows(const rescue_scheme *sc, const char *sample_id,
+                                const rescue_jnode *sample, const rescue_jnode **rows, int n,
+                                int n_rows, int at, const rescue_jnode *old_row,
+                                const rescue_lint_media *media, rescue_lint_result *res,
+                                unsigned char *judged) {
   rescue_buf before = RESCUE_BUF_INIT, after = RESCUE_BUF_INIT, was = RESCUE_BUF_INIT,
              now = RESCUE_BUF_INIT;
   const rescue_jnode *edited = rows[at];
@@ -1173,6 +1182,9 @@ int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
     mark_followers(rows, n, at, was.s ? was.s : "", now.s ? now.s : "", only);
   }
   rc = lint_rows(sc, sample_id, sample, rows, NULL, n, n_rows, media, only, res);
+  if (!rc && judged)
+    for (int i = 0; i < n; i++)
+      judged[i] = !only || only[i];
 done:
   rescue_free(only);
   rescue_buf_clear(&before);
