@@ -199,6 +199,27 @@ void srv_cache_release(rescue_server *s, srv_cached **e) {
   *e = NULL;
 }
 
+int srv_cache_known(rescue_server *s, srv_cached *e, int64_t gen, int position, rescue_buf *content,
+                    rescue_row_known *k) {
+  int current;
+  pthread_rwlock_rdlock(&e->lock);
+  pthread_mutex_lock(&s->cache_mu);
+  current = !e->dead && !e->broken && e->gen == gen && position >= 1 && position <= e->L.n;
+  pthread_mutex_unlock(&s->cache_mu);
+  if (current) {
+    rescue_buf_reset(content);
+    rescue_jwrite(content, e->L.rows[position - 1]);
+    k->row_id = e->L.row_ids[position - 1];
+    k->version = e->L.versions[position - 1];
+    k->mine = e->L.mine[position - 1];
+    k->content = content->s;
+    k->len = content->len;
+    current = rescue_buf_ok(content);
+  }
+  pthread_rwlock_unlock(&e->lock);
+  return current;
+}
+
 /* Take e out of the table (it is no longer current and cannot be made so). */
 static void forget(rescue_server *s, srv_cached *e) {
   int i;

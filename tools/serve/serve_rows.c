@@ -55,7 +55,8 @@ static void lint_refusal(srv_req *r, const rescue_lint_result *res) {
 */
 static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_lint_result res;
-  rescue_buf shown = RESCUE_BUF_INIT;
+  rescue_buf shown = RESCUE_BUF_INIT, cur = RESCUE_BUF_INIT;
+  rescue_row_known known;
   srv_cached *e = NULL;
   int64_t version = 0, gen0 = 0, gen1 = 0;
   int rc, unchanged = 0;
@@ -80,7 +81,12 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   if (!srv_write_lock(r))
     goto done;
   rc = rescue_sample_generation(r->st, r->sample_id, &gen0, NULL);
-  if (!rc)
+  /* the cached view, when nobody wrote the sample since it was loaded, says what the
+     current version is without reading the whole sample */
+  if (!rc && srv_cache_known(r->srv, e, gen0, r->position, &cur, &known))
+    rc = rescue_row_save_known(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
+                               &known, &version, &unchanged);
+  else if (!rc)
     rc = rescue_row_save(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
                          &version, &unchanged);
   if (!rc && rescue_sample_generation(r->st, r->sample_id, &gen1, NULL))
@@ -109,6 +115,7 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
 done:
   srv_cache_release(r->srv, &e);
   rescue_buf_clear(&shown);
+  rescue_buf_clear(&cur);
   rescue_lint_result_clear(&res);
 }
 
