@@ -583,3 +583,9 @@ CREATE TRIGGER gen_lint_waiver_del AFTER DELETE ON lint_waiver BEGIN
   INSERT INTO sample_generation(sample_ref, gen) VALUES (OLD.sample_ref, 1)
     ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
 END;
+-- Retiring or bringing back an annotator changes what views show of every sample they
+-- wrote in (rare: every sample's generation moves).
+CREATE TRIGGER gen_retirement_ins AFTER INSERT ON annotator_retirement BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) SELECT id, 1 FROM sample WHERE true
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;

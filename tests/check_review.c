@@ -814,6 +814,15 @@ START_TEST(test_generation) {
   rescue_sample_resegment(st, COUPLE, ann, &op, NULL, NULL);
   ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
   ck_assert_int_gt(g1, g0);
+  /* retiring an annotator changes what views show of every sample */
+  g0 = g1;
+  f0 = f1;
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", db, "bob", "--reason", "left", NULL), 0);
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
+  ck_assert_int_gt(g1, g0);
+  ck_assert_int_eq(rescue_sample_generation(st, FAMILY, &f1, NULL), 0);
+  ck_assert_int_gt(f1, f0);
 }
 END_TEST
 
