@@ -603,8 +603,10 @@ static void same_as_fresh(const char *sample_id, int64_t who, const rescue_view_
   }
   /* the same verdicts as the whole-sample lint */
   ck_assert_msg(CL->n == FL.n, "%s: %s: %d findings kept, %d fresh", what, sample_id, CL->n, FL.n);
-  qsort(CL->findings, (size_t)CL->n, sizeof *CL->findings, cmp_finding);
-  qsort(FL.findings, (size_t)FL.n, sizeof *FL.findings, cmp_finding);
+  if (FL.n) { /* (qsort is not given a NULL array) */
+    qsort(CL->findings, (size_t)CL->n, sizeof *CL->findings, cmp_finding);
+    qsort(FL.findings, (size_t)FL.n, sizeof *FL.findings, cmp_finding);
+  }
   for (i = 0; i < FL.n; i++) {
     ck_assert_msg(cmp_finding(&CL->findings[i], &FL.findings[i]) == 0 &&
                       CL->findings[i].severity == FL.findings[i].severity,
