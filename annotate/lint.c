@@ -1146,22 +1146,52 @@ static void mark_followers(const rescue_jnode *const *rows, int n, int at, const
   rescue_buf_clear(&b);
 }
 
+/* Whether rows a and b have member `key` alike (both without it, or written the same). */
+static int same_member(const rescue_jnode *a, const rescue_jnode *b, const char *key, rescue_buf *x,
+                       rescue_buf *y) {
+  const rescue_jnode *m = a && a->type == RESCUE_JOBJECT ? rescue_jget(a, key) : NULL;
+  const rescue_jnode *k = b && b->type == RESCUE_JOBJECT ? rescue_jget(b, key) : NULL;
+  if (!m || !k)
+    return !m && !k && a && b && a->type == RESCUE_JOBJECT && b->type == RESCUE_JOBJECT;
+  rescue_buf_reset(x);
+  rescue_buf_reset(y);
+  rescue_jwrite(x, m);
+  rescue_jwrite(y, k);
+  return rescue_buf_ok(x) && rescue_buf_ok(y) && x->len == y->len &&
+         memcmp(x->s, y->s, x->len) == 0;
+}
+
 int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
                            const rescue_jnode *sample, const rescue_jnode **rows, int n, int n_rows,
                            int at, const rescue_jnode *old_row, const rescue_lint_media *media,
                            rescue_lint_result *res) {
+  return rescue_lint_row_change_rows(sc, sample_id, sample, rows, n, n_rows, at, old_row, media,
+                                     res, NULL);
+}
+
+int rescue_lint_row_change_rows(const rescue_scheme *sc, const char *sample_id,
+                                const rescue_jnode *sample, const rescue_jnode **rows, int n,
+                                int n_rows, int at, const rescue_jnode *old_row,
+                                const rescue_lint_media *media, rescue_lint_result *res,
+                                unsigned char *judged) {
   rescue_buf before = RESCUE_BUF_INIT, after = RESCUE_BUF_INIT, was = RESCUE_BUF_INIT,
              now = RESCUE_BUF_INIT;
   const rescue_jnode *edited = rows[at];
   unsigned char *only = NULL;
-  int rc, all;
-  rows[at] = old_row;
-  rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &before);
-  rows[at] = edited;
-  if (rc || (rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &after)))
-    goto done;
-  /* a name the edit brings or takes away changes what R04 and R20 say of every row */
-  all = before.len != after.len || memcmp(before.s, after.s, before.len) != 0;
+  int rc = 0, all = 0;
+  /* the entity set comes from these members of every row (derive): when the edit leaves
+     them as they were, it cannot change, and the whole sample need not be read for it */
+  if (!same_member(old_row, edited, "primary_speaker", &was, &now) ||
+      !same_member(old_row, edited, "target", &was, &now) ||
+      !same_member(old_row, edited, "support_strategy", &was, &now)) {
+    rows[at] = old_row;
+    rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &before);
+    rows[at] = edited;
+    if (rc || (rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &after)))
+      goto done;
+    /* a name the edit brings or takes away changes what R04 and R20 say of every row */
+    all = before.len != after.len || memcmp(before.s, after.s, before.len) != 0;
+  }
   if (!all) {
     if (!(only = rescue_calloc((size_t)n, 1))) {
       rc = RESCUE_ENOMEM;
@@ -1173,6 +1203,9 @@ int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
     mark_followers(rows, n, at, was.s ? was.s : "", now.s ? now.s : "", only);
   }
   rc = lint_rows(sc, sample_id, sample, rows, NULL, n, n_rows, media, only, res);
+  if (!rc && judged)
+    for (int i = 0; i < n; i++)
+      judged[i] = !only || only[i];
 done:
   rescue_free(only);
   rescue_buf_clear(&before);

@@ -101,6 +101,16 @@ int rescue_lint_row_change(const rescue_scheme *sc, const char *sample_id,
                            const rescue_jnode *sample, const rescue_jnode **rows, int n, int n_rows,
                            int at, const rescue_jnode *old_row, const rescue_lint_media *media,
                            rescue_lint_result *res);
+/*
+** rescue_lint_row_change, and judged[0..n) (when not NULL; n bytes) says which rows it
+** judged: 1 for each row whose findings res now holds, 0 for rows whose findings are as
+** before the edit. Sample-level findings (row 0) are always judged.
+*/
+int rescue_lint_row_change_rows(const rescue_scheme *sc, const char *sample_id,
+                                const rescue_jnode *sample, const rescue_jnode **rows, int n,
+                                int n_rows, int at, const rescue_jnode *old_row,
+                                const rescue_lint_media *media, rescue_lint_result *res,
+                                unsigned char *judged);
 
 typedef struct rescue_lint_opts {
   rescue_view view;           /* corpus view by default (zeroed) */

@@ -117,4 +117,28 @@ int rescue_review_check_row(rescue_store *st, const char *sample_id, int positio
                             int64_t annotator_id, const char *row_json, size_t len,
                             rescue_lint_result *res);
 
+/*
+** rescue_review_check_row against a view already loaded (*L, for the annotator who saves;
+** not changed, so it may be shared with readers), and the row as checked (written like
+** the view's row) into *shown when not NULL: what rescue_review_put_row takes after the
+** save. Reads the sample's cues from st.
+*/
+int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                               int position, const char *row_json, size_t len,
+                               rescue_lint_result *res, rescue_buf *shown);
+
+/*
+** After the view's annotator saved row `position` as `version` (row_json: the row as their
+** view shows it, rescue_review_check_row_in's shown): put it into *L
+** (rescue_view_sample_put_row) and bring *full, the whole-sample lint of *L before the save
+** (rescue_review_lint), to what rescue_review_lint of the new view gives, judging again
+** only the rows the edit can change (rescue_lint_row_change_rows); findings come sorted by
+** row. RESCUE_ECONFLICT when the edit changed the sample's entity set (participants or
+** scenario, which the loaded sample object holds): then load the view again. On any
+** failure *L and *full are no longer to be used.
+*/
+int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_sample *L,
+                          int position, const char *row_json, size_t len, int64_t version,
+                          rescue_lint_result *full);
+
 #endif

@@ -298,37 +298,40 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
 
 /*
 ** Lint `row` as row `position` of the loaded view: that row, the rows whose time rules
-** look back at it, and the sample-level rules (rescue_lint_row_change).
+** look back at it, and the sample-level rules (rescue_lint_row_change; old: the row it
+** replaces), on a copy of the view's row list (the view may be shared with readers). judged: as
+** rescue_lint_row_change_rows (may be NULL).
 */
 static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
-                        int position, const rescue_jnode *row, rescue_lint_result *res) {
+                        int position, const rescue_jnode *row, const rescue_jnode *old,
+                        rescue_lint_result *res, unsigned char *judged) {
   rescue_cues cues;
   rescue_lint_cue *lc;
   rescue_lint_media media;
-  const rescue_jnode *old = L->rows[position - 1];
+  const rescue_jnode **rows = rescue_malloc((size_t)(L->n ? L->n : 1) * sizeof *rows);
   int rc;
+  if (!rows)
+    return RESCUE_ENOMEM;
+  memcpy(rows, L->rows, (size_t)L->n * sizeof *rows);
+  rows[position - 1] = row;
   review_media(st, sample_id, &cues, &lc, &media);
-  L->rows[position - 1] = row;
-  rc = rescue_lint_row_change(rescue_store_scheme(st), sample_id, L->sample, L->rows, L->n,
-                              L->n_rows, position - 1, old, &media, res);
-  L->rows[position - 1] = old;
+  rc = rescue_lint_row_change_rows(rescue_store_scheme(st), sample_id, L->sample, rows, L->n,
+                                   L->n_rows, position - 1, old, &media, res, judged);
+  rescue_free(rows);
   rescue_free(lc);
   rescue_cues_clear(&cues);
   return rc;
 }
 
-int rescue_review_check_row(rescue_store *st, const char *sample_id, int position,
-                            int64_t annotator_id, const char *row_json, size_t len,
-                            rescue_lint_result *res) {
-  rescue_view_sample L;
+int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                               int position, const char *row_json, size_t len,
+                               rescue_lint_result *res, rescue_buf *shown) {
   rescue_buf text = RESCUE_BUF_INIT;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *row;
   rescue_jerror je;
-  int rc, i, errors = 0;
-  if ((rc = rescue_view_sample_load(st, sample_id, annotator_id, &L)))
-    goto done;
-  if (position < 1 || position > L.n) {
+  int rc = 0, i, errors = 0;
+  if (position < 1 || position > L->n) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "sample '%s' has no row %d",
                        sample_id, position);
     goto done;
@@ -342,9 +345,9 @@ int rescue_review_check_row(rescue_store *st, const char *sample_id, int positio
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT, "a row must be a JSON object");
     goto done;
   }
-  rescue_row_write_like(&text, row, L.rows[position - 1], position);
+  rescue_row_write_like(&text, row, L->rows[position - 1], position);
   if (!rescue_buf_ok(&text) || !(row = rescue_jparse(doc, text.s, text.len, &je)) ||
-      (rc = lint_one_row(st, sample_id, &L, position, row, res))) {
+      (rc = lint_one_row(st, sample_id, L, position, row, L->rows[position - 1], res, NULL))) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }
@@ -353,9 +356,123 @@ int rescue_review_check_row(rescue_store *st, const char *sample_id, int positio
   if (errors)
     rc = rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
                        "the row breaks the annotation guideline: nothing was saved");
+  if (shown) {
+    rescue_buf_reset(shown);
+    rescue_buf_putn(shown, text.s, text.len);
+  }
 done:
   rescue_buf_clear(&text);
   rescue_jdoc_free(&doc);
+  return rc;
+}
+
+int rescue_review_check_row(rescue_store *st, const char *sample_id, int position,
+                            int64_t annotator_id, const char *row_json, size_t len,
+                            rescue_lint_result *res) {
+  rescue_view_sample L;
+  int rc;
+  if (!(rc = rescue_view_sample_load(st, sample_id, annotator_id, &L)))
+    rc = rescue_review_check_row_in(st, sample_id, &L, position, row_json, len, res, NULL);
   rescue_view_sample_clear(&L);
+  return rc;
+}
+
+/* ---- a whole-sample lint kept current one saved row at a time ---- */
+
+static void finding_free(rescue_lint_finding *f) {
+  rescue_free(f->sample_id);
+  rescue_free(f->field);
+  rescue_free(f->reason);
+  rescue_free(f->suggestions);
+}
+
+/* Findings by row, in the order they were made within a row (a stable sort). */
+static void sort_by_row(rescue_lint_finding *v, int n) {
+  int i, j;
+  for (i = 1; i < n; i++) {
+    rescue_lint_finding x = v[i];
+    for (j = i; j > 0 && v[j - 1].row > x.row; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+/*
+** Into *full (a whole-sample result before the edit): its findings on rows the change did
+** not judge, then those of *delta (moved, *delta left empty), the lost references of the
+** judged rows other than `at`, sorted by row; the counts made again.
+*/
+static int merge_change(const char *sample_id, const rescue_view_sample *L, int at,
+                        const unsigned char *judged, rescue_lint_result *full,
+                        rescue_lint_result *delta) {
+  int i, k = 0, rc = 0;
+  for (i = 0; i < full->n; i++) {
+    rescue_lint_finding *f = &full->findings[i];
+    if (f->row > 0 && f->row <= L->n && !judged[f->row - 1])
+      full->findings[k++] = *f;
+    else
+      finding_free(f);
+  }
+  full->n = k;
+  for (i = 0; i < delta->n; i++) {
+    if (RESCUE_ALLOC_GROW(full->findings, full->n + 1, full->cap)) {
+      rc = RESCUE_ENOMEM;
+      break;
+    }
+    full->findings[full->n++] = delta->findings[i];
+    memset(&delta->findings[i], 0, sizeof delta->findings[i]);
+  }
+  for (i = 0; !rc && L->lost_refs && i < L->n; i++)
+    if (judged[i] && i != at)
+      rc = rescue_lint_lost_refs(sample_id, i + 1, L->lost_refs[i], full);
+  sort_by_row(full->findings, full->n);
+  full->errors = full->warnings = 0;
+  memset(full->by_rule, 0, sizeof full->by_rule);
+  for (i = 0; i < full->n; i++) {
+    if (full->findings[i].severity == RESCUE_LINT_ERROR)
+      full->errors++;
+    else
+      full->warnings++;
+    full->by_rule[full->findings[i].rule]++;
+  }
+  return rc;
+}
+
+int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_sample *L,
+                          int position, const char *row_json, size_t len, int64_t version,
+                          rescue_lint_result *full) {
+  rescue_lint_result delta;
+  unsigned char *judged = NULL;
+  const rescue_jnode *old;
+  int rc, i, all = 1;
+  memset(&delta, 0, sizeof delta);
+  if (position < 1 || position > L->n)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "sample '%s' has no row %d",
+                         sample_id, position);
+  old = L->rows[position - 1];
+  if ((rc = rescue_view_sample_put_row(L, position, row_json, len, version)))
+    return rescue_seterr(rescue_store_err(st), rc, "putting row %d into the view", position);
+  if (!(judged = rescue_calloc((size_t)L->n, 1))) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  if ((rc = lint_one_row(st, sample_id, L, position, L->rows[position - 1], old, &delta, judged))) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
+  /* every row judged: the edit changed the sample's entity set, which the loaded sample
+     object (participants, scenario) was derived from: load it again */
+  for (i = 0; i < L->n && all; i++)
+    all = judged[i];
+  if (all && L->n > 1) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
+                       "the edit changes the entities of '%s': load it again", sample_id);
+    goto done;
+  }
+  if ((rc = merge_change(sample_id, L, position - 1, judged, full, &delta)))
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+done:
+  rescue_free(judged);
+  rescue_lint_result_clear(&delta);
   return rc;
 }

@@ -16,6 +16,9 @@
 void rescue_view_sample_clear(rescue_view_sample *vs) {
   rescue_buf_clear(&vs->json);
   rescue_jdoc_free(&vs->doc);
+  for (int i = 0; vs->patches && i < vs->n_patched; i++)
+    rescue_jdoc_free(&vs->patches[i]);
+  rescue_free(vs->patches);
   rescue_free(vs->rows);
   rescue_free(vs->versions);
   rescue_free(vs->row_ids);
@@ -104,6 +107,56 @@ int rescue_view_sample_load(rescue_store *st, const char *sample_id, int64_t ann
   for (int k = i; k < L->n; k++) /* rows the JSON did not hold (never: kept to free) */
     rescue_free(L->lost_refs[k]), L->lost_refs[k] = NULL;
   L->n = i;
+  return 0;
+}
+
+int rescue_sample_generation(rescue_store *st, const char *sample_id, int64_t *gen, char *status) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "sample_generation");
+  int rc;
+  *gen = 0;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rescue_bind_text(q, ":sample_id", sample_id, -1);
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW) {
+    *gen = sqlite3_column_int64(q, 0);
+    if (status)
+      snprintf(status, 16, "%s", (const char *)sqlite3_column_text(q, 1));
+  }
+  sqlite3_reset(q);
+  if (rc == SQLITE_ROW)
+    return 0;
+  if (rc == SQLITE_DONE)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOTFOUND, "no sample '%s'", sample_id);
+  return rescue_store_sqlerr(st, "reading a sample's generation");
+}
+
+int rescue_view_sample_put_row(rescue_view_sample *L, int position, const char *row_json,
+                               size_t len, int64_t version) {
+  rescue_jdoc **g, *doc;
+  const rescue_jnode *row;
+  rescue_jerror je;
+  if (position < 1 || position > L->n)
+    return RESCUE_EINVAL;
+  if (!(g = rescue_realloc(L->patches, (size_t)(L->n_patched + 1) * sizeof *g)))
+    return RESCUE_ENOMEM;
+  L->patches = g;
+  if (!(doc = rescue_jdoc_new()))
+    return RESCUE_ENOMEM;
+  row = rescue_jparse(doc, row_json, len, &je);
+  if (!row || row->type != RESCUE_JOBJECT) {
+    int oom = !row && strcmp(je.msg, "out of memory") == 0;
+    rescue_jdoc_free(&doc);
+    return oom ? RESCUE_ENOMEM : RESCUE_EINVAL;
+  }
+  L->patches[L->n_patched++] = doc;
+  L->rows[position - 1] = row;
+  L->versions[position - 1] = version;
+  L->mine[position - 1] = 1;
+  L->origin[position - 1] = RESCUE_ROW_OWN;
+  L->seg_changed[position - 1] = 0;
+  rescue_free(L->lost_refs[position - 1]);
+  L->lost_refs[position - 1] = NULL;
   return 0;
 }
 

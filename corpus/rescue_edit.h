@@ -33,6 +33,9 @@ typedef struct rescue_view_sample {
   char *group;                /* "" when none */
   char *head, *tail;          /* the stored sample-level JSON around the rows (rescue_sample) */
   int has_rows, given_keys;
+  rescue_jdoc **patches; /* n_patched: each owns a row put in by
+                                 rescue_view_sample_put_row */
+  int n_patched;         /* rows put in since the load */
 } rescue_view_sample;
 
 /*
@@ -44,6 +47,24 @@ int rescue_view_sample_load(rescue_store *st, const char *sample_id, int64_t ann
                             rescue_view_sample *out);
 /* Free what *vs holds and zero it; accepts a zeroed struct. */
 void rescue_view_sample_clear(rescue_view_sample *vs);
+
+/*
+** The generation of sample_id (schema migration 13: every write touching how a view shows
+** the sample adds one, in the writing transaction, from any program) into *gen, and its
+** status into status (when not NULL, at least 16 bytes). Read it before loading a view:
+** while it stays the same, the loaded view is current. Unknown sample: RESCUE_ENOTFOUND.
+*/
+int rescue_sample_generation(rescue_store *st, const char *sample_id, int64_t *gen, char *status);
+
+/*
+** Put the row just saved by the view's own annotator into the loaded view *L: row_json (the
+** row as that view shows it, e.g. written by rescue_row_write_like) at 1-based position, as
+** their own version `version`. The replaced row stays readable until *L is cleared (so a
+** caller can compare); each put row costs one parsed row until *L is cleared. Returns 0, RESCUE_EINVAL (bad
+** position or row) or RESCUE_ENOMEM; *L is unchanged on a failure.
+*/
+int rescue_view_sample_put_row(rescue_view_sample *L, int position, const char *row_json,
+                               size_t len, int64_t version);
 
 /*
 ** Append to out the edited row `row` written like `old`, the version it replaces (may be

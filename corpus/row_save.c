@@ -169,9 +169,10 @@ done:
   return rc;
 }
 
-int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
-                    int64_t base_version, const char *row_json, size_t len, int64_t *version,
-                    int *unchanged) {
+/* rescue_row_save, with the current version from *known when not NULL. */
+static int row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
+                    int64_t base_version, const char *row_json, size_t len,
+                    const rescue_row_known *known, int64_t *version, int *unchanged) {
   rescue_jdoc *doc = NULL;
   const rescue_jnode *root = NULL;
   rescue_row_input in;
@@ -186,9 +187,15 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
     goto done;
   if ((rc = rescue_store_begin(st)))
     goto done;
-  if ((rc = current(st, sample_id, position, annotator_id, &row_id, &cur_version, &cur, &mine,
-                    &rowset_id)))
+  if (known) { /* as the view shows it: rowset_id stays 0 */
+    row_id = known->row_id;
+    cur_version = known->version;
+    mine = known->mine;
+    rescue_buf_putn(&cur, known->content, known->len);
+  } else if ((rc = current(st, sample_id, position, annotator_id, &row_id, &cur_version, &cur,
+                           &mine, &rowset_id))) {
     goto rollback;
+  }
   if (!rescue_buf_ok(&cur)) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto rollback;
@@ -244,4 +251,19 @@ done:
   rescue_row_input_clear(&in);
   rescue_jdoc_free(&doc);
   return rc;
+}
+
+int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
+                    int64_t base_version, const char *row_json, size_t len, int64_t *version,
+                    int *unchanged) {
+  return row_save(st, sample_id, position, annotator_id, base_version, row_json, len, NULL, version,
+                  unchanged);
+}
+
+int rescue_row_save_known(rescue_store *st, const char *sample_id, int position,
+                          int64_t annotator_id, int64_t base_version, const char *row_json,
+                          size_t len, const rescue_row_known *known, int64_t *version,
+                          int *unchanged) {
+  return row_save(st, sample_id, position, annotator_id, base_version, row_json, len, known,
+                  version, unchanged);
 }

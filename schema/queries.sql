@@ -1055,3 +1055,9 @@ SELECT head, tail, has_rows, given_keys FROM sample_version
  ORDER BY annotator_id = :annotator_id DESC,
           CASE WHEN annotator_id = :annotator_id THEN -id ELSE id END
  LIMIT 1;
+
+-- name: sample_generation
+-- The sample's generation (schema migration 13; 0 when it has no line) and its status.
+SELECT coalesce(g.gen, 0), s.status
+  FROM sample s LEFT JOIN sample_generation g ON g.sample_ref = s.id
+ WHERE s.sample_id = :sample_id;

@@ -494,3 +494,98 @@ CREATE TABLE gold_retired(
   undo_id       INTEGER REFERENCES field_decision(id)  -- the undo record that retired it
 );
 CREATE INDEX gold_retired_by_row ON gold_retired(row_id, id);
+
+-- @migration 13
+
+-- A generation number per sample (issue 25): every write that can change how a view shows
+-- the sample (its rows, versions, row sets, references' rows, status, head, cues, comments,
+-- waivers) adds one to it in the writing transaction, whichever program writes (the
+-- server, the command line). A reader that read the number before loading the sample knows
+-- its copy is current while the number stays the same (tools/serve/serve_cache.c). A
+-- sample without a line has generation 0.
+CREATE TABLE sample_generation(
+  sample_ref  INTEGER PRIMARY KEY REFERENCES sample(id),
+  gen         INTEGER NOT NULL
+);
+
+CREATE TRIGGER gen_row_version_ins AFTER INSERT ON row_version BEGIN
+  INSERT INTO sample_generation(sample_ref, gen)
+    SELECT rs.sample_ref, 1 FROM row w JOIN rowset rs ON rs.id = w.rowset_id WHERE w.id = NEW.row_id
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_row_version_upd AFTER UPDATE ON row_version BEGIN
+  INSERT INTO sample_generation(sample_ref, gen)
+    SELECT rs.sample_ref, 1 FROM row w JOIN rowset rs ON rs.id = w.rowset_id WHERE w.id = NEW.row_id
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_row_version_del AFTER DELETE ON row_version BEGIN
+  INSERT INTO sample_generation(sample_ref, gen)
+    SELECT rs.sample_ref, 1 FROM row w JOIN rowset rs ON rs.id = w.rowset_id WHERE w.id = OLD.row_id
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_rowset_ins AFTER INSERT ON rowset BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_rowset_member_ins AFTER INSERT ON rowset_member BEGIN
+  INSERT INTO sample_generation(sample_ref, gen)
+    SELECT rs.sample_ref, 1 FROM rowset rs WHERE rs.id = NEW.rowset_id
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_rowset_member_del AFTER DELETE ON rowset_member BEGIN
+  INSERT INTO sample_generation(sample_ref, gen)
+    SELECT rs.sample_ref, 1 FROM rowset rs WHERE rs.id = OLD.rowset_id
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_annotator_rowset_ins AFTER INSERT ON annotator_rowset BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_annotator_rowset_upd AFTER UPDATE ON annotator_rowset BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_annotator_rowset_del AFTER DELETE ON annotator_rowset BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (OLD.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_sample_upd AFTER UPDATE ON sample BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.id, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_sample_version_ins AFTER INSERT ON sample_version BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_cue_ins AFTER INSERT ON cue BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_cue_del AFTER DELETE ON cue BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (OLD.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_row_ref_ins AFTER INSERT ON row_ref BEGIN
+  INSERT INTO sample_generation(sample_ref, gen)
+    SELECT rs.sample_ref, 1 FROM row_version v JOIN row w ON w.id = v.row_id
+      JOIN rowset rs ON rs.id = w.rowset_id WHERE v.id = NEW.version_id
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_comment_ins AFTER INSERT ON comment BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_lint_waiver_ins AFTER INSERT ON lint_waiver BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (NEW.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+CREATE TRIGGER gen_lint_waiver_del AFTER DELETE ON lint_waiver BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) VALUES (OLD.sample_ref, 1)
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;
+-- Retiring or bringing back an annotator changes what views show of every sample they
+-- wrote in (rare: every sample's generation moves).
+CREATE TRIGGER gen_retirement_ins AFTER INSERT ON annotator_retirement BEGIN
+  INSERT INTO sample_generation(sample_ref, gen) SELECT id, 1 FROM sample WHERE true
+    ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
+END;

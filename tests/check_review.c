@@ -17,6 +17,7 @@
 #include "testutil.h"
 
 #define COUPLE "maya_and_daniel/001_s01e01_segment01"
+#define FAMILY "family_therapy/demo01/merged"
 
 static char *db;
 static rescue_store *st;
@@ -562,6 +563,271 @@ START_TEST(test_check_row_matches_full_lint) {
 }
 END_TEST
 
+/* ---- a cached view kept current one saved row at a time ---- */
+
+/* Findings in a canonical order (row, rule, field, reason), to compare two results. */
+static int cmp_finding(const void *a, const void *b) {
+  const rescue_lint_finding *x = a, *y = b;
+  int c;
+  if (x->row != y->row)
+    return x->row < y->row ? -1 : 1;
+  if (x->rule != y->rule)
+    return x->rule < y->rule ? -1 : 1;
+  if ((c = strcmp(x->field, y->field)))
+    return c;
+  return strcmp(x->reason, y->reason);
+}
+
+/* The view *C kept by rescue_review_put_row and its lint *CL equal a fresh load and lint. */
+static void same_as_fresh(const char *sample_id, int64_t who, const rescue_view_sample *C,
+                          rescue_lint_result *CL, const char *what) {
+  rescue_view_sample F;
+  rescue_lint_result FL;
+  int i;
+  memset(&FL, 0, sizeof FL);
+  ck_assert_int_eq(rescue_view_sample_load(st, sample_id, who, &F), 0);
+  ck_assert_int_eq(rescue_review_lint(st, sample_id, &F, &FL), 0);
+  ck_assert_int_eq(C->n, F.n);
+  for (i = 0; i < F.n; i++) {
+    rescue_buf a = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+    rescue_jwrite(&a, C->rows[i]);
+    rescue_jwrite(&b, F.rows[i]);
+    ck_assert_msg(strcmp(a.s, b.s) == 0, "%s: %s row %d:\n kept  %s\n fresh %s", what, sample_id,
+                  i + 1, a.s, b.s);
+    ck_assert_int_eq(C->versions[i], F.versions[i]);
+    ck_assert_int_eq(C->row_ids[i], F.row_ids[i]);
+    ck_assert_int_eq(C->mine[i], F.mine[i]);
+    ck_assert_int_eq(C->origin[i], F.origin[i]);
+    rescue_buf_clear(&a);
+    rescue_buf_clear(&b);
+  }
+  /* the same verdicts as the whole-sample lint */
+  ck_assert_msg(CL->n == FL.n, "%s: %s: %d findings kept, %d fresh", what, sample_id, CL->n, FL.n);
+  if (FL.n) { /* (qsort is not given a NULL array) */
+    qsort(CL->findings, (size_t)CL->n, sizeof *CL->findings, cmp_finding);
+    qsort(FL.findings, (size_t)FL.n, sizeof *FL.findings, cmp_finding);
+  }
+  for (i = 0; i < FL.n; i++) {
+    ck_assert_msg(cmp_finding(&CL->findings[i], &FL.findings[i]) == 0 &&
+                      CL->findings[i].severity == FL.findings[i].severity,
+                  "%s: %s: kept R%02d row %d %s, fresh R%02d row %d %s", what, sample_id,
+                  CL->findings[i].rule, CL->findings[i].row, CL->findings[i].reason,
+                  FL.findings[i].rule, FL.findings[i].row, FL.findings[i].reason);
+  }
+  ck_assert_int_eq(CL->errors, FL.errors);
+  ck_assert_int_eq(CL->warnings, FL.warnings);
+  rescue_lint_result_clear(&FL);
+  rescue_view_sample_clear(&F);
+}
+
+/* A kept view of who's: loaded with its lint, labelled with the generation read first. */
+typedef struct kept {
+  int64_t who, gen;
+  rescue_view_sample L;
+  rescue_lint_result lint;
+} kept;
+
+static void keep_load(const char *sample_id, kept *k) {
+  rescue_view_sample_clear(&k->L);
+  rescue_lint_result_clear(&k->lint);
+  ck_assert_int_eq(rescue_sample_generation(st, sample_id, &k->gen, NULL), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, sample_id, k->who, &k->L), 0);
+  ck_assert_int_eq(rescue_review_lint(st, sample_id, &k->L, &k->lint), 0);
+}
+
+/*
+** One save by k's annotator of row pos with `key` set to raw, as the server does it: the
+** check against the kept view, the save (with what the view knows when `known`), then the
+** row put into the kept view when nobody else wrote the sample (else a new load). Returns
+** 1 when saved.
+*/
+static int keep_save(const char *sample_id, kept *k, int pos, const char *key, const char *raw,
+                     int known) {
+  rescue_buf cur = RESCUE_BUF_INIT, shown = RESCUE_BUF_INIT;
+  rescue_lint_result res;
+  int64_t gen0, gen1, v = 0;
+  char *edit;
+  int rc, unchanged = 0;
+  memset(&res, 0, sizeof res);
+  rescue_jwrite(&cur, k->L.rows[pos - 1]);
+  edit = with_value(cur.s, key, raw);
+  rc = rescue_review_check_row_in(st, sample_id, &k->L, pos, edit, strlen(edit), &res, &shown);
+  rescue_lint_result_clear(&res);
+  if (rc == RESCUE_EBADINPUT) {
+    free(edit);
+    rescue_buf_clear(&cur);
+    rescue_buf_clear(&shown);
+    return 0;
+  }
+  ck_assert_msg(rc == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(rescue_sample_generation(st, sample_id, &gen0, NULL), 0);
+  if (known && gen0 == k->gen) {
+    rescue_row_known kn = {k->L.row_ids[pos - 1], k->L.versions[pos - 1], k->L.mine[pos - 1], cur.s,
+                           cur.len};
+    rc = rescue_row_save_known(st, sample_id, pos, k->who, k->L.versions[pos - 1], edit,
+                               strlen(edit), &kn, &v, &unchanged);
+  } else {
+    rc = rescue_row_save(st, sample_id, pos, k->who, k->L.versions[pos - 1], edit, strlen(edit), &v,
+                         &unchanged);
+  }
+  ck_assert_msg(rc == 0, "%s", rescue_store_errmsg(st));
+  ck_assert_int_eq(rescue_sample_generation(st, sample_id, &gen1, NULL), 0);
+  ck_assert_msg(unchanged || gen1 > gen0, "a save leaves the generation as it was");
+  if (gen0 != k->gen) {
+    keep_load(sample_id, k); /* someone else wrote: a new load */
+  } else if (!unchanged) {
+    rc = rescue_review_put_row(st, sample_id, &k->L, pos, shown.s, shown.len, v, &k->lint);
+    if (rc == RESCUE_ECONFLICT)
+      keep_load(sample_id, k);
+    else
+      ck_assert_msg(rc == 0, "%s", rescue_store_errmsg(st));
+    k->gen = gen1;
+  } else {
+    k->gen = gen1;
+  }
+  free(edit);
+  rescue_buf_clear(&cur);
+  rescue_buf_clear(&shown);
+  return 1;
+}
+
+/*
+** The view the server keeps between requests (one load, then each saved row put in with
+** rescue_review_put_row) shows what a fresh load shows and lints as the whole-sample lint
+** does, on the real fixture samples, after a sequence of edits by two annotators on the
+** same samples (new times, speakers, a tone; the other one's saves and a split force a new
+** load, seen by the generation).
+*/
+START_TEST(test_kept_view_matches_fresh) {
+  static const char *const edits[][2] = {{"tone_of_voice", "\"calm, edited\""},
+                                         {"start_time", "1000.0"},
+                                         {"end_time", "0.5"},
+                                         {"primary_speaker", "\"therapist\""},
+                                         {"tone_of_voice", "\"flat\""}};
+  const char *fx = tu_fixtures();
+  char path[4096], ids[8][256];
+  rescue_sample_iter *it = NULL;
+  rescue_view v = {.kind = RESCUE_VIEW_CORPUS};
+  const rescue_sample *s;
+  int n_ids = 0, i, step, saved = 0, put = 0, reloads = 0;
+  snprintf(path, sizeof path, "%s/rescue-bench/couple-first3.jsonl", fx);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  snprintf(path, sizeof path, "%s/rescue-bench/family-first1.jsonl", fx);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, NULL), 0);
+  ck_assert_int_eq(rescue_sample_iter_new(st, &v, NULL, 0, &it), 0);
+  while (rescue_sample_iter_next(it, &s) == 1 && n_ids < 8)
+    if (s->n >= 4 && strncmp(s->sample_id, "maya_and_daniel", 15) != 0)
+      snprintf(ids[n_ids++], sizeof ids[0], "%s", s->sample_id);
+  rescue_sample_iter_free(&it);
+  ck_assert_int_ge(n_ids, 2);
+  for (i = 0; i < n_ids; i++) {
+    kept k[2];
+    memset(k, 0, sizeof k);
+    k[0].who = ann;
+    k[1].who = bob;
+    keep_load(ids[i], &k[0]);
+    keep_load(ids[i], &k[1]);
+    for (step = 0; step < 12; step++) {
+      kept *me = &k[step % 3 == 2]; /* ann twice, then bob */
+      int pos = 1 + (step * 7) % me->L.n;
+      const char *const *e = edits[step % 5];
+      int64_t before;
+      if (step == 6) { /* bob splits a row: his row set, everyone's generation */
+        rescue_resegment op = {.op = RESCUE_RESEG_SPLIT, .row = 2};
+        double a = 0, b = 0;
+        const rescue_jnode *st_ = rescue_jget(k[1].L.rows[1], "start_time"),
+                           *et = rescue_jget(k[1].L.rows[1], "end_time");
+        if (st_ && et) {
+          a = st_->num;
+          b = et->num;
+        }
+        op.base_version = k[1].L.versions[1];
+        op.at = a + (b - a) / 2;
+        if (b > a + 0.01) {
+          int64_t g0 = k[0].gen;
+          ck_assert_msg(rescue_sample_resegment(st, ids[i], bob, &op, NULL, NULL) == 0, "%s",
+                        rescue_store_errmsg(st));
+          ck_assert_int_eq(rescue_sample_generation(st, ids[i], &k[0].gen, NULL), 0);
+          ck_assert_int_gt(k[0].gen, g0);
+          keep_load(ids[i], &k[0]);
+          keep_load(ids[i], &k[1]);
+          same_as_fresh(ids[i], bob, &k[1].L, &k[1].lint, "after bob's split");
+        }
+        continue;
+      }
+      ck_assert_int_eq(rescue_sample_generation(st, ids[i], &before, NULL), 0);
+      if (!keep_save(ids[i], me, pos, e[0], e[1], step % 2))
+        continue;
+      saved++;
+      put += me->L.n_patched > 0;
+      same_as_fresh(ids[i], me->who, &me->L, &me->lint, e[0]);
+      /* the other one's kept view is no longer current: the generation says so */
+      {
+        kept *other = &k[me == &k[0]];
+        int64_t g;
+        ck_assert_int_eq(rescue_sample_generation(st, ids[i], &g, NULL), 0);
+        if (g != before)
+          ck_assert_int_ne(g, other->gen);
+        keep_load(ids[i], other);
+        reloads++;
+      }
+    }
+    for (int w = 0; w < 2; w++) {
+      same_as_fresh(ids[i], k[w].who, &k[w].L, &k[w].lint, "at the end");
+      rescue_view_sample_clear(&k[w].L);
+      rescue_lint_result_clear(&k[w].lint);
+    }
+  }
+  ck_assert_int_gt(saved, 10);
+  ck_assert_int_gt(put, 5);
+  ck_assert_int_gt(reloads, 0);
+}
+END_TEST
+
+/*
+** Migration 13: every write that changes how a view shows a sample adds to its generation,
+** from any program (the command line too), and a write to another sample does not.
+*/
+START_TEST(test_generation) {
+  int64_t g0, g1, f0, f1, v, nv;
+  char *row;
+  rescue_resegment op = {.op = RESCUE_RESEG_TIMES, .row = 1};
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g0, NULL), 0);
+  ck_assert_int_eq(rescue_sample_generation(st, FAMILY, &f0, NULL), 0);
+  ck_assert_int_eq(rescue_sample_generation(st, "no/such_sample", &g1, NULL), RESCUE_ENOTFOUND);
+  row = row_text(1, &v);
+  replace(&row, "\"tone_of_voice\": \"", "\"tone_of_voice\": \"x");
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v, row, strlen(row), &nv, NULL), 0);
+  free(row);
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
+  ck_assert_int_gt(g1, g0);
+  ck_assert_int_eq(rescue_sample_generation(st, FAMILY, &f1, NULL), 0);
+  ck_assert_int_eq(f1, f0);
+  /* status from the command line */
+  g0 = g1;
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, COUPLE, "reviewed", NULL), 0);
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
+  ck_assert_int_gt(g1, g0);
+  /* new times (a resegmentation) */
+  g0 = g1;
+  op.base_version = nv;
+  op.start = 0.1;
+  op.end = 0.9;
+  rescue_sample_resegment(st, COUPLE, ann, &op, NULL, NULL);
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
+  ck_assert_int_gt(g1, g0);
+  /* retiring an annotator changes what views show of every sample */
+  g0 = g1;
+  f0 = f1;
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "annotator", "retire", db, "bob", "--reason", "left", NULL), 0);
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
+  ck_assert_int_gt(g1, g0);
+  ck_assert_int_eq(rescue_sample_generation(st, FAMILY, &f1, NULL), 0);
+  ck_assert_int_gt(f1, f0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("review");
   TCase *tc = tcase_create("review");
@@ -575,6 +841,8 @@ int main(void) {
   tcase_add_test(tc, test_progress_and_reviewers);
   tcase_add_test(tc, test_check_row);
   tcase_add_test(tc, test_check_row_matches_full_lint);
+  tcase_add_test(tc, test_kept_view_matches_fresh);
+  tcase_add_test(tc, test_generation);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

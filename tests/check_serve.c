@@ -396,6 +396,147 @@ START_TEST(test_save_conflict_lint) {
 }
 END_TEST
 
+/* Row `pos` of a GET /api/samples/<id> body: its "row" member written out, and version. */
+static char *got_row(const char *body, int pos, long long *version) {
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  rescue_buf b = RESCUE_BUF_INIT;
+  const rescue_jnode *root = rescue_jparse(d, body, strlen(body), &je), *row;
+  int i;
+  ck_assert_ptr_nonnull(root);
+  for (row = rescue_jget(root, "rows")->child, i = 1; row && i < pos; i++)
+    row = row->next;
+  ck_assert_ptr_nonnull(row);
+  rescue_jwrite(&b, rescue_jget(row, "row"));
+  if (version)
+    *version = (long long)rescue_jget(row, "version")->num;
+  rescue_jdoc_free(&d);
+  return rescue_buf_detach(&b);
+}
+
+/* The rows and lint of a GET body, written out (media paths carry a per-server signature). */
+static char *rows_and_lint(const char *body) {
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  rescue_buf b = RESCUE_BUF_INIT;
+  const rescue_jnode *root = rescue_jparse(d, body, strlen(body), &je), *row;
+  ck_assert_ptr_nonnull(root);
+  for (row = rescue_jget(root, "rows")->child; row; row = row->next) {
+    rescue_jwrite(&b, rescue_jget(row, "row"));
+    rescue_buf_printf(&b, " v%lld %d %s\n", (long long)rescue_jget(row, "version")->num,
+                      rescue_jget(row, "mine")->type == RESCUE_JTRUE,
+                      rescue_jget(row, "origin")->s);
+  }
+  rescue_jwrite(&b, rescue_jget(root, "lint"));
+  rescue_jwrite(&b, rescue_jget(root, "status"));
+  rescue_jdoc_free(&d);
+  return rescue_buf_detach(&b);
+}
+
+/*
+** The server keeps samples loaded between requests (serve_cache.c), and no read is stale:
+** ann's saves through the API show in her next read and in the lead's read of her view,
+** bob's view stays his, and writes from the command line (bob's import, a status) show in
+** the next read of both; after all that, what the server answers equals what a freshly
+** started server (nothing kept) answers.
+*/
+START_TEST(test_cache_no_stale_reads) {
+  resp r, g;
+  char *body, *row, *line = NULL, *a, *b, path[4096], jsonl[4096];
+  long long base, v;
+  size_t len;
+  FILE *f;
+  rescue_server *srv2 = NULL;
+  rescue_serve_opts o = {0};
+  rescue_error err = RESCUE_ERROR_INIT;
+  int i;
+  /* everyone reads first: ann's, bob's and the lead's view of ann are kept */
+  for (i = 0; i < 2; i++) {
+    g = http(port, "GET", SPATH, bearer(i ? tok_bob : tok_ann), NULL, 0);
+    expect(&g, 200);
+    resp_free(&g);
+  }
+  g = http(port, "GET", SPATH "?view=ann", bearer(tok_lead), NULL, 0);
+  expect(&g, 200);
+  resp_free(&g);
+  /* ann saves rows 2 and 4 twice each */
+  for (i = 0; i < 4; i++) {
+    char tone[64];
+    snprintf(tone, sizeof tone, "ann cached %d", i);
+    body = edit_body(tok_ann, 2 + 2 * (i % 2), tone, &base);
+    ck_assert_int_eq(put_row(bearer(tok_ann), 2 + 2 * (i % 2), body, &r), 200);
+    v = jint(r.body, "version");
+    resp_free(&r);
+    free(body);
+    g = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+    row = got_row(g.body, 2 + 2 * (i % 2), &base);
+    ck_assert_msg(strstr(row, tone) != NULL, "ann's read after her save: %s", row);
+    ck_assert_int_eq(base, v);
+    free(row);
+    resp_free(&g);
+  }
+  g = http(port, "GET", SPATH "?view=ann", bearer(tok_lead), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(g.body, "ann cached 3"));
+  ck_assert_ptr_nonnull(strstr(g.body, "ann cached 2"));
+  resp_free(&g);
+  g = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  ck_assert_ptr_null(strstr(g.body, "ann cached"));
+  resp_free(&g);
+  /* bob's versions from the command line: his row 1 gets a new tone */
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  while (getline(&line, &len, f) > 0 && !strstr(line, "\"" SAMPLE "\""))
+    ;
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(line, "\"" SAMPLE "\""));
+  a = strstr(line, "\"tone_of_voice\": \"");
+  ck_assert_ptr_nonnull(a);
+  snprintf(jsonl, sizeof jsonl, "%s/bob.jsonl", dir);
+  f = fopen(jsonl, "w");
+  fprintf(f, "%.*s\"tone_of_voice\": \"from the CLI %s", (int)(a - line), line,
+          a + strlen("\"tone_of_voice\": \""));
+  fclose(f);
+  free(line);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, jsonl, "--annotator", "bob", NULL), 0);
+  g = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  row = got_row(g.body, 1, NULL);
+  ck_assert_msg(strstr(row, "from the CLI") != NULL, "bob's read after his CLI import: %s", row);
+  free(row);
+  resp_free(&g);
+  /* a status set from the command line shows in ann's next read */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, SAMPLE, "reviewed", NULL), 0);
+  g = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(g.body, "\"status\": \"reviewed\""));
+  resp_free(&g);
+  /* and ann saves again (reopening it) through her kept view */
+  body = edit_body(tok_ann, 2, "after the CLI", &base);
+  ck_assert_int_eq(put_row(bearer(tok_ann), 2, body, &r), 200);
+  resp_free(&r);
+  free(body);
+  /* a server that keeps nothing answers the same */
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  ck_assert_msg(rescue_serve_start(&o, &srv2, &err) == 0, "%s", err.msg);
+  for (i = 0; i < 3; i++) {
+    const char *tok = i == 0 ? tok_ann : i == 1 ? tok_bob : tok_lead;
+    const char *p = i == 2 ? SPATH "?view=ann" : SPATH;
+    g = http(port, "GET", p, bearer(tok), NULL, 0);
+    r = http(rescue_serve_port(srv2), "GET", p, bearer(tok), NULL, 0);
+    expect(&g, 200);
+    expect(&r, 200);
+    a = rows_and_lint(g.body);
+    b = rows_and_lint(r.body);
+    ck_assert_msg(strcmp(a, b) == 0, "kept and fresh differ (%d):\n%s\n----\n%s", i, a, b);
+    free(a);
+    free(b);
+    resp_free(&g);
+    resp_free(&r);
+  }
+  rescue_serve_stop(&srv2);
+}
+END_TEST
+
 START_TEST(test_bad_bodies) {
   resp r;
   char *big;
@@ -1431,6 +1572,7 @@ int main(void) {
   tcase_add_test(tc, test_page_modules);
   tcase_add_test(tc, test_login_session_csrf);
   tcase_add_test(tc, test_save_conflict_lint);
+  tcase_add_test(tc, test_cache_no_stale_reads);
   tcase_add_test(tc, test_bad_bodies);
   tcase_add_test(tc, test_forbidden);
   tcase_add_test(tc, test_status_comments_segmentation);

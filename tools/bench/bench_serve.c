@@ -10,7 +10,9 @@
 ** SRV_PER_ADDRESS in tools/serve/serve_impl.h), the saturation throughput; then the save
 ** latency of one client alone on a 16-row sample (the reference) and on a 432-row one,
 ** which should be about the same (a save re-checks the row and what depends on it,
-** rescue_lint_row_change in annotate/rescue_lint.h). The load average is printed before
+** rescue_lint_row_change in annotate/rescue_lint.h), with the GET of each sample in the
+** same cycles (what the page's open costs on the server; the server keeps samples loaded
+** between requests, tools/serve/serve_cache.c). The load average is printed before
 ** and after: on a shared machine compare the ratios.
 **
 ** usage: bench_serve [--clients C] [--saturation S] [--seconds D] [--dir DIR]
@@ -41,6 +43,8 @@ typedef struct client {
   long saves, errors, unchanged;
   double *lat; /* save latencies, seconds */
   long n_lat, cap_lat;
+  double *glat; /* GET /api/samples/<id> latencies, seconds */
+  long n_glat, cap_glat;
   char first_error[300];
 } client;
 
@@ -164,7 +168,13 @@ static void *run_client(void *arg) {
     char tone[64];
     int pos, i, st;
     double t0;
+    t0 = bench_now();
     st = http(&fd, "GET", path.s, c->token, NULL, 0, &resp);
+    if (RESCUE_ALLOC_GROW(c->glat, c->n_glat + 1, c->cap_glat)) {
+      fprintf(stderr, "bench_serve: out of memory\n");
+      exit(1);
+    }
+    c->glat[c->n_glat++] = bench_now() - t0;
     root = st == 200 ? rescue_jparse(doc, resp.s, resp.len, &je) : NULL;
     if (!root) {
       c->errors++;
@@ -275,6 +285,7 @@ typedef struct phase {
   double elapsed;
   long saves, errors, unchanged;
   double p50, p99; /* save latency, seconds */
+  double g50, g99; /* sample GET latency, seconds */
 } phase;
 
 /* Run clients cs[0..n) for `seconds`, each on its own sample, into *ph. */
@@ -286,7 +297,7 @@ static void run_phase(client *cs, int n, double seconds, phase *ph) {
   memset(ph, 0, sizeof *ph);
   ph->clients = n;
   for (i = 0; i < n; i++) {
-    cs[i].saves = cs[i].errors = cs[i].unchanged = cs[i].n_lat = 0;
+    cs[i].saves = cs[i].errors = cs[i].unchanged = cs[i].n_lat = cs[i].n_glat = 0;
     cs[i].first_error[0] = 0;
   }
   t0 = bench_now();
@@ -312,6 +323,11 @@ static void run_phase(client *cs, int n, double seconds, phase *ph) {
   if (n_all) {
     ph->p50 = all[n_all / 2];
     ph->p99 = all[(long)(n_all * 0.99)];
+  }
+  if (n == 1 && cs[0].n_glat) {
+    qsort(cs[0].glat, (size_t)cs[0].n_glat, sizeof *cs[0].glat, cmp_double);
+    ph->g50 = cs[0].glat[cs[0].n_glat / 2];
+    ph->g99 = cs[0].glat[(long)(cs[0].n_glat * 0.99)];
   }
   for (i = 0; i < n; i++)
     if (cs[i].first_error[0]) {
@@ -504,6 +520,12 @@ int main(int argc, char **argv) {
   printf("    %3d rows:  p50 %6.2f ms   p99 %6.2f ms   (%ld saves)   %.2fx the %d-row p50\n",
          big_rows, phbig.p50 * 1e3, phbig.p99 * 1e3, phbig.saves,
          phsmall.p50 > 0 ? phbig.p50 / phsmall.p50 : 0, small_rows);
+  printf("  read the sample, 1 client alone (GET /api/samples/<id> round trip, the page's "
+         "open):\n");
+  printf("    %3d rows:  p50 %6.2f ms   p99 %6.2f ms\n", small_rows, phsmall.g50 * 1e3,
+         phsmall.g99 * 1e3);
+  printf("    %3d rows:  p50 %6.2f ms   p99 %6.2f ms\n", big_rows, phbig.g50 * 1e3,
+         phbig.g99 * 1e3);
   saves = ph20.saves + phsat.saves + phsmall.saves + phbig.saves;
   unchanged = ph20.unchanged + phsat.unchanged + phsmall.unchanged + phbig.unchanged;
   versions = stored_versions(db);
@@ -511,8 +533,10 @@ int main(int argc, char **argv) {
          "%ld)\n",
          (saves - unchanged) - versions, saves - unchanged, versions);
   printf("  errors: %ld\n", ph20.errors + phsat.errors + phsmall.errors + phbig.errors);
-  for (i = 0; i < n_cs; i++)
+  for (i = 0; i < n_cs; i++) {
     rescue_free(cs[i].lat);
+    rescue_free(cs[i].glat);
+  }
   free(cs);
   if (made_dir) {
     unlink(db);

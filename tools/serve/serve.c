@@ -697,6 +697,8 @@ static void server_free(rescue_server *s) {
   }
   srv_wave_drop(s);
   pthread_mutex_destroy(&s->wave_mu);
+  srv_cache_drop(s);
+  pthread_mutex_destroy(&s->cache_mu);
   pthread_mutex_destroy(&s->write_mu);
   pthread_cond_destroy(&s->commit_cv);
   pthread_mutex_destroy(&s->sess_mu);
@@ -826,6 +828,7 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   pthread_mutex_init(&s->write_mu, NULL);
   pthread_cond_init(&s->commit_cv, NULL);
   pthread_mutex_init(&s->wave_mu, NULL);
+  pthread_mutex_init(&s->cache_mu, NULL);
   pthread_mutex_init(&s->sess_mu, NULL);
   pthread_mutex_init(&s->conn_mu, NULL);
   pthread_cond_init(&s->conn_cv, NULL);

@@ -16,6 +16,7 @@
 
 #include "rescue_annotators.h"
 #include "rescue_buf.h"
+#include "rescue_edit.h"
 #include "rescue_json.h"
 #include "rescue_lint.h"
 #include "rescue_store.h"
@@ -135,6 +136,10 @@ struct rescue_server {
   pthread_mutex_t wave_mu;
   struct srv_wave *waves; /* SRV_WAVE_SLOTS, or NULL before the first */
   unsigned wave_next;
+  /* loaded and linted samples (serve_cache.c), under cache_mu */
+  pthread_mutex_t cache_mu;
+  struct srv_cached **cache; /* SRV_CACHE_SLOTS, or NULL before the first */
+  unsigned long cache_tick;
 };
 
 /* Who is calling. */
@@ -338,6 +343,47 @@ typedef struct srv_media {
   int64_t *row_id; /* n_rows: row.id of the view's rows by position */
   int n_rows;
 } srv_media;
+
+/* ---- samples kept loaded between requests (serve_cache.c) ---- */
+
+#define SRV_CACHE_SLOTS 64    /* views kept */
+#define SRV_CACHE_ROWS 40000  /* rows they hold together */
+#define SRV_CACHE_PATCHES 256 /* saved rows put into one view before it is loaded again */
+
+typedef struct srv_cached srv_cached;
+
+/*
+** sample_id as view_id's view shows it, with its whole-sample lint, current as of the
+** sample's generation read now on r->st (its status into status, 16 bytes): from the cache
+** or loaded into it. On success *out is referenced and read-locked: read it with
+** srv_cache_view, then srv_cache_unread and srv_cache_release. 0 or an error code (detail
+** on r->st).
+*/
+int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *status,
+                  srv_cached **out);
+/* The entry's view and (lint not NULL) its whole-sample lint, while read-locked. */
+const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result **lint);
+void srv_cache_unread(srv_cached *e);
+/* Drop the reference srv_cache_get gave; *e becomes NULL. */
+void srv_cache_release(rescue_server *s, srv_cached **e);
+/*
+** After e's annotator saved row `position` (shown: the row as their view shows it, from
+** rescue_review_check_row_in; version; unchanged: rescue_row_save said so) and its group
+** committed: with gen_before and gen_after the sample's generation read on the writer
+** just before and after the save, put the row into e when e was current at gen_before,
+** else take e out of the cache. e referenced, not locked.
+*/
+void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after, int position,
+                     const rescue_buf *shown, int64_t version, int unchanged);
+/*
+** When e is current at generation gen (read on the writer inside its transaction): what
+** it shows of row `position` into *k for rescue_row_save_known (the content written into
+** content) and 1; else 0.
+*/
+int srv_cache_known(rescue_server *s, srv_cached *e, int64_t gen, int position, rescue_buf *content,
+                    rescue_row_known *k);
+/* Free every entry (the server is stopping). */
+void srv_cache_drop(rescue_server *s);
 
 /* Load r->sample_id's media for the view r->view_id into *m. 0 or an error code. */
 int srv_media_load(srv_req *r, srv_media *m);

@@ -47,18 +47,29 @@ static void lint_refusal(srv_req *r, const rescue_lint_result *res) {
 }
 
 /*
-** Save `row` (its JSON text) as row r->position: lint first (rescue_review_check_row; an
-** error blocks the save), then rescue_row_save with base as the version the edit started
-** from (409 with the current row when someone saved it since).
+** Save `row` (its JSON text) as row r->position: lint first against the caller's view
+** from the cache (rescue_review_check_row_in; an error blocks the save), then
+** rescue_row_save with base as the version the edit started from (409 with the current row
+** when someone saved it since); once the group committed, the saved row goes into the
+** cached view (srv_cache_saved), so the next read costs one row's work.
 */
 static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_lint_result res;
-  int64_t version = 0;
+  rescue_buf shown = RESCUE_BUF_INIT, cur = RESCUE_BUF_INIT;
+  rescue_row_known known;
+  srv_cached *e = NULL;
+  int64_t version = 0, gen0 = 0, gen1 = 0;
   int rc, unchanged = 0;
   rescue_jw w;
 
   memset(&res, 0, sizeof res);
-  rc = rescue_review_check_row(r->st, r->sample_id, r->position, r->who.id, row->s, row->len, &res);
+  if ((rc = srv_cache_get(r, r->sample_id, r->who.id, NULL, &e))) {
+    srv_fail(r, rc, rescue_store_errmsg(r->st));
+    goto done;
+  }
+  rc = rescue_review_check_row_in(r->st, r->sample_id, srv_cache_view(e, NULL), r->position, row->s,
+                                  row->len, &res, &shown);
+  srv_cache_unread(e);
   if (rc == RESCUE_EBADINPUT && res.errors) {
     lint_refusal(r, &res);
     goto done;
@@ -69,8 +80,17 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   }
   if (!srv_write_lock(r))
     goto done;
-  rc = rescue_row_save(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
-                       &version, &unchanged);
+  rc = rescue_sample_generation(r->st, r->sample_id, &gen0, NULL);
+  /* the cached view, when nobody wrote the sample since it was loaded, says what the
+     current version is without reading the whole sample */
+  if (!rc && srv_cache_known(r->srv, e, gen0, r->position, &cur, &known))
+    rc = rescue_row_save_known(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
+                               &known, &version, &unchanged);
+  else if (!rc)
+    rc = rescue_row_save(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
+                         &version, &unchanged);
+  if (!rc && rescue_sample_generation(r->st, r->sample_id, &gen1, NULL))
+    gen1 = -1; /* not known: the cached view is dropped */
   srv_write_unlock(r);
   if (rc == RESCUE_ECONFLICT) {
     srv_conflict(r, r->position, version);
@@ -80,6 +100,8 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;
   }
+  if (!r->commit_failed)
+    srv_cache_saved(r, e, gen1 < 0 ? -1 : gen0, gen1, r->position, &shown, version, unchanged);
   rescue_jw_init(&w, &r->out);
   rescue_jw_obj(&w);
   rescue_jw_key(&w, "version");
@@ -91,6 +113,9 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_jw_end(&w);
   r->status = 200;
 done:
+  srv_cache_release(r->srv, &e);
+  rescue_buf_clear(&shown);
+  rescue_buf_clear(&cur);
   rescue_lint_result_clear(&res);
 }
 

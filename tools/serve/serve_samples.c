@@ -223,28 +223,28 @@ static void put_cues(srv_req *r, rescue_jw *w) {
 
 /*
 ** GET /api/samples/<id>[?view=<name>]: the sample as the view the route resolved shows it
-** (read-only when it is not the caller's own).
+** (read-only when it is not the caller's own). The view and its lint come from the cache
+** (serve_cache.c), current as of the sample's generation; comments, history, cues and
+** media are read for each request.
 */
 void api_sample(srv_req *r) {
   const rescue_scheme *sc = rescue_store_scheme(r->st);
-  rescue_view_sample L;
-  rescue_lint_result res;
+  const rescue_view_sample *L;
+  const rescue_lint_result *res;
+  srv_cached *e = NULL;
   srv_media media;
+  char status[16] = "";
   rescue_jw w;
   int rc;
 
-  memset(&res, 0, sizeof res);
   memset(&media, 0, sizeof media);
-  if ((rc = rescue_view_sample_load(r->st, r->sample_id, r->view_id, &L))) {
+  if ((rc = srv_cache_get(r, r->sample_id, r->view_id, status, &e))) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
-    goto done;
+    return;
   }
+  L = srv_cache_view(e, &res);
   if ((rc = srv_media_load(r, &media))) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
-    goto done;
-  }
-  if (rescue_review_lint(r->st, r->sample_id, &L, &res)) {
-    srv_error(r, 500, "out of memory");
     goto done;
   }
   rescue_jw_init(&w, &r->out);
@@ -252,32 +252,32 @@ void api_sample(srv_req *r) {
   rescue_jw_key(&w, "sample_id");
   rescue_jw_str(&w, r->sample_id);
   rescue_jw_key(&w, "group");
-  rescue_jw_str(&w, L.group);
+  rescue_jw_str(&w, L->group);
   rescue_jw_key(&w, "scenario");
-  rescue_jw_str(&w, L.scenario);
+  rescue_jw_str(&w, L->scenario);
   rescue_jw_key(&w, "status");
-  rescue_jw_str(&w, L.status);
+  rescue_jw_str(&w, status);
   rescue_jw_key(&w, "view");
   rescue_jw_str(&w, r->view_name);
   rescue_jw_key(&w, "readonly");
   rescue_jw_bool(&w, r->view_id != r->who.id);
   rescue_jw_key(&w, "n_rows");
-  rescue_jw_int(&w, L.n_rows);
+  rescue_jw_int(&w, L->n_rows);
   rescue_jw_key(&w, "entities");
-  put_entities(&w, sc, &L);
+  put_entities(&w, sc, L);
   rescue_jw_key(&w, "rows");
-  put_rows(r, &w, &L, &media);
+  put_rows(r, &w, L, &media);
   rescue_jw_key(&w, "segment");
   put_clip(r, &w, "segment.mp4");
   rescue_jw_key(&w, "lint");
-  srv_put_findings(&w, &res, 0);
+  srv_put_findings(&w, res, 0);
   put_comments_history(r, &w);
   rescue_jw_key(&w, "cues");
   put_cues(r, &w);
   rescue_jw_end(&w);
   r->status = 200;
 done:
-  rescue_lint_result_clear(&res);
-  rescue_view_sample_clear(&L);
+  srv_cache_unread(e);
+  srv_cache_release(r->srv, &e);
   srv_media_clear(&media);
 }
