@@ -263,6 +263,15 @@ START_TEST(test_endpoint) {
   ck_assert_str_eq(kind, "segment");
   free(kind);
 
+  /* the older review copy is not drawn either: a segment that cannot be decoded is what the
+     time line reads, and the client is told so without the server's file path */
+  tu_write(tu_path(sdir, "segment.mp4"), "not a video at all\n");
+  ck_assert_int_eq(get(port, "/api/samples/" SAMPLE "/waveform?buckets=3&to=3", tok_ann, &body),
+                   500);
+  ck_assert_msg(strstr(body, "cannot read the media of") != NULL, "%s", body);
+  ck_assert_msg(strstr(body, dir) == NULL && strstr(body, "segment.mp4") == NULL, "%s", body);
+  free(body);
+
   rescue_serve_stop(&srv);
   free(assets);
   free(sdir);

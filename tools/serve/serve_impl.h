@@ -388,6 +388,8 @@ void srv_cache_drop(rescue_server *s);
 /* Load r->sample_id's media for the view r->view_id into *m. 0 or an error code. */
 int srv_media_load(srv_req *r, srv_media *m);
 void srv_media_clear(srv_media *m);
+/* The review copy or segment.mp4 the rows play whole (path under the assets): 1, or 0. */
+int srv_media_whole_file(srv_req *r, rescue_buf *path, const char **kind);
 /*
 ** Write row i's media (its span [a, b], seconds of the sample): {"path", "kind" ("review"
 ** | "segment" | "clip"), "start", "end" (seconds inside the file), "offset" (the second of the sample

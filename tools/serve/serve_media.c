@@ -59,6 +59,22 @@ static int whole_files(srv_req *r, srv_media *m) {
   return 0;
 }
 
+/*
+** The file the rows play from start to end, by whole_files' rule: the review copy when it is
+** not older than the segment, else segment.mp4. Its path under the assets into *path and its
+** kind ("review" or "segment") into *kind: 1, or 0 when the sample has neither or memory ran
+** out.
+*/
+int srv_media_whole_file(srv_req *r, rescue_buf *path, const char **kind) {
+  srv_media m = {0};
+  if (whole_files(r, &m) || (!m.review && !m.segment))
+    return 0;
+  rescue_buf_printf(path, "%s/%s/%s", r->srv->assets_real, r->sample_id,
+                    m.review ? "review.mp4" : "segment.mp4");
+  *kind = m.review ? "review" : "segment";
+  return rescue_buf_ok(path);
+}
+
 static int num_member(const rescue_jnode *o, const char *key, double *out) {
   const rescue_jnode *n = rescue_jget(o, key);
   if (!n || n->type != RESCUE_JNUMBER || !isfinite(n->num))

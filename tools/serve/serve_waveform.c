@@ -1,10 +1,11 @@
 /*
 ** serve_waveform.c: GET /api/samples/<id>/waveform?buckets=N[&from=s&to=s]: the peaks of
 ** the sample's sound, min/max per bucket, for the page's time line (js/timeline.js). The
-** file is the one the rows play from start to end: the review copy (review.mp4) when
-** `rescue clip --review-copy` wrote one, else segment.mp4. Peaks are decoded once per file
-** (rescue_peaks_compute) and kept in memory keyed by the file's real path, size and mtime,
-** so a recut file is decoded again and a reload costs one bucketing pass.
+** file is the one the rows play from start to end (srv_media_whole_file): the review copy
+** (review.mp4) when `rescue clip --review-copy` wrote one after the segment, else
+** segment.mp4. Peaks are decoded once per file (rescue_peaks_compute) and kept in memory keyed
+** by the file's real path, size and mtime, so a recut file is decoded again and a reload
+** costs one bucketing pass.
 */
 #include <math.h>
 #include <stdio.h>
@@ -35,27 +36,6 @@ void srv_wave_drop(rescue_server *s) {
   }
   rescue_free(s->waves);
   s->waves = NULL;
-}
-
-/* The sample's file to draw: 1 with its full path in *path (the caller clears it) and *kind
-   ("review" or "segment"), 0 when it has neither. */
-static int wave_file(srv_req *r, rescue_buf *path, const char **kind) {
-  static const char *const names[] = {"review.mp4", "segment.mp4"};
-  struct stat sb;
-  int i;
-  for (i = 0; i < 2; i++) {
-    rescue_buf p = RESCUE_BUF_INIT;
-    int ok;
-    rescue_buf_printf(&p, "%s/%s/%s", r->srv->assets_real, r->sample_id, names[i]);
-    ok = rescue_buf_ok(&p) && stat(p.s, &sb) == 0 && S_ISREG(sb.st_mode);
-    if (ok) {
-      *path = p;
-      *kind = i ? "segment" : "review";
-      return 1;
-    }
-    rescue_buf_clear(&p);
-  }
-  return 0;
 }
 
 /*
@@ -182,7 +162,7 @@ void api_waveform(srv_req *r) {
     return;
   }
   n = (int)nb;
-  if (!r->srv->assets_real || !wave_file(r, &rel, &kind)) {
+  if (!r->srv->assets_real || !srv_media_whole_file(r, &rel, &kind)) {
     srv_error(r, 404,
               "'%s' has no media spanning the sample (segment.mp4, or the review copy "
               "`rescue clip --review-copy` writes)",
@@ -196,10 +176,15 @@ void api_waveform(srv_req *r) {
     goto end;
   }
   if ((rc = wave_peaks(r->srv, rel.s, from, to, n, mn, mx, &duration, &err))) {
+    /* the reason names the file on the server's disk: the log gets it, the client the sample */
+    if (rc != RESCUE_ENOMEM && rc != RESCUE_EBUSY && rc != RESCUE_ELOCKED)
+      fprintf(stderr, "rescue serve: waveform of '%s': %s\n", r->sample_id, err.msg);
     if (rc == RESCUE_ENOMEDIA)
-      srv_error(r, 404, "%s", err.msg);
-    else
+      srv_error(r, 404, "'%s' has no sound to draw", r->sample_id);
+    else if (rc == RESCUE_ENOMEM || rc == RESCUE_EBUSY || rc == RESCUE_ELOCKED)
       srv_fail(r, rc, err.msg);
+    else
+      srv_error(r, 500, "cannot read the media of '%s' (the server's log says why)", r->sample_id);
     goto end;
   }
   if (!srv_arg(r, "to"))
