@@ -579,7 +579,7 @@ end:
   return rc;
 }
 
-/* Pick the lead for the lead policy: the one named, else the corpus's only lead. */
+/* Pick the lead for the lead policy: the one named (role lead), else the corpus's only lead. */
 static int pick_lead(adj *a) {
   sqlite3_stmt *s;
   int rc, n = 0;
@@ -588,8 +588,15 @@ static int pick_lead(adj *a) {
     if (strcmp(a->o->lead, RESCUE_ADJUDICATION_ANNOTATOR) == 0)
       return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
                            "'%s' writes gold; name the person who leads", a->o->lead);
-    if ((rc = rescue_annotator_lookup(a->st, a->o->lead, &a->lead_id, NULL, NULL)))
+    const char *role = NULL;
+    if ((rc = rescue_annotator_lookup(a->st, a->o->lead, &a->lead_id, &role, NULL)))
       return rc;
+    /* the name is right, the corpus refuses it (exit 1, as for a retired annotator) */
+    if (!role || strcmp(role, "lead") != 0)
+      return rescue_seterr(rescue_store_err(a->st), RESCUE_EBADINPUT,
+                           "'%s' is not a lead (role %s): the lead policy takes a lead's "
+                           "versions",
+                           a->o->lead, role ? role : "none");
     a->res->lead = rescue_strdup(a->o->lead);
     return a->res->lead ? 0 : nomem(a);
   }

@@ -631,6 +631,60 @@ START_TEST(test_fixture_policy_provenance) {
 }
 END_TEST
 
+/*
+** A lead policy or decisions for someone who is not a lead: bob (an annotator) is refused
+** with one line naming him and his role, exit 1, the corpus unchanged; lea (the lead) is
+** not. On the previous main `--policy lead --lead bob` wrote gold "decided by lead bob",
+** and `--decide --lead bob` exited 2 with the whole help.
+*/
+START_TEST(test_fixture_lead_not_lead) {
+  char *db = tu_fixture_coders(), *out = NULL, *err = NULL, *bytes, copy[4200];
+  size_t n;
+  bytes = tu_read(db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "bob",
+                             "--segmentation", "ann", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "'bob' is not a lead (role annotator)"), "%s", err);
+  ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1);
+  ck_assert_msg(tu_same_file(db, copy), "the corpus changed");
+  free(out);
+  free(err);
+  ck_assert_int_eq(fx_decide(db, FX_LINE(5, "\"field\": \"tone_of_voice\", \"take\": \"ann\""),
+                             NULL, &out, &err),
+                   0);
+  free(out);
+  free(err);
+  bytes = tu_read(db, &n);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  {
+    char *dir = strdup(db);
+    *strrchr(dir, '/') = 0;
+    ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--decide",
+                               tu_path(dir, "decisions.jsonl"), "--lead", "bob", NULL),
+                     1);
+    free(dir);
+  }
+  ck_assert_msg(strstr(err, "'bob' is not a lead (role annotator)"), "%s", err);
+  ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1);
+  ck_assert_msg(tu_same_file(db, copy), "the corpus changed");
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
+                             "--segmentation", "ann", NULL),
+                   0);
+  ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM gold_provenance p JOIN annotator a ON "
+                                "a.id = p.decided_by WHERE a.name = 'bob'"),
+                   0);
+  free(out);
+  free(err);
+  free(db);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("adjudicate");
   TCase *tc = tcase_create("adjudicate");
@@ -641,6 +695,7 @@ int main(void) {
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_fixture_decide);
   tcase_add_test(tc, test_fixture_policy_provenance);
+  tcase_add_test(tc, test_fixture_lead_not_lead);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
