@@ -66,8 +66,10 @@ typedef struct adj {
   int n_keys, cap_keys, cap_decided, cap_state;
   size_t *voff; /* per (field, coder): offset into vals, or (size_t)-1 */
   int cap_voff;
-  size_t *decided; /* per field: offset into vals of the decided value, or -1 */
-  int *state;      /* per field: 0 undecided, 1 decided */
+  size_t *decided;        /* per field: offset into vals of the decided value, or -1 */
+  int *state;             /* per field: 0 undecided, 1 decided */
+  int **cm;               /* in a gold row set: per coder, their rows' gold partners (or NULL) */
+  const rescue_sample *g; /* in a gold row set: the gold rows (or NULL) */
 } adj;
 
 static int nomem(adj *a) { return rescue_seterr(rescue_store_err(a->st), RESCUE_ENOMEM, NULL); }
@@ -131,17 +133,102 @@ static int uniq_ids(int64_t *v, int n) {
   return k;
 }
 
-/* Record where each value of gold version vid (content root) came from (curate_int.h). */
+/*
+** Write to out coder c's value v of an ints field (row numbers) as the gold row set numbers
+** its rows: their row at position p as the gold row it is aligned with; a reference to a
+** row they do not have stays as it is (it never resolved), one to a row without a gold
+** partner is left out. Outside a gold row set the value as it is.
+*/
+static void remap_value(adj *a, int c, const rescue_jnode *v, rescue_buf *out) {
+  const rescue_sample *cs = a->c[c].cur;
+  const rescue_jnode *e;
+  int i, n = 0;
+  if (!a->g || !a->cm || !a->cm[c] || v->type != RESCUE_JARRAY) {
+    rescue_jwrite(out, v);
+    return;
+  }
+  rescue_buf_putc(out, '[');
+  for (e = v->child; e; e = e->next) {
+    int j = -1;
+    if (e->type == RESCUE_JNUMBER && e->is_int)
+      for (i = 0; i < cs->n && j < 0; i++)
+        if (cs->rows[i].position == (int)e->num)
+          j = i;
+    if (j >= 0 && a->cm[c][j] < 0)
+      continue;
+    if (n++)
+      rescue_buf_puts(out, ", ");
+    if (j >= 0)
+      rescue_buf_printf(out, "%d", a->g->rows[a->cm[c][j]].position);
+    else
+      rescue_jwrite(out, e);
+  }
+  rescue_buf_putc(out, ']');
+}
+
+/*
+** Write to out, as one JSON array, each voting coder's row as the gold row (root) numbers
+** rows: its row_index the gold row's, its row references renumbered (remap_value).
+*/
+static void voters_as_gold(adj *a, const rescue_jnode *root, rescue_buf *out) {
+  const rescue_scheme *sc = rescue_store_scheme(a->st);
+  const rescue_jnode *gi = rescue_jget(root, "row_index"), *m;
+  int c, n = 0, k;
+  rescue_buf_putc(out, '[');
+  for (c = 0; c < a->K; c++) {
+    if (!a->c[c].row || a->c[c].is_lead)
+      continue;
+    rescue_buf_puts(out, n++ ? ", {" : "{");
+    for (m = a->c[c].row->child, k = 0; m; m = m->next, k++) {
+      const rescue_field *f = rescue_scheme_field(sc, m->key);
+      if (k)
+        rescue_buf_puts(out, ", ");
+      rescue_jwrite_string(out, m->key, strlen(m->key));
+      rescue_buf_puts(out, ": ");
+      if (gi && strcmp(m->key, "row_index") == 0)
+        rescue_jwrite(out, gi);
+      else if (f && f->type == RESCUE_F_INTS)
+        remap_value(a, c, m, out);
+      else
+        rescue_jwrite(out, m);
+    }
+    rescue_buf_putc(out, '}');
+  }
+  rescue_buf_putc(out, ']');
+}
+
+/*
+** Record where each value of gold version vid (content root) came from (curate_int.h),
+** each voter's row compared as the gold row set numbers rows (voters_as_gold): a value
+** they agree on is agreed, whatever their own row numbers.
+*/
 static int gold_provenance(adj *a, int64_t vid, int64_t row_id, const rescue_jnode *root) {
-  const rescue_jnode **rows = rescue_calloc((size_t)a->K + 1, sizeof *rows);
-  int c, n = 0, rc;
-  if (!rows)
-    return nomem(a);
-  for (c = 0; c < a->K; c++)
-    if (a->c[c].row && !a->c[c].is_lead)
-      rows[n++] = a->c[c].row;
+  const rescue_jnode **rows = rescue_calloc((size_t)a->K + 1, sizeof *rows), *arr, *e;
+  rescue_buf text = RESCUE_BUF_INIT;
+  rescue_jdoc *doc = rescue_jdoc_new();
+  rescue_jerror je;
+  int n = 0, rc;
+  if (!rows || !doc) {
+    rc = nomem(a);
+    goto end;
+  }
+  voters_as_gold(a, root, &text);
+  if (!rescue_buf_ok(&text)) {
+    rc = nomem(a);
+    goto end;
+  }
+  if (!(arr = rescue_jparse(doc, text.s, text.len, &je))) {
+    rc = rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
+                       "a coder's row does not parse: %s", je.msg);
+    goto end;
+  }
+  for (e = arr->child; e; e = e->next)
+    rows[n++] = e;
   rc = rescue_curate_policy_provenance(a->st, vid, row_id, root, rows, n,
                                        rescue_adj_policy_name(a->o->policy), a->lead_id);
+end:
+  rescue_jdoc_free(&doc);
+  rescue_buf_clear(&text);
   rescue_free(rows);
   return rc;
 }
@@ -492,7 +579,7 @@ end:
   return rc;
 }
 
-/* Pick the lead for the lead policy: the one named, else the corpus's only lead. */
+/* Pick the lead for the lead policy: the one named (role lead), else the corpus's only lead. */
 static int pick_lead(adj *a) {
   sqlite3_stmt *s;
   int rc, n = 0;
@@ -501,8 +588,15 @@ static int pick_lead(adj *a) {
     if (strcmp(a->o->lead, RESCUE_ADJUDICATION_ANNOTATOR) == 0)
       return rescue_seterr(rescue_store_err(a->st), RESCUE_EINVAL,
                            "'%s' writes gold; name the person who leads", a->o->lead);
-    if ((rc = rescue_annotator_lookup(a->st, a->o->lead, &a->lead_id, NULL, NULL)))
+    const char *role = NULL;
+    if ((rc = rescue_annotator_lookup(a->st, a->o->lead, &a->lead_id, &role, NULL)))
       return rc;
+    /* the name is right, the corpus refuses it (exit 1, as for a retired annotator) */
+    if (!role || strcmp(role, "lead") != 0)
+      return rescue_seterr(rescue_store_err(a->st), RESCUE_EBADINPUT,
+                           "'%s' is not a lead (role %s): the lead policy takes a lead's "
+                           "versions",
+                           a->o->lead, role ? role : "none");
     a->res->lead = rescue_strdup(a->o->lead);
     return a->res->lead ? 0 : nomem(a);
   }
@@ -689,37 +783,17 @@ static int take_row(adj *a, const rescue_jnode *row) {
 
 /*
 ** Renumber the row references (fields of row numbers) of coder c's value to gold
-** positions: their row at position p goes to the gold row it is aligned with. A
-** reference to a row they do not have stays as it is (it never resolved); one to a row
-** without a gold partner is left out. cm: their rows' gold partners (index into g).
+** positions (remap_value, with the alignment in a->cm and a->g).
 */
-static int remap_refs(adj *a, int c, const int *cm, const rescue_sample *g) {
-  const rescue_sample *cs = a->c[c].cur;
-  int k, i;
+static int remap_refs(adj *a, int c) {
+  int k;
   for (k = 0; k < a->n_keys; k++) {
     const rescue_field *f = rescue_scheme_field(rescue_store_scheme(a->st), a->keys[k]);
-    const rescue_jnode *v = rescue_jget(a->c[c].row, a->keys[k]), *e;
-    int n = 0;
+    const rescue_jnode *v = rescue_jget(a->c[c].row, a->keys[k]);
     if (!f || f->type != RESCUE_F_INTS || !v || v->type != RESCUE_JARRAY)
       continue;
     a->voff[(size_t)k * (size_t)a->K + (size_t)c] = a->vals.len;
-    rescue_buf_putc(&a->vals, '[');
-    for (e = v->child; e; e = e->next) {
-      int j = -1;
-      if (e->type == RESCUE_JNUMBER && e->is_int)
-        for (i = 0; i < cs->n && j < 0; i++)
-          if (cs->rows[i].position == (int)e->num)
-            j = i;
-      if (j >= 0 && cm[j] < 0)
-        continue;
-      if (n++)
-        rescue_buf_puts(&a->vals, ", ");
-      if (j >= 0)
-        rescue_buf_printf(&a->vals, "%d", g->rows[cm[j]].position);
-      else
-        rescue_jwrite(&a->vals, e);
-    }
-    rescue_buf_puts(&a->vals, "]");
+    remap_value(a, c, v, &a->vals);
     rescue_buf_putc(&a->vals, 0);
   }
   return rescue_buf_ok(&a->vals) ? 0 : nomem(a);
@@ -811,7 +885,7 @@ static int decide_aligned_row(adj *a, const rescue_sample *s, const seg_align *a
     if (!(rc = collect_fields(a)))
       for (c = 0; c < a->K && !rc; c++)
         if (a->c[c].row && !a->c[c].is_lead)
-          rc = remap_refs(a, c, al->cm[c], al->g);
+          rc = remap_refs(a, c);
     if (!rc && (open = decide_fields(a, gr->row_id)) < 0)
       rc = open;
   }
@@ -919,8 +993,12 @@ static int run_aligned(adj *a, const rescue_sample *s, int64_t gold_rowset, int6
                                   "sample '%s': no gold row set", s->sample_id);
   }
   rc = align_coders(a, &al);
+  a->cm = al.cm;
+  a->g = al.g;
   for (i = 0; i < al.g->n && !rc; i++)
     rc = decide_aligned_row(a, s, &al, i);
+  a->cm = NULL;
+  a->g = NULL;
   seg_align_clear(a, &al);
   rescue_sample_iter_free(&it);
   return rc;

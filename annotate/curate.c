@@ -1671,7 +1671,7 @@ int rescue_curate_queue_json(rescue_store *st, int open_only, rescue_buf *out) {
 
 /* ---- deciding ---- */
 
-/* The lead: a registered annotator with role lead. */
+/* The lead: a registered annotator with role lead (another: RESCUE_EBADINPUT). */
 static int lead_of(rescue_store *st, const char *lead, int64_t *id) {
   const char *role = NULL;
   int rc;
@@ -1679,8 +1679,9 @@ static int lead_of(rescue_store *st, const char *lead, int64_t *id) {
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "decisions are a lead's: name one");
   if ((rc = rescue_annotator_lookup(st, lead, id, &role, NULL)))
     return rc;
+  /* the name is right, the corpus refuses it (exit 1, as for a retired annotator) */
   if (strcmp(role, "lead") != 0)
-    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+    return rescue_seterr(rescue_store_err(st), RESCUE_EBADINPUT,
                          "'%s' is not a lead (role %s): decisions are a lead's", lead, role);
   return 0;
 }

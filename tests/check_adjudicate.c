@@ -12,6 +12,7 @@
 
 #include "testutil.h"
 #include "store_int.h"
+#include "rescue_curate.h"
 
 /* One sample "g/s1" of 4 rows whose utterance types are utt[0..3] (couple, Ann speaks). */
 static void sample(rescue_buf *b, const char *id, const char *const *utt) {
@@ -573,6 +574,117 @@ START_TEST(test_fixture_decide) {
 }
 END_TEST
 
+/*
+** Two coders who agree, in row sets of their own: after gold segmentation from ann and
+** `--policy lead` (lea made no version) every value of the 12 gold rows is agreed, row
+** numbers compared as the gold row set numbers them (bob merged rows 7 and 8, cat split
+** row 6). On the previous main each row_index and the evidence rows of rows 11, 13 and 15
+** were recorded against the coders' own numbering as "policy lead, decided by lea".
+*/
+START_TEST(test_fixture_policy_provenance) {
+  char *db = tu_fixture_coders(), *out = NULL, *err = NULL;
+  rescue_store *st = NULL;
+  rescue_error e = RESCUE_ERROR_INIT;
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  int n = 0;
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
+                             "--segmentation", "ann", NULL),
+                   0);
+  ck_assert_msg(strstr(out, "12 gold versions written"), "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM gold_provenance WHERE how = 'policy' AND "
+                                "policy IN ('lead', 'majority')"),
+                   0);
+  ck_assert_int_eq(
+      fx_count(db, "SELECT count(*) FROM gold_provenance WHERE decided_by IS NOT NULL"), 0);
+  ck_assert_int_eq(
+      fx_count(db, "SELECT count(*) FROM gold_provenance WHERE path = '/row_index' AND how = "
+                   "'agreed'"),
+      12);
+  ck_assert_int_eq(
+      fx_count(db,
+               "SELECT count(DISTINCT p.version_id) FROM gold_provenance p JOIN row_version v ON "
+               "v.id = p.version_id JOIN row_in r ON r.id = v.row_id WHERE "
+               "p.path = '/relation_pattern_evidence_rows' AND p.how = 'agreed' "
+               "AND r.position IN (11, 13, 15)"),
+      3);
+  /* each gold version reads as agreed */
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &e), 0);
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_int_eq(
+      sqlite3_prepare_v2(h, "SELECT id FROM row_version WHERE kind = 'gold'", -1, &q, NULL),
+      SQLITE_OK);
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    rescue_gold_how how;
+    ck_assert_int_eq(rescue_gold_how_of(st, sqlite3_column_int64(q, 0), &how), 0);
+    ck_assert_msg(how.by == RESCUE_GOLD_AGREED, "gold version %lld: by %d policy %s",
+                  (long long)sqlite3_column_int64(q, 0), (int)how.by, how.policy);
+    n++;
+  }
+  ck_assert_int_eq(n, 12);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  rescue_store_close(&st);
+  free(db);
+}
+END_TEST
+
+/*
+** A lead policy or decisions for someone who is not a lead: bob (an annotator) is refused
+** with one line naming him and his role, exit 1, the corpus unchanged; lea (the lead) is
+** not. On the previous main `--policy lead --lead bob` wrote gold "decided by lead bob",
+** and `--decide --lead bob` exited 2 with the whole help.
+*/
+START_TEST(test_fixture_lead_not_lead) {
+  char *db = tu_fixture_coders(), *out = NULL, *err = NULL, *bytes, copy[4200];
+  size_t n;
+  bytes = tu_read(db, &n);
+  snprintf(copy, sizeof copy, "%s.copy", db);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "bob",
+                             "--segmentation", "ann", NULL),
+                   1);
+  ck_assert_msg(strstr(err, "'bob' is not a lead (role annotator)"), "%s", err);
+  ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1);
+  ck_assert_msg(tu_same_file(db, copy), "the corpus changed");
+  free(out);
+  free(err);
+  ck_assert_int_eq(fx_decide(db, FX_LINE(5, "\"field\": \"tone_of_voice\", \"take\": \"ann\""),
+                             NULL, &out, &err),
+                   0);
+  free(out);
+  free(err);
+  bytes = tu_read(db, &n);
+  tu_write_n(copy, bytes, n);
+  free(bytes);
+  {
+    char *dir = strdup(db);
+    *strrchr(dir, '/') = 0;
+    ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--decide",
+                               tu_path(dir, "decisions.jsonl"), "--lead", "bob", NULL),
+                     1);
+    free(dir);
+  }
+  ck_assert_msg(strstr(err, "'bob' is not a lead (role annotator)"), "%s", err);
+  ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1);
+  ck_assert_msg(tu_same_file(db, copy), "the corpus changed");
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
+                             "--segmentation", "ann", NULL),
+                   0);
+  ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM gold_provenance p JOIN annotator a ON "
+                                "a.id = p.decided_by WHERE a.name = 'bob'"),
+                   0);
+  free(out);
+  free(err);
+  free(db);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("adjudicate");
   TCase *tc = tcase_create("adjudicate");
@@ -582,6 +694,8 @@ int main(void) {
   tcase_add_test(tc, test_latest_policy);
   tcase_add_test(tc, test_refusals);
   tcase_add_test(tc, test_fixture_decide);
+  tcase_add_test(tc, test_fixture_policy_provenance);
+  tcase_add_test(tc, test_fixture_lead_not_lead);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -521,8 +521,10 @@ START_TEST(adjudication_by_field) {
   /* decisions need a lead */
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--decide", tu_path(dir, "bad.jsonl"),
                              "--lead", "ann1", NULL),
-                   2);
+                   1);
   ck_assert_ptr_nonnull(strstr(err, "not a lead"));
+  ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1); /* one line, not the help */
+  ck_assert(tu_same_file(db, copy));
   free(out);
   free(err);
   /* the lead decides */
