@@ -763,19 +763,26 @@ static int seg_fields_from(adj *a, const rescue_jnode *grow, int position) {
   return rescue_buf_ok(&a->vals) ? open : nomem(a);
 }
 
-/* Decide every field as row's (one coder's whole version, or the gold row set's own). */
-static int take_row(adj *a, const rescue_jnode *row) {
+/*
+** Decide every field as row's: coder c's whole version, its row references renumbered to
+** gold positions (remap_value), or with c < 0 the gold row set's own row as it is.
+*/
+static int take_row(adj *a, const rescue_jnode *row, int c) {
   const rescue_jnode *m;
   int k;
   a->n_keys = 0;
   rescue_buf_reset(&a->vals);
   rescue_buf_putc(&a->vals, 0);
   for (m = row->child; m; m = m->next) {
+    const rescue_field *f = c >= 0 ? rescue_scheme_field(rescue_store_scheme(a->st), m->key) : NULL;
     if ((k = key_slot(a, m->key)) < 0)
       return nomem(a);
     a->decided[k] = a->vals.len;
     a->state[k] = 1;
-    rescue_jwrite(&a->vals, m);
+    if (f && f->type == RESCUE_F_INTS)
+      remap_value(a, c, m, &a->vals);
+    else
+      rescue_jwrite(&a->vals, m);
     rescue_buf_putc(&a->vals, 0);
   }
   return rescue_buf_ok(&a->vals) ? 0 : nomem(a);
@@ -871,7 +878,7 @@ static int decide_aligned_row(adj *a, const rescue_sample *s, const seg_align *a
     for (c = 0; c < a->K && a->o->policy == RESCUE_ADJ_LATEST; c++)
       if (a->c[c].vrow && (!best || a->c[c].vrow->version_id > best->vrow->version_id))
         best = &a->c[c];
-    rc = take_row(a, best ? best->row : grow);
+    rc = take_row(a, best ? best->row : grow, best ? (int)(best - a->c) : -1);
     if (best)
       src[n_src++] = best->vrow->version_id;
   } else if (!n_view) {
