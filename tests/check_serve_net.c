@@ -385,6 +385,66 @@ START_TEST(test_long_cli_write) {
 }
 END_TEST
 
+/* One read as `tok` while the corpus is held: answered (within 30 s) with want (0: any
+   answer but 503). */
+static void read_while_held(const char *tok, const char *method, const char *path, int want) {
+  char *r = request(30, method, path, tok ? bearer(tok) : NULL, NULL);
+  int st = status_of(r);
+  if (want)
+    ck_assert_msg(st == want, "%s %s: status %d, want %d: %.300s", method, path, st, want, r);
+  else
+    ck_assert_msg(st != 0 && st != 503, "%s %s: status %d: %.300s", method, path, st, r);
+  free(r);
+}
+
+/*
+** Reads never wait for the store's lock: while a command-line writer holds the corpus
+** (BEGIN EXCLUSIVE, pages written, not committed) until every read here has answered,
+** each read route answers as it would otherwise, for an annotator and a lead (a read that
+** waited on the writer would get 503 after 10 s, or no answer). The corpus is in WAL mode
+** (readers take no lock a writer holds) and no writer can take one that stops readers
+** while the server has it open: exclusive locking mode is refused.
+*/
+START_TEST(test_reads_ignore_writer) {
+  sqlite3 *w = NULL, *x = NULL;
+  char body[128], *r;
+  ck_assert_int_eq(sqlite3_open(db, &w), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(w,
+                                "BEGIN EXCLUSIVE; CREATE TABLE held(b); "
+                                "INSERT INTO held VALUES (zeroblob(4 << 20));",
+                                NULL, NULL, NULL),
+                   SQLITE_OK);
+  ck_assert_int_eq(sqlite3_open(db, &x), SQLITE_OK);
+  ck_assert_int_eq(
+      sqlite3_exec(x, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE", NULL, NULL, NULL),
+      SQLITE_BUSY);
+  sqlite3_close(x);
+  read_while_held(tok_ann, "GET", "/api/me", 200);
+  read_while_held(tok_ann, "GET", "/api/scheme", 200);
+  read_while_held(tok_ann, "GET", "/api/samples", 200);
+  read_while_held(tok_ann, "GET", SPATH, 200);
+  read_while_held(tok_ann, "HEAD", "/clips/" SAMPLE "/segment.mp4", 200);
+  read_while_held(tok_ann, "GET", SPATH "/waveform", 0); /* the clip is no media */
+  read_while_held(tok_lead, "GET", "/api/dashboard", 200);
+  read_while_held(tok_lead, "GET", "/api/samples", 200);
+  read_while_held(tok_lead, "GET", SPATH "?view=ann", 200);
+  read_while_held(tok_lead, "GET", "/api/curate", 200);
+  read_while_held(tok_lead, "GET", "/api/curate/" SAMPLE, 200);
+  snprintf(body, sizeof body, "{\"token\": \"%s\"}", tok_ann);
+  r = request(30, "POST", "/api/login", NULL, body);
+  expect(r, 200);
+  free(r);
+  read_while_held(tok_lead, "POST", "/api/logout", 200);
+  /* a write meanwhile gets the 503 */
+  r = request(40, "POST", SPATH "/comments", bearer(tok_lead), "{\"text\": \"held\"}");
+  expect(r, 503);
+  ck_assert_ptr_nonnull(strstr(r, "corpus busy"));
+  free(r);
+  ck_assert_int_eq(sqlite3_exec(w, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(w);
+}
+END_TEST
+
 /* ---- headers, Host, sizes, modes ---- */
 
 /* The headers every response the server builds carries. */
@@ -781,6 +841,12 @@ int main(void) {
   tcase_add_test(tc, test_tls);
   tcase_add_test(tc, test_addr_key);
   tcase_add_test(tc, test_per_address_ipv6);
+  suite_add_tcase(s, tc);
+  /* a case of its own, so that it can be run alone (CK_RUN_CASE=reads) */
+  tc = tcase_create("reads");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_reads_ignore_writer);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
