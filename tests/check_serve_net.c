@@ -811,12 +811,20 @@ START_TEST(test_per_address_ipv6) {
     close(fds[i]);
   }
   ck_assert_int_eq(answered, SRV_PER_ADDRESS);
-  /* once they are closed, ::1 connects again (the count went down) */
-  for (i = 0; i < 10; i++) {
+  /* once they are closed, ::1 connects again: the count goes down (libmicrohttpd tells
+     of a close just after the client sees it, so a bounded wait for that) */
+  for (i = 0, round = 0; i < 10 && round < 200; round++) {
+    int st;
     r = request6(port6, "/api/samples", bearer("guess"));
-    ck_assert_msg(status_of(r) == 401, "guess %d: %.300s", i, r);
+    st = status_of(r);
+    ck_assert_msg(st == 401 || (st == 0 && i == 0), "guess %d: %.300s", i, r);
     free(r);
+    if (st == 401)
+      i++;
+    else
+      usleep(25 * 1000);
   }
+  ck_assert_int_eq(i, 10);
   r = request6(port6, "/api/samples", bearer(tok_ann));
   ck_assert_msg(status_of(r) == 429, "%.300s", r);
   ck_assert_ptr_nonnull(strstr(r, "too many failed sign-ins from ::/64"));
@@ -839,10 +847,14 @@ int main(void) {
   tcase_add_test(tc, test_headers_host_sizes);
   tcase_add_test(tc, test_file_modes);
   tcase_add_test(tc, test_tls);
+  suite_add_tcase(s, tc);
+  /* cases of their own, so that each can be run alone (CK_RUN_CASE=limits, reads) */
+  tc = tcase_create("limits");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_addr_key);
   tcase_add_test(tc, test_per_address_ipv6);
   suite_add_tcase(s, tc);
-  /* a case of its own, so that it can be run alone (CK_RUN_CASE=reads) */
   tc = tcase_create("reads");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 120);
