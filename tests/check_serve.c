@@ -1311,6 +1311,57 @@ START_TEST(test_cli) {
 }
 END_TEST
 
+/* The number of lines of s (a last line without its newline counts). */
+static int lines_of(const char *s) {
+  int n = 0;
+  for (; *s; s++)
+    n += *s == '\n' || !s[1];
+  return n;
+}
+
+/*
+** Listening beyond loopback without TLS: refused with one line and exit 1 (nothing
+** listens); with --insecure-listen the server starts and says on stderr that tokens and
+** cookies travel in clear, and answers until Ctrl-C.
+*/
+START_TEST(test_cli_insecure_listen) {
+  char *out = NULL, *err = NULL;
+  ck_assert_int_eq(tu_rescue(&out, &err, "serve", db, "--listen", "0.0.0.0:0", NULL), 1);
+  ck_assert_msg(lines_of(err) == 1, "not one line: %s", err);
+  ck_assert_ptr_nonnull(strstr(err, "rescue: serve: --listen 0.0.0.0:0: "));
+  ck_assert_ptr_nonnull(strstr(err, "travel in clear"));
+  ck_assert_ptr_nonnull(strstr(err, "--tls-cert"));
+  ck_assert_ptr_nonnull(strstr(err, "--insecure-listen"));
+  ck_assert_str_eq(out, "");
+  free(out);
+  free(err);
+  {
+    char cmd[8192], line[512] = "";
+    rescue_buf all = RESCUE_BUF_INIT;
+    FILE *p;
+    snprintf(cmd, sizeof cmd,
+             "'%s' serve '%s' --listen 0.0.0.0:0 --insecure-listen --public-host localhost "
+             "> '%s/insecure.out' 2> '%s/insecure.err' & pid=$!; i=0; "
+             "while ! grep -q serving '%s/insecure.out' && [ $i -lt 600 ]; do sleep 0.1; "
+             "i=$((i+1)); done; kill -INT $pid; wait $pid; echo exit=$?; cat '%s/insecure.out'; "
+             "echo stderr:; cat '%s/insecure.err'",
+             RESCUE_BIN, db, dir, dir, dir, dir, dir);
+    p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    while (fgets(line, sizeof line, p))
+      rescue_buf_puts(&all, line);
+    pclose(p);
+    ck_assert_msg(strstr(all.s, "serving ") && strstr(all.s, "stopped") && strstr(all.s, "exit=0"),
+                  "%s", all.s);
+    ck_assert_msg(strstr(all.s, "stderr:\nrescue: serve: warning: listening on 0.0.0.0:0 "
+                                "without TLS (--insecure-listen): sign-in tokens and session "
+                                "cookies travel in clear"),
+                  "no warning: %s", all.s);
+    rescue_buf_clear(&all);
+  }
+}
+END_TEST
+
 /* ---- clips follow spans: each row's media is found by span and row id ---- */
 
 /* A real member of a JSON object (NAN when absent). */
@@ -1584,6 +1635,7 @@ int main(void) {
   tcase_add_test(tc, test_concurrent_writers);
   tcase_add_test(tc, test_listen_addresses);
   tcase_add_test(tc, test_cli);
+  tcase_add_test(tc, test_cli_insecure_listen);
   suite_add_tcase(s, tc);
   tc = tcase_create("clips follow spans");
   tcase_set_timeout(tc, 240);

@@ -46,9 +46,9 @@ static const cli_spec spec = {
     .arg_name = "<db>"};
 
 /*
-** The options into *o: 0, or the usage error's exit status (a bad --listen, a non-loopback
-** address without TLS or --insecure-listen or without --public-host, half of the TLS
-** pair).
+** The options into *o: 0, 1 for a non-loopback address without TLS or --insecure-listen
+** (refused with one line), or the usage error's exit status (a bad --listen, a
+** non-loopback address without --public-host, half of the TLS pair).
 */
 static int serve_opts(rescue_serve_opts *o, const char *db, int *loopback) {
   rescue_error err = RESCUE_ERROR_INIT;
@@ -61,12 +61,14 @@ static int serve_opts(rescue_serve_opts *o, const char *db, int *loopback) {
   o->insecure_listen = insecure_listen;
   if (rescue_serve_parse_listen(o->listen, loopback, &err))
     return cli_spec_error(&spec, "--listen: %s", err.msg);
-  if (!*loopback && !(tls_cert && tls_key) && !insecure_listen)
-    return cli_spec_error(&spec,
-                          "--listen %s: other machines can reach it, and without TLS sign-in "
-                          "tokens and session cookies would travel in clear; give --tls-cert "
-                          "and --tls-key (or --insecure-listen on a network you trust)",
-                          o->listen);
+  if (!*loopback && !(tls_cert && tls_key) && !insecure_listen) {
+    /* a refusal, not a mistake in the command line: one line, exit 1 */
+    cli_error("--listen %s: other machines can reach it, and without TLS sign-in tokens and "
+              "session cookies would travel in clear; give --tls-cert and --tls-key (or "
+              "--insecure-listen on a network you trust)",
+              o->listen);
+    return 1;
+  }
   if (!!tls_cert != !!tls_key)
     return cli_spec_error(&spec, "--tls-cert and --tls-key go together");
   /* beyond loopback the Host header must be one of these names: without any, every

@@ -17,18 +17,15 @@
 **
 ** usage: bench_serve [--clients C] [--saturation S] [--seconds D] [--dir DIR]
 */
-#define _GNU_SOURCE /* strcasestr */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "benchcorpus.h"
+#include "benchhttp.h"
 #include "benchutil.h"
 #include "rescue.h"
 #include "serve.h"
@@ -48,77 +45,14 @@ typedef struct client {
   char first_error[300];
 } client;
 
-static int connect_server(void) {
-  struct sockaddr_in a;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    return -1;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 /*
 ** One request on the client's kept-alive connection (*fd; reconnects when the server
-** closed it), as a browser does; returns the status with the body in *resp.
+** closed it), as a browser does; returns the status with the body in *resp
+** (tools/bench/common/benchhttp.c).
 */
 static int http(int *fd, const char *method, const char *path, const char *token, const char *body,
                 size_t blen, rescue_buf *resp) {
-  rescue_buf req = RESCUE_BUF_INIT;
-  char buf[65536], *sep = NULL;
-  size_t off = 0, need = 0, head = 0;
-  int status = 0, attempt;
-  rescue_buf_printf(&req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n",
-                    method, path, token);
-  if (body)
-    rescue_buf_printf(&req, "Content-Length: %zu\r\n", blen);
-  rescue_buf_puts(&req, "\r\n");
-  if (body)
-    rescue_buf_putn(&req, body, blen);
-  for (attempt = 0; attempt < 2; attempt++) {
-    rescue_buf_reset(resp);
-    if (*fd < 0 && (*fd = connect_server()) < 0)
-      break;
-    for (off = 0; off < req.len;) {
-      ssize_t n = send(*fd, req.s + off, req.len - off, MSG_NOSIGNAL);
-      if (n <= 0)
-        break;
-      off += (size_t)n;
-    }
-    sep = NULL;
-    for (;;) {
-      ssize_t n;
-      if (sep && resp->len >= head + need)
-        break;
-      n = recv(*fd, buf, sizeof buf, 0);
-      if (n <= 0)
-        break;
-      rescue_buf_putn(resp, buf, (size_t)n);
-      if (!sep && (sep = strstr(resp->s, "\r\n\r\n")) != NULL) {
-        const char *cl = strcasestr(resp->s, "\r\nContent-Length:");
-        head = (size_t)(sep + 4 - resp->s);
-        need = cl && cl < sep ? (size_t)strtoul(cl + 17, NULL, 10) : 0;
-      }
-    }
-    if (sep && resp->len >= head + need)
-      break;
-    close(*fd); /* closed under us (a kept-alive connection timed out): once more */
-    *fd = -1;
-  }
-  rescue_buf_clear(&req);
-  if (!sep || resp->len < head + need)
-    return -1;
-  status = atoi(resp->s + 9);
-  memmove(resp->s, resp->s + head, need);
-  resp->len = need;
-  resp->s[need] = 0;
-  return status;
+  return bench_http(port, fd, method, path, token, body, blen, resp);
 }
 
 /* Write row with tone_of_voice replaced by tone. */

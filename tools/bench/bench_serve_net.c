@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "benchcorpus.h"
+#include "benchhttp.h"
 #include "benchutil.h"
 #include "rescue.h"
 #include "serve.h"
@@ -37,54 +38,12 @@
 static int port;
 
 /* A connection from 127.0.0.<from> (0: any), receive/send timeouts of secs; -1 if refused. */
-static int dial(int from, int secs) {
-  struct sockaddr_in a;
-  struct timeval tv = {secs, 0};
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    return -1;
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  if (from) {
-    a.sin_addr.s_addr = htonl(0x7f000000u | (unsigned)from);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-      close(fd);
-      return -1;
-    }
-  }
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
+static int dial(int from, int secs) { return bench_dial(port, from, secs); }
 
 /* One request (Connection: close) answered within secs: the status, -1 for none. */
 static int request(int secs, const char *method, const char *path, const char *token,
                    const char *body) {
-  char req[1024], buf[16384];
-  int fd = dial(0, secs), status = -1;
-  size_t got = 0;
-  ssize_t n;
-  if (fd < 0)
-    return -1;
-  snprintf(req, sizeof req,
-           "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s%s%s"
-           "Content-Length: %zu\r\nContent-Type: application/json\r\n\r\n%s",
-           method, path, token ? "Authorization: Bearer " : "", token ? token : "",
-           token ? "\r\n" : "", body ? strlen(body) : 0, body ? body : "");
-  if (send(fd, req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req))
-    while ((n = recv(fd, buf + got, sizeof buf - 1 - got, 0)) > 0 && got < sizeof buf - 1)
-      got += (size_t)n;
-  buf[got] = 0;
-  if (got > 12 && strncmp(buf, "HTTP/1.", 7) == 0)
-    status = atoi(buf + 9);
-  close(fd);
-  return status;
+  return bench_request(port, secs, method, path, token, body);
 }
 
 /*

@@ -104,6 +104,22 @@ int rescue_serve_parse_listen(const char *listen, int *loopback, rescue_error *e
   return rc;
 }
 
+void srv_addr_key(const struct sockaddr *sa, char out[SRV_ADDR_KEY]) {
+  snprintf(out, SRV_ADDR_KEY, "?");
+  if (sa && sa->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, SRV_ADDR_KEY);
+  } else if (sa && sa->sa_family == AF_INET6) {
+    struct in6_addr a = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {
+      inet_ntop(AF_INET, &a.s6_addr[12], out, SRV_ADDR_KEY);
+      return;
+    }
+    memset(&a.s6_addr[8], 0, 8);
+    if (inet_ntop(AF_INET6, &a, out, SRV_ADDR_KEY - 3))
+      strcat(out, "/64");
+  }
+}
+
 /* ---- responses ---- */
 
 int srv_error(srv_req *r, int status, const char *fmt, ...) {
@@ -438,12 +454,39 @@ static int serve_static(srv_req *r) {
 /* ---- the request head's deadline ---- */
 
 /* An open connection: since when it has been waiting for a whole request, head and body
-   (0: it has one). */
+   (0: it has one), and its client's address key (srv_addr_key). */
 struct srv_conn {
   struct srv_conn *next, **prev;
   int fd;
   time_t head_since;
+  char key[SRV_ADDR_KEY];
+  int over; /* past SRV_PER_ADDRESS: shut down at once, not counted */
 };
+
+/* Under conn_mu: the open connections counted against key. */
+static int conns_from(const rescue_server *s, const char *key) {
+  const struct srv_conn *k;
+  int n = 0;
+  for (k = s->conns; k; k = k->next)
+    n += !k->over && strcmp(k->key, key) == 0;
+  return n;
+}
+
+/*
+** libmicrohttpd's accept policy: a client with SRV_PER_ADDRESS connections open under its
+** address key (an IPv6 client by its /64) gets no more; the socket is closed at once.
+*/
+static enum MHD_Result conn_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
+  rescue_server *s = cls;
+  char key[SRV_ADDR_KEY];
+  int n;
+  (void)addrlen;
+  srv_addr_key(addr, key);
+  pthread_mutex_lock(&s->conn_mu);
+  n = conns_from(s, key);
+  pthread_mutex_unlock(&s->conn_mu);
+  return n < SRV_PER_ADDRESS ? MHD_YES : MHD_NO;
+}
 
 /* The connection's srv_conn, or NULL. */
 static struct srv_conn *conn_of(struct MHD_Connection *c) {
@@ -462,7 +505,12 @@ static void conn_head(rescue_server *s, struct MHD_Connection *c, time_t at) {
   pthread_mutex_unlock(&s->conn_mu);
 }
 
-/* libmicrohttpd's connection notification: track each connection from its start. */
+/*
+** libmicrohttpd's connection notification: track each connection from its start. The
+** count per address key is made here, under conn_mu (conn_accept only looks, so two
+** threads accepting at once may both pass it): a connection past SRV_PER_ADDRESS is shut
+** down before it is read.
+*/
 static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                         enum MHD_ConnectionNotificationCode code) {
   rescue_server *s = cls;
@@ -470,11 +518,19 @@ static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_conte
   if (code == MHD_CONNECTION_NOTIFY_STARTED) {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ca =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!ci || !(k = rescue_calloc(1, sizeof *k)))
       return;
     k->fd = ci->connect_fd;
     k->head_since = time(NULL);
+    srv_addr_key(ca ? ca->client_addr : NULL, k->key);
     pthread_mutex_lock(&s->conn_mu);
+    if (conns_from(s, k->key) >= SRV_PER_ADDRESS) {
+      k->over = 1;
+      k->head_since = 0;
+      shutdown(k->fd, SHUT_RDWR);
+    }
     k->next = s->conns;
     k->prev = &s->conns;
     if (s->conns)
@@ -751,7 +807,9 @@ static char *read_pem(const char *path, const char *what, rescue_error *err) {
 
 /*
 ** Start libmicrohttpd: its event loop (epoll) in a pool of threads that never wait for the
-** store, at most SRV_PER_ADDRESS connections from one address, SRV_IDLE_S of silence
+** store, at most SRV_PER_ADDRESS connections from one address key (conn_accept and
+** conn_notify count them: libmicrohttpd's own per-IP limit counts each IPv6 address
+** alone, so one client with a /64 would escape it), SRV_IDLE_S of silence
 ** closes a connection, 32 KiB for the request head (431/414 beyond), HTTPS with the key
 ** and certificate when given.
 */
@@ -774,11 +832,10 @@ static int daemon_start(rescue_server *s, const rescue_serve_opts *o, struct soc
     s->tls = 1;
   }
   s->daemon = MHD_start_daemon(
-      flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
+      flags, 0, conn_accept, s, handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
       MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
       MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SRV_THREADS, MHD_OPTION_CONNECTION_TIMEOUT,
       (unsigned)SRV_IDLE_S, MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS,
-      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)SRV_PER_ADDRESS,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
       s->tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
       MHD_OPTION_END);

@@ -30,13 +30,14 @@
    sample's URLs stay the same while it is reloaded). */
 #define MEDIA_SIGN_SEC (15 * 60)
 #define MEDIA_SIGN_STEP (5 * 60)
-/* Sign-in failures allowed per address and window before sign-ins from it get 429. */
+/* Sign-in failures allowed per address key (srv_addr_key: an IPv6 client by its /64) and
+   window before sign-ins from it get 429. */
 #define FAIL_MAX 10
 #define FAIL_WINDOW_SEC 60
 
-static void client_addr(srv_req *r, char out[64]);
-static int fail_wait(rescue_server *s, const char *addr);
-static void fail_note(rescue_server *s, const char *addr, const char *why);
+static void client_addr(srv_req *r, char out[64], char key[SRV_ADDR_KEY]);
+static int fail_wait(rescue_server *s, const char *key);
+static void fail_note(rescue_server *s, const char *addr, const char *key, const char *why);
 
 /* n random bytes into out; 0, or -1 when there is no entropy. */
 static int random_bytes(unsigned char *out, size_t n) {
@@ -221,7 +222,7 @@ int srv_authenticate(srv_req *r, int proof) {
   srv_session ss;
   memset(&r->who, 0, sizeof r->who);
   if (auth) {
-    char addr[64];
+    char addr[64], key[SRV_ADDR_KEY];
     int64_t id;
     int rc, wait;
     if (strncmp(auth, "Bearer ", 7) != 0 || !auth[7]) {
@@ -229,15 +230,15 @@ int srv_authenticate(srv_req *r, int proof) {
       return 0;
     }
     /* a Bearer token is a sign-in: guesses count, and are held off, like the page's */
-    client_addr(r, addr);
-    if ((wait = fail_wait(r->srv, addr)) > 0) {
+    client_addr(r, addr, key);
+    if ((wait = fail_wait(r->srv, key)) > 0) {
       r->retry_after = wait;
-      srv_error(r, 429, "too many failed sign-ins from %s: try again in %d s", addr, wait);
+      srv_error(r, 429, "too many failed sign-ins from %s: try again in %d s", key, wait);
       return 0;
     }
     rc = rescue_annotator_by_token(r->st, auth + 7, &id);
     if (rc == RESCUE_ENOTFOUND) {
-      fail_note(r->srv, addr, "unknown Bearer token");
+      fail_note(r->srv, addr, key, "unknown Bearer token");
       srv_error(r, 401, "unknown token");
       return 0;
     }
@@ -312,8 +313,8 @@ int srv_media_check(srv_req *r) {
 
 /* ---- sign-in failures: rate limit, stderr, the audit trail ---- */
 
-/* The caller's address as text ("?" when unknown). */
-static void client_addr(srv_req *r, char out[64]) {
+/* The caller's address as text ("?" when unknown), and its key for the limits. */
+static void client_addr(srv_req *r, char out[64], char key[SRV_ADDR_KEY]) {
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   const struct sockaddr *sa = ci ? ci->client_addr : NULL;
@@ -322,10 +323,11 @@ static void client_addr(srv_req *r, char out[64]) {
     inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, 64);
   else if (sa && sa->sa_family == AF_INET6)
     inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, 64);
+  srv_addr_key(sa, key);
 }
 
-/* Under sess_mu: addr's failure record (a new one when add), or NULL. */
-static srv_failures *failures_of(rescue_server *s, const char *addr, int add) {
+/* Under sess_mu: the failure record of an address key (a new one when add), or NULL. */
+static srv_failures *failures_of(rescue_server *s, const char *key, int add) {
   time_t now = time(NULL);
   int i;
   for (i = 0; i < s->n_failures; i++) {
@@ -333,23 +335,23 @@ static srv_failures *failures_of(rescue_server *s, const char *addr, int add) {
       s->failures[i--] = s->failures[--s->n_failures];
       continue;
     }
-    if (strcmp(s->failures[i].addr, addr) == 0)
+    if (strcmp(s->failures[i].addr, key) == 0)
       return &s->failures[i];
   }
   if (!add || RESCUE_ALLOC_GROW(s->failures, s->n_failures + 1, s->cap_failures))
     return NULL;
   memset(&s->failures[s->n_failures], 0, sizeof *s->failures);
-  snprintf(s->failures[s->n_failures].addr, sizeof s->failures->addr, "%s", addr);
+  snprintf(s->failures[s->n_failures].addr, sizeof s->failures->addr, "%s", key);
   s->failures[s->n_failures].since = now;
   return &s->failures[s->n_failures++];
 }
 
-/* Seconds until addr may try again (0: now). */
-static int fail_wait(rescue_server *s, const char *addr) {
+/* Seconds until an address key may try again (0: now). */
+static int fail_wait(rescue_server *s, const char *key) {
   srv_failures *f;
   int wait = 0;
   pthread_mutex_lock(&s->sess_mu);
-  if ((f = failures_of(s, addr, 0)) && f->n >= FAIL_MAX) {
+  if ((f = failures_of(s, key, 0)) && f->n >= FAIL_MAX) {
     wait = (int)(f->since + FAIL_WINDOW_SEC + 1 - time(NULL));
     if (wait < 1)
       wait = 1;
@@ -358,15 +360,16 @@ static int fail_wait(rescue_server *s, const char *addr) {
   return wait;
 }
 
-/* A failed sign-in from addr: counted, said on stderr and queued for the audit trail. */
-static void fail_note(rescue_server *s, const char *addr, const char *why) {
+/* A failed sign-in from addr: counted against its key, said on stderr and queued for the
+   audit trail. */
+static void fail_note(rescue_server *s, const char *addr, const char *key, const char *why) {
   srv_failures *f;
   srv_logged e;
   memset(&e, 0, sizeof e);
   snprintf(e.addr, sizeof e.addr, "%s", addr);
   snprintf(e.why, sizeof e.why, "%s", why);
   pthread_mutex_lock(&s->sess_mu);
-  if ((f = failures_of(s, addr, 1)))
+  if ((f = failures_of(s, key, 1)))
     f->n++;
   pthread_mutex_unlock(&s->sess_mu);
   fprintf(stderr, "rescue serve: sign-in refused from %s: %s\n", addr, why);
@@ -498,13 +501,13 @@ static const char *login_token(srv_req *r, rescue_jdoc *doc) {
 
 /*
 ** POST /api/login {"token": "..."}: a session cookie and the session's CSRF token (served
-** only here). Refused from another origin, and with 429 from an address after FAIL_MAX
-** failures in FAIL_WINDOW_SEC.
+** only here). Refused from another origin, and with 429 from an address key (an IPv6
+** client by its /64) after FAIL_MAX failures in FAIL_WINDOW_SEC.
 */
 void api_login(srv_req *r) {
   rescue_jdoc *doc = rescue_jdoc_new();
   const char *tok;
-  char addr[64], hash[65];
+  char addr[64], key[SRV_ADDR_KEY], hash[65];
   srv_session ss;
   int64_t id;
   int rc, wait;
@@ -512,21 +515,21 @@ void api_login(srv_req *r) {
     srv_error(r, 500, "out of memory");
     return;
   }
-  client_addr(r, addr);
+  client_addr(r, addr, key);
   if (!same_origin(r)) {
     srv_error(r, 403, "signing in from another origin is refused");
     goto done;
   }
-  if ((wait = fail_wait(r->srv, addr)) > 0) {
+  if ((wait = fail_wait(r->srv, key)) > 0) {
     r->retry_after = wait;
-    srv_error(r, 429, "too many failed sign-ins from %s: try again in %d s", addr, wait);
+    srv_error(r, 429, "too many failed sign-ins from %s: try again in %d s", key, wait);
     goto done;
   }
   if (!(tok = login_token(r, doc)))
     goto done;
   rc = rescue_annotator_by_token(r->st, tok, &id);
   if (rc == RESCUE_ENOTFOUND) {
-    fail_note(r->srv, addr, "unknown token");
+    fail_note(r->srv, addr, key, "unknown token");
     srv_error(r, 401, "unknown token");
     goto done;
   }
@@ -536,7 +539,7 @@ void api_login(srv_req *r) {
   }
   r->who.id = id;
   if (who_fill(r, NULL)) {
-    fail_note(r->srv, addr, r->status == 403 ? "a model account" : "a retired annotator");
+    fail_note(r->srv, addr, key, r->status == 403 ? "a model account" : "a retired annotator");
     goto done;
   }
   rescue_token_hash(tok, hash);

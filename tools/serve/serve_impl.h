@@ -66,9 +66,13 @@ typedef struct srv_session {
   time_t created, last_used;
 } srv_session;
 
-/* Sign-in failures from one address in the current window (serve_auth.c). */
+/* The length of an address key (srv_addr_key) with its NUL: an IPv6 address and "/64". */
+#define SRV_ADDR_KEY 64
+
+/* Sign-in failures from one address key (srv_addr_key) in the current window
+   (serve_auth.c). */
 typedef struct srv_failures {
-  char addr[64];
+  char addr[SRV_ADDR_KEY];
   time_t since;
   int n;
 } srv_failures;
@@ -246,6 +250,16 @@ int srv_int_member(srv_req *r, const rescue_jnode *obj, const char *key, int64_t
 /* A finite number member of obj; 0 after setting 400 otherwise. */
 int srv_num_member(srv_req *r, const rescue_jnode *obj, const char *key, double *out);
 /* The Content-Security-Policy every response carries. */
+/*
+** The key under which the per-address limits (connections, sign-in failures) count a
+** client: an IPv4 address itself, an IPv4-mapped IPv6 address (::ffff:a.b.c.d, a client
+** of a dual-stack socket) as that IPv4 address, any other IPv6 address as its /64
+** ("2001:db8:1:2::/64": one client is routinely given a whole /64, so counting each
+** address alone would let it open connections and guess tokens without limit); "?" for
+** anything else. A pure function of sa.
+*/
+void srv_addr_key(const struct sockaddr *sa, char out[SRV_ADDR_KEY]);
+
 extern const char srv_csp[];
 /* Add the headers every response carries (CSP, nosniff, frames, referrer, no-store). */
 void srv_security_headers(struct MHD_Response *resp);
