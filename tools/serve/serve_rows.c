@@ -47,11 +47,16 @@ static void lint_refusal(srv_req *r, const rescue_lint_result *res) {
 }
 
 void srv_put_reopened(rescue_jw *w, const char *was, const char *now) {
+  int reopened = (strcmp(was, "reviewed") == 0 || strcmp(was, "discarded") == 0) &&
+                 strcmp(now, "in_review") == 0;
   rescue_jw_key(w, "status");
   rescue_jw_str(w, now);
   rescue_jw_key(w, "reopened");
-  rescue_jw_bool(w, (strcmp(was, "reviewed") == 0 || strcmp(was, "discarded") == 0) &&
-                        strcmp(now, "in_review") == 0);
+  rescue_jw_bool(w, reopened);
+  if (reopened) {
+    rescue_jw_key(w, "reopened_from");
+    rescue_jw_str(w, was);
+  }
 }
 
 /*
