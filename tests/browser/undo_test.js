@@ -5,7 +5,8 @@
 // again), and a drag past the next row's end stops short of it; on a sample bob marked
 // reviewed ann's split reopens it (both views show it, the page says so), and its undo in
 // the page restores the row and reopens it again; on a sample bob discarded ann's merge is
-// refused, saying why, and her save reopens it; a merge undone gives the two
+// refused, saying why, and her save reopens it, as a boundary dragged on a reviewed
+// sample does; a merge undone gives the two
 // rows back with their ids and versions; a row's end set to the playhead with ] and its
 // start with the Start = playhead button are undone and redone; the preloaded next row is
 // let go when another row is selected without playing or the sample view is left; a
@@ -190,6 +191,30 @@ async function at(page, t, lane) {
       'ann\'s save reopened it to in review, in its history under ann (' + JSON.stringify(hist.history.map((h) => [h.status, h.annotator, h.reason])) + ')');
     check(/^saved \(version \d+\); the sample was discarded and is in review again$/.test(await page.textContent('#save-msg')) &&
       (await page.textContent('#history')).includes('ann: in_review (reopened: a row was saved)'), 'the page says so and its history shows it: ' + await page.textContent('#save-msg'));
+
+    // ---- a boundary dragged on a sample bob marked reviewed: new times are a save, so the
+    // drag reopens it too, and the time line's note says so ----
+    check((await status(bob, { status: 'reviewed' })).status === 200, 'bob marks the sample reviewed once more');
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'reviewed', null, { timeout: 10000 });
+    await page.waitForFunction(() => !!document.getElementById('timeline-canvas').dataset.geometry);
+    const beforeDrag = await rowsOf(base, ann);
+    const pd = await at(page, 21.05, 2), td = await at(page, 22, 2);
+    await page.evaluate(() => { document.getElementById('timeline-note').textContent = ''; });
+    await page.mouse.move(pd.x, pd.y);
+    await page.mouse.down();
+    await page.mouse.move((pd.x + td.x) / 2, pd.y);
+    await page.mouse.move(td.x, pd.y);
+    await page.mouse.up();
+    await page.waitForFunction(() => /boundary moved|not saved/.test(document.getElementById('timeline-note').textContent), null, { timeout: 10000 });
+    rows = await rowsOf(base, ann);
+    check(rows[3][4] !== 21.05 && rows[4][3] === rows[3][4] && await page.textContent('#sample-status') === 'in_review' &&
+      /; the sample was reviewed and is in review again$/.test(await page.textContent('#timeline-note')) && lastOf(await viewOf(bob)).reason === 'reopened: a row was saved',
+      'the drag on the reviewed sample moved the boundary to ' + rows[3][4] + ' and reopened it: ' + await page.textContent('#timeline-note'));
+    await page.evaluate(() => { document.activeElement.blur(); document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+    check(JSON.stringify((await rowsOf(base, ann)).map((r) => r.slice(3))) === JSON.stringify(beforeDrag.map((r) => r.slice(3))), 'Ctrl+Z puts the boundary back');
 
     // ---- a merge undone: the two rows again, their ids and versions ----
     const beforeMerge = await rowsOf(base, ann);
