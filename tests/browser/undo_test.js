@@ -5,7 +5,7 @@
 // again), and a drag past the next row's end stops short of it; on a sample bob marked
 // reviewed ann's split reopens it (both views show it, the page says so), and its undo in
 // the page restores the row and reopens it again; on a sample bob discarded ann's merge is
-// refused, saying why, and her save reopens it, as a boundary dragged on a reviewed
+// refused, saying why (so is the redo of her split), and her save reopens it, as a boundary dragged on a reviewed
 // sample does; a merge undone gives the two
 // rows back with their ids and versions; a row's end set to the playhead with ] and its
 // start with the Start = playhead button are undone and redone; the preloaded next row is
@@ -173,6 +173,13 @@ async function at(page, t, lane) {
 
     // ---- discarded by bob: ann's merge is refused, saying why; her save reopens it ----
     check((await status(bob, { status: 'discarded', reason: 'noise' })).status === 200, 'bob discards the sample');
+    // the page has not seen it yet: redoing the split is refused with the server's reason,
+    // and the step is kept for when the sample is back in review
+    await page.evaluate(() => { document.activeElement.blur(); document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+y');
+    await said('^not redone');
+    check(await page.textContent('#save-msg') === 'not redone: the sample is discarded: rows are not split or merged in a discarded sample; set it back to in review first' &&
+      (await rowsOf(base, ann)).length === 9, 'Ctrl+Y on the discarded sample does not split again and says why: ' + await page.textContent('#save-msg'));
     await page.reload();
     await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'discarded', null, { timeout: 10000 });
     await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');

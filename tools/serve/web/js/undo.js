@@ -13,7 +13,7 @@ import { noteEdit } from './drafts.js';
 import { drawForm, drawRowText, setMsg } from './form.js';
 import { selectRow } from './rows.js';
 import { openSample } from './sample.js';
-import { reopenedNote, segment } from './segment.js';
+import { refusal, reopenedNote, segment } from './segment.js';
 import { state } from './state.js';
 
 const undoStack = [], redoStack = [];
@@ -75,17 +75,18 @@ function applyEdit(key, json) {
 // found by its row id, set through the segmentation API ("times") on its current version.
 async function applyTimes(e, undo) {
   const s = state.sample;
-  let ok = true, reopened = '';
+  let ok = true, reopened = '', refused = '';
   for (const m of e.rows) {
     const r = s.rows.find((x) => x.row_id === m.id);
     if (!r) { ok = false; break; }
     const body = { op: 'times', row: r.index, base_version: r.version, start: Number(r.row.start_time), end: Number(r.row.end_time) };
     body[m.key] = undo ? e.from : e.to;
     const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/segmentation', body);
-    if (res.status !== 200) { ok = false; break; }
+    if (res.status !== 200) { refused = res.data.error || String(res.status); break; }
     reopened = reopened || res.data.reopened_from || '';
   }
   await openSample(s.sample_id, true);
+  if (refused) return { refused };
   return ok && { reopened: !!reopened, reopened_from: reopened };
 }
 
@@ -95,8 +96,9 @@ async function applySeg(e, undo) {
   const merge = (e.kind === 'split') === undo;
   if (!a || (merge && !b)) return false;
   state.sel = e.index - 1;
-  return merge ? segment({ op: 'merge', row: e.index, base_version: a.version, next_version: b.version })
-    : segment({ op: 'split', row: e.index, at: e.at, base_version: a.version });
+  const res = await (merge ? segment({ op: 'merge', row: e.index, base_version: a.version, next_version: b.version })
+    : segment({ op: 'split', row: e.index, at: e.at, base_version: a.version }));
+  return res || { refused: refusal };
 }
 
 async function step(from, to, undo) {
@@ -104,6 +106,9 @@ async function step(from, to, undo) {
   if (!e) { setMsg(undo ? 'nothing to undo' : 'nothing to redo', false); return; }
   const ok = e.kind === 'edit' ? applyEdit(e.key, undo ? e.before : e.after) : await applySeg(e, undo);
   if (!ok) { setMsg((undo ? 'cannot undo ' : 'cannot redo ') + 'this ' + e.kind + ': its row is gone', false); return; }
+  // refused by the server (a split or merge in a discarded sample): the step stays, to be
+  // undone or redone once the sample is back in review
+  if (ok.refused) { from.push(e); setMsg((undo ? 'not undone: ' : 'not redone: ') + ok.refused, false); return; }
   to.push(e);
   // undoing a split or a boundary on a sample reviewed since is an edit too: it reopens it
   setMsg((undo ? 'undone: ' : 'redone: ') + (e.kind === 'edit' ? 'edit of ' + (e.path || 'the row') : e.what || e.kind) +
