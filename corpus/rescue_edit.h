@@ -104,13 +104,13 @@ typedef struct rescue_resegment {
 ** reopens it, recorded in its status history under annotator_id ("reopened: a row was
 ** split", "reopened: two rows were merged"); a discarded one refuses them. TIMES saves a
 ** new version of the row with rescue_row_save (and its rules, reopening included).
-** Refusals: a row that does not exist, a merge without a next row, a split time
-** outside the row, bad times (RESCUE_EINVAL); a base version that is no longer what the
-** view shows, a split or merge in a discarded sample (RESCUE_ECONFLICT); a row the result would make invalid
-** (RESCUE_EBADINPUT); an unknown sample (RESCUE_ENOTFOUND). *n_rows (may be NULL) gets
-** the rows of the sample afterwards; *version (may be NULL) the new row version of TIMES,
-** or, when rescue_row_save found a newer version (RESCUE_ECONFLICT), that version (0 when
-** the conflict was found before saving).
+** Refusals: a row that does not exist, a merge without a next row, a split time outside
+** the row, bad times (RESCUE_EINVAL); a base version that is no longer what the view
+** shows, a split or merge in a discarded sample (RESCUE_ECONFLICT); a row the result would
+** make invalid (RESCUE_EBADINPUT); an unknown sample (RESCUE_ENOTFOUND). *n_rows (may be
+** NULL) gets the rows of the sample afterwards; *version (may be NULL) the new row version
+** of TIMES, or, when rescue_row_save found a newer version (RESCUE_ECONFLICT), that version
+** (0 when the conflict was found before saving).
 */
 int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t annotator_id,
                             const rescue_resegment *op, int *n_rows, int64_t *version);
