@@ -302,7 +302,11 @@ static double num_of(const rescue_jnode *row, const char *key) {
   return n && n->type == RESCUE_JNUMBER ? n->num : 0;
 }
 
-/* The checks every operation shares: the row exists, nobody changed it, the sample is open. */
+/*
+** The checks every operation shares: the row exists and nobody changed it; a split or merge
+** is refused on a discarded sample (a reviewed one is reopened by reseg_store, as a save
+** reopens it).
+*/
 static int reseg_check(rescue_store *st, const rescue_view_sample *L, const rescue_resegment *op) {
   int merge = op->op == RESCUE_RESEG_MERGE;
   if (op->row < 1 || op->row > L->n || (merge && op->row >= L->n))
@@ -312,11 +316,10 @@ static int reseg_check(rescue_store *st, const rescue_view_sample *L, const resc
       (merge && L->versions[op->row] != op->next_version))
     return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
                          "row %d changed since it was read: reload the sample", op->row);
-  if (op->op != RESCUE_RESEG_TIMES && strcmp(L->status, "new") && strcmp(L->status, "in_review"))
+  if (op->op != RESCUE_RESEG_TIMES && strcmp(L->status, "discarded") == 0)
     return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
-                         "the sample is %s: segmentation is open only while it is new or in "
-                         "review",
-                         L->status);
+                         "the sample is discarded: rows are not split or merged in a discarded "
+                         "sample; set it back to in review first");
   return 0;
 }
 
@@ -553,8 +556,8 @@ static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_s
 /*
 ** Store a SPLIT or MERGE as annotator_id's own row set, in one transaction: a new row set
 ** of the rows of their view with the changed ones replaced, which becomes theirs
-** (annotator_rowset). Nobody else's row set, versions or progress changes; a reviewed or
-** discarded sample is reopened (rescue_sample_reopen).
+** (annotator_rowset). Nobody else's row set, versions or progress changes; a reviewed
+** sample is reopened (rescue_sample_reopen), as a save reopens it.
 */
 static int reseg_store(rescue_store *st, const char *sample_id, int64_t annotator_id,
                        const rescue_view_sample *L, const rescue_resegment *op, int *n_out) {
@@ -587,7 +590,10 @@ static int reseg_store(rescue_store *st, const char *sample_id, int64_t annotato
     if ((rc = rescue_store_member_insert(st, rowset_id, i + 1, ids[i])))
       goto fail;
   if ((rc = rescue_store_point_rowset(st, L->ref, annotator_id, rowset_id)) ||
-      (rc = rescue_sample_reopen(st, sample_id, annotator_id, NULL)) ||
+      (rc = rescue_sample_reopen(st, sample_id, annotator_id,
+                                 op->op == RESCUE_RESEG_SPLIT ? "reopened: a row was split"
+                                                              : "reopened: two rows were merged",
+                                 NULL)) ||
       (rc = rescue_store_commit(st)))
     goto fail;
   goto done;

@@ -99,16 +99,18 @@ typedef struct rescue_resegment {
 ** that becomes that annotator's own (in one transaction): the rows of their view with
 ** unchanged rows keeping their ids, a split row replaced by two new rows, two merged rows
 ** by a new row, or by their parent again when they are the two halves of one split
-** (corpus/FORMAT.md §4); nobody else's row set changes. They are open only while the
-** sample is new or in review; a sample that was new is
-** then in review. TIMES saves a new version of the row with rescue_row_save (and its
-** rules). Refusals: a row that does not exist, a merge without a next row, a split time
-** outside the row, bad times (RESCUE_EINVAL); a base version that is no longer what the
-** view shows, a closed sample (RESCUE_ECONFLICT); a row the result would make invalid
-** (RESCUE_EBADINPUT); an unknown sample (RESCUE_ENOTFOUND). *n_rows (may be NULL) gets
-** the rows of the sample afterwards; *version (may be NULL) the new row version of TIMES,
-** or, when rescue_row_save found a newer version (RESCUE_ECONFLICT), that version (0 when
-** the conflict was found before saving).
+** (corpus/FORMAT.md §4); nobody else's row set changes. A sample that was new is then in
+** review; a reviewed one is reopened to in review in the same transaction, as a save
+** reopens it, recorded in its status history under annotator_id ("reopened: a row was
+** split", "reopened: two rows were merged"); a discarded one refuses them. TIMES saves a
+** new version of the row with rescue_row_save (and its rules, reopening included).
+** Refusals: a row that does not exist, a merge without a next row, a split time outside
+** the row, bad times (RESCUE_EINVAL); a base version that is no longer what the view
+** shows, a split or merge in a discarded sample (RESCUE_ECONFLICT); a row the result would
+** make invalid (RESCUE_EBADINPUT); an unknown sample (RESCUE_ENOTFOUND). *n_rows (may be
+** NULL) gets the rows of the sample afterwards; *version (may be NULL) the new row version
+** of TIMES, or, when rescue_row_save found a newer version (RESCUE_ECONFLICT), that version
+** (0 when the conflict was found before saving).
 */
 int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t annotator_id,
                             const rescue_resegment *op, int *n_rows, int64_t *version);

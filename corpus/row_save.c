@@ -232,7 +232,7 @@ static int row_save(rescue_store *st, const char *sample_id, int position, int64
     rescue_store_rollback(st);
   } else if ((rc = rescue_store_add_row_version(st, row_id, annotator_id, "edit", &in, NULL, NULL,
                                                 version)) ||
-             (rc = rescue_sample_reopen(st, sample_id, annotator_id, NULL)) ||
+             (rc = rescue_sample_reopen(st, sample_id, annotator_id, NULL, NULL)) ||
              (rc = rescue_store_commit(st))) {
     goto rollback;
   }

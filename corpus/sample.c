@@ -318,7 +318,7 @@ fail:
 }
 
 int rescue_sample_reopen(rescue_store *st, const char *sample_id, int64_t annotator_id,
-                         int *reopened) {
+                         const char *why, int *reopened) {
   sqlite3_stmt *q = rescue_store_stmt(st, "sample_status_of");
   int64_t ref = 0;
   int rc, closed = 0;
@@ -338,7 +338,7 @@ int rescue_sample_reopen(rescue_store *st, const char *sample_id, int64_t annota
     return rescue_store_sqlerr(st, "reading a status");
   if (!closed)
     return 0;
-  if ((rc = status_write(st, ref, sample_id, "in_review", "reopened: a row was saved",
+  if ((rc = status_write(st, ref, sample_id, "in_review", why ? why : "reopened: a row was saved",
                          annotator_id)))
     return rc;
   if (reopened)
@@ -1033,7 +1033,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
       return rc;
   }
   /* a person's new versions reopen a reviewed or discarded sample, as a save does */
-  if (changed && own && (rc = rescue_sample_reopen(st, in->sample_id, annotator_id, NULL)))
+  if (changed && own && (rc = rescue_sample_reopen(st, in->sample_id, annotator_id, NULL, NULL)))
     return rc;
   if ((rc = put_sample_version(st, ref, in, annotator_id, now, (flags & RESCUE_PUT_EDIT) ? 2 : 1,
                                &added)))

@@ -75,11 +75,12 @@ void rescue_store_bulk_end(rescue_store *st, int bulk);
 /*
 ** A write by annotator_id to a sample that is "reviewed" or "discarded" reopens it: inside
 ** the caller's open transaction its status becomes "in_review", recorded in the status
-** history under annotator_id (so a lead sees who reopened it and why). *reopened (may be
-** NULL) says whether it did. A sample that does not exist is left alone (0).
+** history under annotator_id with the reason `why` (NULL: "reopened: a row was saved"), so
+** a lead sees who reopened it and why. *reopened (may be NULL) says whether it did. A
+** sample that does not exist is left alone (0).
 */
 int rescue_sample_reopen(rescue_store *st, const char *sample_id, int64_t annotator_id,
-                         int *reopened);
+                         const char *why, int *reopened);
 
 /*
 ** The duration in seconds of the media linked to a sample (its segment's span, else its

@@ -3,7 +3,8 @@
 ** annotate/rescue_review.h) and the save rules of rescue_row_save, through the library
 ** alone: a sample through a view, saving with a number spelled differently, the first
 ** save starting the review, a save reopening a reviewed sample (two people), saves
-** committed as a group, resegmenting,
+** committed as a group, resegmenting (a split or merge reopening a reviewed sample, refused
+** on a discarded one: two people and a lead),
 ** the work list, who may write, progress figures, and lint before a save.
 */
 #include <stdio.h>
@@ -309,15 +310,106 @@ START_TEST(test_resegment) {
   ck_assert_double_eq(rescue_jget(L.rows[0], "start_time")->num, 0.5);
   ck_assert_int_eq(L.versions[0], v);
   rescue_view_sample_clear(&L);
-  /* once reviewed, the segmentation is closed */
-  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, ann), 0);
+}
+END_TEST
+
+/* The view of `who` as JSON text (caller frees); its row count and status into *n, status. */
+static char *view_text(int64_t who, int *n, char *status) {
+  rescue_view_sample L;
+  char *text;
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
+  text = strdup(L.json.s);
+  *n = L.n;
+  snprintf(status, 16, "%s", L.status);
+  rescue_view_sample_clear(&L);
+  return text;
+}
+
+/*
+** Two people and a lead: the status is the sample's (one for everyone). lea marks it
+** reviewed; ann's split reopens it to in review under ann, as a save does, and bob's view
+** keeps its rows and shows the sample in review too; merging the halves back reopens it
+** again. A discarded sample refuses a split and a merge, saying why, and nothing changes;
+** new times for a row there are a save, which reopens it.
+*/
+START_TEST(test_resegment_reopens) {
+  rescue_resegment op;
+  int64_t lea, v1, v2;
+  int n0, n = 0, nb0, nb, na;
+  char status[16], *bob0, *bob1, *ann1, *ann2, *row;
+  ck_assert_int_eq(rescue_annotator_lookup(st, "lea", &lea, NULL, NULL), 0);
+  free(row_text(1, &v1));
+  bob0 = view_text(bob, &nb0, status);
+  free(view_text(ann, &n0, status));
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, lea), 0);
   memset(&op, 0, sizeof op);
   op.op = RESCUE_RESEG_SPLIT;
   op.row = 1;
-  op.base_version = v;
+  op.base_version = v1;
+  op.at = 2.0;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, NULL), 0);
+  ck_assert_int_eq(n, n0 + 1);
+  ck_assert_str_eq(last_status(), "in_review by ann: reopened: a row was split");
+  free(view_text(ann, &na, status));
+  ck_assert_int_eq(na, n0 + 1);
+  ck_assert_str_eq(status, "in_review");
+  bob1 = view_text(bob, &nb, status);
+  ck_assert_int_eq(nb, nb0);
+  ck_assert_str_eq(status, "in_review");
+  ck_assert_str_eq(bob1, bob0); /* his rows are as they were */
+  free(bob1);
+
+  /* lea marks it reviewed again: ann merges the halves back, which reopens it again */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, lea), 0);
+  free(row_text(1, &v1));
+  free(row_text(2, &v2));
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_MERGE;
+  op.row = 1;
+  op.base_version = v1;
+  op.next_version = v2;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, NULL), 0);
+  ck_assert_int_eq(n, n0);
+  ck_assert_str_eq(last_status(), "in_review by ann: reopened: two rows were merged");
+  ck_assert_str_eq(status_of(COUPLE), "in_review");
+
+  /* discarded: a split and a merge are refused with the reason; nothing changes */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "discarded", "noise", lea), 0);
+  ann1 = view_text(ann, &na, status);
+  free(row_text(1, &v1));
+  free(row_text(2, &v2));
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_SPLIT;
+  op.row = 1;
+  op.base_version = v1;
   op.at = 2.0;
   ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, NULL), RESCUE_ECONFLICT);
-  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "reviewed"));
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "the sample is discarded"));
+  op.op = RESCUE_RESEG_MERGE;
+  op.next_version = v2;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, bob, &op, &n, NULL), RESCUE_ECONFLICT);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "discarded"));
+  ck_assert_str_eq(last_status(), "discarded by lea: noise");
+  ann2 = view_text(ann, &n, status);
+  ck_assert_str_eq(ann2, ann1);
+  free(view_text(bob, &nb, status));
+  ck_assert_int_eq(nb, nb0);
+  ck_assert_str_eq(status, "discarded");
+  /* new times are a save: they reopen the discarded sample, as a save does */
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_TIMES;
+  op.row = 1;
+  op.base_version = v1;
+  op.start = 0.25;
+  op.end = 4.0;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, bob, &op, &n, NULL), 0);
+  ck_assert_str_eq(last_status(), "in_review by bob: reopened: a row was saved");
+  row = row_text(1, &v1); /* ann's row 1 is the draft's: bob's times are his alone */
+  ck_assert_ptr_null(strstr(row, "\"start_time\": 0.25"));
+  free(row);
+  free(ann1);
+  free(ann2);
+  free(bob0);
 }
 END_TEST
 
@@ -837,6 +929,7 @@ int main(void) {
   tcase_add_test(tc, test_save_reopens);
   tcase_add_test(tc, test_group_commit);
   tcase_add_test(tc, test_resegment);
+  tcase_add_test(tc, test_resegment_reopens);
   tcase_add_test(tc, test_work_list_and_assignment);
   tcase_add_test(tc, test_progress_and_reviewers);
   tcase_add_test(tc, test_check_row);

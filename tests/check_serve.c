@@ -630,6 +630,78 @@ START_TEST(test_forbidden) {
 }
 END_TEST
 
+/*
+** After test_status_comments_segmentation's edits: lea (a lead) marks the sample reviewed;
+** ann's split reopens it, under ann, as a save does: the answer says so, both ann's and
+** bob's views show it in review with the reopening in its history (bob's rows unchanged),
+** `rescue log` names ann. Discarded by lea, it refuses ann's merge (409, saying why) and
+** bob's save reopens it.
+*/
+static void seg_on_closed_sample(void) {
+  char b[256], *out = NULL, *line, *bob_before, *body;
+  long long v1, v2;
+  resp r;
+  r = http(port, "POST", SPATH "/status", bearer(tok_lead), "{\"status\": \"reviewed\"}", 22);
+  expect(&r, 200);
+  resp_free(&r);
+  r = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  expect(&r, 200);
+  bob_before = strdup(strstr(r.body, "\"rows\""));
+  *strstr(bob_before, "\"history\"") = 0;
+  resp_free(&r);
+  free(edit_body(tok_ann, 2, "x", &v1));
+  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 2, \"at\": 7.0, \"base_version\": %lld}", v1);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 200);
+  ck_assert_msg(strstr(r.body, "\"rows\": 10, \"status\": \"in_review\", \"reopened\": true"), "%s",
+                r.body);
+  resp_free(&r);
+  r = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"status\": \"in_review\""));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"n_rows\": 10"));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"reason\": \"reopened: a row was split\""));
+  resp_free(&r);
+  r = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"status\": \"in_review\""));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"reason\": \"reopened: a row was split\""));
+  ck_assert_int_eq(strncmp(strstr(r.body, "\"rows\""), bob_before, strlen(bob_before)), 0);
+  resp_free(&r);
+  ck_assert_int_eq(tu_rescue(&out, NULL, "log", db, NULL), 0);
+  ck_assert_ptr_nonnull(line = strstr(out, SAMPLE ": in_review (reopened: a row was split)"));
+  while (line > out && line[-1] != '\n')
+    line--;
+  ck_assert_msg(strstr(line, "(ann)") && strstr(line, "(ann)") < strchr(line, '\n'), "%s", out);
+  free(out);
+
+  /* discarded by lea: ann's merge is refused and says why; bob's save reopens it */
+  r = http(port, "POST", SPATH "/status", bearer(tok_lead),
+           "{\"status\": \"discarded\", \"reason\": \"noise\"}", 42);
+  expect(&r, 200);
+  resp_free(&r);
+  free(edit_body(tok_ann, 2, "x", &v1));
+  free(edit_body(tok_ann, 3, "x", &v2));
+  snprintf(b, sizeof b,
+           "{\"op\": \"merge\", \"row\": 2, \"base_version\": %lld, \"next_version\": %lld}", v1,
+           v2);
+  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
+  expect(&r, 409);
+  ck_assert_msg(strstr(r.body, "the sample is discarded"), "%s", r.body);
+  resp_free(&r);
+  r = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"status\": \"discarded\""));
+  ck_assert_ptr_nonnull(strstr(r.body, "\"n_rows\": 10"));
+  resp_free(&r);
+  body = edit_body(tok_bob, 2, "bob on a discarded sample", &v1);
+  put_row(bearer(tok_bob), 2, body, &r);
+  expect(&r, 200);
+  ck_assert_msg(strstr(r.body, "\"status\": \"in_review\", \"reopened\": true"), "%s", r.body);
+  resp_free(&r);
+  free(body);
+  free(bob_before);
+}
+
 START_TEST(test_status_comments_segmentation) {
   resp r;
   char b[512];
@@ -754,19 +826,9 @@ START_TEST(test_status_comments_segmentation) {
            v1);
   r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
   expect(&r, 200);
+  ck_assert_ptr_nonnull(strstr(r.body, "\"status\": \"in_review\", \"reopened\": false"));
   resp_free(&r);
-  r = http(port, "POST", SPATH "/status", bearer(tok_ann), "{\"status\": \"reviewed\"}", 22);
-  expect(&r, 200);
-  resp_free(&r);
-  /* segmentation is closed once the sample is reviewed */
-  {
-    char *body = edit_body(tok_ann, 2, "x", &v1);
-    free(body);
-  }
-  snprintf(b, sizeof b, "{\"op\": \"split\", \"row\": 2, \"at\": 7.0, \"base_version\": %lld}", v1);
-  r = http(port, "POST", SPATH "/segmentation", bearer(tok_ann), b, strlen(b));
-  expect(&r, 409);
-  resp_free(&r);
+  seg_on_closed_sample();
 }
 END_TEST
 

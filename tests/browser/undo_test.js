@@ -3,7 +3,10 @@
 // --review-copy` cut from a small H.264 file made with ffmpeg: a boundary dragged on the
 // time line is undone and redone with Ctrl+Z / Ctrl+Y (both rows' times back, then moved
 // again), and a drag past the next row's end stops short of it; on a sample bob marked
-// reviewed ann's merge is refused and her save reopens it; a merge undone gives the two
+// reviewed ann's split reopens it (both views show it, the page says so), and its undo in
+// the page restores the row and reopens it again; on a sample bob discarded ann's merge is
+// refused, saying why (so is the redo of her split), and her save reopens it, as a boundary dragged on a reviewed
+// sample does; a merge undone gives the two
 // rows back with their ids and versions; a row's end set to the playhead with ] and its
 // start with the Start = playhead button are undone and redone; the preloaded next row is
 // let go when another row is selected without playing or the sample view is left; a
@@ -116,26 +119,109 @@ async function at(page, t, lane) {
     await page.keyboard.press('Control+z');
     await undoMsg();
 
-    // ---- bob marks the sample reviewed: ann's merge is refused (segmentation is open only
-    // while a sample is new or in review), ann's save reopens it, under her name ----
-    const marked = await fetch(base + '/api/samples/' + SAMPLE + '/status', { method: 'POST',
-      headers: { Authorization: 'Bearer ' + bob, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'reviewed' }) });
+    const playAt = async (t) => { // a click on the time line (Therapist lane, inside row 5's span) seeks there, paused
+      await page.evaluate(() => document.getElementById('player').pause());
+      const q = await at(page, t, 2);
+      await page.mouse.click(q.x, q.y);
+      await page.waitForFunction((t) => Math.abs(document.getElementById('player').currentTime - t) < 0.2, t);
+      await page.evaluate(() => document.activeElement.blur());
+      return page.evaluate(() => Math.round(document.getElementById('player').currentTime * 1000) / 1000);
+    };
+    const status = (tok, st) => fetch(base + '/api/samples/' + SAMPLE + '/status', { method: 'POST',
+      headers: { Authorization: 'Bearer ' + tok, 'Content-Type': 'application/json' }, body: JSON.stringify(st) });
+    const viewOf = async (tok) => (await fetch(base + '/api/samples/' + SAMPLE, { headers: { Authorization: 'Bearer ' + tok } })).json();
+    const said = (re) => page.waitForFunction((re) => new RegExp(re).test(document.getElementById('save-msg').textContent), re, { timeout: 10000 });
+
+    // ---- bob marks the sample reviewed (the status is the sample's, one for everyone): ann's
+    // split reopens it, as a save does, under her name; bob's rows stay as they were ----
+    const marked = await status(bob, { status: 'reviewed' });
     check(marked.status === 200, 'bob marks the sample reviewed (' + marked.status + ')');
     await page.reload();
     await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'reviewed', null, { timeout: 10000 });
+    const beforeSplit = await rowsOf(base, ann);
+    await page.click('#rows tbody tr[data-index="5"] td:nth-child(3)');
+    const splitAt = await playAt(23.2);
+    await page.evaluate(() => { document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('s');
+    await page.waitForFunction(() => document.getElementById('rows').dataset.rows === '10', null, { timeout: 10000 });
+    await said('in review again');
+    rows = await rowsOf(base, ann);
+    check(rows.length === 10 && Math.abs(rows[4][4] - splitAt) < 0.002 && rows[5][3] === rows[4][4], 'on the reviewed sample ann\'s split at ' + splitAt + ' makes 10 rows');
+    check(await page.textContent('#sample-status') === 'in_review' && /^split saved; the sample was reviewed and is in review again$/.test(await page.textContent('#save-msg')),
+      'the page shows the sample in review again and says so: ' + await page.textContent('#save-msg'));
+    check((await page.textContent('#history')).includes('ann: in_review (reopened: a row was split)'), 'the status history in the page shows ann\'s reopening: ' + await page.textContent('#history'));
+    const annView = await viewOf(ann);
+    let bobView = await viewOf(bob);
+    const lastOf = (v) => v.history[v.history.length - 1];
+    check(annView.status === 'in_review' && bobView.status === 'in_review' && lastOf(bobView).annotator === 'ann' && lastOf(bobView).reason === 'reopened: a row was split',
+      'ann\'s and bob\'s views both show the sample in review, reopened by ann (' + JSON.stringify(lastOf(bobView)) + ')');
+    check(JSON.stringify(await rowsOf(base, bob)) === bobBefore, 'bob\'s rows are unchanged by ann\'s split');
+    // the split undone in the page, after bob marked the sample reviewed again: the
+    // merge-back restores row 5 with its id and versions, and reopens the sample too
+    check((await status(bob, { status: 'reviewed' })).status === 200, 'bob marks it reviewed again');
+    await page.evaluate(() => { document.activeElement.blur(); document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+    await page.waitForFunction(() => document.getElementById('rows').dataset.rows === '9', null, { timeout: 10000 });
+    rows = await rowsOf(base, ann);
+    check(JSON.stringify(rows) === JSON.stringify(beforeSplit), 'Ctrl+Z undoes the split: row 5 is back with its id and versions (' + JSON.stringify(rows[4]) + ')');
+    check(await page.textContent('#save-msg') === 'undone: split; the sample was reviewed and is in review again' && await page.textContent('#sample-status') === 'in_review',
+      'the undo reopened it too, and says so: ' + await page.textContent('#save-msg'));
+    bobView = await viewOf(bob);
+    check(bobView.status === 'in_review' && lastOf(bobView).reason === 'reopened: two rows were merged' && lastOf(bobView).annotator === 'ann' &&
+      JSON.stringify(await rowsOf(base, bob)) === bobBefore, 'bob sees it in review, reopened by ann\'s undo, his rows unchanged');
+
+    // ---- discarded by bob: ann's merge is refused, saying why; her save reopens it ----
+    check((await status(bob, { status: 'discarded', reason: 'noise' })).status === 200, 'bob discards the sample');
+    // the page has not seen it yet: redoing the split is refused with the server's reason,
+    // and the step is kept for when the sample is back in review
+    await page.evaluate(() => { document.activeElement.blur(); document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+y');
+    await said('^not redone');
+    check(await page.textContent('#save-msg') === 'not redone: the sample is discarded: rows are not split or merged in a discarded sample; set it back to in review first' &&
+      (await rowsOf(base, ann)).length === 9, 'Ctrl+Y on the discarded sample does not split again and says why: ' + await page.textContent('#save-msg'));
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'discarded', null, { timeout: 10000 });
     await page.click('#rows tbody tr[data-index="2"] td:nth-child(3)');
     await page.evaluate(() => document.getElementById('player').pause());
     await page.click('#merge-btn');
-    await page.waitForFunction(() => /segmentation is open only/.test(document.getElementById('save-msg').textContent), null, { timeout: 10000 });
-    check((await rowsOf(base, ann)).length === 9 && await page.textContent('#sample-status') === 'reviewed', 'on the reviewed sample ann\'s merge is refused: ' + await page.textContent('#save-msg'));
+    await said('the sample is discarded');
+    check((await rowsOf(base, ann)).length === 9 && await page.textContent('#sample-status') === 'discarded',
+      'on the discarded sample ann\'s merge is refused: ' + await page.textContent('#save-msg'));
     const tone2 = await page.inputValue('#fields [data-path="tone_of_voice"]');
     await page.fill('#fields [data-path="tone_of_voice"]', tone2 + ', tired');
     await page.keyboard.press('Control+s');
     await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'in_review', null, { timeout: 10000 });
-    const hist = await (await fetch(base + '/api/samples/' + SAMPLE, { headers: { Authorization: 'Bearer ' + ann } })).json();
-    const reopened = hist.history.filter((h) => h.status === 'in_review' && h.annotator === 'ann' && /reopen/.test(h.reason || ''));
-    check(hist.status === 'in_review' && reopened.length === 1 && hist.rows[1].row.tone_of_voice === tone2 + ', tired',
+    await said('in review again');
+    const hist = await viewOf(ann);
+    check(hist.status === 'in_review' && lastOf(hist).annotator === 'ann' && lastOf(hist).reason === 'reopened: a row was saved' && hist.rows[1].row.tone_of_voice === tone2 + ', tired',
       'ann\'s save reopened it to in review, in its history under ann (' + JSON.stringify(hist.history.map((h) => [h.status, h.annotator, h.reason])) + ')');
+    check(/^saved \(version \d+\); the sample was discarded and is in review again$/.test(await page.textContent('#save-msg')) &&
+      (await page.textContent('#history')).includes('ann: in_review (reopened: a row was saved)'), 'the page says so and its history shows it: ' + await page.textContent('#save-msg'));
+
+    // ---- a boundary dragged on a sample bob marked reviewed: new times are a save, so the
+    // drag reopens it too, and the time line's note says so ----
+    check((await status(bob, { status: 'reviewed' })).status === 200, 'bob marks the sample reviewed once more');
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('sample-status').textContent === 'reviewed', null, { timeout: 10000 });
+    await page.waitForFunction(() => !!document.getElementById('timeline-canvas').dataset.geometry);
+    const beforeDrag = await rowsOf(base, ann);
+    const pd = await at(page, 21.05, 2), td = await at(page, 22, 2);
+    await page.evaluate(() => { document.getElementById('timeline-note').textContent = ''; });
+    await page.mouse.move(pd.x, pd.y);
+    await page.mouse.down();
+    await page.mouse.move((pd.x + td.x) / 2, pd.y);
+    await page.mouse.move(td.x, pd.y);
+    await page.mouse.up();
+    await page.waitForFunction(() => /boundary moved|not saved/.test(document.getElementById('timeline-note').textContent), null, { timeout: 10000 });
+    rows = await rowsOf(base, ann);
+    check(rows[3][4] !== 21.05 && rows[4][3] === rows[3][4] && await page.textContent('#sample-status') === 'in_review' &&
+      /; the sample was reviewed and is in review again$/.test(await page.textContent('#timeline-note')) && lastOf(await viewOf(bob)).reason === 'reopened: a row was saved',
+      'the drag on the reviewed sample moved the boundary to ' + rows[3][4] + ' and reopened it: ' + await page.textContent('#timeline-note'));
+    await page.evaluate(() => { document.activeElement.blur(); document.getElementById('save-msg').textContent = ''; });
+    await page.keyboard.press('Control+z');
+    await undoMsg();
+    check(JSON.stringify((await rowsOf(base, ann)).map((r) => r.slice(3))) === JSON.stringify(beforeDrag.map((r) => r.slice(3))), 'Ctrl+Z puts the boundary back');
 
     // ---- a merge undone: the two rows again, their ids and versions ----
     const beforeMerge = await rowsOf(base, ann);
@@ -151,14 +237,6 @@ async function at(page, t, lane) {
       JSON.stringify(rows.slice(1, 3).map((r) => r.slice(1, 3))) + ', before ' + JSON.stringify(beforeMerge.slice(1, 3).map((r) => r.slice(1, 3))) + ')');
 
     // ---- a row's end and start set to the playhead (] and the button), undone, redone ----
-    const playAt = async (t) => { // a click on the time line (Therapist lane, inside row 5's span) seeks there, paused
-      await page.evaluate(() => document.getElementById('player').pause());
-      const q = await at(page, t, 2);
-      await page.mouse.click(q.x, q.y);
-      await page.waitForFunction((t) => Math.abs(document.getElementById('player').currentTime - t) < 0.2, t);
-      await page.evaluate(() => document.activeElement.blur());
-      return page.evaluate(() => Math.round(document.getElementById('player').currentTime * 1000) / 1000);
-    };
     const t5 = await rowsOf(base, ann), end5 = t5[4][4];
     await page.click('#rows tbody tr[data-index="5"] td:nth-child(3)');
     const cut = await playAt(23.6);

@@ -281,6 +281,11 @@ void srv_put_findings(rescue_jw *w, const rescue_lint_result *res, int only_row)
    the current version and its row. serve_rows.c */
 void srv_conflict(srv_req *r, int position, int64_t cur);
 
+/* The members "status" (the sample's status after a write, `now`) and "reopened" (true when
+   the write took it from `was`, reviewed or discarded, back to in review; then also
+   "reopened_from": was). serve_rows.c */
+void srv_put_reopened(rescue_jw *w, const char *was, const char *now);
+
 /* ---- signing in (serve_auth.c) ---- */
 
 /* What a cookie request must show besides the cookie (srv_authenticate). */

@@ -46,12 +46,26 @@ static void lint_refusal(srv_req *r, const rescue_lint_result *res) {
   r->status = 400;
 }
 
+void srv_put_reopened(rescue_jw *w, const char *was, const char *now) {
+  int reopened = (strcmp(was, "reviewed") == 0 || strcmp(was, "discarded") == 0) &&
+                 strcmp(now, "in_review") == 0;
+  rescue_jw_key(w, "status");
+  rescue_jw_str(w, now);
+  rescue_jw_key(w, "reopened");
+  rescue_jw_bool(w, reopened);
+  if (reopened) {
+    rescue_jw_key(w, "reopened_from");
+    rescue_jw_str(w, was);
+  }
+}
+
 /*
 ** Save `row` (its JSON text) as row r->position: lint first against the caller's view
 ** from the cache (rescue_review_check_row_in; an error blocks the save), then
 ** rescue_row_save with base as the version the edit started from (409 with the current row
 ** when someone saved it since); once the group committed, the saved row goes into the
-** cached view (srv_cache_saved), so the next read costs one row's work.
+** cached view (srv_cache_saved), so the next read costs one row's work. The answer says the
+** sample's status after the save and whether the save reopened it (srv_put_reopened).
 */
 static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_lint_result res;
@@ -59,6 +73,7 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_row_known known;
   srv_cached *e = NULL;
   int64_t version = 0, gen0 = 0, gen1 = 0;
+  char was[16] = "", now[16] = "";
   int rc, unchanged = 0;
   rescue_jw w;
 
@@ -80,7 +95,7 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   }
   if (!srv_write_lock(r))
     goto done;
-  rc = rescue_sample_generation(r->st, r->sample_id, &gen0, NULL);
+  rc = rescue_sample_generation(r->st, r->sample_id, &gen0, was);
   /* the cached view, when nobody wrote the sample since it was loaded, says what the
      current version is without reading the whole sample */
   if (!rc && srv_cache_known(r->srv, e, gen0, r->position, &cur, &known))
@@ -89,7 +104,7 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   else if (!rc)
     rc = rescue_row_save(r->st, r->sample_id, r->position, r->who.id, base, row->s, row->len,
                          &version, &unchanged);
-  if (!rc && rescue_sample_generation(r->st, r->sample_id, &gen1, NULL))
+  if (!rc && rescue_sample_generation(r->st, r->sample_id, &gen1, now))
     gen1 = -1; /* not known: the cached view is dropped */
   srv_write_unlock(r);
   if (rc == RESCUE_ECONFLICT) {
@@ -108,6 +123,7 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_jw_int(&w, version);
   rescue_jw_key(&w, "unchanged");
   rescue_jw_bool(&w, unchanged);
+  srv_put_reopened(&w, was, now);
   rescue_jw_key(&w, "warnings");
   srv_put_findings(&w, &res, r->position);
   rescue_jw_end(&w);

@@ -45,15 +45,19 @@ static int read_op(srv_req *r, const rescue_jnode *root, rescue_resegment *op) {
 }
 
 /*
-** Split and merge record a new row set (the sample is re-segmented) while the sample is
-** new or in review: 200 {"rows": n}; times saves a new version of the row: 200
-** {"version": V}, or 409 with the current row when it was saved since.
+** Split and merge record a new row set (the sample is re-segmented; a reviewed sample is
+** reopened, a discarded one refuses with 409): 200 {"rows": n, ...}; times saves a new
+** version of the row: 200 {"version": V, ...}, or 409 with the current row when it was
+** saved since. Both answers add the sample's status and whether the edit reopened it
+** (srv_put_reopened), as a save's does.
 */
 void api_segmentation(srv_req *r) {
   rescue_jdoc *doc = rescue_jdoc_new();
   const rescue_jnode *root;
   rescue_resegment op;
-  int64_t version = 0;
+  rescue_jw w;
+  int64_t version = 0, gen;
+  char was[16] = "", now[16] = "";
   int rc, n_rows = 0;
   if (!doc) {
     srv_error(r, 500, "out of memory");
@@ -63,18 +67,26 @@ void api_segmentation(srv_req *r) {
     goto done;
   if (!srv_write_lock(r))
     goto done;
+  /* the status before and after, for "reopened" (an unknown sample is the library's 404) */
+  if (rescue_sample_generation(r->st, r->sample_id, &gen, was))
+    was[0] = 0;
   rc = rescue_sample_resegment(r->st, r->sample_id, r->who.id, &op, &n_rows, &version);
+  if (!rc && rescue_sample_generation(r->st, r->sample_id, &gen, now))
+    now[0] = 0;
   srv_write_unlock(r);
   if (rc == RESCUE_ECONFLICT && op.op == RESCUE_RESEG_TIMES && version)
     srv_conflict(r, op.row, version);
   else if (rc)
     srv_fail(r, rc, rescue_store_errmsg(r->st));
-  else if (op.op == RESCUE_RESEG_TIMES)
-    rescue_buf_printf(&r->out, "{\"version\": %lld}", (long long)version);
-  else
-    rescue_buf_printf(&r->out, "{\"rows\": %d}", n_rows);
-  if (!rc)
+  else {
+    rescue_jw_init(&w, &r->out);
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, op.op == RESCUE_RESEG_TIMES ? "version" : "rows");
+    rescue_jw_int(&w, op.op == RESCUE_RESEG_TIMES ? version : n_rows);
+    srv_put_reopened(&w, was, now);
+    rescue_jw_end(&w);
     r->status = 200;
+  }
 done:
   rescue_jdoc_free(&doc);
 }

@@ -7,6 +7,8 @@ import { $, el, encPath } from './dom.js';
 import { dropDraft, markDrafts } from './drafts.js';
 import { drawForm, setMsg, showLint } from './form.js';
 import { drawRows, selectRow } from './rows.js';
+import { openSample } from './sample.js';
+import { reopenedNote } from './segment.js';
 import { state } from './state.js';
 
 // Save the edited row; true when it is stored (or was already), false otherwise.
@@ -28,13 +30,18 @@ export async function saveRow(base) {
     s.lint = s.lint.filter((x) => x.row !== r.index).concat(res.data.warnings || []);
     drawRows();
     showLint(res.data.warnings || []);
-    setMsg(res.data.unchanged ? 'nothing changed' : 'saved (version ' + res.data.version + ')' +
-      ((res.data.warnings || []).length ? ' with ' + res.data.warnings.length + ' warning(s)' : ''), true);
     markDrafts();
-    // a save reopens a reviewed or discarded sample (rescue_row_save); an unchanged one does not
-    if (s.status === 'new' || (!res.data.unchanged && (s.status === 'reviewed' || s.status === 'discarded'))) {
-      s.status = 'in_review'; $('sample-status').textContent = s.status; $('sample-status').className = 'badge in_review';
+    // the status after the save, from the answer: the first save starts the review, and a
+    // save reopens a reviewed or discarded sample (rescue_row_save); an unchanged one does
+    // not. A reopening is read again with the sample, so its status history shows it, as
+    // after a split or merge (segment.js).
+    if (res.data.reopened) await openSample(s.sample_id, true);
+    else if (res.data.status) {
+      s.status = res.data.status; $('sample-status').textContent = s.status; $('sample-status').className = 'badge ' + s.status;
     }
+    setMsg((res.data.unchanged ? 'nothing changed' : 'saved (version ' + res.data.version + ')' +
+      ((res.data.warnings || []).length ? ' with ' + res.data.warnings.length + ' warning(s)' : '')) +
+      (res.data.reopened ? '; ' + reopenedNote(res.data.reopened_from) : ''), true);
     return true;
   } else if (res.status === 409) {
     showConflict(res.data);

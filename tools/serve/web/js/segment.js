@@ -11,12 +11,24 @@ import { openSample } from './sample.js';
 import { state } from './state.js';
 import { recordSeg } from './undo.js';
 
+// The words the page adds when an edit reopened the sample (the answer's "reopened": a save,
+// a split, a merge or new times on a reviewed sample put it back in review, as
+// rescue_row_save and rescue_sample_resegment do; no confirmation is asked for any of them).
+export const reopenedNote = (from) => 'the sample was ' + from + ' and is in review again';
+
+// The server's reason for the last refused segment() (a discarded sample, a stale version).
+export let refusal = '';
+
+// A split, merge or new times (body) through the segmentation API; the sample is read again
+// after it (its rows, status and status history). The answer, or null after showing the
+// refusal.
 export async function segment(body) {
   const s = state.sample;
   const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/segmentation', body);
-  if (res.status !== 200) { setMsg(res.data.error || String(res.status), false); return false; }
+  if (res.status !== 200) { refusal = res.data.error || String(res.status); setMsg(refusal, false); return null; }
   await openSample(s.sample_id, true);
-  return true;
+  if (res.data.reopened) setMsg(body.op + ' saved; ' + reopenedNote(res.data.reopened_from), true);
+  return res.data;
 }
 // Split the selected row at the playhead (also the s key).
 export async function splitAtPlayhead() {

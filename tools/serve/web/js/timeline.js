@@ -18,6 +18,7 @@ import { playRow, playhead, seekSample, video, wholeSample } from './player.js';
 import { selectRow } from './rows.js';
 import { openSample } from './sample.js';
 import { state } from './state.js';
+import { reopenedNote } from './segment.js';
 import { recordSeg } from './undo.js';
 
 const WAVE_H = 44, LANE_H = 17, AXIS_H = 16, GRAB_PX = 5, MIN_ROW = 0.05;
@@ -297,13 +298,14 @@ canvas.addEventListener('pointerup', async () => {
 // Save a dragged boundary: one "times" call per moved row; the sample is read again after.
 async function saveBoundary(d) {
   const s = state.sample;
-  let err = '';
+  let err = '', reopened = '';
   for (const m of d.rows) {
     const r = s.rows[m.i];
     const body = { op: 'times', row: r.index, base_version: r.version, start: Number(r.row.start_time), end: Number(r.row.end_time) };
     body[m.key] = d.t;
     const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/segmentation', body);
     if (res.status !== 200) { err = 'row ' + r.index + ': ' + (res.data.error || res.status); break; }
+    reopened = reopened || res.data.reopened_from || ''; // new times are a save: they reopen a reviewed sample
   }
   tl.drag = null;
   const moved = d.rows.map((m) => ({ id: s.rows[m.i].row_id, key: m.key }));
@@ -311,7 +313,8 @@ async function saveBoundary(d) {
   // must start from the rows' new versions
   await openSample(s.sample_id, true);
   if (!err) recordSeg({ kind: 'boundary', from: d.t0, to: d.t, rows: moved });
-  note.textContent = err ? 'boundary not saved: ' + err : 'boundary moved to ' + d.t.toFixed(3) + ' s';
+  note.textContent = (err ? 'boundary not saved: ' + err : 'boundary moved to ' + d.t.toFixed(3) + ' s') +
+    (reopened ? '; ' + reopenedNote(reopened) : '');
   note.className = err ? 'error' : 'muted';
   tl.sig = '';
   return !err;

@@ -3,7 +3,8 @@
 // undone by merging the two halves back, which restores the parent row with its id and
 // versions (corpus/edit.c); a merge is undone by splitting the merged row where the
 // boundary was, which gives the two rows back with their ids and versions when nobody
-// saved the merged row since (corpus/edit.c); a dragged boundary, or a start or end set to
+// saved the merged row since (corpus/edit.c); each of them on a sample reviewed meanwhile
+// reopens it, as a save does (the message says so); a dragged boundary, or a start or end set to
 // the playhead (segment.js), is undone by setting the moved rows' times back. Every edit also updates the row's draft (drafts.js).
 
 import { api } from './api.js';
@@ -12,7 +13,7 @@ import { noteEdit } from './drafts.js';
 import { drawForm, drawRowText, setMsg } from './form.js';
 import { selectRow } from './rows.js';
 import { openSample } from './sample.js';
-import { segment } from './segment.js';
+import { refusal, reopenedNote, segment } from './segment.js';
 import { state } from './state.js';
 
 const undoStack = [], redoStack = [];
@@ -74,17 +75,19 @@ function applyEdit(key, json) {
 // found by its row id, set through the segmentation API ("times") on its current version.
 async function applyTimes(e, undo) {
   const s = state.sample;
-  let ok = true;
+  let ok = true, reopened = '', refused = '';
   for (const m of e.rows) {
     const r = s.rows.find((x) => x.row_id === m.id);
     if (!r) { ok = false; break; }
     const body = { op: 'times', row: r.index, base_version: r.version, start: Number(r.row.start_time), end: Number(r.row.end_time) };
     body[m.key] = undo ? e.from : e.to;
     const res = await api('POST', '/api/samples/' + encPath(s.sample_id) + '/segmentation', body);
-    if (res.status !== 200) { ok = false; break; }
+    if (res.status !== 200) { refused = res.data.error || String(res.status); break; }
+    reopened = reopened || res.data.reopened_from || '';
   }
   await openSample(s.sample_id, true);
-  return ok;
+  if (refused) return { refused };
+  return ok && { reopened: !!reopened, reopened_from: reopened };
 }
 
 async function applySeg(e, undo) {
@@ -93,8 +96,9 @@ async function applySeg(e, undo) {
   const merge = (e.kind === 'split') === undo;
   if (!a || (merge && !b)) return false;
   state.sel = e.index - 1;
-  return merge ? segment({ op: 'merge', row: e.index, base_version: a.version, next_version: b.version })
-    : segment({ op: 'split', row: e.index, at: e.at, base_version: a.version });
+  const res = await (merge ? segment({ op: 'merge', row: e.index, base_version: a.version, next_version: b.version })
+    : segment({ op: 'split', row: e.index, at: e.at, base_version: a.version }));
+  return res || { refused: refusal };
 }
 
 async function step(from, to, undo) {
@@ -102,8 +106,13 @@ async function step(from, to, undo) {
   if (!e) { setMsg(undo ? 'nothing to undo' : 'nothing to redo', false); return; }
   const ok = e.kind === 'edit' ? applyEdit(e.key, undo ? e.before : e.after) : await applySeg(e, undo);
   if (!ok) { setMsg((undo ? 'cannot undo ' : 'cannot redo ') + 'this ' + e.kind + ': its row is gone', false); return; }
+  // refused by the server (a split or merge in a discarded sample): the step stays, to be
+  // undone or redone once the sample is back in review
+  if (ok.refused) { from.push(e); setMsg((undo ? 'not undone: ' : 'not redone: ') + ok.refused, false); return; }
   to.push(e);
-  setMsg((undo ? 'undone: ' : 'redone: ') + (e.kind === 'edit' ? 'edit of ' + (e.path || 'the row') : e.what || e.kind), true);
+  // undoing a split or a boundary on a sample reviewed since is an edit too: it reopens it
+  setMsg((undo ? 'undone: ' : 'redone: ') + (e.kind === 'edit' ? 'edit of ' + (e.path || 'the row') : e.what || e.kind) +
+    (ok.reopened ? '; ' + reopenedNote(ok.reopened_from) : ''), true);
 }
 export const undo = () => step(undoStack, redoStack, true);
 export const redo = () => step(redoStack, undoStack, false);
