@@ -824,9 +824,6 @@ SELECT DISTINCT a.id, a.name, a.role FROM annotator a
    AND a.name <> :adjudication
  ORDER BY a.name = :draft, a.role = 'model', a.name;
 
--- name: curate_version_content
-SELECT content FROM row_version WHERE id = :version_id;
-
 -- name: curate_decisions
 SELECT d.id, d.field, d.path, d.value, d.take_id, t.name, d.lead_id, l.name, d.created_at,
        d.how, d.undoes
