@@ -482,6 +482,25 @@ static int baseline_votes(cur *c) {
 }
 
 /*
+** The baseline of row p when no coder's row votes on it (adjudication leaves it undecided:
+** "no coder worked on this sample"): every field of the gold row set's row, undecided, for
+** the lead to decide.
+*/
+static int baseline_open(cur *c, int p) {
+  rescue_buf path = RESCUE_BUF_INIT;
+  const rescue_jnode *m;
+  int rc = 0;
+  for (m = c->gv.rows[p - 1] ? c->gv.rows[p - 1]->child : NULL; m && !rc; m = m->next) {
+    rescue_buf_reset(&path);
+    rescue_buf_putc(&path, '/');
+    put_token(&path, m->key);
+    rc = rescue_buf_ok(&path) ? add_voted(c, path.s, NULL, 0) : nomem(c->st);
+  }
+  rescue_buf_clear(&path);
+  return rc;
+}
+
+/*
 ** The provenance recorded for path of gold version vid into l (1), or 0 when none was
 ** recorded (gold written before migration 9); negative on error.
 */
@@ -1078,6 +1097,8 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
       return rescue_store_sqlerr(c->st, "reading gold");
   }
   rc = base ? baseline_gold(c, base_id, base, policy, at) : baseline_votes(c);
+  if (!rc && !base && !c->n)
+    rc = baseline_open(c, p);
   if (!rc && !base)
     rc = seg_values(c);
   rescue_free(base);
