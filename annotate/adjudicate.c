@@ -5,6 +5,7 @@
 ** a row's last field is decided, all in one transaction. Undecided fields are reported
 ** with every coder's value, never settled silently.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,9 @@ typedef struct adj {
   int n_keys, cap_keys, cap_decided, cap_state;
   size_t *voff; /* per (field, coder): offset into vals, or (size_t)-1 */
   int cap_voff;
-  size_t *decided;        /* per field: offset into vals of the decided value, or -1 */
-  int *state;             /* per field: 0 undecided, 1 decided */
-  int **cm;               /* in a gold row set: per coder, their rows' gold partners (or NULL) */
+  size_t *decided; /* per field: offset into vals of the decided value, or -1 */
+  int *state;      /* per field: 0 undecided, 1 decided */
+  int **rt;        /* in a gold row set: per coder, where references to their rows go (or NULL) */
   const rescue_sample *g; /* in a gold row set: the gold rows (or NULL) */
 } adj;
 
@@ -133,53 +134,56 @@ static int uniq_ids(int64_t *v, int n) {
   return k;
 }
 
+/* A coder of an adjudication, for rescue_gold_refs_write's look-ups. */
+typedef struct coder_refs {
+  const adj *a;
+  int c;
+} coder_refs;
+
+/* The index of coder x->c's row at position pos, or -1 (rescue_gold_refs_write). */
+static int coder_row_at(void *ctx, int pos) {
+  const coder_refs *x = ctx;
+  const rescue_sample *cs = x->a->c[x->c].cur;
+  for (int i = 0; i < cs->n; i++)
+    if (cs->rows[i].position == pos)
+      return i;
+  return -1;
+}
+
+/* The position of gold row i (rescue_gold_refs_write). */
+static int gold_position(void *ctx, int i) {
+  return ((const coder_refs *)ctx)->a->g->rows[i].position;
+}
+
 /*
 ** Write to out coder c's value v of an ints field (row numbers) as the gold row set numbers
-** its rows: their row at position p as the gold row it is aligned with; a reference to a
-** row they do not have stays as it is (it never resolved), one to a row without a gold
-** partner is left out. Outside a gold row set the value as it is.
+** its rows (rescue_gold_refs_write, with where their references go in a->rt). Outside a
+** gold row set the value as it is.
 */
-static void remap_value(adj *a, int c, const rescue_jnode *v, rescue_buf *out) {
-  const rescue_sample *cs = a->c[c].cur;
-  const rescue_jnode *e;
-  int i, n = 0;
-  if (!a->g || !a->cm || !a->cm[c] || v->type != RESCUE_JARRAY) {
+static int remap_value(adj *a, int c, const rescue_jnode *v, rescue_buf *out) {
+  coder_refs x = {a, c};
+  if (!a->g || !a->rt || !a->rt[c] || v->type != RESCUE_JARRAY) {
     rescue_jwrite(out, v);
-    return;
+    return 0;
   }
-  rescue_buf_putc(out, '[');
-  for (e = v->child; e; e = e->next) {
-    int j = -1;
-    if (e->type == RESCUE_JNUMBER && e->is_int)
-      for (i = 0; i < cs->n && j < 0; i++)
-        if (cs->rows[i].position == (int)e->num)
-          j = i;
-    if (j >= 0 && a->cm[c][j] < 0)
-      continue;
-    if (n++)
-      rescue_buf_puts(out, ", ");
-    if (j >= 0)
-      rescue_buf_printf(out, "%d", a->g->rows[a->cm[c][j]].position);
-    else
-      rescue_jwrite(out, e);
-  }
-  rescue_buf_putc(out, ']');
+  return rescue_gold_refs_write(out, v, a->rt[c], a->g->n, coder_row_at, gold_position, &x);
 }
 
 /*
 ** Write to out, as one JSON array, each voting coder's row as the gold row (root) numbers
-** rows: its row_index the gold row's, its row references renumbered (remap_value).
+** rows: its row_index the gold row's, its row references renumbered (remap_value). 0 or
+** RESCUE_ENOMEM.
 */
-static void voters_as_gold(adj *a, const rescue_jnode *root, rescue_buf *out) {
+static int voters_as_gold(adj *a, const rescue_jnode *root, rescue_buf *out) {
   const rescue_scheme *sc = rescue_store_scheme(a->st);
   const rescue_jnode *gi = rescue_jget(root, "row_index"), *m;
-  int c, n = 0, k;
+  int c, n = 0, k, rc = 0;
   rescue_buf_putc(out, '[');
   for (c = 0; c < a->K; c++) {
     if (!a->c[c].row || a->c[c].is_lead)
       continue;
     rescue_buf_puts(out, n++ ? ", {" : "{");
-    for (m = a->c[c].row->child, k = 0; m; m = m->next, k++) {
+    for (m = a->c[c].row->child, k = 0; m && !rc; m = m->next, k++) {
       const rescue_field *f = rescue_scheme_field(sc, m->key);
       if (k)
         rescue_buf_puts(out, ", ");
@@ -188,13 +192,14 @@ static void voters_as_gold(adj *a, const rescue_jnode *root, rescue_buf *out) {
       if (gi && strcmp(m->key, "row_index") == 0)
         rescue_jwrite(out, gi);
       else if (f && f->type == RESCUE_F_INTS)
-        remap_value(a, c, m, out);
+        rc = remap_value(a, c, m, out);
       else
         rescue_jwrite(out, m);
     }
     rescue_buf_putc(out, '}');
   }
   rescue_buf_putc(out, ']');
+  return rc;
 }
 
 /*
@@ -212,8 +217,7 @@ static int gold_provenance(adj *a, int64_t vid, int64_t row_id, const rescue_jno
     rc = nomem(a);
     goto end;
   }
-  voters_as_gold(a, root, &text);
-  if (!rescue_buf_ok(&text)) {
+  if (voters_as_gold(a, root, &text) || !rescue_buf_ok(&text)) {
     rc = nomem(a);
     goto end;
   }
@@ -452,8 +456,7 @@ static int gather_votes(adj *a, const rescue_sample *s, int position, int64_t *r
     for (i = 0; i < cs->n && !x->vrow; i++)
       if (cs->rows[i].position == position)
         x->vrow = &cs->rows[i];
-    /* a split or merged row they never saved holds their old row's labels: no vote */
-    if (!x->vrow || x->vrow->origin == RESCUE_ROW_SPLIT || x->vrow->origin == RESCUE_ROW_MERGED) {
+    if (!x->vrow || !rescue_gold_votes(x->vrow->origin)) {
       x->vrow = NULL;
       continue;
     }
@@ -779,9 +782,10 @@ static int take_row(adj *a, const rescue_jnode *row, int c) {
       return nomem(a);
     a->decided[k] = a->vals.len;
     a->state[k] = 1;
-    if (f && f->type == RESCUE_F_INTS)
-      remap_value(a, c, m, &a->vals);
-    else
+    if (f && f->type == RESCUE_F_INTS) {
+      if (remap_value(a, c, m, &a->vals))
+        return nomem(a);
+    } else
       rescue_jwrite(&a->vals, m);
     rescue_buf_putc(&a->vals, 0);
   }
@@ -790,7 +794,7 @@ static int take_row(adj *a, const rescue_jnode *row, int c) {
 
 /*
 ** Renumber the row references (fields of row numbers) of coder c's value to gold
-** positions (remap_value, with the alignment in a->cm and a->g).
+** positions (remap_value, with a->rt and a->g).
 */
 static int remap_refs(adj *a, int c) {
   int k;
@@ -800,7 +804,8 @@ static int remap_refs(adj *a, int c) {
     if (!f || f->type != RESCUE_F_INTS || !v || v->type != RESCUE_JARRAY)
       continue;
     a->voff[(size_t)k * (size_t)a->K + (size_t)c] = a->vals.len;
-    remap_value(a, c, v, &a->vals);
+    if (remap_value(a, c, v, &a->vals))
+      return nomem(a);
     rescue_buf_putc(&a->vals, 0);
   }
   return rescue_buf_ok(&a->vals) ? 0 : nomem(a);
@@ -810,13 +815,13 @@ static int remap_refs(adj *a, int c) {
 typedef struct seg_align {
   const rescue_sample *g; /* the gold row set, as its segmenter's view shows it */
   int **gm;               /* per coder: per gold row, their aligned row (index) or -1 */
-  int **cm;               /* per coder: per row of theirs, the aligned gold row or -1 */
+  int **rt;               /* per coder: where references to their rows go (rescue_gold_align) */
   rescue_jdoc *gdoc;      /* the gold row set's own row being decided */
 } seg_align;
 
 /*
 ** Each covering coder's aligned row to gold row gi, parsed (x->row, x->vrow; a split or
-** merged row they never saved votes no more than in gather_votes). Sets *lead and *n_view
+** merged row they never saved does not vote: rescue_gold_votes). Sets *lead and *n_view
 ** as gather_votes does. Returns 0 or an error on the handle.
 */
 static int aligned_votes(adj *a, const seg_align *al, int gi, const coder **lead, int *n_view) {
@@ -831,7 +836,7 @@ static int aligned_votes(adj *a, const seg_align *al, int gi, const coder **lead
     if (j < 0)
       continue;
     vr = &x->cur->rows[j];
-    if (vr->origin == RESCUE_ROW_SPLIT || vr->origin == RESCUE_ROW_MERGED)
+    if (!rescue_gold_votes(vr->origin))
       continue;
     if (!(x->row = rescue_jparse(x->doc, vr->content, vr->content_len, &je)))
       return rescue_seterr(rescue_store_err(a->st), RESCUE_EINTERNAL,
@@ -918,24 +923,88 @@ static void seg_align_clear(adj *a, seg_align *al) {
   for (c = 0; c < a->K; c++) {
     if (al->gm)
       rescue_free(al->gm[c]);
-    if (al->cm)
-      rescue_free(al->cm[c]);
+    if (al->rt)
+      rescue_free(al->rt[c]);
   }
   rescue_free(al->gm);
-  rescue_free(al->cm);
+  rescue_free(al->rt);
   rescue_jdoc_free(&al->gdoc);
 }
 
 int rescue_gold_align(const double *gs, const double *ge, int ng, const double *cs,
-                      const double *ce, int nc, int **gm, int **cm) {
+                      const double *ce, int nc, int **gm, int **rt) {
+  int *cm = rescue_calloc((size_t)nc + 1, sizeof *cm);
   *gm = rescue_calloc((size_t)ng + 1, sizeof **gm);
-  *cm = rescue_calloc((size_t)nc + 1, sizeof **cm);
-  if (!*gm || !*cm || rescue_align_rows(gs, ge, ng, cs, ce, nc, *gm, *cm) < 0) {
+  *rt = rescue_calloc((size_t)ng + (size_t)nc + 1, sizeof **rt);
+  if (!cm || !*gm || !*rt || rescue_align_rows(gs, ge, ng, cs, ce, nc, *gm, cm) < 0) {
+    rescue_free(cm);
     rescue_free(*gm);
-    rescue_free(*cm);
-    *gm = *cm = NULL;
+    rescue_free(*rt);
+    *gm = *rt = NULL;
     return RESCUE_ENOMEM;
   }
+  /* a gold row: its partner, else the coder's row it overlaps most */
+  for (int i = 0; i < ng; i++) {
+    double best = 0;
+    (*rt)[i] = (*gm)[i];
+    for (int j = 0; j < nc && (*gm)[i] < 0; j++) {
+      double o = fmin(ce[j], ge[i]) - fmax(cs[j], gs[i]);
+      if (o > best)
+        best = o, (*rt)[i] = j;
+    }
+  }
+  /* a coder's row no gold row takes: the gold row it overlaps most */
+  for (int j = 0; j < nc; j++) {
+    double best = 0;
+    int taken = 0;
+    (*rt)[ng + j] = -1;
+    for (int i = 0; i < ng && !taken; i++)
+      taken = (*rt)[i] == j;
+    for (int i = 0; i < ng && !taken; i++) {
+      double o = fmin(ce[j], ge[i]) - fmax(cs[j], gs[i]);
+      if (o > best)
+        best = o, (*rt)[ng + j] = i;
+    }
+  }
+  rescue_free(cm);
+  return 0;
+}
+
+int rescue_gold_votes(int origin) {
+  /* a split or merged row they never saved holds their old row's labels: they never judged
+     this span */
+  return origin != RESCUE_ROW_SPLIT && origin != RESCUE_ROW_MERGED;
+}
+
+int rescue_gold_refs_write(rescue_buf *out, const rescue_jnode *v, const int *rt, int ng,
+                           int (*row_at)(void *ctx, int pos), int (*gold_pos)(void *ctx, int i),
+                           void *ctx) {
+  unsigned char *done = rescue_calloc((size_t)ng + 1, 1);
+  const rescue_jnode *e;
+  int n = 0;
+  if (!done)
+    return RESCUE_ENOMEM;
+  rescue_buf_putc(out, '[');
+  for (e = v->child; e; e = e->next) {
+    int j = e->type == RESCUE_JNUMBER && e->is_int ? row_at(ctx, (int)e->num) : -1, any = 0;
+    if (j < 0) { /* no row of theirs: it never resolved, written as it is */
+      rescue_buf_puts(out, n++ ? ", " : "");
+      rescue_jwrite(out, e);
+      continue;
+    }
+    for (int i = 0; i <= ng; i++) {
+      int g = i < ng ? (rt[i] == j ? i : -1) : any ? -1 : rt[ng + j];
+      if (g < 0)
+        continue;
+      any = 1;
+      if (done[g])
+        continue;
+      done[g] = 1;
+      rescue_buf_printf(out, "%s%d", n++ ? ", " : "", gold_pos(ctx, g));
+    }
+  }
+  rescue_buf_putc(out, ']');
+  rescue_free(done);
   return 0;
 }
 
@@ -945,10 +1014,10 @@ static int align_coders(adj *a, seg_align *al) {
   double *gs = NULL, *ge = NULL, *cs = NULL, *ce = NULL;
   int c, i, rc = 0;
   al->gm = rescue_calloc((size_t)a->K + 1, sizeof *al->gm);
-  al->cm = rescue_calloc((size_t)a->K + 1, sizeof *al->cm);
+  al->rt = rescue_calloc((size_t)a->K + 1, sizeof *al->rt);
   gs = rescue_calloc((size_t)g->n + 1, sizeof *gs);
   ge = rescue_calloc((size_t)g->n + 1, sizeof *ge);
-  if (!al->gm || !al->cm || !gs || !ge || !(al->gdoc = rescue_jdoc_new())) {
+  if (!al->gm || !al->rt || !gs || !ge || !(al->gdoc = rescue_jdoc_new())) {
     rc = nomem(a);
     goto end;
   }
@@ -968,7 +1037,7 @@ static int align_coders(adj *a, seg_align *al) {
     }
     for (i = 0; i < x->n; i++)
       cs[i] = x->rows[i].start_time, ce[i] = x->rows[i].end_time;
-    if (rescue_gold_align(gs, ge, g->n, cs, ce, x->n, &al->gm[c], &al->cm[c]))
+    if (rescue_gold_align(gs, ge, g->n, cs, ce, x->n, &al->gm[c], &al->rt[c]))
       rc = nomem(a);
   }
 end:
@@ -1000,11 +1069,11 @@ static int run_aligned(adj *a, const rescue_sample *s, int64_t gold_rowset, int6
                                   "sample '%s': no gold row set", s->sample_id);
   }
   rc = align_coders(a, &al);
-  a->cm = al.cm;
+  a->rt = al.rt;
   a->g = al.g;
   for (i = 0; i < al.g->n && !rc; i++)
     rc = decide_aligned_row(a, s, &al, i);
-  a->cm = NULL;
+  a->rt = NULL;
   a->g = NULL;
   seg_align_clear(a, &al);
   rescue_sample_iter_free(&it);
@@ -1155,9 +1224,10 @@ static int start(adj *a, rescue_store *st, const rescue_adjudicate_opts *o,
 static int adj_audit(rescue_store *st, const rescue_adjudicate_opts *o, const char *lead,
                      const rescue_adjudicate_result *res) {
   rescue_audit_entry e = {0};
-  char detail[200];
-  snprintf(detail, sizeof detail, "policy %s: %ld gold versions written, %d undecided",
-           rescue_adj_policy_name(o->policy), res->written, res->n_undecided);
+  char detail[300];
+  snprintf(detail, sizeof detail, "policy %s%s%.64s: %ld gold versions written, %d undecided",
+           rescue_adj_policy_name(o->policy), o->segmentation ? ", segmentation " : "",
+           o->segmentation ? o->segmentation : "", res->written, res->n_undecided);
   e.action = "adjudicate";
   e.annotator = lead;
   e.detail = detail;

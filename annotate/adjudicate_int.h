@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "rescue_buf.h"
+#include "rescue_json.h"
 #include "rescue_store.h"
 
 /* private to the library: not exported from librescue.so */
@@ -57,11 +58,36 @@ extern const char *const rescue_gold_seg_fields[];
 ** least half of the shorter span (rescue_align_rows, annotate/agree_int.h). So a row a
 ** coder kept whole that gold split goes to the half it overlaps most (the earlier on a
 ** tie), and of rows gold merged the one overlapping it most goes to the merged row.
-** *gm (ng entries): per gold row the coder's row (index) or -1; *cm (nc): per coder row
-** the gold row or -1; the caller frees both. 0 or RESCUE_ENOMEM (nothing allocated).
+** *gm (ng entries): per gold row the coder's row (index) or -1.
+** *rt (ng + nc entries): where the coder's references go in gold (rescue_gold_refs_write).
+** rt[i], gold row i: the coder's row whose references go to it: its partner, else the row
+** of theirs it overlaps most (the earlier on a tie), else -1; so a reference to a row they
+** kept whole that gold split goes to both halves. rt[ng + j], coder row j that no gold row
+** names so (the other half of their split, the other of two rows gold merged): the gold
+** row it overlaps most (the earlier on a tie), else -1 (it overlaps none, or a gold row
+** names it). The caller frees both. 0 or RESCUE_ENOMEM (nothing allocated).
 */
 int rescue_gold_align(const double *gs, const double *ge, int ng, const double *cs,
-                      const double *ce, int nc, int **gm, int **cm);
+                      const double *ce, int nc, int **gm, int **rt);
+
+/*
+** Append to out the row-number list v (an array) of a coder's row as the gold row set
+** numbers rows, through rt (rescue_gold_align; ng gold rows): row_at(ctx, n) gives the
+** index of their row n, or -1 when they have none (the number never resolved: written as
+** it is); gold_pos(ctx, i) the position of gold row i. A reference goes to every gold row
+** rt names for it, in gold order, else to its rt[ng + j], else it is left out; each gold
+** row is written once. 0 or RESCUE_ENOMEM.
+*/
+int rescue_gold_refs_write(rescue_buf *out, const rescue_jnode *v, const int *rt, int ng,
+                           int (*row_at)(void *ctx, int pos), int (*gold_pos)(void *ctx, int i),
+                           void *ctx);
+
+/*
+** 1 when a coder's row shown with origin (rescue_row.origin, RESCUE_ROW_*) votes in gold,
+** in adjudication and curation alike: not a split or merged row carrying a version its
+** annotator saved on another span (they never judged this one).
+*/
+int rescue_gold_votes(int origin);
 
 #pragma GCC visibility pop
 

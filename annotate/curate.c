@@ -44,8 +44,10 @@ typedef struct ccoder {
   const rescue_jnode *row; /* their row for the row being curated, or NULL */
   rescue_jdoc *rdoc;       /* owns row when as_gold rewrote it */
   int64_t version;
-  int *gm; /* per gold row: their row aligned to it (index into vs), or -1 */
-  int src; /* the index of row, or -1 */
+  int *gm;   /* per gold row: their row aligned to it (index into vs), or -1 */
+  int *rt;   /* where their references go in gold (rescue_gold_align) */
+  int src;   /* the index of row, or -1 */
+  int votes; /* row votes (rescue_gold_votes: not a split or merged row they never saved) */
 } ccoder;
 
 /* A stored decision. */
@@ -118,6 +120,7 @@ static void cur_free(cur *c) {
     rescue_view_sample_clear(&c->c[i].vs);
     rescue_jdoc_free(&c->c[i].rdoc);
     rescue_free(c->c[i].gm);
+    rescue_free(c->c[i].rt);
   }
   rescue_free(c->c);
   rescue_view_sample_clear(&c->gv);
@@ -328,14 +331,17 @@ static int seg_field(const char *key) {
 #define SEG_POLICY "segmentation"
 
 /*
-** 1 when coder i votes on field key of the row being curated: a person with a row there,
-** and for times, speaker and text that row itself (a row of theirs aligned to it that is
-** another row has its own span: the segmentation decides those, not a vote).
+** 1 when coder i votes on field key of the row being curated (NULL: on some field): a
+** person with a row there that votes as in adjudication (rescue_gold_votes), and for
+** times, speaker and text that row itself (a row of theirs aligned to it that is another
+** row has its own span: the segmentation decides those, not a vote).
 */
 static int votes_on(const cur *c, int i, const char *key) {
   const ccoder *k = &c->c[i];
-  if (!k->person || !k->row)
+  if (!k->person || !k->row || !k->votes)
     return 0;
+  if (!key)
+    return 1;
   return !seg_field(key) || k->src < 0 || k->vs.row_ids[k->src] == c->row_id;
 }
 
@@ -398,7 +404,7 @@ static int vote_path(cur *c, char *tok[3], int depth, const char *p) {
     for (i = 0; i < c->K && ok; i++) {
       const rescue_jnode *v, *it;
       int j = 0;
-      if (!c->c[i].person || !c->c[i].row)
+      if (!votes_on(c, i, NULL))
         continue;
       v = resolve(c->c[i].row, tok, depth);
       if (!v || (depth == 1 && v->type != RESCUE_JARRAY) ||
@@ -457,7 +463,7 @@ static int baseline_votes(cur *c) {
   int i, rc = 0;
   for (i = 0; i < c->K && !rc; i++) {
     const rescue_jnode *m;
-    if (!c->c[i].person || !c->c[i].row)
+    if (!votes_on(c, i, NULL))
       continue;
     for (m = c->c[i].row->child; m && !rc; m = m->next) {
       char *tok[3] = {(char *)m->key, NULL, NULL};
@@ -472,6 +478,25 @@ static int baseline_votes(cur *c) {
     }
   }
   rescue_buf_clear(&p);
+  return rc;
+}
+
+/*
+** The baseline of row p when no coder's row votes on it (adjudication leaves it undecided:
+** "no coder worked on this sample"): every field of the gold row set's row, undecided, for
+** the lead to decide.
+*/
+static int baseline_open(cur *c, int p) {
+  rescue_buf path = RESCUE_BUF_INIT;
+  const rescue_jnode *m;
+  int rc = 0;
+  for (m = c->gv.rows[p - 1] ? c->gv.rows[p - 1]->child : NULL; m && !rc; m = m->next) {
+    rescue_buf_reset(&path);
+    rescue_buf_putc(&path, '/');
+    put_token(&path, m->key);
+    rc = rescue_buf_ok(&path) ? add_voted(c, path.s, NULL, 0) : nomem(c->st);
+  }
+  rescue_buf_clear(&path);
   return rc;
 }
 
@@ -805,7 +830,8 @@ static void row_times(const rescue_view_sample *vs, int i, double *start, double
 
 /*
 ** Align every coder's rows (their own row set) to the gold row set's rows as adjudication
-** does (rescue_gold_align, adjudicate_int.h): each k->gm. The gold rows' times are those
+** does (rescue_gold_align, adjudicate_int.h): each k->gm, and where references to their
+** rows go in gold, k->rt. The gold rows' times are those
 ** the segmenter's view shows (as adjudication reads them: a row of a split has no gold
 ** or draft version, so the gold view shows it with the times of the row it was split
 ** from), else the gold view's.
@@ -827,7 +853,6 @@ static int cur_align(cur *c) {
     row_times(g, i, &gs[i], &ge[i]);
   for (k = 0; k < c->K && !rc; k++) {
     ccoder *x = &c->c[k];
-    int *cm = NULL;
     cs = rescue_calloc((size_t)x->vs.n + 1, sizeof *cs);
     ce = rescue_calloc((size_t)x->vs.n + 1, sizeof *ce);
     if (!cs || !ce) {
@@ -835,10 +860,9 @@ static int cur_align(cur *c) {
     } else {
       for (i = 0; i < x->vs.n; i++)
         row_times(&x->vs, i, &cs[i], &ce[i]);
-      if (rescue_gold_align(gs, ge, c->gv.n, cs, ce, x->vs.n, &x->gm, &cm))
+      if (rescue_gold_align(gs, ge, c->gv.n, cs, ce, x->vs.n, &x->gm, &x->rt))
         rc = nomem(c->st);
     }
-    rescue_free(cm);
     rescue_free(cs);
     rescue_free(ce);
     cs = ce = NULL;
@@ -935,56 +959,53 @@ static ccoder *coder_named(cur *c, const char *name) {
   return NULL;
 }
 
+/* The index of coder k's (ctx) row at position pos, or -1 (rescue_gold_refs_write). */
+static int row_at(void *ctx, int pos) {
+  const ccoder *k = ctx;
+  for (int j = 0; j < k->vs.n; j++) {
+    const rescue_jnode *ri = k->vs.rows[j] ? rescue_jget(k->vs.rows[j], "row_index") : NULL;
+    if (ri && ri->type == RESCUE_JNUMBER && (int)ri->num == pos)
+      return j;
+  }
+  return -1;
+}
+
+/* The position of gold row i (rescue_gold_refs_write). */
+static int gold_pos(void *ctx, int i) {
+  (void)ctx;
+  return i + 1;
+}
+
 /*
 ** Coder k's row as row p of the gold row set shows it: its row_index is p and its row-number
-** lists are the references its version stored (row_ref) as positions of the gold row set,
-** so that a coder who split a row earlier does not differ by position alone.
+** lists, as their view numbers rows, are renumbered to gold rows the way adjudication does
+** it (rescue_gold_refs_write with k->rt), so that a coder who split a row earlier does not
+** differ by position alone.
 */
 static int as_gold(cur *c, ccoder *k, int p) {
   const rescue_scheme *sc = rescue_store_scheme(c->st);
-  sqlite3_stmt *s = rescue_store_stmt(c->st, "curate_version_content");
-  rescue_buf out = RESCUE_BUF_INIT, lost = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+  rescue_buf b = RESCUE_BUF_INIT;
   rescue_buf vals[17];
   const char *keys[17], *valp[17];
-  const rescue_jnode *stored = NULL, *m, *row;
+  const rescue_jnode *m, *row;
   rescue_jerror je;
-  char *content = NULL;
   int n = 0, rc = 0, i;
-  if (!s)
-    return rescue_store_err(c->st)->code;
-  rescue_bind_int(s, ":version_id", k->version);
-  if ((rc = sqlite3_step(s)) == SQLITE_ROW)
-    content = dup_col(s, 0);
-  sqlite3_reset(s);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    return rescue_store_sqlerr(c->st, "reading a version");
-  rc = 0;
-  if (content && rescue_refs_maybe(sc, content)) {
-    if ((rc = rescue_store_refs_in(c->st, c->gv.rowset_id, k->version, content, strlen(content),
-                                   &out, &lost)))
-      goto end;
-    stored = out.len ? rescue_jparse(c->doc, out.s, out.len, &je)
-                     : rescue_jparse(c->doc, content, strlen(content), &je);
-    if (!stored) {
-      rc = rescue_seterr(rescue_store_err(c->st), RESCUE_EINTERNAL, "a version: %s", je.msg);
-      goto end;
-    }
-  }
   memset(vals, 0, sizeof vals);
-  for (m = k->row->child; m && n < 17; m = m->next) {
+  for (m = k->row->child; m && n < 17 && !rc; m = m->next) {
     const rescue_field *f = sc ? rescue_scheme_field(sc, m->key) : NULL;
-    const rescue_jnode *w;
     if (strcmp(m->key, "row_index") == 0 && m->type == RESCUE_JNUMBER)
       rescue_buf_printf(&vals[n], "%d", p);
-    else if (f && f->type == RESCUE_F_INTS && stored && (w = rescue_jget(stored, m->key)))
-      rescue_jwrite(&vals[n], w);
+    else if (f && f->type == RESCUE_F_INTS && m->type == RESCUE_JARRAY && k->rt)
+      rc = rescue_gold_refs_write(&vals[n], m, k->rt, c->gv.n, row_at, gold_pos, k);
     else
       continue;
     keys[n] = m->key;
     valp[n] = vals[n].s ? vals[n].s : "null";
     n++;
   }
-  if (n) {
+  if (rc) {
+    rc = nomem(c->st);
+  } else if (n) {
     rescue_row_write_with(&b, k->row, keys, valp, n);
     if (!rescue_buf_ok(&b))
       rc = nomem(c->st);
@@ -997,10 +1018,6 @@ static int as_gold(cur *c, ccoder *k, int p) {
   }
   for (i = 0; i < n; i++)
     rescue_buf_clear(&vals[i]);
-end:
-  rescue_free(content);
-  rescue_buf_clear(&out);
-  rescue_buf_clear(&lost);
   rescue_buf_clear(&b);
   return rc;
 }
@@ -1055,6 +1072,7 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
     k->row = j >= 0 ? k->vs.rows[j] : NULL;
     k->version = j >= 0 ? k->vs.versions[j] : 0;
     k->src = k->row ? j : -1;
+    k->votes = k->row && (!k->vs.origin || rescue_gold_votes(k->vs.origin[j])); /* flat: own */
     if (k->row && (rc = as_gold(c, k, p)))
       return rc;
   }
@@ -1079,6 +1097,8 @@ static int row_state(cur *c, int p, int64_t skip_decision) {
       return rescue_store_sqlerr(c->st, "reading gold");
   }
   rc = base ? baseline_gold(c, base_id, base, policy, at) : baseline_votes(c);
+  if (!rc && !base && !c->n)
+    rc = baseline_open(c, p);
   if (!rc && !base)
     rc = seg_values(c);
   rescue_free(base);
@@ -1711,7 +1731,7 @@ static int write_gold(cur *c, int p, const char *now, int64_t *gold_version) {
     goto end;
   rescue_buf_putc(&src, '[');
   for (i = 0; i < c->K; i++)
-    if (c->c[i].person && c->c[i].row)
+    if (votes_on(c, i, NULL))
       rescue_buf_printf(&src, "%s%lld", n++ ? ", " : "", (long long)c->c[i].version);
   rescue_buf_putc(&src, ']');
   if (!rescue_buf_ok(&src)) {

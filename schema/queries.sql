@@ -824,9 +824,6 @@ SELECT DISTINCT a.id, a.name, a.role FROM annotator a
    AND a.name <> :adjudication
  ORDER BY a.name = :draft, a.role = 'model', a.name;
 
--- name: curate_version_content
-SELECT content FROM row_version WHERE id = :version_id;
-
 -- name: curate_decisions
 SELECT d.id, d.field, d.path, d.value, d.take_id, t.name, d.lead_id, l.name, d.created_at,
        d.how, d.undoes
@@ -930,12 +927,16 @@ SELECT s.sample_id FROM sample s WHERE s.status <> 'discarded' ORDER BY s.sort_k
 -- name: curate_queue_samples
 -- The queue's samples, each with its base row set and whether its rows can be read flat
 -- (rescue_curate_queue_json): nobody has a row set of their own and every row is still
--- where it was made, so each coder's view is view_rows_annotator_flat verbatim.
+-- where it was made, made from no other row (a draft imported again with --resegment makes
+-- rows whose coders' versions are on the rows they came from), so each coder's view is
+-- view_rows_annotator_flat verbatim.
 SELECT s.id, s.sample_id, s.rowset_id,
        NOT EXISTS (SELECT 1 FROM annotator_rowset x WHERE x.sample_ref = s.id)
        AND NOT EXISTS (SELECT 1 FROM rowset_member m JOIN row w ON w.id = m.row_id
                         WHERE m.rowset_id = s.rowset_id
                           AND (w.rowset_id <> m.rowset_id OR w.position <> m.position))
+       AND NOT EXISTS (SELECT 1 FROM rowset_member m JOIN row_origin o ON o.row_id = m.row_id
+                        WHERE m.rowset_id = s.rowset_id)
   FROM sample s WHERE s.status <> 'discarded' ORDER BY s.sort_key;
 -- ---------------------------------------------------------------------------------
 -- lint waivers (annotate/lint.c)

@@ -579,7 +579,11 @@ END_TEST
 ** `--policy lead` (lea made no version) every value of the 12 gold rows is agreed, row
 ** numbers compared as the gold row set numbers them (bob merged rows 7 and 8, cat split
 ** row 6). On the previous main each row_index and the evidence rows of rows 11, 13 and 15
-** were recorded against the coders' own numbering as "policy lead, decided by lea".
+** were recorded against the coders' own numbering as "policy lead, decided by lea". Row 4
+** stays open: it refers to row 7, which bob merged with row 8, so his reference covers gold
+** rows 7 and 8; it refers to row 6 too, which cat split: her reference to the half that
+** pairs with no gold row goes to the gold row it overlaps most (on the previous main it was
+** dropped, [1, 4, 5, 7]). The log line names the segmentation chosen.
 */
 START_TEST(test_fixture_policy_provenance) {
   char *db = tu_fixture_coders(), *out = NULL, *err = NULL;
@@ -591,7 +595,16 @@ START_TEST(test_fixture_policy_provenance) {
   ck_assert_int_eq(tu_rescue(&out, &err, "adjudicate", db, "--policy", "lead", "--lead", "lea",
                              "--segmentation", "ann", NULL),
                    0);
-  ck_assert_msg(strstr(out, "12 gold versions written"), "%s", out);
+  ck_assert_msg(strstr(out, "12 gold versions written, 0 already gold, 4 undecided"), "%s", out);
+  ck_assert_msg(strstr(out, "relation_pattern_evidence_rows: ann [1, 4, 5, 6, 7] | bob [1, 4, 5, "
+                            "6, 7, 8] | cat [1, 4, 5, 6, 7]\n"),
+                "%s", out);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "log", db, NULL), 0);
+  ck_assert_msg(strstr(out, "(lea)  policy lead, segmentation ann: 12 gold versions written, 4 "
+                            "undecided"),
+                "%s", out);
   free(out);
   free(err);
   ck_assert_int_eq(fx_count(db, "SELECT count(*) FROM gold_provenance WHERE how = 'policy' AND "

@@ -1236,6 +1236,269 @@ START_TEST(retired_gold_id_not_reused) {
 }
 END_TEST
 
+/* ---- rows a coder segmented otherwise than gold: references, votes, merges ---- */
+
+/*
+** who saves row `pos` of their view as it shows it with the first `from` replaced by `to`
+** (both NULL: as shown): the library's save, which must write a version.
+*/
+static void save_shown(rescue_store *st, const char *who, int pos, const char *from,
+                       const char *to) {
+  rescue_view_sample vs;
+  rescue_buf b = RESCUE_BUF_INIT;
+  int64_t id, v = 0;
+  char *text;
+  int unchanged = 0;
+  ck_assert_int_eq(rescue_annotator_id(st, who, NULL, 0, &id), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, SAMPLE, id, &vs), 0);
+  rescue_jwrite(&b, vs.rows[pos - 1]);
+  text = from ? replace1(b.s, from, to) : strdup(b.s);
+  ck_assert_msg(rescue_row_save(st, SAMPLE, pos, id, vs.versions[pos - 1], text, strlen(text), &v,
+                                &unchanged) == 0,
+                "%s", rescue_store_errmsg(st));
+  ck_assert_msg(v > 0 && !unchanged, "%s row %d: nothing written", who, pos);
+  free(text);
+  rescue_buf_clear(&b);
+  rescue_view_sample_clear(&vs);
+}
+
+/* who merges rows `row` and `row` + 1 of their view (the library's call). */
+static void merge_at(rescue_store *st, const char *who, int row) {
+  rescue_view_sample vs;
+  rescue_resegment op = {.op = RESCUE_RESEG_MERGE, .row = row};
+  int64_t id;
+  ck_assert_int_eq(rescue_annotator_id(st, who, NULL, 0, &id), 0);
+  ck_assert_int_eq(rescue_view_sample_load(st, SAMPLE, id, &vs), 0);
+  op.base_version = vs.versions[row - 1];
+  op.next_version = vs.versions[row];
+  rescue_view_sample_clear(&vs);
+  ck_assert_msg(rescue_sample_resegment(st, SAMPLE, id, &op, NULL, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+}
+
+/* The latest gold content of row pos of the gold row set (caller frees), or NULL. */
+static char *gold_at(rescue_store *st, int pos) {
+  rescue_curate_state s;
+  char q[200], *g = NULL;
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  if (s.rows[pos - 1].gold_version > 0) {
+    snprintf(q, sizeof q, "SELECT content FROM row_version WHERE id = %lld",
+             (long long)s.rows[pos - 1].gold_version);
+    g = text_of(q);
+  }
+  rescue_curate_state_clear(&s);
+  return g;
+}
+
+/* `adjudicate --policy majority` (exit 0), with --segmentation seg unless NULL: its report. */
+static char *majority(const char *seg) {
+  char *out = NULL, *errs = NULL;
+  ck_assert_int_eq(tu_rescue(&out, &errs, "adjudicate", db, "--policy", "majority",
+                             seg ? "--segmentation" : NULL, seg, NULL),
+                   0);
+  free(errs);
+  return out;
+}
+
+/*
+** ann splits row 2 at 70% of its span (her rows 2 and 3) and, on row 3 (her 4), refers to
+** the second half only ([1, 3, 4] in her view); bob keeps row 2 whole and refers to rows
+** [1, 2, 3]; the lead chooses bob's segmentation. ann's first half pairs with gold row 2,
+** her second half with none: her reference to it goes to gold row 2, the row it overlaps
+** most, so both coders refer to [1, 2, 3] in curation and in `adjudicate` (on the previous
+** main adjudicate dropped it: [1, 3], row 3 undecided and without gold).
+*/
+START_TEST(ref_to_unpaired_half) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  const rescue_curate_value_set *v;
+  char *out, *g;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  split_at(st, "ann", 2, 0.7);
+  save_shown(st, "ann", 4, "\"relation_pattern_evidence_rows\": [1, 2, 3, 4]",
+             "\"relation_pattern_evidence_rows\": [1, 3, 4]");
+  rescue_store_close(&st);
+  /* adjudicate: gold row 3 agreed, its reference to gold row 2 kept */
+  out = majority("bob");
+  ck_assert_msg(strstr(out, "8 gold versions written, 0 already gold, 1 undecided"), "%s", out);
+  free(out);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  g = gold_at(st, 3);
+  ck_assert_msg(g && strstr(g, "\"relation_pattern_evidence_rows\": [1, 2, 3]"), "%s",
+                g ? g : "no gold");
+  free(g);
+  /* curation: the same values, no disagreement */
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  ck_assert_int_eq(s.n_rows, 9);
+  v = value_at(&s, 3, "/relation_pattern_evidence_rows");
+  ck_assert_ptr_nonnull(v);
+  ck_assert_str_eq(s.coders[0].name, "ann");
+  ck_assert_str_eq(v->values[0].value, "[1, 2, 3]");
+  ck_assert_str_eq(v->values[1].value, "[1, 2, 3]");
+  ck_assert(v->decided && !v->differ);
+  ck_assert_str_eq(v->gold, "[1, 2, 3]");
+  ck_assert_int_eq(s.rows[2].undecided, 0);
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
+/*
+** The draft is imported again with --resegment (tests/data/couple_resegmented.jsonl: row 2
+** split at 7.5 s, rows 4 and 5 merged): ann and bob, in the draft's row set, see their
+** old labels carried onto the new rows. ann saves both halves as a disclosure; bob saves
+** nothing there, so his carried "defense" is no vote (he never judged those spans), in
+** `adjudicate` and in curation alike (library, GET /api/curate/<id> and the queue): the
+** same undecided rows (row 1's three values, and the merged row 5 that neither saved,
+** open for the lead in each of its fields) and the same agreed gold. On the previous main
+** curation counted the carried rows: rows 2 and 3 showed a disagreement adjudicate did not
+** have, row 5 was agreed, and the queue read the coders' versions of the old rows as
+** missing (it read the row set flat).
+*/
+START_TEST(carried_rows_vote_as_in_adjudicate) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_server *srv = NULL;
+  rescue_serve_opts so = {0};
+  rescue_curate_state s;
+  const rescue_curate_value_set *v;
+  char path[4096], *out, *g;
+  json_error_t je;
+  json_t *j;
+  resp r;
+  int p, undecided = 0;
+  make_corpus();
+  snprintf(path, sizeof path, "%s/tests/data/couple_resegmented.jsonl", RESCUE_SOURCE_DIR);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, path, "--resegment", NULL), 0);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  for (p = 2; p <= 3; p++)
+    save_shown(st, "ann", p, "\"utterance_type\": \"defense\"",
+               "\"utterance_type\": \"disclosure\"");
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  ck_assert_int_eq(s.n_rows, 9);
+  for (p = 1; p <= s.n_rows; p++) {
+    undecided += s.rows[p - 1].undecided;
+    ck_assert_msg(!s.rows[p - 1].undecided == (p != 1 && p != 5), "row %d: %d undecided", p,
+                  s.rows[p - 1].undecided);
+  }
+  ck_assert_int_eq(s.rows[0].undecided, 3);
+  ck_assert_int_eq(s.rows[4].undecided, s.rows[4].n_values); /* no vote: every value open */
+  for (p = 2; p <= 3; p++) {
+    v = value_at(&s, p, "/utterance_type");
+    ck_assert_msg(v->decided && !v->differ, "row %d: bob's carried row voted", p);
+    ck_assert_str_eq(v->gold, "\"disclosure\"");
+  }
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  /* the API says the same: row 2's type decided, as many undecided values in the queue */
+  so.db = db;
+  so.listen = "127.0.0.1:0";
+  ck_assert_msg(rescue_serve_start(&so, &srv, &err) == 0, "%s", err.msg);
+  r = http(rescue_serve_port(srv), "GET", CPATH, tok_lea, NULL);
+  expect(r, 200);
+  j = json_loads(r.body, 0, &je);
+  ck_assert_ptr_nonnull(j);
+  ck_assert(json_is_true(json_object_get(row_value_at(j, 2, "/utterance_type"), "decided")));
+  ck_assert(json_is_false(json_object_get(row_value_at(j, 2, "/utterance_type"), "differ")));
+  json_decref(j);
+  free(r.body);
+  r = http(rescue_serve_port(srv), "GET", "/api/curate?open=1", tok_lea, NULL);
+  expect(r, 200);
+  j = json_loads(r.body, 0, &je);
+  ck_assert_int_eq(json_integer_value(json_object_get(
+                       json_array_get(json_object_get(j, "samples"), 0), "undecided")),
+                   undecided);
+  json_decref(j);
+  free(r.body);
+  rescue_serve_stop(&srv);
+  /* adjudicate: row 1 undecided in the same three fields, row 5 open, gold for the 7 others */
+  out = majority(NULL);
+  ck_assert_msg(strstr(out, "7 gold versions written, 0 already gold, 2 undecided") &&
+                    strstr(out, SAMPLE ":1: no majority in 3 fields") &&
+                    strstr(out, SAMPLE ":5: no coder worked on this sample"),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  for (p = 2; p <= 3; p++) {
+    g = gold_at(st, p);
+    ck_assert_msg(g && strstr(g, "\"utterance_type\": \"disclosure\""), "row %d: %s", p,
+                  g ? g : "no gold");
+    free(g);
+  }
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
+/*
+** bob merges rows 4 and 5 (the therapist's 14.2-21.05 s and Daniel's 21.05-25.3 s), saves
+** the merged row in a calmer tone, and on row 6 (his numbering; 7 before) refers to
+** [4, 5, 6]; ann keeps 4 and 5 apart (a therapist row and a reflection) and on row 7
+** refers to [5, 6, 7]; the lead chooses bob's segmentation. Of ann's two rows her row 4
+** votes on the merged row (it overlaps it most): one disagreement there, the tone, and her
+** row 5's reflection is nowhere; her reference to row 5 goes to the merged row, so both
+** refer to [4, 5, 6] on gold row 6: agreed in curation and in `adjudicate` (on the previous
+** main adjudicate dropped it: [5, 6], row 6 undecided).
+*/
+START_TEST(gold_merges_rows_kept_apart) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_curate_state s;
+  const rescue_curate_value_set *v;
+  char *out, *g;
+  int p;
+  make_corpus();
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  merge_at(st, "bob", 4);
+  save_shown(st, "bob", 4, "\"tone_of_voice\": \"", "\"tone_of_voice\": \"calm; ");
+  save_shown(st, "bob", 6, "\"relation_pattern_evidence_rows\": [5, 6]",
+             "\"relation_pattern_evidence_rows\": [4, 5, 6]");
+  save_shown(st, "ann", 7, "\"relation_pattern_evidence_rows\": [6, 7]",
+             "\"relation_pattern_evidence_rows\": [5, 6, 7]");
+  rescue_store_close(&st);
+  /* adjudicate: rows 1 and 4 undecided (row 4 in the tone only), row 6 agreed */
+  out = majority("bob");
+  ck_assert_msg(strstr(out, "6 gold versions written, 0 already gold, 2 undecided") &&
+                    strstr(out, SAMPLE ":4: no majority in 1 field (tone_of_voice)"),
+                "%s", out);
+  ck_assert_msg(!strstr(out, "reflection"), "%s", out);
+  free(out);
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  g = gold_at(st, 6);
+  ck_assert_msg(g && strstr(g, "\"relation_pattern_evidence_rows\": [4, 5, 6]"), "%s",
+                g ? g : "no gold");
+  free(g);
+  ck_assert_ptr_null(gold_at(st, 4));
+  /* curation: the same */
+  ck_assert_int_eq(rescue_curate_load(st, SAMPLE, &s), 0);
+  ck_assert_int_eq(s.n_rows, 8);
+  ck_assert_int_eq(s.rows[0].undecided, 3);
+  ck_assert_int_eq(s.rows[3].undecided, 1);
+  v = value_at(&s, 4, "/tone_of_voice");
+  ck_assert(!v->decided && v->differ);
+  ck_assert_ptr_nonnull(strstr(v->values[1].value, "calm; "));
+  ck_assert_ptr_null(strstr(v->values[0].value, "calm; "));
+  v = value_at(&s, 4, "/utterance_type");
+  ck_assert_ptr_nonnull(v);
+  ck_assert(v->decided && !v->differ);
+  ck_assert_ptr_null(strstr(v->values[0].value, "reflection"));
+  ck_assert_ptr_nonnull(source_of(&s, 4, "ann")); /* her row 4, 14.2-21.05 s */
+  ck_assert_double_eq_tol(source_of(&s, 4, "ann")->end_time, 21.05, 1e-6);
+  v = value_at(&s, 6, "/relation_pattern_evidence_rows");
+  ck_assert_str_eq(v->values[0].value, "[4, 5, 6]");
+  ck_assert_str_eq(v->values[1].value, "[4, 5, 6]");
+  ck_assert(v->decided && !v->differ);
+  for (p = 5; p <= s.n_rows; p++)
+    ck_assert_int_eq(s.rows[p - 1].undecided, 0);
+  rescue_curate_state_clear(&s);
+  rescue_store_close(&st);
+  drop_corpus();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("curate");
   TCase *t = tcase_create("curate");
@@ -1251,6 +1514,9 @@ int main(void) {
   tcase_add_test(t, halves_align_one_to_one);
   tcase_add_test(t, cli_decide_writes_agreed_rows);
   tcase_add_test(t, retired_gold_id_not_reused);
+  tcase_add_test(t, ref_to_unpaired_half);
+  tcase_add_test(t, carried_rows_vote_as_in_adjudicate);
+  tcase_add_test(t, gold_merges_rows_kept_apart);
   suite_add_tcase(s, t);
   return tu_run_suite(s);
 }
