@@ -232,8 +232,17 @@ static void forget(rescue_server *s, srv_cached *e) {
   pthread_mutex_unlock(&s->cache_mu);
 }
 
-void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after, int position,
-                     const rescue_buf *shown, int64_t version, int unchanged) {
+int64_t srv_cache_gen(rescue_server *s, srv_cached *e) {
+  int64_t gen;
+  pthread_mutex_lock(&s->cache_mu);
+  gen = e->gen;
+  pthread_mutex_unlock(&s->cache_mu);
+  return gen;
+}
+
+void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after,
+                     int64_t gen_checked, rescue_review_change *ch, int64_t version,
+                     int unchanged) {
   rescue_server *s = r->srv;
   int current, rc = 0;
   pthread_rwlock_wrlock(&e->lock);
@@ -242,9 +251,13 @@ void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_
   pthread_mutex_unlock(&s->cache_mu);
   if (current && e->L.n_patched >= SRV_CACHE_PATCHES)
     current = 0;
-  if (current && !unchanged)
-    rc = rescue_review_put_row(r->st, e->sample_id, &e->L, position, shown->s, shown->len, version,
-                               &e->lint);
+  /* checked against this very view (no save put into it since): its lint holds; else
+     the row is linted again against the view as it is now */
+  if (current && !unchanged && gen_checked == gen_before)
+    rc = rescue_review_put_change(r->st, e->sample_id, &e->L, ch, version, &e->lint);
+  else if (current && !unchanged)
+    rc = rescue_review_put_row(r->st, e->sample_id, &e->L, ch->position, ch->shown.s, ch->shown.len,
+                               version, &e->lint);
   e->broken |= rc != 0;
   if (current && !rc) {
     pthread_mutex_lock(&s->cache_mu);
