@@ -271,6 +271,9 @@ int srv_write_lock(srv_req *r) {
   rescue_store *w = s->pool[0];
   long long ms;
   int rc;
+  /* the request's reads so far were one snapshot; what it reads after its write is the
+     latest store */
+  rescue_store_read_end(r->st);
   __atomic_add_fetch(&s->write_waiting, 1, __ATOMIC_SEQ_CST);
   rc = pthread_mutex_timedlock(&s->write_mu, &r->deadline);
   __atomic_sub_fetch(&s->write_waiting, 1, __ATOMIC_SEQ_CST);
@@ -376,7 +379,10 @@ static void *worker_main(void *arg) {
       corpus_busy(r);
     } else {
       r->st = w->s->pool[w->store];
+      /* one snapshot for the request's reads (its write, if any, ends it: srv_write_lock) */
+      rescue_store_read_begin(r->st);
       srv_dispatch(r);
+      rescue_store_read_end(w->s->pool[w->store]);
       r->st = NULL; /* a clip streams after this, holding no store connection */
       if (r->commit_failed) {
         if (r->resp)
