@@ -364,6 +364,8 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
                   srv_cached **out);
 /* The entry's view and (lint not NULL) its whole-sample lint, while read-locked. */
 const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result **lint);
+/* The entry's rows as JSON text (what rescue_jwrite makes of each), while read-locked. */
+const rescue_buf *srv_cache_row_text(srv_cached *e);
 void srv_cache_unread(srv_cached *e);
 /* Drop the reference srv_cache_get gave; *e becomes NULL. */
 void srv_cache_release(rescue_server *s, srv_cached **e);

@@ -135,7 +135,9 @@ static double row_num(const rescue_jnode *row, const char *key) {
   return n && n->type == RESCUE_JNUMBER ? n->num : NAN;
 }
 
-static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const srv_media *m) {
+/* The view's rows with their ids, versions, origin and media; text: each row's JSON (the cache's). */
+static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const rescue_buf *text,
+                     const srv_media *m) {
   int i;
   rescue_jw_arr(w);
   for (i = 0; i < L->n; i++) {
@@ -156,7 +158,7 @@ static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, cons
     rescue_jw_key(w, "seg_changed");
     rescue_jw_bool(w, L->seg_changed[i]);
     rescue_jw_key(w, "row");
-    rescue_jw_node(w, L->rows[i]);
+    rescue_jw_raw(w, text[i].s, text[i].len);
     rescue_jw_key(w, "media");
     srv_put_row_media(r, w, m, i, row_num(L->rows[i], "start_time"),
                       row_num(L->rows[i], "end_time"));
@@ -266,7 +268,7 @@ void api_sample(srv_req *r) {
   rescue_jw_key(&w, "entities");
   put_entities(&w, sc, L);
   rescue_jw_key(&w, "rows");
-  put_rows(r, &w, L, &media);
+  put_rows(r, &w, L, srv_cache_row_text(e), &media);
   rescue_jw_key(&w, "segment");
   put_clip(r, &w, "segment.mp4");
   rescue_jw_key(&w, "lint");
