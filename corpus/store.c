@@ -484,14 +484,21 @@ static int migrate(rescue_store *st) {
 
 /* ---- open / create ---- */
 
-/* WAL (unless read-only), foreign keys, and synchronous FULL when durable (else NORMAL). */
+/*
+** WAL (unless read-only), foreign keys, and synchronous FULL when durable (else NORMAL).
+** Durable handles (a server's) keep temporary data in memory: each save of a group commit
+** nests as a savepoint, whose journal then grows in small pieces instead of taking a fresh
+** spill buffer every time.
+*/
 static int configure(rescue_store *st, int readonly, int durable) {
   if (!readonly && ensure_wal(st))
     return st->err.code;
-  if (exec_sql(st,
-               durable ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL"
-                       : "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
-               "configuring"))
+  if (exec_sql(
+          st,
+          durable
+              ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY"
+              : "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
+          "configuring"))
     return st->err.code;
   return 0;
 }

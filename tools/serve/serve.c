@@ -216,10 +216,16 @@ static enum MHD_Result send_response(srv_req *r) {
   struct MHD_Response *resp = r->resp;
   enum MHD_Result ret;
   if (!resp) {
-    resp = MHD_create_response_from_buffer(r->out.len, r->out.s ? r->out.s : (char *)"",
-                                           MHD_RESPMEM_MUST_COPY);
-    if (!resp)
+    /* the body's buffer goes to libmicrohttpd as it is (no copy), freed when sent */
+    size_t len = r->out.len;
+    char *body = rescue_buf_detach(&r->out);
+    if (!body)
       return MHD_NO;
+    resp = MHD_create_response_from_buffer_with_free_callback(len, body, rescue_free);
+    if (!resp) {
+      rescue_free(body);
+      return MHD_NO;
+    }
     MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json");
   }
   r->resp = NULL;

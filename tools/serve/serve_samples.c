@@ -138,7 +138,11 @@ static double row_num(const rescue_jnode *row, const char *key) {
 /* The view's rows with their ids, versions, origin and media; text: each row's JSON (the cache's). */
 static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const rescue_buf *text,
                      const srv_media *m) {
+  size_t need = 0;
   int i;
+  for (i = 0; i < L->n; i++) /* room for all rows at once, not grown row by row */
+    need += text[i].len + 400;
+  rescue_buf_grow(w->b, need);
   rescue_jw_arr(w);
   for (i = 0; i < L->n; i++) {
     rescue_jw_obj(w);
