@@ -128,6 +128,30 @@ int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const re
                                rescue_lint_result *res, rescue_buf *shown);
 
 /*
+** A row checked for saving against a loaded view (rescue_review_check_change): the row as
+** the view will show it, the lint of the rows the change can affect (the row's own
+** findings among them: what to answer the save with), and which rows those are, so that
+** after the save rescue_review_put_change brings the view's whole-sample lint up to date
+** without linting again. Cleared with rescue_review_change_clear.
+*/
+typedef struct rescue_review_change {
+  int position;            /* the row, 1-based */
+  int n;                   /* rows of the view it was checked against */
+  rescue_buf shown;        /* the row as the view will show it */
+  rescue_lint_result lint; /* findings on the rows judged */
+  unsigned char *judged;   /* n flags: the rows the change can affect */
+} rescue_review_change;
+
+/*
+** rescue_review_check_row_in into *ch (its lint and shown), with the rows it judged.
+** Same returns; *ch is to be cleared whatever the return.
+*/
+int rescue_review_check_change(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                               int position, const char *row_json, size_t len,
+                               rescue_review_change *ch);
+void rescue_review_change_clear(rescue_review_change *ch);
+
+/*
 ** After the view's annotator saved row `position` as `version` (row_json: the row as their
 ** view shows it, rescue_review_check_row_in's shown): put it into *L
 ** (rescue_view_sample_put_row) and bring *full, the whole-sample lint of *L before the save
@@ -140,5 +164,14 @@ int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const re
 int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_sample *L,
                           int position, const char *row_json, size_t len, int64_t version,
                           rescue_lint_result *full);
+
+/*
+** rescue_review_put_row for a row checked with rescue_review_check_change against this same
+** view, unchanged since (the caller knows: nothing was put into *L in between): the lint
+** of the check is used, not made again; ch->lint's findings move into *full.
+** RESCUE_EINVAL when *ch was not checked against a view of this size.
+*/
+int rescue_review_put_change(rescue_store *st, const char *sample_id, rescue_view_sample *L,
+                             rescue_review_change *ch, int64_t version, rescue_lint_result *full);
 
 #endif

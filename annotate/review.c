@@ -323,9 +323,13 @@ static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_vi
   return rc;
 }
 
-int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
-                               int position, const char *row_json, size_t len,
-                               rescue_lint_result *res, rescue_buf *shown) {
+/*
+** rescue_review_check_row_in, and (judged not NULL) into *judged, rescue_calloc'ed with
+** L->n flags, the rows the lint judged (rescue_lint_row_change_rows).
+*/
+static int check_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                     int position, const char *row_json, size_t len, rescue_lint_result *res,
+                     rescue_buf *shown, unsigned char **judged) {
   rescue_buf text = RESCUE_BUF_INIT;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *row;
@@ -346,8 +350,13 @@ int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const re
     goto done;
   }
   rescue_row_write_like(&text, row, L->rows[position - 1], position);
+  if (judged && !(*judged = rescue_calloc((size_t)L->n, 1))) {
+    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    goto done;
+  }
   if (!rescue_buf_ok(&text) || !(row = rescue_jparse(doc, text.s, text.len, &je)) ||
-      (rc = lint_one_row(st, sample_id, L, position, row, L->rows[position - 1], res, NULL))) {
+      (rc = lint_one_row(st, sample_id, L, position, row, L->rows[position - 1], res,
+                         judged ? *judged : NULL))) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }
@@ -364,6 +373,28 @@ done:
   rescue_buf_clear(&text);
   rescue_jdoc_free(&doc);
   return rc;
+}
+
+int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                               int position, const char *row_json, size_t len,
+                               rescue_lint_result *res, rescue_buf *shown) {
+  return check_row(st, sample_id, L, position, row_json, len, res, shown, NULL);
+}
+
+int rescue_review_check_change(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                               int position, const char *row_json, size_t len,
+                               rescue_review_change *ch) {
+  memset(ch, 0, sizeof *ch);
+  ch->position = position;
+  ch->n = L->n;
+  return check_row(st, sample_id, L, position, row_json, len, &ch->lint, &ch->shown, &ch->judged);
+}
+
+void rescue_review_change_clear(rescue_review_change *ch) {
+  rescue_lint_result_clear(&ch->lint);
+  rescue_buf_clear(&ch->shown);
+  rescue_free(ch->judged);
+  memset(ch, 0, sizeof *ch);
 }
 
 int rescue_review_check_row(rescue_store *st, const char *sample_id, int position,
@@ -438,13 +469,33 @@ static int merge_change(const char *sample_id, const rescue_view_sample *L, int 
   return rc;
 }
 
+/*
+** The end of a put: with the view already holding the saved row, bring *full to the new
+** view's lint from *delta, the lint of the rows judged[] marks (moved out of *delta).
+*/
+static int put_lint(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
+                    int position, const unsigned char *judged, rescue_lint_result *delta,
+                    rescue_lint_result *full) {
+  int i, all = 1;
+  /* every row judged: the edit changed the sample's entity set, which the loaded sample
+     object (participants, scenario) was derived from: load it again */
+  for (i = 0; i < L->n && all; i++)
+    all = judged[i];
+  if (all && L->n > 1)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
+                         "the edit changes the entities of '%s': load it again", sample_id);
+  if (merge_change(sample_id, L, position - 1, judged, full, delta))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  return 0;
+}
+
 int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_sample *L,
                           int position, const char *row_json, size_t len, int64_t version,
                           rescue_lint_result *full) {
   rescue_lint_result delta;
   unsigned char *judged = NULL;
   const rescue_jnode *old;
-  int rc, i, all = 1;
+  int rc;
   memset(&delta, 0, sizeof delta);
   if (position < 1 || position > L->n)
     return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL, "sample '%s' has no row %d",
@@ -460,19 +511,20 @@ int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_s
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }
-  /* every row judged: the edit changed the sample's entity set, which the loaded sample
-     object (participants, scenario) was derived from: load it again */
-  for (i = 0; i < L->n && all; i++)
-    all = judged[i];
-  if (all && L->n > 1) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
-                       "the edit changes the entities of '%s': load it again", sample_id);
-    goto done;
-  }
-  if ((rc = merge_change(sample_id, L, position - 1, judged, full, &delta)))
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  rc = put_lint(st, sample_id, L, position, judged, &delta, full);
 done:
   rescue_free(judged);
   rescue_lint_result_clear(&delta);
   return rc;
+}
+
+int rescue_review_put_change(rescue_store *st, const char *sample_id, rescue_view_sample *L,
+                             rescue_review_change *ch, int64_t version, rescue_lint_result *full) {
+  int rc;
+  if (ch->position < 1 || ch->position > L->n || ch->n != L->n || !ch->judged)
+    return rescue_seterr(rescue_store_err(st), RESCUE_EINVAL,
+                         "sample '%s': the checked change does not fit the view", sample_id);
+  if ((rc = rescue_view_sample_put_row(L, ch->position, ch->shown.s, ch->shown.len, version)))
+    return rescue_seterr(rescue_store_err(st), rc, "putting row %d into the view", ch->position);
+  return put_lint(st, sample_id, L, ch->position, ch->judged, &ch->lint, full);
 }

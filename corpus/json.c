@@ -447,12 +447,22 @@ static rescue_jnode *python_constant(rescue_jdoc *d) {
   return NULL;
 }
 
+/* One of 64 bits for a key (its length, first and last byte): equal keys share it. */
+static uint64_t key_bit(const char *key, uint32_t len) {
+  unsigned h = len * 31u;
+  if (len)
+    h += (unsigned char)key[0] * 7u + (unsigned char)key[len - 1];
+  return (uint64_t)1 << (h & 63u);
+}
+
 static rescue_jnode *parse_container(rescue_jdoc *d, int is_object) {
   const char *start = d->p;
   rescue_jnode *n = new_node(d, is_object ? RESCUE_JOBJECT : RESCUE_JARRAY, start), *last = NULL;
   char close = is_object ? '}' : ']';
+  uint64_t seen = 0; /* objects: one bit per hash of the keys so far (duplicates) */
   if (!n)
     return NULL;
+  n->unique = 1;
   if (++d->depth > JSON_MAX_DEPTH)
     return fail(d, start, "maximum parsing depth reached");
   d->p++;
@@ -488,6 +498,14 @@ static rescue_jnode *parse_container(rescue_jdoc *d, int is_object) {
     v->key = key;
     v->keylen = keylen;
     v->keyplain = keyplain;
+    if (is_object && n->unique) {
+      uint64_t bit = key_bit(key, keylen);
+      if (seen & bit) /* maybe seen: compare with the keys before */
+        for (const rescue_jnode *c = n->child; c; c = c->next)
+          if (c->keylen == keylen && memcmp(c->key, key, keylen) == 0)
+            n->unique = 0;
+      seen |= bit;
+    }
     if (last)
       last->next = v;
     else
@@ -607,9 +625,14 @@ const rescue_jnode *rescue_jget(const rescue_jnode *obj, const char *key) {
   if (!obj || obj->type != RESCUE_JOBJECT)
     return NULL;
   kl = strlen(key);
+  /* the last of duplicate keys counts (as Python's json module); without duplicates the
+     first match is the one */
   for (c = obj->child; c; c = c->next)
-    if (c->keylen == kl && memcmp(c->key, key, kl) == 0)
+    if (c->keylen == kl && memcmp(c->key, key, kl) == 0) {
       found = c;
+      if (obj->unique)
+        break;
+    }
   return found;
 }
 

@@ -39,6 +39,7 @@ struct rescue_jnode {
   unsigned char is_int;   /* NUMBER: the token has no fraction and no exponent */
   unsigned char plain;    /* STRING: s needs no escaping when written (fast path) */
   unsigned char keyplain; /* object members: key needs no escaping when written */
+  unsigned char unique;   /* OBJECT: no key appears twice (rescue_jget stops at the first) */
   uint32_t len;           /* STRING: bytes of s; NUMBER: bytes of token; ARRAY/OBJECT: children */
   uint32_t keylen;        /* object members: bytes of key */
   size_t offset;          /* byte offset of this value in the parsed input */

@@ -87,6 +87,15 @@ int rescue_store_group_begin(rescue_store *st);
 int rescue_store_group_commit(rescue_store *st);
 /* Undo the whole group (nothing of it is stored). */
 void rescue_store_group_rollback(rescue_store *st);
+/*
+** A read transaction (a server's request): every read on st until rescue_store_read_end
+** sees one snapshot of the store, and the connection checks for other writers' changes
+** once instead of at every statement. A write on st (rescue_store_begin) ends it first,
+** so writes always start from the latest store. Never waits: 0, or an error code when the
+** snapshot cannot be opened. read_end is a no-op when none is open.
+*/
+int rescue_store_read_begin(rescue_store *st);
+void rescue_store_read_end(rescue_store *st);
 /* The error record itself (to pass to helpers that take a rescue_error *). */
 rescue_error *rescue_store_err(rescue_store *st);
 /* The path given to open. */

@@ -48,6 +48,7 @@ struct rescue_store {
   int in_txn;
   int depth;                   /* open transactions: 1 the outer one, more for nested savepoints */
   int broken;                  /* SQLite rolled the outer transaction back under a nested one */
+  int reading;                 /* a read transaction is open (rescue_store_read_begin) */
   sqlite3_stmt *spare_samples; /* view_samples, prepared, kept by the last iterator freed */
   char *audit_command, *audit_os_user; /* rescue_store_set_audit; NULL: none set */
   const char *cache_name[STMT_CACHE];  /* name literal last looked up in this slot */
@@ -245,7 +246,27 @@ void rescue_bind_null(sqlite3_stmt *s, const char *name) { sqlite3_bind_null(s, 
 ** rolled the whole transaction back under a nested one (a full disk), the handle is
 ** marked broken and the outer commit fails, so no write of the group is reported stored.
 */
+int rescue_store_read_begin(rescue_store *st) {
+  if (st->reading || st->depth > 0)
+    return 0;
+  /* deferred: the snapshot is taken by the first read, which never waits on a writer in
+     WAL mode */
+  if (sqlite3_exec(st->db, "BEGIN DEFERRED", NULL, NULL, NULL) != SQLITE_OK)
+    return rescue_store_sqlerr(st, "starting a read");
+  st->reading = 1;
+  return 0;
+}
+
+void rescue_store_read_end(rescue_store *st) {
+  if (!st->reading)
+    return;
+  st->reading = 0;
+  if (!sqlite3_get_autocommit(st->db))
+    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+}
+
 int rescue_store_begin(rescue_store *st) {
+  rescue_store_read_end(st); /* a write starts from the latest store */
   if (st->depth > 0) {
     if (sqlite3_get_autocommit(st->db)) {
       st->broken = 1;
@@ -463,14 +484,21 @@ static int migrate(rescue_store *st) {
 
 /* ---- open / create ---- */
 
-/* WAL (unless read-only), foreign keys, and synchronous FULL when durable (else NORMAL). */
+/*
+** WAL (unless read-only), foreign keys, and synchronous FULL when durable (else NORMAL).
+** Durable handles (a server's) keep temporary data in memory: each save of a group commit
+** nests as a savepoint, whose journal then grows in small pieces instead of taking a fresh
+** spill buffer every time.
+*/
 static int configure(rescue_store *st, int readonly, int durable) {
   if (!readonly && ensure_wal(st))
     return st->err.code;
-  if (exec_sql(st,
-               durable ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL"
-                       : "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
-               "configuring"))
+  if (exec_sql(
+          st,
+          durable
+              ? "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY"
+              : "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
+          "configuring"))
     return st->err.code;
   return 0;
 }

@@ -346,7 +346,10 @@ START_TEST(test_differential_jansson) {
 }
 END_TEST
 
-/* A repeated key reads as its last value, as Python's json.loads and jansson read it. */
+/*
+** A repeated key reads as its last value, as Python's json.loads and jansson read it; the
+** parser marks objects without repeats (rescue_jget then stops at the first match).
+*/
 START_TEST(test_get_duplicate_keys) {
   const char *t =
       "{\"k\": 1, \"x\": true, \"k\": [2], \"k\": \"three\", \"\\u006b\": null, \"y\": 0}";
@@ -360,6 +363,22 @@ START_TEST(test_get_duplicate_keys) {
   v = rescue_jget(r, "x");
   ck_assert_int_eq(v->type, RESCUE_JTRUE);
   ck_assert_ptr_null(rescue_jget(r, "z"));
+  ck_assert_int_eq(r->unique, 0);
+  /* keys alike in length and first and last byte are not the same key: the first match
+     is the value; a repeat far down still wins */
+  t = "{\"kak\": 1, \"kbk\": 2, \"a\": 0, \"b\": 0, \"c\": 0, \"d\": 0, \"e\": 0, \"f\": 0, "
+      "\"g\": 0, \"h\": 0, \"i\": 0, \"j\": 0, \"l\": 0, \"m\": 0, \"n\": 0, \"o\": {\"p\": 1, "
+      "\"p\": 2}}";
+  r = rescue_jparse(d, t, strlen(t), &e);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_int_eq(r->unique, 1);
+  ck_assert_int_eq((int)rescue_jget(r, "kak")->num, 1);
+  ck_assert_int_eq((int)rescue_jget(r, "kbk")->num, 2);
+  ck_assert_int_eq(rescue_jget(r, "o")->unique, 0);
+  ck_assert_int_eq((int)rescue_jget(rescue_jget(r, "o"), "p")->num, 2);
+  t = "{\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4, \"e\": 5, \"f\": 6, \"g\": 7, \"h\": 8, \"a\": 9}";
+  r = rescue_jparse(d, t, strlen(t), &e);
+  ck_assert_int_eq((int)rescue_jget(r, "a")->num, 9);
   rescue_jdoc_free(&d);
 }
 END_TEST

@@ -730,25 +730,25 @@ static void keep_load(const char *sample_id, kept *k) {
 /*
 ** One save by k's annotator of row pos with `key` set to raw, as the server does it: the
 ** check against the kept view, the save (with what the view knows when `known`), then the
-** row put into the kept view when nobody else wrote the sample (else a new load). Returns
-** 1 when saved.
+** row put into the kept view when nobody else wrote the sample (else a new load): with the
+** check's own lint (rescue_review_put_change) when `known`, else linted again
+** (rescue_review_put_row). Returns 1 when saved.
 */
 static int keep_save(const char *sample_id, kept *k, int pos, const char *key, const char *raw,
                      int known) {
-  rescue_buf cur = RESCUE_BUF_INIT, shown = RESCUE_BUF_INIT;
-  rescue_lint_result res;
+  rescue_buf cur = RESCUE_BUF_INIT;
+  rescue_review_change ch;
   int64_t gen0, gen1, v = 0;
   char *edit;
   int rc, unchanged = 0;
-  memset(&res, 0, sizeof res);
   rescue_jwrite(&cur, k->L.rows[pos - 1]);
   edit = with_value(cur.s, key, raw);
-  rc = rescue_review_check_row_in(st, sample_id, &k->L, pos, edit, strlen(edit), &res, &shown);
-  rescue_lint_result_clear(&res);
+  rc = rescue_review_check_change(st, sample_id, &k->L, pos, edit, strlen(edit), &ch);
   if (rc == RESCUE_EBADINPUT) {
+    ck_assert_int_gt(ch.lint.errors, 0);
     free(edit);
     rescue_buf_clear(&cur);
-    rescue_buf_clear(&shown);
+    rescue_review_change_clear(&ch);
     return 0;
   }
   ck_assert_msg(rc == 0, "%s", rescue_store_errmsg(st));
@@ -768,7 +768,10 @@ static int keep_save(const char *sample_id, kept *k, int pos, const char *key, c
   if (gen0 != k->gen) {
     keep_load(sample_id, k); /* someone else wrote: a new load */
   } else if (!unchanged) {
-    rc = rescue_review_put_row(st, sample_id, &k->L, pos, shown.s, shown.len, v, &k->lint);
+    if (known)
+      rc = rescue_review_put_change(st, sample_id, &k->L, &ch, v, &k->lint);
+    else
+      rc = rescue_review_put_row(st, sample_id, &k->L, pos, ch.shown.s, ch.shown.len, v, &k->lint);
     if (rc == RESCUE_ECONFLICT)
       keep_load(sample_id, k);
     else
@@ -779,23 +782,25 @@ static int keep_save(const char *sample_id, kept *k, int pos, const char *key, c
   }
   free(edit);
   rescue_buf_clear(&cur);
-  rescue_buf_clear(&shown);
+  rescue_review_change_clear(&ch);
   return 1;
 }
 
 /*
 ** The view the server keeps between requests (one load, then each saved row put in with
-** rescue_review_put_row) shows what a fresh load shows and lints as the whole-sample lint
-** does, on the real fixture samples, after a sequence of edits by two annotators on the
-** same samples (new times, speakers, a tone; the other one's saves and a split force a new
-** load, seen by the generation).
+** the save's own check, rescue_review_put_change, or linted again, rescue_review_put_row)
+** shows what a fresh load shows and lints as the whole-sample lint does, on the real
+** fixture samples, after a sequence of edits by two annotators on the same samples (new
+** times, speakers, a tone, an emptied cleaned dialogue that adds a warning; the other
+** one's saves and a split force a new load, seen by the generation).
 */
 START_TEST(test_kept_view_matches_fresh) {
   static const char *const edits[][2] = {{"tone_of_voice", "\"calm, edited\""},
                                          {"start_time", "1000.0"},
                                          {"end_time", "0.5"},
                                          {"primary_speaker", "\"therapist\""},
-                                         {"tone_of_voice", "\"flat\""}};
+                                         {"tone_of_voice", "\"flat\""},
+                                         {"dialogue_cleaned", "\"\""}};
   const char *fx = tu_fixtures();
   char path[4096], ids[8][256];
   rescue_sample_iter *it = NULL;
@@ -822,7 +827,7 @@ START_TEST(test_kept_view_matches_fresh) {
     for (step = 0; step < 12; step++) {
       kept *me = &k[step % 3 == 2]; /* ann twice, then bob */
       int pos = 1 + (step * 7) % me->L.n;
-      const char *const *e = edits[step % 5];
+      const char *const *e = edits[step % 6];
       int64_t before;
       if (step == 6) { /* bob splits a row: his row set, everyone's generation */
         rescue_resegment op = {.op = RESCUE_RESEG_SPLIT, .row = 2};

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "benchcorpus.h"
@@ -220,7 +221,16 @@ typedef struct phase {
   long saves, errors, unchanged;
   double p50, p99; /* save latency, seconds */
   double g50, g99; /* sample GET latency, seconds */
+  double cpu;      /* CPU seconds the process (server and clients) used, user + system */
 } phase;
+
+/* CPU seconds this process has used, user + system. */
+static double cpu_now(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + (double)u.ru_stime.tv_sec +
+         u.ru_stime.tv_usec / 1e6;
+}
 
 /* Run clients cs[0..n) for `seconds`, each on its own sample, into *ph. */
 static void run_phase(client *cs, int n, double seconds, phase *ph) {
@@ -235,12 +245,14 @@ static void run_phase(client *cs, int n, double seconds, phase *ph) {
     cs[i].first_error[0] = 0;
   }
   t0 = bench_now();
+  ph->cpu = cpu_now();
   t_end = t0 + seconds;
   for (i = 0; i < n; i++)
     pthread_create(&th[i], NULL, run_client, &cs[i]);
   for (i = 0; i < n; i++)
     pthread_join(th[i], NULL);
   ph->elapsed = bench_now() - t0;
+  ph->cpu = cpu_now() - ph->cpu;
   for (i = 0; i < n; i++) {
     ph->saves += cs[i].saves;
     ph->errors += cs[i].errors;
@@ -277,6 +289,9 @@ static void print_phase(const char *what, const phase *ph) {
          "%ld errors)\n",
          what, ph->saves / ph->elapsed, ph->p50 * 1e3, ph->p99 * 1e3, ph->clients, ph->saves,
          ph->errors);
+  /* CPU per cycle does not depend on what else the machine runs as the rate does */
+  printf("  %-11s %8.3f ms of CPU per cycle (server and clients, %.1f cores busy)\n", "",
+         ph->saves ? ph->cpu * 1e3 / ph->saves : 0, ph->cpu / ph->elapsed);
 }
 
 /* The 1-, 5- and 15-minute load averages, to judge figures taken on a shared machine. */

@@ -232,10 +232,16 @@ static enum MHD_Result send_response(srv_req *r) {
   struct MHD_Response *resp = r->resp;
   enum MHD_Result ret;
   if (!resp) {
-    resp = MHD_create_response_from_buffer(r->out.len, r->out.s ? r->out.s : (char *)"",
-                                           MHD_RESPMEM_MUST_COPY);
-    if (!resp)
+    /* the body's buffer goes to libmicrohttpd as it is (no copy), freed when sent */
+    size_t len = r->out.len;
+    char *body = rescue_buf_detach(&r->out);
+    if (!body)
       return MHD_NO;
+    resp = MHD_create_response_from_buffer_with_free_callback(len, body, rescue_free);
+    if (!resp) {
+      rescue_free(body);
+      return MHD_NO;
+    }
     MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json");
   }
   r->resp = NULL;
@@ -287,6 +293,9 @@ int srv_write_lock(srv_req *r) {
   rescue_store *w = s->pool[0];
   long long ms;
   int rc;
+  /* the request's reads so far were one snapshot; what it reads after its write is the
+     latest store */
+  rescue_store_read_end(r->st);
   __atomic_add_fetch(&s->write_waiting, 1, __ATOMIC_SEQ_CST);
   rc = pthread_mutex_timedlock(&s->write_mu, &r->deadline);
   __atomic_sub_fetch(&s->write_waiting, 1, __ATOMIC_SEQ_CST);
@@ -392,7 +401,10 @@ static void *worker_main(void *arg) {
       corpus_busy(r);
     } else {
       r->st = w->s->pool[w->store];
+      /* one snapshot for the request's reads (its write, if any, ends it: srv_write_lock) */
+      rescue_store_read_begin(r->st);
       srv_dispatch(r);
+      rescue_store_read_end(w->s->pool[w->store]);
       r->st = NULL; /* a clip streams after this, holding no store connection */
       if (r->commit_failed) {
         if (r->resp)

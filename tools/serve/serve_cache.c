@@ -43,11 +43,16 @@ struct srv_cached {
   pthread_rwlock_t lock; /* guards L, lint and broken */
   rescue_view_sample L;
   rescue_lint_result lint;
+  rescue_buf *text; /* L.n: each row as JSON text, what a read sends (under lock) */
 };
 
 static void entry_free(srv_cached *e) {
+  int i;
   if (!e)
     return;
+  for (i = 0; e->text && i < e->L.n; i++)
+    rescue_buf_clear(&e->text[i]);
+  rescue_free(e->text);
   rescue_view_sample_clear(&e->L);
   rescue_lint_result_clear(&e->lint);
   pthread_rwlock_destroy(&e->lock);
@@ -110,6 +115,17 @@ static void insert(rescue_server *s, srv_cached *e) {
   s->cache[k] = e;
 }
 
+/* Rows [from, to) of e's view as JSON text into e->text; 0 when out of memory. */
+static int write_rows(srv_cached *e, int from, int to) {
+  int i, ok = 1;
+  for (i = from; i < to; i++) {
+    rescue_buf_reset(&e->text[i]);
+    rescue_jwrite(&e->text[i], e->L.rows[i]);
+    ok &= rescue_buf_ok(&e->text[i]);
+  }
+  return ok;
+}
+
 /* Load sample_id as view_id's view shows it, linted, labelled gen, into a new entry. */
 static int load(srv_req *r, const char *sample_id, int64_t view_id, int64_t gen, srv_cached **out) {
   srv_cached *e = rescue_calloc(1, sizeof *e);
@@ -127,6 +143,11 @@ static int load(srv_req *r, const char *sample_id, int64_t view_id, int64_t gen,
        (rc = rescue_seterr(rescue_store_err(r->st), RESCUE_ENOMEM, NULL)))) {
     entry_free(e);
     return rc;
+  }
+  if (!(e->text = rescue_calloc((size_t)(e->L.n ? e->L.n : 1), sizeof *e->text)) ||
+      !write_rows(e, 0, e->L.n)) {
+    entry_free(e);
+    return rescue_seterr(rescue_store_err(r->st), RESCUE_ENOMEM, NULL);
   }
   *out = e;
   return 0;
@@ -187,6 +208,8 @@ const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result
   return &e->L;
 }
 
+const rescue_buf *srv_cache_row_text(srv_cached *e) { return e->text; }
+
 void srv_cache_unread(srv_cached *e) { pthread_rwlock_unlock(&e->lock); }
 
 void srv_cache_release(rescue_server *s, srv_cached **e) {
@@ -232,8 +255,17 @@ static void forget(rescue_server *s, srv_cached *e) {
   pthread_mutex_unlock(&s->cache_mu);
 }
 
-void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after, int position,
-                     const rescue_buf *shown, int64_t version, int unchanged) {
+int64_t srv_cache_gen(rescue_server *s, srv_cached *e) {
+  int64_t gen;
+  pthread_mutex_lock(&s->cache_mu);
+  gen = e->gen;
+  pthread_mutex_unlock(&s->cache_mu);
+  return gen;
+}
+
+void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after,
+                     int64_t gen_checked, rescue_review_change *ch, int64_t version,
+                     int unchanged) {
   rescue_server *s = r->srv;
   int current, rc = 0;
   pthread_rwlock_wrlock(&e->lock);
@@ -242,9 +274,15 @@ void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_
   pthread_mutex_unlock(&s->cache_mu);
   if (current && e->L.n_patched >= SRV_CACHE_PATCHES)
     current = 0;
-  if (current && !unchanged)
-    rc = rescue_review_put_row(r->st, e->sample_id, &e->L, position, shown->s, shown->len, version,
-                               &e->lint);
+  /* checked against this very view (no save put into it since): its lint holds; else
+     the row is linted again against the view as it is now */
+  if (current && !unchanged && gen_checked == gen_before)
+    rc = rescue_review_put_change(r->st, e->sample_id, &e->L, ch, version, &e->lint);
+  else if (current && !unchanged)
+    rc = rescue_review_put_row(r->st, e->sample_id, &e->L, ch->position, ch->shown.s, ch->shown.len,
+                               version, &e->lint);
+  if (current && !unchanged && !rc && !write_rows(e, ch->position - 1, ch->position))
+    rc = RESCUE_ENOMEM;
   e->broken |= rc != 0;
   if (current && !rc) {
     pthread_mutex_lock(&s->cache_mu);

@@ -19,6 +19,7 @@
 #include "rescue_edit.h"
 #include "rescue_json.h"
 #include "rescue_lint.h"
+#include "rescue_review.h"
 #include "rescue_store.h"
 #include "serve.h"
 
@@ -382,18 +383,23 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
                   srv_cached **out);
 /* The entry's view and (lint not NULL) its whole-sample lint, while read-locked. */
 const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result **lint);
+/* The entry's rows as JSON text (what rescue_jwrite makes of each), while read-locked. */
+const rescue_buf *srv_cache_row_text(srv_cached *e);
 void srv_cache_unread(srv_cached *e);
 /* Drop the reference srv_cache_get gave; *e becomes NULL. */
 void srv_cache_release(rescue_server *s, srv_cached **e);
+/* The generation e's view and lint are current for; call while read-locked. */
+int64_t srv_cache_gen(rescue_server *s, srv_cached *e);
 /*
-** After e's annotator saved row `position` (shown: the row as their view shows it, from
-** rescue_review_check_row_in; version; unchanged: rescue_row_save said so) and its group
-** committed: with gen_before and gen_after the sample's generation read on the writer
-** just before and after the save, put the row into e when e was current at gen_before,
-** else take e out of the cache. e referenced, not locked.
+** After e's annotator saved the row *ch holds (rescue_review_check_change against e's view
+** when e was at generation gen_checked; version; unchanged: rescue_row_save said so) and its
+** group committed: with gen_before and gen_after the sample's generation read on the writer
+** just before and after the save, put the row into e when e was current at gen_before
+** (with the check's lint when gen_checked is gen_before, else linting it again), else take
+** e out of the cache. e referenced, not locked; ch's lint may be moved into e.
 */
-void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after, int position,
-                     const rescue_buf *shown, int64_t version, int unchanged);
+void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after,
+                     int64_t gen_checked, rescue_review_change *ch, int64_t version, int unchanged);
 /*
 ** When e is current at generation gen (read on the writer inside its transaction): what
 ** it shows of row `position` into *k for rescue_row_save_known (the content written into

@@ -61,32 +61,34 @@ void srv_put_reopened(rescue_jw *w, const char *was, const char *now) {
 
 /*
 ** Save `row` (its JSON text) as row r->position: lint first against the caller's view
-** from the cache (rescue_review_check_row_in; an error blocks the save), then
+** from the cache (rescue_review_check_change; an error blocks the save), then
 ** rescue_row_save with base as the version the edit started from (409 with the current row
 ** when someone saved it since); once the group committed, the saved row goes into the
-** cached view (srv_cache_saved), so the next read costs one row's work. The answer says the
-** sample's status after the save and whether the save reopened it (srv_put_reopened).
+** cached view with the lint the check made (srv_cache_saved), so the next read costs one
+** row's work and the row is linted once per save. The answer says the sample's status
+** after the save and whether the save reopened it (srv_put_reopened).
 */
 static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
-  rescue_lint_result res;
-  rescue_buf shown = RESCUE_BUF_INIT, cur = RESCUE_BUF_INIT;
+  rescue_review_change ch;
+  rescue_buf cur = RESCUE_BUF_INIT;
   rescue_row_known known;
   srv_cached *e = NULL;
-  int64_t version = 0, gen0 = 0, gen1 = 0;
+  int64_t version = 0, gen0 = 0, gen1 = 0, checked;
   char was[16] = "", now[16] = "";
   int rc, unchanged = 0;
   rescue_jw w;
 
-  memset(&res, 0, sizeof res);
+  memset(&ch, 0, sizeof ch);
   if ((rc = srv_cache_get(r, r->sample_id, r->who.id, NULL, &e))) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;
   }
-  rc = rescue_review_check_row_in(r->st, r->sample_id, srv_cache_view(e, NULL), r->position, row->s,
-                                  row->len, &res, &shown);
+  checked = srv_cache_gen(r->srv, e);
+  rc = rescue_review_check_change(r->st, r->sample_id, srv_cache_view(e, NULL), r->position, row->s,
+                                  row->len, &ch);
   srv_cache_unread(e);
-  if (rc == RESCUE_EBADINPUT && res.errors) {
-    lint_refusal(r, &res);
+  if (rc == RESCUE_EBADINPUT && ch.lint.errors) {
+    lint_refusal(r, &ch.lint);
     goto done;
   }
   if (rc) {
@@ -115,8 +117,7 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;
   }
-  if (!r->commit_failed)
-    srv_cache_saved(r, e, gen1 < 0 ? -1 : gen0, gen1, r->position, &shown, version, unchanged);
+  /* the answer first: the cached view takes the check's findings */
   rescue_jw_init(&w, &r->out);
   rescue_jw_obj(&w);
   rescue_jw_key(&w, "version");
@@ -125,14 +126,15 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_jw_bool(&w, unchanged);
   srv_put_reopened(&w, was, now);
   rescue_jw_key(&w, "warnings");
-  srv_put_findings(&w, &res, r->position);
+  srv_put_findings(&w, &ch.lint, r->position);
   rescue_jw_end(&w);
   r->status = 200;
+  if (!r->commit_failed)
+    srv_cache_saved(r, e, gen1 < 0 ? -1 : gen0, gen1, checked, &ch, version, unchanged);
 done:
   srv_cache_release(r->srv, &e);
-  rescue_buf_clear(&shown);
   rescue_buf_clear(&cur);
-  rescue_lint_result_clear(&res);
+  rescue_review_change_clear(&ch);
 }
 
 /* PUT /api/samples/<id>/rows/<n> {"base_version": V, "row": {...}} */

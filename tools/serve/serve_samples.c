@@ -135,8 +135,14 @@ static double row_num(const rescue_jnode *row, const char *key) {
   return n && n->type == RESCUE_JNUMBER ? n->num : NAN;
 }
 
-static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const srv_media *m) {
+/* The view's rows with their ids, versions, origin and media; text: each row's JSON (the cache's). */
+static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const rescue_buf *text,
+                     const srv_media *m) {
+  size_t need = 0;
   int i;
+  for (i = 0; i < L->n; i++) /* room for all rows at once, not grown row by row */
+    need += text[i].len + 400;
+  rescue_buf_grow(w->b, need);
   rescue_jw_arr(w);
   for (i = 0; i < L->n; i++) {
     rescue_jw_obj(w);
@@ -156,7 +162,7 @@ static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, cons
     rescue_jw_key(w, "seg_changed");
     rescue_jw_bool(w, L->seg_changed[i]);
     rescue_jw_key(w, "row");
-    rescue_jw_node(w, L->rows[i]);
+    rescue_jw_raw(w, text[i].s, text[i].len);
     rescue_jw_key(w, "media");
     srv_put_row_media(r, w, m, i, row_num(L->rows[i], "start_time"),
                       row_num(L->rows[i], "end_time"));
@@ -266,7 +272,7 @@ void api_sample(srv_req *r) {
   rescue_jw_key(&w, "entities");
   put_entities(&w, sc, L);
   rescue_jw_key(&w, "rows");
-  put_rows(r, &w, L, &media);
+  put_rows(r, &w, L, srv_cache_row_text(e), &media);
   rescue_jw_key(&w, "segment");
   put_clip(r, &w, "segment.mp4");
   rescue_jw_key(&w, "lint");
