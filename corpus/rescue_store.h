@@ -76,6 +76,13 @@ const char *rescue_store_errmsg(const rescue_store *st);
 */
 void rescue_store_busy_timeout(rescue_store *st, int ms);
 /*
+** Never wait for a lock on st (a server thread that must stay free for its connections):
+** from now on a statement that would wait for another connection fails at once with
+** RESCUE_EBUSY and sets *would_wait to 1 (the caller clears it, runs its reads, and hands
+** the work to a thread that may wait when it was set). rescue_store_busy_timeout undoes it.
+*/
+void rescue_store_never_wait(rescue_store *st, int *would_wait);
+/*
 ** Group commit (a server's writer): open a transaction on st in which every later write
 ** through st nests (each call's own transaction becomes a savepoint: a refused or failed
 ** write undoes only itself), then commit them all at once with rescue_store_group_commit:

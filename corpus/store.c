@@ -60,6 +60,16 @@ const char *rescue_store_errmsg(const rescue_store *st) { return st->err.msg; }
 void rescue_store_busy_timeout(rescue_store *st, int ms) {
   sqlite3_busy_timeout(st->db, ms > 0 ? ms : BUSY_TIMEOUT_MS);
 }
+/* rescue_store_never_wait's busy handler: note the wait and do not wait. */
+static int note_wait(void *flag, int tries) {
+  (void)tries;
+  *(int *)flag = 1;
+  return 0;
+}
+
+void rescue_store_never_wait(rescue_store *st, int *would_wait) {
+  sqlite3_busy_handler(st->db, note_wait, would_wait);
+}
 rescue_error *rescue_store_err(rescue_store *st) { return &st->err; }
 const char *rescue_store_path(const rescue_store *st) { return st->path; }
 const rescue_scheme *rescue_store_scheme(const rescue_store *st) { return st->scheme; }

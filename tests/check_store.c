@@ -695,6 +695,43 @@ START_TEST(test_open_after_interrupted_write) {
 END_TEST
 
 /*
+** A connection that never waits (rescue_store_never_wait, what the server's connection
+** threads read with): while another connection holds an uncommitted write, its reads see
+** the last commit and note nothing; a write of its own fails with RESCUE_EBUSY and notes
+** the wait instead of waiting out the busy timeout (10 s); given a busy timeout again, it
+** writes once the other is done.
+*/
+START_TEST(test_never_wait) {
+  char *db = tu_new_corpus();
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_store *a = NULL, *b = NULL;
+  int would_wait = 0;
+  ck_assert_msg(rescue_store_open(&a, db, RESCUE_OPEN_DURABLE, &err) == 0, "%s", err.msg);
+  ck_assert_msg(rescue_store_open(&b, db, RESCUE_OPEN_DURABLE, &err) == 0, "%s", err.msg);
+  rescue_store_never_wait(a, &would_wait);
+  ck_assert_int_eq(rescue_store_begin(b), 0);
+  ck_assert_int_eq(sqlite3_exec(rescue_store_db(b), "UPDATE meta SET value = value || 'x'", NULL,
+                                NULL, NULL),
+                   SQLITE_OK);
+  ck_assert_int_eq(rescue_store_read_begin(a), 0);
+  ck_assert_int_eq(count(a, "SELECT count(*) FROM meta WHERE value LIKE '%x'"), 0);
+  rescue_store_read_end(a);
+  ck_assert_int_eq(would_wait, 0);
+  ck_assert_int_eq(rescue_store_begin(a), RESCUE_EBUSY);
+  ck_assert_int_eq(would_wait, 1);
+  rescue_store_rollback(b);
+  would_wait = 0;
+  rescue_store_busy_timeout(a, 60000);
+  ck_assert_int_eq(rescue_store_begin(a), 0);
+  ck_assert_int_eq(would_wait, 0);
+  rescue_store_rollback(a);
+  rescue_store_close(&a);
+  rescue_store_close(&b);
+  free(db);
+}
+END_TEST
+
+/*
 ** Make path unwritable (on) or writable again (off): chmod for a normal user; root
 ** ignores modes, so there the file is made immutable. 0, or -1 when not possible here.
 */
@@ -783,6 +820,7 @@ int main(void) {
   tcase_add_test(tc, test_alloc_failures_open);
   tcase_add_test(tc, test_open_waits_for_writer);
   tcase_add_test(tc, test_open_after_interrupted_write);
+  tcase_add_test(tc, test_never_wait);
   tcase_add_test(tc, test_open_unwritable_file);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

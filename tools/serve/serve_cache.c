@@ -183,6 +183,11 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
     }
     e = lookup(s, sample_id, view_id, gen);
     pthread_mutex_unlock(&s->cache_mu);
+    if (!e && r->quick) {
+      /* loading and linting a whole sample is slow work: not on a connection's thread */
+      r->handoff = 1;
+      return rescue_seterr(rescue_store_err(r->st), RESCUE_EBUSY, "the sample is not kept");
+    }
     if (!e) {
       if ((rc = load(r, sample_id, view_id, gen, &e)))
         return rc;
@@ -192,7 +197,15 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
       insert(s, e);
       pthread_mutex_unlock(&s->cache_mu);
     }
-    pthread_rwlock_rdlock(&e->lock);
+    if (r->quick) {
+      if (pthread_rwlock_tryrdlock(&e->lock) != 0) { /* a save is patching it */
+        srv_cache_release(s, &e);
+        r->handoff = 1;
+        return rescue_seterr(rescue_store_err(r->st), RESCUE_EBUSY, "the sample is being saved");
+      }
+    } else {
+      pthread_rwlock_rdlock(&e->lock);
+    }
     if (!e->broken)
       break;
     pthread_rwlock_unlock(&e->lock);

@@ -99,6 +99,14 @@ struct rescue_server {
      threads serving connections never wait for the store): lane[0] reads, lane[1] writes */
   srv_lane lane[2];
   struct srv_worker *workers;
+  /* the store connections of quick reads (srv_route.quick) on libmicrohttpd's threads:
+     one per thread, taken with trylock so that no such thread ever waits for another;
+     each never waits for a lock (rescue_store_never_wait) and notes when it would have */
+  struct srv_quick {
+    pthread_mutex_t mu;
+    rescue_store *st;
+    int would_wait;
+  } quick[SRV_THREADS];
   int n_workers, n_started;
   /* open connections waiting for a request head, watched by the reaper thread */
   pthread_mutex_t conn_mu;
@@ -197,10 +205,15 @@ typedef struct srv_route {
   const char *what;    /* in messages ("the dashboard is for leads") */
   const char *refused; /* the 405 message for another method; NULL: 405 on sample paths,
                           "no API endpoint" elsewhere */
+  int quick; /* a read that can be answered on the connection's own thread when the store
+                need not wait and no slow work is due (a kept sample): no hand-off to a
+                worker and back (serve.c run_quick) */
 } srv_route;
 
 /* Find the route for the request, authenticate and authorize the caller, run it. */
 void srv_dispatch(srv_req *r);
+/* 1 when the request's route is a quick one (srv_route.quick). */
+int srv_route_quick(srv_req *r);
 
 struct srv_req {
   rescue_server *srv;
@@ -208,6 +221,8 @@ struct srv_req {
   const char *method, *url;
   rescue_buf body;
   int too_big;
+  int quick;   /* running on the connection's thread (srv_route.quick): nothing may wait */
+  int handoff; /* a quick run met a wait or slow work: a worker runs the request again */
   rescue_store *st;         /* the worker's store connection while the handler runs (the
                                group writer between srv_write_lock and srv_write_unlock) */
   rescue_store *own_st;     /* the worker's own, while st is the group writer */
@@ -377,7 +392,8 @@ typedef struct srv_cached srv_cached;
 ** sample's generation read now on r->st (its status into status, 16 bytes): from the cache
 ** or loaded into it. On success *out is referenced and read-locked: read it with
 ** srv_cache_view, then srv_cache_unread and srv_cache_release. 0 or an error code (detail
-** on r->st).
+** on r->st). A quick request (srv_req.quick) never loads and never waits for a save's
+** patch: RESCUE_EBUSY with srv_req.handoff set instead.
 */
 int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *status,
                   srv_cached **out);
