@@ -710,9 +710,9 @@ START_TEST(test_never_wait) {
   ck_assert_msg(rescue_store_open(&b, db, RESCUE_OPEN_DURABLE, &err) == 0, "%s", err.msg);
   rescue_store_never_wait(a, &would_wait);
   ck_assert_int_eq(rescue_store_begin(b), 0);
-  ck_assert_int_eq(sqlite3_exec(rescue_store_db(b), "UPDATE meta SET value = value || 'x'", NULL,
-                                NULL, NULL),
-                   SQLITE_OK);
+  ck_assert_int_eq(
+      sqlite3_exec(rescue_store_db(b), "UPDATE meta SET value = value || 'x'", NULL, NULL, NULL),
+      SQLITE_OK);
   ck_assert_int_eq(rescue_store_read_begin(a), 0);
   ck_assert_int_eq(count(a, "SELECT count(*) FROM meta WHERE value LIKE '%x'"), 0);
   rescue_store_read_end(a);
