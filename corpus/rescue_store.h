@@ -95,6 +95,17 @@ int rescue_store_group_commit(rescue_store *st);
 /* Undo the whole group (nothing of it is stored). */
 void rescue_store_group_rollback(rescue_store *st);
 /*
+** Deferred sync (a server's group writer): from now on a commit on st writes the log but
+** does not wait for the disk; rescue_store_sync(st) then syncs everything committed
+** before it was called, and a write may be reported stored only after it returned 0. It
+** may run on another thread while st goes on with the next writes (it only reads what
+** rescue_store_defer_sync set), so a slow disk no longer holds the writer lock. 0, or
+** an error code when the log cannot be opened (commits then stay synced as before).
+*/
+int rescue_store_defer_sync(rescue_store *st);
+/* Sync what st committed since it deferred syncs (0; RESCUE_EIO with errno set). */
+int rescue_store_sync(const rescue_store *st);
+/*
 ** A read transaction (a server's request): every read on st until rescue_store_read_end
 ** sees one snapshot of the store, and the connection checks for other writers' changes
 ** once instead of at every statement. A write on st (rescue_store_begin) ends it first,

@@ -329,21 +329,34 @@ int srv_write_lock(srv_req *r) {
 ** each request of it learns whether its write is stored.
 */
 static void group_commit(rescue_server *s) {
-  srv_req *q, *next;
-  int rc = rescue_store_group_commit(s->pool[0]);
-  if (rc)
+  srv_req *q, *next, *group = s->group;
+  int rc, synced = 1;
+  if (!s->group_open)
+    return; /* committed while its syncing thread let go of write_mu */
+  if ((rc = rescue_store_group_commit(s->pool[0])))
     fprintf(stderr, "rescue serve: a commit failed, %s: its saves were answered 503\n",
             rescue_store_errmsg(s->pool[0]));
-  for (q = s->group; q; q = next) {
+  s->group = NULL;
+  s->group_open = 0;
+  rescue_store_busy_timeout(s->pool[0], 0);
+  if (!rc && s->sync_deferred) {
+    /* the log is synced without the lock: the next group writes meanwhile */
+    pthread_mutex_unlock(&s->write_mu);
+    if (rescue_store_sync(s->pool[0])) {
+      synced = 0;
+      fprintf(stderr, "rescue serve: syncing the log failed (%s): its saves were answered 503\n",
+              strerror(errno));
+    }
+    pthread_mutex_lock(&s->write_mu);
+  }
+  for (q = group; q; q = next) {
     next = q->group_next;
     q->group_next = NULL;
     q->in_group = 0;
     q->committed = 1;
     q->commit_failed |= rc != 0;
+    q->sync_failed |= !synced;
   }
-  s->group = NULL;
-  s->group_open = 0;
-  rescue_store_busy_timeout(s->pool[0], 0);
   pthread_cond_broadcast(&s->commit_cv);
 }
 
@@ -409,13 +422,18 @@ static void *worker_main(void *arg) {
       srv_dispatch(r);
       rescue_store_read_end(w->s->pool[w->store]);
       r->st = NULL; /* a clip streams after this, holding no store connection */
-      if (r->commit_failed) {
+      if (r->commit_failed || r->sync_failed) {
         if (r->resp)
           MHD_destroy_response(r->resp), r->resp = NULL;
         r->retry_after = 2;
-        srv_error(r, 503,
-                  "the write could not be committed: nothing of it was stored; try "
-                  "again");
+        if (r->commit_failed)
+          srv_error(r, 503,
+                    "the write could not be committed: nothing of it was stored; try "
+                    "again");
+        else
+          srv_error(r, 503,
+                    "the write could not be synced to disk: it may be lost in a power cut; "
+                    "check the disk and save again");
       }
     }
     r->done = 1;
@@ -990,6 +1008,8 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   for (i = 0; i < s->n_pool; i++)
     if ((rc = rescue_store_open(&s->pool[i], o->db, RESCUE_OPEN_DURABLE, err)))
       goto fail;
+  /* commits write the log; the group syncs it after letting go of the write lock */
+  s->sync_deferred = rescue_store_defer_sync(s->pool[0]) == 0;
   for (i = 0; i < SRV_THREADS; i++) {
     if ((rc = rescue_store_open(&s->quick[i].st, o->db, RESCUE_OPEN_DURABLE, err)))
       goto fail;

@@ -124,6 +124,10 @@ struct rescue_server {
   int write_waiting; /* workers waiting for write_mu to write (atomic) */
   int group_open;    /* a transaction is open on pool[0] */
   srv_req *group;    /* the requests whose writes it holds */
+  /* pool[0] commits without waiting for the disk (rescue_store_defer_sync): the thread
+     that commits a group syncs the log after letting go of write_mu, so the next group
+     writes meanwhile; the group's requests count as committed only after the sync */
+  int sync_deferred;
   /* sessions (in memory: a restart signs everyone out) */
   pthread_mutex_t sess_mu;
   srv_session *sessions;
@@ -229,6 +233,7 @@ struct srv_req {
   srv_req *group_next;  /* in the server's commit group */
   int in_group, committed;  /* waiting for the group's commit; it happened */
   int commit_failed;        /* the commit of a write failed: answer 503, nothing stored */
+  int sync_failed;          /* committed, but the log could not be synced: answer 503 */
   srv_req *next;            /* in a lane's queue */
   struct timespec deadline; /* CLOCK_REALTIME: the store waits end here (503) */
   int done;                 /* a worker answered: queue the response when resumed */
