@@ -52,7 +52,7 @@ struct rescue_store {
   sqlite3_stmt *spare_samples; /* view_samples, prepared, kept by the last iterator freed */
   char *audit_command, *audit_os_user; /* rescue_store_set_audit; NULL: none set */
   int log_fd; /* the write-ahead log, open for rescue_store_sync once deferred (else -1) */
-  const char *cache_name[STMT_CACHE];  /* name literal last looked up in this slot */
+  const char *cache_name[STMT_CACHE]; /* name literal last looked up in this slot */
   int cache_idx[STMT_CACHE];
 };
 
