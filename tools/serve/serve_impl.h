@@ -406,6 +406,9 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
 const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result **lint);
 /* The entry's rows as JSON text (what rescue_jwrite makes of each), while read-locked. */
 const rescue_buf *srv_cache_row_text(srv_cached *e);
+/* The entry's rows' start_time and end_time (2 per row; NAN when not a number), while
+   read-locked. */
+const double *srv_cache_spans(srv_cached *e);
 void srv_cache_unread(srv_cached *e);
 /* Drop the reference srv_cache_get gave; *e becomes NULL. */
 void srv_cache_release(rescue_server *s, srv_cached **e);
