@@ -996,8 +996,7 @@ static int ents_same(const rescue_lint_ents *a, const rescue_lint_ents *b) {
 
 /* The names sample_level derives from rows[0..n) into *out (new); 0 or RESCUE_ENOMEM. */
 static int ents_derive(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
-                       const rescue_jnode *const *rows, int n, int n_rows,
-                       rescue_lint_ents **out) {
+                       const rescue_jnode *const *rows, int n, int n_rows, rescue_lint_ents **out) {
   rescue_lint_result scratch;
   linter L;
   int oom;

@@ -49,7 +49,7 @@ typedef struct rescue_lint_result {
   long by_rule[RESCUE_LINT_RULES + 1]; /* findings not waived */
   long waived;                         /* findings covered by a waiver */
   int n_waivers;
-  rescue_lint_waiver *waivers; /* every waiver of the corpus (rescue_lint only) */
+  rescue_lint_waiver *waivers;   /* every waiver of the corpus (rescue_lint only) */
   struct rescue_lint_ents *ents; /* the sample's derived names the findings were judged by
                                     (rescue_review_lint, rescue_review_check_change; NULL
                                     otherwise); owned, freed by rescue_lint_result_clear */

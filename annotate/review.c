@@ -334,9 +334,8 @@ static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_vi
 ** view's names when they may differ from kept's (rescue_lint_row_change_kept).
 */
 static int check_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
-                     const rescue_lint_result *kept, int position, const char *row_json,
-                     size_t len, rescue_lint_result *res, rescue_buf *shown,
-                     unsigned char **judged) {
+                     const rescue_lint_result *kept, int position, const char *row_json, size_t len,
+                     rescue_lint_result *res, rescue_buf *shown, unsigned char **judged) {
   rescue_buf text = RESCUE_BUF_INIT;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *row;

@@ -748,8 +748,8 @@ static int check_kept(const char *sample_id, kept *k, int pos, const char *edit,
   ck_assert_int_eq(rc, rc_ref);
   rescue_lint_result_json(&ch->lint, &a);
   rescue_lint_result_json(&ref.lint, &b);
-  ck_assert_msg(strcmp(a.s, b.s) == 0, "%s row %d:\n kept names %s\n derived    %s", sample_id,
-                pos, a.s, b.s);
+  ck_assert_msg(strcmp(a.s, b.s) == 0, "%s row %d:\n kept names %s\n derived    %s", sample_id, pos,
+                a.s, b.s);
   if (rc == 0 || rc == RESCUE_EBADINPUT) {
     ck_assert_int_eq(ch->n, ref.n);
     ck_assert_mem_eq(ch->judged, ref.judged, (size_t)ch->n);
