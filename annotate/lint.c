@@ -1075,23 +1075,34 @@ static int by_row_rule(const void *a, const void *b) {
 }
 
 /*
-** The time facts a skipped row (not in `only`) still gives the rows after it: the latest
-** end (R03) and the start the next row is compared with (R17).
+** The time facts rows before index i give row i when the rows between were skipped (not
+** in `only`): the start R17 compares row i with, that of the nearest earlier row object
+** with a numeric start (NAN when none), and its position. A walk back that stops at the
+** first such row, so a check of one row does not read the rows far before it.
 */
-static void track_times(const rescue_jnode *const *rows, int i, int p, int *last_end,
-                        double *prev_start, int *prev_pos) {
-  const rescue_jnode *st, *et;
-  if (rows[i]->type != RESCUE_JOBJECT)
-    return;
-  st = rescue_jget(rows[i], "start_time");
-  et = rescue_jget(rows[i], "end_time");
+static void start_before(const rescue_jnode *const *rows, const int *pos, int i, double *prev_start,
+                         int *prev_pos) {
+  int j;
+  *prev_start = NAN;
+  *prev_pos = 0;
+  for (j = i - 1; j >= 0; j--) {
+    const rescue_jnode *st =
+        rows[j]->type == RESCUE_JOBJECT ? rescue_jget(rows[j], "start_time") : NULL;
+    if (st && st->type == RESCUE_JNUMBER) {
+      *prev_start = st->num;
+      *prev_pos = pos ? pos[j] : j + 1;
+      return;
+    }
+  }
+}
+
+/* R03's latest end: row i's end_time when it ends after row *last_end (or none yet). */
+static void track_end(const rescue_jnode *const *rows, int i, int *last_end) {
+  const rescue_jnode *et =
+      rows[i]->type == RESCUE_JOBJECT ? rescue_jget(rows[i], "end_time") : NULL;
   if (et && et->type == RESCUE_JNUMBER &&
       (*last_end < 0 || et->num > rescue_jget(rows[*last_end], "end_time")->num))
     *last_end = i;
-  if (st && st->type == RESCUE_JNUMBER) {
-    *prev_start = st->num;
-    *prev_pos = p;
-  }
 }
 
 /*
@@ -1109,7 +1120,7 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
   linter L;
   int i, last_end = -1, first_of_row;
   double prev_start = NAN;
-  int prev_pos = 0;
+  int prev_pos = 0, need_end = media && !isnan(media->duration);
   memset(&L, 0, sizeof L);
   L.sc = sc;
   L.res = res;
@@ -1131,10 +1142,16 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
     const rescue_jnode *row = rows[i], *st, *et, *ri, *dc;
     int p = pos ? pos[i] : i + 1, therapist;
     char *speaker, sh[64];
+    /* a skipped row matters to the rows judged only through its times: R03's latest end
+       (every row, but only when the media's duration is known) and R17's previous start
+       (found by walking back from the next row judged) */
     if (only && !only[i]) {
-      track_times(rows, i, p, &last_end, &prev_start, &prev_pos);
+      if (need_end)
+        track_end(rows, i, &last_end);
       continue;
     }
+    if (only && i > 0 && !only[i - 1])
+      start_before(rows, pos, i, &prev_start, &prev_pos);
     r01(&L, row, p);
     if (row->type != RESCUE_JOBJECT)
       continue;
