@@ -727,26 +727,63 @@ static void keep_load(const char *sample_id, kept *k) {
   ck_assert_int_eq(rescue_review_lint(st, sample_id, &k->L, &k->lint), 0);
 }
 
+/* Checks that reused the kept lint's names (the row's names unchanged), and that made new ones. */
+static int names_reused, names_new;
+
 /*
-** One save by k's annotator of row pos with `key` set to raw, as the server does it: the
-** check against the kept view, the save (with what the view knows when `known`), then the
+** The check of edit as row pos against k's kept view, with the kept lint's names
+** (rescue_review_check_change given k->lint), into *ch, and its return; the same check
+** without them (every row read for the names, as before they were kept) must give the
+** same return, the same findings byte for byte (JSON, causes and suggestions included),
+** the same rows judged and the same row.
+*/
+static int check_kept(const char *sample_id, kept *k, int pos, const char *edit,
+                      rescue_review_change *ch) {
+  rescue_review_change ref;
+  rescue_buf a = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+  int rc, rc_ref;
+  ck_assert_ptr_nonnull(k->lint.ents); /* rescue_review_lint and every put keep them */
+  rc = rescue_review_check_change(st, sample_id, &k->L, &k->lint, pos, edit, strlen(edit), ch);
+  rc_ref = rescue_review_check_change(st, sample_id, &k->L, NULL, pos, edit, strlen(edit), &ref);
+  ck_assert_int_eq(rc, rc_ref);
+  rescue_lint_result_json(&ch->lint, &a);
+  rescue_lint_result_json(&ref.lint, &b);
+  ck_assert_msg(strcmp(a.s, b.s) == 0, "%s row %d:\n kept names %s\n derived    %s", sample_id, pos,
+                a.s, b.s);
+  if (rc == 0 || rc == RESCUE_EBADINPUT) {
+    ck_assert_int_eq(ch->n, ref.n);
+    ck_assert_mem_eq(ch->judged, ref.judged, (size_t)ch->n);
+    ck_assert_str_eq(ch->shown.s, ref.shown.s);
+  }
+  /* without kept names the check derives them and hands them on; with them, only when
+     the edit changed the row's names */
+  ck_assert_ptr_nonnull(ref.lint.ents);
+  if (ch->lint.ents)
+    names_new++;
+  else
+    names_reused++;
+  rescue_buf_clear(&a);
+  rescue_buf_clear(&b);
+  rescue_review_change_clear(&ref);
+  return rc;
+}
+
+/*
+** One save by k's annotator of row pos as edit, as the server does it: the check against
+** the kept view (check_kept), the save (with what the view knows when `known`), then the
 ** row put into the kept view when nobody else wrote the sample (else a new load): with the
 ** check's own lint (rescue_review_put_change) when `known`, else linted again
 ** (rescue_review_put_row). Returns 1 when saved.
 */
-static int keep_save(const char *sample_id, kept *k, int pos, const char *key, const char *raw,
-                     int known) {
+static int keep_save_row(const char *sample_id, kept *k, int pos, const char *edit, int known) {
   rescue_buf cur = RESCUE_BUF_INIT;
   rescue_review_change ch;
   int64_t gen0, gen1, v = 0;
-  char *edit;
   int rc, unchanged = 0;
   rescue_jwrite(&cur, k->L.rows[pos - 1]);
-  edit = with_value(cur.s, key, raw);
-  rc = rescue_review_check_change(st, sample_id, &k->L, pos, edit, strlen(edit), &ch);
+  rc = check_kept(sample_id, k, pos, edit, &ch);
   if (rc == RESCUE_EBADINPUT) {
     ck_assert_int_gt(ch.lint.errors, 0);
-    free(edit);
     rescue_buf_clear(&cur);
     rescue_review_change_clear(&ch);
     return 0;
@@ -780,10 +817,35 @@ static int keep_save(const char *sample_id, kept *k, int pos, const char *key, c
   } else {
     k->gen = gen1;
   }
-  free(edit);
   rescue_buf_clear(&cur);
   rescue_review_change_clear(&ch);
   return 1;
+}
+
+/* keep_save_row with row pos as k's view shows it, `key` set to raw. */
+static int keep_save(const char *sample_id, kept *k, int pos, const char *key, const char *raw,
+                     int known) {
+  rescue_buf cur = RESCUE_BUF_INIT;
+  char *edit;
+  int saved;
+  rescue_jwrite(&cur, k->L.rows[pos - 1]);
+  edit = with_value(cur.s, key, raw);
+  saved = keep_save_row(sample_id, k, pos, edit, known);
+  free(edit);
+  rescue_buf_clear(&cur);
+  return saved;
+}
+
+/* A participant of k's sample other than row pos's speaker, as a JSON string, into raw. */
+static void other_participant(const kept *k, int pos, char *raw, size_t size) {
+  const rescue_jnode *pv = rescue_jget(k->L.sample, "participants"), *c;
+  const rescue_jnode *sp = rescue_jget(k->L.rows[pos - 1], "primary_speaker");
+  ck_assert_ptr_nonnull(pv);
+  for (c = pv->child; c; c = c->next)
+    if (!sp || sp->type != RESCUE_JSTRING || strcmp(c->s, sp->s) != 0)
+      break;
+  ck_assert_ptr_nonnull(c);
+  snprintf(raw, size, "\"%s\"", c->s);
 }
 
 /*
@@ -792,15 +854,20 @@ static int keep_save(const char *sample_id, kept *k, int pos, const char *key, c
 ** shows what a fresh load shows and lints as the whole-sample lint does, on the real
 ** fixture samples, after a sequence of edits by two annotators on the same samples (new
 ** times, speakers, a tone, an emptied cleaned dialogue that adds a warning; the other
-** one's saves and a split force a new load, seen by the generation).
+** one's saves and a split force a new load, seen by the generation). Every check goes
+** through the kept lint's names (check_kept: the same findings as deriving them): an edit
+** that leaves the row's names alone reuses them, one that changes a speaker to another
+** participant makes new ones, which the put keeps for the checks after it.
 */
 START_TEST(test_kept_view_matches_fresh) {
   static const char *const edits[][2] = {{"tone_of_voice", "\"calm, edited\""},
                                          {"start_time", "1000.0"},
+                                         {"primary_speaker", NULL}, /* another participant */
                                          {"end_time", "0.5"},
                                          {"primary_speaker", "\"therapist\""},
                                          {"tone_of_voice", "\"flat\""},
                                          {"dialogue_cleaned", "\"\""}};
+  const int n_edits = (int)(sizeof edits / sizeof edits[0]);
   const char *fx = tu_fixtures();
   char path[4096], ids[8][256];
   rescue_sample_iter *it = NULL;
@@ -827,7 +894,8 @@ START_TEST(test_kept_view_matches_fresh) {
     for (step = 0; step < 12; step++) {
       kept *me = &k[step % 3 == 2]; /* ann twice, then bob */
       int pos = 1 + (step * 7) % me->L.n;
-      const char *const *e = edits[step % 6];
+      const char *const *e = edits[step % n_edits];
+      char speaker[300];
       int64_t before;
       if (step == 6) { /* bob splits a row: his row set, everyone's generation */
         rescue_resegment op = {.op = RESCUE_RESEG_SPLIT, .row = 2};
@@ -853,7 +921,9 @@ START_TEST(test_kept_view_matches_fresh) {
         continue;
       }
       ck_assert_int_eq(rescue_sample_generation(st, ids[i], &before, NULL), 0);
-      if (!keep_save(ids[i], me, pos, e[0], e[1], step % 2))
+      if (!e[1])
+        other_participant(me, pos, speaker, sizeof speaker);
+      if (!keep_save(ids[i], me, pos, e[0], e[1] ? e[1] : speaker, step % 2))
         continue;
       saved++;
       put += me->L.n_patched > 0;
@@ -878,6 +948,66 @@ START_TEST(test_kept_view_matches_fresh) {
   ck_assert_int_gt(saved, 10);
   ck_assert_int_gt(put, 5);
   ck_assert_int_gt(reloads, 0);
+  ck_assert_int_gt(names_reused, 0);
+  ck_assert_int_gt(names_new, 0);
+}
+END_TEST
+
+/*
+** The kept names follow the edits that change them: on the demo family sample, ann moves
+** every row of Tomas to Rosa, one save at a time (speakers, then a target and support
+** target), so the sample-level R19 ("listed but absent 'Tomas'") appears with the last
+** one, then gives them back, so it goes. The names stay the same all along (the
+** participants are given), so no save reloads; after each change an edit of a tone, which
+** reuses the kept names, must still find what a fresh whole-sample lint finds: kept names
+** left as they were before the change would lose the R19, or keep it after it is gone.
+** Through the check's own lint (rescue_review_put_change) and linting again
+** (rescue_review_put_row) alike.
+*/
+START_TEST(test_kept_names_follow_edits) {
+  static const struct {
+    int pos;
+    const char *from, *to; /* in the row's JSON text, the first occurrence */
+  } steps[] = {
+      {3, "\"primary_speaker\": \"Tomas\"", "\"primary_speaker\": \"Rosa\""},
+      {10, "\"primary_speaker\": \"Tomas\"", "\"primary_speaker\": \"Rosa\""},
+      {9, "\"Rosa\", \"Tomas\"]", "\"Rosa\"]"}, /* target, then the support's */
+      {9, "\"Rosa\", \"Tomas\"]", "\"Rosa\"]"},
+      {3, "\"primary_speaker\": \"Rosa\"", "\"primary_speaker\": \"Tomas\""},
+  };
+  kept k;
+  int i, r19 = 0, tone = 0;
+  memset(&k, 0, sizeof k);
+  k.who = ann;
+  keep_load(FAMILY, &k);
+  names_reused = names_new = 0;
+  for (i = 0; i < (int)(sizeof steps / sizeof steps[0]); i++) {
+    rescue_buf cur = RESCUE_BUF_INIT;
+    char *edit, tone_raw[32];
+    int reused, j, absent = 0;
+    rescue_jwrite(&cur, k.L.rows[steps[i].pos - 1]);
+    edit = strdup(cur.s);
+    replace(&edit, steps[i].from, steps[i].to);
+    ck_assert_int_eq(keep_save_row(FAMILY, &k, steps[i].pos, edit, i % 2), 1);
+    ck_assert_int_eq(k.L.n_patched, 2 * i + 1); /* put into the kept view, not loaded again */
+    same_as_fresh(FAMILY, ann, &k.L, &k.lint, "a name moved");
+    /* a tone edit reuses the names the put kept */
+    reused = names_reused;
+    snprintf(tone_raw, sizeof tone_raw, "\"tone %d\"", ++tone);
+    ck_assert_int_eq(keep_save(FAMILY, &k, 1, "tone_of_voice", tone_raw, i % 2 == 0), 1);
+    ck_assert_int_eq(names_reused, reused + 1);
+    same_as_fresh(FAMILY, ann, &k.L, &k.lint, "a tone after a name moved");
+    for (j = 0; j < k.lint.n; j++)
+      absent |= k.lint.findings[j].rule == 19 && strstr(k.lint.findings[j].reason, "'Tomas'");
+    ck_assert_int_eq(absent, i == 3);
+    r19 += absent;
+    free(edit);
+    rescue_buf_clear(&cur);
+  }
+  ck_assert_int_eq(r19, 1);
+  ck_assert_int_eq(names_new, 5); /* each name move made new names */
+  rescue_view_sample_clear(&k.L);
+  rescue_lint_result_clear(&k.lint);
 }
 END_TEST
 
@@ -940,6 +1070,7 @@ int main(void) {
   tcase_add_test(tc, test_check_row);
   tcase_add_test(tc, test_check_row_matches_full_lint);
   tcase_add_test(tc, test_kept_view_matches_fresh);
+  tcase_add_test(tc, test_kept_names_follow_edits);
   tcase_add_test(tc, test_generation);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

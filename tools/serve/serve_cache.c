@@ -4,7 +4,8 @@
 ** sample's (issue 25).
 **
 ** An entry is one sample through one annotator's view (rescue_view_sample_load) with the
-** whole-sample lint of it (rescue_review_lint), labelled with the sample's generation
+** whole-sample lint of it (rescue_review_lint, with the names it was judged by, which a
+** save's check reuses: rescue_review_check_change), labelled with the sample's generation
 ** (rescue_sample_generation, schema migration 13) read before the load. Every write to a
 ** sample, by this server or by the command line, adds one to that number in its own
 ** transaction, so an entry is used only while the stored number is still its label: no
