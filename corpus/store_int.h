@@ -107,6 +107,12 @@ typedef struct rescue_row_input {
   ** when it holds the row, else the one the row was made in.
   */
   int64_t ref_rowset_id;
+  /*
+  ** The parsed row that content was written from, when its writer keeps it alive until the
+  ** row is stored: rescue_store_put_refs reads the lists there instead of parsing content.
+  ** NULL: not kept (rescue_row_input_from_json leaves it as it is).
+  */
+  const rescue_jnode *tree;
 } rescue_row_input;
 
 /*
@@ -210,6 +216,16 @@ int rescue_store_refs_in(rescue_store *st, int64_t rowset_id, int64_t version_id
 */
 void rescue_row_write_with(rescue_buf *out, const rescue_jnode *row, const char *const *keys,
                            const char *const *vals, int n);
+/*
+** The tree rescue_jparse reads from what rescue_row_write_like(row, old, position) writes,
+** built without writing and reading that text (rescue_jwrite of it writes the same bytes):
+** a row saved through a form costs no second parse (edit.c). row must be an object. Returns
+** 0 with *tree, one rescue_malloc'ed block the caller frees with rescue_free, or
+** RESCUE_ENOMEM with *tree NULL. The tree points into the strings of row's and old's
+** documents: they must outlive it.
+*/
+int rescue_row_like(const rescue_jnode *row, const rescue_jnode *old, int position,
+                    rescue_jnode **tree);
 
 #pragma GCC visibility pop
 
