@@ -139,17 +139,17 @@ static int parse_row(rescue_store *st, const char *row_json, size_t len, rescue_
 /*
 ** The row to store: `row` written like the current version `cur` (rescue_row_write_like),
 ** as a row input in *in whose tree (in->tree, for rescue_store_put_refs) is *like, built
-** by rescue_row_like instead of writing the row and parsing it again. *like (the caller
-** frees it) points into row's document and into *olddoc, which gets cur parsed (the caller
-** frees it too): both must live until the row is stored.
+** by rescue_row_like instead of writing the row and parsing it again. `old` is cur parsed
+** when the caller has it; else *olddoc gets cur parsed. *like and *olddoc (the caller
+** frees both) must live until the row is stored, and so must row's document and old.
 */
 static int row_like_current(rescue_store *st, const rescue_jnode *row, const rescue_buf *cur,
-                            int position, rescue_jdoc **olddoc, rescue_jnode **like,
-                            rescue_row_input *in) {
-  const rescue_jnode *old = NULL, *bad = NULL;
+                            const rescue_jnode *old, int position, rescue_jdoc **olddoc,
+                            rescue_jnode **like, rescue_row_input *in) {
+  const rescue_jnode *bad = NULL;
   rescue_jerror je;
   int rc;
-  if (cur->len) {
+  if (!old && cur->len) {
     if (!(*olddoc = rescue_jdoc_new()))
       return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     old = rescue_jparse(*olddoc, cur->s, cur->len, &je);
@@ -205,7 +205,8 @@ static int row_save(rescue_store *st, const char *sample_id, int position, int64
   }
   made = position;
   if ((rc = made_position(st, row_id, &made)) ||
-      (rc = row_like_current(st, root, &cur, made, &olddoc, &like, &in)) ||
+      (rc = row_like_current(st, root, &cur, known ? known->row : NULL, made, &olddoc, &like,
+                             &in)) ||
       (rc = sample_is_new(st, sample_id, &is_new)))
     goto rollback;
   /* unchanged: the row as their view shows their version (its references renumbered
