@@ -198,6 +198,8 @@ int rescue_refs_maybe(const rescue_scheme *sc, const char *content);
 ** Store, for version_id of row_id written by annotator_id from *in, the row id of every
 ** number of its ints fields that names a row of in->ref_rowset_id (see there), inside the
 ** caller's transaction. Numbers that name no row are not stored (they stay verbatim).
+** Only rescue_store_add_row_version calls it, right after the version's insert, whose trigger
+** moves the sample's generation: the reference lines need none of their own (migration 14).
 */
 int rescue_store_put_refs(rescue_store *st, int64_t version_id, int64_t row_id,
                           int64_t annotator_id, const rescue_row_input *in);

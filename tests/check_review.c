@@ -932,6 +932,16 @@ START_TEST(test_generation) {
   ck_assert_int_gt(g1, g0);
   ck_assert_int_eq(rescue_sample_generation(st, FAMILY, &f1, NULL), 0);
   ck_assert_int_eq(f1, f0);
+  /* a save whose only change is three references moves it once: the version's insert
+     does, its reference lines add nothing (schema migration 14) */
+  g0 = g1;
+  row = row_text(1, &v);
+  replace(&row, "\"relation_pattern_evidence_rows\": []",
+          "\"relation_pattern_evidence_rows\": [1, 2, 3]");
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v, row, strlen(row), &nv, NULL), 0);
+  free(row);
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
+  ck_assert_int_eq(g1, g0 + 1);
   /* status from the command line */
   g0 = g1;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, COUPLE, "reviewed", NULL), 0);
