@@ -268,10 +268,11 @@ static void like_count(const rescue_jnode *n, size_t *nodes, size_t *numbers) {
 
 /*
 ** A copy of n as rescue_jparse reads what write_like(n, old) writes: the same node but for a
-** number write_like respells, which takes old's token (so its is_int and value, equal to n's
-** or the test would fail) or, an integer where old was a real, the real's shortest spelling
-** (which always has a '.' or an exponent, so is not an integer token, and reads back as
-** n->num). Children are copied the same way against the old value write_like pairs them with.
+** number write_like respells, which takes old's token with its is_int and its value (equal
+** to n's: that is when write_like keeps it) or, an integer where old was a real, the real's
+** shortest spelling (always with a '.' or an exponent, so not an integer token, and read
+** back as n->num). Children are copied the same way against the old value write_like pairs
+** them with.
 */
 static rescue_jnode *like_value(like_mem *m, const rescue_jnode *n, const rescue_jnode *old) {
   rescue_jnode *c = m->node++, **link = &c->child;
