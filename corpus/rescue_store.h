@@ -357,20 +357,23 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
 ** What the caller already knows, from a view of the annotator loaded at the store's
 ** current state (rescue_sample_generation unchanged since), of the row it saves: its id,
 ** the version the view shows, whether that version is the annotator's own, and its
-** content as the view shows it.
+** content as the view shows it, with that content parsed when the caller has it (the
+** save then reads no JSON of the current version).
 */
 typedef struct rescue_row_known {
   int64_t row_id, version;
   int mine;
   const char *content;
   size_t len;
+  const rescue_jnode *row; /* what rescue_jparse reads from content, or NULL: parsed here */
 } rescue_row_known;
 
 /*
 ** rescue_row_save with the current version taken from *known instead of read through the
 ** annotator's view (which costs a read of the whole sample when the annotator has no
 ** version of the row yet). The caller answers for *known being current: read inside the
-** same write transaction (e.g. by a generation that did not change).
+** same write transaction (e.g. by a generation that did not change); known->row, when
+** given, is only read and must stay as it is until the call returns.
 */
 int rescue_row_save_known(rescue_store *st, const char *sample_id, int position,
                           int64_t annotator_id, int64_t base_version, const char *row_json,

@@ -266,6 +266,8 @@ int srv_cache_known(rescue_server *s, srv_cached *e, int64_t gen, int position, 
     k->mine = e->L.mine[position - 1];
     k->content = content->s;
     k->len = content->len;
+    /* the entry (referenced by the caller) keeps a row put over this one until it is freed */
+    k->row = e->L.rows[position - 1];
     current = rescue_buf_ok(content);
   }
   pthread_rwlock_unlock(&e->lock);

@@ -427,7 +427,7 @@ void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_
 /*
 ** When e is current at generation gen (read on the writer inside its transaction): what
 ** it shows of row `position` into *k for rescue_row_save_known (the content written into
-** content) and 1; else 0.
+** content, k->row the view's parsed row, valid while the caller holds e) and 1; else 0.
 */
 int srv_cache_known(rescue_server *s, srv_cached *e, int64_t gen, int position, rescue_buf *content,
                     rescue_row_known *k);
