@@ -881,6 +881,143 @@ static void sample_level(linter *L, const rescue_jnode *sample, const rescue_jno
 }
 
 /*
+** The names sample_level derived, kept (rescue_lint.h, rescue_lint_ents): the sample and
+** row count they were derived for (a check of another falls back to deriving), the
+** scenario, the entity set in its order, and the findings sample_level made, in the order
+** it made them (their rule, row, field, reason and suggestions; the cause of an R19 is
+** set later, by the rows judged, mark_slip_r19).
+**
+** Why keep them rather than a cheaper way to derive: derive reads three members of every
+** row (with rescue_jclean and a copy of each name), so on a 432-row sample it costs what
+** the rest of a row check costs many times over; what it gives is a handful of names. The
+** one who keeps a sample's lint between saves (review.c, the server's cache) keeps these
+** beside it, and a save whose row leaves those members alone reuses them as they are.
+*/
+struct rescue_lint_ents {
+  char *sample_id;
+  int n, n_rows;        /* derived from rows[0..n) of a row set of n_rows */
+  const char *scenario; /* "couple" or "family" (static) */
+  char **ents;          /* the entity set, as sample_level left it in the linter */
+  int n_ents;
+  rescue_lint_finding *found; /* sample_level's findings, row 0 */
+  int n_found;
+};
+
+void rescue_lint_ents_free(rescue_lint_ents **e) {
+  int i;
+  if (!e || !*e)
+    return;
+  for (i = 0; i < (*e)->n_ents; i++)
+    rescue_free((*e)->ents[i]);
+  rescue_free((*e)->ents);
+  for (i = 0; i < (*e)->n_found; i++) {
+    rescue_free((*e)->found[i].field);
+    rescue_free((*e)->found[i].reason);
+    rescue_free((*e)->found[i].suggestions);
+  }
+  rescue_free((*e)->found);
+  rescue_free((*e)->sample_id);
+  rescue_free(*e);
+  *e = NULL;
+}
+
+/*
+** What sample_level left in L, with the findings it added from index `from` of L->res on,
+** as a new kept object (NULL, L->oom set, when out of memory).
+*/
+static rescue_lint_ents *ents_save(linter *L, int from, int n, int n_rows) {
+  rescue_lint_ents *e = rescue_calloc(1, sizeof *e);
+  int i, k = L->res->n - from;
+  if (!e || !(e->sample_id = rescue_strdup(L->sample_id)))
+    goto oom;
+  e->n = n;
+  e->n_rows = n_rows;
+  e->scenario = L->scenario;
+  if (L->n_ents && !(e->ents = rescue_calloc((size_t)L->n_ents, sizeof *e->ents)))
+    goto oom;
+  e->n_ents = L->n_ents; /* from here on rescue_lint_ents_free frees what was copied */
+  for (i = 0; i < L->n_ents; i++)
+    if (!(e->ents[i] = rescue_strdup(L->ents[i])))
+      goto oom;
+  if (k > 0 && !(e->found = rescue_calloc((size_t)k, sizeof *e->found)))
+    goto oom;
+  e->n_found = k > 0 ? k : 0;
+  for (i = 0; i < e->n_found; i++) {
+    const rescue_lint_finding *f = &L->res->findings[from + i];
+    rescue_lint_finding *c = &e->found[i];
+    c->rule = f->rule;
+    c->severity = f->severity;
+    c->row = f->row;
+    c->field = rescue_strdup(f->field);
+    c->reason = rescue_strdup(f->reason);
+    c->suggestions = f->suggestions ? rescue_strdup(f->suggestions) : NULL;
+    if (!c->field || !c->reason || (f->suggestions && !c->suggestions))
+      goto oom;
+  }
+  return e;
+oom:
+  L->oom = 1;
+  rescue_lint_ents_free(&e);
+  return NULL;
+}
+
+/*
+** Put kept names into L as sample_level would have left them, and make again the findings
+** sample_level made with them (through add, so they are recorded and counted as its were).
+*/
+static void ents_use(linter *L, const rescue_lint_ents *e) {
+  int i;
+  L->scenario = e->scenario;
+  for (i = 0; i < e->n_ents; i++)
+    ents_add(L, e->ents[i]);
+  L->group_label = rescue_scheme_group_label(L->sc, L->scenario);
+  for (i = 0; i < e->n_found; i++) {
+    const rescue_lint_finding *f = &e->found[i];
+    snprintf(L->sugg, sizeof L->sugg, "%s", f->suggestions ? f->suggestions : "");
+    add(L, f->rule, f->row, f->field, "%s", f->reason);
+  }
+}
+
+/* Were kept names e derived for this sample and these row counts? */
+static int ents_fit(const rescue_lint_ents *e, const char *sample_id, int n, int n_rows) {
+  return e && e->n == n && e->n_rows == n_rows && strcmp(e->sample_id, sample_id) == 0;
+}
+
+/* Do a and b give every row the same scenario and entity set (what R04 and R20 see)? */
+static int ents_same(const rescue_lint_ents *a, const rescue_lint_ents *b) {
+  int i;
+  if (strcmp(a->scenario, b->scenario) != 0 || a->n_ents != b->n_ents)
+    return 0;
+  for (i = 0; i < a->n_ents; i++)
+    if (strcmp(a->ents[i], b->ents[i]) != 0)
+      return 0;
+  return 1;
+}
+
+/* The names sample_level derives from rows[0..n) into *out (new); 0 or RESCUE_ENOMEM. */
+static int ents_derive(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
+                       const rescue_jnode *const *rows, int n, int n_rows, rescue_lint_ents **out) {
+  rescue_lint_result scratch;
+  linter L;
+  int oom;
+  memset(&L, 0, sizeof L);
+  memset(&scratch, 0, sizeof scratch);
+  L.sc = sc;
+  L.res = &scratch;
+  L.sample_id = sample_id;
+  L.partial = n < n_rows;
+  sample_level(&L, sample, rows, n);
+  *out = L.oom ? NULL : ents_save(&L, 0, n, n_rows);
+  oom = L.oom;
+  ents_clear(&L);
+  rescue_free(L.ents);
+  rescue_buf_clear(&L.a);
+  rescue_buf_clear(&L.b);
+  rescue_lint_result_clear(&scratch);
+  return oom ? RESCUE_ENOMEM : 0;
+}
+
+/*
 ** One slip, one root: when row p's speaker is a reserved name written differently (R20:
 ** 'therapist'), the row is judged a client row, so its R06 and R11 findings (added from
 ** index first on) are consequences of that R20; the name is kept for mark_slip_r19.
@@ -938,38 +1075,52 @@ static int by_row_rule(const void *a, const void *b) {
 }
 
 /*
-** The time facts a skipped row (not in `only`) still gives the rows after it: the latest
-** end (R03) and the start the next row is compared with (R17).
+** The time facts rows before index i give row i when the rows between were skipped (not
+** in `only`): the start R17 compares row i with, that of the nearest earlier row object
+** with a numeric start (NAN when none), and its position. A walk back that stops at the
+** first such row, so a check of one row does not read the rows far before it.
 */
-static void track_times(const rescue_jnode *const *rows, int i, int p, int *last_end,
-                        double *prev_start, int *prev_pos) {
-  const rescue_jnode *st, *et;
-  if (rows[i]->type != RESCUE_JOBJECT)
-    return;
-  st = rescue_jget(rows[i], "start_time");
-  et = rescue_jget(rows[i], "end_time");
+static void start_before(const rescue_jnode *const *rows, const int *pos, int i, double *prev_start,
+                         int *prev_pos) {
+  int j;
+  *prev_start = NAN;
+  *prev_pos = 0;
+  for (j = i - 1; j >= 0; j--) {
+    const rescue_jnode *st =
+        rows[j]->type == RESCUE_JOBJECT ? rescue_jget(rows[j], "start_time") : NULL;
+    if (st && st->type == RESCUE_JNUMBER) {
+      *prev_start = st->num;
+      *prev_pos = pos ? pos[j] : j + 1;
+      return;
+    }
+  }
+}
+
+/* R03's latest end: row i's end_time when it ends after row *last_end (or none yet). */
+static void track_end(const rescue_jnode *const *rows, int i, int *last_end) {
+  const rescue_jnode *et =
+      rows[i]->type == RESCUE_JOBJECT ? rescue_jget(rows[i], "end_time") : NULL;
   if (et && et->type == RESCUE_JNUMBER &&
       (*last_end < 0 || et->num > rescue_jget(rows[*last_end], "end_time")->num))
     *last_end = i;
-  if (st && st->type == RESCUE_JNUMBER) {
-    *prev_start = st->num;
-    *prev_pos = p;
-  }
 }
 
 /*
 ** rescue_lint_sample, with the row rules run only on rows i where only[i] is set (only
 ** NULL: every row); the sample-level rules (R03, R14, R19 and the entity set) always see
-** every row.
+** every row. The names (scenario, entity set, R19) are given's when given is not NULL
+** (kept for these very rows), else derived from every row, and then, when keep is not
+** NULL, handed out in *keep (new; NULL after a failure).
 */
 static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
                      const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
                      const rescue_lint_media *media, const unsigned char *only,
-                     rescue_lint_result *res) {
+                     rescue_lint_result *res, const rescue_lint_ents *given,
+                     rescue_lint_ents **keep) {
   linter L;
   int i, last_end = -1, first_of_row;
   double prev_start = NAN;
-  int prev_pos = 0;
+  int prev_pos = 0, need_end = media && !isnan(media->duration);
   memset(&L, 0, sizeof L);
   L.sc = sc;
   L.res = res;
@@ -979,15 +1130,28 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
   res->rows += n;
   /* a view that shows only some rows (gold) cannot judge sample-level facts */
   L.partial = n < n_rows;
-  sample_level(&L, sample, rows, n);
+  if (given) {
+    ents_use(&L, given);
+  } else {
+    int from = res->n;
+    sample_level(&L, sample, rows, n);
+    if (keep && !L.oom)
+      *keep = ents_save(&L, from, n, n_rows);
+  }
   for (i = 0; i < n; i++) {
     const rescue_jnode *row = rows[i], *st, *et, *ri, *dc;
     int p = pos ? pos[i] : i + 1, therapist;
     char *speaker, sh[64];
+    /* a skipped row matters to the rows judged only through its times: R03's latest end
+       (every row, but only when the media's duration is known) and R17's previous start
+       (found by walking back from the next row judged) */
     if (only && !only[i]) {
-      track_times(rows, i, p, &last_end, &prev_start, &prev_pos);
+      if (need_end)
+        track_end(rows, i, &last_end);
       continue;
     }
+    if (only && i > 0 && !only[i - 1])
+      start_before(rows, pos, i, &prev_start, &prev_pos);
     r01(&L, row, p);
     if (row->type != RESCUE_JOBJECT)
       continue;
@@ -1076,37 +1240,20 @@ static int lint_rows(const rescue_scheme *sc, const char *sample_id, const rescu
 int rescue_lint_sample(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
                        const rescue_jnode *const *rows, const int *pos, int n, int n_rows,
                        const rescue_lint_media *media, rescue_lint_result *res) {
-  return lint_rows(sc, sample_id, sample, rows, pos, n, n_rows, media, NULL, res);
+  return lint_rows(sc, sample_id, sample, rows, pos, n, n_rows, media, NULL, res, NULL, NULL);
 }
 
-/*
-** The sample's entity set and scenario as the linter derives them from rows (what R04 and
-** R20 judge every row by), as one string in *out: the names in order, NUL-separated.
-*/
-static int entity_key(const rescue_scheme *sc, const char *sample_id, const rescue_jnode *sample,
-                      const rescue_jnode *const *rows, int n, int n_rows, rescue_buf *out) {
-  rescue_lint_result scratch;
-  linter L;
-  int i, oom;
-  memset(&L, 0, sizeof L);
-  memset(&scratch, 0, sizeof scratch);
-  L.sc = sc;
-  L.res = &scratch;
-  L.sample_id = sample_id;
-  L.partial = n < n_rows;
-  sample_level(&L, sample, rows, n);
-  rescue_buf_puts(out, L.scenario);
-  for (i = 0; i < L.n_ents; i++) {
-    rescue_buf_putc(out, 0);
-    rescue_buf_puts(out, L.ents[i]);
-  }
-  oom = L.oom || !rescue_buf_ok(out);
-  ents_clear(&L);
-  rescue_free(L.ents);
-  rescue_buf_clear(&L.a);
-  rescue_buf_clear(&L.b);
-  rescue_lint_result_clear(&scratch);
-  return oom ? RESCUE_ENOMEM : 0;
+int rescue_lint_sample_ents(const rescue_scheme *sc, const char *sample_id,
+                            const rescue_jnode *sample, const rescue_jnode *const *rows,
+                            const int *pos, int n, int n_rows, const rescue_lint_media *media,
+                            rescue_lint_result *res, rescue_lint_ents **ents) {
+  int rc;
+  if (ents)
+    *ents = NULL;
+  rc = lint_rows(sc, sample_id, sample, rows, pos, n, n_rows, media, NULL, res, NULL, ents);
+  if (rc && ents)
+    rescue_lint_ents_free(ents);
+  return rc;
 }
 
 /* The cleaned primary_speaker of row (a JSON object or not) into b; "" when none. */
@@ -1174,23 +1321,42 @@ int rescue_lint_row_change_rows(const rescue_scheme *sc, const char *sample_id,
                                 int n_rows, int at, const rescue_jnode *old_row,
                                 const rescue_lint_media *media, rescue_lint_result *res,
                                 unsigned char *judged) {
-  rescue_buf before = RESCUE_BUF_INIT, after = RESCUE_BUF_INIT, was = RESCUE_BUF_INIT,
-             now = RESCUE_BUF_INIT;
+  return rescue_lint_row_change_kept(sc, sample_id, sample, rows, n, n_rows, at, old_row, media,
+                                     res, judged, NULL, NULL);
+}
+
+int rescue_lint_row_change_kept(const rescue_scheme *sc, const char *sample_id,
+                                const rescue_jnode *sample, const rescue_jnode **rows, int n,
+                                int n_rows, int at, const rescue_jnode *old_row,
+                                const rescue_lint_media *media, rescue_lint_result *res,
+                                unsigned char *judged, const rescue_lint_ents *before,
+                                rescue_lint_ents **after) {
+  rescue_buf was = RESCUE_BUF_INIT, now = RESCUE_BUF_INIT;
+  rescue_lint_ents *derived_before = NULL, *edited_ents = NULL, *fresh = NULL;
   const rescue_jnode *edited = rows[at];
   unsigned char *only = NULL;
   int rc = 0, all = 0;
-  /* the entity set comes from these members of every row (derive): when the edit leaves
-     them as they were, it cannot change, and the whole sample need not be read for it */
+  if (after)
+    *after = NULL;
+  if (before && !ents_fit(before, sample_id, n, n_rows))
+    before = NULL;
+  /* the names come from these members of every row (derive): when the edit leaves them
+     as they were, so are the names, and the whole sample need not be read for them */
   if (!same_member(old_row, edited, "primary_speaker", &was, &now) ||
       !same_member(old_row, edited, "target", &was, &now) ||
       !same_member(old_row, edited, "support_strategy", &was, &now)) {
-    rows[at] = old_row;
-    rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &before);
-    rows[at] = edited;
-    if (rc || (rc = entity_key(sc, sample_id, sample, rows, n, n_rows, &after)))
+    if (!before) {
+      rows[at] = old_row;
+      rc = ents_derive(sc, sample_id, sample, rows, n, n_rows, &derived_before);
+      rows[at] = edited;
+      if (rc)
+        goto done;
+      before = derived_before;
+    }
+    if ((rc = ents_derive(sc, sample_id, sample, rows, n, n_rows, &edited_ents)))
       goto done;
     /* a name the edit brings or takes away changes what R04 and R20 say of every row */
-    all = before.len != after.len || memcmp(before.s, after.s, before.len) != 0;
+    all = !ents_same(before, edited_ents);
   }
   if (!all) {
     if (!(only = rescue_calloc((size_t)n, 1))) {
@@ -1202,14 +1368,22 @@ int rescue_lint_row_change_rows(const rescue_scheme *sc, const char *sample_id,
     speaker_of(&now, edited);
     mark_followers(rows, n, at, was.s ? was.s : "", now.s ? now.s : "", only);
   }
-  rc = lint_rows(sc, sample_id, sample, rows, NULL, n, n_rows, media, only, res);
+  /* the edited sample's names: derived above when the members changed, else before's;
+     derived in the lint (and kept) when there is neither */
+  rc = lint_rows(sc, sample_id, sample, rows, NULL, n, n_rows, media, only, res,
+                 edited_ents ? edited_ents : before, edited_ents || before ? NULL : &fresh);
   if (!rc && judged)
     for (int i = 0; i < n; i++)
       judged[i] = !only || only[i];
+  if (!rc && after) {
+    *after = edited_ents ? edited_ents : fresh;
+    edited_ents = fresh = NULL;
+  }
 done:
   rescue_free(only);
-  rescue_buf_clear(&before);
-  rescue_buf_clear(&after);
+  rescue_lint_ents_free(&derived_before);
+  rescue_lint_ents_free(&edited_ents);
+  rescue_lint_ents_free(&fresh);
   rescue_buf_clear(&was);
   rescue_buf_clear(&now);
   return rc;
@@ -1233,6 +1407,7 @@ void rescue_lint_result_clear(rescue_lint_result *res) {
     rescue_free(res->waivers[i].at);
   }
   rescue_free(res->waivers);
+  rescue_lint_ents_free(&res->ents);
   memset(res, 0, sizeof *res);
 }
 

@@ -49,7 +49,10 @@ typedef struct rescue_lint_result {
   long by_rule[RESCUE_LINT_RULES + 1]; /* findings not waived */
   long waived;                         /* findings covered by a waiver */
   int n_waivers;
-  rescue_lint_waiver *waivers; /* every waiver of the corpus (rescue_lint only) */
+  rescue_lint_waiver *waivers;   /* every waiver of the corpus (rescue_lint only) */
+  struct rescue_lint_ents *ents; /* the sample's derived names the findings were judged by
+                                    (rescue_review_lint, rescue_review_check_change; NULL
+                                    otherwise); owned, freed by rescue_lint_result_clear */
 } rescue_lint_result;
 
 /* The severity of rule 1..19 and its one-line description. */
@@ -111,6 +114,50 @@ int rescue_lint_row_change_rows(const rescue_scheme *sc, const char *sample_id,
                                 int n_rows, int at, const rescue_jnode *old_row,
                                 const rescue_lint_media *media, rescue_lint_result *res,
                                 unsigned char *judged);
+
+/*
+** What the sample-level rules derive from every row of one sample, kept between row
+** checks: the scenario and the entity set R04 and R20 judge every row by (in their order:
+** the closest name and the one a case slip is measured against depend on it), and the
+** sample-level findings made with them (R19, row 0). They come from the sample object and
+** three members of each row only, primary_speaker, target and support_strategy (their
+** targets), so they hold for as long as no row's three members change; an edit that
+** leaves them alone is then checked without reading every row (rescue_lint_row_change_kept).
+** Opaque; freed with rescue_lint_ents_free.
+*/
+typedef struct rescue_lint_ents rescue_lint_ents;
+
+/* Free *e (NULL is fine) and set *e to NULL. */
+void rescue_lint_ents_free(rescue_lint_ents **e);
+
+/*
+** rescue_lint_sample, and (ents not NULL) the sample's derived names into *ents, a new
+** object the caller frees with rescue_lint_ents_free (NULL after a failure). 0 or
+** RESCUE_ENOMEM.
+*/
+int rescue_lint_sample_ents(const rescue_scheme *sc, const char *sample_id,
+                            const rescue_jnode *sample, const rescue_jnode *const *rows,
+                            const int *pos, int n, int n_rows, const rescue_lint_media *media,
+                            rescue_lint_result *res, rescue_lint_ents **ents);
+
+/*
+** rescue_lint_row_change_rows with the sample's derived names kept by the caller: before
+** holds those of rows[0..n) with old_row at `at` (from rescue_lint_sample_ents or an
+** earlier call's *after; NULL, or derived for another sample or row count: derived here
+** from every row, as rescue_lint_row_change_rows does). When the edit leaves
+** primary_speaker, target and support_strategy of the row as they were, before is used as
+** it is and no other row is read for it: the check costs the row and its followers, not
+** the sample. The findings are the same as rescue_lint_row_change_rows's, byte for byte.
+** *after (when after is not NULL) receives the names of the edited sample when they may
+** differ from before (the edit changed those members, or before was NULL), a new object
+** the caller frees; NULL when before still holds. Returns 0 or RESCUE_ENOMEM.
+*/
+int rescue_lint_row_change_kept(const rescue_scheme *sc, const char *sample_id,
+                                const rescue_jnode *sample, const rescue_jnode **rows, int n,
+                                int n_rows, int at, const rescue_jnode *old_row,
+                                const rescue_lint_media *media, rescue_lint_result *res,
+                                unsigned char *judged, const rescue_lint_ents *before,
+                                rescue_lint_ents **after);
 
 typedef struct rescue_lint_opts {
   rescue_view view;           /* corpus view by default (zeroed) */

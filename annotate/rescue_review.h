@@ -99,7 +99,10 @@ void rescue_progress_clear(rescue_progress *p);
 
 /*
 ** Lint a whole sample as the view *vs shows it, with its subtitle cues (what a review
-** page marks), into *res (cleared by the caller with rescue_lint_result_clear).
+** page marks), into *res (cleared by the caller with rescue_lint_result_clear), with the
+** names the findings were judged by in res->ents (rescue_lint_sample_ents): kept beside
+** the view, they spare each later row check (rescue_review_check_change) and put
+** (rescue_review_put_*) a walk over every row.
 */
 int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_view_sample *vs,
                        rescue_lint_result *res);
@@ -144,11 +147,17 @@ typedef struct rescue_review_change {
 
 /*
 ** rescue_review_check_row_in into *ch (its lint and shown), with the rows it judged.
-** Same returns; *ch is to be cleared whatever the return.
+** kept: *L's whole-sample lint as rescue_review_lint made it and rescue_review_put_* kept
+** it current (NULL when there is none): its names (kept->ents) spare the check a walk
+** over every row when the edit leaves the row's primary_speaker, target and
+** support_strategy as they were (rescue_lint_row_change_kept); the findings are the same
+** with or without it. ch->lint.ents takes the edited view's names when they may differ
+** from kept's (for rescue_review_put_change). Same returns; *ch is to be cleared whatever
+** the return.
 */
 int rescue_review_check_change(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
-                               int position, const char *row_json, size_t len,
-                               rescue_review_change *ch);
+                               const rescue_lint_result *kept, int position, const char *row_json,
+                               size_t len, rescue_review_change *ch);
 void rescue_review_change_clear(rescue_review_change *ch);
 
 /*
@@ -156,7 +165,9 @@ void rescue_review_change_clear(rescue_review_change *ch);
 ** view shows it, rescue_review_check_row_in's shown): put it into *L
 ** (rescue_view_sample_put_row) and bring *full, the whole-sample lint of *L before the save
 ** (rescue_review_lint), to what rescue_review_lint of the new view gives, judging again
-** only the rows the edit can change (rescue_lint_row_change_rows); findings come sorted by
+** only the rows the edit can change (rescue_lint_row_change_kept, with full->ents, the
+** names of *L before the save, when rescue_review_lint left them there; full->ents then
+** becomes those of the new view); findings come sorted by
 ** row. RESCUE_ECONFLICT when the edit changed the sample's entity set (participants or
 ** scenario, which the loaded sample object holds): then load the view again. On any
 ** failure *L and *full are no longer to be used.
@@ -168,7 +179,8 @@ int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_s
 /*
 ** rescue_review_put_row for a row checked with rescue_review_check_change against this same
 ** view, unchanged since (the caller knows: nothing was put into *L in between): the lint
-** of the check is used, not made again; ch->lint's findings move into *full.
+** of the check is used, not made again; ch->lint's findings move into *full, and its
+** names (ch->lint.ents, when the edit gave new ones) replace full->ents.
 ** RESCUE_EINVAL when *ch was not checked against a view of this size.
 */
 int rescue_review_put_change(rescue_store *st, const char *sample_id, rescue_view_sample *L,

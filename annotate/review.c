@@ -287,8 +287,9 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
   rescue_lint_media media;
   int rc, i;
   review_media(st, sample_id, &cues, &lc, &media);
-  rc = rescue_lint_sample(rescue_store_scheme(st), sample_id, vs->sample, vs->rows, NULL, vs->n,
-                          vs->n_rows, &media, res);
+  rescue_lint_ents_free(&res->ents);
+  rc = rescue_lint_sample_ents(rescue_store_scheme(st), sample_id, vs->sample, vs->rows, NULL,
+                               vs->n, vs->n_rows, &media, res, &res->ents);
   for (i = 0; !rc && vs->lost_refs && i < vs->n; i++)
     rc = rescue_lint_lost_refs(sample_id, i + 1, vs->lost_refs[i], res);
   rescue_free(lc);
@@ -300,11 +301,14 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
 ** Lint `row` as row `position` of the loaded view: that row, the rows whose time rules
 ** look back at it, and the sample-level rules (rescue_lint_row_change; old: the row it
 ** replaces), on a copy of the view's row list (the view may be shared with readers). judged: as
-** rescue_lint_row_change_rows (may be NULL).
+** rescue_lint_row_change_rows (may be NULL). kept: the names derived from the view with
+** old in place (the kept lint's, NULL when none); *after (when not NULL): those of the
+** edited view when they may differ (rescue_lint_row_change_kept).
 */
 static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
                         int position, const rescue_jnode *row, const rescue_jnode *old,
-                        rescue_lint_result *res, unsigned char *judged) {
+                        rescue_lint_result *res, unsigned char *judged,
+                        const rescue_lint_ents *kept, rescue_lint_ents **after) {
   rescue_cues cues;
   rescue_lint_cue *lc;
   rescue_lint_media media;
@@ -315,8 +319,8 @@ static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_vi
   memcpy(rows, L->rows, (size_t)L->n * sizeof *rows);
   rows[position - 1] = row;
   review_media(st, sample_id, &cues, &lc, &media);
-  rc = rescue_lint_row_change_rows(rescue_store_scheme(st), sample_id, L->sample, rows, L->n,
-                                   L->n_rows, position - 1, old, &media, res, judged);
+  rc = rescue_lint_row_change_kept(rescue_store_scheme(st), sample_id, L->sample, rows, L->n,
+                                   L->n_rows, position - 1, old, &media, res, judged, kept, after);
   rescue_free(rows);
   rescue_free(lc);
   rescue_cues_clear(&cues);
@@ -325,11 +329,13 @@ static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_vi
 
 /*
 ** rescue_review_check_row_in, and (judged not NULL) into *judged, rescue_calloc'ed with
-** L->n flags, the rows the lint judged (rescue_lint_row_change_rows).
+** L->n flags, the rows the lint judged (rescue_lint_row_change_rows). kept: L's lint kept
+** with its names (may be NULL); when judged is not NULL, res->ents takes the edited
+** view's names when they may differ from kept's (rescue_lint_row_change_kept).
 */
 static int check_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
-                     int position, const char *row_json, size_t len, rescue_lint_result *res,
-                     rescue_buf *shown, unsigned char **judged) {
+                     const rescue_lint_result *kept, int position, const char *row_json, size_t len,
+                     rescue_lint_result *res, rescue_buf *shown, unsigned char **judged) {
   rescue_buf text = RESCUE_BUF_INIT;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *row;
@@ -356,7 +362,8 @@ static int check_row(rescue_store *st, const char *sample_id, const rescue_view_
   }
   if (!rescue_buf_ok(&text) || !(row = rescue_jparse(doc, text.s, text.len, &je)) ||
       (rc = lint_one_row(st, sample_id, L, position, row, L->rows[position - 1], res,
-                         judged ? *judged : NULL))) {
+                         judged ? *judged : NULL, kept ? kept->ents : NULL,
+                         judged ? &res->ents : NULL))) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }
@@ -378,16 +385,17 @@ done:
 int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
                                int position, const char *row_json, size_t len,
                                rescue_lint_result *res, rescue_buf *shown) {
-  return check_row(st, sample_id, L, position, row_json, len, res, shown, NULL);
+  return check_row(st, sample_id, L, NULL, position, row_json, len, res, shown, NULL);
 }
 
 int rescue_review_check_change(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
-                               int position, const char *row_json, size_t len,
-                               rescue_review_change *ch) {
+                               const rescue_lint_result *kept, int position, const char *row_json,
+                               size_t len, rescue_review_change *ch) {
   memset(ch, 0, sizeof *ch);
   ch->position = position;
   ch->n = L->n;
-  return check_row(st, sample_id, L, position, row_json, len, &ch->lint, &ch->shown, &ch->judged);
+  return check_row(st, sample_id, L, kept, position, row_json, len, &ch->lint, &ch->shown,
+                   &ch->judged);
 }
 
 void rescue_review_change_clear(rescue_review_change *ch) {
@@ -471,7 +479,8 @@ static int merge_change(const char *sample_id, const rescue_view_sample *L, int 
 
 /*
 ** The end of a put: with the view already holding the saved row, bring *full to the new
-** view's lint from *delta, the lint of the rows judged[] marks (moved out of *delta).
+** view's lint from *delta, the lint of the rows judged[] marks (moved out of *delta), and
+** its kept names to delta's when the edit gave new ones (else they still hold).
 */
 static int put_lint(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
                     int position, const unsigned char *judged, rescue_lint_result *delta,
@@ -486,6 +495,11 @@ static int put_lint(rescue_store *st, const char *sample_id, const rescue_view_s
                          "the edit changes the entities of '%s': load it again", sample_id);
   if (merge_change(sample_id, L, position - 1, judged, full, delta))
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if (delta->ents) {
+    rescue_lint_ents_free(&full->ents);
+    full->ents = delta->ents;
+    delta->ents = NULL;
+  }
   return 0;
 }
 
@@ -507,7 +521,9 @@ int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_s
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }
-  if ((rc = lint_one_row(st, sample_id, L, position, L->rows[position - 1], old, &delta, judged))) {
+  /* full's names were derived with old in place, as lint_one_row wants them */
+  if ((rc = lint_one_row(st, sample_id, L, position, L->rows[position - 1], old, &delta, judged,
+                         full->ents, &delta.ents))) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }

@@ -247,6 +247,106 @@ void rescue_row_write_with(rescue_buf *b, const rescue_jnode *row, const char *c
   rescue_buf_putc(b, '}');
 }
 
+/* ---- the same, as the tree its text reads back as ---- */
+
+/* Where rescue_row_like puts the next node and the next respelled number. */
+typedef struct like_mem {
+  rescue_jnode *node;
+  char (*tok)[32];
+} like_mem;
+
+/* Nodes of the tree under n (n included), and how many of them are numbers. */
+static void like_count(const rescue_jnode *n, size_t *nodes, size_t *numbers) {
+  const rescue_jnode *c;
+  (*nodes)++;
+  if (n->type == RESCUE_JNUMBER)
+    (*numbers)++;
+  if (n->type == RESCUE_JOBJECT || n->type == RESCUE_JARRAY)
+    for (c = n->child; c; c = c->next)
+      like_count(c, nodes, numbers);
+}
+
+/*
+** A copy of n as rescue_jparse reads what write_like(n, old) writes: the same node but for a
+** number write_like respells, which takes old's token with its is_int and its value (equal
+** to n's: that is when write_like keeps it) or, an integer where old was a real, the real's
+** shortest spelling (always with a '.' or an exponent, so not an integer token, and read
+** back as n->num). Children are copied the same way against the old value write_like pairs
+** them with.
+*/
+static rescue_jnode *like_value(like_mem *m, const rescue_jnode *n, const rescue_jnode *old) {
+  rescue_jnode *c = m->node++, **link = &c->child;
+  const rescue_jnode *k, *o;
+  *c = *n;
+  c->child = c->next = NULL;
+  switch (n->type) {
+  case RESCUE_JNUMBER:
+    if (old && old->type == RESCUE_JNUMBER && old->num == n->num) {
+      c->s = old->s;
+      c->len = old->len;
+      c->is_int = old->is_int;
+      c->num = old->num;
+    } else if (old && old->type == RESCUE_JNUMBER && !old->is_int && n->is_int) {
+      c->len = (uint32_t)rescue_format_double(n->num, *m->tok);
+      c->s = *m->tok++;
+      c->is_int = 0;
+    }
+    return c;
+  case RESCUE_JOBJECT:
+    for (k = n->child; k; k = k->next, link = &(*link)->next)
+      *link =
+          like_value(m, k, old && old->type == RESCUE_JOBJECT ? rescue_jget(old, k->key) : NULL);
+    return c;
+  case RESCUE_JARRAY:
+    o = old && old->type == RESCUE_JARRAY ? old->child : NULL;
+    for (k = n->child; k; k = k->next, link = &(*link)->next) {
+      *link = like_value(m, k, o);
+      if (o)
+        o = o->next;
+    }
+    return c;
+  case RESCUE_JNULL:
+  case RESCUE_JFALSE:
+  case RESCUE_JTRUE:
+  case RESCUE_JSTRING: return c;
+  }
+  return c;
+}
+
+int rescue_row_like(const rescue_jnode *row, const rescue_jnode *old, int position,
+                    rescue_jnode **tree) {
+  size_t nodes = 0, numbers = 0;
+  like_mem m;
+  rescue_jnode *root, **link;
+  const rescue_jnode *k;
+  *tree = NULL;
+  like_count(row, &nodes, &numbers);
+  if (!(root = rescue_malloc(nodes * sizeof *root + numbers * sizeof *m.tok)))
+    return RESCUE_ENOMEM;
+  m.node = root + 1;
+  m.tok = (char(*)[32])(void *)(root + nodes);
+  *root = *row;
+  root->child = root->next = NULL;
+  link = &root->child;
+  for (k = row->child; k; k = k->next, link = &(*link)->next) {
+    if (strcmp(k->key, "row_index") == 0 && k->type == RESCUE_JNUMBER) {
+      rescue_jnode *c = m.node++;
+      *c = *k;
+      c->next = NULL;
+      c->len = (uint32_t)snprintf(*m.tok, sizeof *m.tok, "%d", position);
+      c->s = *m.tok++;
+      c->is_int = 1;
+      c->num = position;
+      *link = c;
+    } else {
+      *link =
+          like_value(&m, k, old && old->type == RESCUE_JOBJECT ? rescue_jget(old, k->key) : NULL);
+    }
+  }
+  *tree = root;
+  return 0;
+}
+
 /* ---- resegmenting ---- */
 
 static const char *op_name(rescue_reseg_op op) {

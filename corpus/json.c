@@ -43,7 +43,10 @@ static void *arena_alloc(rescue_jdoc *d, size_t n) {
   arena_block *b = d->head;
   n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
   if (!b || b->used + n > b->cap) {
-    size_t cap = b ? b->cap * 2 : 64 * 1024;
+    /* the first block fits what the input usually needs (a row: a few KiB), so parsing
+       a small text does not take and fault in 64 KiB each time */
+    size_t len = d->text && d->end > d->text ? (size_t)(d->end - d->text) : 0;
+    size_t cap = b ? b->cap * 2 : len < 15 * 1024 ? 4 * len + 4096 : 64 * 1024;
     arena_block *nb;
     while (cap < n)
       cap *= 2;

@@ -76,6 +76,13 @@ const char *rescue_store_errmsg(const rescue_store *st);
 */
 void rescue_store_busy_timeout(rescue_store *st, int ms);
 /*
+** Never wait for a lock on st (a server thread that must stay free for its connections):
+** from now on a statement that would wait for another connection fails at once with
+** RESCUE_EBUSY and sets *would_wait to 1 (the caller clears it, runs its reads, and hands
+** the work to a thread that may wait when it was set). rescue_store_busy_timeout undoes it.
+*/
+void rescue_store_never_wait(rescue_store *st, int *would_wait);
+/*
 ** Group commit (a server's writer): open a transaction on st in which every later write
 ** through st nests (each call's own transaction becomes a savepoint: a refused or failed
 ** write undoes only itself), then commit them all at once with rescue_store_group_commit:
@@ -87,6 +94,17 @@ int rescue_store_group_begin(rescue_store *st);
 int rescue_store_group_commit(rescue_store *st);
 /* Undo the whole group (nothing of it is stored). */
 void rescue_store_group_rollback(rescue_store *st);
+/*
+** Deferred sync (a server's group writer): from now on a commit on st writes the log but
+** does not wait for the disk; rescue_store_sync(st) then syncs everything committed
+** before it was called, and a write may be reported stored only after it returned 0. It
+** may run on another thread while st goes on with the next writes (it only reads what
+** rescue_store_defer_sync set), so a slow disk no longer holds the writer lock. 0, or
+** an error code when the log cannot be opened (commits then stay synced as before).
+*/
+int rescue_store_defer_sync(rescue_store *st);
+/* Sync what st committed since it deferred syncs (0; RESCUE_EIO with errno set). */
+int rescue_store_sync(const rescue_store *st);
 /*
 ** A read transaction (a server's request): every read on st until rescue_store_read_end
 ** sees one snapshot of the store, and the connection checks for other writers' changes
@@ -339,20 +357,23 @@ int rescue_row_save(rescue_store *st, const char *sample_id, int position, int64
 ** What the caller already knows, from a view of the annotator loaded at the store's
 ** current state (rescue_sample_generation unchanged since), of the row it saves: its id,
 ** the version the view shows, whether that version is the annotator's own, and its
-** content as the view shows it.
+** content as the view shows it, with that content parsed when the caller has it (the
+** save then reads no JSON of the current version).
 */
 typedef struct rescue_row_known {
   int64_t row_id, version;
   int mine;
   const char *content;
   size_t len;
+  const rescue_jnode *row; /* what rescue_jparse reads from content, or NULL: parsed here */
 } rescue_row_known;
 
 /*
 ** rescue_row_save with the current version taken from *known instead of read through the
 ** annotator's view (which costs a read of the whole sample when the annotator has no
 ** version of the row yet). The caller answers for *known being current: read inside the
-** same write transaction (e.g. by a generation that did not change).
+** same write transaction (e.g. by a generation that did not change); known->row, when
+** given, is only read and must stay as it is until the call returns.
 */
 int rescue_row_save_known(rescue_store *st, const char *sample_id, int position,
                           int64_t annotator_id, int64_t base_version, const char *row_json,

@@ -114,8 +114,8 @@ static int put_list(rescue_store *st, int64_t version_id, int64_t rowset_id,
 int rescue_store_put_refs(rescue_store *st, int64_t version_id, int64_t row_id,
                           int64_t annotator_id, const rescue_row_input *in) {
   const rescue_scheme *sc = rescue_store_scheme(st);
-  rescue_jdoc *doc;
-  const rescue_jnode *row, *m;
+  rescue_jdoc *doc = NULL;
+  const rescue_jnode *row = in->tree, *m;
   rescue_jerror je;
   int64_t rowset = in->ref_rowset_id;
   int rc = 0;
@@ -125,9 +125,11 @@ int rescue_store_put_refs(rescue_store *st, int64_t version_id, int64_t row_id,
     return rc;
   if (!rowset)
     return 0;
-  if (!(doc = rescue_jdoc_new()))
-    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-  row = rescue_jparse(doc, in->content.s, in->content.len, &je);
+  if (!row) { /* the writer kept no tree: read the content again */
+    if (!(doc = rescue_jdoc_new()))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    row = rescue_jparse(doc, in->content.s, in->content.len, &je);
+  }
   for (m = row && row->type == RESCUE_JOBJECT ? row->child : NULL; m && !rc; m = m->next)
     if (m->type == RESCUE_JARRAY && ints_field(sc, m->key))
       rc = put_list(st, version_id, rowset, m);

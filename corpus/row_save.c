@@ -138,43 +138,38 @@ static int parse_row(rescue_store *st, const char *row_json, size_t len, rescue_
 
 /*
 ** The row to store: `row` written like the current version `cur` (rescue_row_write_like),
-** as a row input in *in.
+** as a row input in *in whose tree (in->tree, for rescue_store_put_refs) is *like, built
+** by rescue_row_like instead of writing the row and parsing it again. `old` is cur parsed
+** when the caller has it; else *olddoc gets cur parsed. *like and *olddoc (the caller
+** frees both) must live until the row is stored, and so must row's document and old.
 */
 static int row_like_current(rescue_store *st, const rescue_jnode *row, const rescue_buf *cur,
-                            int position, rescue_row_input *in) {
-  rescue_jdoc *doc = rescue_jdoc_new();
-  rescue_buf text = RESCUE_BUF_INIT;
-  const rescue_jnode *old = NULL, *fixed, *bad = NULL;
+                            const rescue_jnode *old, int position, rescue_jdoc **olddoc,
+                            rescue_jnode **like, rescue_row_input *in) {
+  const rescue_jnode *bad = NULL;
   rescue_jerror je;
   int rc;
-  if (!doc) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    goto done;
+  if (!old && cur->len) {
+    if (!(*olddoc = rescue_jdoc_new()))
+      return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+    old = rescue_jparse(*olddoc, cur->s, cur->len, &je);
   }
-  if (cur->len)
-    old = rescue_jparse(doc, cur->s, cur->len, &je);
-  rescue_row_write_like(&text, row, old, position);
-  if (!rescue_buf_ok(&text)) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
-    goto done;
-  }
-  if (!(fixed = rescue_jparse(doc, text.s, text.len, &je))) {
-    rc = rescue_seterr(rescue_store_err(st), RESCUE_EINTERNAL, "rewritten row: %s", je.msg);
-    goto done;
-  }
-  rc = rescue_row_input_from_json(rescue_store_scheme(st), fixed, in, &bad, rescue_store_err(st));
-done:
-  rescue_buf_clear(&text);
-  rescue_jdoc_free(&doc);
-  return rc;
+  if (rescue_row_like(row, old, position, like))
+    return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
+  if ((rc = rescue_row_input_from_json(rescue_store_scheme(st), *like, in, &bad,
+                                       rescue_store_err(st))))
+    return rc;
+  in->tree = *like;
+  return 0;
 }
 
 /* rescue_row_save, with the current version from *known when not NULL. */
 static int row_save(rescue_store *st, const char *sample_id, int position, int64_t annotator_id,
                     int64_t base_version, const char *row_json, size_t len,
                     const rescue_row_known *known, int64_t *version, int *unchanged) {
-  rescue_jdoc *doc = NULL;
+  rescue_jdoc *doc = NULL, *olddoc = NULL;
   const rescue_jnode *root = NULL;
+  rescue_jnode *like = NULL;
   rescue_row_input in;
   rescue_buf cur = RESCUE_BUF_INIT, shown = RESCUE_BUF_INIT, lost = RESCUE_BUF_INIT;
   int64_t row_id = 0, cur_version = 0, rowset_id = 0;
@@ -210,7 +205,8 @@ static int row_save(rescue_store *st, const char *sample_id, int position, int64
   }
   made = position;
   if ((rc = made_position(st, row_id, &made)) ||
-      (rc = row_like_current(st, root, &cur, made, &in)) ||
+      (rc = row_like_current(st, root, &cur, known ? known->row : NULL, made, &olddoc, &like,
+                             &in)) ||
       (rc = sample_is_new(st, sample_id, &is_new)))
     goto rollback;
   /* unchanged: the row as their view shows their version (its references renumbered
@@ -249,6 +245,8 @@ done:
   rescue_buf_clear(&shown);
   rescue_buf_clear(&lost);
   rescue_row_input_clear(&in);
+  rescue_free(like);
+  rescue_jdoc_free(&olddoc);
   rescue_jdoc_free(&doc);
   return rc;
 }

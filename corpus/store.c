@@ -51,7 +51,8 @@ struct rescue_store {
   int reading;                 /* a read transaction is open (rescue_store_read_begin) */
   sqlite3_stmt *spare_samples; /* view_samples, prepared, kept by the last iterator freed */
   char *audit_command, *audit_os_user; /* rescue_store_set_audit; NULL: none set */
-  const char *cache_name[STMT_CACHE];  /* name literal last looked up in this slot */
+  int log_fd; /* the write-ahead log, open for rescue_store_sync once deferred (else -1) */
+  const char *cache_name[STMT_CACHE]; /* name literal last looked up in this slot */
   int cache_idx[STMT_CACHE];
 };
 
@@ -59,6 +60,16 @@ const char *rescue_store_errmsg(const rescue_store *st) { return st->err.msg; }
 
 void rescue_store_busy_timeout(rescue_store *st, int ms) {
   sqlite3_busy_timeout(st->db, ms > 0 ? ms : BUSY_TIMEOUT_MS);
+}
+/* rescue_store_never_wait's busy handler: note the wait and do not wait. */
+static int note_wait(void *flag, int tries) {
+  (void)tries;
+  *(int *)flag = 1;
+  return 0;
+}
+
+void rescue_store_never_wait(rescue_store *st, int *would_wait) {
+  sqlite3_busy_handler(st->db, note_wait, would_wait);
 }
 rescue_error *rescue_store_err(rescue_store *st) { return &st->err; }
 const char *rescue_store_path(const rescue_store *st) { return st->path; }
@@ -331,6 +342,43 @@ int rescue_store_group_begin(rescue_store *st) { return rescue_store_begin(st); 
 
 int rescue_store_group_commit(rescue_store *st) { return rescue_store_commit(st); }
 
+static int exec_sql(rescue_store *st, const char *sql, const char *what);
+
+/*
+** A commit in WAL mode with synchronous = NORMAL writes its frames to the log and
+** returns; fdatasync of the log then makes them durable, as synchronous = FULL would
+** have inside the commit. The log is the same file for as long as any connection is
+** open (SQLite removes it only when the last one closes, and changing the journal mode
+** needs the corpus to itself), and frames a checkpoint moved into the database file
+** were synced there by the checkpoint before the log could start over.
+*/
+int rescue_store_defer_sync(rescue_store *st) {
+  rescue_buf wal = RESCUE_BUF_INIT;
+  int fd;
+  rescue_buf_printf(&wal, "%s-wal", st->path);
+  if (!rescue_buf_ok(&wal))
+    return rescue_seterr(&st->err, RESCUE_ENOMEM, NULL);
+  fd = open(wal.s, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    rescue_seterr(&st->err, RESCUE_EIO, "%s: %s", wal.s, strerror(errno));
+    rescue_buf_clear(&wal);
+    return RESCUE_EIO;
+  }
+  rescue_buf_clear(&wal);
+  if (exec_sql(st, "PRAGMA synchronous = NORMAL", "configuring")) {
+    close(fd);
+    return st->err.code;
+  }
+  st->log_fd = fd;
+  return 0;
+}
+
+int rescue_store_sync(const rescue_store *st) {
+  if (st->log_fd >= 0 && fdatasync(st->log_fd) != 0)
+    return RESCUE_EIO;
+  return 0;
+}
+
 void rescue_store_group_rollback(rescue_store *st) {
   st->depth = st->depth > 0 ? 1 : 0;
   rescue_store_rollback(st);
@@ -539,6 +587,8 @@ static void store_free(rescue_store *st) {
   rescue_free(st->queries);
   if (st->db)
     sqlite3_close_v2(st->db);
+  if (st->log_fd >= 0)
+    close(st->log_fd);
   rescue_scheme_free(&st->scheme);
   rescue_free(st->path);
   rescue_free(st->audit_command);
@@ -559,6 +609,7 @@ static rescue_store *store_alloc(const char *path) {
   rescue_store *st = rescue_calloc(1, sizeof *st);
   if (!st)
     return NULL;
+  st->log_fd = -1;
   st->path = rescue_strdup(path);
   if (!st->path || load_queries(st)) {
     store_free(st);

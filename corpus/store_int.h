@@ -107,6 +107,12 @@ typedef struct rescue_row_input {
   ** when it holds the row, else the one the row was made in.
   */
   int64_t ref_rowset_id;
+  /*
+  ** The parsed row that content was written from, when its writer keeps it alive until the
+  ** row is stored: rescue_store_put_refs reads the lists there instead of parsing content.
+  ** NULL: not kept (rescue_row_input_from_json leaves it as it is).
+  */
+  const rescue_jnode *tree;
 } rescue_row_input;
 
 /*
@@ -192,6 +198,8 @@ int rescue_refs_maybe(const rescue_scheme *sc, const char *content);
 ** Store, for version_id of row_id written by annotator_id from *in, the row id of every
 ** number of its ints fields that names a row of in->ref_rowset_id (see there), inside the
 ** caller's transaction. Numbers that name no row are not stored (they stay verbatim).
+** Only rescue_store_add_row_version calls it, right after the version's insert, whose trigger
+** moves the sample's generation: the reference lines need none of their own (migration 14).
 */
 int rescue_store_put_refs(rescue_store *st, int64_t version_id, int64_t row_id,
                           int64_t annotator_id, const rescue_row_input *in);
@@ -210,6 +218,16 @@ int rescue_store_refs_in(rescue_store *st, int64_t rowset_id, int64_t version_id
 */
 void rescue_row_write_with(rescue_buf *out, const rescue_jnode *row, const char *const *keys,
                            const char *const *vals, int n);
+/*
+** The tree rescue_jparse reads from what rescue_row_write_like(row, old, position) writes,
+** built without writing and reading that text (rescue_jwrite of it writes the same bytes):
+** a row saved through a form costs no second parse (edit.c). row must be an object. Returns
+** 0 with *tree, one rescue_malloc'ed block the caller frees with rescue_free, or
+** RESCUE_ENOMEM with *tree NULL. The tree points into the strings of row's and old's
+** documents: they must outlive it.
+*/
+int rescue_row_like(const rescue_jnode *row, const rescue_jnode *old, int position,
+                    rescue_jnode **tree);
 
 #pragma GCC visibility pop
 

@@ -589,3 +589,11 @@ CREATE TRIGGER gen_retirement_ins AFTER INSERT ON annotator_retirement BEGIN
   INSERT INTO sample_generation(sample_ref, gen) SELECT id, 1 FROM sample WHERE true
     ON CONFLICT(sample_ref) DO UPDATE SET gen = gen + 1;
 END;
+
+-- @migration 14
+
+-- A reference line is only ever written by rescue_store_add_row_version, in the same
+-- transaction right after the insert of its row_version, whose trigger gen_row_version_ins
+-- already moved the sample's generation; the trigger per reference line only made each
+-- reference of a saved row cost one more write of the same number (issue 25).
+DROP TRIGGER gen_row_ref_ins;

@@ -1,7 +1,8 @@
 /*
 ** check_lint.c: each guideline rule R01-R20 on hand-made bad rows (exactly the expected
-** rules fire, nothing else), a clean sample, a scheme that changes the verdict, the store
-** walk (media duration, subtitle cues, views, discarded samples) and the CLI.
+** rules fire, nothing else), a clean sample, a scheme that changes the verdict, the check of
+** one edited row against the whole lint (with kept names and without), the store walk
+** (media duration, subtitle cues, views, discarded samples) and the CLI.
 */
 #include <jansson.h>
 #include <math.h>
@@ -392,6 +393,148 @@ START_TEST(test_media_rules) {
   ck_assert_str_eq(r.findings[1].field, "subtitles[5]");
   ck_assert_int_eq(r.findings[0].row, 0);
   rescue_lint_result_clear(&r);
+}
+END_TEST
+
+/* row with member key's value replaced by the JSON text raw, parsed into doc (its only parse). */
+static const rescue_jnode *row_with(rescue_jdoc *doc, const rescue_jnode *row, const char *key,
+                                    const char *raw) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  rescue_jw w;
+  rescue_jerror je;
+  const rescue_jnode *m, *out;
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  for (m = row->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, key) == 0)
+      rescue_jw_raw(&w, raw, strlen(raw));
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  out = rescue_jparse(doc, b.s, b.len, &je);
+  ck_assert_ptr_nonnull(out);
+  rescue_buf_clear(&b);
+  return out;
+}
+
+/* Does res hold a finding written (rescue_lint_finding_text) as text? */
+static int has_text(const rescue_lint_result *res, const char *text) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  int i, found = 0;
+  for (i = 0; i < res->n && !found; i++) {
+    rescue_buf_reset(&b);
+    rescue_lint_finding_text(&res->findings[i], &b);
+    found = strcmp(b.s, text) == 0;
+  }
+  rescue_buf_clear(&b);
+  return found;
+}
+
+/*
+** A check of one edited row (rescue_lint_row_change_kept, with the names kept from a whole
+** lint of the sample before the edit, rescue_lint_sample_ents) gives byte for byte what
+** rescue_lint_row_change_rows gives deriving them from every row, finds only what a whole
+** lint of the edited sample finds, and everything it finds on the rows judged and the
+** sample: with the media's duration known (R03, which the review pages never have) and
+** edits that move times (R17, whose previous start a check finds by walking back over the
+** rows it skips), a speaker, a target, and a name new to the sample.
+*/
+START_TEST(test_row_change_matches_sample) {
+  static const struct {
+    int at;
+    const char *key, *raw;
+    int names_same; /* the edit leaves speaker, target and support targets alone */
+  } edits[] = {
+      {0, "tone_of_voice", "\"calm\"", 1},
+      {0, "start_time", "5.0", 1}, /* R17 on the next row */
+      {1, "end_time", "9.0", 1},   /* the latest end moves (R03) */
+      {2, "end_time", "4.5", 1},   /* and goes */
+      {0, "end_time", "5.9", 1},   /* past the media, but a row the check skips ends later */
+      {2, "start_time", "1.0", 1}, /* R17 looks back */
+      {2, "primary_speaker", "\"Ann\"", 0},
+      {1, "target", "[\"Bo\"]", 0},
+      {0, "primary_speaker", "\"Cleo\"", 0}, /* not a participant (R04, R19) */
+  };
+  static const char *const id = "ann_and_bo/s01_segment01";
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_scheme *sc = NULL;
+  rescue_lint_media media = {.duration = 5.5, .n_cues = 0, .cues = NULL};
+  size_t len;
+  const char *xml = rescue_scheme_default_xml(&len);
+  int e, reused = 0;
+  ck_assert_int_eq(rescue_scheme_load(xml, len, &sc, &err), 0);
+  for (e = 0; e < (int)(sizeof edits / sizeof edits[0]); e++) {
+    rescue_jdoc *doc = rescue_jdoc_new(), *doc_row = rescue_jdoc_new(); /* a parse each */
+    rescue_jerror je;
+    const rescue_jnode *root = rescue_jparse(doc, base, strlen(base), &je), *c, *old;
+    const rescue_jnode *rows[8], *edited[8], *again[8];
+    rescue_lint_result whole, full, inc, ref;
+    rescue_lint_ents *before = NULL, *after = NULL;
+    rescue_buf a = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+    unsigned char judged[8], judged_ref[8];
+    int n = 0, i;
+    ck_assert_ptr_nonnull(root);
+    for (c = rescue_jget(root, "rows")->child; c; c = c->next)
+      rows[n++] = c;
+    memset(&whole, 0, sizeof whole);
+    memset(&full, 0, sizeof full);
+    memset(&inc, 0, sizeof inc);
+    memset(&ref, 0, sizeof ref);
+    ck_assert_int_eq(
+        rescue_lint_sample_ents(sc, id, root, rows, NULL, n, n, &media, &whole, &before), 0);
+    ck_assert_ptr_nonnull(before);
+    old = rows[edits[e].at];
+    memcpy(edited, rows, sizeof rows);
+    edited[edits[e].at] = row_with(doc_row, old, edits[e].key, edits[e].raw);
+    memcpy(again, edited, sizeof edited);
+    ck_assert_int_eq(rescue_lint_sample(sc, id, root, edited, NULL, n, n, &media, &full), 0);
+    ck_assert_int_eq(rescue_lint_row_change_kept(sc, id, root, edited, n, n, edits[e].at, old,
+                                                 &media, &inc, judged, before, &after),
+                     0);
+    ck_assert_int_eq(rescue_lint_row_change_rows(sc, id, root, again, n, n, edits[e].at, old,
+                                                 &media, &ref, judged_ref),
+                     0);
+    /* the same as deriving the names from every row */
+    rescue_lint_result_json(&inc, &a);
+    rescue_lint_result_json(&ref, &b);
+    ck_assert_msg(strcmp(a.s, b.s) == 0, "edit %d:\n kept    %s\n derived %s", e, a.s, b.s);
+    ck_assert_mem_eq(judged, judged_ref, (size_t)n);
+    /* kept names are reused as they are only when the edit leaves the names alone */
+    ck_assert_msg((after == NULL) == edits[e].names_same, "edit %d: names %s", e,
+                  after ? "made again" : "reused");
+    reused += after == NULL;
+    /* what the whole lint of the edited sample finds, on the rows judged and the sample */
+    for (i = 0; i < inc.n; i++) {
+      rescue_buf_reset(&a);
+      rescue_lint_finding_text(&inc.findings[i], &a);
+      ck_assert_msg(has_text(&full, a.s),
+                    "edit %d: the check finds what the whole lint does "
+                    "not: %s",
+                    e, a.s);
+    }
+    for (i = 0; i < full.n; i++) {
+      const rescue_lint_finding *f = &full.findings[i];
+      if (f->row && !judged[f->row - 1])
+        continue;
+      rescue_buf_reset(&a);
+      rescue_lint_finding_text(f, &a);
+      ck_assert_msg(has_text(&inc, a.s), "edit %d: the check misses %s", e, a.s);
+    }
+    rescue_lint_ents_free(&before);
+    rescue_lint_ents_free(&after);
+    rescue_lint_result_clear(&whole);
+    rescue_lint_result_clear(&full);
+    rescue_lint_result_clear(&inc);
+    rescue_lint_result_clear(&ref);
+    rescue_buf_clear(&a);
+    rescue_buf_clear(&b);
+    rescue_jdoc_free(&doc);
+    rescue_jdoc_free(&doc_row);
+  }
+  ck_assert_int_eq(reused, 6);
+  rescue_scheme_free(&sc);
 }
 END_TEST
 
@@ -903,6 +1046,7 @@ int main(void) {
   tcase_add_test(tc, test_waiver_refusals_and_history);
   tcase_add_test(tc, test_slip_consequences);
   tcase_add_test(tc, test_media_rules);
+  tcase_add_test(tc, test_row_change_matches_sample);
   tcase_add_test(tc, test_cli);
   tcase_add_test(tc, test_scheme_driven);
   suite_add_tcase(s, tc);

@@ -101,7 +101,36 @@ START_TEST(test_view_sample) {
 }
 END_TEST
 
-/* The save rules: spelling, row_index, the first save starting the review, conflicts. */
+/*
+** rescue_row_save of ann's row `pos` of the couple sample, or (known) rescue_row_save_known
+** with what a view loaded now shows of it, its parsed row included.
+*/
+static int save_as(int known, int pos, int64_t base, const char *row, int64_t *version,
+                   int *unchanged) {
+  rescue_view_sample L;
+  rescue_buf cur = RESCUE_BUF_INIT;
+  rescue_row_known k;
+  int rc;
+  if (!known)
+    return rescue_row_save(st, COUPLE, pos, ann, base, row, strlen(row), version, unchanged);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  rescue_jwrite(&cur, L.rows[pos - 1]);
+  k.row_id = L.row_ids[pos - 1];
+  k.version = L.versions[pos - 1];
+  k.mine = L.mine[pos - 1];
+  k.content = cur.s;
+  k.len = cur.len;
+  k.row = L.rows[pos - 1];
+  rc = rescue_row_save_known(st, COUPLE, pos, ann, base, row, strlen(row), &k, version, unchanged);
+  rescue_buf_clear(&cur);
+  rescue_view_sample_clear(&L);
+  return rc;
+}
+
+/*
+** The save rules: spelling, row_index, the first save starting the review, conflicts;
+** through rescue_row_save (_i 0) and rescue_row_save_known with the view's parsed row (1).
+*/
 START_TEST(test_row_save_rules) {
   int64_t base, v1 = 0, v2 = 0, cur = 0;
   rescue_buf content = RESCUE_BUF_INIT;
@@ -111,7 +140,7 @@ START_TEST(test_row_save_rules) {
   replace(&row, "\"start_time\": 0.0", "\"start_time\": 0");
   replace(&row, "\"row_index\": 1", "\"row_index\": 7");
   ck_assert_str_eq(status_of(COUPLE), "new");
-  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, base, row, strlen(row), &v1, &unchanged), 0);
+  ck_assert_int_eq(save_as(_i, 1, base, row, &v1, &unchanged), 0);
   ck_assert_int_eq(unchanged, 0); /* the draft's row, now ann's own (reviewed and kept) */
   ck_assert_int_gt(v1, base);
   ck_assert_str_eq(status_of(COUPLE), "in_review"); /* the first save started the review */
@@ -120,19 +149,18 @@ START_TEST(test_row_save_rules) {
   ck_assert_ptr_nonnull(strstr(content.s, "\"start_time\": 0.0"));
   ck_assert_ptr_nonnull(strstr(content.s, "\"row_index\": 1"));
   /* the same row again, 0 for 0.0: unchanged, nothing written */
-  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v1, row, strlen(row), &v2, &unchanged), 0);
+  ck_assert_int_eq(save_as(_i, 1, v1, row, &v2, &unchanged), 0);
   ck_assert_int_eq(unchanged, 1);
   ck_assert_int_eq(v2, v1);
   /* a real change of a real number is written as a real */
   replace(&row, "\"end_time\": 5.4", "\"end_time\": 5");
-  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v1, row, strlen(row), &v2, &unchanged), 0);
+  ck_assert_int_eq(save_as(_i, 1, v1, row, &v2, &unchanged), 0);
   ck_assert_int_eq(unchanged, 0);
   rescue_buf_reset(&content);
   ck_assert_int_eq(rescue_row_current(st, COUPLE, 1, ann, &cur, &content), 0);
   ck_assert_ptr_nonnull(strstr(content.s, "\"end_time\": 5.0"));
   /* an edit started from v1 after v2 was saved: refused with the current version */
-  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v1, row, strlen(row), &cur, NULL),
-                   RESCUE_ECONFLICT);
+  ck_assert_int_eq(save_as(_i, 1, v1, row, &cur, NULL), RESCUE_ECONFLICT);
   ck_assert_int_eq(cur, v2);
   rescue_buf_clear(&content);
   free(row);
@@ -727,26 +755,63 @@ static void keep_load(const char *sample_id, kept *k) {
   ck_assert_int_eq(rescue_review_lint(st, sample_id, &k->L, &k->lint), 0);
 }
 
+/* Checks that reused the kept lint's names (the row's names unchanged), and that made new ones. */
+static int names_reused, names_new;
+
 /*
-** One save by k's annotator of row pos with `key` set to raw, as the server does it: the
-** check against the kept view, the save (with what the view knows when `known`), then the
+** The check of edit as row pos against k's kept view, with the kept lint's names
+** (rescue_review_check_change given k->lint), into *ch, and its return; the same check
+** without them (every row read for the names, as before they were kept) must give the
+** same return, the same findings byte for byte (JSON, causes and suggestions included),
+** the same rows judged and the same row.
+*/
+static int check_kept(const char *sample_id, kept *k, int pos, const char *edit,
+                      rescue_review_change *ch) {
+  rescue_review_change ref;
+  rescue_buf a = RESCUE_BUF_INIT, b = RESCUE_BUF_INIT;
+  int rc, rc_ref;
+  ck_assert_ptr_nonnull(k->lint.ents); /* rescue_review_lint and every put keep them */
+  rc = rescue_review_check_change(st, sample_id, &k->L, &k->lint, pos, edit, strlen(edit), ch);
+  rc_ref = rescue_review_check_change(st, sample_id, &k->L, NULL, pos, edit, strlen(edit), &ref);
+  ck_assert_int_eq(rc, rc_ref);
+  rescue_lint_result_json(&ch->lint, &a);
+  rescue_lint_result_json(&ref.lint, &b);
+  ck_assert_msg(strcmp(a.s, b.s) == 0, "%s row %d:\n kept names %s\n derived    %s", sample_id, pos,
+                a.s, b.s);
+  if (rc == 0 || rc == RESCUE_EBADINPUT) {
+    ck_assert_int_eq(ch->n, ref.n);
+    ck_assert_mem_eq(ch->judged, ref.judged, (size_t)ch->n);
+    ck_assert_str_eq(ch->shown.s, ref.shown.s);
+  }
+  /* without kept names the check derives them and hands them on; with them, only when
+     the edit changed the row's names */
+  ck_assert_ptr_nonnull(ref.lint.ents);
+  if (ch->lint.ents)
+    names_new++;
+  else
+    names_reused++;
+  rescue_buf_clear(&a);
+  rescue_buf_clear(&b);
+  rescue_review_change_clear(&ref);
+  return rc;
+}
+
+/*
+** One save by k's annotator of row pos as edit, as the server does it: the check against
+** the kept view (check_kept), the save (with what the view knows when `known`), then the
 ** row put into the kept view when nobody else wrote the sample (else a new load): with the
 ** check's own lint (rescue_review_put_change) when `known`, else linted again
 ** (rescue_review_put_row). Returns 1 when saved.
 */
-static int keep_save(const char *sample_id, kept *k, int pos, const char *key, const char *raw,
-                     int known) {
+static int keep_save_row(const char *sample_id, kept *k, int pos, const char *edit, int known) {
   rescue_buf cur = RESCUE_BUF_INIT;
   rescue_review_change ch;
   int64_t gen0, gen1, v = 0;
-  char *edit;
   int rc, unchanged = 0;
   rescue_jwrite(&cur, k->L.rows[pos - 1]);
-  edit = with_value(cur.s, key, raw);
-  rc = rescue_review_check_change(st, sample_id, &k->L, pos, edit, strlen(edit), &ch);
+  rc = check_kept(sample_id, k, pos, edit, &ch);
   if (rc == RESCUE_EBADINPUT) {
     ck_assert_int_gt(ch.lint.errors, 0);
-    free(edit);
     rescue_buf_clear(&cur);
     rescue_review_change_clear(&ch);
     return 0;
@@ -754,8 +819,12 @@ static int keep_save(const char *sample_id, kept *k, int pos, const char *key, c
   ck_assert_msg(rc == 0, "%s", rescue_store_errmsg(st));
   ck_assert_int_eq(rescue_sample_generation(st, sample_id, &gen0, NULL), 0);
   if (known && gen0 == k->gen) {
-    rescue_row_known kn = {k->L.row_ids[pos - 1], k->L.versions[pos - 1], k->L.mine[pos - 1], cur.s,
-                           cur.len};
+    rescue_row_known kn = {k->L.row_ids[pos - 1],
+                           k->L.versions[pos - 1],
+                           k->L.mine[pos - 1],
+                           cur.s,
+                           cur.len,
+                           pos % 2 ? k->L.rows[pos - 1] : NULL};
     rc = rescue_row_save_known(st, sample_id, pos, k->who, k->L.versions[pos - 1], edit,
                                strlen(edit), &kn, &v, &unchanged);
   } else {
@@ -780,10 +849,35 @@ static int keep_save(const char *sample_id, kept *k, int pos, const char *key, c
   } else {
     k->gen = gen1;
   }
-  free(edit);
   rescue_buf_clear(&cur);
   rescue_review_change_clear(&ch);
   return 1;
+}
+
+/* keep_save_row with row pos as k's view shows it, `key` set to raw. */
+static int keep_save(const char *sample_id, kept *k, int pos, const char *key, const char *raw,
+                     int known) {
+  rescue_buf cur = RESCUE_BUF_INIT;
+  char *edit;
+  int saved;
+  rescue_jwrite(&cur, k->L.rows[pos - 1]);
+  edit = with_value(cur.s, key, raw);
+  saved = keep_save_row(sample_id, k, pos, edit, known);
+  free(edit);
+  rescue_buf_clear(&cur);
+  return saved;
+}
+
+/* A participant of k's sample other than row pos's speaker, as a JSON string, into raw. */
+static void other_participant(const kept *k, int pos, char *raw, size_t size) {
+  const rescue_jnode *pv = rescue_jget(k->L.sample, "participants"), *c;
+  const rescue_jnode *sp = rescue_jget(k->L.rows[pos - 1], "primary_speaker");
+  ck_assert_ptr_nonnull(pv);
+  for (c = pv->child; c; c = c->next)
+    if (!sp || sp->type != RESCUE_JSTRING || strcmp(c->s, sp->s) != 0)
+      break;
+  ck_assert_ptr_nonnull(c);
+  snprintf(raw, size, "\"%s\"", c->s);
 }
 
 /*
@@ -792,15 +886,20 @@ static int keep_save(const char *sample_id, kept *k, int pos, const char *key, c
 ** shows what a fresh load shows and lints as the whole-sample lint does, on the real
 ** fixture samples, after a sequence of edits by two annotators on the same samples (new
 ** times, speakers, a tone, an emptied cleaned dialogue that adds a warning; the other
-** one's saves and a split force a new load, seen by the generation).
+** one's saves and a split force a new load, seen by the generation). Every check goes
+** through the kept lint's names (check_kept: the same findings as deriving them): an edit
+** that leaves the row's names alone reuses them, one that changes a speaker to another
+** participant makes new ones, which the put keeps for the checks after it.
 */
 START_TEST(test_kept_view_matches_fresh) {
   static const char *const edits[][2] = {{"tone_of_voice", "\"calm, edited\""},
                                          {"start_time", "1000.0"},
+                                         {"primary_speaker", NULL}, /* another participant */
                                          {"end_time", "0.5"},
                                          {"primary_speaker", "\"therapist\""},
                                          {"tone_of_voice", "\"flat\""},
                                          {"dialogue_cleaned", "\"\""}};
+  const int n_edits = (int)(sizeof edits / sizeof edits[0]);
   const char *fx = tu_fixtures();
   char path[4096], ids[8][256];
   rescue_sample_iter *it = NULL;
@@ -827,7 +926,8 @@ START_TEST(test_kept_view_matches_fresh) {
     for (step = 0; step < 12; step++) {
       kept *me = &k[step % 3 == 2]; /* ann twice, then bob */
       int pos = 1 + (step * 7) % me->L.n;
-      const char *const *e = edits[step % 6];
+      const char *const *e = edits[step % n_edits];
+      char speaker[300];
       int64_t before;
       if (step == 6) { /* bob splits a row: his row set, everyone's generation */
         rescue_resegment op = {.op = RESCUE_RESEG_SPLIT, .row = 2};
@@ -853,7 +953,9 @@ START_TEST(test_kept_view_matches_fresh) {
         continue;
       }
       ck_assert_int_eq(rescue_sample_generation(st, ids[i], &before, NULL), 0);
-      if (!keep_save(ids[i], me, pos, e[0], e[1], step % 2))
+      if (!e[1])
+        other_participant(me, pos, speaker, sizeof speaker);
+      if (!keep_save(ids[i], me, pos, e[0], e[1] ? e[1] : speaker, step % 2))
         continue;
       saved++;
       put += me->L.n_patched > 0;
@@ -878,6 +980,66 @@ START_TEST(test_kept_view_matches_fresh) {
   ck_assert_int_gt(saved, 10);
   ck_assert_int_gt(put, 5);
   ck_assert_int_gt(reloads, 0);
+  ck_assert_int_gt(names_reused, 0);
+  ck_assert_int_gt(names_new, 0);
+}
+END_TEST
+
+/*
+** The kept names follow the edits that change them: on the demo family sample, ann moves
+** every row of Tomas to Rosa, one save at a time (speakers, then a target and support
+** target), so the sample-level R19 ("listed but absent 'Tomas'") appears with the last
+** one, then gives them back, so it goes. The names stay the same all along (the
+** participants are given), so no save reloads; after each change an edit of a tone, which
+** reuses the kept names, must still find what a fresh whole-sample lint finds: kept names
+** left as they were before the change would lose the R19, or keep it after it is gone.
+** Through the check's own lint (rescue_review_put_change) and linting again
+** (rescue_review_put_row) alike.
+*/
+START_TEST(test_kept_names_follow_edits) {
+  static const struct {
+    int pos;
+    const char *from, *to; /* in the row's JSON text, the first occurrence */
+  } steps[] = {
+      {3, "\"primary_speaker\": \"Tomas\"", "\"primary_speaker\": \"Rosa\""},
+      {10, "\"primary_speaker\": \"Tomas\"", "\"primary_speaker\": \"Rosa\""},
+      {9, "\"Rosa\", \"Tomas\"]", "\"Rosa\"]"}, /* target, then the support's */
+      {9, "\"Rosa\", \"Tomas\"]", "\"Rosa\"]"},
+      {3, "\"primary_speaker\": \"Rosa\"", "\"primary_speaker\": \"Tomas\""},
+  };
+  kept k;
+  int i, r19 = 0, tone = 0;
+  memset(&k, 0, sizeof k);
+  k.who = ann;
+  keep_load(FAMILY, &k);
+  names_reused = names_new = 0;
+  for (i = 0; i < (int)(sizeof steps / sizeof steps[0]); i++) {
+    rescue_buf cur = RESCUE_BUF_INIT;
+    char *edit, tone_raw[32];
+    int reused, j, absent = 0;
+    rescue_jwrite(&cur, k.L.rows[steps[i].pos - 1]);
+    edit = strdup(cur.s);
+    replace(&edit, steps[i].from, steps[i].to);
+    ck_assert_int_eq(keep_save_row(FAMILY, &k, steps[i].pos, edit, i % 2), 1);
+    ck_assert_int_eq(k.L.n_patched, 2 * i + 1); /* put into the kept view, not loaded again */
+    same_as_fresh(FAMILY, ann, &k.L, &k.lint, "a name moved");
+    /* a tone edit reuses the names the put kept */
+    reused = names_reused;
+    snprintf(tone_raw, sizeof tone_raw, "\"tone %d\"", ++tone);
+    ck_assert_int_eq(keep_save(FAMILY, &k, 1, "tone_of_voice", tone_raw, i % 2 == 0), 1);
+    ck_assert_int_eq(names_reused, reused + 1);
+    same_as_fresh(FAMILY, ann, &k.L, &k.lint, "a tone after a name moved");
+    for (j = 0; j < k.lint.n; j++)
+      absent |= k.lint.findings[j].rule == 19 && strstr(k.lint.findings[j].reason, "'Tomas'");
+    ck_assert_int_eq(absent, i == 3);
+    r19 += absent;
+    free(edit);
+    rescue_buf_clear(&cur);
+  }
+  ck_assert_int_eq(r19, 1);
+  ck_assert_int_eq(names_new, 5); /* each name move made new names */
+  rescue_view_sample_clear(&k.L);
+  rescue_lint_result_clear(&k.lint);
 }
 END_TEST
 
@@ -900,6 +1062,16 @@ START_TEST(test_generation) {
   ck_assert_int_gt(g1, g0);
   ck_assert_int_eq(rescue_sample_generation(st, FAMILY, &f1, NULL), 0);
   ck_assert_int_eq(f1, f0);
+  /* a save whose only change is three references moves it once: the version's insert
+     does, its reference lines add nothing (schema migration 14) */
+  g0 = g1;
+  row = row_text(1, &v);
+  replace(&row, "\"relation_pattern_evidence_rows\": []",
+          "\"relation_pattern_evidence_rows\": [1, 2, 3]");
+  ck_assert_int_eq(rescue_row_save(st, COUPLE, 1, ann, v, row, strlen(row), &nv, NULL), 0);
+  free(row);
+  ck_assert_int_eq(rescue_sample_generation(st, COUPLE, &g1, NULL), 0);
+  ck_assert_int_eq(g1, g0 + 1);
   /* status from the command line */
   g0 = g1;
   ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, COUPLE, "reviewed", NULL), 0);
@@ -930,7 +1102,7 @@ int main(void) {
   TCase *tc = tcase_create("review");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_view_sample);
-  tcase_add_test(tc, test_row_save_rules);
+  tcase_add_loop_test(tc, test_row_save_rules, 0, 2);
   tcase_add_test(tc, test_save_reopens);
   tcase_add_test(tc, test_group_commit);
   tcase_add_test(tc, test_resegment);
@@ -940,6 +1112,7 @@ int main(void) {
   tcase_add_test(tc, test_check_row);
   tcase_add_test(tc, test_check_row_matches_full_lint);
   tcase_add_test(tc, test_kept_view_matches_fresh);
+  tcase_add_test(tc, test_kept_names_follow_edits);
   tcase_add_test(tc, test_generation);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

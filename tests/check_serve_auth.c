@@ -760,7 +760,8 @@ static void corpus_swapped(int replace) {
 }
 
 /* The server opens its store connections RESCUE_OPEN_DURABLE: synchronous FULL (2), so a
-   200 survives a power cut; other handles keep NORMAL (1). */
+   200 survives a power cut; other handles keep NORMAL (1). Its group writer defers the
+   sync (NORMAL, then rescue_store_sync of the log before any 200). */
 START_TEST(test_durable_open) {
   rescue_store *st = NULL;
   rescue_error err = RESCUE_ERROR_INIT;
@@ -775,6 +776,19 @@ START_TEST(test_durable_open) {
     sqlite3_finalize(q);
     rescue_store_close(&st);
   }
+  ck_assert_int_eq(rescue_store_open(&st, db, RESCUE_OPEN_DURABLE, &err), 0);
+  ck_assert_int_eq(rescue_store_defer_sync(st), 0);
+  ck_assert_int_eq(sqlite3_prepare_v2(rescue_store_db(st), "PRAGMA synchronous", -1, &q, NULL),
+                   SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  ck_assert_int_eq(sqlite3_column_int(q, 0), 1);
+  sqlite3_finalize(q);
+  ck_assert_int_eq(sqlite3_exec(rescue_store_db(st),
+                                "UPDATE meta SET value = value WHERE key = 'scheme'", NULL, NULL,
+                                NULL),
+                   SQLITE_OK);
+  ck_assert_int_eq(rescue_store_sync(st), 0);
+  rescue_store_close(&st);
 }
 END_TEST
 

@@ -817,7 +817,8 @@ START_TEST(test_per_address_ipv6) {
     int st;
     r = request6(port6, "/api/samples", bearer("guess"));
     st = status_of(r);
-    ck_assert_msg(st == 401 || (st == 0 && i == 0), "guess %d: %.300s", i, r);
+    /* closed unanswered (no status line) while the count has not gone down yet */
+    ck_assert_msg(st == 401 || (st < 0 && i == 0), "guess %d: %.300s", i, r);
     free(r);
     if (st == 401)
       i++;

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rescue_edit.h"
 #include "testutil.h"
 #include "store_int.h"
 
@@ -113,7 +114,10 @@ START_TEST(test_create_and_open) {
   ck_assert_ptr_nonnull(strstr(err.msg, "already exists"));
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
   ck_assert_int_eq(count(st, "PRAGMA application_id"), RESCUE_APPLICATION_ID);
-  ck_assert_int_ge(count(st, "PRAGMA user_version"), 1);
+  ck_assert_int_ge(count(st, "PRAGMA user_version"), 14);
+  /* migration 14: a reference line moves no generation of its own (its version's does) */
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sqlite_master WHERE name = 'gen_row_ref_ins'"),
+                   0);
   ck_assert_int_eq(count(st, "SELECT count(*) FROM meta WHERE key = 'scheme'"), 1);
   ck_assert_str_eq(rescue_store_scheme(st)->therapist, "Therapist");
   /* a new annotator's name must be printable UTF-8 */
@@ -695,6 +699,43 @@ START_TEST(test_open_after_interrupted_write) {
 END_TEST
 
 /*
+** A connection that never waits (rescue_store_never_wait, what the server's connection
+** threads read with): while another connection holds an uncommitted write, its reads see
+** the last commit and note nothing; a write of its own fails with RESCUE_EBUSY and notes
+** the wait instead of waiting out the busy timeout (10 s); given a busy timeout again, it
+** writes once the other is done.
+*/
+START_TEST(test_never_wait) {
+  char *db = tu_new_corpus();
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_store *a = NULL, *b = NULL;
+  int would_wait = 0;
+  ck_assert_msg(rescue_store_open(&a, db, RESCUE_OPEN_DURABLE, &err) == 0, "%s", err.msg);
+  ck_assert_msg(rescue_store_open(&b, db, RESCUE_OPEN_DURABLE, &err) == 0, "%s", err.msg);
+  rescue_store_never_wait(a, &would_wait);
+  ck_assert_int_eq(rescue_store_begin(b), 0);
+  ck_assert_int_eq(
+      sqlite3_exec(rescue_store_db(b), "UPDATE meta SET value = value || 'x'", NULL, NULL, NULL),
+      SQLITE_OK);
+  ck_assert_int_eq(rescue_store_read_begin(a), 0);
+  ck_assert_int_eq(count(a, "SELECT count(*) FROM meta WHERE value LIKE '%x'"), 0);
+  rescue_store_read_end(a);
+  ck_assert_int_eq(would_wait, 0);
+  ck_assert_int_eq(rescue_store_begin(a), RESCUE_EBUSY);
+  ck_assert_int_eq(would_wait, 1);
+  rescue_store_rollback(b);
+  would_wait = 0;
+  rescue_store_busy_timeout(a, 60000);
+  ck_assert_int_eq(rescue_store_begin(a), 0);
+  ck_assert_int_eq(would_wait, 0);
+  rescue_store_rollback(a);
+  rescue_store_close(&a);
+  rescue_store_close(&b);
+  free(db);
+}
+END_TEST
+
+/*
 ** Make path unwritable (on) or writable again (off): chmod for a normal user; root
 ** ignores modes, so there the file is made immutable. 0, or -1 when not possible here.
 */
@@ -736,6 +777,98 @@ START_TEST(test_open_unwritable_file) {
   ck_assert_int_eq(rc, RESCUE_EIO);
   ck_assert_msg(strstr(err.msg, "read-only") != NULL, "%s", err.msg);
   free(db);
+}
+END_TEST
+
+/* Whether trees a and b are the same for every field a reader or writer looks at. */
+static int same_tree(const rescue_jnode *a, const rescue_jnode *b, char *why, size_t n) {
+  const rescue_jnode *x, *y;
+  if (a->type != b->type || a->len != b->len || a->keylen != b->keylen || a->unique != b->unique) {
+    snprintf(why, n, "type/len/keylen/unique differ at '%s'", a->key ? a->key : "?");
+    return 0;
+  }
+  if ((a->key || b->key) && (!a->key || !b->key || memcmp(a->key, b->key, a->keylen))) {
+    snprintf(why, n, "keys differ");
+    return 0;
+  }
+  if (a->type == RESCUE_JNUMBER &&
+      (a->is_int != b->is_int || memcmp(&a->num, &b->num, sizeof a->num) ||
+       memcmp(a->s, b->s, a->len) || a->s[a->len])) {
+    snprintf(why, n, "number '%s' (int %d) against '%s' (int %d)", a->s, a->is_int, b->s,
+             b->is_int);
+    return 0;
+  }
+  if (a->type == RESCUE_JSTRING && memcmp(a->s, b->s, a->len)) {
+    snprintf(why, n, "strings differ");
+    return 0;
+  }
+  for (x = a->child, y = b->child; x && y; x = x->next, y = y->next)
+    if (!same_tree(x, y, why, n))
+      return 0;
+  if (x || y) {
+    snprintf(why, n, "child counts differ");
+    return 0;
+  }
+  return 1;
+}
+
+/*
+** rescue_row_like gives the tree rescue_jparse reads from rescue_row_write_like's text
+** (a save stores what that tree writes, and reads its reference lists there): kept and
+** respelled numbers, row_index, nested lists and objects, escapes, no old version.
+*/
+START_TEST(test_row_like_tree) {
+  static const char *const cases[][2] = {
+      {"{\"row_index\": 7, \"start_time\": 0, \"end_time\": 5, \"a\": [1, 2.50, 3, 1E2], "
+       "\"o\": {\"x\": 1e2, \"y\": -0, \"z\": \"s\\\"q\\u00e9\\/\", \"big\": 12345678901234567}, "
+       "\"row_index\": 3, \"n\": null, \"t\": true, \"f\": false, \"target\": [\"a\", \"b\"], "
+       "\"e\": [], \"eo\": {}, \"relation_pattern_evidence_rows\": [2, 1, 9]}",
+       "{\"row_index\": 1, \"start_time\": 0.0, \"end_time\": 5.4, \"a\": [1.0, 2.5], "
+       "\"o\": {\"x\": 100, \"y\": 0.0, \"z\": 1.5, \"big\": 0.5}, \"n\": 1.5, \"e\": [1.0], "
+       "\"relation_pattern_evidence_rows\": [2.0, 1]}"},
+      {"{\"row_index\": \"x\", \"start_time\": 1, \"end_time\": 2.25, \"target\": []}", NULL},
+      {"{\"start_time\": 1, \"end_time\": 2, \"target\": [], \"row_index\": 4}", "[1.0, 2.0]"},
+      {"{\"start_time\": 1, \"end_time\": 2, \"target\": [], \"u\": {\"v\": [[1], {\"w\": 3}]}}",
+       "{\"start_time\": 1.0, \"end_time\": 2, \"u\": {\"v\": [[1.5], {\"w\": 3.0}]}}"},
+  };
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    rescue_jdoc *rd = rescue_jdoc_new(), *od = rescue_jdoc_new(), *td = rescue_jdoc_new();
+    const rescue_jnode *row, *old = NULL, *expect, *bad = NULL;
+    rescue_jnode *tree = NULL;
+    rescue_buf text = RESCUE_BUF_INIT, again = RESCUE_BUF_INIT;
+    rescue_row_input a, b;
+    rescue_error err = RESCUE_ERROR_INIT;
+    char why[256] = "";
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    row = rescue_jparse(rd, cases[i][0], strlen(cases[i][0]), NULL);
+    ck_assert_ptr_nonnull(row);
+    if (cases[i][1])
+      ck_assert_ptr_nonnull(old = rescue_jparse(od, cases[i][1], strlen(cases[i][1]), NULL));
+    rescue_row_write_like(&text, row, old, 5);
+    ck_assert_ptr_nonnull(expect = rescue_jparse(td, text.s, text.len, NULL));
+    ck_assert_int_eq(rescue_row_like(row, old, 5, &tree), 0);
+    ck_assert_msg(same_tree(tree, expect, why, sizeof why), "case %zu: %s", i, why);
+    rescue_jwrite(&again, tree);
+    ck_assert_str_eq(again.s, text.s);
+    /* what a save stores from it */
+    ck_assert_int_eq(rescue_row_input_from_json(NULL, tree, &a, &bad, &err), 0);
+    ck_assert_int_eq(rescue_row_input_from_json(NULL, expect, &b, &bad, &err), 0);
+    ck_assert_str_eq(a.content.s, b.content.s);
+    ck_assert_int_eq(a.extra.len, b.extra.len);
+    ck_assert(memcmp(a.extra.s, b.extra.s, a.extra.len) == 0);
+    ck_assert(memcmp(&a.start_time, &b.start_time, sizeof a.start_time) == 0);
+    ck_assert(memcmp(&a.end_time, &b.end_time, sizeof a.end_time) == 0);
+    rescue_row_input_clear(&a);
+    rescue_row_input_clear(&b);
+    rescue_free(tree);
+    rescue_buf_clear(&text);
+    rescue_buf_clear(&again);
+    rescue_jdoc_free(&rd);
+    rescue_jdoc_free(&od);
+    rescue_jdoc_free(&td);
+  }
 }
 END_TEST
 
@@ -781,8 +914,10 @@ int main(void) {
   tcase_add_test(tc, test_unsafe_ids);
   tcase_add_test(tc, test_scheme);
   tcase_add_test(tc, test_alloc_failures_open);
+  tcase_add_test(tc, test_row_like_tree);
   tcase_add_test(tc, test_open_waits_for_writer);
   tcase_add_test(tc, test_open_after_interrupted_write);
+  tcase_add_test(tc, test_never_wait);
   tcase_add_test(tc, test_open_unwritable_file);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);

@@ -12,8 +12,11 @@
 ** which should be about the same (a save re-checks the row and what depends on it,
 ** rescue_lint_row_change in annotate/rescue_lint.h), with the GET of each sample in the
 ** same cycles (what the page's open costs on the server; the server keeps samples loaded
-** between requests, tools/serve/serve_cache.c). The load average is printed before
-** and after: on a shared machine compare the ratios.
+** between requests, tools/serve/serve_cache.c). Then the CPU the check before a save
+** costs on each of the two samples, through the library, with the names the server keeps
+** beside a loaded sample's lint and, as the reference, derived from every row
+** (rescue_review_check_change with and without the kept lint). The load average is
+** printed before and after: on a shared machine compare the ratios.
 **
 ** usage: bench_serve [--clients C] [--saturation S] [--seconds D] [--dir DIR]
 */
@@ -23,12 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchcorpus.h"
 #include "benchhttp.h"
 #include "benchutil.h"
 #include "rescue.h"
+#include "rescue_review.h"
 #include "serve.h"
 
 static int port;
@@ -90,6 +95,25 @@ static int clean_rows(const rescue_jnode *root, int *ok, int max) {
   return n;
 }
 
+/*
+** Entry pos (1-based) of the "rows" list of a GET /api/samples/<id> answer, parsed alone:
+** the object that starts with "index": pos (the server writes that key first). NULL when
+** not found or not JSON.
+*/
+static const rescue_jnode *row_entry(rescue_jdoc *doc, const rescue_buf *resp, int pos) {
+  char key[32];
+  const char *p, *open;
+  const rescue_jnode *e, *idx;
+  rescue_jerror je;
+  snprintf(key, sizeof key, "{\"index\": %d,", pos);
+  if (!(p = strstr(resp->s, "\"rows\": [")) || !(open = strstr(p, key)))
+    return NULL;
+  e = rescue_jparse_ex(doc, open, resp->len - (size_t)(open - resp->s), RESCUE_JPARSE_PREFIX, NULL,
+                       &je);
+  idx = e && e->type == RESCUE_JOBJECT ? rescue_jget(e, "index") : NULL;
+  return idx && idx->num == pos && rescue_jget(e, "row") && rescue_jget(e, "version") ? e : NULL;
+}
+
 static void *run_client(void *arg) {
   client *c = arg;
   rescue_buf resp = RESCUE_BUF_INIT, body = RESCUE_BUF_INIT, path = RESCUE_BUF_INIT,
@@ -99,9 +123,9 @@ static void *run_client(void *arg) {
   rescue_buf_printf(&path, "/api/samples/%s", c->sample);
   while (bench_now() < t_end) {
     rescue_jerror je;
-    const rescue_jnode *root, *rows, *row;
+    const rescue_jnode *root, *row;
     char tone[64];
-    int pos, i, st;
+    int pos, st;
     double t0;
     t0 = bench_now();
     st = http(&fd, "GET", path.s, c->token, NULL, 0, &resp);
@@ -110,19 +134,25 @@ static void *run_client(void *arg) {
       exit(1);
     }
     c->glat[c->n_glat++] = bench_now() - t0;
-    root = st == 200 ? rescue_jparse(doc, resp.s, resp.len, &je) : NULL;
-    if (!root) {
+    if (!n_ok) { /* the first answer is read whole: which rows can be saved */
+      root = st == 200 ? rescue_jparse(doc, resp.s, resp.len, &je) : NULL;
+      if (!root) {
+        c->errors++;
+        continue;
+      }
+      n_ok = clean_rows(root, ok, 512);
+      if (!n_ok)
+        break;
+    }
+    /* then only the row this cycle edits is parsed, as a page's editor would touch one
+       row: the clients share the server's two cores, and parsing every answer whole was
+       a tenth of all the CPU the bench used */
+    pos = ok[cycle % n_ok];
+    row = st == 200 ? row_entry(doc, &resp, pos) : NULL;
+    if (!row) {
       c->errors++;
       continue;
     }
-    if (!n_ok)
-      n_ok = clean_rows(root, ok, 512);
-    if (!n_ok)
-      break;
-    pos = ok[cycle % n_ok];
-    rows = rescue_jget(root, "rows");
-    for (row = rows->child, i = 1; i < pos; i++)
-      row = row->next;
     snprintf(tone, sizeof tone, "client %d cycle %d", c->k, cycle++);
     rescue_buf_reset(&body);
     rescue_buf_printf(
@@ -211,6 +241,71 @@ static void reference(const char *db, const char *sample, int64_t annotator, dou
   rescue_buf_clear(&cur);
   rescue_buf_clear(&text);
   rescue_jdoc_free(&doc);
+  rescue_store_close(&st);
+}
+
+/* CPU seconds the calling thread has used. */
+static double thread_cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/*
+** What the check before a save costs on sample (rescue_review_check_change of a new tone
+** on row 1 against annotator's loaded view), through the library in this thread: with the
+** names the view's kept lint holds (what the server does) and without them (derived from
+** every row of the sample, as before they were kept), alternating, for about secs seconds
+** (at most CHECK_ROUNDS rounds). The median CPU seconds of each into *kept and *derived
+** (0 when it could not run).
+*/
+#define CHECK_ROUNDS 20000
+static void check_cost(const char *db, const char *sample, int64_t annotator, double secs,
+                       double *kept, double *derived) {
+  rescue_store *st = NULL;
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_view_sample L;
+  rescue_lint_result lint;
+  rescue_buf text = RESCUE_BUF_INIT;
+  double *t[2], end;
+  long n = 0;
+  int k;
+  *kept = *derived = 0;
+  memset(&L, 0, sizeof L);
+  memset(&lint, 0, sizeof lint);
+  t[0] = rescue_calloc(CHECK_ROUNDS, sizeof *t[0]);
+  t[1] = rescue_calloc(CHECK_ROUNDS, sizeof *t[1]);
+  if (!t[0] || !t[1] || rescue_store_open(&st, db, 0, &err)) {
+    fprintf(stderr, "bench_serve: %s\n", err.msg[0] ? err.msg : "out of memory");
+    goto done;
+  }
+  if (rescue_view_sample_load(st, sample, annotator, &L) || L.n < 1 ||
+      rescue_review_lint(st, sample, &L, &lint))
+    goto done;
+  edited(&text, L.rows[0], "checked, not saved");
+  end = bench_now() + secs;
+  while (n < CHECK_ROUNDS && bench_now() < end && rescue_buf_ok(&text)) {
+    for (k = 0; k < 2; k++) {
+      rescue_review_change ch;
+      double t0 = thread_cpu();
+      rescue_review_check_change(st, sample, &L, k ? NULL : &lint, 1, text.s, text.len, &ch);
+      t[k][n] = thread_cpu() - t0;
+      rescue_review_change_clear(&ch);
+    }
+    n++;
+  }
+  if (n) {
+    qsort(t[0], (size_t)n, sizeof *t[0], cmp_double);
+    qsort(t[1], (size_t)n, sizeof *t[1], cmp_double);
+    *kept = t[0][n / 2];
+    *derived = t[1][n / 2];
+  }
+done:
+  rescue_free(t[0]);
+  rescue_free(t[1]);
+  rescue_buf_clear(&text);
+  rescue_lint_result_clear(&lint);
+  rescue_view_sample_clear(&L);
   rescue_store_close(&st);
 }
 
@@ -356,6 +451,7 @@ int main(int argc, char **argv) {
   rescue_serve_opts o;
   client *cs;
   phase ph20, phsat, phsmall, phbig;
+  double chk_small[2] = {0, 0}, chk_big[2] = {0, 0};
   long saves, unchanged, versions, ref_saves = 0;
   int64_t ref_annotator = 0;
 
@@ -456,6 +552,9 @@ int main(int argc, char **argv) {
   run_phase(cs + n_cs - 2, 1, lat_secs, &phsmall);
   run_phase(cs + n_cs - 1, 1, lat_secs, &phbig);
   rescue_serve_stop(&srv);
+  /* the check before a save, through the library: kept names against deriving them */
+  check_cost(db, cs[n_cs - 2].sample, ref_annotator, 1, &chk_small[0], &chk_small[1]);
+  check_cost(db, cs[n_cs - 1].sample, ref_annotator, 1, &chk_big[0], &chk_big[1]);
   print_load("after");
 
   print_phase("server:", &ph20);
@@ -469,6 +568,13 @@ int main(int argc, char **argv) {
   printf("    %3d rows:  p50 %6.2f ms   p99 %6.2f ms   (%ld saves)   %.2fx the %d-row p50\n",
          big_rows, phbig.p50 * 1e3, phbig.p99 * 1e3, phbig.saves,
          phsmall.p50 > 0 ? phbig.p50 / phsmall.p50 : 0, small_rows);
+  printf("  check before a save (library, 1 thread, CPU per check, median; names kept with the "
+         "view's lint | derived from every row):\n");
+  printf("    %3d-row sample: %7.1f us | %7.1f us\n", small_rows, chk_small[0] * 1e6,
+         chk_small[1] * 1e6);
+  printf("    %3d-row sample: %7.1f us | %7.1f us   kept: %.2fx the %d-row check\n", big_rows,
+         chk_big[0] * 1e6, chk_big[1] * 1e6, chk_small[0] > 0 ? chk_big[0] / chk_small[0] : 0,
+         small_rows);
   printf("  read the sample, 1 client alone (GET /api/samples/<id> round trip, the page's "
          "open):\n");
   printf("    %3d rows:  p50 %6.2f ms   p99 %6.2f ms\n", small_rows, phsmall.g50 * 1e3,

@@ -145,7 +145,10 @@ int srv_error(srv_req *r, int status, const char *fmt, ...) {
 int srv_fail(srv_req *r, int code, const char *msg) {
   switch (code) {
   case RESCUE_ELOCKED:
-  case RESCUE_EBUSY: r->retry_after = 2; return srv_error(r, 503, "%s", msg);
+  case RESCUE_EBUSY:
+    r->handoff |= r->quick; /* a worker may wait where the connection's thread may not */
+    r->retry_after = 2;
+    return srv_error(r, 503, "%s", msg);
   case RESCUE_ENOANNOTATOR:
   case RESCUE_ENOGOLD:
   case RESCUE_ENOTFOUND: return srv_error(r, 404, "%s", msg);
@@ -326,21 +329,34 @@ int srv_write_lock(srv_req *r) {
 ** each request of it learns whether its write is stored.
 */
 static void group_commit(rescue_server *s) {
-  srv_req *q, *next;
-  int rc = rescue_store_group_commit(s->pool[0]);
-  if (rc)
+  srv_req *q, *next, *group = s->group;
+  int rc, synced = 1;
+  if (!s->group_open)
+    return; /* committed while its syncing thread let go of write_mu */
+  if ((rc = rescue_store_group_commit(s->pool[0])))
     fprintf(stderr, "rescue serve: a commit failed, %s: its saves were answered 503\n",
             rescue_store_errmsg(s->pool[0]));
-  for (q = s->group; q; q = next) {
+  s->group = NULL;
+  s->group_open = 0;
+  rescue_store_busy_timeout(s->pool[0], 0);
+  if (!rc && s->sync_deferred) {
+    /* the log is synced without the lock: the next group writes meanwhile */
+    pthread_mutex_unlock(&s->write_mu);
+    if (rescue_store_sync(s->pool[0])) {
+      synced = 0;
+      fprintf(stderr, "rescue serve: syncing the log failed (%s): its saves were answered 503\n",
+              strerror(errno));
+    }
+    pthread_mutex_lock(&s->write_mu);
+  }
+  for (q = group; q; q = next) {
     next = q->group_next;
     q->group_next = NULL;
     q->in_group = 0;
     q->committed = 1;
     q->commit_failed |= rc != 0;
+    q->sync_failed |= !synced;
   }
-  s->group = NULL;
-  s->group_open = 0;
-  rescue_store_busy_timeout(s->pool[0], 0);
   pthread_cond_broadcast(&s->commit_cv);
 }
 
@@ -406,13 +422,18 @@ static void *worker_main(void *arg) {
       srv_dispatch(r);
       rescue_store_read_end(w->s->pool[w->store]);
       r->st = NULL; /* a clip streams after this, holding no store connection */
-      if (r->commit_failed) {
+      if (r->commit_failed || r->sync_failed) {
         if (r->resp)
           MHD_destroy_response(r->resp), r->resp = NULL;
         r->retry_after = 2;
-        srv_error(r, 503,
-                  "the write could not be committed: nothing of it was stored; try "
-                  "again");
+        if (r->commit_failed)
+          srv_error(r, 503,
+                    "the write could not be committed: nothing of it was stored; try "
+                    "again");
+        else
+          srv_error(r, 503,
+                    "the write could not be synced to disk: it may be lost in a power cut; "
+                    "check the disk and save again");
       }
     }
     r->done = 1;
@@ -445,6 +466,66 @@ static int enqueue(srv_req *r) {
   pthread_cond_signal(&l->cv);
   pthread_mutex_unlock(&l->mu);
   return 1;
+}
+
+/*
+** Undo what a quick run left in r (the caller, the route's parts, the answer), so that a
+** worker runs the request again from its start.
+*/
+static void req_reset(srv_req *r) {
+  if (r->resp)
+    MHD_destroy_response(r->resp), r->resp = NULL;
+  rescue_buf_reset(&r->out);
+  rescue_free(r->sample_id);
+  r->sample_id = NULL;
+  memset(&r->who, 0, sizeof r->who);
+  r->position = 0;
+  r->rest = NULL;
+  r->every = 0;
+  r->view_id = 0;
+  r->view_name = NULL;
+  r->status = 0;
+  r->ctype = NULL;
+  r->set_cookie[0] = 0;
+  r->retry_after = 0;
+  r->handoff = 0;
+}
+
+/*
+** A quick read (srv_route.quick, e.g. a kept sample) on the connection's own thread, with
+** a store connection of its own that never waits for a lock: 1 when answered. 0 when the
+** route is not quick, both quick connections are in use, or the run met a lock it would
+** have waited for or work too slow for this thread (a sample to load): r is as it came,
+** for a worker. Saves the two hand-offs (to a worker and back) a read costs otherwise.
+*/
+static int run_quick(srv_req *r) {
+  rescue_server *s = r->srv;
+  struct srv_quick *q = NULL;
+  int i, handoff;
+  if (strcmp(r->method, "GET") != 0 || !srv_route_quick(r))
+    return 0;
+  for (i = 0; i < SRV_THREADS && !q; i++)
+    if (s->quick[i].st && pthread_mutex_trylock(&s->quick[i].mu) == 0)
+      q = &s->quick[i];
+  if (!q)
+    return 0;
+  q->would_wait = 0;
+  r->quick = 1;
+  r->st = q->st;
+  clock_gettime(CLOCK_REALTIME, &r->deadline);
+  r->deadline.tv_sec += SRV_WAIT_S;
+  if (rescue_store_read_begin(r->st) == 0)
+    srv_dispatch(r);
+  else
+    r->handoff = 1;
+  rescue_store_read_end(r->st);
+  r->st = NULL;
+  r->quick = 0;
+  handoff = r->handoff || q->would_wait;
+  pthread_mutex_unlock(&q->mu);
+  if (handoff)
+    req_reset(r);
+  return !handoff;
 }
 
 /* ---- the page ---- */
@@ -707,6 +788,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     srv_error(r, 404, "nothing at %s", url);
     return send_response(r);
   }
+  if (run_quick(r))
+    return send_response(r);
   if (enqueue(r))
     return MHD_YES;
   r->retry_after = 2;
@@ -752,6 +835,10 @@ static void server_free(rescue_server *s) {
   for (i = 0; i < s->n_pool; i++)
     rescue_store_close(&s->pool[i]);
   rescue_free(s->pool);
+  for (i = 0; i < SRV_THREADS; i++) {
+    rescue_store_close(&s->quick[i].st);
+    pthread_mutex_destroy(&s->quick[i].mu);
+  }
   rescue_free(s->workers);
   srv_auth_stop(s);
   rescue_free(s->sessions);
@@ -896,6 +983,8 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   }
   pthread_mutex_init(&s->write_mu, NULL);
   pthread_cond_init(&s->commit_cv, NULL);
+  for (i = 0; i < SRV_THREADS; i++)
+    pthread_mutex_init(&s->quick[i].mu, NULL);
   pthread_mutex_init(&s->wave_mu, NULL);
   pthread_mutex_init(&s->cache_mu, NULL);
   pthread_mutex_init(&s->sess_mu, NULL);
@@ -919,6 +1008,13 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   for (i = 0; i < s->n_pool; i++)
     if ((rc = rescue_store_open(&s->pool[i], o->db, RESCUE_OPEN_DURABLE, err)))
       goto fail;
+  /* commits write the log; the group syncs it after letting go of the write lock */
+  s->sync_deferred = rescue_store_defer_sync(s->pool[0]) == 0;
+  for (i = 0; i < SRV_THREADS; i++) {
+    if ((rc = rescue_store_open(&s->quick[i].st, o->db, RESCUE_OPEN_DURABLE, err)))
+      goto fail;
+    rescue_store_never_wait(s->quick[i].st, &s->quick[i].would_wait);
+  }
   if ((rc = srv_watch_start(s, err)))
     goto fail;
   if (srv_auth_start(s, o)) {

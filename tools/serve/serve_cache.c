@@ -4,7 +4,8 @@
 ** sample's (issue 25).
 **
 ** An entry is one sample through one annotator's view (rescue_view_sample_load) with the
-** whole-sample lint of it (rescue_review_lint), labelled with the sample's generation
+** whole-sample lint of it (rescue_review_lint, with the names it was judged by, which a
+** save's check reuses: rescue_review_check_change), labelled with the sample's generation
 ** (rescue_sample_generation, schema migration 13) read before the load. Every write to a
 ** sample, by this server or by the command line, adds one to that number in its own
 ** transaction, so an entry is used only while the stored number is still its label: no
@@ -25,6 +26,7 @@
 ** takes it alone). Nobody takes cache_mu and then waits on an entry's lock while holding
 ** it. An entry pushed out while in use is freed by its last user.
 */
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -44,6 +46,7 @@ struct srv_cached {
   rescue_view_sample L;
   rescue_lint_result lint;
   rescue_buf *text; /* L.n: each row as JSON text, what a read sends (under lock) */
+  double *span;     /* 2 * L.n: each row's start_time and end_time, NAN when not a number */
 };
 
 static void entry_free(srv_cached *e) {
@@ -53,6 +56,7 @@ static void entry_free(srv_cached *e) {
   for (i = 0; e->text && i < e->L.n; i++)
     rescue_buf_clear(&e->text[i]);
   rescue_free(e->text);
+  rescue_free(e->span);
   rescue_view_sample_clear(&e->L);
   rescue_lint_result_clear(&e->lint);
   pthread_rwlock_destroy(&e->lock);
@@ -115,13 +119,22 @@ static void insert(rescue_server *s, srv_cached *e) {
   s->cache[k] = e;
 }
 
-/* Rows [from, to) of e's view as JSON text into e->text; 0 when out of memory. */
+/* A number member of row, NAN when absent or not a number. */
+static double num_member(const rescue_jnode *row, const char *key) {
+  const rescue_jnode *n = row->type == RESCUE_JOBJECT ? rescue_jget(row, key) : NULL;
+  return n && n->type == RESCUE_JNUMBER ? n->num : NAN;
+}
+
+/* Rows [from, to) of e's view as JSON text into e->text, their spans into e->span; 0 when
+   out of memory. */
 static int write_rows(srv_cached *e, int from, int to) {
   int i, ok = 1;
   for (i = from; i < to; i++) {
     rescue_buf_reset(&e->text[i]);
     rescue_jwrite(&e->text[i], e->L.rows[i]);
     ok &= rescue_buf_ok(&e->text[i]);
+    e->span[2 * i] = num_member(e->L.rows[i], "start_time");
+    e->span[2 * i + 1] = num_member(e->L.rows[i], "end_time");
   }
   return ok;
 }
@@ -145,6 +158,7 @@ static int load(srv_req *r, const char *sample_id, int64_t view_id, int64_t gen,
     return rc;
   }
   if (!(e->text = rescue_calloc((size_t)(e->L.n ? e->L.n : 1), sizeof *e->text)) ||
+      !(e->span = rescue_calloc((size_t)(e->L.n ? e->L.n : 1), 2 * sizeof *e->span)) ||
       !write_rows(e, 0, e->L.n)) {
     entry_free(e);
     return rescue_seterr(rescue_store_err(r->st), RESCUE_ENOMEM, NULL);
@@ -183,6 +197,11 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
     }
     e = lookup(s, sample_id, view_id, gen);
     pthread_mutex_unlock(&s->cache_mu);
+    if (!e && r->quick) {
+      /* loading and linting a whole sample is slow work: not on a connection's thread */
+      r->handoff = 1;
+      return rescue_seterr(rescue_store_err(r->st), RESCUE_EBUSY, "the sample is not kept");
+    }
     if (!e) {
       if ((rc = load(r, sample_id, view_id, gen, &e)))
         return rc;
@@ -192,7 +211,15 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
       insert(s, e);
       pthread_mutex_unlock(&s->cache_mu);
     }
-    pthread_rwlock_rdlock(&e->lock);
+    if (r->quick) {
+      if (pthread_rwlock_tryrdlock(&e->lock) != 0) { /* a save is patching it */
+        srv_cache_release(s, &e);
+        r->handoff = 1;
+        return rescue_seterr(rescue_store_err(r->st), RESCUE_EBUSY, "the sample is being saved");
+      }
+    } else {
+      pthread_rwlock_rdlock(&e->lock);
+    }
     if (!e->broken)
       break;
     pthread_rwlock_unlock(&e->lock);
@@ -209,6 +236,8 @@ const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result
 }
 
 const rescue_buf *srv_cache_row_text(srv_cached *e) { return e->text; }
+
+const double *srv_cache_spans(srv_cached *e) { return e->span; }
 
 void srv_cache_unread(srv_cached *e) { pthread_rwlock_unlock(&e->lock); }
 
@@ -230,13 +259,15 @@ int srv_cache_known(rescue_server *s, srv_cached *e, int64_t gen, int position, 
   current = !e->dead && !e->broken && e->gen == gen && position >= 1 && position <= e->L.n;
   pthread_mutex_unlock(&s->cache_mu);
   if (current) {
-    rescue_buf_reset(content);
-    rescue_jwrite(content, e->L.rows[position - 1]);
+    rescue_buf_reset(content); /* the kept text: what rescue_jwrite makes of the row */
+    rescue_buf_putn(content, e->text[position - 1].s, e->text[position - 1].len);
     k->row_id = e->L.row_ids[position - 1];
     k->version = e->L.versions[position - 1];
     k->mine = e->L.mine[position - 1];
     k->content = content->s;
     k->len = content->len;
+    /* the entry (referenced by the caller) keeps a row put over this one until it is freed */
+    k->row = e->L.rows[position - 1];
     current = rescue_buf_ok(content);
   }
   pthread_rwlock_unlock(&e->lock);

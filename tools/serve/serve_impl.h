@@ -99,6 +99,14 @@ struct rescue_server {
      threads serving connections never wait for the store): lane[0] reads, lane[1] writes */
   srv_lane lane[2];
   struct srv_worker *workers;
+  /* the store connections of quick reads (srv_route.quick) on libmicrohttpd's threads:
+     one per thread, taken with trylock so that no such thread ever waits for another;
+     each never waits for a lock (rescue_store_never_wait) and notes when it would have */
+  struct srv_quick {
+    pthread_mutex_t mu;
+    rescue_store *st;
+    int would_wait;
+  } quick[SRV_THREADS];
   int n_workers, n_started;
   /* open connections waiting for a request head, watched by the reaper thread */
   pthread_mutex_t conn_mu;
@@ -116,6 +124,10 @@ struct rescue_server {
   int write_waiting; /* workers waiting for write_mu to write (atomic) */
   int group_open;    /* a transaction is open on pool[0] */
   srv_req *group;    /* the requests whose writes it holds */
+  /* pool[0] commits without waiting for the disk (rescue_store_defer_sync): the thread
+     that commits a group syncs the log after letting go of write_mu, so the next group
+     writes meanwhile; the group's requests count as committed only after the sync */
+  int sync_deferred;
   /* sessions (in memory: a restart signs everyone out) */
   pthread_mutex_t sess_mu;
   srv_session *sessions;
@@ -197,10 +209,15 @@ typedef struct srv_route {
   const char *what;    /* in messages ("the dashboard is for leads") */
   const char *refused; /* the 405 message for another method; NULL: 405 on sample paths,
                           "no API endpoint" elsewhere */
+  int quick;           /* a read that can be answered on the connection's own thread when the store
+                need not wait and no slow work is due (a kept sample): no hand-off to a
+                worker and back (serve.c run_quick) */
 } srv_route;
 
 /* Find the route for the request, authenticate and authorize the caller, run it. */
 void srv_dispatch(srv_req *r);
+/* 1 when the request's route is a quick one (srv_route.quick). */
+int srv_route_quick(srv_req *r);
 
 struct srv_req {
   rescue_server *srv;
@@ -208,12 +225,15 @@ struct srv_req {
   const char *method, *url;
   rescue_buf body;
   int too_big;
-  rescue_store *st;         /* the worker's store connection while the handler runs (the
+  int quick;            /* running on the connection's thread (srv_route.quick): nothing may wait */
+  int handoff;          /* a quick run met a wait or slow work: a worker runs the request again */
+  rescue_store *st;     /* the worker's store connection while the handler runs (the
                                group writer between srv_write_lock and srv_write_unlock) */
-  rescue_store *own_st;     /* the worker's own, while st is the group writer */
-  srv_req *group_next;      /* in the server's commit group */
+  rescue_store *own_st; /* the worker's own, while st is the group writer */
+  srv_req *group_next;  /* in the server's commit group */
   int in_group, committed;  /* waiting for the group's commit; it happened */
   int commit_failed;        /* the commit of a write failed: answer 503, nothing stored */
+  int sync_failed;          /* committed, but the log could not be synced: answer 503 */
   srv_req *next;            /* in a lane's queue */
   struct timespec deadline; /* CLOCK_REALTIME: the store waits end here (503) */
   int done;                 /* a worker answered: queue the response when resumed */
@@ -377,7 +397,8 @@ typedef struct srv_cached srv_cached;
 ** sample's generation read now on r->st (its status into status, 16 bytes): from the cache
 ** or loaded into it. On success *out is referenced and read-locked: read it with
 ** srv_cache_view, then srv_cache_unread and srv_cache_release. 0 or an error code (detail
-** on r->st).
+** on r->st). A quick request (srv_req.quick) never loads and never waits for a save's
+** patch: RESCUE_EBUSY with srv_req.handoff set instead.
 */
 int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *status,
                   srv_cached **out);
@@ -385,6 +406,9 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
 const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result **lint);
 /* The entry's rows as JSON text (what rescue_jwrite makes of each), while read-locked. */
 const rescue_buf *srv_cache_row_text(srv_cached *e);
+/* The entry's rows' start_time and end_time (2 per row; NAN when not a number), while
+   read-locked. */
+const double *srv_cache_spans(srv_cached *e);
 void srv_cache_unread(srv_cached *e);
 /* Drop the reference srv_cache_get gave; *e becomes NULL. */
 void srv_cache_release(rescue_server *s, srv_cached **e);
@@ -403,7 +427,7 @@ void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_
 /*
 ** When e is current at generation gen (read on the writer inside its transaction): what
 ** it shows of row `position` into *k for rescue_row_save_known (the content written into
-** content) and 1; else 0.
+** content, k->row the view's parsed row, valid while the caller holds e) and 1; else 0.
 */
 int srv_cache_known(rescue_server *s, srv_cached *e, int64_t gen, int position, rescue_buf *content,
                     rescue_row_known *k);

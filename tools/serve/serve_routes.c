@@ -20,24 +20,24 @@
 
 /* clang-format off */
 static const srv_route routes[] = {
-  /* methods  path                                role           scope            handler           what             refused */
-  {SRV_POST, "/api/login",                       SRV_PUBLIC,    SRV_NO_SAMPLE,    api_login,        "signing in",    "sign in with POST"},
-  {SRV_GET,  "/api/me",                          SRV_ME,        SRV_NO_SAMPLE,    api_me,           "who you are",   NULL},
-  {SRV_POST, "/api/logout",                      SRV_SIGNED_IN, SRV_NO_SAMPLE,    api_logout,       "signing out",   NULL},
-  {SRV_GET,  "/api/scheme",                      SRV_SIGNED_IN, SRV_NO_SAMPLE,    api_scheme,       "the scheme",    NULL},
-  {SRV_GET,  "/api/dashboard",                   SRV_LEAD,      SRV_NO_SAMPLE,    api_dashboard,    "the dashboard", NULL},
-  {SRV_GET,  "/api/samples",                     SRV_SIGNED_IN, SRV_WORK_LIST,    api_samples,      "the work list", NULL},
-  {SRV_POST, "/api/samples/{id}/status",         SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_status,       "a status",      NULL},
-  {SRV_POST, "/api/samples/{id}/comments",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_comments,     "a comment",     NULL},
-  {SRV_POST, "/api/samples/{id}/segmentation",   SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_segmentation, "segmentation",  NULL},
-  {SRV_PUT,  "/api/samples/{id}/rows/{n}",       SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_save_row,     "a row",         NULL},
-  {SRV_GET,  "/api/samples/{id}/waveform",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_waveform,     "a waveform",    NULL},
-  {SRV_GET,  "/api/samples/{id}",                SRV_SIGNED_IN, SRV_READ_VIEW,    api_sample,       "a sample",      NULL},
-  {SRV_GET,  "/api/curate",                      SRV_LEAD,      SRV_NO_SAMPLE,    api_curate_queue, "curation",      NULL},
-  {SRV_PUT,  "/api/curate/{id}/segmentation",    SRV_LEAD,      SRV_ASSIGNED,     api_curate_segmentation, "curation", NULL},
-  {SRV_PUT,  "/api/curate/{id}/rows/{n}",        SRV_LEAD,      SRV_ASSIGNED,     api_curate_decide, "curation",     NULL},
-  {SRV_GET,  "/api/curate/{id}",                 SRV_LEAD,      SRV_ASSIGNED,     api_curate_sample, "curation",     NULL},
-  {SRV_GET | SRV_HEAD, "/clips/{path}",          SRV_SIGNED_IN, SRV_CLIP,         srv_clip,         "clips",         "clips are read-only"},
+  /* methods  path                                role           scope            handler           what             refused  quick */
+  {SRV_POST, "/api/login",                       SRV_PUBLIC,    SRV_NO_SAMPLE,    api_login,        "signing in",    "sign in with POST", 0},
+  {SRV_GET,  "/api/me",                          SRV_ME,        SRV_NO_SAMPLE,    api_me,           "who you are",   NULL, 1},
+  {SRV_POST, "/api/logout",                      SRV_SIGNED_IN, SRV_NO_SAMPLE,    api_logout,       "signing out",   NULL, 0},
+  {SRV_GET,  "/api/scheme",                      SRV_SIGNED_IN, SRV_NO_SAMPLE,    api_scheme,       "the scheme",    NULL, 0},
+  {SRV_GET,  "/api/dashboard",                   SRV_LEAD,      SRV_NO_SAMPLE,    api_dashboard,    "the dashboard", NULL, 0},
+  {SRV_GET,  "/api/samples",                     SRV_SIGNED_IN, SRV_WORK_LIST,    api_samples,      "the work list", NULL, 0},
+  {SRV_POST, "/api/samples/{id}/status",         SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_status,       "a status",      NULL, 0},
+  {SRV_POST, "/api/samples/{id}/comments",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_comments,     "a comment",     NULL, 0},
+  {SRV_POST, "/api/samples/{id}/segmentation",   SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_segmentation, "segmentation",  NULL, 0},
+  {SRV_PUT,  "/api/samples/{id}/rows/{n}",       SRV_SIGNED_IN, SRV_OWN_ASSIGNED, api_save_row,     "a row",         NULL, 0},
+  {SRV_GET,  "/api/samples/{id}/waveform",       SRV_SIGNED_IN, SRV_ASSIGNED,     api_waveform,     "a waveform",    NULL, 0},
+  {SRV_GET,  "/api/samples/{id}",                SRV_SIGNED_IN, SRV_READ_VIEW,    api_sample,       "a sample",      NULL, 1},
+  {SRV_GET,  "/api/curate",                      SRV_LEAD,      SRV_NO_SAMPLE,    api_curate_queue, "curation",      NULL, 0},
+  {SRV_PUT,  "/api/curate/{id}/segmentation",    SRV_LEAD,      SRV_ASSIGNED,     api_curate_segmentation, "curation", NULL, 0},
+  {SRV_PUT,  "/api/curate/{id}/rows/{n}",        SRV_LEAD,      SRV_ASSIGNED,     api_curate_decide, "curation",     NULL, 0},
+  {SRV_GET,  "/api/curate/{id}",                 SRV_LEAD,      SRV_ASSIGNED,     api_curate_sample, "curation",     NULL, 0},
+  {SRV_GET | SRV_HEAD, "/clips/{path}",          SRV_SIGNED_IN, SRV_CLIP,         srv_clip,         "clips",         "clips are read-only", 0},
 };
 /* clang-format on */
 
@@ -292,6 +292,13 @@ static int proof_for(const srv_route *rt) {
   if (rt && rt->scope == SRV_CLIP)
     return SRV_PROOF_SIGNED;
   return SRV_PROOF_CSRF;
+}
+
+int srv_route_quick(srv_req *r) {
+  const srv_route *other, *rt;
+  srv_match m;
+  rt = find_route(r, &m, &other);
+  return rt && rt->quick;
 }
 
 void srv_dispatch(srv_req *r) {

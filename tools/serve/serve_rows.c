@@ -61,7 +61,9 @@ void srv_put_reopened(rescue_jw *w, const char *was, const char *now) {
 
 /*
 ** Save `row` (its JSON text) as row r->position: lint first against the caller's view
-** from the cache (rescue_review_check_change; an error blocks the save), then
+** from the cache (rescue_review_check_change, with the cached lint's names, so an edit
+** that leaves the row's names alone reads no other row for them; an error blocks the
+** save), then
 ** rescue_row_save with base as the version the edit started from (409 with the current row
 ** when someone saved it since); once the group committed, the saved row goes into the
 ** cached view with the lint the check made (srv_cache_saved), so the next read costs one
@@ -69,6 +71,8 @@ void srv_put_reopened(rescue_jw *w, const char *was, const char *now) {
 ** after the save and whether the save reopened it (srv_put_reopened).
 */
 static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
+  const rescue_view_sample *view;
+  const rescue_lint_result *kept;
   rescue_review_change ch;
   rescue_buf cur = RESCUE_BUF_INIT;
   rescue_row_known known;
@@ -84,8 +88,9 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
     goto done;
   }
   checked = srv_cache_gen(r->srv, e);
-  rc = rescue_review_check_change(r->st, r->sample_id, srv_cache_view(e, NULL), r->position, row->s,
-                                  row->len, &ch);
+  view = srv_cache_view(e, &kept);
+  rc = rescue_review_check_change(r->st, r->sample_id, view, kept, r->position, row->s, row->len,
+                                  &ch);
   srv_cache_unread(e);
   if (rc == RESCUE_EBADINPUT && ch.lint.errors) {
     lint_refusal(r, &ch.lint);

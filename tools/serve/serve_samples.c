@@ -3,7 +3,6 @@
 ** shows it (GET /api/samples/<id>): rows with versions and origins, lint marks, clips,
 ** comments, status history and subtitle cues.
 */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -129,15 +128,10 @@ static void put_entities(rescue_jw *w, const rescue_scheme *sc, const rescue_vie
   rescue_jw_end(w);
 }
 
-/* A row's member key as a number (NAN when it is not one). */
-static double row_num(const rescue_jnode *row, const char *key) {
-  const rescue_jnode *n = rescue_jget(row, key);
-  return n && n->type == RESCUE_JNUMBER ? n->num : NAN;
-}
-
-/* The view's rows with their ids, versions, origin and media; text: each row's JSON (the cache's). */
+/* The view's rows with their ids, versions, origin and media; text: each row's JSON, span:
+   its start and end (the cache's). */
 static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const rescue_buf *text,
-                     const srv_media *m) {
+                     const double *span, const srv_media *m) {
   size_t need = 0;
   int i;
   for (i = 0; i < L->n; i++) /* room for all rows at once, not grown row by row */
@@ -164,8 +158,7 @@ static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, cons
     rescue_jw_key(w, "row");
     rescue_jw_raw(w, text[i].s, text[i].len);
     rescue_jw_key(w, "media");
-    srv_put_row_media(r, w, m, i, row_num(L->rows[i], "start_time"),
-                      row_num(L->rows[i], "end_time"));
+    srv_put_row_media(r, w, m, i, span[2 * i], span[2 * i + 1]);
     rescue_jw_end(w);
   }
   rescue_jw_end(w);
@@ -272,7 +265,7 @@ void api_sample(srv_req *r) {
   rescue_jw_key(&w, "entities");
   put_entities(&w, sc, L);
   rescue_jw_key(&w, "rows");
-  put_rows(r, &w, L, srv_cache_row_text(e), &media);
+  put_rows(r, &w, L, srv_cache_row_text(e), srv_cache_spans(e), &media);
   rescue_jw_key(&w, "segment");
   put_clip(r, &w, "segment.mp4");
   rescue_jw_key(&w, "lint");
