@@ -399,23 +399,11 @@ END_TEST
 /* row with member key's value replaced by the JSON text raw, parsed into doc (its only parse). */
 static const rescue_jnode *row_with(rescue_jdoc *doc, const rescue_jnode *row, const char *key,
                                     const char *raw) {
-  rescue_buf b = RESCUE_BUF_INIT;
-  rescue_jw w;
+  char *text = tu_row_with(row, key, raw);
   rescue_jerror je;
-  const rescue_jnode *m, *out;
-  rescue_jw_init(&w, &b);
-  rescue_jw_obj(&w);
-  for (m = row->child; m; m = m->next) {
-    rescue_jw_key(&w, m->key);
-    if (strcmp(m->key, key) == 0)
-      rescue_jw_raw(&w, raw, strlen(raw));
-    else
-      rescue_jw_node(&w, m);
-  }
-  rescue_jw_end(&w);
-  out = rescue_jparse(doc, b.s, b.len, &je);
+  const rescue_jnode *out = rescue_jparse(doc, text, strlen(text), &je);
   ck_assert_ptr_nonnull(out);
-  rescue_buf_clear(&b);
+  free(text);
   return out;
 }
 

@@ -560,23 +560,13 @@ END_TEST
 /* row_json with the value of key replaced by the JSON text raw (caller frees). */
 static char *with_value(const char *row_json, const char *key, const char *raw) {
   rescue_jdoc *doc = rescue_jdoc_new();
-  rescue_buf b = RESCUE_BUF_INIT;
   rescue_jerror je;
-  const rescue_jnode *row = rescue_jparse(doc, row_json, strlen(row_json), &je), *m;
-  rescue_jw w;
+  const rescue_jnode *row = rescue_jparse(doc, row_json, strlen(row_json), &je);
+  char *out;
   ck_assert_ptr_nonnull(row);
-  rescue_jw_init(&w, &b);
-  rescue_jw_obj(&w);
-  for (m = row->child; m; m = m->next) {
-    rescue_jw_key(&w, m->key);
-    if (strcmp(m->key, key) == 0)
-      rescue_jw_raw(&w, raw, strlen(raw));
-    else
-      rescue_jw_node(&w, m);
-  }
-  rescue_jw_end(&w);
+  out = tu_row_with(row, key, raw);
   rescue_jdoc_free(&doc);
-  return rescue_buf_detach(&b);
+  return out;
 }
 
 /* Does res hold a finding equal to f (rule, row, field and reason)? */

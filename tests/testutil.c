@@ -467,3 +467,21 @@ char *tu_fixture_coders(void) {
   free(dir);
   return db;
 }
+
+char *tu_row_with(const rescue_jnode *row, const char *key, const char *raw) {
+  rescue_buf b = RESCUE_BUF_INIT;
+  const rescue_jnode *m;
+  rescue_jw w;
+  rescue_jw_init(&w, &b);
+  rescue_jw_obj(&w);
+  for (m = row->child; m; m = m->next) {
+    rescue_jw_key(&w, m->key);
+    if (strcmp(m->key, key) == 0)
+      rescue_jw_raw(&w, raw, strlen(raw));
+    else
+      rescue_jw_node(&w, m);
+  }
+  rescue_jw_end(&w);
+  ck_assert(rescue_buf_ok(&b));
+  return rescue_buf_detach(&b);
+}

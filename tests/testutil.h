@@ -90,6 +90,13 @@ int tu_run_media_suite(Suite *s, char *media_dir);
 */
 char *tu_fixture_coders(void);
 
+/*
+** The JSON object row written again with member key's value replaced by the JSON text raw
+** (the other members as they are): a row with one edit, for tests that save or lint it.
+** Caller frees.
+*/
+char *tu_row_with(const rescue_jnode *row, const char *key, const char *raw);
+
 /* Run a suite and return the process exit status for main(). */
 int tu_run_suite(Suite *s);
 /*

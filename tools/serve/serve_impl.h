@@ -209,9 +209,10 @@ typedef struct srv_route {
   const char *what;    /* in messages ("the dashboard is for leads") */
   const char *refused; /* the 405 message for another method; NULL: 405 on sample paths,
                           "no API endpoint" elsewhere */
-  int quick;           /* a read that can be answered on the connection's own thread when the store
-                need not wait and no slow work is due (a kept sample): no hand-off to a
-                worker and back (serve.c run_quick) */
+  /* a read that can be answered on the connection's own thread when the store need not
+     wait and no slow work is due (a kept sample): no hand-off to a worker and back
+     (serve.c run_quick) */
+  int quick;
 } srv_route;
 
 /* Find the route for the request, authenticate and authorize the caller, run it. */
@@ -225,12 +226,14 @@ struct srv_req {
   const char *method, *url;
   rescue_buf body;
   int too_big;
-  int quick;            /* running on the connection's thread (srv_route.quick): nothing may wait */
-  int handoff;          /* a quick run met a wait or slow work: a worker runs the request again */
-  rescue_store *st;     /* the worker's store connection while the handler runs (the
+  /* running on the connection's thread (srv_route.quick): nothing may wait */
+  int quick;
+  /* a quick run met a wait or slow work: a worker runs the request again */
+  int handoff;
+  rescue_store *st;         /* the worker's store connection while the handler runs (the
                                group writer between srv_write_lock and srv_write_unlock) */
-  rescue_store *own_st; /* the worker's own, while st is the group writer */
-  srv_req *group_next;  /* in the server's commit group */
+  rescue_store *own_st;     /* the worker's own, while st is the group writer */
+  srv_req *group_next;      /* in the server's commit group */
   int in_group, committed;  /* waiting for the group's commit; it happened */
   int commit_failed;        /* the commit of a write failed: answer 503, nothing stored */
   int sync_failed;          /* committed, but the log could not be synced: answer 503 */
