@@ -147,26 +147,15 @@ static int do_merge(int64_t who, int row) { return reseg(who, RESCUE_RESEG_MERGE
 /* Save row `pos` of who's view with member key set to the raw JSON val; the new version. */
 static int64_t save_member(int64_t who, int pos, const char *key, const char *val) {
   rescue_view_sample L;
-  rescue_buf b = RESCUE_BUF_INIT;
-  rescue_jw w;
-  const rescue_jnode *m;
+  char *row;
   int64_t base, v = 0;
   ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, who, &L), 0);
   base = L.versions[pos - 1];
-  rescue_jw_init(&w, &b);
-  rescue_jw_obj(&w);
-  for (m = L.rows[pos - 1]->child; m; m = m->next) {
-    rescue_jw_key(&w, m->key);
-    if (strcmp(m->key, key) == 0)
-      rescue_jw_raw(&w, val, strlen(val));
-    else
-      rescue_jw_node(&w, m);
-  }
-  rescue_jw_end(&w);
+  row = tu_row_with(L.rows[pos - 1], key, val);
   rescue_view_sample_clear(&L);
-  ck_assert_msg(rescue_row_save(st, COUPLE, pos, who, base, b.s, b.len, &v, NULL) == 0, "%s",
+  ck_assert_msg(rescue_row_save(st, COUPLE, pos, who, base, row, strlen(row), &v, NULL) == 0, "%s",
                 rescue_store_errmsg(st));
-  rescue_buf_clear(&b);
+  free(row);
   return v;
 }
 
