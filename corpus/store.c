@@ -54,6 +54,7 @@ struct rescue_store {
   int log_fd; /* the write-ahead log, open for rescue_store_sync once deferred (else -1) */
   const char *cache_name[STMT_CACHE]; /* name literal last looked up in this slot */
   int cache_idx[STMT_CACHE];
+  sqlite3_stmt *txn[5]; /* txn_sql's statements, prepared on first use */
 };
 
 const char *rescue_store_errmsg(const rescue_store *st) { return st->err.msg; }
@@ -252,6 +253,26 @@ void rescue_bind_null(sqlite3_stmt *s, const char *name) { sqlite3_bind_null(s, 
 /* ---- transactions ---- */
 
 /*
+** The statements that open and close transactions, prepared once per handle: a server
+** runs one or two of them per request, and sqlite3_exec would parse each again.
+*/
+enum { TXN_READ, TXN_WRITE, TXN_COMMIT, TXN_SAVEPOINT, TXN_RELEASE };
+static const char *const txn_sql[] = {"BEGIN DEFERRED", "BEGIN IMMEDIATE", "COMMIT",
+                                      "SAVEPOINT rescue_nested", "RELEASE rescue_nested"};
+
+/* Run txn_sql[k]; SQLITE_OK or SQLite's error code (its message in sqlite3_errmsg). */
+static int txn_exec(rescue_store *st, int k) {
+  int rc;
+  if (!st->txn[k] &&
+      (rc = sqlite3_prepare_v3(st->db, txn_sql[k], -1, SQLITE_PREPARE_PERSISTENT, &st->txn[k],
+                               NULL)) != SQLITE_OK)
+    return rc;
+  rc = sqlite3_step(st->txn[k]);
+  sqlite3_reset(st->txn[k]);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/*
 ** A transaction nests as a savepoint inside an open one (rescue_store_group_begin): its
 ** commit releases the savepoint, its rollback undoes only what it wrote. When SQLite
 ** rolled the whole transaction back under a nested one (a full disk), the handle is
@@ -262,7 +283,7 @@ int rescue_store_read_begin(rescue_store *st) {
     return 0;
   /* deferred: the snapshot is taken by the first read, which never waits on a writer in
      WAL mode */
-  if (sqlite3_exec(st->db, "BEGIN DEFERRED", NULL, NULL, NULL) != SQLITE_OK)
+  if (txn_exec(st, TXN_READ) != SQLITE_OK)
     return rescue_store_sqlerr(st, "starting a read");
   st->reading = 1;
   return 0;
@@ -273,7 +294,7 @@ void rescue_store_read_end(rescue_store *st) {
     return;
   st->reading = 0;
   if (!sqlite3_get_autocommit(st->db))
-    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+    txn_exec(st, TXN_COMMIT);
 }
 
 int rescue_store_begin(rescue_store *st) {
@@ -283,12 +304,12 @@ int rescue_store_begin(rescue_store *st) {
       st->broken = 1;
       return rescue_seterr(&st->err, RESCUE_EIO, "the open transaction was rolled back");
     }
-    if (sqlite3_exec(st->db, "SAVEPOINT rescue_nested", NULL, NULL, NULL) != SQLITE_OK)
+    if (txn_exec(st, TXN_SAVEPOINT) != SQLITE_OK)
       return rescue_store_sqlerr(st, "starting a write");
     st->depth++;
     return 0;
   }
-  if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+  if (txn_exec(st, TXN_WRITE) != SQLITE_OK)
     return rescue_store_sqlerr(st, "starting a write");
   st->in_txn = 1;
   st->depth = 1;
@@ -299,7 +320,7 @@ int rescue_store_begin(rescue_store *st) {
 int rescue_store_commit(rescue_store *st) {
   if (st->depth > 1) {
     if (sqlite3_get_autocommit(st->db) ||
-        sqlite3_exec(st->db, "RELEASE rescue_nested", NULL, NULL, NULL) != SQLITE_OK) {
+        txn_exec(st, TXN_RELEASE) != SQLITE_OK) {
       int rc = rescue_store_sqlerr(st, "committing");
       st->broken = 1;
       st->depth--;
@@ -313,7 +334,7 @@ int rescue_store_commit(rescue_store *st) {
     return rescue_seterr(&st->err, RESCUE_EIO,
                          "a write of this transaction failed and SQLite rolled it back");
   }
-  if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+  if (txn_exec(st, TXN_COMMIT) != SQLITE_OK) {
     int rc = rescue_store_sqlerr(st, "committing");
     rescue_store_rollback(st);
     return rc;
@@ -581,6 +602,8 @@ static void store_free(rescue_store *st) {
     return;
   atomic_fetch_add(&param_gen, 1);
   sqlite3_finalize(st->spare_samples);
+  for (i = 0; i < (int)(sizeof st->txn / sizeof st->txn[0]); i++)
+    sqlite3_finalize(st->txn[i]);
   for (i = 0; i < st->n_stmts; i++)
     sqlite3_finalize(st->stmts[i].stmt);
   rescue_free(st->stmts);
