@@ -36,6 +36,14 @@ int rescue_reviewer_get(rescue_store *st, int64_t id, rescue_reviewer *out);
 int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t annotator_id, int *any,
                            int *mine);
 
+/*
+** The access generation into *gen: a number that moves with every write to the annotators
+** (names, roles, tokens, retirement), the assignments or the set of samples, by any
+** program. What rescue_reviewer_get, rescue_annotator_by_token, rescue_review_assigned and
+** rescue_sample_ref answered in a read of generation g holds in every later read of g.
+*/
+int rescue_access_generation(rescue_store *st, int64_t *gen);
+
 /* ---- an annotator's work list ---- */
 
 typedef struct rescue_work_item {

@@ -58,6 +58,18 @@ int rescue_review_assigned(rescue_store *st, const char *sample_id, int64_t anno
   return rc == SQLITE_ROW ? 0 : rescue_store_sqlerr(st, "reading assignments");
 }
 
+int rescue_access_generation(rescue_store *st, int64_t *gen) {
+  sqlite3_stmt *q = rescue_store_stmt(st, "access_generation");
+  int rc;
+  if (!q)
+    return rescue_store_err(st)->code;
+  rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW)
+    *gen = sqlite3_column_int64(q, 0);
+  sqlite3_reset(q);
+  return rc == SQLITE_ROW ? 0 : rescue_store_sqlerr(st, "reading the access generation");
+}
+
 /* ---- an annotator's work list ---- */
 
 static int any_assignment(rescue_store *st, int *any) {

@@ -263,9 +263,8 @@ static const char *const txn_sql[] = {"BEGIN DEFERRED", "BEGIN IMMEDIATE", "COMM
 /* Run txn_sql[k]; SQLITE_OK or SQLite's error code (its message in sqlite3_errmsg). */
 static int txn_exec(rescue_store *st, int k) {
   int rc;
-  if (!st->txn[k] &&
-      (rc = sqlite3_prepare_v3(st->db, txn_sql[k], -1, SQLITE_PREPARE_PERSISTENT, &st->txn[k],
-                               NULL)) != SQLITE_OK)
+  if (!st->txn[k] && (rc = sqlite3_prepare_v3(st->db, txn_sql[k], -1, SQLITE_PREPARE_PERSISTENT,
+                                              &st->txn[k], NULL)) != SQLITE_OK)
     return rc;
   rc = sqlite3_step(st->txn[k]);
   sqlite3_reset(st->txn[k]);
@@ -319,8 +318,7 @@ int rescue_store_begin(rescue_store *st) {
 
 int rescue_store_commit(rescue_store *st) {
   if (st->depth > 1) {
-    if (sqlite3_get_autocommit(st->db) ||
-        txn_exec(st, TXN_RELEASE) != SQLITE_OK) {
+    if (sqlite3_get_autocommit(st->db) || txn_exec(st, TXN_RELEASE) != SQLITE_OK) {
       int rc = rescue_store_sqlerr(st, "committing");
       st->broken = 1;
       st->depth--;

@@ -627,6 +627,10 @@ SELECT status FROM sample WHERE sample_id = :sample_id;
 -- name: sample_status_of
 SELECT id, status FROM sample WHERE sample_id = :sample_id;
 
+-- name: access_generation
+-- Who may do what, as of this snapshot (schema migration 15).
+SELECT gen FROM access_generation;
+
 -- name: review_annotator
 SELECT name, role, retired, token_hash FROM annotator WHERE id = :id;
 

@@ -597,3 +597,54 @@ END;
 -- already moved the sample's generation; the trigger per reference line only made each
 -- reference of a saved row cost one more write of the same number (issue 25).
 DROP TRIGGER gen_row_ref_ins;
+
+-- @migration 15
+
+-- A generation number for who may do what (issue 25): every write to the annotators (names,
+-- roles, tokens, retirement), the assignment runs and assignments, or to which samples exist
+-- adds one to it in the writing transaction, whichever program writes. The review server
+-- keeps what it learned about a caller (who a token belongs to, whether a sample is theirs)
+-- while the number read in the request's own snapshot stays the same
+-- (tools/serve/serve_access.c). A sample's status and rows do not move it.
+CREATE TABLE access_generation(
+  id   INTEGER PRIMARY KEY CHECK (id = 1),
+  gen  INTEGER NOT NULL
+);
+INSERT INTO access_generation(id, gen) VALUES (1, 0);
+
+CREATE TRIGGER access_annotator_ins AFTER INSERT ON annotator BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_annotator_upd AFTER UPDATE ON annotator BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_annotator_del AFTER DELETE ON annotator BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_retirement_ins AFTER INSERT ON annotator_retirement BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_assign_run_ins AFTER INSERT ON assign_run BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_assign_run_del AFTER DELETE ON assign_run BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_assignment_ins AFTER INSERT ON assignment BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_assignment_upd AFTER UPDATE ON assignment BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_assignment_del AFTER DELETE ON assignment BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_sample_ins AFTER INSERT ON sample BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_sample_del AFTER DELETE ON sample BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;
+CREATE TRIGGER access_sample_id_upd AFTER UPDATE OF sample_id ON sample BEGIN
+  UPDATE access_generation SET gen = gen + 1;
+END;

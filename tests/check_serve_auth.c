@@ -525,6 +525,10 @@ START_TEST(test_rotation_and_retiring) {
   ck_assert_int_ne(tu_rescue(NULL, &err, "annotator", "token", db, "ann", NULL), 0);
   ck_assert_ptr_nonnull(strstr(err, "--rotate"));
   free(err);
+  /* the token has been used (the server may keep who it belongs to) */
+  r = http(port, "GET", "/api/samples", bearer(tok_ann), NULL);
+  expect(&r, 200);
+  resp_free(&r);
   rotate("ann", tok);
   ck_assert_str_ne(tok, tok_ann);
   /* the old token and its session have ended; bob's session goes on */
@@ -562,6 +566,76 @@ START_TEST(test_rotation_and_retiring) {
   r = http(port, "GET", "/api/samples", b.hdr, NULL);
   expect(&r, 200);
   resp_free(&r);
+}
+END_TEST
+
+/* The status of `method path` (sample given) by the Bearer token and by the session. */
+static void expect_both(const char *method, const char *path_fmt, const char *sample,
+                        const char *tok, const session *s, int want) {
+  char path[512];
+  resp r;
+  snprintf(path, sizeof path, path_fmt, sample);
+  r = http(port, method, path, bearer(tok), strcmp(method, "GET") ? "{}" : NULL);
+  ck_assert_msg(r.status == want, "%s %s by token: %d, want %d: %.200s", method, path, r.status,
+                want, r.body);
+  resp_free(&r);
+  r = http(port, method, path, s->hdr, strcmp(method, "GET") ? "{}" : NULL);
+  ck_assert_msg(r.status == want, "%s %s by session: %d, want %d: %.200s", method, path, r.status,
+                want, r.body);
+  resp_free(&r);
+}
+
+/*
+** Two annotators while the lead reassigns their samples and imports one more from the
+** command line, with the server running: who may read and write what follows the store at
+** the next request, though the server has answered the same questions before (it keeps
+** what it learned while nothing it depends on was written).
+*/
+START_TEST(test_access_follows_the_store) {
+  session a = sign_in(port, tok_ann), b = sign_in(port, tok_bob);
+  const char *fresh = "new_pair/001_s01e01_segment01", *one = "maya_and_daniel";
+  char path[4096], *text, *p;
+  rescue_buf jl = RESCUE_BUF_INIT;
+  int i;
+  for (i = 0; i < 2; i++) { /* twice: the second answers may come from what was kept */
+    expect_both("GET", "/api/samples/%s", sample_a, tok_ann, &a, 200);
+    expect_both("GET", "/api/samples/%s", sample_a, tok_bob, &b, 403);
+    expect_both("PUT", "/api/samples/%s/rows/1", sample_a, tok_bob, &b, 403);
+    expect_both("GET", "/api/samples/%s", fresh, tok_ann, &a, 404);
+  }
+  /* everything to bob */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "bob", "--overlap", "0",
+                             "--seed", "1", NULL),
+                   0);
+  expect_both("GET", "/api/samples/%s", sample_a, tok_ann, &a, 403);
+  expect_both("PUT", "/api/samples/%s/rows/1", sample_a, tok_ann, &a, 403);
+  expect_both("GET", "/api/samples/%s", sample_a, tok_bob, &b, 200);
+  expect_both("PUT", "/api/samples/%s/rows/1", sample_a, tok_bob, &b, 400); /* allowed: {} */
+  /* everything to ann */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "assign", db, "--annotators", "ann", "--overlap", "0",
+                             "--seed", "1", NULL),
+                   0);
+  expect_both("GET", "/api/samples/%s", sample_a, tok_ann, &a, 200);
+  expect_both("GET", "/api/samples/%s", sample_b, tok_ann, &a, 200);
+  expect_both("GET", "/api/samples/%s", sample_a, tok_bob, &b, 403);
+  expect_both("GET", "/api/samples/%s", sample_b, tok_bob, &b, 403);
+  /* a sample imported now exists at once, open to both (no run gives it to anyone) */
+  snprintf(path, sizeof path, "%s/tools/demo/couple.jsonl", RESCUE_SOURCE_DIR);
+  text = tu_read(path, NULL);
+  for (p = text; *p; p++)
+    if (strncmp(p, one, strlen(one)) == 0) {
+      rescue_buf_puts(&jl, "new_pair");
+      p += strlen(one) - 1;
+    } else {
+      rescue_buf_putc(&jl, *p);
+    }
+  ck_assert_ptr_nonnull(strstr(jl.s, fresh));
+  tu_write(tu_path(dir, "fresh.jsonl"), jl.s);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, tu_path(dir, "fresh.jsonl"), NULL), 0);
+  expect_both("GET", "/api/samples/%s", fresh, tok_ann, &a, 200);
+  expect_both("GET", "/api/samples/%s", fresh, tok_bob, &b, 200);
+  rescue_buf_clear(&jl);
+  free(text);
 }
 END_TEST
 
@@ -811,6 +885,7 @@ int main(void) {
   tcase_add_test(tc, test_session_cap);
   tcase_add_test(tc, test_session_limits);
   tcase_add_test(tc, test_rotation_and_retiring);
+  tcase_add_test(tc, test_access_follows_the_store);
   tcase_add_test(tc, test_signin_failures);
   tcase_add_test(tc, test_durable_open);
   tcase_add_test(tc, test_corpus_deleted);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rescue_edit.h"
+#include "rescue_review.h"
 #include "testutil.h"
 #include "store_int.h"
 
@@ -104,6 +105,52 @@ static long count(rescue_store *st, const char *sql) {
   return n;
 }
 
+/* The access generation after running sql (NULL: none) on st's connection. */
+static int64_t access_after(rescue_store *st, const char *sql) {
+  int64_t g = -1;
+  if (sql)
+    ck_assert_msg(sqlite3_exec(rescue_store_db(st), sql, NULL, NULL, NULL) == SQLITE_OK, "%s: %s",
+                  sql, sqlite3_errmsg(rescue_store_db(st)));
+  ck_assert_int_eq(rescue_access_generation(st, &g), 0);
+  return g;
+}
+
+/*
+** Migration 15: the access generation moves with every write to annotators, retirements,
+** assignment runs, assignments and the set of samples, and not with a sample's status.
+*/
+START_TEST(test_access_generation) {
+  char *db = tu_new_corpus();
+  rescue_error err = RESCUE_ERROR_INIT;
+  rescue_store *st = NULL;
+  int64_t g;
+  const char *moves[] = {
+      "INSERT INTO annotator(name, created_at) VALUES ('ann', 'now')",
+      "UPDATE annotator SET token_hash = 'x' WHERE name = 'ann'",
+      "UPDATE annotator SET role = 'lead' WHERE name = 'ann'",
+      "INSERT INTO annotator_retirement(annotator_id, retired, created_at) VALUES (1, 1, 'now')",
+      "INSERT INTO grp(name) VALUES ('g'); INSERT INTO sample(sample_id, sort_key, group_id, "
+      "created_at) VALUES ('g/s', x'67', 1, 'now')",
+      "INSERT INTO assign_run(created_at, seed, overlap, annotators) VALUES ('now', 1, 0, 'ann')",
+      "INSERT INTO assignment(run_id, sample_ref, annotator_id) VALUES (1, 1, 1)",
+      "DELETE FROM assignment",
+      "UPDATE sample SET sample_id = 'g/t'",
+  };
+  size_t i;
+  ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
+  g = access_after(st, NULL);
+  for (i = 0; i < sizeof moves / sizeof moves[0]; i++) {
+    int64_t now = access_after(st, moves[i]);
+    ck_assert_msg(now > g, "%s: the access generation stayed at %lld", moves[i], (long long)g);
+    g = now;
+  }
+  ck_assert_int_eq(access_after(st, "UPDATE sample SET status = 'in_review'"), g);
+  ck_assert_int_eq(access_after(st, "INSERT INTO grp(name) VALUES ('h')"), g);
+  rescue_store_close(&st);
+  free(db);
+}
+END_TEST
+
 START_TEST(test_create_and_open) {
   char *db = tu_new_corpus();
   rescue_error err = RESCUE_ERROR_INIT;
@@ -114,7 +161,7 @@ START_TEST(test_create_and_open) {
   ck_assert_ptr_nonnull(strstr(err.msg, "already exists"));
   ck_assert_int_eq(rescue_store_open(&st, db, 0, &err), 0);
   ck_assert_int_eq(count(st, "PRAGMA application_id"), RESCUE_APPLICATION_ID);
-  ck_assert_int_ge(count(st, "PRAGMA user_version"), 14);
+  ck_assert_int_ge(count(st, "PRAGMA user_version"), 15);
   /* migration 14: a reference line moves no generation of its own (its version's does) */
   ck_assert_int_eq(count(st, "SELECT count(*) FROM sqlite_master WHERE name = 'gen_row_ref_ins'"),
                    0);
@@ -903,6 +950,7 @@ int main(void) {
   TCase *tc = tcase_create("store");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_create_and_open);
+  tcase_add_test(tc, test_access_generation);
   tcase_add_test(tc, test_newer_schema_refused);
   tcase_add_test(tc, test_versions_and_views);
   tcase_add_test(tc, test_rowsets);

@@ -489,6 +489,7 @@ static void req_reset(srv_req *r) {
   r->set_cookie[0] = 0;
   r->retry_after = 0;
   r->handoff = 0;
+  r->access_gen = 0;
 }
 
 /*
@@ -854,6 +855,7 @@ static void server_free(rescue_server *s) {
   pthread_mutex_destroy(&s->wave_mu);
   srv_cache_drop(s);
   pthread_mutex_destroy(&s->cache_mu);
+  srv_access_free(s);
   pthread_mutex_destroy(&s->write_mu);
   pthread_cond_destroy(&s->commit_cv);
   pthread_mutex_destroy(&s->sess_mu);
@@ -992,6 +994,10 @@ int rescue_serve_start(const rescue_serve_opts *o, rescue_server **out, rescue_e
   pthread_cond_init(&s->conn_cv, NULL);
   s->loopback = loopback;
   s->db = rescue_strdup(o->db);
+  if (srv_access_init(s)) {
+    rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
+    goto fail;
+  }
   if (o->public_hosts && !(s->public_hosts = rescue_strdup(o->public_hosts))) {
     rc = rescue_seterr(err, RESCUE_ENOMEM, NULL);
     goto fail;

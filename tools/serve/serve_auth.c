@@ -158,7 +158,10 @@ static void session_drop(rescue_server *s, const char *id) {
 static int who_fill(srv_req *r, const char *token_hash) {
   rescue_reviewer rv;
   srv_who *who = &r->who;
-  if (rescue_reviewer_get(r->st, who->id, &rv) || rv.retired)
+  int rc = srv_access_reviewer(r, who->id, &rv);
+  if (rc && rc != RESCUE_ENOTFOUND)
+    return srv_fail(r, rc, rescue_store_errmsg(r->st));
+  if (rc || rv.retired)
     return srv_error(r, 401, "unknown or retired annotator");
   if (token_hash && !secret_eq(token_hash, rv.token_hash)) {
     session_drop(r->srv, who->session_id);
@@ -236,7 +239,7 @@ int srv_authenticate(srv_req *r, int proof) {
       srv_error(r, 429, "too many failed sign-ins from %s: try again in %d s", key, wait);
       return 0;
     }
-    rc = rescue_annotator_by_token(r->st, auth + 7, &id);
+    rc = srv_access_token(r, auth + 7, &id);
     if (rc == RESCUE_ENOTFOUND) {
       fail_note(r->srv, addr, key, "unknown Bearer token");
       srv_error(r, 401, "unknown token");

@@ -157,6 +157,9 @@ struct rescue_server {
   pthread_mutex_t cache_mu;
   struct srv_cached **cache; /* SRV_CACHE_SLOTS, or NULL before the first */
   unsigned long cache_tick;
+  /* callers and their samples as of an access generation (serve_access.c), under access_mu */
+  pthread_mutex_t access_mu;
+  struct srv_access *access;
 };
 
 /* Who is calling. */
@@ -241,6 +244,9 @@ struct srv_req {
   struct timespec deadline; /* CLOCK_REALTIME: the store waits end here (503) */
   int done;                 /* a worker answered: queue the response when resumed */
   srv_who who;
+  /* the store's access generation in this request's snapshot, plus one (0: not read yet;
+     serve_access.c) */
+  int64_t access_gen;
   /* what the route table resolved */
   char *sample_id;       /* {id} */
   int position;          /* {n} */
@@ -436,6 +442,21 @@ int srv_cache_known(rescue_server *s, srv_cached *e, int64_t gen, int position, 
                     rescue_row_known *k);
 /* Free every entry (the server is stopping). */
 void srv_cache_drop(rescue_server *s);
+
+/* ---- callers and their samples, kept (serve_access.c) ---- */
+
+/* Set up s's tables (at start) and free them (at the end). 0 or RESCUE_ENOMEM. */
+int srv_access_init(rescue_server *s);
+void srv_access_free(rescue_server *s);
+/*
+** As rescue_annotator_by_token, rescue_reviewer_get, and rescue_sample_ref with
+** rescue_review_assigned (for r->sample_id and r->who.id: *exists, then *any and *mine),
+** in r's snapshot: answered from what an earlier request read in the same access
+** generation when there is one. 0 or a library error code (the store's message set).
+*/
+int srv_access_token(srv_req *r, const char *token, int64_t *id);
+int srv_access_reviewer(srv_req *r, int64_t id, rescue_reviewer *rv);
+int srv_access_sample(srv_req *r, int *exists, int *any, int *mine);
 
 /* Load r->sample_id's media for the view r->view_id into *m. 0 or an error code. */
 int srv_media_load(srv_req *r, srv_media *m);

@@ -157,27 +157,19 @@ static int take_params(srv_req *r, const srv_match *m) {
   return 1;
 }
 
-/* 1 when {id} is a sample of the store; 0 after setting 404. */
-static int sample_exists(srv_req *r) {
-  if (rescue_sample_ref(r->st, r->sample_id, &(int64_t){0}) == 0)
-    return 1;
-  srv_error(r, 404, "no sample '%s'", r->sample_id);
-  return 0;
-}
-
 /* SRV_ASSIGNED: {id} exists and is the caller's to work on: assigned to them or to nobody,
    or they are a lead. 1, or 0 after setting 404 or 403. */
 static int assigned(srv_req *r) {
-  int rc, any = 0, mine = 0;
-  if (!sample_exists(r))
-    return 0;
-  if (srv_is_lead(r))
-    return 1;
-  if ((rc = rescue_review_assigned(r->st, r->sample_id, r->who.id, &any, &mine))) {
+  int rc, exists = 0, any = 0, mine = 0;
+  if ((rc = srv_access_sample(r, &exists, &any, &mine))) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     return 0;
   }
-  if (!any || mine)
+  if (!exists) {
+    srv_error(r, 404, "no sample '%s'", r->sample_id);
+    return 0;
+  }
+  if (srv_is_lead(r) || !any || mine)
     return 1;
   srv_error(r, 403, "'%s' is not assigned to %s", r->sample_id, r->who.name);
   return 0;
