@@ -61,9 +61,9 @@ void srv_put_reopened(rescue_jw *w, const char *was, const char *now) {
 
 /*
 ** Save `row` (its JSON text) as row r->position: lint first against the caller's view
-** from the cache (rescue_review_check_change, with the cached lint's names, so an edit
-** that leaves the row's names alone reads no other row for them; an error blocks the
-** save), then
+** from the cache (rescue_review_check_change_known, with the cached lint's names, so an
+** edit that leaves the row's names alone reads no other row for them, and the cached
+** cues, so the check reads nothing from the store; an error blocks the save), then
 ** rescue_row_save with base as the version the edit started from (409 with the current row
 ** when someone saved it since); once the group committed, the saved row goes into the
 ** cached view with the lint the check made (srv_cache_saved), so the next read costs one
@@ -89,8 +89,8 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   }
   checked = srv_cache_gen(r->srv, e);
   view = srv_cache_view(e, &kept);
-  rc = rescue_review_check_change(r->st, r->sample_id, view, kept, r->position, row->s, row->len,
-                                  &ch);
+  rc = rescue_review_check_change_known(r->st, r->sample_id, view, kept, &srv_cache_notes(e)->cues,
+                                        r->position, row->s, row->len, &ch);
   srv_cache_unread(e);
   if (rc == RESCUE_EBADINPUT && ch.lint.errors) {
     lint_refusal(r, &ch.lint);
@@ -134,8 +134,11 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   srv_put_findings(&w, &ch.lint, r->position);
   rescue_jw_end(&w);
   r->status = 200;
+  /* a save that moved the status (the first of a new sample, or one that reopened it)
+     wrote a line of the status history the kept notes show: the entry is loaded again */
   if (!r->commit_failed)
-    srv_cache_saved(r, e, gen1 < 0 ? -1 : gen0, gen1, checked, &ch, version, unchanged);
+    srv_cache_saved(r, e, gen1 < 0 || strcmp(was, now) != 0 ? -1 : gen0, gen1, checked, &ch,
+                    version, unchanged);
 done:
   srv_cache_release(r->srv, &e);
   rescue_buf_clear(&cur);
