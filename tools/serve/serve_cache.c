@@ -17,8 +17,9 @@
 ** (rescue_review_put_row: the row, its version, and the lint of the rows the edit can
 ** change) and relabels the entry with the generation after the save, but only when the
 ** generation before the save, read inside the writing transaction, was still the entry's
-** label (nobody else wrote the sample in between), the save left the status (and so the
-** notes) as it was, and the group commit succeeded.
+** label (nobody else wrote the sample in between) and the group commit succeeded; a save
+** that moved the status (the first of a new sample, a reopening) also wrote a line of the
+** status history, which the saver reads in its transaction and the entry takes.
 **
 ** Bounds: at most SRV_CACHE_SLOTS entries holding at most SRV_CACHE_ROWS rows together
 ** (the least recently used go first), and an entry is loaded again after
@@ -50,7 +51,8 @@ struct srv_cached {
   rescue_lint_result lint;
   rescue_buf *text; /* L.n: each row as JSON text, what a read sends (under lock) */
   double *span;     /* 2 * L.n: each row's start_time and end_time, NAN when not a number */
-  srv_notes notes;  /* comments, history and cues, read at the load (never changed) */
+  srv_notes notes;  /* comments, history and cues, read at the load; a save that moves the
+                       status replaces the history (under lock) */
   size_t answer;    /* bytes of the last answer a read made of it (atomic: a hint) */
 };
 
@@ -313,8 +315,8 @@ int64_t srv_cache_gen(rescue_server *s, srv_cached *e) {
 }
 
 void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after,
-                     int64_t gen_checked, rescue_review_change *ch, int64_t version,
-                     int unchanged) {
+                     int64_t gen_checked, rescue_review_change *ch, int64_t version, int unchanged,
+                     rescue_buf *history) {
   rescue_server *s = r->srv;
   int current, rc = 0;
   pthread_rwlock_wrlock(&e->lock);
@@ -333,6 +335,11 @@ void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_
   if (current && !unchanged && !rc && !write_rows(e, ch->position - 1, ch->position))
     rc = RESCUE_ENOMEM;
   e->broken |= rc != 0;
+  if (current && !rc && history) { /* the caller's buffer takes the old one, to clear */
+    rescue_buf old = e->notes.history;
+    e->notes.history = *history;
+    *history = old;
+  }
   if (current && !rc) {
     pthread_mutex_lock(&s->cache_mu);
     e->gen = gen_after;

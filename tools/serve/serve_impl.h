@@ -323,6 +323,9 @@ typedef struct srv_notes {
 */
 int srv_notes_read(srv_req *r, const char *sample_id, srv_notes *n);
 void srv_notes_clear(srv_notes *n);
+/* sample_id's status history as srv_notes_read writes it (its "history"), appended to b,
+   read on r->st: 0 or an error code. */
+int srv_notes_history(srv_req *r, const char *sample_id, rescue_buf *b);
 
 /* 409 for a save that found a newer version cur of row position: the library's message,
    the current version and its row. serve_rows.c */
@@ -432,8 +435,8 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
 const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result **lint);
 /* The entry's rows as JSON text (what rescue_jwrite makes of each), while read-locked. */
 const rescue_buf *srv_cache_row_text(srv_cached *e);
-/* The sample's comments, status history and cues (srv_notes_read at the load), while
-   read-locked; they stay the same as long as the entry lives. */
+/* The sample's comments, status history and cues (srv_notes_read at the load; the history
+   as a save that moved the status left it: srv_cache_saved), while read-locked. */
 const srv_notes *srv_cache_notes(srv_cached *e);
 /* The length of the last answer a read made from e (srv_cache_answered), 0 before the
    first: what the next one reserves. Any thread. */
@@ -454,12 +457,14 @@ int64_t srv_cache_gen(rescue_server *s, srv_cached *e);
 ** group committed: with gen_before and gen_after the sample's generation read on the writer
 ** just before and after the save, put the row into e when e was current at gen_before
 ** (with the check's lint when gen_checked is gen_before, else linting it again), else take
-** e out of the cache. The save must have changed nothing but the row: one that also moved
-** the sample's status wrote a line of the status history e's notes show, so the caller
-** passes gen_before -1 then. e referenced, not locked; ch's lint may be moved into e.
+** e out of the cache. history: when the save also moved the sample's status (and so wrote
+** a line of its status history), the history as srv_notes_history read it on the writer
+** at gen_after, which e takes (*history is left with what the caller clears); else NULL.
+** e referenced, not locked; ch's lint may be moved into e.
 */
 void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after,
-                     int64_t gen_checked, rescue_review_change *ch, int64_t version, int unchanged);
+                     int64_t gen_checked, rescue_review_change *ch, int64_t version, int unchanged,
+                     rescue_buf *history);
 /*
 ** When e is current at generation gen (read on the writer inside its transaction): what
 ** it shows of row `position` into *k for rescue_row_save_known (the content written into

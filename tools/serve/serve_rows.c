@@ -74,12 +74,12 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   const rescue_view_sample *view;
   const rescue_lint_result *kept;
   rescue_review_change ch;
-  rescue_buf cur = RESCUE_BUF_INIT;
+  rescue_buf cur = RESCUE_BUF_INIT, history = RESCUE_BUF_INIT;
   rescue_row_known known;
   srv_cached *e = NULL;
   int64_t version = 0, gen0 = 0, gen1 = 0, checked;
   char was[16] = "", now[16] = "";
-  int rc, unchanged = 0;
+  int rc, unchanged = 0, moved = 0;
   rescue_jw w;
 
   memset(&ch, 0, sizeof ch);
@@ -113,6 +113,12 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
                          &version, &unchanged);
   if (!rc && rescue_sample_generation(r->st, r->sample_id, &gen1, now))
     gen1 = -1; /* not known: the cached view is dropped */
+  /* a save that moved the status (the first of a new sample, or one that reopened it) wrote
+     a line of the status history the kept notes show: read here, as of gen1 */
+  moved = strcmp(was, now) != 0;
+  if (!rc && gen1 >= 0 && moved &&
+      (srv_notes_history(r, r->sample_id, &history) || !rescue_buf_ok(&history)))
+    gen1 = -1;
   srv_write_unlock(r);
   if (rc == RESCUE_ECONFLICT) {
     srv_conflict(r, r->position, version);
@@ -134,14 +140,13 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   srv_put_findings(&w, &ch.lint, r->position);
   rescue_jw_end(&w);
   r->status = 200;
-  /* a save that moved the status (the first of a new sample, or one that reopened it)
-     wrote a line of the status history the kept notes show: the entry is loaded again */
   if (!r->commit_failed)
-    srv_cache_saved(r, e, gen1 < 0 || strcmp(was, now) != 0 ? -1 : gen0, gen1, checked, &ch,
-                    version, unchanged);
+    srv_cache_saved(r, e, gen1 < 0 ? -1 : gen0, gen1, checked, &ch, version, unchanged,
+                    moved ? &history : NULL);
 done:
   srv_cache_release(r->srv, &e);
   rescue_buf_clear(&cur);
+  rescue_buf_clear(&history);
   rescue_review_change_clear(&ch);
 }
 

@@ -195,8 +195,7 @@ static int write_comments(srv_req *r, const char *sample_id, rescue_buf *b) {
   return 0;
 }
 
-/* The status history as a JSON array into b. */
-static int write_history(srv_req *r, const char *sample_id, rescue_buf *b) {
+int srv_notes_history(srv_req *r, const char *sample_id, rescue_buf *b) {
   rescue_status_entry *h = NULL;
   rescue_jw w;
   int rc, nh = 0;
@@ -236,7 +235,7 @@ int srv_notes_read(srv_req *r, const char *sample_id, srv_notes *n) {
   int rc;
   memset(n, 0, sizeof *n);
   if (!(rc = write_comments(r, sample_id, &n->comments)) &&
-      !(rc = write_history(r, sample_id, &n->history)) &&
+      !(rc = srv_notes_history(r, sample_id, &n->history)) &&
       !(rc = write_cues(r, sample_id, &n->cues, &n->cue_text)) &&
       !(rescue_buf_ok(&n->comments) && rescue_buf_ok(&n->history) && rescue_buf_ok(&n->cue_text)))
     rc = rescue_seterr(rescue_store_err(r->st), RESCUE_ENOMEM, NULL);
