@@ -13,6 +13,7 @@
 #include "rescue_edit.h"
 #include "rescue_lint.h"
 #include "rescue_store.h"
+#include "rescue_subtitles.h"
 
 /* ---- reviewers ---- */
 
@@ -167,6 +168,19 @@ int rescue_review_check_change(rescue_store *st, const char *sample_id, const re
                                const rescue_lint_result *kept, int position, const char *row_json,
                                size_t len, rescue_review_change *ch);
 void rescue_review_change_clear(rescue_review_change *ch);
+
+/*
+** rescue_review_check_change with the sample's subtitle cues given instead of read from
+** st (NULL: read, as rescue_review_check_change does): *cues as rescue_sample_cues gives
+** them, read at the same state of the store as *L, e.g. kept beside a loaded view and
+** used while the sample's generation (rescue_sample_generation) is the one both were read
+** at. Like rescue_row_known for a save, the caller answers for them being current; the
+** findings are then those rescue_review_check_change would make. *cues is only read.
+*/
+int rescue_review_check_change_known(rescue_store *st, const char *sample_id,
+                                     const rescue_view_sample *L, const rescue_lint_result *kept,
+                                     const rescue_cues *cues, int position, const char *row_json,
+                                     size_t len, rescue_review_change *ch);
 
 /*
 ** After the view's annotator saved row `position` as `version` (row_json: the row as their

@@ -268,25 +268,30 @@ void rescue_progress_clear(rescue_progress *p) {
 
 /* ---- lint while reviewing ---- */
 
-/* The sample's subtitle cues as the linter takes them into *media (*lc to free). */
-static void review_media(rescue_store *st, const char *sample_id, rescue_cues *cues,
-                         rescue_lint_cue **lc, rescue_lint_media *media) {
+/*
+** The sample's subtitle cues as the linter takes them into *media (*lc to free): given's
+** when the caller kept them (not NULL), else read from st into *cues (cleared by the
+** caller either way). *media points into them: keep both until the lint is done.
+*/
+static void review_media(rescue_store *st, const char *sample_id, const rescue_cues *given,
+                         rescue_cues *cues, rescue_lint_cue **lc, rescue_lint_media *media) {
+  const rescue_cues *from = given ? given : cues;
   int i;
   memset(cues, 0, sizeof *cues);
   *lc = NULL;
   media->duration = NAN;
   media->n_cues = 0;
   media->cues = NULL;
-  if (rescue_sample_cues(st, sample_id, cues) == 0 && cues->n > 0) {
-    *lc = rescue_calloc((size_t)cues->n, sizeof **lc);
+  if ((given || rescue_sample_cues(st, sample_id, cues) == 0) && from->n > 0) {
+    *lc = rescue_calloc((size_t)from->n, sizeof **lc);
     if (*lc) {
-      for (i = 0; i < cues->n; i++) {
+      for (i = 0; i < from->n; i++) {
         (*lc)[i].seq = i + 1;
-        (*lc)[i].start = cues->v[i].start;
-        (*lc)[i].end = cues->v[i].end;
-        (*lc)[i].text = cues->v[i].text;
+        (*lc)[i].start = from->v[i].start;
+        (*lc)[i].end = from->v[i].end;
+        (*lc)[i].text = from->v[i].text;
       }
-      media->n_cues = cues->n;
+      media->n_cues = from->n;
       media->cues = *lc;
     }
   }
@@ -298,7 +303,7 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
   rescue_lint_cue *lc;
   rescue_lint_media media;
   int rc, i;
-  review_media(st, sample_id, &cues, &lc, &media);
+  review_media(st, sample_id, NULL, &cues, &lc, &media);
   rescue_lint_ents_free(&res->ents);
   rc = rescue_lint_sample_ents(rescue_store_scheme(st), sample_id, vs->sample, vs->rows, NULL,
                                vs->n, vs->n_rows, &media, res, &res->ents);
@@ -315,12 +320,14 @@ int rescue_review_lint(rescue_store *st, const char *sample_id, const rescue_vie
 ** replaces), on a copy of the view's row list (the view may be shared with readers). judged: as
 ** rescue_lint_row_change_rows (may be NULL). kept: the names derived from the view with
 ** old in place (the kept lint's, NULL when none); *after (when not NULL): those of the
-** edited view when they may differ (rescue_lint_row_change_kept).
+** edited view when they may differ (rescue_lint_row_change_kept). given: the sample's cues
+** when the caller kept them, NULL to read them (review_media).
 */
 static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
                         int position, const rescue_jnode *row, const rescue_jnode *old,
                         rescue_lint_result *res, unsigned char *judged,
-                        const rescue_lint_ents *kept, rescue_lint_ents **after) {
+                        const rescue_lint_ents *kept, rescue_lint_ents **after,
+                        const rescue_cues *given) {
   rescue_cues cues;
   rescue_lint_cue *lc;
   rescue_lint_media media;
@@ -330,7 +337,7 @@ static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_vi
     return RESCUE_ENOMEM;
   memcpy(rows, L->rows, (size_t)L->n * sizeof *rows);
   rows[position - 1] = row;
-  review_media(st, sample_id, &cues, &lc, &media);
+  review_media(st, sample_id, given, &cues, &lc, &media);
   rc = rescue_lint_row_change_kept(rescue_store_scheme(st), sample_id, L->sample, rows, L->n,
                                    L->n_rows, position - 1, old, &media, res, judged, kept, after);
   rescue_free(rows);
@@ -343,11 +350,13 @@ static int lint_one_row(rescue_store *st, const char *sample_id, const rescue_vi
 ** rescue_review_check_row_in, and (judged not NULL) into *judged, rescue_calloc'ed with
 ** L->n flags, the rows the lint judged (rescue_lint_row_change_rows). kept: L's lint kept
 ** with its names (may be NULL); when judged is not NULL, res->ents takes the edited
-** view's names when they may differ from kept's (rescue_lint_row_change_kept).
+** view's names when they may differ from kept's (rescue_lint_row_change_kept). cues: the
+** sample's, kept by the caller, or NULL to read them.
 */
 static int check_row(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
-                     const rescue_lint_result *kept, int position, const char *row_json, size_t len,
-                     rescue_lint_result *res, rescue_buf *shown, unsigned char **judged) {
+                     const rescue_lint_result *kept, const rescue_cues *cues, int position,
+                     const char *row_json, size_t len, rescue_lint_result *res, rescue_buf *shown,
+                     unsigned char **judged) {
   rescue_buf text = RESCUE_BUF_INIT;
   rescue_jdoc *doc = NULL;
   const rescue_jnode *row;
@@ -375,7 +384,7 @@ static int check_row(rescue_store *st, const char *sample_id, const rescue_view_
   if (!rescue_buf_ok(&text) || !(row = rescue_jparse(doc, text.s, text.len, &je)) ||
       (rc = lint_one_row(st, sample_id, L, position, row, L->rows[position - 1], res,
                          judged ? *judged : NULL, kept ? kept->ents : NULL,
-                         judged ? &res->ents : NULL))) {
+                         judged ? &res->ents : NULL, cues))) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }
@@ -397,16 +406,24 @@ done:
 int rescue_review_check_row_in(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
                                int position, const char *row_json, size_t len,
                                rescue_lint_result *res, rescue_buf *shown) {
-  return check_row(st, sample_id, L, NULL, position, row_json, len, res, shown, NULL);
+  return check_row(st, sample_id, L, NULL, NULL, position, row_json, len, res, shown, NULL);
 }
 
 int rescue_review_check_change(rescue_store *st, const char *sample_id, const rescue_view_sample *L,
                                const rescue_lint_result *kept, int position, const char *row_json,
                                size_t len, rescue_review_change *ch) {
+  return rescue_review_check_change_known(st, sample_id, L, kept, NULL, position, row_json, len,
+                                          ch);
+}
+
+int rescue_review_check_change_known(rescue_store *st, const char *sample_id,
+                                     const rescue_view_sample *L, const rescue_lint_result *kept,
+                                     const rescue_cues *cues, int position, const char *row_json,
+                                     size_t len, rescue_review_change *ch) {
   memset(ch, 0, sizeof *ch);
   ch->position = position;
   ch->n = L->n;
-  return check_row(st, sample_id, L, kept, position, row_json, len, &ch->lint, &ch->shown,
+  return check_row(st, sample_id, L, kept, cues, position, row_json, len, &ch->lint, &ch->shown,
                    &ch->judged);
 }
 
@@ -535,7 +552,7 @@ int rescue_review_put_row(rescue_store *st, const char *sample_id, rescue_view_s
   }
   /* full's names were derived with old in place, as lint_one_row wants them */
   if ((rc = lint_one_row(st, sample_id, L, position, L->rows[position - 1], old, &delta, judged,
-                         full->ents, &delta.ents))) {
+                         full->ents, &delta.ents, NULL))) {
     rc = rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
     goto done;
   }

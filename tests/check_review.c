@@ -673,6 +673,64 @@ START_TEST(test_check_row_matches_full_lint) {
 }
 END_TEST
 
+/*
+** The check before a save given the sample's cues (rescue_review_check_change_known, as a
+** server that keeps them beside the view calls it) judges with those and reads none: given
+** the cues as stored, it finds byte for byte what the check that reads them finds (R14 on
+** a cue no row covers among it); given none, no R14, so the stored ones were not read.
+*/
+START_TEST(test_check_change_known_cues) {
+  rescue_view_sample L;
+  rescue_lint_result lint;
+  rescue_review_change a, b, c;
+  rescue_cues cues, none;
+  rescue_buf ja = RESCUE_BUF_INIT, jb = RESCUE_BUF_INIT, jc = RESCUE_BUF_INIT;
+  char srt[4096], *row, *edit, *dir = strdup(db);
+  int64_t v;
+  int rc;
+  *strrchr(dir, '/') = 0;
+  snprintf(srt, sizeof srt, "%s/late.srt", dir);
+  tu_write(srt, "1\n00:15:00,000 --> 00:15:02,000\nMaya: words nobody annotated\n");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, srt, "--sample", COUPLE, NULL), 0);
+  memset(&lint, 0, sizeof lint);
+  memset(&none, 0, sizeof none);
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  ck_assert_int_eq(rescue_review_lint(st, COUPLE, &L, &lint), 0);
+  ck_assert_int_eq(rescue_sample_cues(st, COUPLE, &cues), 0);
+  ck_assert_int_eq(cues.n, 1);
+  row = row_text(2, &v);
+  edit = with_value(row, "tone_of_voice", "\"calm\"");
+  rc = rescue_review_check_change(st, COUPLE, &L, &lint, 2, edit, strlen(edit), &a);
+  ck_assert_int_eq(
+      rescue_review_check_change_known(st, COUPLE, &L, &lint, &cues, 2, edit, strlen(edit), &b),
+      rc);
+  ck_assert_int_eq(
+      rescue_review_check_change_known(st, COUPLE, &L, &lint, &none, 2, edit, strlen(edit), &c),
+      rc);
+  rescue_lint_result_json(&a.lint, &ja);
+  rescue_lint_result_json(&b.lint, &jb);
+  rescue_lint_result_json(&c.lint, &jc);
+  ck_assert_msg(strstr(ja.s, "\"R14\"") != NULL, "%s", ja.s);
+  ck_assert_str_eq(jb.s, ja.s);
+  ck_assert_msg(strstr(jc.s, "\"R14\"") == NULL, "%s", jc.s);
+  ck_assert_str_eq(b.shown.s, a.shown.s);
+  ck_assert_int_eq(b.n, a.n);
+  ck_assert_mem_eq(b.judged, a.judged, (size_t)a.n);
+  rescue_review_change_clear(&a);
+  rescue_review_change_clear(&b);
+  rescue_review_change_clear(&c);
+  rescue_buf_clear(&ja);
+  rescue_buf_clear(&jb);
+  rescue_buf_clear(&jc);
+  rescue_cues_clear(&cues);
+  rescue_lint_result_clear(&lint);
+  rescue_view_sample_clear(&L);
+  free(row);
+  free(edit);
+  free(dir);
+}
+END_TEST
+
 /* ---- a cached view kept current one saved row at a time ---- */
 
 /* Findings in a canonical order (row, rule, field, reason), to compare two results. */
@@ -1101,6 +1159,7 @@ int main(void) {
   tcase_add_test(tc, test_progress_and_reviewers);
   tcase_add_test(tc, test_check_row);
   tcase_add_test(tc, test_check_row_matches_full_lint);
+  tcase_add_test(tc, test_check_change_known_cues);
   tcase_add_test(tc, test_kept_view_matches_fresh);
   tcase_add_test(tc, test_kept_names_follow_edits);
   tcase_add_test(tc, test_generation);

@@ -537,6 +537,109 @@ START_TEST(test_cache_no_stale_reads) {
 }
 END_TEST
 
+/* The member `key` of a GET /api/samples/<id> body, written out. */
+static char *member(const char *body, const char *key) {
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_jerror je;
+  rescue_buf b = RESCUE_BUF_INIT;
+  const rescue_jnode *root = rescue_jparse(d, body, strlen(body), &je);
+  ck_assert_ptr_nonnull(root);
+  ck_assert_ptr_nonnull(rescue_jget(root, key));
+  rescue_jwrite(&b, rescue_jget(root, key));
+  rescue_jdoc_free(&d);
+  return rescue_buf_detach(&b);
+}
+
+/* ann's read holds `want` in its member `key` (ann's view is kept between reads). */
+static void ann_reads(const char *key, const char *want) {
+  resp g = http(port, "GET", SPATH, bearer(tok_ann), NULL, 0);
+  char *got;
+  expect(&g, 200);
+  got = member(g.body, key);
+  ck_assert_msg(strstr(got, want) != NULL, "ann's \"%s\" lacks %s: %s", key, want, got);
+  free(got);
+  resp_free(&g);
+}
+
+/* ann saves row pos with a new tone through her kept view. */
+static void ann_saves(int pos, const char *tone) {
+  long long base;
+  char *body = edit_body(tok_ann, pos, tone, &base);
+  resp r;
+  ck_assert_int_eq(put_row(bearer(tok_ann), pos, body, &r), 200);
+  resp_free(&r);
+  free(body);
+}
+
+/*
+** What a read shows besides the rows is kept with the view too (the comments, the status
+** history and the cues: serve_cache.c), and is never stale either: ann reads, and bob's
+** comment through the API, a comment, a status and subtitles from the command line, and
+** ann's own saves that move the status (the first save, a reopening) all show in her next
+** read; a save's check judges with the kept cues (R14 stays); and every answer equals,
+** byte for byte, what a freshly started server answers.
+*/
+START_TEST(test_cache_notes_follow_writes) {
+  rescue_server *srv2 = NULL;
+  rescue_serve_opts o = {0};
+  rescue_error err = RESCUE_ERROR_INIT;
+  const char *note = "{\"text\": \"bob says\", \"row\": 3}";
+  char srt[4096], assets[4096];
+  resp r, g;
+  int i;
+  ann_reads("history", "[]");
+  ann_reads("comments", "[]");
+  ann_reads("cues", "[]");
+  g = http(port, "GET", SPATH, bearer(tok_bob), NULL, 0);
+  expect(&g, 200);
+  resp_free(&g);
+  /* ann's first save starts the review: a line of the history */
+  ann_saves(1, "ann first");
+  ann_reads("history", "{\"status\": \"in_review\", \"reason\": null, \"annotator\": \"ann\"");
+  /* bob comments through the API, someone from the command line */
+  r = http(port, "POST", SPATH "/comments", bearer(tok_bob), note, strlen(note));
+  expect(&r, 200);
+  resp_free(&r);
+  ann_reads("comments", "{\"row\": 3, \"annotator\": \"bob\", \"text\": \"bob says\"");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "comment", db, SAMPLE ":2", "from the CLI", NULL), 0);
+  ann_reads("comments", "\"text\": \"from the CLI\"");
+  /* a status from the command line, then ann's save reopens the sample */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, SAMPLE, "reviewed", NULL), 0);
+  ann_reads("history", "{\"status\": \"reviewed\"");
+  ann_saves(2, "ann reopens");
+  ann_reads("history", "\"reason\": \"reopened: a row was saved\"");
+  ann_reads("status", "in_review");
+  /* subtitles from the command line: a cue at 900 s no row covers (R14) */
+  snprintf(srt, sizeof srt, "%s/late.srt", dir);
+  tu_write(srt, "1\n00:15:00,000 --> 00:15:02,000\nMaya: words nobody annotated\n");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "import", db, srt, "--sample", SAMPLE, NULL), 0);
+  ann_reads("cues", "\"text\": \"words nobody annotated\"");
+  ann_reads("lint", "\"rule\": \"R14\"");
+  /* a save's check judges the sample-level rules with the kept cues: R14 stays */
+  ann_saves(4, "ann after the cues");
+  ann_reads("lint", "\"rule\": \"R14\"");
+  /* byte for byte what a server that keeps nothing answers */
+  snprintf(assets, sizeof assets, "%s", tu_path(dir, "assets"));
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  o.assets = assets;
+  ck_assert_msg(rescue_serve_start(&o, &srv2, &err) == 0, "%s", err.msg);
+  for (i = 0; i < 3; i++) {
+    const char *tok = i == 0 ? tok_ann : i == 1 ? tok_bob : tok_lead;
+    const char *p = i == 2 ? SPATH "?view=ann" : SPATH;
+    g = http(port, "GET", p, bearer(tok), NULL, 0);
+    r = http(rescue_serve_port(srv2), "GET", p, bearer(tok), NULL, 0);
+    expect(&g, 200);
+    expect(&r, 200);
+    ck_assert_msg(g.body_len == r.body_len && memcmp(g.body, r.body, g.body_len) == 0,
+                  "kept and fresh differ (%d):\n%s\n----\n%s", i, g.body, r.body);
+    resp_free(&g);
+    resp_free(&r);
+  }
+  rescue_serve_stop(&srv2);
+}
+END_TEST
+
 START_TEST(test_bad_bodies) {
   resp r;
   char *big;
@@ -1686,6 +1789,7 @@ int main(void) {
   tcase_add_test(tc, test_login_session_csrf);
   tcase_add_test(tc, test_save_conflict_lint);
   tcase_add_test(tc, test_cache_no_stale_reads);
+  tcase_add_test(tc, test_cache_notes_follow_writes);
   tcase_add_test(tc, test_bad_bodies);
   tcase_add_test(tc, test_forbidden);
   tcase_add_test(tc, test_status_comments_segmentation);

@@ -5,7 +5,9 @@
 **
 ** An entry is one sample through one annotator's view (rescue_view_sample_load) with the
 ** whole-sample lint of it (rescue_review_lint, with the names it was judged by, which a
-** save's check reuses: rescue_review_check_change), labelled with the sample's generation
+** save's check reuses: rescue_review_check_change_known) and the sample's notes (its
+** comments, status history and cues as a read sends them, and the cues, which the check
+** takes too: srv_notes_read), labelled with the sample's generation
 ** (rescue_sample_generation, schema migration 13) read before the load. Every write to a
 ** sample, by this server or by the command line, adds one to that number in its own
 ** transaction, so an entry is used only while the stored number is still its label: no
@@ -15,7 +17,9 @@
 ** (rescue_review_put_row: the row, its version, and the lint of the rows the edit can
 ** change) and relabels the entry with the generation after the save, but only when the
 ** generation before the save, read inside the writing transaction, was still the entry's
-** label (nobody else wrote the sample in between) and the group commit succeeded.
+** label (nobody else wrote the sample in between) and the group commit succeeded; a save
+** that moved the status (the first of a new sample, a reopening) also wrote a line of the
+** status history, which the saver reads in its transaction and the entry takes.
 **
 ** Bounds: at most SRV_CACHE_SLOTS entries holding at most SRV_CACHE_ROWS rows together
 ** (the least recently used go first), and an entry is loaded again after
@@ -47,6 +51,9 @@ struct srv_cached {
   rescue_lint_result lint;
   rescue_buf *text; /* L.n: each row as JSON text, what a read sends (under lock) */
   double *span;     /* 2 * L.n: each row's start_time and end_time, NAN when not a number */
+  srv_notes notes;  /* comments, history and cues, read at the load; a save that moves the
+                       status replaces the history (under lock) */
+  size_t answer;    /* bytes of the last answer a read made of it (atomic: a hint) */
 };
 
 static void entry_free(srv_cached *e) {
@@ -57,6 +64,7 @@ static void entry_free(srv_cached *e) {
     rescue_buf_clear(&e->text[i]);
   rescue_free(e->text);
   rescue_free(e->span);
+  srv_notes_clear(&e->notes);
   rescue_view_sample_clear(&e->L);
   rescue_lint_result_clear(&e->lint);
   pthread_rwlock_destroy(&e->lock);
@@ -139,7 +147,8 @@ static int write_rows(srv_cached *e, int from, int to) {
   return ok;
 }
 
-/* Load sample_id as view_id's view shows it, linted, labelled gen, into a new entry. */
+/* Load sample_id as view_id's view shows it, linted, with its notes, labelled gen, into a
+   new entry. */
 static int load(srv_req *r, const char *sample_id, int64_t view_id, int64_t gen, srv_cached **out) {
   srv_cached *e = rescue_calloc(1, sizeof *e);
   int rc;
@@ -153,7 +162,8 @@ static int load(srv_req *r, const char *sample_id, int64_t view_id, int64_t gen,
   e->gen = gen;
   if ((rc = rescue_view_sample_load(r->st, sample_id, view_id, &e->L)) ||
       (rescue_review_lint(r->st, sample_id, &e->L, &e->lint) &&
-       (rc = rescue_seterr(rescue_store_err(r->st), RESCUE_ENOMEM, NULL)))) {
+       (rc = rescue_seterr(rescue_store_err(r->st), RESCUE_ENOMEM, NULL))) ||
+      (rc = srv_notes_read(r, sample_id, &e->notes))) {
     entry_free(e);
     return rc;
   }
@@ -239,6 +249,16 @@ const rescue_buf *srv_cache_row_text(srv_cached *e) { return e->text; }
 
 const double *srv_cache_spans(srv_cached *e) { return e->span; }
 
+const srv_notes *srv_cache_notes(srv_cached *e) { return &e->notes; }
+
+size_t srv_cache_answer_size(srv_cached *e) {
+  return __atomic_load_n(&e->answer, __ATOMIC_RELAXED);
+}
+
+void srv_cache_answered(srv_cached *e, size_t len) {
+  __atomic_store_n(&e->answer, len, __ATOMIC_RELAXED);
+}
+
 void srv_cache_unread(srv_cached *e) { pthread_rwlock_unlock(&e->lock); }
 
 void srv_cache_release(rescue_server *s, srv_cached **e) {
@@ -295,8 +315,8 @@ int64_t srv_cache_gen(rescue_server *s, srv_cached *e) {
 }
 
 void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after,
-                     int64_t gen_checked, rescue_review_change *ch, int64_t version,
-                     int unchanged) {
+                     int64_t gen_checked, rescue_review_change *ch, int64_t version, int unchanged,
+                     rescue_buf *history) {
   rescue_server *s = r->srv;
   int current, rc = 0;
   pthread_rwlock_wrlock(&e->lock);
@@ -315,6 +335,11 @@ void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_
   if (current && !unchanged && !rc && !write_rows(e, ch->position - 1, ch->position))
     rc = RESCUE_ENOMEM;
   e->broken |= rc != 0;
+  if (current && !rc && history) { /* the caller's buffer takes the old one, to clear */
+    rescue_buf old = e->notes.history;
+    e->notes.history = *history;
+    *history = old;
+  }
   if (current && !rc) {
     pthread_mutex_lock(&s->cache_mu);
     e->gen = gen_after;

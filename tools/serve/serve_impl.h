@@ -21,6 +21,7 @@
 #include "rescue_lint.h"
 #include "rescue_review.h"
 #include "rescue_store.h"
+#include "rescue_subtitles.h"
 #include "serve.h"
 
 #pragma GCC visibility push(hidden)
@@ -307,6 +308,31 @@ void srv_write_unlock(srv_req *r);
    that row's). serve_samples.c */
 void srv_put_findings(rescue_jw *w, const rescue_lint_result *res, int only_row);
 
+/*
+** What a read of a sample (GET /api/samples/<id>) shows besides its view, the same for
+** every reader and every view: the members "comments", "history" and "cues" of the answer
+** as JSON text, and the cues themselves (for a save's check). None of them changes without
+** the sample's generation moving (triggers gen_comment_ins, gen_sample_upd, which a status
+** change fires with its history line, gen_cue_ins and gen_cue_del in schema/store.sql), so
+** the cache keeps them with a view (serve_cache.c). serve_samples.c
+*/
+typedef struct srv_notes {
+  rescue_cues cues;    /* the sample's subtitle cues (rescue_sample_cues) */
+  rescue_buf comments; /* [{row, annotator, text, created_at}]: comments on it and its rows */
+  rescue_buf history;  /* [{status, reason, annotator, created_at}]: its status history */
+  rescue_buf cue_text; /* [{start, end, speaker, text}]: the cues */
+} srv_notes;
+
+/*
+** Read sample_id's notes on r->st into *n (the caller clears it with srv_notes_clear): 0,
+** or an error code (detail on r->st) with *n empty.
+*/
+int srv_notes_read(srv_req *r, const char *sample_id, srv_notes *n);
+void srv_notes_clear(srv_notes *n);
+/* sample_id's status history as srv_notes_read writes it (its "history"), appended to b,
+   read on r->st: 0 or an error code. */
+int srv_notes_history(srv_req *r, const char *sample_id, rescue_buf *b);
+
 /* 409 for a save that found a newer version cur of row position: the library's message,
    the current version and its row. serve_rows.c */
 void srv_conflict(srv_req *r, int position, int64_t cur);
@@ -415,6 +441,14 @@ int srv_cache_get(srv_req *r, const char *sample_id, int64_t view_id, char *stat
 const rescue_view_sample *srv_cache_view(srv_cached *e, const rescue_lint_result **lint);
 /* The entry's rows as JSON text (what rescue_jwrite makes of each), while read-locked. */
 const rescue_buf *srv_cache_row_text(srv_cached *e);
+/* The sample's comments, status history and cues (srv_notes_read at the load; the history
+   as a save that moved the status left it: srv_cache_saved), while read-locked. */
+const srv_notes *srv_cache_notes(srv_cached *e);
+/* The length of the last answer a read made from e (srv_cache_answered), 0 before the
+   first: what the next one reserves. Any thread. */
+size_t srv_cache_answer_size(srv_cached *e);
+/* Note that a read made an answer of len bytes from e. Any thread. */
+void srv_cache_answered(srv_cached *e, size_t len);
 /* The entry's rows' start_time and end_time (2 per row; NAN when not a number), while
    read-locked. */
 const double *srv_cache_spans(srv_cached *e);
@@ -429,10 +463,14 @@ int64_t srv_cache_gen(rescue_server *s, srv_cached *e);
 ** group committed: with gen_before and gen_after the sample's generation read on the writer
 ** just before and after the save, put the row into e when e was current at gen_before
 ** (with the check's lint when gen_checked is gen_before, else linting it again), else take
-** e out of the cache. e referenced, not locked; ch's lint may be moved into e.
+** e out of the cache. history: when the save also moved the sample's status (and so wrote
+** a line of its status history), the history as srv_notes_history read it on the writer
+** at gen_after, which e takes (*history is left with what the caller clears); else NULL.
+** e referenced, not locked; ch's lint may be moved into e.
 */
 void srv_cache_saved(srv_req *r, srv_cached *e, int64_t gen_before, int64_t gen_after,
-                     int64_t gen_checked, rescue_review_change *ch, int64_t version, int unchanged);
+                     int64_t gen_checked, rescue_review_change *ch, int64_t version, int unchanged,
+                     rescue_buf *history);
 /*
 ** When e is current at generation gen (read on the writer inside its transaction): what
 ** it shows of row `position` into *k for rescue_row_save_known (the content written into

@@ -61,9 +61,9 @@ void srv_put_reopened(rescue_jw *w, const char *was, const char *now) {
 
 /*
 ** Save `row` (its JSON text) as row r->position: lint first against the caller's view
-** from the cache (rescue_review_check_change, with the cached lint's names, so an edit
-** that leaves the row's names alone reads no other row for them; an error blocks the
-** save), then
+** from the cache (rescue_review_check_change_known, with the cached lint's names, so an
+** edit that leaves the row's names alone reads no other row for them, and the cached
+** cues, so the check reads nothing from the store; an error blocks the save), then
 ** rescue_row_save with base as the version the edit started from (409 with the current row
 ** when someone saved it since); once the group committed, the saved row goes into the
 ** cached view with the lint the check made (srv_cache_saved), so the next read costs one
@@ -74,12 +74,12 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   const rescue_view_sample *view;
   const rescue_lint_result *kept;
   rescue_review_change ch;
-  rescue_buf cur = RESCUE_BUF_INIT;
+  rescue_buf cur = RESCUE_BUF_INIT, history = RESCUE_BUF_INIT;
   rescue_row_known known;
   srv_cached *e = NULL;
   int64_t version = 0, gen0 = 0, gen1 = 0, checked;
   char was[16] = "", now[16] = "";
-  int rc, unchanged = 0;
+  int rc, unchanged = 0, moved = 0;
   rescue_jw w;
 
   memset(&ch, 0, sizeof ch);
@@ -89,8 +89,8 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   }
   checked = srv_cache_gen(r->srv, e);
   view = srv_cache_view(e, &kept);
-  rc = rescue_review_check_change(r->st, r->sample_id, view, kept, r->position, row->s, row->len,
-                                  &ch);
+  rc = rescue_review_check_change_known(r->st, r->sample_id, view, kept, &srv_cache_notes(e)->cues,
+                                        r->position, row->s, row->len, &ch);
   srv_cache_unread(e);
   if (rc == RESCUE_EBADINPUT && ch.lint.errors) {
     lint_refusal(r, &ch.lint);
@@ -113,6 +113,12 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
                          &version, &unchanged);
   if (!rc && rescue_sample_generation(r->st, r->sample_id, &gen1, now))
     gen1 = -1; /* not known: the cached view is dropped */
+  /* a save that moved the status (the first of a new sample, or one that reopened it) wrote
+     a line of the status history the kept notes show: read here, as of gen1 */
+  moved = strcmp(was, now) != 0;
+  if (!rc && gen1 >= 0 && moved &&
+      (srv_notes_history(r, r->sample_id, &history) || !rescue_buf_ok(&history)))
+    gen1 = -1;
   srv_write_unlock(r);
   if (rc == RESCUE_ECONFLICT) {
     srv_conflict(r, r->position, version);
@@ -135,10 +141,12 @@ static void save_row(srv_req *r, int64_t base, const rescue_buf *row) {
   rescue_jw_end(&w);
   r->status = 200;
   if (!r->commit_failed)
-    srv_cache_saved(r, e, gen1 < 0 ? -1 : gen0, gen1, checked, &ch, version, unchanged);
+    srv_cache_saved(r, e, gen1 < 0 ? -1 : gen0, gen1, checked, &ch, version, unchanged,
+                    moved ? &history : NULL);
 done:
   srv_cache_release(r->srv, &e);
   rescue_buf_clear(&cur);
+  rescue_buf_clear(&history);
   rescue_review_change_clear(&ch);
 }
 

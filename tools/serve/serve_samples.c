@@ -1,7 +1,8 @@
 /*
 ** serve_samples.c: the caller's work list (GET /api/samples) and one sample as a view
 ** shows it (GET /api/samples/<id>): rows with versions and origins, lint marks, clips,
-** comments, status history and subtitle cues.
+** comments, status history and subtitle cues (the last three written once per kept view:
+** srv_notes_read).
 */
 #include <stdio.h>
 #include <string.h>
@@ -132,11 +133,7 @@ static void put_entities(rescue_jw *w, const rescue_scheme *sc, const rescue_vie
    its start and end (the cache's). */
 static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, const rescue_buf *text,
                      const double *span, const srv_media *m) {
-  size_t need = 0;
   int i;
-  for (i = 0; i < L->n; i++) /* room for all rows at once, not grown row by row */
-    need += text[i].len + 400;
-  rescue_buf_grow(w->b, need);
   rescue_jw_arr(w);
   for (i = 0; i < L->n; i++) {
     rescue_jw_obj(w);
@@ -164,72 +161,120 @@ static void put_rows(srv_req *r, rescue_jw *w, const rescue_view_sample *L, cons
   rescue_jw_end(w);
 }
 
-/* Comments on the sample and its rows, and its status history. */
-static void put_comments_history(srv_req *r, rescue_jw *w) {
-  rescue_comment *cl = NULL;
-  rescue_status_entry *h = NULL;
-  const char *only[1] = {r->sample_id};
-  int i, nc = 0, nh = 0;
-  rescue_jw_key(w, "comments");
-  rescue_jw_arr(w);
-  if (rescue_comments_list(r->st, only, 1, &cl, &nc) == 0) {
-    for (i = 0; i < nc; i++) {
-      rescue_jw_obj(w);
-      rescue_jw_key(w, "row");
-      rescue_jw_int(w, cl[i].row);
-      rescue_jw_key(w, "annotator");
-      rescue_jw_str_or_null(w, cl[i].annotator);
-      rescue_jw_key(w, "text");
-      rescue_jw_str(w, cl[i].text);
-      rescue_jw_key(w, "created_at");
-      rescue_jw_str(w, cl[i].created_at);
-      rescue_jw_end(w);
-    }
-    rescue_comments_free(&cl, nc);
-  }
-  rescue_jw_end(w);
-  rescue_jw_key(w, "history");
-  if (rescue_status_history(r->st, r->sample_id, &h, &nh) == 0) {
-    rescue_status_history_jw(w, h, nh);
-    rescue_status_history_free(&h, nh);
-  } else {
-    rescue_status_history_jw(w, NULL, 0);
-  }
+void srv_notes_clear(srv_notes *n) {
+  rescue_cues_clear(&n->cues);
+  rescue_buf_clear(&n->comments);
+  rescue_buf_clear(&n->history);
+  rescue_buf_clear(&n->cue_text);
 }
 
-/* The subtitle cues stored for the sample. */
-static void put_cues(srv_req *r, rescue_jw *w) {
-  rescue_cues cues;
-  int i;
-  memset(&cues, 0, sizeof cues);
-  rescue_sample_cues(r->st, r->sample_id, &cues);
-  rescue_jw_arr(w);
-  for (i = 0; i < cues.n; i++) {
-    rescue_jw_obj(w);
-    rescue_jw_key(w, "start");
-    rescue_jw_double(w, cues.v[i].start);
-    rescue_jw_key(w, "end");
-    rescue_jw_double(w, cues.v[i].end);
-    rescue_jw_key(w, "speaker");
-    rescue_jw_str(w, cues.v[i].speaker);
-    rescue_jw_key(w, "text");
-    rescue_jw_str(w, cues.v[i].text);
-    rescue_jw_end(w);
+/* The comments on the sample and its rows as a JSON array into b. */
+static int write_comments(srv_req *r, const char *sample_id, rescue_buf *b) {
+  rescue_comment *cl = NULL;
+  const char *only[1] = {sample_id};
+  rescue_jw w;
+  int i, rc, nc = 0;
+  if ((rc = rescue_comments_list(r->st, only, 1, &cl, &nc)))
+    return rc;
+  rescue_jw_init(&w, b);
+  rescue_jw_arr(&w);
+  for (i = 0; i < nc; i++) {
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "row");
+    rescue_jw_int(&w, cl[i].row);
+    rescue_jw_key(&w, "annotator");
+    rescue_jw_str_or_null(&w, cl[i].annotator);
+    rescue_jw_key(&w, "text");
+    rescue_jw_str(&w, cl[i].text);
+    rescue_jw_key(&w, "created_at");
+    rescue_jw_str(&w, cl[i].created_at);
+    rescue_jw_end(&w);
   }
-  rescue_jw_end(w);
-  rescue_cues_clear(&cues);
+  rescue_jw_end(&w);
+  rescue_comments_free(&cl, nc);
+  return 0;
+}
+
+int srv_notes_history(srv_req *r, const char *sample_id, rescue_buf *b) {
+  rescue_status_entry *h = NULL;
+  rescue_jw w;
+  int rc, nh = 0;
+  if ((rc = rescue_status_history(r->st, sample_id, &h, &nh)))
+    return rc;
+  rescue_jw_init(&w, b);
+  rescue_status_history_jw(&w, h, nh);
+  rescue_status_history_free(&h, nh);
+  return 0;
+}
+
+/* The subtitle cues stored for the sample into *cues, and as a JSON array into b. */
+static int write_cues(srv_req *r, const char *sample_id, rescue_cues *cues, rescue_buf *b) {
+  rescue_jw w;
+  int i, rc;
+  if ((rc = rescue_sample_cues(r->st, sample_id, cues)))
+    return rc;
+  rescue_jw_init(&w, b);
+  rescue_jw_arr(&w);
+  for (i = 0; i < cues->n; i++) {
+    rescue_jw_obj(&w);
+    rescue_jw_key(&w, "start");
+    rescue_jw_double(&w, cues->v[i].start);
+    rescue_jw_key(&w, "end");
+    rescue_jw_double(&w, cues->v[i].end);
+    rescue_jw_key(&w, "speaker");
+    rescue_jw_str(&w, cues->v[i].speaker);
+    rescue_jw_key(&w, "text");
+    rescue_jw_str(&w, cues->v[i].text);
+    rescue_jw_end(&w);
+  }
+  rescue_jw_end(&w);
+  return 0;
+}
+
+int srv_notes_read(srv_req *r, const char *sample_id, srv_notes *n) {
+  int rc;
+  memset(n, 0, sizeof *n);
+  if (!(rc = write_comments(r, sample_id, &n->comments)) &&
+      !(rc = srv_notes_history(r, sample_id, &n->history)) &&
+      !(rc = write_cues(r, sample_id, &n->cues, &n->cue_text)) &&
+      !(rescue_buf_ok(&n->comments) && rescue_buf_ok(&n->history) && rescue_buf_ok(&n->cue_text)))
+    rc = rescue_seterr(rescue_store_err(r->st), RESCUE_ENOMEM, NULL);
+  if (rc)
+    srv_notes_clear(n);
+  return rc;
+}
+
+/* Room in r->out for the whole answer before any of it is written: the length of the last
+   answer made from the same kept view (what a read of it takes, give or take a changed
+   row or finding), else an estimate from the view's row texts. */
+static void reserve_answer(srv_req *r, srv_cached *e, const rescue_view_sample *L,
+                           const rescue_lint_result *res, const srv_notes *notes) {
+  const rescue_buf *text = srv_cache_row_text(e);
+  size_t need = srv_cache_answer_size(e);
+  int i;
+  if (need) {
+    need += need / 8 + 1024;
+  } else {
+    need = notes->comments.len + notes->history.len + notes->cue_text.len + 1024 +
+           (size_t)res->n * 300;
+    for (i = 0; i < L->n; i++)
+      need += text[i].len + 400;
+  }
+  rescue_buf_grow(&r->out, need);
 }
 
 /*
 ** GET /api/samples/<id>[?view=<name>]: the sample as the view the route resolved shows it
-** (read-only when it is not the caller's own). The view and its lint come from the cache
-** (serve_cache.c), current as of the sample's generation; comments, history, cues and
-** media are read for each request.
+** (read-only when it is not the caller's own). The view, its lint, and the comments, status
+** history and cues as JSON text come from the cache (serve_cache.c), current as of the
+** sample's generation; the status and the media (signed for the caller) are read for each
+** request. The answer's buffer is sized once, from the last answer made from the same entry.
 */
 void api_sample(srv_req *r) {
   const rescue_scheme *sc = rescue_store_scheme(r->st);
   const rescue_view_sample *L;
   const rescue_lint_result *res;
+  const srv_notes *notes;
   srv_cached *e = NULL;
   srv_media media;
   char status[16] = "";
@@ -242,10 +287,12 @@ void api_sample(srv_req *r) {
     return;
   }
   L = srv_cache_view(e, &res);
+  notes = srv_cache_notes(e);
   if ((rc = srv_media_load(r, &media))) {
     srv_fail(r, rc, rescue_store_errmsg(r->st));
     goto done;
   }
+  reserve_answer(r, e, L, res, notes);
   rescue_jw_init(&w, &r->out);
   rescue_jw_obj(&w);
   rescue_jw_key(&w, "sample_id");
@@ -270,11 +317,16 @@ void api_sample(srv_req *r) {
   put_clip(r, &w, "segment.mp4");
   rescue_jw_key(&w, "lint");
   srv_put_findings(&w, res, 0);
-  put_comments_history(r, &w);
+  rescue_jw_key(&w, "comments");
+  rescue_jw_raw(&w, notes->comments.s, notes->comments.len);
+  rescue_jw_key(&w, "history");
+  rescue_jw_raw(&w, notes->history.s, notes->history.len);
   rescue_jw_key(&w, "cues");
-  put_cues(r, &w);
+  rescue_jw_raw(&w, notes->cue_text.s, notes->cue_text.len);
   rescue_jw_end(&w);
   r->status = 200;
+  if (rescue_buf_ok(&r->out))
+    srv_cache_answered(e, r->out.len);
 done:
   srv_cache_unread(e);
   srv_cache_release(r->srv, &e);
