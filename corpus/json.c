@@ -875,8 +875,17 @@ void rescue_jw_strn(rescue_jw *w, const char *s, size_t len) {
 }
 
 void rescue_jw_int(rescue_jw *w, long long v) {
+  /* the digits from the right, as printf's %lld writes them (no printf: a sample's answer
+     writes several numbers per row) */
+  char d[24], *p = d + sizeof d;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  do
+    *--p = (char)('0' + u % 10);
+  while (u /= 10);
+  if (v < 0)
+    *--p = '-';
   jw_sep(w);
-  rescue_buf_printf(w->b, "%lld", v);
+  rescue_buf_putn(w->b, p, (size_t)(d + sizeof d - p));
 }
 
 void rescue_jw_double(rescue_jw *w, double d) {

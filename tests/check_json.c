@@ -4,6 +4,7 @@
 */
 #include <jansson.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,19 @@ START_TEST(test_writer) {
   rescue_jw_null(&w);
   rescue_jw_end(&w);
   ck_assert_str_eq(b.s, "{\"a\": [1, 2.0, \"x\\\"y\", []], \"b\": {}, \"c\": null}");
+  /* integers as printf's %lld writes them, the extremes included */
+  {
+    const long long ints[] = {0, 7, -7, 10, -10, 1234567890123LL, LLONG_MAX, LLONG_MIN};
+    char want[32];
+    size_t i;
+    for (i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+      rescue_buf_reset(&b);
+      rescue_jw_init(&w, &b);
+      rescue_jw_int(&w, ints[i]);
+      snprintf(want, sizeof want, "%lld", ints[i]);
+      ck_assert_str_eq(b.s, want);
+    }
+  }
   rescue_buf_clear(&b);
 }
 END_TEST
