@@ -129,8 +129,8 @@ START_TEST(test_access_generation) {
       "UPDATE annotator SET token_hash = 'x' WHERE name = 'ann'",
       "UPDATE annotator SET role = 'lead' WHERE name = 'ann'",
       "INSERT INTO annotator_retirement(annotator_id, retired, created_at) VALUES (1, 1, 'now')",
-      "INSERT INTO grp(name) VALUES ('g'); INSERT INTO sample(sample_id, sort_key, group_id, "
-      "created_at) VALUES ('g/s', x'67', 1, 'now')",
+      ("INSERT INTO grp(name) VALUES ('g'); INSERT INTO sample(sample_id, sort_key, group_id, "
+       "created_at) VALUES ('g/s', x'67', 1, 'now')"),
       "INSERT INTO assign_run(created_at, seed, overlap, annotators) VALUES ('now', 1, 0, 'ann')",
       "INSERT INTO assignment(run_id, sample_ref, annotator_id) VALUES (1, 1, 1)",
       "DELETE FROM assignment",
