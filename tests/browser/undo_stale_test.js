@@ -7,7 +7,8 @@
 // row 3 as the server has it, and drops both row 3 steps; the next Ctrl+Z undoes row 5's
 // end (not the refused step again) and a third has nothing left. The second tab saves row 5
 // too: Ctrl+Y of row 5's end is refused the same way and dropped. A reload shows what the
-// server has. Exit 0 pass, 1 fail, 77 skipped (no browser).
+// server has. Last, the undo of a split whose second half the second tab saved is refused
+// and dropped too. Exit 0 pass, 1 fail, 77 skipped (no browser).
 //
 // Environment: as serve_test.js (RESCUE_BIN, RESCUE_SOURCE_DIR, RESCUE_REQUIRE_FIXTURES).
 'use strict';
@@ -159,6 +160,35 @@ const WAIT = { timeout: 10000 };
       f5.row.end_time === row5.row.end_time && f3.row.start_time !== row3.row.start_time,
     'after a reload the page shows the server\'s rows 3 and 5: ' + cells.join(', '));
     check(e5 !== row5.row.end_time, 'row 5\'s end had moved to ' + e5 + ' before its undo');
+
+    // ---- a split undone after the second tab saved one of its halves: the merge-back is
+    // refused (it would put the parent row back over that save) and dropped ----
+    const nRows = () => fetch(base + '/api/samples/' + SAMPLE, { headers: { Authorization: 'Bearer ' + ann } }).then((r) => r.json()).then((v) => v.rows.length);
+    await seekIn(6, 28);
+    await clearMsg();
+    await page.keyboard.press('s');
+    await page.waitForFunction(() => document.getElementById('rows').dataset.rows === '10', null, WAIT);
+    check(await nRows() === 10, 'ann splits row 6 at 28 s: 10 rows');
+    await tab2.reload();
+    await tab2.waitForFunction(() => document.getElementById('rows').dataset.rows === '10', null, WAIT);
+    await tab2.click('#rows tbody tr[data-index="7"] td:nth-child(3)');
+    await tab2.evaluate(() => document.getElementById('player').pause());
+    await tab2.fill('#fields [data-path="tone_of_voice"]', 'second half in tab 2');
+    await tab2.keyboard.press('Control+s');
+    await tab2.waitForFunction(() => /^saved/.test(document.getElementById('save-msg').textContent), null, WAIT);
+    const saved7 = await rowOf(7);
+    await page.bringToFront();
+    await clearMsg();
+    await page.keyboard.press('Control+z');
+    await said('^(undone|not undone|nothing|cannot)');
+    const m3 = await msg();
+    check(/^not undone: row 7 changed since this page read it: ann saved it in another tab or client \(version \d+ now\)/.test(m3) && /this step is dropped/.test(m3) &&
+      await nRows() === 10 && (await rowOf(7)).version === saved7.version && (await page.inputValue('#fields [data-path="tone_of_voice"]')) === 'second half in tab 2',
+    'Ctrl+Z of the split is refused, row 7 shown as the second tab saved it: ' + m3);
+    await clearMsg();
+    await page.keyboard.press('Control+z');
+    await said('^(undone|not undone|nothing|cannot)');
+    check(await msg() === 'nothing to undo' && await nRows() === 10, 'a second Ctrl+Z does not try the merge-back again: ' + await msg());
     check(errors.length === 0, 'no script errors' + (errors.length ? ': ' + errors.join(' | ') : ''));
   } catch (e) {
     fail(e);
