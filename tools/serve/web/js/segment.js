@@ -33,14 +33,14 @@ export async function segment(body) {
 // Split the selected row at the playhead (also the s key).
 export async function splitAtPlayhead() {
   const r = state.sample.rows[state.sel], at = Math.round(playhead() * 1000) / 1000;
-  if (await segment({ op: 'split', row: r.index, at, base_version: r.version })) recordSeg({ kind: 'split', index: r.index, at });
+  if (await segment({ op: 'split', row: r.index, at, base_version: r.version })) recordSeg({ kind: 'split', index: r.index, at, ids: [r.row_id] });
 }
 $('split-btn').addEventListener('click', splitAtPlayhead);
 $('merge-btn').addEventListener('click', async () => {
   const s = state.sample, r = s.rows[state.sel], n = s.rows[state.sel + 1];
   if (!n) { setMsg('the last row has no next row', false); return; }
   const at = Number(r.row.end_time);
-  if (await segment({ op: 'merge', row: r.index, base_version: r.version, next_version: n.version })) recordSeg({ kind: 'merge', index: r.index, at });
+  if (await segment({ op: 'merge', row: r.index, base_version: r.version, next_version: n.version })) recordSeg({ kind: 'merge', index: r.index, at, ids: [r.row_id, n.row_id] });
 });
 // Set the selected row's start or end (key 'start' or 'end') to the playhead (buttons
 // Start/End = playhead, keys [ and ]); undone like a dragged boundary (undo.js).
