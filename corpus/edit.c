@@ -403,9 +403,8 @@ static double num_of(const rescue_jnode *row, const char *key) {
 }
 
 /*
-** The checks every operation shares: the row exists and nobody changed it; a split or merge
-** is refused on a discarded sample (a reviewed one is reopened by reseg_store, as a save
-** reopens it).
+** The checks every operation shares: the row exists and nobody changed it. (Whether the
+** sample's status allows a split or merge is reseg_store's to decide, in its transaction.)
 */
 static int reseg_check(rescue_store *st, const rescue_view_sample *L, const rescue_resegment *op) {
   int merge = op->op == RESCUE_RESEG_MERGE;
@@ -416,7 +415,21 @@ static int reseg_check(rescue_store *st, const rescue_view_sample *L, const resc
       (merge && L->versions[op->row] != op->next_version))
     return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
                          "row %d changed since it was read: reload the sample", op->row);
-  if (op->op != RESCUE_RESEG_TIMES && strcmp(L->status, "discarded") == 0)
+  return 0;
+}
+
+/*
+** The sample's status as the open transaction sees it, into status (16 bytes): a split or
+** merge is refused on a discarded sample (RESCUE_ECONFLICT); a reviewed one is reopened by
+** reseg_store, as a save reopens it. Read here rather than from the view loaded before the
+** transaction, so a status another program set meanwhile (`rescue status`) counts.
+*/
+static int reseg_status(rescue_store *st, const char *sample_id, char status[16]) {
+  int64_t gen;
+  int rc = rescue_sample_generation(st, sample_id, &gen, status);
+  if (rc)
+    return rc;
+  if (strcmp(status, "discarded") == 0)
     return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
                          "the sample is discarded: rows are not split or merged in a discarded "
                          "sample; set it back to in review first");
@@ -656,19 +669,24 @@ static int reseg_ids(rescue_store *st, int64_t annotator_id, const rescue_view_s
 /*
 ** Store a SPLIT or MERGE as annotator_id's own row set, in one transaction: a new row set
 ** of the rows of their view with the changed ones replaced, which becomes theirs
-** (annotator_rowset). Nobody else's row set, versions or progress changes; a reviewed
-** sample is reopened (rescue_sample_reopen), as a save reopens it.
+** (annotator_rowset). Nobody else's row set, versions or progress changes. The status,
+** read in the transaction (reseg_status), decides the rest: a discarded sample refuses, a
+** reviewed one is reopened (rescue_sample_reopen), as a save reopens it, and a new one is
+** in review (a resegmentation is a first save too; a savepoint of its own, so the new row
+** set stands even if the status cannot be written).
 */
 static int reseg_store(rescue_store *st, const char *sample_id, int64_t annotator_id,
                        const rescue_view_sample *L, const rescue_resegment *op, int *n_out) {
   int64_t *ids = rescue_calloc((size_t)L->n + 2, sizeof *ids), rowset_id;
   sqlite3_stmt *s;
-  char now[32];
+  char now[32], status[16];
   int rc, i;
   if (!ids)
     return rescue_seterr(rescue_store_err(st), RESCUE_ENOMEM, NULL);
   if ((rc = rescue_store_begin(st)))
     goto done;
+  if ((rc = reseg_status(st, sample_id, status)))
+    goto fail;
   if (!(s = rescue_store_stmt(st, "rowset_insert"))) {
     rc = rescue_store_err(st)->code;
     goto fail;
@@ -693,8 +711,11 @@ static int reseg_store(rescue_store *st, const char *sample_id, int64_t annotato
       (rc = rescue_sample_reopen(st, sample_id, annotator_id,
                                  op->op == RESCUE_RESEG_SPLIT ? "reopened: a row was split"
                                                               : "reopened: two rows were merged",
-                                 NULL)) ||
-      (rc = rescue_store_commit(st)))
+                                 NULL)))
+    goto fail;
+  if (strcmp(status, "new") == 0)
+    rescue_sample_set_status(st, sample_id, "in_review", NULL, annotator_id);
+  if ((rc = rescue_store_commit(st)))
     goto fail;
   goto done;
 fail:
@@ -722,10 +743,6 @@ int rescue_sample_resegment(rescue_store *st, const char *sample_id, int64_t ann
   }
   if ((rc = reseg_store(st, sample_id, annotator_id, &L, op, &n_out)))
     goto done;
-  /* a resegmentation is a first save too: a sample nobody had started is now in review
-     (its own transaction: the new row set stands even if the status cannot be written) */
-  if (strcmp(L.status, "new") == 0)
-    rescue_sample_set_status(st, sample_id, "in_review", NULL, annotator_id);
   if (n_rows)
     *n_rows = n_out;
 done:

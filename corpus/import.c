@@ -174,6 +174,20 @@ static int resegment_at(importer *im, const char *file, long line0, const char *
   return rc;
 }
 
+/* A refusal for the state the sample is in (discarded), at a node (RESCUE_ECONFLICT). */
+static int conflict_at(importer *im, const char *file, long line0, const char *text, size_t len,
+                       size_t offset, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static int conflict_at(importer *im, const char *file, long line0, const char *text, size_t len,
+                       size_t offset, const char *fmt, ...) {
+  va_list ap;
+  int rc;
+  va_start(ap, fmt);
+  rc = vbad_at(im, RESCUE_ECONFLICT, file, line0, text, len, offset, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
 /* Where check_object reports keys that look like typos of the scheme's names. */
 typedef struct typo_ctx {
   importer *im;
@@ -241,9 +255,71 @@ static int rowcount_for(rescue_store *st, const char *id, int64_t annotator_id, 
 }
 
 /*
+** The first row of rows (n of them) whose span does not line up with the row set `who`
+** works in for sample id (RESCUE_ERESEGMENT from rescue_store_check_rows, *bad its
+** 1-based position), 0 when every row does, or another negative code.
+*/
+static int misaligned_row(importer *im, const rescue_jnode *rows, const char *id, int n,
+                          int64_t who, int *bad) {
+  double *v = rescue_calloc(2 * (size_t)n, sizeof *v);
+  const rescue_jnode *r;
+  int i = 0, rc;
+  if (!v)
+    return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
+  for (r = rows->child; r; r = r->next, i++) {
+    const rescue_jnode *s0 = rescue_jget(r, "start_time"), *e0 = rescue_jget(r, "end_time");
+    v[i] = s0 ? s0->num : 0;
+    v[n + i] = e0 ? e0->num : 0;
+  }
+  rc = rescue_store_check_rows(im->st, id, n, v, v + n, who, bad);
+  rescue_free(v);
+  return rc;
+}
+
+/*
+** The checking pass under --resegment: a sample a person's rows would resegment (a
+** different row count, or rows that no longer line up) is refused while it is discarded,
+** as the review page refuses a split or merge there, at its rows (at the first row that
+** does not line up); rows that line up are a save, which reopens it. have: the rows of
+** the row set the importer works in, n: the rows here.
+*/
+static int reseg_refused(importer *im, const rescue_jnode *root, const char *id, const char *file,
+                         long line0, const char *text, size_t len, int have, int n) {
+  const rescue_jnode *rows = rescue_jget(root, "rows"), *at = rows ? rows : root;
+  /* an EAF file names who writes (im->annotator_id, set for its checks); else --annotator */
+  int64_t who = im->annotator_id ? im->annotator_id : im->check_annotator;
+  char why[sizeof im->err->msg];
+  int rc, bad = 0, i;
+  if (!who)
+    return 0;
+  if (who != im->check_annotator && (rc = rowcount_for(im->st, id, who, &have)))
+    goto fail;
+  if (have == n && n == 0)
+    return 0;
+  rc = rescue_store_reseg_allowed(im->st, id, who);
+  if (rc == RESCUE_ECONFLICT) {
+    snprintf(why, sizeof why, "%s", rescue_store_errmsg(im->st));
+    if (have == n) {
+      rc = misaligned_row(im, rows, id, n, who, &bad);
+      if (rc == 0)
+        return 0; /* no resegmentation: a save */
+      for (at = rows->child, i = 1; rc == RESCUE_ERESEGMENT && i < bad && at->next; i++)
+        at = at->next;
+    }
+    if (rc == RESCUE_ECONFLICT || rc == RESCUE_ERESEGMENT)
+      return conflict_at(im, file, line0, text, len, at->offset, "%s", why);
+  }
+fail:
+  if (rc && im->err != rescue_store_err(im->st))
+    *im->err = *rescue_store_err(im->st);
+  return rc;
+}
+
+/*
 ** The checking pass over one sample object (after its id checks): rows must be a list
 ** of rows with the structural types import refuses, and an existing sample must keep
-** its row count unless --resegment.
+** its row count unless --resegment (a person's resegmentation of a discarded one is
+** refused all the same: reseg_refused).
 */
 static int check_object(importer *im, const rescue_jnode *root, const char *id, const char *file,
                         long line0, const char *text, size_t len) {
@@ -297,23 +373,18 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id, 
       *im->err = *rescue_store_err(im->st);
     return rc;
   }
+  if (im->o->resegment && !im->edit) {
+    rc = reseg_refused(im, root, id, file, line0, text, len, have, n);
+    if (rc)
+      return rc;
+  }
   if (have != n && !im->o->resegment)
     return resegment_at(im, file, line0, text, len, rows ? rows->offset : root->offset,
                         "sample '%s' has %d rows in the corpus but %d here", id, have, n);
   if (have == n && n > 0 && !im->o->resegment) {
     /* row identity: the same count must also line up span by span */
-    double *v = rescue_calloc(2 * (size_t)n, sizeof *v);
-    const rescue_jnode *r;
-    int i = 0, bad = 0;
-    if (!v)
-      return rescue_seterr(im->err, RESCUE_ENOMEM, NULL);
-    for (r = rows->child; r; r = r->next, i++) {
-      const rescue_jnode *s0 = rescue_jget(r, "start_time"), *e0 = rescue_jget(r, "end_time");
-      v[i] = s0 ? s0->num : 0;
-      v[n + i] = e0 ? e0->num : 0;
-    }
-    rc = rescue_store_check_rows(im->st, id, n, v, v + n, im->check_annotator, &bad);
-    rescue_free(v);
+    int i, bad = 0;
+    rc = misaligned_row(im, rows, id, n, im->check_annotator, &bad);
     if (rc == RESCUE_ERESEGMENT) {
       const rescue_jnode *at = rows->child;
       for (i = 1; i < bad && at; i++)
@@ -484,7 +555,7 @@ static int import_object(importer *im, const rescue_jnode *root, const char *fix
   if (rc) {
     if (im->err != rescue_store_err(im->st))
       *im->err = *rescue_store_err(im->st);
-    if (rc == RESCUE_EBADINPUT || rc == RESCUE_ERESEGMENT)
+    if (rc == RESCUE_EBADINPUT || rc == RESCUE_ERESEGMENT || rc == RESCUE_ECONFLICT)
       rescue_err_prefix(im->err, "%s:%ld", file, line0);
     return rc;
   }

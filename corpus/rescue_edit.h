@@ -99,9 +99,10 @@ typedef struct rescue_resegment {
 ** that becomes that annotator's own (in one transaction): the rows of their view with
 ** unchanged rows keeping their ids, a split row replaced by two new rows, two merged rows
 ** by a new row, or by their parent again when they are the two halves of one split
-** (corpus/FORMAT.md §4); nobody else's row set changes. A sample that was new is then in
-** review; a reviewed one is reopened to in review in the same transaction, as a save
-** reopens it, recorded in its status history under annotator_id ("reopened: a row was
+** (corpus/FORMAT.md §4); nobody else's row set changes. The sample's status is read in
+** that transaction (a status another program set since the view was loaded counts): a
+** sample that was new is then in review; a reviewed one is reopened to in review, as a
+** save reopens it, recorded in its status history under annotator_id ("reopened: a row was
 ** split", "reopened: two rows were merged"); a discarded one refuses them. TIMES saves a
 ** new version of the row with rescue_row_save (and its rules, reopening included).
 ** Refusals: a row that does not exist, a merge without a next row, a split time outside

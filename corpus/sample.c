@@ -975,6 +975,22 @@ static int own_rowset_wanted(rescue_store *st, int64_t annotator_id, const char 
                                                : rescue_store_sqlerr(st, "reading an annotator");
 }
 
+int rescue_store_reseg_allowed(rescue_store *st, const char *sample_id, int64_t annotator_id) {
+  char status[16];
+  int64_t gen;
+  int rc, own;
+  if ((rc = own_rowset_wanted(st, annotator_id, "import", &own)) || !own)
+    return rc;
+  if ((rc = rescue_sample_generation(st, sample_id, &gen, status)))
+    return rc == RESCUE_ENOTFOUND ? 0 : rc;
+  if (strcmp(status, "discarded") == 0)
+    return rescue_seterr(rescue_store_err(st), RESCUE_ECONFLICT,
+                         "sample '%s' is discarded: rows are not split or merged in a discarded "
+                         "sample; set it back to in review first",
+                         sample_id);
+  return 0;
+}
+
 int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
                             const char *kind, int flags, rescue_put_stats *stats) {
   sqlite3_stmt *s = rescue_store_stmt(st, "sample_find_for");
@@ -1023,6 +1039,7 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
                            "sample '%s' has %d rows in the corpus but %d in the input",
                            in->sample_id, n_rows, in->n_rows);
     if ((rc = own_rowset_wanted(st, annotator_id, kind, &own)) ||
+        (own && (rc = rescue_store_reseg_allowed(st, in->sample_id, annotator_id))) ||
         (rc = new_rowset(st, ref, in, annotator_id, kind, "resegment", rowset_id, own, now, stats)))
       return rc;
     changed = 1;
@@ -1032,8 +1049,12 @@ int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int
         (changed && (rc = own_rowset_wanted(st, annotator_id, kind, &own))))
       return rc;
   }
-  /* a person's new versions reopen a reviewed or discarded sample, as a save does */
-  if (changed && own && (rc = rescue_sample_reopen(st, in->sample_id, annotator_id, NULL, NULL)))
+  /* a person's new versions reopen a reviewed or discarded sample, as a save does; their
+     new row set reopens a reviewed one, as a split or merge in the page does */
+  if (changed && own &&
+      (rc = rescue_sample_reopen(
+           st, in->sample_id, annotator_id,
+           resegment ? "reopened: the rows were resegmented by an import" : NULL, NULL)))
     return rc;
   if ((rc = put_sample_version(st, ref, in, annotator_id, now, (flags & RESCUE_PUT_EDIT) ? 2 : 1,
                                &added)))

@@ -151,10 +151,22 @@ enum {
 ** least half of the shorter one. A different row count or a misaligned row is refused
 ** (RESCUE_EBADINPUT, naming the first misaligned row) unless RESCUE_PUT_RESEGMENT, which
 ** records a new row set and, per new row, the old rows it came from (same span, split
-** from, merged from). `kind` is "import", "edit" or "gold".
+** from, merged from). `kind` is "import", "edit" or "gold". A person's new versions reopen
+** a reviewed or discarded sample ("reopened: a row was saved"); a person's new row set
+** reopens a reviewed one ("reopened: the rows were resegmented by an import") and is
+** refused on a discarded one (rescue_store_reseg_allowed), as the page's split and merge.
 */
 int rescue_store_put_sample(rescue_store *st, const rescue_sample_input *in, int64_t annotator_id,
                             const char *kind, int flags, rescue_put_stats *stats);
+
+/*
+** Whether a new row set of annotator_id's (an import's resegmentation) may be recorded
+** for sample_id: a person's is refused while the sample is discarded, as the review page
+** refuses a split or merge there (RESCUE_ECONFLICT: "sample '<id>' is discarded: ...", on
+** the handle); a draft's, a model's and one of a sample not in the store are allowed (0).
+** Reads the status as the caller's transaction sees it (none: the latest committed).
+*/
+int rescue_store_reseg_allowed(rescue_store *st, const char *sample_id, int64_t annotator_id);
 
 /*
 ** The row identity check of rescue_store_put_sample on its own, reading only: when

@@ -328,6 +328,75 @@ START_TEST(test_row_count_change) {
 }
 END_TEST
 
+/*
+** A person's resegmentation of a discarded sample, by import: lea (a lead) discards g/s1;
+** ann's file (a new sample, then g/s1 with row 1 split) under --annotator ann --resegment
+** is refused at line 2, at g/s1's rows, naming the sample (exit 1), and the corpus file is
+** byte for byte as it was (the new sample not stored either); bob's plain import of g/s1
+** goes through. The draft's own resegmentation (no --annotator) is not refused.
+*/
+START_TEST(test_resegment_discarded) {
+  fixture f;
+  char *out = NULL, *err = NULL, *split, *other, want[8192], text[4096];
+  const char *path, *col;
+  setup(&f);
+  add_annotator(f.db, "ann");
+  add_annotator(f.db, "bob");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "annotator", "add", f.db, "lea", "--role", "lead", NULL),
+                   0);
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", f.db, "g/s1", "discarded", "--reason", "noise",
+                             "--annotator", "lea", NULL),
+                   0);
+  snapshot(&f);
+  other = variant("\"sample_id\": \"g/s1\"", "\"sample_id\": \"g/s2\"");
+  split = variant("\"end_time\": 1.5, \"primary_speaker\": \"Ana\", \"target\": [\"Ben\"], "
+                  "\"dialogue_cleaned\": \"hi\"}",
+                  "\"end_time\": 0.75, \"primary_speaker\": \"Ana\", \"target\": [\"Ben\"], "
+                  "\"dialogue_cleaned\": \"hi\"}, {\"start_time\": 0.75, \"end_time\": 1.5, "
+                  "\"primary_speaker\": \"Ana\", \"target\": [\"Ben\"], \"dialogue_cleaned\": "
+                  "\"hi\"}");
+  snprintf(text, sizeof text, "%s%s", other, split);
+  path = tu_path(f.dir, "ann.jsonl");
+  tu_write(path, text);
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", f.db, path, "--annotator", "ann", "--resegment", NULL), 1);
+  col = strstr(split, "\"rows\": [");
+  snprintf(want, sizeof want,
+           "rescue: import: %s:2:%d: sample 'g/s1' is discarded: rows are not split or merged "
+           "in a discarded sample; set it back to in review first\n",
+           path, (int)(col - split) + 9);
+  ck_assert_str_eq(err, want);
+  ck_assert_str_eq(out, "");
+  ck_assert_msg(tu_same_file(f.db, f.copy), "corpus changed by a refused import");
+  free(out);
+  free(err);
+  /* bob's plain import (the same rows, one label changed) is a save: it goes through */
+  free(other);
+  other = variant("\"dialogue_cleaned\": \"hi\"", "\"dialogue_cleaned\": \"hi there\"");
+  tu_write(tu_path(f.dir, "bob.jsonl"), other);
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, tu_path(f.dir, "bob.jsonl"), "--annotator",
+                             "bob", NULL),
+                   0);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_rescue(&out, &err, "status", f.db, "g/s1", NULL), 0);
+  ck_assert_msg(strstr(out, "in_review"), "%s", out);
+  free(out);
+  free(err);
+  /* the draft's resegmentation (no --annotator) replaces the base row set: not refused */
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", f.db, "g/s1", "discarded", "--reason", "noise",
+                             "--annotator", "lea", NULL),
+                   0);
+  tu_write(path, split);
+  ck_assert_int_eq(tu_rescue(&out, &err, "import", f.db, path, "--resegment", NULL), 0);
+  free(out);
+  free(err);
+  free(split);
+  free(other);
+  teardown(&f);
+}
+END_TEST
+
 START_TEST(test_data_root_mismatch) {
   fixture f;
   char *out = NULL, *err = NULL;
@@ -1278,6 +1347,7 @@ int main(void) {
   tcase_add_test(tc, test_duplicate_keys);
   tcase_add_test(tc, test_sample_ids);
   tcase_add_test(tc, test_row_count_change);
+  tcase_add_test(tc, test_resegment_discarded);
   tcase_add_test(tc, test_hints);
   tcase_add_test(tc, test_data_root_mismatch);
   tcase_add_test(tc, test_not_a_corpus);

@@ -7,6 +7,8 @@
 ** on a discarded one: two people and a lead),
 ** the work list, who may write, progress figures, and lint before a save.
 */
+#include <jansson.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "rescue_edit.h"
 #include "rescue_review.h"
 #include "rescue_workflow.h"
+#include "store_int.h"
 #include "testutil.h"
 
 #define COUPLE "maya_and_daniel/001_s01e01_segment01"
@@ -438,6 +441,212 @@ START_TEST(test_resegment_reopens) {
   free(ann1);
   free(ann2);
   free(bob0);
+}
+END_TEST
+
+/*
+** who's view of sample_id as one JSONL line, through jansson: with row 1 split at `at`
+** seconds (at > 0: a resegmentation, rows renumbered), else with edit_from replaced by
+** edit_to in the text (NULL: as it is). Caller frees.
+*/
+static char *view_line(const char *sample_id, int64_t who, double at, const char *edit_from,
+                       const char *edit_to) {
+  rescue_view_sample L;
+  json_error_t je;
+  json_t *s, *rows, *half;
+  char *text, *line;
+  size_t i;
+  ck_assert_int_eq(rescue_view_sample_load(st, sample_id, who, &L), 0);
+  s = json_loads(L.json.s, 0, &je);
+  rescue_view_sample_clear(&L);
+  ck_assert_msg(s != NULL, "%s", je.text);
+  rows = json_object_get(s, "rows");
+  if (at > 0) {
+    half = json_deep_copy(json_array_get(rows, 0));
+    json_object_set_new(json_array_get(rows, 0), "end_time", json_real(at));
+    json_object_set_new(half, "start_time", json_real(at));
+    json_array_insert_new(rows, 1, half);
+    for (i = 0; i < json_array_size(rows); i++)
+      json_object_set_new(json_array_get(rows, i), "row_index", json_integer((json_int_t)i + 1));
+  }
+  text = json_dumps(s, JSON_PRESERVE_ORDER | JSON_COMPACT);
+  json_decref(s);
+  if (edit_from)
+    replace(&text, edit_from, edit_to);
+  line = malloc(strlen(text) + 2);
+  sprintf(line, "%s\n", text);
+  free(text);
+  return line;
+}
+
+/* A copy of the whole store (every table) at path, made through the suite's handle. */
+static void store_copy(const char *path) {
+  char sql[4200];
+  snprintf(sql, sizeof sql, "VACUUM INTO '%s'", path);
+  ck_assert_int_eq(sqlite3_exec(rescue_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* Lines in the store's audit log (tu_same_corpus_except_log leaves it out). */
+static long audit_lines(void) {
+  sqlite3_stmt *q = NULL;
+  long n;
+  ck_assert_int_eq(
+      sqlite3_prepare_v2(rescue_store_db(st), "SELECT count(*) FROM audit", -1, &q, NULL),
+      SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  n = (long)sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  return n;
+}
+
+/*
+** Two people and a lead, by import as in the page. lea discards the sample; ann's import
+** of her rows with row 1 split (--annotator ann --resegment) is refused as the page
+** refuses a split, naming the file, the line and the sample (exit 1), and the store is
+** as it was, her other sample on the line before included (all or nothing); bob's plain
+** import of his rows is a save, which reopens it. lea marks it reviewed: ann's import
+** reopens it, recorded as a resegmentation under ann, and bob's rows stay his. Her rows
+** that line up, imported with --resegment, are a save on a discarded sample too.
+*/
+START_TEST(test_import_resegment_follows_the_page) {
+  char *dir = tu_tmpdir(), *out = NULL, *err = NULL, *fam, *couple, *bobs, want[8192];
+  const char *ann_file = tu_path(dir, "ann.jsonl"), *bob_file, *before, *after;
+  int64_t lea;
+  long audit0;
+  int n0, nb0, n;
+  char status[16];
+  FILE *f;
+  ck_assert_int_eq(rescue_annotator_lookup(st, "lea", &lea, NULL, NULL), 0);
+  free(view_text(ann, &n0, status));
+  free(view_text(bob, &nb0, status));
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "discarded", "noise", lea), 0);
+  fam = view_line(FAMILY, ann, 0, NULL, NULL);
+  couple = view_line(COUPLE, ann, 2.0, NULL, NULL);
+  ck_assert_ptr_nonnull(f = fopen(ann_file, "w"));
+  fprintf(f, "%s%s", fam, couple);
+  fclose(f);
+  before = tu_path(dir, "before.db");
+  store_copy(before);
+  audit0 = audit_lines();
+  ck_assert_int_eq(
+      tu_rescue(&out, &err, "import", db, ann_file, "--annotator", "ann", "--resegment", NULL), 1);
+  snprintf(want, sizeof want, "rescue: import: %s:2:", ann_file);
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+  snprintf(want, sizeof want,
+           ": sample '%s' is discarded: rows are not split or merged in a discarded sample; "
+           "set it back to in review first\n",
+           COUPLE);
+  ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+  ck_assert_str_eq(out, "");
+  free(out);
+  free(err);
+  after = tu_path(dir, "after.db");
+  store_copy(after);
+  ck_assert_msg(tu_same_corpus_except_log(before, after), "a refused import changed the store");
+  ck_assert_int_eq(audit_lines(), audit0);
+  ck_assert_str_eq(last_status(), "discarded by lea: noise");
+  free(view_text(ann, &n, status));
+  ck_assert_int_eq(n, n0);
+  ck_assert_str_eq(status, "discarded");
+
+  /* bob's plain import of his rows is unaffected: a save, which reopens the sample */
+  bob_file = tu_path(dir, "bob.jsonl");
+  bobs = view_line(COUPLE, bob, 0, "\"tone_of_voice\":\"tight, frustrated\"",
+                   "\"tone_of_voice\":\"flat\"");
+  tu_write(bob_file, bobs);
+  ck_assert_int_eq(tu_rescue(NULL, &err, "import", db, bob_file, "--annotator", "bob", NULL), 0);
+  free(err);
+  ck_assert_str_eq(last_status(), "in_review by bob: reopened: a row was saved");
+
+  /* reviewed: ann's resegmenting import reopens it, said to be a resegmentation */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "reviewed", NULL, lea), 0);
+  ck_assert_int_eq(
+      tu_rescue(NULL, &err, "import", db, ann_file, "--annotator", "ann", "--resegment", NULL), 0);
+  free(err);
+  ck_assert_str_eq(last_status(), "in_review by ann: reopened: the rows were resegmented by an "
+                                  "import");
+  free(view_text(ann, &n, status));
+  ck_assert_int_eq(n, n0 + 1);
+  ck_assert_str_eq(status, "in_review");
+  free(view_text(bob, &n, status));
+  ck_assert_int_eq(n, nb0);
+
+  /* discarded again: her rows as they are now, with one edit, line up: a save reopens it */
+  ck_assert_int_eq(rescue_sample_set_status(st, COUPLE, "discarded", "noise", lea), 0);
+  free(couple);
+  couple = view_line(COUPLE, ann, 0, "\"tone_of_voice\":\"", "\"tone_of_voice\":\"very ");
+  tu_write(ann_file, couple);
+  ck_assert_int_eq(
+      tu_rescue(NULL, &err, "import", db, ann_file, "--annotator", "ann", "--resegment", NULL), 0);
+  free(err);
+  ck_assert_str_eq(last_status(), "in_review by ann: reopened: a row was saved");
+  free(view_text(ann, &n, status));
+  ck_assert_int_eq(n, n0 + 1);
+  free(bobs);
+  free(fam);
+  free(couple);
+  rescue_remove_tree(dir);
+  free(dir);
+}
+END_TEST
+
+/*
+** The status a split or merge goes by is the one its write transaction reads, not the one
+** of the view it loaded first. ann's handle reads the sample in a read snapshot (as the
+** server reads a request) while lea sets its status with `rescue status`, another
+** program; ann then splits and merges through that handle. lea's "reviewed" is reopened
+** by the split (one entry, the split's); lea's "discarded" refuses the merge and stands.
+*/
+START_TEST(test_resegment_reads_status_in_its_transaction) {
+  rescue_resegment op;
+  rescue_view_sample L;
+  int64_t v1, v2;
+  int n0, n = 0, entries;
+  char status[16];
+  rescue_status_entry *h = NULL;
+  free(view_text(ann, &n0, status));
+  ck_assert_str_eq(status, "new");
+  free(row_text(1, &v1));
+  ck_assert_int_eq(rescue_store_read_begin(st), 0);
+  ck_assert_str_eq(status_of(COUPLE), "new"); /* the snapshot is taken */
+  ck_assert_int_eq(
+      tu_rescue(NULL, NULL, "status", db, COUPLE, "reviewed", "--annotator", "lea", NULL), 0);
+  ck_assert_str_eq(status_of(COUPLE), "new"); /* still the snapshot */
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_SPLIT;
+  op.row = 1;
+  op.base_version = v1;
+  op.at = 2.0;
+  ck_assert_msg(rescue_sample_resegment(st, COUPLE, ann, &op, &n, NULL) == 0, "%s",
+                rescue_store_errmsg(st));
+  rescue_store_read_end(st);
+  ck_assert_int_eq(n, n0 + 1);
+  ck_assert_int_eq(rescue_status_history(st, COUPLE, &h, &entries), 0);
+  rescue_status_history_free(&h, entries);
+  ck_assert_int_eq(entries, 2); /* lea's and the split's, not a "new" sample started too */
+  ck_assert_str_eq(last_status(), "in_review by ann: reopened: a row was split");
+
+  ck_assert_int_eq(rescue_view_sample_load(st, COUPLE, ann, &L), 0);
+  v1 = L.versions[0];
+  v2 = L.versions[1];
+  rescue_view_sample_clear(&L);
+  ck_assert_int_eq(rescue_store_read_begin(st), 0);
+  ck_assert_str_eq(status_of(COUPLE), "in_review");
+  ck_assert_int_eq(tu_rescue(NULL, NULL, "status", db, COUPLE, "discarded", "--reason", "noise",
+                             "--annotator", "lea", NULL),
+                   0);
+  memset(&op, 0, sizeof op);
+  op.op = RESCUE_RESEG_MERGE;
+  op.row = 1;
+  op.base_version = v1;
+  op.next_version = v2;
+  ck_assert_int_eq(rescue_sample_resegment(st, COUPLE, ann, &op, &n, NULL), RESCUE_ECONFLICT);
+  ck_assert_ptr_nonnull(strstr(rescue_store_errmsg(st), "the sample is discarded"));
+  rescue_store_read_end(st);
+  ck_assert_str_eq(last_status(), "discarded by lea: noise");
+  free(view_text(ann, &n, status));
+  ck_assert_int_eq(n, n0 + 1);
+  ck_assert_str_eq(status, "discarded");
 }
 END_TEST
 
@@ -1155,6 +1364,8 @@ int main(void) {
   tcase_add_test(tc, test_group_commit);
   tcase_add_test(tc, test_resegment);
   tcase_add_test(tc, test_resegment_reopens);
+  tcase_add_test(tc, test_import_resegment_follows_the_page);
+  tcase_add_test(tc, test_resegment_reads_status_in_its_transaction);
   tcase_add_test(tc, test_work_list_and_assignment);
   tcase_add_test(tc, test_progress_and_reviewers);
   tcase_add_test(tc, test_check_row);

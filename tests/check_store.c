@@ -528,6 +528,87 @@ START_TEST(test_status) {
 }
 END_TEST
 
+/*
+** rescue_store_put_sample under RESCUE_PUT_RESEGMENT inside a writer's transaction (what
+** the importer's writing pass does after its checking pass): a person's new row set for a
+** discarded sample is refused (a status set by another program between the two passes is
+** the one that counts) and the transaction can roll back; for a reviewed sample it is
+** recorded and reopens it as a resegmentation. A model's (discarded again) is recorded
+** and leaves the status alone.
+*/
+START_TEST(test_put_resegment_status) {
+  char *db, *a = sample_line("g/a", 2, -1, NULL);
+  rescue_store *st = open_new(&db);
+  rescue_jdoc *d = rescue_jdoc_new();
+  rescue_row_input rows[3];
+  rescue_sample_input in;
+  rescue_buf text = RESCUE_BUF_INIT;
+  const rescue_jnode *bad;
+  rescue_error e;
+  char token[65];
+  int64_t ann, model;
+  int i, existed;
+  long rowsets;
+  ck_assert_int_eq(import_text(st, a, NULL, 0), 0);
+  ck_assert_int_eq(rescue_annotator_add(st, "ann", NULL, token, &existed), 0);
+  ck_assert_int_eq(rescue_annotator_add(st, "m1", "model", token, &existed), 0);
+  ck_assert_int_eq(rescue_annotator_lookup(st, "ann", &ann, NULL, NULL), 0);
+  ck_assert_int_eq(rescue_annotator_lookup(st, "m1", &model, NULL, NULL), 0);
+  memset(rows, 0, sizeof rows);
+  for (i = 0; i < 3; i++) {
+    rescue_buf_reset(&text);
+    row_json(&text, i, i % 2 ? "Therapist" : "Ana", i % 2 ? "Ana" : "Therapist", "hello there");
+    ck_assert_int_eq(rescue_row_input_from_json(rescue_store_scheme(st),
+                                                rescue_jparse(d, text.s, text.len, NULL), &rows[i],
+                                                &bad, &e),
+                     0);
+  }
+  memset(&in, 0, sizeof in);
+  in.sample_id = "g/a";
+  in.head = "{\"sample_id\": \"g/a\", \"rows\": ";
+  in.tail = "}";
+  in.has_rows = 1;
+  in.given_keys = RESCUE_GIVEN_SAMPLE_ID;
+  in.n_rows = 3;
+  in.rows = rows;
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "discarded", "noise", 0), 0);
+  rowsets = count(st, "SELECT count(*) FROM rowset");
+  ck_assert_int_eq(rescue_store_begin(st), 0);
+  ck_assert_int_eq(rescue_store_put_sample(st, &in, ann, "import", RESCUE_PUT_RESEGMENT, NULL),
+                   RESCUE_ECONFLICT);
+  ck_assert_str_eq(rescue_store_errmsg(st),
+                   "sample 'g/a' is discarded: rows are not split or merged in a discarded "
+                   "sample; set it back to in review first");
+  rescue_store_rollback(st);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM rowset"), rowsets);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample WHERE status = 'discarded'"), 1);
+  /* reviewed: ann's row set is recorded and reopens it, said to be a resegmentation */
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "reviewed", NULL, 0), 0);
+  ck_assert_int_eq(rescue_store_begin(st), 0);
+  ck_assert_int_eq(rescue_store_put_sample(st, &in, ann, "import", RESCUE_PUT_RESEGMENT, NULL), 0);
+  ck_assert_int_eq(rescue_store_commit(st), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM rowset"), rowsets + 1);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample WHERE status = 'in_review' AND "
+                             "status_reason = 'reopened: the rows were resegmented by an import'"),
+                   1);
+  /* a model's row set is no person's resegmentation: recorded, the sample left discarded */
+  ck_assert_int_eq(rescue_sample_set_status(st, "g/a", "discarded", "noise", 0), 0);
+  ck_assert_int_eq(rescue_store_begin(st), 0);
+  ck_assert_int_eq(rescue_store_put_sample(st, &in, model, "import", RESCUE_PUT_RESEGMENT, NULL),
+                   0);
+  ck_assert_int_eq(rescue_store_commit(st), 0);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM rowset"), rowsets + 2);
+  ck_assert_int_eq(count(st, "SELECT count(*) FROM sample WHERE status = 'discarded'"), 1);
+  for (i = 0; i < 3; i++)
+    rescue_row_input_clear(&rows[i]);
+  rescue_buf_clear(&text);
+  rescue_jdoc_free(&d);
+  rescue_store_close(&st);
+  free(a);
+  free(db);
+}
+END_TEST
+
 START_TEST(test_scenario_by_id) {
   char *db;
   rescue_store *st = open_new(&db);
@@ -959,6 +1040,7 @@ int main(void) {
   tcase_add_test(tc, test_derived_keys);
   tcase_add_test(tc, test_scenario_by_id);
   tcase_add_test(tc, test_status);
+  tcase_add_test(tc, test_put_resegment_status);
   tcase_add_test(tc, test_unsafe_ids);
   tcase_add_test(tc, test_scheme);
   tcase_add_test(tc, test_alloc_failures_open);

@@ -42,7 +42,9 @@ static const cli_option options[] = {
                "then the speaker)"),
     CLI_FLAG(0, "resegment", &resegment,
              "a sample whose row count differs gets a new row set (the old\n"
-             "rows and versions stay in its history) instead of a refusal"),
+             "rows and versions stay in its history) instead of a refusal;\n"
+             "a person's new row set is refused on a discarded sample and\n"
+             "reopens a reviewed one, as a split or merge in the page"),
     CLI_FLAG(0, "strict", &strict, "refuse keys that look like typos of the scheme's fields"),
     CLI_JSON(&json, "one JSON document: the counts, warnings and, per subtitle\n"
                     "cue, its draft rows and decisions"),
