@@ -160,30 +160,21 @@ static int bad_at(importer *im, const char *file, long line0, const char *text, 
   return rc;
 }
 
-/* Rows that do not line up with the corpus's row set, at a node (RESCUE_ERESEGMENT). */
-static int resegment_at(importer *im, const char *file, long line0, const char *text, size_t len,
-                        size_t offset, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/*
+** A refusal with another code than bad input, at a node: RESCUE_ERESEGMENT for rows that do
+** not line up with the corpus's row set, RESCUE_ECONFLICT for the state the sample is in
+** (discarded).
+*/
+static int refuse_at(importer *im, int code, const char *file, long line0, const char *text,
+                     size_t len, size_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
 
-static int resegment_at(importer *im, const char *file, long line0, const char *text, size_t len,
-                        size_t offset, const char *fmt, ...) {
+static int refuse_at(importer *im, int code, const char *file, long line0, const char *text,
+                     size_t len, size_t offset, const char *fmt, ...) {
   va_list ap;
   int rc;
   va_start(ap, fmt);
-  rc = vbad_at(im, RESCUE_ERESEGMENT, file, line0, text, len, offset, fmt, ap);
-  va_end(ap);
-  return rc;
-}
-
-/* A refusal for the state the sample is in (discarded), at a node (RESCUE_ECONFLICT). */
-static int conflict_at(importer *im, const char *file, long line0, const char *text, size_t len,
-                       size_t offset, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-
-static int conflict_at(importer *im, const char *file, long line0, const char *text, size_t len,
-                       size_t offset, const char *fmt, ...) {
-  va_list ap;
-  int rc;
-  va_start(ap, fmt);
-  rc = vbad_at(im, RESCUE_ECONFLICT, file, line0, text, len, offset, fmt, ap);
+  rc = vbad_at(im, code, file, line0, text, len, offset, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -307,7 +298,7 @@ static int reseg_refused(importer *im, const rescue_jnode *root, const char *id,
         at = at->next;
     }
     if (rc == RESCUE_ECONFLICT || rc == RESCUE_ERESEGMENT)
-      return conflict_at(im, file, line0, text, len, at->offset, "%s", why);
+      return refuse_at(im, RESCUE_ECONFLICT, file, line0, text, len, at->offset, "%s", why);
   }
 fail:
   if (rc && im->err != rescue_store_err(im->st))
@@ -379,8 +370,9 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id, 
       return rc;
   }
   if (have != n && !im->o->resegment)
-    return resegment_at(im, file, line0, text, len, rows ? rows->offset : root->offset,
-                        "sample '%s' has %d rows in the corpus but %d here", id, have, n);
+    return refuse_at(im, RESCUE_ERESEGMENT, file, line0, text, len,
+                     rows ? rows->offset : root->offset,
+                     "sample '%s' has %d rows in the corpus but %d here", id, have, n);
   if (have == n && n > 0 && !im->o->resegment) {
     /* row identity: the same count must also line up span by span */
     int i, bad = 0;
@@ -389,8 +381,8 @@ static int check_object(importer *im, const rescue_jnode *root, const char *id, 
       const rescue_jnode *at = rows->child;
       for (i = 1; i < bad && at; i++)
         at = at->next;
-      return resegment_at(im, file, line0, text, len, at ? at->offset : rows->offset, "%s",
-                          rescue_store_errmsg(im->st));
+      return refuse_at(im, RESCUE_ERESEGMENT, file, line0, text, len,
+                       at ? at->offset : rows->offset, "%s", rescue_store_errmsg(im->st));
     }
     if (rc) {
       if (im->err != rescue_store_err(im->st))
