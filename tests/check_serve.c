@@ -434,6 +434,42 @@ static char *rows_and_lint(const char *body) {
 }
 
 /*
+** What this server answers ann, bob and the lead (ann's view) for the sample equals what a
+** freshly started server on the same corpus (assets: its clip folder, or NULL) answers, with
+** nothing kept: byte for byte when whole, else the rows, lint and status (rows_and_lint).
+*/
+static void same_as_fresh(const char *assets, int whole) {
+  rescue_server *srv2 = NULL;
+  rescue_serve_opts o = {0};
+  rescue_error err = RESCUE_ERROR_INIT;
+  int i;
+  o.db = db;
+  o.listen = "127.0.0.1:0";
+  o.assets = assets;
+  ck_assert_msg(rescue_serve_start(&o, &srv2, &err) == 0, "%s", err.msg);
+  for (i = 0; i < 3; i++) {
+    const char *tok = i == 0 ? tok_ann : i == 1 ? tok_bob : tok_lead;
+    const char *p = i == 2 ? SPATH "?view=ann" : SPATH;
+    resp g = http(port, "GET", p, bearer(tok), NULL, 0);
+    resp r = http(rescue_serve_port(srv2), "GET", p, bearer(tok), NULL, 0);
+    expect(&g, 200);
+    expect(&r, 200);
+    if (whole) {
+      ck_assert_msg(g.body_len == r.body_len && memcmp(g.body, r.body, g.body_len) == 0,
+                    "kept and fresh differ (%d):\n%s\n----\n%s", i, g.body, r.body);
+    } else {
+      char *a = rows_and_lint(g.body), *b = rows_and_lint(r.body);
+      ck_assert_msg(strcmp(a, b) == 0, "kept and fresh differ (%d):\n%s\n----\n%s", i, a, b);
+      free(a);
+      free(b);
+    }
+    resp_free(&g);
+    resp_free(&r);
+  }
+  rescue_serve_stop(&srv2);
+}
+
+/*
 ** The server keeps samples loaded between requests (serve_cache.c), and no read is stale:
 ** ann's saves through the API show in her next read and in the lead's read of her view,
 ** bob's view stays his, and writes from the command line (bob's import, a status) show in
@@ -442,13 +478,10 @@ static char *rows_and_lint(const char *body) {
 */
 START_TEST(test_cache_no_stale_reads) {
   resp r, g;
-  char *body, *row, *line = NULL, *a, *b, path[4096], jsonl[4096];
+  char *body, *row, *line = NULL, *a, path[4096], jsonl[4096];
   long long base, v;
   size_t len;
   FILE *f;
-  rescue_server *srv2 = NULL;
-  rescue_serve_opts o = {0};
-  rescue_error err = RESCUE_ERROR_INIT;
   int i;
   /* everyone reads first: ann's, bob's and the lead's view of ann are kept */
   for (i = 0; i < 2; i++) {
@@ -515,25 +548,7 @@ START_TEST(test_cache_no_stale_reads) {
   resp_free(&r);
   free(body);
   /* a server that keeps nothing answers the same */
-  o.db = db;
-  o.listen = "127.0.0.1:0";
-  ck_assert_msg(rescue_serve_start(&o, &srv2, &err) == 0, "%s", err.msg);
-  for (i = 0; i < 3; i++) {
-    const char *tok = i == 0 ? tok_ann : i == 1 ? tok_bob : tok_lead;
-    const char *p = i == 2 ? SPATH "?view=ann" : SPATH;
-    g = http(port, "GET", p, bearer(tok), NULL, 0);
-    r = http(rescue_serve_port(srv2), "GET", p, bearer(tok), NULL, 0);
-    expect(&g, 200);
-    expect(&r, 200);
-    a = rows_and_lint(g.body);
-    b = rows_and_lint(r.body);
-    ck_assert_msg(strcmp(a, b) == 0, "kept and fresh differ (%d):\n%s\n----\n%s", i, a, b);
-    free(a);
-    free(b);
-    resp_free(&g);
-    resp_free(&r);
-  }
-  rescue_serve_stop(&srv2);
+  same_as_fresh(NULL, 0);
 }
 END_TEST
 
@@ -580,13 +595,9 @@ static void ann_saves(int pos, const char *tone) {
 ** byte for byte, what a freshly started server answers.
 */
 START_TEST(test_cache_notes_follow_writes) {
-  rescue_server *srv2 = NULL;
-  rescue_serve_opts o = {0};
-  rescue_error err = RESCUE_ERROR_INIT;
   const char *note = "{\"text\": \"bob says\", \"row\": 3}";
   char srt[4096], assets[4096];
   resp r, g;
-  int i;
   ann_reads("history", "[]");
   ann_reads("comments", "[]");
   ann_reads("cues", "[]");
@@ -620,23 +631,7 @@ START_TEST(test_cache_notes_follow_writes) {
   ann_reads("lint", "\"rule\": \"R14\"");
   /* byte for byte what a server that keeps nothing answers */
   snprintf(assets, sizeof assets, "%s", tu_path(dir, "assets"));
-  o.db = db;
-  o.listen = "127.0.0.1:0";
-  o.assets = assets;
-  ck_assert_msg(rescue_serve_start(&o, &srv2, &err) == 0, "%s", err.msg);
-  for (i = 0; i < 3; i++) {
-    const char *tok = i == 0 ? tok_ann : i == 1 ? tok_bob : tok_lead;
-    const char *p = i == 2 ? SPATH "?view=ann" : SPATH;
-    g = http(port, "GET", p, bearer(tok), NULL, 0);
-    r = http(rescue_serve_port(srv2), "GET", p, bearer(tok), NULL, 0);
-    expect(&g, 200);
-    expect(&r, 200);
-    ck_assert_msg(g.body_len == r.body_len && memcmp(g.body, r.body, g.body_len) == 0,
-                  "kept and fresh differ (%d):\n%s\n----\n%s", i, g.body, r.body);
-    resp_free(&g);
-    resp_free(&r);
-  }
-  rescue_serve_stop(&srv2);
+  same_as_fresh(assets, 1);
 }
 END_TEST
 
